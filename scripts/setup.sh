@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what k100lc needs on Debian 12 (only what is missing), then
+# configures and builds the tree in ${K100_BUILD_DIR:-build}.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${K100_BUILD_DIR:-$root/build}
+
+# Build dependencies, and the oracles the test suite compares against
+# (LLVM 14/15, lld, the ROCm device libraries, hipcc, the HSA runtime headers).
+packages=(
+  build-essential cmake ninja-build git
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  libmsgpack-cxx-dev nlohmann-json3-dev libyaml-cpp-dev
+  python3 python3-numpy python3-pytest python3-yaml python3-matplotlib
+  llvm-14 clang-14 lld-14 libclang-rt-14-dev
+  llvm-15 clang-15 lld-15
+  rocm-device-libs libhsa-runtime-dev libhsa-runtime64-1 hipcc
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== installing: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+jobs=$(nproc)
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+fi
+cmake --build "$build" -j "$jobs"

@@ -1,0 +1,394 @@
+// Decoder: bytes -> Inst, generic per encoding family.
+#include <cstring>
+
+#include "k100/isa/codec.h"
+#include "k100/isa/symbolic.h"
+
+namespace k100::isa {
+
+namespace {
+
+uint32_t read32(std::span<const uint8_t> b, size_t at) {
+  uint32_t w = 0;
+  for (int i = 0; i < 4; ++i) w |= uint32_t(b[at + size_t(i)]) << (8 * i);
+  return w;
+}
+
+struct Words {
+  std::span<const uint8_t> bytes;
+  size_t used = 4;
+  bool ok = true;
+  uint32_t at(size_t dw) {
+    if ((dw + 1) * 4 > bytes.size()) {
+      ok = false;
+      return 0;
+    }
+    used = std::max(used, (dw + 1) * 4);
+    return read32(bytes, dw * 4);
+  }
+};
+
+bool valid_scalar_code(uint16_t c) {
+  if (c <= code::kExecHi) return c != 125;
+  return false;
+}
+
+// A 9-bit source code as llvm accepts it in VOP/SOP sources.
+bool valid_source_code(uint16_t c) {
+  if (c <= code::kExecHi) return c != 125;
+  if (c >= code::kZero && c <= code::kIntNegLast) return true;
+  if (c >= code::kSharedBase && c <= code::kPopsExitingWaveId) return true;
+  if (c >= code::kFloatFirst && c <= code::kInvTwoPi) return true;
+  if (c >= code::kVccz && c <= code::kLiteral) return true;
+  return c >= code::kVgprFirst && c <= code::kVgprLast;
+}
+
+Family family_of_word(uint32_t w, uint32_t* opcode) {
+  if ((w >> 30) == 0x2) {  // 10xx: SOP2 / SOPK / SOP1 / SOPC / SOPP
+    if ((w >> 23) == 0x17D) { *opcode = (w >> 8) & 0xff; return Family::SOP1; }
+    if ((w >> 23) == 0x17E) { *opcode = (w >> 16) & 0x7f; return Family::SOPC; }
+    if ((w >> 23) == 0x17F) { *opcode = (w >> 16) & 0x7f; return Family::SOPP; }
+    if ((w >> 28) == 0xB) { *opcode = (w >> 23) & 0x1f; return Family::SOPK; }
+    *opcode = (w >> 23) & 0x7f;
+    return Family::SOP2;
+  }
+  if ((w >> 31) == 0) {
+    if ((w >> 25) == 0x3F) { *opcode = (w >> 9) & 0xff; return Family::VOP1; }
+    if ((w >> 25) == 0x3E) { *opcode = (w >> 17) & 0xff; return Family::VOPC; }
+    *opcode = (w >> 25) & 0x3f;
+    return Family::VOP2;
+  }
+  switch (w >> 26) {
+    case 0x30: *opcode = (w >> 18) & 0xff; return Family::SMEM;
+    case 0x34:
+      if ((w >> 23) == 0x1A7) { *opcode = (w >> 16) & 0x7f; return Family::VOP3P; }
+      *opcode = (w >> 16) & 0x3ff;
+      return Family::VOP3;
+    case 0x36: *opcode = (w >> 17) & 0xff; return Family::DS;
+    case 0x37: {
+      *opcode = (w >> 18) & 0x7f;
+      unsigned seg = (w >> 14) & 3;
+      return seg == 0 ? Family::FLAT : seg == 1 ? Family::SCRATCH : Family::GLOBAL;
+    }
+    case 0x38: *opcode = (w >> 18) & 0x7f; return Family::MUBUF;
+    case 0x3A: *opcode = (w >> 15) & 0xf; return Family::MTBUF;
+    default: break;
+  }
+  *opcode = 0xffff;
+  return Family::SOPP;
+}
+
+int32_t sext16(uint32_t v) { return int32_t(int16_t(uint16_t(v))); }
+
+}  // namespace
+
+Decoded decode(std::span<const uint8_t> bytes, Target target) {
+  (void)target;
+  Decoded out;
+  if (bytes.size() < 4) return out;
+  Words wd{bytes};
+  uint32_t w0 = wd.at(0);
+  uint32_t opcode = 0;
+  Family fam = family_of_word(w0, &opcode);
+  if (opcode == 0xffff) return out;
+  const InstDesc* d = lookup_opcode(fam, uint16_t(opcode));
+  if (!d) return out;
+  Inst& inst = out.inst;
+  inst.id = d->id;
+  inst.encoding = Encoding::Native;
+  if (fam == Family::VOP3 && d->family != Family::VOP3) inst.encoding = Encoding::E64;
+  bool vopx = fam == Family::VOP1 || fam == Family::VOP2 || fam == Family::VOPC;
+  if (vopx && (w0 & 0x1ff) == code::kSdwa) inst.encoding = Encoding::SDWA;
+  if (vopx && (w0 & 0x1ff) == code::kDpp) inst.encoding = Encoding::DPP;
+  if (inst.encoding == Encoding::SDWA && !d->has(kFlagSdwa)) return out;
+  if (inst.encoding == Encoding::DPP && !d->has(kFlagDpp)) return out;
+  Modifiers& m = inst.mods;
+  const auto& specs = inst.specs();
+  inst.num_operands = uint8_t(specs.size());
+
+  // Second dword of 64-bit encodings.
+  bool wide = fam == Family::SMEM || fam == Family::VOP3 || fam == Family::VOP3P || fam == Family::DS ||
+              fam == Family::MUBUF || fam == Family::MTBUF || fam == Family::FLAT ||
+              fam == Family::GLOBAL || fam == Family::SCRATCH || inst.encoding == Encoding::SDWA ||
+              inst.encoding == Encoding::DPP;
+  uint32_t w1 = wide ? wd.at(1) : 0;
+  size_t next_dw = wide ? 2 : 1;
+  bool literal_read = false;
+  uint32_t literal = 0;
+  auto take_literal = [&]() {
+    if (!literal_read) {
+      literal = wd.at(next_dw);
+      literal_read = true;
+    }
+    return literal;
+  };
+
+  // Instruction-wide fields.
+  switch (fam) {
+    case Family::SMEM:
+      m.glc = (w0 >> 16) & 1;
+      m.nv = (w0 >> 15) & 1;
+      break;
+    case Family::VOP3:
+      m.clamp = (w0 >> 15) & 1;
+      m.omod = uint8_t((w1 >> 27) & 3);
+      m.neg = uint8_t((w1 >> 29) & 7);
+      break;
+    case Family::VOP3P:
+      m.clamp = (w0 >> 15) & 1;
+      m.op_sel = uint8_t((w0 >> 11) & 7);
+      m.op_sel_hi = uint8_t(((w1 >> 27) & 3) | ((w0 >> 14) & 1) << 2);
+      m.neg_hi = uint8_t((w0 >> 8) & 7);
+      m.neg = uint8_t((w1 >> 29) & 7);
+      break;
+    case Family::DS:
+      m.gds = (w0 >> 16) & 1;
+      if (d->has(kFlagDs2)) {
+        m.offset0 = uint8_t(w0 & 0xff);
+        m.offset1 = uint8_t((w0 >> 8) & 0xff);
+      } else {
+        m.offset = int32_t(w0 & 0xffff);
+      }
+      break;
+    case Family::MUBUF:
+    case Family::MTBUF:
+      m.offset = int32_t(w0 & 0xfff);
+      m.offen = (w0 >> 12) & 1;
+      m.idxen = (w0 >> 13) & 1;
+      m.glc = (w0 >> 14) & 1;
+      m.tfe = (w1 >> 23) & 1;
+      if (fam == Family::MUBUF) {
+        m.lds = (w0 >> 16) & 1;
+        m.slc = (w0 >> 17) & 1;
+      } else {
+        m.dfmt = uint8_t((w0 >> 19) & 0xf);
+        m.nfmt = uint8_t((w0 >> 23) & 7);
+        m.slc = (w1 >> 22) & 1;
+      }
+      break;
+    case Family::FLAT:
+    case Family::GLOBAL:
+    case Family::SCRATCH: {
+      uint32_t off = w0 & 0x1fff;
+      m.offset = fam == Family::FLAT ? int32_t(off & 0xfff) : int32_t(off << 19) >> 19;
+      if (fam == Family::FLAT && (off & 0x1000)) return out;
+      m.lds = (w0 >> 13) & 1;
+      m.glc = (w0 >> 16) & 1;
+      m.slc = (w0 >> 17) & 1;
+      m.nv = (w1 >> 23) & 1;
+      break;
+    }
+    default:
+      break;
+  }
+  if (fam == Family::VOP3) {
+    bool vop3b = false;
+    for (const auto& s : specs)
+      if (s.field == Field::sdst_vop3b) vop3b = true;
+    if (!vop3b) {
+      m.abs = uint8_t((w0 >> 8) & 7);
+      m.op_sel = uint8_t((w0 >> 11) & 0xf);
+    }
+  }
+  uint32_t sdwa = 0;
+  if (inst.encoding == Encoding::SDWA) {
+    sdwa = w1;
+    if (fam != Family::VOPC) {
+      m.dst_sel = SdwaSel((sdwa >> 8) & 7);
+      m.dst_unused = SdwaUnused((sdwa >> 11) & 3);
+      m.clamp = (sdwa >> 13) & 1;
+      m.omod = uint8_t((sdwa >> 14) & 3);
+    }
+    m.src0_sel = SdwaSel((sdwa >> 16) & 7);
+    m.src1_sel = SdwaSel((sdwa >> 24) & 7);
+    m.sext = uint8_t(((sdwa >> 19) & 1) | ((sdwa >> 27) & 1) << 1);
+    m.neg = uint8_t(((sdwa >> 20) & 1) | ((sdwa >> 28) & 1) << 1);
+    m.abs = uint8_t(((sdwa >> 21) & 1) | ((sdwa >> 29) & 1) << 1);
+    if (unsigned(m.dst_sel) > 6 || unsigned(m.src0_sel) > 6 || unsigned(m.src1_sel) > 6 ||
+        unsigned(m.dst_unused) > 2)
+      return out;
+  }
+  if (inst.encoding == Encoding::DPP) {
+    m.dpp_ctrl = uint16_t((w1 >> 8) & 0x1ff);
+    m.bound_ctrl = (w1 >> 19) & 1;
+    m.neg = uint8_t(((w1 >> 20) & 1) | ((w1 >> 22) & 1) << 1);
+    m.abs = uint8_t(((w1 >> 21) & 1) | ((w1 >> 23) & 1) << 1);
+    m.bank_mask = uint8_t((w1 >> 24) & 0xf);
+    m.row_mask = uint8_t((w1 >> 28) & 0xf);
+    if (!dpp::valid_ctrl(m.dpp_ctrl)) return out;
+  }
+
+  // Operands, field by field.
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const OperandSpec& s = specs[i];
+    Operand& o = inst.ops[i];
+    o.width = s.width;
+    auto vgpr8 = [&](uint32_t v) { o.code = uint16_t(code::kVgprFirst + (v & 0xff)); };
+    auto source9 = [&](uint32_t v) {
+      o.code = uint16_t(v & 0x1ff);
+      if (!valid_source_code(o.code)) wd.ok = false;
+      if (o.code == code::kLiteral) {
+        bool literal_ok = (fam == Family::SOP1 || fam == Family::SOP2 || fam == Family::SOPC ||
+                           ((vopx) && inst.encoding == Encoding::Native));
+        if (!literal_ok) wd.ok = false;
+        o.value = take_literal();
+      }
+      if (o.code == code::kSdwa || o.code == code::kDpp) wd.ok = false;
+      if (!o.is_vgpr() && !o.is_sgpr()) o.width = 1;
+    };
+    auto scalar7 = [&](uint32_t v) {
+      o.code = uint16_t(v & 0x7f);
+      if (!valid_scalar_code(o.code)) wd.ok = false;
+    };
+    switch (s.field) {
+      case Field::vcc:
+        o.code = code::kVccLo;
+        o.width = uint8_t(inst.expected_width(int(i)));
+        if (inst.encoding == Encoding::SDWA && fam == Family::VOPC && (sdwa >> 15) & 1) {
+          o.code = uint16_t((sdwa >> 8) & 0x7f);
+          if (!valid_scalar_code(o.code)) wd.ok = false;
+        }
+        o.width = 2;
+        break;
+      case Field::off:
+        o = Operand::off();
+        break;
+      case Field::sdst:
+        if (fam == Family::SOPK) scalar7((w0 >> 16) & 0x7f);
+        else scalar7((w0 >> 16) & 0x7f);
+        break;
+      case Field::ssrc0:
+        source9(w0 & 0xff);
+        break;
+      case Field::ssrc1:
+        if (s.type == OpType::GprIdx) {
+          o = Operand::imm((w0 >> 8) & 0xff);
+        } else {
+          source9((w0 >> 8) & 0xff);
+        }
+        break;
+      case Field::simm16: {
+        uint32_t v = w0 & 0xffff;
+        o = Operand::imm((s.type == OpType::Label || s.type == OpType::Simm16) ? uint32_t(sext16(v)) : v);
+        break;
+      }
+      case Field::literal:
+        o = Operand::imm(take_literal());
+        break;
+      case Field::sdata:
+        if (s.type == OpType::Uimm7) o = Operand::imm((w0 >> 6) & 0x7f);
+        else scalar7((w0 >> 6) & 0x7f);
+        o.width = s.width;
+        break;
+      case Field::sbase:
+        o.code = uint16_t((w0 & 0x3f) << 1);
+        break;
+      case Field::offset:
+        if ((w0 >> 17) & 1) {
+          o = Operand::imm(w1 & 0xfffff);
+          if (w1 & 0xfff00000) wd.ok = false;
+        } else {
+          scalar7(w1 & 0xff);
+          o.width = 1;
+          if (w1 & 0xffffff00) wd.ok = false;
+        }
+        break;
+      case Field::vdst:
+        if (fam == Family::DS) vgpr8(w1 >> 24);
+        else if (fam == Family::FLAT || fam == Family::GLOBAL || fam == Family::SCRATCH) vgpr8(w1 >> 24);
+        else if (fam == Family::VOP3 || fam == Family::VOP3P) {
+          if (s.accept & kAcceptVgpr) vgpr8(w0 & 0xff);
+          else scalar7(w0 & 0xff);
+        } else if (s.accept & kAcceptVgpr) {
+          vgpr8((w0 >> 17) & 0xff);
+        } else {
+          scalar7((w0 >> 17) & 0xff);
+        }
+        break;
+      case Field::sdst_vop3b:
+        scalar7((w0 >> 8) & 0x7f);
+        break;
+      case Field::src0:
+        if (inst.encoding == Encoding::SDWA) {
+          uint32_t r = sdwa & 0xff;
+          if ((sdwa >> 23) & 1) source9(r);
+          else vgpr8(r);
+        } else if (inst.encoding == Encoding::DPP) {
+          vgpr8(w1 & 0xff);
+        } else if (fam == Family::VOP3 || fam == Family::VOP3P) {
+          source9(w1 & 0x1ff);
+        } else {
+          source9(w0 & 0x1ff);
+        }
+        break;
+      case Field::src1:
+        source9((w1 >> 9) & 0x1ff);
+        break;
+      case Field::src2:
+        source9((w1 >> 18) & 0x1ff);
+        break;
+      case Field::vsrc1: {
+        uint32_t r = (w0 >> 9) & 0xff;
+        if (inst.encoding == Encoding::SDWA && (sdwa >> 31) & 1) source9(r);
+        else vgpr8(r);
+        break;
+      }
+      case Field::addr:
+        vgpr8(w1 & 0xff);
+        break;
+      case Field::data0:
+        vgpr8((w1 >> 8) & 0xff);
+        break;
+      case Field::data1:
+        vgpr8((w1 >> 16) & 0xff);
+        break;
+      case Field::vaddr:
+        if (fam == Family::MUBUF || fam == Family::MTBUF) {
+          if (m.offen || m.idxen) vgpr8(w1 & 0xff);
+          else o = Operand::off();
+        } else if (fam == Family::SCRATCH) {
+          if (((w1 >> 16) & 0x7f) != 0x7f) o = Operand::off();
+          else vgpr8(w1 & 0xff);
+        } else {
+          vgpr8(w1 & 0xff);
+        }
+        break;
+      case Field::vdata:
+        if (fam == Family::MUBUF || fam == Family::MTBUF) vgpr8((w1 >> 8) & 0xff);
+        else vgpr8((w1 >> 8) & 0xff);
+        break;
+      case Field::srsrc:
+        o.code = uint16_t(((w1 >> 16) & 0x1f) << 2);
+        break;
+      case Field::soffset:
+        source9((w1 >> 24) & 0xff);
+        if (o.is_literal()) wd.ok = false;
+        break;
+      case Field::saddr: {
+        uint32_t sa = (w1 >> 16) & 0x7f;
+        if (sa == 0x7f) o = Operand::off();
+        else scalar7(sa);
+        break;
+      }
+    }
+  }
+  // Widths that depend on other fields (GLOBAL vaddr, MUBUF vaddr pairs).
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (inst.ops[i].is_vgpr() || inst.ops[i].is_sgpr())
+      inst.ops[i].width = uint8_t(inst.expected_width(int(i)));
+  if ((fam == Family::FLAT || fam == Family::GLOBAL || fam == Family::SCRATCH) &&
+      d->has(kFlagAtomicRtn) && m.glc) {
+    const Operand* data = inst.find(Field::vdata);
+    int w = data ? data->width : 1;
+    if (d->name.find("cmpswap") != std::string::npos) w /= 2;
+    inst.atomic_dst = Operand::vgpr((w1 >> 24) & 0xff, uint8_t(w));
+  }
+  if (!wd.ok) return out;
+  out.size = uint8_t(wd.used);
+  if (literal_read) out.size = uint8_t(std::max<size_t>(wd.used, (next_dw + 1) * 4));
+  inst.size = out.size;
+  out.ok = true;
+  return out;
+}
+
+}  // namespace k100::isa

@@ -1,0 +1,194 @@
+#include "test_support.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <stdexcept>
+
+#include "k100/codeobj/arg_layout.h"
+#include "k100/codeobj/descriptor_settings.h"
+
+extern char** environ;
+
+namespace k100::codeobj::test {
+
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  fs::path base = fs::path(K100_BINARY_DIR) / "tests" / "tmp";
+  fs::create_directories(base);
+  std::string tmpl = (base / "codeobj-XXXXXX").string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = buf.data();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::vector<uint8_t> read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+static std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+CommandResult run(const std::vector<std::string>& argv, const std::string& stdin_text) {
+  TempDir io;
+  std::string in = io.file("stdin"), out = io.file("stdout"), err = io.file("stderr");
+  write_text(in, stdin_text);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, in.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  CommandResult r;
+  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    r.rc = 127;
+    r.err = "cannot start " + argv[0];
+    return r;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+bool have_tool(const std::string& tool) {
+  if (!tool.empty() && tool[0] == '/') return access(tool.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  if (!path) return false;
+  std::stringstream ss(path);
+  std::string dir;
+  while (std::getline(ss, dir, ':'))
+    if (!dir.empty() && access((dir + "/" + tool).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+std::string readelf_metadata_yaml(const std::string& text) {
+  size_t start = text.find("---\n");
+  if (start == std::string::npos) return {};
+  size_t end = text.find("\n...\n", start);
+  if (end == std::string::npos) return {};
+  return text.substr(start, end + 5 - start);
+}
+
+std::vector<uint8_t> encoding_s_endpgm() { return {0x00, 0x00, 0x81, 0xbf}; }
+std::vector<uint8_t> encoding_v_add_f32_v0_v1_v2() { return {0x01, 0x05, 0x00, 0x02}; }
+std::vector<uint8_t> encoding_s_mov_b32_s0_s1() { return {0x01, 0x00, 0x80, 0xbe}; }
+
+CodeObject make_sample_object(const Target& target, CodeObjectVersion version) {
+  CodeObject co;
+  co.origin = "sample";
+  co.target = target;
+  co.version = version;
+  auto append = [&](const std::vector<uint8_t>& b) {
+    co.text.insert(co.text.end(), b.begin(), b.end());
+  };
+  // Kernel "scale" at 0: s_mov_b32 s0, s1; v_add_f32 v0, v1, v2; s_endpgm.
+  append(encoding_s_mov_b32_s0_s1());
+  append(encoding_v_add_f32_v0_v1_v2());
+  append(encoding_s_endpgm());
+  uint64_t scale_size = co.text.size();
+  co.text.resize(256, 0);
+  // Kernel "fill" at 256: s_endpgm.
+  append(encoding_s_endpgm());
+
+  DescriptorSettings s1;
+  set_amdhsa_directive(s1, "user_sgpr_kernarg_segment_ptr", 1, target);
+  set_amdhsa_directive(s1, "next_free_vgpr", 3, target);
+  set_amdhsa_directive(s1, "next_free_sgpr", 8, target);
+  auto arg = [](const char* name, ValueKind kind, const char* type, uint32_t size,
+                std::optional<Access> actual = std::nullopt) {
+    ExplicitArg a;
+    a.name = name;
+    a.kind = kind;
+    a.type_name = type;
+    a.size = size;
+    a.actual_access = actual;
+    return a;
+  };
+  std::vector<ExplicitArg> args = {arg("in", ValueKind::GlobalBuffer, "float*", 8, Access::ReadOnly),
+                                   arg("out", ValueKind::GlobalBuffer, "float*", 8, Access::WriteOnly),
+                                   arg("count", ValueKind::ByValue, "uint", 4)};
+  ArgLayout layout = layout_kernel_args(args, version, {HiddenArgLayout::Compact});
+  set_amdhsa_directive(s1, "kernarg_size", layout.kernarg_segment_size, target);
+
+  Kernel scale;
+  scale.name = "scale";
+  scale.descriptor = compute_descriptor(s1, target);
+  scale.code_offset = 0;
+  scale.code_size = scale_size;
+  KernelMeta m1;
+  m1.name = "scale";
+  m1.symbol = "scale.kd";
+  m1.args = layout.args;
+  m1.kernarg_segment_size = layout.kernarg_segment_size;
+  m1.kernarg_segment_align = layout.kernarg_segment_align;
+  auto counts = metadata_register_counts(s1, target);
+  m1.sgpr_count = counts.sgpr_count;
+  m1.vgpr_count = counts.vgpr_count;
+  m1.max_flat_workgroup_size = 256;
+  scale.meta = m1;
+
+  DescriptorSettings s2;
+  set_amdhsa_directive(s2, "next_free_vgpr", 1, target);
+  set_amdhsa_directive(s2, "next_free_sgpr", 1, target);
+  set_amdhsa_directive(s2, "group_segment_fixed_size", 1024, target);
+  Kernel fill;
+  fill.name = "fill";
+  fill.descriptor = compute_descriptor(s2, target);
+  fill.code_offset = 256;
+  fill.code_size = 4;
+  KernelMeta m2;
+  m2.name = "fill";
+  m2.symbol = "fill.kd";
+  m2.group_segment_fixed_size = 1024;
+  m2.kernarg_segment_align = 4;
+  auto c2 = metadata_register_counts(s2, target);
+  m2.sgpr_count = c2.sgpr_count;
+  m2.vgpr_count = c2.vgpr_count;
+  fill.meta = m2;
+
+  co.kernels = {scale, fill};
+  co.symbols.push_back({"scale", SymbolSection::Text, 0, scale_size});
+  co.symbols.push_back({"fill", SymbolSection::Text, 256, 4});
+  co.symbols.push_back({"scale_tail", SymbolSection::Text, 8, 0, SymbolType::NoType,
+                        SymbolBinding::Local, SymbolVisibility::Default});
+  return co;
+}
+
+}  // namespace k100::codeobj::test

@@ -73,9 +73,9 @@ bool parse_llvm_bool(std::string_view s, bool& out) {
   return false;
 }
 
-// llvm::to_float: strtod must consume the whole (non-empty) string.
+// llvm::to_float: strtod must consume the whole string. Note that this accepts the empty
+// string (strtod consumes nothing and stops at the terminator), so '' is a float to llvm.
 bool parse_llvm_float(std::string_view s, double& out) {
-  if (s.empty()) return false;
   std::string z(s);
   char* end = nullptr;
   errno = 0;

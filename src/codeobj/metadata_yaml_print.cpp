@@ -2,6 +2,7 @@
 // The state machine follows LLVM's yaml::Output (block style, keys padded to 16
 // columns, "- " folded into the first key of a map inside a sequence, [] and {} for
 // empty containers, quoting and tags only where re-reading would change the value).
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 
@@ -80,7 +81,7 @@ Quote needs_quotes(std::string_view s) {
     if (std::isalnum(c)) continue;
     switch (c) {
       case '_': case '-': case '^': case '.': case ',': case ' ': case 0x9: continue;
-      case 0xA: case 0xD: q = Quote::Single; continue;
+      case 0xA: case 0xD: return Quote::Double;  // what llvm-readelf 14/15 print
       case 0x7F: return Quote::Double;
       default:
         if (c <= 0x1F) return Quote::Double;

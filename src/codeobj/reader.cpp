@@ -276,6 +276,9 @@ class Reader {
     if (tab < 0) tab = find_section(".dynsym");
     if (tab < 0) return;
     const Shdr& st = sh_[size_t(tab)];
+    if (st.type != elf::kShtSymtab && st.type != elf::kShtDynsym)
+      fail(st.header_at, section_label(size_t(tab)) + " is not a symbol table (type " +
+                             std::to_string(st.type) + ")");
     if (st.entsize != elf::kSymSize)
       fail(st.header_at, section_label(size_t(tab)) + " entry size " + std::to_string(st.entsize) +
                              " is not 24");

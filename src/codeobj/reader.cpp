@@ -470,12 +470,6 @@ std::vector<uint8_t> read_file(const std::string& path) {
 
 }  // namespace
 
-const Kernel* CodeObject::find_kernel(std::string_view name) const {
-  for (const auto& k : kernels)
-    if (k.name == name) return &k;
-  return nullptr;
-}
-
 CodeObject read_code_object(std::span<const uint8_t> bytes, std::string_view origin) {
   return Reader(bytes, origin).run();
 }

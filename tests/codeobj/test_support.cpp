@@ -11,8 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "k100/codeobj/arg_layout.h"
-#include "k100/codeobj/descriptor_settings.h"
+#include "k100/codeobj/kernel_builder.h"
 
 extern char** environ;
 
@@ -127,10 +126,6 @@ CodeObject make_sample_object(const Target& target, CodeObjectVersion version) {
   // Kernel "fill" at 256: s_endpgm.
   append(encoding_s_endpgm());
 
-  DescriptorSettings s1;
-  set_amdhsa_directive(s1, "user_sgpr_kernarg_segment_ptr", 1, target);
-  set_amdhsa_directive(s1, "next_free_vgpr", 3, target);
-  set_amdhsa_directive(s1, "next_free_sgpr", 8, target);
   auto arg = [](const char* name, ValueKind kind, const char* type, uint32_t size,
                 std::optional<Access> actual = std::nullopt) {
     ExplicitArg a;
@@ -141,47 +136,27 @@ CodeObject make_sample_object(const Target& target, CodeObjectVersion version) {
     a.actual_access = actual;
     return a;
   };
-  std::vector<ExplicitArg> args = {arg("in", ValueKind::GlobalBuffer, "float*", 8, Access::ReadOnly),
-                                   arg("out", ValueKind::GlobalBuffer, "float*", 8, Access::WriteOnly),
-                                   arg("count", ValueKind::ByValue, "uint", 4)};
-  ArgLayout layout = layout_kernel_args(args, version, {HiddenArgLayout::Compact});
-  set_amdhsa_directive(s1, "kernarg_size", layout.kernarg_segment_size, target);
+  KernelSpec scale_spec;
+  scale_spec.name = "scale";
+  set_amdhsa_directive(scale_spec.settings, "user_sgpr_kernarg_segment_ptr", 1, target);
+  set_amdhsa_directive(scale_spec.settings, "next_free_vgpr", 3, target);
+  set_amdhsa_directive(scale_spec.settings, "next_free_sgpr", 8, target);
+  scale_spec.args = {arg("in", ValueKind::GlobalBuffer, "float*", 8, Access::ReadOnly),
+                     arg("out", ValueKind::GlobalBuffer, "float*", 8, Access::WriteOnly),
+                     arg("count", ValueKind::ByValue, "uint", 4)};
+  scale_spec.layout.hidden = HiddenArgLayout::Compact;
+  scale_spec.code_offset = 0;
+  scale_spec.code_size = scale_size;
+  Kernel scale = build_kernel(scale_spec, target, version);
 
-  Kernel scale;
-  scale.name = "scale";
-  scale.descriptor = compute_descriptor(s1, target);
-  scale.code_offset = 0;
-  scale.code_size = scale_size;
-  KernelMeta m1;
-  m1.name = "scale";
-  m1.symbol = "scale.kd";
-  m1.args = layout.args;
-  m1.kernarg_segment_size = layout.kernarg_segment_size;
-  m1.kernarg_segment_align = layout.kernarg_segment_align;
-  auto counts = metadata_register_counts(s1, target);
-  m1.sgpr_count = counts.sgpr_count;
-  m1.vgpr_count = counts.vgpr_count;
-  m1.max_flat_workgroup_size = 256;
-  scale.meta = m1;
-
-  DescriptorSettings s2;
-  set_amdhsa_directive(s2, "next_free_vgpr", 1, target);
-  set_amdhsa_directive(s2, "next_free_sgpr", 1, target);
-  set_amdhsa_directive(s2, "group_segment_fixed_size", 1024, target);
-  Kernel fill;
-  fill.name = "fill";
-  fill.descriptor = compute_descriptor(s2, target);
-  fill.code_offset = 256;
-  fill.code_size = 4;
-  KernelMeta m2;
-  m2.name = "fill";
-  m2.symbol = "fill.kd";
-  m2.group_segment_fixed_size = 1024;
-  m2.kernarg_segment_align = 4;
-  auto c2 = metadata_register_counts(s2, target);
-  m2.sgpr_count = c2.sgpr_count;
-  m2.vgpr_count = c2.vgpr_count;
-  fill.meta = m2;
+  KernelSpec fill_spec;
+  fill_spec.name = "fill";
+  set_amdhsa_directive(fill_spec.settings, "group_segment_fixed_size", 1024, target);
+  fill_spec.layout.hidden = HiddenArgLayout::None;
+  fill_spec.usage = RegisterUsage{0, 0};
+  fill_spec.code_offset = 256;
+  fill_spec.code_size = 4;
+  Kernel fill = build_kernel(fill_spec, target, version);
 
   co.kernels = {scale, fill};
   co.symbols.push_back({"scale", SymbolSection::Text, 0, scale_size});

@@ -106,4 +106,9 @@ struct CodeObject {
   const Kernel* find_kernel(std::string_view name) const;
 };
 
+// Replaces metadata["amdhsa.kernels"] with the records of the kernels' `meta` (kernels
+// without one are skipped), keeping every other top-level key; a nil document becomes
+// make_metadata_document(). Use after editing the kernels of an object that was read.
+void sync_metadata(CodeObject& co);
+
 }  // namespace k100::codeobj

@@ -119,6 +119,8 @@ struct YamlContext {
   std::string_view text;
   std::string_view origin;
   uint32_t first_line;
+  // Aliases share nodes in yaml-cpp, so a small text can expand to a huge tree; stop early.
+  mutable size_t budget = 1000000;
 
   std::string where(const YAML::Mark& m) const {
     if (m.is_null()) return std::string(origin);
@@ -143,6 +145,7 @@ bool is_null_literal_at(std::string_view text, int pos) {
 
 MetaNode convert(const YAML::Node& n, const YamlContext& ctx, int depth) {
   if (depth > 64) throw Error(ctx.where(n.Mark()) + ": metadata nested too deeply");
+  if (ctx.budget-- == 0) throw Error(ctx.where(n.Mark()) + ": metadata has too many nodes");
   switch (n.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null: {

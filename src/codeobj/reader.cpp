@@ -144,8 +144,7 @@ class Reader {
       s.info = u32(at + 44);
       s.align = u64(at + 48);
       s.entsize = u64(at + 56);
-      if (i > 0 && s.type != elf::kShtNobits && s.type != elf::kShtNull &&
-          !in_file(s.offset, s.size, b_.size()))
+      if (i > 0 && s.type != elf::kShtNobits && !in_file(s.offset, s.size, b_.size()))
         fail(at, section_label(i) + " contents (offset " + hex(s.offset) + ", size " +
                      hex(s.size) + ") extend past the end of the file (" +
                      std::to_string(b_.size()) + " bytes)");

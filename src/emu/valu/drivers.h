@@ -1,0 +1,227 @@
+// k100lc emu/valu: lane-loop drivers shared by the semantic files.
+//
+// A semantic function is usually one call of a driver with a small lambda
+// for one lane: the driver fetches the sources through a Vop (so encodings,
+// modifiers and modes are handled once), runs the lambda over 64 lanes in a
+// loop the compiler can vectorise, and hands the results to the Vop's
+// writeback. Lambdas work on raw bits (uint32_t/uint64_t) or on host float
+// types, as each driver documents.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "float_bits.h"
+#include "k100/emu/semantics.h"
+#include "vop.h"
+
+namespace k100::emu::valu {
+
+// One registered semantic: the table row's identifier and its function.
+struct SemanticDef {
+  std::string name;
+  ValuFn fn;
+};
+using Defs = std::vector<SemanticDef>;
+
+// Files contributing semantics (each appends its rows).
+void add_integer_ops(Defs& d);
+void add_float32_ops(Defs& d);
+void add_float64_ops(Defs& d);
+void add_float16_ops(Defs& d);
+void add_convert_ops(Defs& d);
+void add_compare_ops(Defs& d);
+void add_packed_ops(Defs& d);
+void add_lane_ops(Defs& d);
+void add_special_ops(Defs& d);
+void add_transcendental_ops(Defs& d);
+
+#define K100_VALU [](::k100::emu::WaveState & w, const ::k100::isa::Inst& in)
+
+using True = std::true_type;
+using False = std::false_type;
+
+// ---- 32-bit integer results ------------------------------------------------
+
+// r = f(a, b, c) on the b32 views of the sources.
+template <int N, class F>
+inline void run_b32(WaveState& w, const isa::Inst& in, F f, Half h = Half::Full) {
+  Vop v(w, in);
+  const uint32_t* a = v.b32(0);
+  const uint32_t* b = N > 1 ? v.b32(1) : a;
+  const uint32_t* c = N > 2 ? v.b32(2) : a;
+  uint32_t* r = v.out32();
+  for (int i = 0; i < kLanes; ++i) {
+    if constexpr (N == 1) r[i] = f(a[i]);
+    else if constexpr (N == 2) r[i] = f(a[i], b[i]);
+    else r[i] = f(a[i], b[i], c[i]);
+  }
+  v.write32(r, h);
+}
+
+// Same, with the clamp bit passed to the lambda as a compile-time constant
+// (std::true_type / std::false_type) for saturating integer arithmetic.
+template <int N, class F>
+inline void run_b32_clamp(WaveState& w, const isa::Inst& in, F f, Half h = Half::Full) {
+  if (in.mods.clamp)
+    run_b32<N>(w, in, [&](auto... x) { return f(True{}, x...); }, h);
+  else
+    run_b32<N>(w, in, [&](auto... x) { return f(False{}, x...); }, h);
+}
+
+// 16-bit integer sources (b16: VOP3 op_sel aware) with a 16-bit result.
+template <int N, class F>
+inline void run_b16(WaveState& w, const isa::Inst& in, F f, Half h) {
+  Vop v(w, in);
+  const uint32_t* a = v.b16(0);
+  const uint32_t* b = N > 1 ? v.b16(1) : a;
+  const uint32_t* c = N > 2 ? v.b16(2) : a;
+  uint32_t* r = v.out32();
+  for (int i = 0; i < kLanes; ++i) {
+    uint16_t x = uint16_t(a[i]), y = uint16_t(b[i]), z = uint16_t(c[i]);
+    if constexpr (N == 1) r[i] = uint16_t(f(x));
+    else if constexpr (N == 2) r[i] = uint16_t(f(x, y));
+    else r[i] = uint16_t(f(x, y, z));
+  }
+  v.write32(r, h);
+}
+
+template <int N, class F>
+inline void run_b16_clamp(WaveState& w, const isa::Inst& in, F f, Half h) {
+  if (in.mods.clamp)
+    run_b16<N>(w, in, [&](auto... x) { return f(True{}, x...); }, h);
+  else
+    run_b16<N>(w, in, [&](auto... x) { return f(False{}, x...); }, h);
+}
+
+// ---- f32 -------------------------------------------------------------------
+
+// r = f(float...) computed by the host in the wave's f32 rounding mode.
+// `mad_flush`: the op never sees or produces denormals (v_mad_f32 family).
+template <int N, class F>
+inline void run_f32(WaveState& w, const isa::Inst& in, F f, bool mad_flush = false) {
+  Vop v(w, in);
+  const uint32_t* a = v.f32(0, mad_flush);
+  const uint32_t* b = N > 1 ? v.f32(1, mad_flush) : a;
+  const uint32_t* c = N > 2 ? v.f32(2, mad_flush) : a;
+  uint32_t* r = v.out32();
+  {
+    HostRounding g(v.mode.round32());
+    for (int i = 0; i < kLanes; ++i) {
+      if constexpr (N == 1) r[i] = bits_of(float(f(as_f32(a[i]))));
+      else if constexpr (N == 2) r[i] = bits_of(float(f(as_f32(a[i]), as_f32(b[i]))));
+      else r[i] = bits_of(float(f(as_f32(a[i]), as_f32(b[i]), as_f32(c[i]))));
+    }
+  }
+  v.finish_f32(r, mad_flush);
+}
+
+// f32 result from raw source bits (for ops that look at the encodings).
+template <int N, class F>
+inline void run_f32_bits(WaveState& w, const isa::Inst& in, F f) {
+  Vop v(w, in);
+  const uint32_t* a = v.f32(0);
+  const uint32_t* b = N > 1 ? v.f32(1) : a;
+  const uint32_t* c = N > 2 ? v.f32(2) : a;
+  uint32_t* r = v.out32();
+  {
+    HostRounding g(v.mode.round32());
+    for (int i = 0; i < kLanes; ++i) {
+      if constexpr (N == 1) r[i] = f(a[i]);
+      else if constexpr (N == 2) r[i] = f(a[i], b[i]);
+      else r[i] = f(a[i], b[i], c[i]);
+    }
+  }
+  v.finish_f32(r);
+}
+
+// ---- f64 -------------------------------------------------------------------
+
+template <int N, class F>
+inline void run_f64(WaveState& w, const isa::Inst& in, F f) {
+  Vop v(w, in);
+  const uint64_t* a = v.f64(0);
+  const uint64_t* b = N > 1 ? v.f64(1) : a;
+  const uint64_t* c = N > 2 ? v.f64(2) : a;
+  uint64_t* r = v.out64();
+  {
+    HostRounding g(v.mode.round16_64());
+    for (int i = 0; i < kLanes; ++i) {
+      if constexpr (N == 1) r[i] = bits_of(double(f(as_f64(a[i]))));
+      else if constexpr (N == 2) r[i] = bits_of(double(f(as_f64(a[i]), as_f64(b[i]))));
+      else r[i] = bits_of(double(f(as_f64(a[i]), as_f64(b[i]), as_f64(c[i]))));
+    }
+  }
+  v.finish_f64(r);
+}
+
+template <int N, class F>
+inline void run_f64_bits(WaveState& w, const isa::Inst& in, F f) {
+  Vop v(w, in);
+  const uint64_t* a = v.f64(0);
+  const uint64_t* b = N > 1 ? v.f64(1) : a;
+  const uint64_t* c = N > 2 ? v.f64(2) : a;
+  uint64_t* r = v.out64();
+  {
+    HostRounding g(v.mode.round16_64());
+    for (int i = 0; i < kLanes; ++i) {
+      if constexpr (N == 1) r[i] = f(a[i]);
+      else if constexpr (N == 2) r[i] = f(a[i], b[i]);
+      else r[i] = f(a[i], b[i], c[i]);
+    }
+  }
+  v.finish_f64(r);
+}
+
+// ---- f16 -------------------------------------------------------------------
+
+// r = f(double...) where the doubles are the exact f16 source values and the
+// lambda returns the exact result (or a round-to-odd double); the Vop rounds
+// it to f16 with the wave's mode.
+template <int N, class F>
+inline void run_f16(WaveState& w, const isa::Inst& in, F f, Half h, bool mad_flush = false) {
+  Vop v(w, in);
+  const uint32_t* a = v.f16(0, mad_flush);
+  const uint32_t* b = N > 1 ? v.f16(1, mad_flush) : a;
+  const uint32_t* c = N > 2 ? v.f16(2, mad_flush) : a;
+  double* r = v.outd();
+  for (int i = 0; i < kLanes; ++i) {
+    if constexpr (N == 1) r[i] = f(f16_to_f64(a[i]));
+    else if constexpr (N == 2) r[i] = f(f16_to_f64(a[i]), f16_to_f64(b[i]));
+    else r[i] = f(f16_to_f64(a[i]), f16_to_f64(b[i]), f16_to_f64(c[i]));
+  }
+  v.finish_f16(r, h, mad_flush);
+}
+
+// f16 result computed on the raw f16 bits (low 16 bits of each lane).
+template <int N, class F>
+inline void run_f16_bits(WaveState& w, const isa::Inst& in, F f, Half h) {
+  Vop v(w, in);
+  const uint32_t* a = v.f16(0);
+  const uint32_t* b = N > 1 ? v.f16(1) : a;
+  const uint32_t* c = N > 2 ? v.f16(2) : a;
+  uint32_t* r = v.out32();
+  for (int i = 0; i < kLanes; ++i) {
+    uint32_t x = a[i] & 0xffffu, y = b[i] & 0xffffu, z = c[i] & 0xffffu;
+    if constexpr (N == 1) r[i] = f(x) & 0xffffu;
+    else if constexpr (N == 2) r[i] = f(x, y) & 0xffffu;
+    else r[i] = f(x, y, z) & 0xffffu;
+  }
+  v.finish_f16_bits(r, h);
+}
+
+// ---- saturation helpers ------------------------------------------------------
+
+inline uint32_t sat_u32(uint64_t x) { return x > 0xffffffffull ? 0xffffffffu : uint32_t(x); }
+inline uint32_t sat_i32(int64_t x) {
+  return uint32_t(x > 0x7fffffffll ? 0x7fffffff : x < -0x80000000ll ? int32_t(-0x7fffffff - 1) : int32_t(x));
+}
+inline uint16_t sat_u16(int64_t x) { return uint16_t(x > 0xffff ? 0xffff : x < 0 ? 0 : x); }
+inline uint16_t sat_i16(int64_t x) { return uint16_t(int16_t(x > 0x7fff ? 0x7fff : x < -0x8000 ? -0x8000 : x)); }
+
+inline int32_t sext24(uint32_t x) { return int32_t(x << 8) >> 8; }
+
+}  // namespace k100::emu::valu

@@ -1,0 +1,11 @@
+# Tests of the emulator's vector ALU semantics (emu/valu). Included by
+# tests/emu/CMakeLists.txt.
+set(K100_EMU_VALU_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+k100_test(emu_valu_test
+  SOURCES
+    ${K100_EMU_VALU_TEST_DIR}/harness.cpp
+    ${K100_EMU_VALU_TEST_DIR}/coverage_test.cpp
+  DEPENDS k100::emu
+  LABELS emu
+  TIMEOUT 300)
+target_include_directories(emu_valu_test PRIVATE ${K100_EMU_VALU_TEST_DIR})

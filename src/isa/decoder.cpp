@@ -28,10 +28,9 @@ struct Words {
   }
 };
 
-bool valid_scalar_code(uint16_t c) {
-  if (c <= code::kExecHi) return c != 125;
-  return false;
-}
+// 7-bit scalar register fields: every value names something (125 is what
+// src_scc becomes there).
+bool valid_scalar_code(uint16_t c) { return c <= code::kExecHi; }
 
 // A 9-bit source code as llvm accepts it in VOP/SOP sources.
 bool valid_source_code(uint16_t c) {
@@ -240,6 +239,14 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
       o.code = uint16_t(v & 0x7f);
       if (!valid_scalar_code(o.code)) wd.ok = false;
     };
+    // 8-bit VALU destination fields holding a scalar register (v_readlane,
+    // v_readfirstlane): special sources keep their full code there
+    auto scalar8 = [&](uint32_t v) {
+      o.code = uint16_t(v & 0xff);
+      bool special = (o.code >= code::kSharedBase && o.code <= code::kPopsExitingWaveId) ||
+                     (o.code >= code::kVccz && o.code <= code::kLdsDirect);
+      if (!valid_scalar_code(o.code) && !special) wd.ok = false;
+    };
     switch (s.field) {
       case Field::vcc:
         o.code = code::kVccLo;
@@ -285,8 +292,8 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
         break;
       case Field::offset:
         if ((w0 >> 17) & 1) {
-          o = Operand::imm(w1 & 0xfffff);
-          if (w1 & 0xfff00000) wd.ok = false;
+          o = Operand::imm(uint32_t(int32_t(w1 << 11) >> 11));  // 21-bit signed
+          if (w1 & 0xffe00000) wd.ok = false;
         } else {
           scalar7(w1 & 0xff);
           o.width = 1;
@@ -298,11 +305,12 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
         else if (fam == Family::FLAT || fam == Family::GLOBAL || fam == Family::SCRATCH) vgpr8(w1 >> 24);
         else if (fam == Family::VOP3 || fam == Family::VOP3P) {
           if (s.accept & kAcceptVgpr) vgpr8(w0 & 0xff);
+          else if (s.width == 1) scalar8(w0 & 0xff);
           else scalar7(w0 & 0xff);
         } else if (s.accept & kAcceptVgpr) {
           vgpr8((w0 >> 17) & 0xff);
         } else {
-          scalar7((w0 >> 17) & 0xff);
+          scalar8((w0 >> 17) & 0xff);
         }
         break;
       case Field::sdst_vop3b:

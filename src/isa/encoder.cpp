@@ -116,10 +116,11 @@ std::string check(const Inst& inst, Target target) {
 
   bool vop = d.is_vop();
   bool vop3 = fam == Family::VOP3 || fam == Family::VOP3P;
-  std::set<uint32_t> sgprs_read;
+  std::set<uint32_t> sgprs_read;  // code | width << 16: s0 and s[0:1] are different registers
   std::optional<uint32_t> literal;
   for (size_t i = 0; i < specs.size(); ++i) {
-    const OperandSpec& s = specs[i];
+    OperandSpec s = specs[i];
+    s.accept = d.accept_of(inst.encoding, s);
     const Operand& o = inst.ops[i];
     std::string what = std::string("operand ") + std::to_string(i + 1) + " (" + field_name(s.field) + ")";
     if (s.field == Field::vcc || s.field == Field::off) continue;
@@ -141,7 +142,8 @@ std::string check(const Inst& inst, Target target) {
           if (o.value > 0x7f) return what + ": value does not fit in 7 bits";
           break;
         case OpType::SmemOffset:
-          if (o.is_imm() && o.value > 0xfffff) return "expected a 20-bit unsigned offset";
+          if (o.is_imm() && (int32_t(o.value) < -0x100000 || int32_t(o.value) > 0xfffff))
+            return "expected a 21-bit signed offset";
           if (o.is_sgpr() && (o.width != 1 || !scalar_range_valid(o.code, 1)))
             return what + ": expected one SGPR";
           break;
@@ -166,22 +168,32 @@ std::string check(const Inst& inst, Target target) {
       if (o.vgpr_index() + o.width - 1 > 255) return what + ": register out of range";
       continue;
     }
+    if (inst.encoding == Encoding::DPP && s.is_source()) return what + ": DPP sources must be VGPRs";
     if (o.is_sgpr()) {
       if (!(s.accept & kAcceptSgpr)) return what + ": SGPRs not allowed here";
+      if (fam == Family::SMEM && s.field == Field::sdata &&
+          (o.code == code::kExecLo || o.code == code::kExecHi || o.code == code::kM0))
+        return what + ": m0 and exec cannot be the data of a scalar memory instruction";
       if (o.width != want) return what + ": expected " + std::to_string(want) + " registers";
       if (!scalar_range_valid(o.code, o.width)) return what + ": invalid register range";
       if (!scalar_aligned(o.code, o.width)) return what + ": invalid register alignment";
-      if (s.is_source() || s.field == Field::soffset) sgprs_read.insert(o.code);
+      if (s.is_source() || s.field == Field::soffset) sgprs_read.insert(o.code | uint32_t(o.width) << 16);
       continue;
     }
     if (is_special_source(o.code)) {
-      if (!(s.accept & (kAcceptSgpr | kAcceptInline)) || !s.is_source())
-        return what + ": special register not allowed here";
-      if (o.code == code::kLdsDirect &&
-          !(s.field == Field::src0 && inst.encoding == Encoding::Native &&
-            (fam == Family::VOP1 || fam == Family::VOP2)))
-        return "lds_direct may be used as src0 only";
-      sgprs_read.insert(o.code);
+      // llvm accepts the special sources wherever a single SGPR goes, even as a
+      // destination (the field keeps the low bits); lds_direct only as src0 of VALU ops
+      if (!(s.accept & kAcceptSgpr) || want != 1) return what + ": special register not allowed here";
+      if (o.code == code::kLdsDirect) {
+        bool reversed = false;  // llvm refuses lds_direct in the operand-reversed opcodes
+        for (const char* r : {"subrev", "subbrev", "lshlrev", "lshrrev", "ashrrev"})
+          reversed |= d.name.find(r) != std::string::npos;
+        bool ok = vop && s.field == Field::src0 && (s.accept & kAcceptVgpr) &&
+                  inst.encoding != Encoding::SDWA && inst.encoding != Encoding::DPP && !reversed;
+        if (!ok) return "lds_direct cannot be used here (src0 of a VALU instruction only)";
+        continue;  // lds_direct is not on the constant bus
+      }
+      if (s.is_source()) sgprs_read.insert(o.code | 1u << 16);
       continue;
     }
     if (o.is_inline()) {
@@ -189,6 +201,8 @@ std::string check(const Inst& inst, Target target) {
       continue;
     }
     if (o.is_literal()) {
+      if (inst.encoding == Encoding::SDWA || inst.encoding == Encoding::DPP)
+        return "literal operands are not supported in SDWA or DPP";
       if (!(s.accept & kAcceptLiteral)) {
         if (vop3) return "literal operands are not supported";
         return what + ": literal not allowed here";
@@ -206,8 +220,19 @@ std::string check(const Inst& inst, Target target) {
   }
   if (vop) {
     unsigned bus = unsigned(sgprs_read.size()) + (literal ? 1 : 0);
-    if (reads_vcc_implicitly(inst) && !sgprs_read.count(code::kVccLo)) ++bus;
+    if (reads_vcc_implicitly(inst) && !sgprs_read.count(code::kVccLo | 2u << 16)) ++bus;
     if (bus > 1) return "invalid operand (violates constant bus restrictions)";
+  }
+
+  // llvm: these destinations must not overlap any source register (early clobber)
+  if (d.name == "v_mqsad_u32_u8" || d.name == "v_mqsad_pk_u16_u8" || d.name == "v_qsad_pk_u16_u8") {
+    const Operand* dst = inst.find(Field::vdst);
+    for (size_t i = 0; dst && i < specs.size(); ++i) {
+      const Operand& o = inst.ops[i];
+      if (&o == dst || !o.is_vgpr()) continue;
+      unsigned a0 = dst->vgpr_index(), a1 = a0 + dst->width, b0 = o.vgpr_index(), b1 = b0 + o.width;
+      if (a0 < b1 && b0 < a1) return "destination must be different than all sources";
+    }
   }
 
   // modifiers
@@ -216,15 +241,18 @@ std::string check(const Inst& inst, Target target) {
   for (const auto& s : specs) {
     int si = source_index(s.field);
     if (si < 0) continue;
-    if (s.mods & kModNeg) neg_ok |= uint8_t(1 << si);
-    if (s.mods & kModAbs) abs_ok |= uint8_t(1 << si);
-    if (s.mods & kModSext) sext_ok |= uint8_t(1 << si);
+    uint8_t sm = d.source_mods(inst.encoding, s);
+    if (sm & kModNeg) neg_ok |= uint8_t(1 << si);
+    if (sm & kModAbs) abs_ok |= uint8_t(1 << si);
+    if (sm & kModSext) sext_ok |= uint8_t(1 << si);
+    if (inst.encoding == Encoding::DPP && (sm & kModSext)) neg_ok |= uint8_t(1 << si);
   }
   bool e64_like = fam == Family::VOP3;
   bool src_mod_form = e64_like || fam == Family::VOP3P || inst.encoding == Encoding::SDWA ||
                       inst.encoding == Encoding::DPP;
   if ((m.neg || m.abs || m.sext) && !src_mod_form) return "source modifiers need a VOP3, SDWA or DPP form";
-  if (m.neg & ~neg_ok) return "neg not allowed on this operand";
+  bool packed_neg = fam == Family::VOP3P && neg_ok == 0;  // neg_lo/neg_hi lists, not operand modifiers
+  if (!packed_neg && (m.neg & ~neg_ok)) return "neg not allowed on this operand";
   if (m.abs & ~abs_ok) return "abs not allowed on this operand";
   if (m.sext & ~sext_ok) return "sext not allowed on this operand";
   if (inst.encoding == Encoding::DPP && m.sext) return "sext not allowed in DPP";
@@ -243,8 +271,12 @@ std::string check(const Inst& inst, Target target) {
   if (m.op_sel && !((fam == Family::VOP3 || fam == Family::VOP3P) && d.has(kFlagOpSel)))
     return "op_sel not allowed on this instruction";
   if (fam == Family::VOP3P) {
-    if (m.neg_hi && !d.has(kFlagNegHi)) return "neg_hi not allowed on this instruction";
-    if (m.neg && !d.has(kFlagNegLo) && neg_ok == 0) return "neg_lo not allowed on this instruction";
+    if (packed_neg) {
+      if (m.neg_hi && !d.has(kFlagNegHi)) return "neg_hi not allowed on this instruction";
+      if (m.neg && !d.has(kFlagNegLo)) return "neg_lo not allowed on this instruction";
+    } else if (m.neg_hi & ~abs_ok) {
+      return "abs not allowed on this operand";
+    }
   }
   if (inst.encoding == Encoding::DPP && !dpp::valid_ctrl(m.dpp_ctrl)) return "invalid dpp control";
   if (inst.encoding == Encoding::SDWA) {
@@ -290,11 +322,13 @@ std::string check(const Inst& inst, Target target) {
         return msg;
       }
       if (auto msg = flag_ok(m.slc, kFlagSlc, "slc"); !msg.empty()) return msg;
+      if (auto msg = flag_ok(m.lds, kFlagLds, "lds"); !msg.empty()) return msg;
       if (fam == Family::SCRATCH) {
         const Operand* va = inst.find(Field::vaddr);
         const Operand* sa = inst.find(Field::saddr);
         if (va && sa && va->is_off() && sa->is_off()) return "invalid operands: vaddr and saddr are both off";
         if (va && sa && !va->is_off() && !sa->is_off()) return "invalid operands: use either vaddr or saddr";
+        if (sa && sa->code == code::kExecHi) return "exec_hi cannot be a scratch base (its code means off)";
       }
       break;
     }
@@ -413,11 +447,14 @@ void encode(Inst& inst, std::vector<uint8_t>& out, Target target) {
           x |= uint32_t(m.dst_sel) << 8 | uint32_t(m.dst_unused) << 11 | (m.clamp ? 1u : 0u) << 13 |
                uint32_t(m.omod) << 14;
         }
-        x |= uint32_t(m.src0_sel) << 16 | ((m.sext >> 0) & 1u) << 19 | ((m.neg >> 0) & 1u) << 20 |
-             ((m.abs >> 0) & 1u) << 21;
+        if (!inst.find(Field::vdst) && fam != Family::VOPC) x &= ~0xffffu;  // v_nop: no destination select
+        if (a && a->present())
+          x |= uint32_t(m.src0_sel) << 16 | ((m.sext >> 0) & 1u) << 19 | ((m.neg >> 0) & 1u) << 20 |
+               ((m.abs >> 0) & 1u) << 21;
         if (b && b->present() && !b->is_vgpr()) x |= 1u << 31;  // src1 is an SGPR or constant
-        x |= uint32_t(m.src1_sel) << 24 | ((m.sext >> 1) & 1u) << 27 | ((m.neg >> 1) & 1u) << 28 |
-             ((m.abs >> 1) & 1u) << 29;
+        if (b && b->present())
+          x |= uint32_t(m.src1_sel) << 24 | ((m.sext >> 1) & 1u) << 27 | ((m.neg >> 1) & 1u) << 28 |
+               ((m.abs >> 1) & 1u) << 29;
         put32(out, x);
       } else if (inst.encoding == Encoding::DPP) {
         const Operand* a = inst.find(Field::src0);

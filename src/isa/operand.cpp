@@ -16,6 +16,9 @@ std::string scalar_reg_name(uint16_t c) {
     case kM0: return "m0";
     case kExecLo: return "exec_lo";
     case kExecHi: return "exec_hi";
+    // 125 has no register; llvm produces it when src_scc (253) is written to a
+    // 7-bit scalar destination field, and src_scc re-creates it there.
+    case 125: return "src_scc";
     default: break;
   }
   if (c >= kTtmpFirst && c <= kTtmpLast) return "ttmp" + std::to_string(c - kTtmpFirst);

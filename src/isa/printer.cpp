@@ -121,10 +121,12 @@ std::string immediate_text(const Inst& inst, const OperandSpec& s, const Operand
       return o.value <= 15 ? print_gpr_idx(uint16_t(o.value)) : hex(o.value);
     case OpType::Simm16:
       return hex(o.value & 0xffff);
-    case OpType::Imm32:
-    case OpType::Kimm:
     case OpType::SmemOffset:
       if (o.is_sgpr()) return scalar_text(o.code, 1);
+      if (int32_t(o.value) < 0) return std::to_string(int32_t(o.value));
+      return hex(o.value);
+    case OpType::Imm32:
+    case OpType::Kimm:
       return hex(o.value);
     case OpType::Uimm7:
     case OpType::Uimm16:
@@ -140,6 +142,12 @@ std::string immediate_text(const Inst& inst, const OperandSpec& s, const Operand
 std::string print_operand(const Inst& inst, int index) {
   const auto& s = inst.specs()[size_t(index)];
   const Operand& o = inst.ops[size_t(index)];
+  if (s.field == Field::sdata && o.width == 1 && inst.family() == Family::SMEM) {
+    // m0 and exec_lo cannot be written by SMEM; their codes come from
+    // src_execz / src_lds_direct, which is how llvm accepts them back
+    if (o.code == code::kM0) return "src_execz";
+    if (o.code == code::kExecLo) return "src_lds_direct";
+  }
   if (s.field == Field::vcc) {
     if (o.present() && o.code != code::kVccLo) return scalar_text(o.code, 2);
     return "vcc";
@@ -156,7 +164,9 @@ std::string print_operand(const Inst& inst, int index) {
     if (!(s.mods & kModNeg)) return t;  // packed ops print neg_lo/neg_hi lists instead
     abs = (m.neg_hi >> slot) & 1;        // mix ops: neg_hi holds abs
   }
-  if (fam == Family::VOP3 && neg && !(s.mods & kModNeg) && (s.mods & kModSext)) {
+  uint8_t allowed = inst.desc().source_mods(inst.encoding, s);
+  if ((fam == Family::VOP3 || inst.encoding == Encoding::DPP) && neg && !(allowed & kModNeg) &&
+      (allowed & kModSext)) {
     sext = true;  // an integer VOP3 source with its neg bit: llvm's sext
     neg = false;
   }
@@ -186,6 +196,10 @@ std::string print(const Inst& inst, const PrintOptions& opts) {
   if (inst.atomic_dst.present()) operands.push_back(range("v", inst.atomic_dst.vgpr_index(), inst.atomic_dst.width));
   for (size_t i = 0; i < specs.size(); ++i) {
     const auto& s = specs[i];
+    if (opts.operand_text && !opts.operand_text[i].empty()) {
+      operands.push_back(opts.operand_text[i]);
+      continue;
+    }
     if (s.is_immediate()) {
       if (fam == Family::SOPP && d.has(kFlagOptImm) && inst.ops[i].value == 0) continue;
       operands.push_back(immediate_text(inst, s, inst.ops[i], opts));
@@ -205,7 +219,11 @@ std::string print(const Inst& inst, const PrintOptions& opts) {
   };
   switch (fam) {
     case Family::VOP3:
-      if (m.op_sel) mod("op_sel:" + bits_list(m.op_sel, nsrc + 1));
+      if (m.op_sel) {
+        // [src0, ..., dst]: the destination bit is op_sel[3]
+        uint8_t list = uint8_t((m.op_sel & ((1u << nsrc) - 1)) | ((m.op_sel >> 3) & 1) << nsrc);
+        mod("op_sel:" + bits_list(list, nsrc + 1));
+      }
       if (m.clamp) mod("clamp");
       omod_text();
       break;
@@ -228,7 +246,7 @@ std::string print(const Inst& inst, const PrintOptions& opts) {
       if (inst.encoding == Encoding::SDWA) {
         if (m.clamp) mod("clamp");
         omod_text();
-        if (fam != Family::VOPC) {
+        if (fam != Family::VOPC && inst.find(Field::vdst)) {
           mod(std::string("dst_sel:") + sdwa_sel_name(unsigned(m.dst_sel)));
           mod(std::string("dst_unused:") + sdwa_unused_name(unsigned(m.dst_unused)));
         }
@@ -246,7 +264,10 @@ std::string print(const Inst& inst, const PrintOptions& opts) {
       break;
     case Family::DS:
       if (d.has(kFlagSwizzle)) {
-        if (m.offset) mod("offset:" + print_swizzle(uint16_t(m.offset)));
+        if (m.offset) {
+          std::string t = print_swizzle(uint16_t(m.offset));
+          mod("offset:" + t);
+        }
       } else if (d.has(kFlagDs2)) {
         if (m.offset0) mod("offset0:" + std::to_string(m.offset0));
         if (m.offset1) mod("offset1:" + std::to_string(m.offset1));

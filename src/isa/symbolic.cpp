@@ -160,7 +160,10 @@ std::optional<unsigned> gpr_idx_mode(std::string_view name) {
 // ---------------------------------------------------------------- swizzle
 
 std::string print_swizzle(uint16_t offset) {
+  // Symbolic forms are printed only when they re-assemble to the same offset.
+  auto raw = [&]() { return std::to_string(offset); };
   if (offset & 0x8000) {
+    if (offset & 0x7f00) return raw();
     std::string out = "swizzle(QUAD_PERM";
     for (int i = 0; i < 4; ++i) out += "," + std::to_string((offset >> (2 * i)) & 3);
     return out + ")";
@@ -174,8 +177,10 @@ std::string print_swizzle(uint16_t offset) {
   unsigned group = 1 + (~and_mask & 0x1f);
   if (xor_mask == 0 && pow2(group) && or_mask < group && and_mask == 0x20 - group)
     return "swizzle(BROADCAST," + std::to_string(group) + "," + std::to_string(or_mask) + ")";
+  if (offset & 0x8000) return raw();
   std::string perm;
   for (unsigned mask = 0x10; mask; mask >>= 1) {
+    if ((and_mask & mask) ? (or_mask & mask) : (xor_mask & mask)) return raw();
     if (and_mask & mask) perm += (xor_mask & mask) ? 'i' : 'p';
     else perm += ((or_mask ^ xor_mask) & mask) ? '1' : '0';
   }

@@ -19,7 +19,10 @@ constexpr uint32_t SDWA = kFlagSdwa, DPP = kFlagDpp, CLAMP = kFlagClamp, OMOD = 
                    E64_SUFFIX = kFlagE64Suffix, GLC = kFlagGlc, SLC = kFlagSlc, LDS = kFlagLds,
                    TFE = kFlagTfe, GDS = kFlagGds, DS2 = kFlagDs2, SWIZZLE = kFlagSwizzle,
                    ATOMIC_RTN = kFlagAtomicRtn, OPT_IMM = kFlagOptImm, NO_IMM = kFlagNoImm,
-                   DECODE_ONLY = kFlagDecodeOnly;
+                   DECODE_ONLY = kFlagDecodeOnly, SDWA_SEXT0 = kFlagSdwaSext0,
+                   SDWA_SEXT1 = kFlagSdwaSext1, SDWA_NEG0 = kFlagSdwaNeg0, SDWA_NEG1 = kFlagSdwaNeg1,
+                   DPP_NEG0 = kFlagDppNeg0, DPP_NEG1 = kFlagDppNeg1, DPP_SEXT0 = kFlagDppSext0,
+                   DPP_SEXT1 = kFlagDppSext1;
 }  // namespace row_flags
 
 struct RawRow {
@@ -205,6 +208,34 @@ bool InstDesc::is_vop() const {
     default:
       return false;
   }
+}
+
+uint8_t InstDesc::source_mods(Encoding e, const OperandSpec& spec) const {
+  int slot = spec.field == Field::src0 ? 0 : spec.field == Field::vsrc1 ? 1 : -1;
+  if (e == Encoding::SDWA) {
+    if (slot < 0) return 0;
+    uint8_t m = 0;
+    if (flags & (slot ? kFlagSdwaSext1 : kFlagSdwaSext0)) m |= kModSext;
+    if (flags & (slot ? kFlagSdwaNeg1 : kFlagSdwaNeg0)) m |= kModNeg | kModAbs;
+    return m;
+  }
+  if (e == Encoding::DPP) {
+    if (slot < 0) return 0;
+    uint8_t m = 0;
+    if (flags & (slot ? kFlagDppNeg1 : kFlagDppNeg0)) m |= kModNeg | kModAbs;
+    if (flags & (slot ? kFlagDppSext1 : kFlagDppSext0)) m |= kModSext;
+    return m;
+  }
+  return spec.mods;
+}
+
+uint8_t InstDesc::accept_of(Encoding e, const OperandSpec& spec) const {
+  bool src = spec.field == Field::src0 || spec.field == Field::vsrc1;
+  if (e == Encoding::SDWA && src) return kAcceptVgpr | kAcceptSgpr | kAcceptInline;
+  if (e == Encoding::DPP && src) return kAcceptVgpr;
+  if (spec.field == Field::vaddr && (family == Family::MUBUF || family == Family::MTBUF))
+    return spec.accept | kAcceptOff;  // off when neither offen nor idxen
+  return spec.accept;
 }
 
 const std::vector<InstDesc>& instructions() { return tables().rows; }

@@ -450,7 +450,7 @@ def normalise_flat_addressing(f):
         if o.field == "off":  # scratch probe printed 'off' for the unused vaddr
             o.field, o.fixed, o.file, o.width = "vaddr", None, "v", 1
         if o.field == "vaddr":
-            o.accept = "vo"
+            o.accept = "vo" if f.fam == "SCRATCH" else "v"
         if o.field == "saddr":
             o.accept = "so"
 
@@ -527,6 +527,17 @@ def probe_rows(rows):
             ask("SDWA_CLAMP", f.text(sd, ["clamp"], mnem=b + "_sdwa"))
             ask("SDWA_OMOD", f.text(sd, ["mul:2"], mnem=b + "_sdwa"))
             ask("SDWA_SGPR_DST", f.text(["s[0:1]"] + sd[1:], mnem=b + "_sdwa") if f.fam == "VOPC" else "x")
+            # source modifiers of the SDWA and DPP forms, per source
+            srcs = [i for i, o in enumerate(f.ops) if o.field in ("src0", "vsrc1")]
+            for k, i in enumerate(srcs):
+                def wrap(fmt, vals=vals, i=i):
+                    vv = list(vals)
+                    vv[i] = fmt.format(vv[i])
+                    return vv
+                ask(f"SDWA_SEXT{k}", f.text(wrap("sext({})"), mnem=b + "_sdwa"))
+                ask(f"SDWA_NEG{k}", f.text(wrap("-{}"), mnem=b + "_sdwa"))
+                ask(f"DPP_NEG{k}", f.text(wrap("-{}"), ["quad_perm:[0,1,2,3]"], mnem=b + "_dpp"))
+                ask(f"DPP_SEXT{k}", f.text(wrap("sext({})"), ["quad_perm:[0,1,2,3]"], mnem=b + "_dpp"))
             if r.e64:
                 ask("E64_SUFFIX", r.e64.text(mnem=b + "_e64"))
                 ask("E32_SUFFIX", f.text(mnem=b + "_e32"))

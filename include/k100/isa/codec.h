@@ -40,6 +40,9 @@ struct PrintOptions {
   // this callback's label for (pc-relative dword offset) instead of a number.
   const char* (*label_for)(void* ctx, int32_t offset_dwords) = nullptr;
   void* label_ctx = nullptr;
+  // Per-operand replacement text (e.g. the label expression of a branch),
+  // indexed like Inst::ops; an empty string keeps the normal text.
+  const std::string* operand_text = nullptr;
 };
 // llvm syntax, without leading indentation: "v_add_f32_e32 v0, v1, v2".
 std::string print(const Inst& inst, const PrintOptions& opts = {});

@@ -101,6 +101,11 @@ enum Flag : uint32_t {
   kFlagOptImm = 1u << 21,       // SOPP whose immediate may be omitted (s_endpgm)
   kFlagNoImm = 1u << 22,        // SOPP without an immediate
   kFlagDecodeOnly = 1u << 23,   // an alias opcode llvm decodes; never chosen by the assembler
+  // source modifiers of the SDWA and DPP forms (per source 0/1)
+  kFlagSdwaSext0 = 1u << 24, kFlagSdwaSext1 = 1u << 25,
+  kFlagSdwaNeg0 = 1u << 26, kFlagSdwaNeg1 = 1u << 27,  // neg and abs
+  kFlagDppNeg0 = 1u << 28, kFlagDppNeg1 = 1u << 29,    // neg and abs
+  kFlagDppSext0 = 1u << 30, kFlagDppSext1 = 1u << 31,  // encoded in the neg bit
 };
 
 struct InstDesc {
@@ -123,6 +128,12 @@ struct InstDesc {
   const std::vector<OperandSpec>& operands_of(Encoding e) const {
     return e == Encoding::E64 ? e64_operands : operands;
   }
+  // Source modifiers (SourceMods bits) operand `spec` takes in encoding `e`:
+  // SDWA and DPP forms have their own rules, the others use the operand list.
+  uint8_t source_mods(Encoding e, const OperandSpec& spec) const;
+  // Accept bits of operand `spec` in encoding `e` (SDWA sources take VGPRs,
+  // SGPRs and inline constants; DPP sources only VGPRs).
+  uint8_t accept_of(Encoding e, const OperandSpec& spec) const;
   // Family an encoding is emitted in (E64 -> VOP3).
   Family family_of(Encoding e) const { return e == Encoding::E64 ? Family::VOP3 : family; }
 };

@@ -1,0 +1,92 @@
+// k100lc asm: AMDGPU assembly text -> machine code.
+//
+// assemble() reads a whole source file in llvm's AMDGPU syntax (labels,
+// expressions, .set symbols, data and alignment directives, kernel
+// descriptor and metadata blocks) and produces sections, symbols and a
+// listing. Every problem becomes a diagnostic with file:line:col and a caret;
+// the whole file is checked (up to an error limit) before giving up, and the
+// assembler never throws on bad input.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "k100/base/diagnostic.h"
+#include "k100/isa/codec.h"
+
+namespace k100::as {
+
+struct Options {
+  isa::Target target = isa::Target::gfx926;
+  int code_object_version = 5;
+  size_t error_limit = 100;
+};
+
+struct Section {
+  std::string name;  // ".text", ".rodata", ...
+  std::vector<uint8_t> bytes;
+  uint32_t alignment = 1;
+};
+
+struct Symbol {
+  std::string name;
+  std::string section;  // "" for absolute symbols (.set)
+  int64_t value = 0;    // offset in the section, or the absolute value
+  bool is_label = false;
+  bool global = false;
+  std::string type;     // "function", "object" or ""
+  std::string visibility;  // "protected", "hidden" or ""
+  int64_t size = -1;    // from .size, -1 when not given
+  SourceLoc loc;
+};
+
+// One line of an llvm-mc style listing (--show-encoding).
+struct ListingLine {
+  enum class Kind { Label, Instruction } kind = Kind::Instruction;
+  std::string text;              // printed instruction, or the label name
+  std::vector<uint8_t> bytes;
+  std::vector<bool> fixup_byte;  // bytes printed as 'A' (resolved later by the linker in llvm-mc)
+  std::string fixup_note;        // llvm-mc's "fixup A - ..." comment, "" when none
+  std::string section;
+  uint64_t offset = 0;
+};
+
+// An `.amdhsa_kernel NAME` block: the directives inside it, in order.
+struct KernelDirectives {
+  std::string name;
+  SourceLoc loc;
+  std::vector<std::pair<std::string, int64_t>> settings;
+  std::vector<SourceLoc> setting_locs;
+  // compact argument declarations (.k100_arg lines) and options
+  struct Arg {
+    std::string name, value_kind, type_name, access;
+    int64_t size = 0;
+    SourceLoc loc;
+  };
+  std::vector<Arg> args;
+  std::string hidden_layout;  // "", "none", "full" or "compact"
+};
+
+struct Program {
+  std::vector<Section> sections;
+  std::vector<Symbol> symbols;
+  std::vector<ListingLine> listing;
+  std::string amdgcn_target;            // from .amdgcn_target
+  std::vector<KernelDirectives> kernels;
+  std::string metadata_yaml;            // body of .amdgpu_metadata, "" when absent
+  SourceLoc metadata_loc;
+  int code_object_version = 0;          // .amdhsa_code_object_version, 0 when absent
+
+  const Section* section(std::string_view name) const;
+  Section* section(std::string_view name);
+  const Symbol* symbol(std::string_view name) const;
+};
+
+// Assembles `source`; diagnostics go to `diags` (name `filename` in them).
+Program assemble(std::string_view source, const std::string& filename, const Options& options,
+                 DiagnosticSink& diags);
+
+}  // namespace k100::as

@@ -1,0 +1,804 @@
+// The assembler driver: statements, labels, symbols, directives, two passes.
+#include "k100/asm/assembler.h"
+
+#include <cstring>
+#include <optional>
+#include <unordered_map>
+
+#include "expression.h"
+#include "instruction_parser.h"
+#include "k100/base/closest_match.h"
+#include "lexer.h"
+
+namespace k100::as {
+
+const Section* Program::section(std::string_view name) const {
+  for (const auto& s : sections)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+Section* Program::section(std::string_view name) {
+  for (auto& s : sections)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+const Symbol* Program::symbol(std::string_view name) const {
+  for (const auto& s : symbols)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+namespace {
+
+constexpr uint32_t kSNop = 0xbf800000u;
+
+const char* const kDirectives[] = {
+    ".text", ".data", ".rodata", ".section", ".globl", ".global", ".p2align", ".align", ".balign",
+    ".byte", ".short", ".hword", ".2byte", ".value", ".long", ".int", ".4byte", ".quad", ".8byte",
+    ".size", ".type", ".amdgcn_target", ".set", ".equ", ".ident", ".file", ".weak", ".local",
+    ".hidden", ".protected", ".end", ".zero", ".skip", ".space", ".ascii", ".asciz", ".string",
+    ".amdhsa_kernel", ".end_amdhsa_kernel", ".amdgpu_metadata", ".end_amdgpu_metadata",
+    ".amdhsa_code_object_version", ".addrsig", ".addrsig_sym", ".k100_arg", ".k100_hidden_args",
+    ".amd_amdgpu_isa", ".amdgpu_hsa_kernel", ".loc", ".cfi_sections", ".cfi_startproc",
+    ".cfi_endproc", ".previous"};
+
+struct PendingInst {
+  std::string section;
+  uint64_t offset;
+  ParsedInstruction parsed;
+  size_t listing_index;
+  SourceLoc loc;
+  std::string line;
+};
+
+struct PendingData {
+  std::string section;
+  uint64_t offset;
+  int size;
+  std::vector<Token> expr;
+  SourceLoc loc;
+  std::string line;
+};
+
+struct SetSymbol {
+  std::vector<Token> expr;
+  std::string section;  // where '.' referred to
+  uint64_t dot = 0;
+  SourceLoc loc;
+  std::string line;
+};
+
+class Assembler {
+ public:
+  Assembler(std::string_view source, const std::string& filename, const Options& opts, DiagnosticSink& diags)
+      : src_(source), file_(filename), opts_(opts), diags_(diags),
+        parser_(opts.target, [this](const std::string& n) { return lookup(n); }) {}
+
+ private:
+  std::string_view src_;
+  std::string file_;
+  Options opts_;
+  DiagnosticSink& diags_;
+  InstructionParser parser_;
+  Program prog_;
+  std::vector<std::string> lines_;  // comments removed
+  std::vector<std::string> raw_lines_;
+  std::string cur_section_;
+  std::unordered_map<std::string, size_t> sym_index_;
+  std::unordered_map<std::string, SetSymbol> deferred_sets_;
+  std::vector<PendingInst> pending_;
+  std::vector<PendingData> pending_data_;
+  bool in_kernel_ = false, in_metadata_ = false;
+  SourceLoc kernel_start_, metadata_start_;
+  bool pass2_ = false;
+  int set_depth_ = 0;
+
+  // ---------------------------------------------------------- helpers
+
+  SourceLoc loc(size_t line, uint32_t col) const { return {file_, uint32_t(line + 1), col ? col : 1}; }
+
+  void error(const SourceLoc& l, const std::string& msg) {
+    std::string text = l.line && l.line <= raw_lines_.size() ? raw_lines_[l.line - 1] : std::string();
+    diags_.error(l, msg, text);
+  }
+  void warning(const SourceLoc& l, const std::string& msg) {
+    std::string text = l.line && l.line <= raw_lines_.size() ? raw_lines_[l.line - 1] : std::string();
+    diags_.warning(l, msg, text);
+  }
+
+  Section& sec() { return *prog_.section(cur_section_); }
+
+  void switch_section(const std::string& name) {
+    if (!prog_.section(name)) prog_.sections.push_back(Section{name, {}, 1});
+    cur_section_ = name;
+  }
+
+  Symbol& symbol(const std::string& name) {
+    auto it = sym_index_.find(name);
+    if (it != sym_index_.end()) return prog_.symbols[it->second];
+    sym_index_[name] = prog_.symbols.size();
+    prog_.symbols.push_back(Symbol{name});
+    return prog_.symbols.back();
+  }
+  bool defined(const std::string& name) const {
+    auto it = sym_index_.find(name);
+    if (it == sym_index_.end()) return false;
+    const Symbol& s = prog_.symbols[it->second];
+    return s.is_label || s.loc.line != 0;
+  }
+
+  std::optional<ExprValue> lookup(const std::string& name) {
+    if (name == ".") return ExprValue{int64_t(sec().bytes.size()), cur_section_};
+    auto it = sym_index_.find(name);
+    if (it != sym_index_.end()) {
+      const Symbol& s = prog_.symbols[it->second];
+      if (s.is_label) return ExprValue{s.value, s.section};
+      if (s.loc.line != 0) return ExprValue{s.value, s.section};
+    }
+    // a .set whose expression could not be evaluated when it was seen
+    auto d = deferred_sets_.find(name);
+    if (d != deferred_sets_.end() && set_depth_ < 64) {
+      ++set_depth_;
+      size_t pos = 0;
+      auto r = parse_expression(d->second.expr, pos, [this](const std::string& n) { return lookup(n); });
+      --set_depth_;
+      if (r.value) return r.value;
+    }
+    return std::nullopt;
+  }
+
+  // ---------------------------------------------------------- lines
+
+  // Source lines, and the same lines with comments blanked out (columns kept).
+  void split_lines() {
+    size_t start = 0;
+    while (start <= src_.size()) {
+      size_t end = src_.find('\n', start);
+      if (end == std::string_view::npos) end = src_.size();
+      std::string_view l = src_.substr(start, end - start);
+      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+      raw_lines_.emplace_back(l);
+      if (end == src_.size()) break;
+      start = end + 1;
+    }
+    bool in_block = false;
+    for (const auto& raw : raw_lines_) {
+      std::string cur(raw.size(), ' ');
+      for (size_t i = 0; i < raw.size(); ++i) {
+        char c = raw[i];
+        if (in_block) {
+          if (c == '*' && i + 1 < raw.size() && raw[i + 1] == '/') {
+            in_block = false;
+            ++i;
+          }
+          continue;
+        }
+        if (c == '"') {
+          cur[i] = c;
+          for (++i; i < raw.size(); ++i) {
+            cur[i] = raw[i];
+            if (raw[i] == '\\' && i + 1 < raw.size()) {
+              cur[i + 1] = raw[i + 1];
+              ++i;
+              continue;
+            }
+            if (raw[i] == '"') break;
+          }
+          continue;
+        }
+        if (c == ';' || (c == '/' && i + 1 < raw.size() && raw[i + 1] == '/')) break;
+        if (c == '#' && raw.find_first_not_of(" \t") == i) break;  // '#' comment lines
+        if (c == '/' && i + 1 < raw.size() && raw[i + 1] == '*') {
+          in_block = true;
+          ++i;
+          continue;
+        }
+        cur[i] = c;
+      }
+      lines_.push_back(cur);
+    }
+  }
+
+  // ---------------------------------------------------------- statements
+
+  void statement(size_t li) {
+    const std::string& text = lines_[li];
+    if (in_metadata_) {
+      std::string_view t = text;
+      size_t a = t.find_first_not_of(" \t\r");
+      if (a != std::string::npos && t.substr(a).rfind(".end_amdgpu_metadata", 0) == 0) {
+        in_metadata_ = false;
+        return;
+      }
+      prog_.metadata_yaml += raw_lines_[li] + "\n";
+      return;
+    }
+    std::vector<Token> toks = lex_line(text);
+    for (const auto& t : toks)
+      if (t.kind == Tok::Error) {
+        error(loc(li, t.col), "invalid token '" + std::string(t.text) + "'");
+        return;
+      }
+    size_t p = 0;
+    // labels (possibly several) at the start
+    while (toks[p].kind == Tok::Identifier && toks[p + 1].kind == Tok::Colon) {
+      define_label(std::string(toks[p].text), loc(li, toks[p].col));
+      p += 2;
+    }
+    if (toks[p].kind == Tok::End) return;
+    std::vector<Token> st(toks.begin() + long(p), toks.end());
+    if (st[0].kind != Tok::Identifier) {
+      error(loc(li, st[0].col), "unexpected token at start of statement");
+      return;
+    }
+    if (st[1].kind == Tok::Equal) {
+      assignment(li, std::string(st[0].text), st, 2);
+      return;
+    }
+    std::string head(st[0].text);
+    if (head[0] == '.') {
+      directive(li, head, st);
+      return;
+    }
+    if (in_kernel_) {
+      error(loc(li, st[0].col), "instructions are not allowed inside .amdhsa_kernel");
+      return;
+    }
+    instruction(li, st);
+  }
+
+  void define_label(const std::string& name, const SourceLoc& l) {
+    if (in_kernel_) {
+      error(l, "labels are not allowed inside .amdhsa_kernel");
+      return;
+    }
+    Symbol& s = symbol(name);
+    if (s.is_label || s.loc.line) {
+      error(l, "invalid symbol redefinition: '" + name + "' (first defined at line " + std::to_string(s.loc.line) + ")");
+      return;
+    }
+    s.is_label = true;
+    s.section = cur_section_;
+    s.value = int64_t(sec().bytes.size());
+    s.loc = l;
+    ListingLine ll;
+    ll.kind = ListingLine::Kind::Label;
+    ll.text = name;
+    ll.section = cur_section_;
+    ll.offset = uint64_t(s.value);
+    prog_.listing.push_back(ll);
+  }
+
+  void instruction(size_t li, const std::vector<Token>& st) {
+    ParsedInstruction pi;
+    ParseError err;
+    if (!parser_.parse(st, pi, err)) {
+      error(loc(li, err.col), err.message);
+      return;
+    }
+    std::vector<uint8_t> bytes;
+    try {
+      isa::encode(pi.inst, bytes, opts_.target);
+    } catch (const std::exception& e) {
+      error(loc(li, st[0].col), e.what());
+      return;
+    }
+    uint64_t off = sec().bytes.size();
+    if (off % 4) warning(loc(li, st[0].col), "instruction is not 4-byte aligned");
+    sec().bytes.insert(sec().bytes.end(), bytes.begin(), bytes.end());
+    ListingLine ll;
+    ll.kind = ListingLine::Kind::Instruction;
+    ll.bytes = bytes;
+    ll.section = cur_section_;
+    ll.offset = off;
+    prog_.listing.push_back(ll);
+    PendingInst p{cur_section_, off, std::move(pi), prog_.listing.size() - 1, loc(li, st[0].col), lines_[li]};
+    pending_.push_back(std::move(p));
+  }
+
+  // ---------------------------------------------------------- pass 2
+
+  void pass2() {
+    pass2_ = true;
+    for (auto& p : pending_) {
+      auto& inst = p.parsed.inst;
+      std::vector<std::string> override_text(isa::kMaxOperands);
+      bool ok = true;
+      for (const auto& f : p.parsed.fixups) {
+        SourceLoc l = p.loc;
+        l.col = f.col;
+        size_t pos = 0;
+        auto r = parse_expression(f.expr, pos, [this](const std::string& n) { return lookup(n); });
+        override_text[size_t(f.operand)] = f.text;
+        if (!r.error.empty()) {
+          error(l, r.error);
+          ok = false;
+          continue;
+        }
+        if (!r.value) {
+          error(l, "undefined symbol '" + (r.undefined.empty() ? f.text : r.undefined[0]) + "'");
+          ok = false;
+          continue;
+        }
+        isa::Operand& o = inst.ops[size_t(f.operand)];
+        if (f.kind == InstFixup::Kind::Branch) {
+          if (r.value->absolute() || r.value->section != p.section) {
+            error(l, "branch target must be a label in the same section");
+            ok = false;
+            continue;
+          }
+          int64_t delta = r.value->value - int64_t(p.offset + 4);
+          if (delta % 4) {
+            error(l, "branch target is not 4-byte aligned");
+            ok = false;
+            continue;
+          }
+          delta /= 4;
+          if (delta < -32768 || delta > 32767) {
+            error(l, "branch offset out of range (" + std::to_string(delta) + " dwords)");
+            ok = false;
+            continue;
+          }
+          o.value = uint32_t(int32_t(delta));
+        } else {
+          if (!r.value->absolute()) {
+            error(l, "expected an absolute expression (no relocations in this assembler)");
+            ok = false;
+            continue;
+          }
+          int64_t v = r.value->value;
+          if (v < -2147483648LL || v > 4294967295LL) {
+            error(l, "value does not fit in 32 bits");
+            ok = false;
+            continue;
+          }
+          o.value = uint32_t(v);
+          if (f.kind == InstFixup::Kind::Immediate && inst.specs()[size_t(f.operand)].type == isa::OpType::Uimm16) {
+            if (v < -32768 || v > 65535) {
+              error(l, "invalid immediate: only 16-bit values are legal");
+              ok = false;
+              continue;
+            }
+            o.value = uint32_t(v) & 0xffff;
+          }
+        }
+      }
+      ListingLine& ll = prog_.listing[p.listing_index];
+      isa::PrintOptions po;
+      po.operand_text = override_text.data();
+      ll.text = isa::print(inst, po);
+      if (!ok) continue;
+      std::vector<uint8_t> bytes;
+      try {
+        isa::encode(inst, bytes, opts_.target);
+      } catch (const std::exception& e) {
+        error(p.loc, e.what());
+        continue;
+      }
+      Section* s = prog_.section(p.section);
+      std::memcpy(s->bytes.data() + p.offset, bytes.data(), bytes.size());
+      ll.bytes = bytes;
+      ll.fixup_byte.assign(bytes.size(), false);
+      for (const auto& f : p.parsed.fixups) {
+        if (f.kind == InstFixup::Kind::Branch) {
+          ll.fixup_byte[0] = ll.fixup_byte[1] = true;
+          ll.fixup_note = "fixup A - offset: 0, value: " + f.text + ", kind: fixup_si_sopp_br";
+        } else {
+          size_t lit = bytes.size() - 4;
+          for (size_t k = lit; k < bytes.size(); ++k) ll.fixup_byte[k] = true;
+          ll.fixup_note = "fixup A - offset: " + std::to_string(lit) + ", value: " + f.text + ", kind: FK_Data_4";
+        }
+      }
+    }
+    for (auto& d : pending_data_) {
+      size_t pos = 0;
+      auto r = parse_expression(d.expr, pos, [this](const std::string& n) { return lookup(n); });
+      if (!r.error.empty() || !r.value) {
+        error(d.loc, r.error.empty() ? "undefined symbol '" + (r.undefined.empty() ? std::string("?") : r.undefined[0]) + "'" : r.error);
+        continue;
+      }
+      if (!r.value->absolute()) {
+        error(d.loc, "expected an absolute expression (no relocations in this assembler)");
+        continue;
+      }
+      Section* s = prog_.section(d.section);
+      write_int(s->bytes, d.offset, d.size, r.value->value, d.loc);
+    }
+  }
+
+  void finish_symbols() {
+    // .set symbols defined late get their final value
+    for (auto& [name, set] : deferred_sets_) {
+      size_t pos = 0;
+      auto r = parse_expression(set.expr, pos, [this](const std::string& n) { return lookup(n); });
+      if (!r.value) {
+        error(set.loc, "cannot evaluate '" + name + "': " + (r.error.empty() ? "undefined symbol '" + (r.undefined.empty() ? std::string("?") : r.undefined[0]) + "'" : r.error));
+        continue;
+      }
+      Symbol& s = symbol(name);
+      s.value = r.value->value;
+      s.section = r.value->section;
+      s.loc = set.loc;
+    }
+    for (auto& s : prog_.symbols) {
+      if (!s.is_label && s.loc.line == 0 && s.global)
+        error(s.loc.line ? s.loc : SourceLoc{file_, 0, 0}, "undefined global symbol '" + s.name + "'");
+    }
+  }
+
+  void write_int(std::vector<uint8_t>& out, uint64_t off, int size, int64_t v, const SourceLoc& l) {
+    if (size < 8) {
+      int64_t lo = -(int64_t(1) << (8 * size - 1)), hi = (int64_t(1) << (8 * size)) - 1;
+      if (v < lo || v > hi) warning(l, "value " + std::to_string(v) + " truncated to " + std::to_string(size) + " bytes");
+    }
+    for (int i = 0; i < size; ++i) out[off + size_t(i)] = uint8_t(uint64_t(v) >> (8 * i));
+  }
+
+  // ---------------------------------------------------------- directives
+
+  std::optional<int64_t> abs_expr(size_t li, const std::vector<Token>& st, size_t& p, const char* what) {
+    uint32_t col = st[p].col;
+    auto r = parse_expression(st, p, [this](const std::string& n) { return lookup(n); });
+    if (!r.error.empty()) {
+      error(loc(li, r.error_col), r.error);
+      return std::nullopt;
+    }
+    if (!r.value) {
+      error(loc(li, col), std::string("expected an absolute expression for ") + what + " (undefined symbol '" +
+                              (r.undefined.empty() ? std::string("?") : r.undefined[0]) + "')");
+      return std::nullopt;
+    }
+    if (!r.value->absolute()) {
+      error(loc(li, col), std::string("expected an absolute expression for ") + what);
+      return std::nullopt;
+    }
+    return r.value->value;
+  }
+
+  bool expect_end(size_t li, const std::vector<Token>& st, size_t p) {
+    if (st[p].kind != Tok::End) {
+      error(loc(li, st[p].col), "unexpected '" + std::string(st[p].text) + "' at end of directive");
+      return false;
+    }
+    return true;
+  }
+
+  std::string name_arg(size_t li, const std::vector<Token>& st, size_t& p, const char* what) {
+    if (st[p].kind == Tok::Identifier) return std::string(st[p++].text);
+    if (st[p].kind == Tok::String) return st[p++].str;
+    error(loc(li, st[p].col), std::string("expected ") + what);
+    return {};
+  }
+
+  void assignment(size_t li, const std::string& name, const std::vector<Token>& st, size_t p) {
+    size_t start = p;
+    auto r = parse_expression(st, p, [this](const std::string& n) { return lookup(n); });
+    if (!r.error.empty()) {
+      error(loc(li, r.error_col), r.error);
+      return;
+    }
+    if (!expect_end(li, st, p)) return;
+    Symbol& s = symbol(name);
+    if (s.is_label) {
+      error(loc(li, st[0].col), "invalid symbol redefinition: '" + name + "' is a label");
+      return;
+    }
+    if (r.value) {
+      s.value = r.value->value;
+      s.section = r.value->section;
+      s.loc = loc(li, st[0].col);
+      deferred_sets_.erase(name);
+      return;
+    }
+    // refers to something not yet defined: evaluate when used / at the end
+    SetSymbol d;
+    d.expr.assign(st.begin() + long(start), st.begin() + long(p));
+    Token end;
+    end.kind = Tok::End;
+    d.expr.push_back(end);
+    d.loc = loc(li, st[0].col);
+    deferred_sets_[name] = d;
+  }
+
+  void align_to(uint64_t align, std::optional<int64_t> fill, uint64_t max_skip) {
+    auto& b = sec().bytes;
+    sec().alignment = std::max<uint32_t>(sec().alignment, uint32_t(align));
+    uint64_t pad = (align - b.size() % align) % align;
+    if (max_skip && pad > max_skip) return;
+    bool code = cur_section_ == ".text" && !fill;
+    while (pad) {
+      if (code && pad % 4 == 0 && b.size() % 4 == 0) {
+        for (int i = 0; i < 4; ++i) b.push_back(uint8_t(kSNop >> (8 * i)));
+        pad -= 4;
+      } else {
+        b.push_back(uint8_t(fill.value_or(0)));
+        --pad;
+      }
+    }
+  }
+
+  void data(size_t li, const std::vector<Token>& st, size_t p, int size) {
+    while (st[p].kind != Tok::End) {
+      uint32_t col = st[p].col;
+      size_t start = p;
+      auto r = parse_expression(st, p, [this](const std::string& n) { return lookup(n); });
+      if (!r.error.empty()) {
+        error(loc(li, r.error_col), r.error);
+        return;
+      }
+      uint64_t off = sec().bytes.size();
+      sec().bytes.resize(off + size_t(size));
+      if (r.value && r.value->absolute()) {
+        write_int(sec().bytes, off, size, r.value->value, loc(li, col));
+      } else {
+        PendingData d{cur_section_, off, size, {}, loc(li, col), lines_[li]};
+        d.expr.assign(st.begin() + long(start), st.begin() + long(p));
+        Token end;
+        end.kind = Tok::End;
+        d.expr.push_back(end);
+        pending_data_.push_back(std::move(d));
+      }
+      if (st[p].kind == Tok::Comma) ++p;
+      else if (st[p].kind != Tok::End) {
+        error(loc(li, st[p].col), "expected ',' between values");
+        return;
+      }
+    }
+  }
+
+  void directive(size_t li, const std::string& d, const std::vector<Token>& st) {
+    size_t p = 1;
+    SourceLoc here = loc(li, st[0].col);
+    if (in_kernel_ && d != ".end_amdhsa_kernel") {
+      kernel_directive(li, d, st);
+      return;
+    }
+    if (d == ".text" || d == ".data" || d == ".rodata") {
+      switch_section(d);
+      expect_end(li, st, p);
+    } else if (d == ".section") {
+      std::string name = name_arg(li, st, p, "a section name");
+      if (name.empty()) return;
+      while (st[p].kind != Tok::End) ++p;  // flags and types are accepted and ignored
+      switch_section(name);
+    } else if (d == ".previous") {
+      switch_section(".text");
+    } else if (d == ".globl" || d == ".global" || d == ".weak" || d == ".local" || d == ".hidden" ||
+               d == ".protected") {
+      while (st[p].kind != Tok::End) {
+        std::string name = name_arg(li, st, p, "a symbol name");
+        if (name.empty()) return;
+        Symbol& s = symbol(name);
+        if (d == ".globl" || d == ".global" || d == ".weak") s.global = true;
+        if (d == ".local") s.global = false;
+        if (d == ".hidden") s.visibility = "hidden";
+        if (d == ".protected") s.visibility = "protected";
+        if (!s.loc.line && !s.is_label) s.loc = SourceLoc{};
+        if (st[p].kind == Tok::Comma) ++p;
+      }
+    } else if (d == ".p2align" || d == ".align" || d == ".balign") {
+      auto v = abs_expr(li, st, p, "the alignment");
+      if (!v) return;
+      std::optional<int64_t> fill;
+      int64_t max_skip = 0;
+      if (st[p].kind == Tok::Comma) {
+        ++p;
+        if (st[p].kind != Tok::Comma) {
+          auto f = abs_expr(li, st, p, "the fill value");
+          if (!f) return;
+          fill = *f;
+        }
+        if (st[p].kind == Tok::Comma) {
+          ++p;
+          auto m = abs_expr(li, st, p, "the maximum skip");
+          if (!m) return;
+          max_skip = *m;
+        }
+      }
+      if (!expect_end(li, st, p)) return;
+      uint64_t align;
+      if (d == ".p2align") {
+        if (*v < 0 || *v > 16) return error(here, "invalid alignment value");
+        align = uint64_t(1) << *v;
+      } else {
+        if (*v <= 0 || (*v & (*v - 1))) return error(here, "alignment must be a power of 2");
+        align = uint64_t(*v);
+      }
+      align_to(align, fill, uint64_t(max_skip));
+    } else if (d == ".byte") {
+      data(li, st, p, 1);
+    } else if (d == ".short" || d == ".hword" || d == ".2byte" || d == ".value") {
+      data(li, st, p, 2);
+    } else if (d == ".long" || d == ".int" || d == ".4byte") {
+      data(li, st, p, 4);
+    } else if (d == ".quad" || d == ".8byte") {
+      data(li, st, p, 8);
+    } else if (d == ".zero" || d == ".skip" || d == ".space") {
+      auto n = abs_expr(li, st, p, "the size");
+      if (!n) return;
+      int64_t fill = 0;
+      if (st[p].kind == Tok::Comma) {
+        ++p;
+        auto f = abs_expr(li, st, p, "the fill value");
+        if (!f) return;
+        fill = *f;
+      }
+      if (!expect_end(li, st, p)) return;
+      if (*n < 0 || *n > (int64_t(1) << 30)) return error(here, "invalid size");
+      sec().bytes.insert(sec().bytes.end(), size_t(*n), uint8_t(fill));
+    } else if (d == ".ascii" || d == ".asciz" || d == ".string") {
+      while (st[p].kind == Tok::String) {
+        sec().bytes.insert(sec().bytes.end(), st[p].str.begin(), st[p].str.end());
+        if (d != ".ascii") sec().bytes.push_back(0);
+        ++p;
+        if (st[p].kind == Tok::Comma) ++p;
+      }
+      expect_end(li, st, p);
+    } else if (d == ".set" || d == ".equ") {
+      if (st[p].kind != Tok::Identifier) return error(loc(li, st[p].col), "expected a symbol name");
+      std::string name(st[p].text);
+      ++p;
+      if (st[p].kind != Tok::Comma) return error(loc(li, st[p].col), "expected ','");
+      ++p;
+      std::vector<Token> copy(st);
+      assignment(li, name, copy, p);
+    } else if (d == ".size") {
+      std::string name = name_arg(li, st, p, "a symbol name");
+      if (name.empty()) return;
+      if (st[p].kind != Tok::Comma) return error(loc(li, st[p].col), "expected ','");
+      ++p;
+      auto r = parse_expression(st, p, [this](const std::string& n) { return lookup(n); });
+      if (!r.error.empty()) return error(loc(li, r.error_col), r.error);
+      if (!expect_end(li, st, p)) return;
+      Symbol& s = symbol(name);
+      if (r.value && r.value->absolute()) s.size = r.value->value;
+      else if (r.value) return error(here, ".size expression must be absolute");
+      else {
+        // forward reference (e.g. .Lfunc_end0 - foo written before .Lfunc_end0): defer
+        PendingSize ps{name, std::vector<Token>(st.begin() + 3, st.begin() + long(p)), here};
+        Token end;
+        end.kind = Tok::End;
+        ps.expr.push_back(end);
+        pending_sizes_.push_back(ps);
+      }
+    } else if (d == ".type") {
+      std::string name = name_arg(li, st, p, "a symbol name");
+      if (name.empty()) return;
+      if (st[p].kind == Tok::Comma) ++p;
+      std::string type;
+      if (st[p].kind == Tok::Identifier) type = std::string(st[p].text);
+      else if (st[p].kind == Tok::String) type = st[p].str;
+      else if (st[p].kind == Tok::Percent || st[p].kind == Tok::Error) type = std::string(st[p + 1].text);
+      if (!type.empty() && type[0] == '@') type = type.substr(1);
+      if (type != "function" && type != "object" && type != "notype" && type != "STT_FUNC" &&
+          type != "STT_OBJECT" && type != "gnu_indirect_function")
+        return error(loc(li, st[p].col), "unsupported symbol type '" + type + "' (expected @function or @object)");
+      symbol(name).type = (type == "STT_FUNC") ? "function" : (type == "STT_OBJECT") ? "object" : type;
+    } else if (d == ".amdgcn_target") {
+      if (st[p].kind != Tok::String) return error(loc(li, st[p].col), "expected a quoted target id");
+      prog_.amdgcn_target = st[p].str;
+      ++p;
+      expect_end(li, st, p);
+    } else if (d == ".amdhsa_code_object_version") {
+      auto v = abs_expr(li, st, p, "the version");
+      if (!v) return;
+      if (*v < 2 || *v > 5) return error(here, "unsupported code object version " + std::to_string(*v));
+      prog_.code_object_version = int(*v);
+    } else if (d == ".amdhsa_kernel") {
+      std::string name = name_arg(li, st, p, "a kernel name");
+      if (name.empty()) return;
+      expect_end(li, st, p);
+      KernelDirectives k;
+      k.name = name;
+      k.loc = here;
+      prog_.kernels.push_back(k);
+      in_kernel_ = true;
+      kernel_start_ = here;
+    } else if (d == ".end_amdhsa_kernel") {
+      if (!in_kernel_) return error(here, ".end_amdhsa_kernel without .amdhsa_kernel");
+      in_kernel_ = false;
+    } else if (d == ".amdgpu_metadata") {
+      if (!prog_.metadata_yaml.empty()) return error(here, "only one .amdgpu_metadata block is allowed");
+      in_metadata_ = true;
+      metadata_start_ = here;
+      prog_.metadata_loc = here;
+    } else if (d == ".end_amdgpu_metadata") {
+      error(here, ".end_amdgpu_metadata without .amdgpu_metadata");
+    } else if (d == ".ident" || d == ".file" || d == ".end" || d == ".addrsig" || d == ".addrsig_sym" ||
+               d == ".loc" || d == ".cfi_sections" || d == ".cfi_startproc" || d == ".cfi_endproc" ||
+               d == ".amd_amdgpu_isa" || d == ".amdgpu_hsa_kernel") {
+      // accepted for compatibility with compiler output; no effect here
+    } else if (d == ".k100_arg" || d == ".k100_hidden_args") {
+      error(here, std::string(d) + " is only allowed inside .amdhsa_kernel");
+    } else {
+      std::vector<std::string> names(std::begin(kDirectives), std::end(kDirectives));
+      std::string near = closest_match(d, names);
+      error(here, "unknown directive '" + d + "'" + (near.empty() ? "" : ", did you mean '" + near + "'?"));
+    }
+  }
+
+  void kernel_directive(size_t li, const std::string& d, const std::vector<Token>& st) {
+    KernelDirectives& k = prog_.kernels.back();
+    size_t p = 1;
+    SourceLoc here = loc(li, st[0].col);
+    if (d == ".k100_arg") {
+      // .k100_arg NAME, KIND, TYPE[, ACCESS]
+      KernelDirectives::Arg a;
+      a.loc = here;
+      std::vector<std::string> parts;
+      while (st[p].kind != Tok::End) {
+        std::string part;
+        while (st[p].kind != Tok::Comma && st[p].kind != Tok::End) {
+          part += std::string(st[p].text);
+          ++p;
+        }
+        parts.push_back(part);
+        if (st[p].kind == Tok::Comma) ++p;
+      }
+      if (parts.size() < 3 || parts.size() > 4)
+        return error(here, ".k100_arg expects NAME, KIND, TYPE[, ACCESS] (e.g. .k100_arg x, global_buffer, f32*, read_only)");
+      a.name = parts[0];
+      a.value_kind = parts[1];
+      a.type_name = parts[2];
+      if (parts.size() == 4) a.access = parts[3];
+      k.args.push_back(a);
+      return;
+    }
+    if (d == ".k100_hidden_args") {
+      if (st[p].kind != Tok::Identifier) return error(loc(li, st[p].col), "expected none, full or compact");
+      k.hidden_layout = std::string(st[p].text);
+      if (k.hidden_layout != "none" && k.hidden_layout != "full" && k.hidden_layout != "compact")
+        return error(loc(li, st[p].col), "expected none, full or compact");
+      return;
+    }
+    if (d.rfind(".amdhsa_", 0) != 0)
+      return error(here, "unexpected directive '" + d + "' inside .amdhsa_kernel (expected .amdhsa_* settings)");
+    auto v = abs_expr(li, st, p, d.c_str());
+    if (!v) return;
+    if (!expect_end(li, st, p)) return;
+    k.settings.emplace_back(d, *v);
+    k.setting_locs.push_back(here);
+  }
+
+  struct PendingSize {
+    std::string name;
+    std::vector<Token> expr;
+    SourceLoc loc;
+  };
+  std::vector<PendingSize> pending_sizes_;
+
+ public:
+  void resolve_sizes() {
+    for (auto& ps : pending_sizes_) {
+      size_t pos = 0;
+      auto r = parse_expression(ps.expr, pos, [this](const std::string& n) { return lookup(n); });
+      if (!r.value || !r.value->absolute()) {
+        error(ps.loc, ".size expression cannot be evaluated");
+        continue;
+      }
+      symbol(ps.name).size = r.value->value;
+    }
+  }
+  Program take() { return std::move(prog_); }
+  Program run_all() {
+    switch_section(".text");
+    split_lines();
+    for (size_t i = 0; i < lines_.size() && !diags_.limit_reached(); ++i) statement(i);
+    if (in_kernel_) error(kernel_start_, "missing .end_amdhsa_kernel");
+    if (in_metadata_) error(metadata_start_, "missing .end_amdgpu_metadata");
+    pass2();
+    finish_symbols();
+    resolve_sizes();
+    return std::move(prog_);
+  }
+};
+
+}  // namespace
+
+Program assemble(std::string_view source, const std::string& filename, const Options& options,
+                 DiagnosticSink& diags) {
+  Assembler a(source, filename, options, diags);
+  return a.run_all();
+}
+
+}  // namespace k100::as

@@ -3,9 +3,10 @@
 // Every row of the ISA table (k100::isa::instructions()) either has a
 // semantic function here or is listed as unsupported with a reason. The
 // vector ALU semantics (VOP1/VOP2/VOPC/VOP3/VOP3P with their SDWA and DPP
-// forms) work on a WaveState alone; scalar ALU, branches, scalar and vector
-// memory, LDS and messages need the core's ExecContext (memory, LDS,
-// workgroup barrier), declared by the core in emu/exec_context.h.
+// forms) work on a WaveState alone and live in src/emu/valu/; scalar ALU,
+// branches, scalar and vector memory, LDS and messages need the dispatch
+// (memory, LDS, workgroup barrier) and are implemented by the core in
+// src/emu/ (not through this interface).
 #pragma once
 
 #include <string>
@@ -31,6 +32,26 @@ struct Unsupported {
   uint16_t id;
   std::string reason;
 };
+// The whole list: the core's rows (core_unsupported) and the VALU's.
 const std::vector<Unsupported>& unsupported_instructions();
+// The vector ALU's own list (defined with valu_semantics).
+const std::vector<Unsupported>& valu_unsupported();
+// The core's own list (scalar, memory, LDS rows).
+const std::vector<Unsupported>& core_unsupported();
+
+// True when the core (not the VALU) has semantics for row `id`.
+bool core_implements(uint16_t id);
+
+// Counts over the table, for the coverage report.
+struct SemanticsCoverage {
+  size_t rows = 0;
+  size_t implemented = 0;   // core + VALU
+  size_t core = 0;
+  size_t valu = 0;
+  size_t unsupported = 0;
+  std::vector<uint16_t> missing;  // neither implemented nor listed unsupported
+  std::vector<uint16_t> both;     // implemented and also listed unsupported
+};
+SemanticsCoverage semantics_coverage();
 
 }  // namespace k100::emu

@@ -37,7 +37,7 @@ struct WaveState {
   std::array<std::array<uint32_t, kWaveSize>, 256> vgpr{};
   bool scc = false;
   uint32_t mode = 0;
-  uint64_t pc = 0;  // byte offset into the code object's .text
+  uint64_t pc = 0;  // byte offset into the loaded code object image (.text lies within it)
   uint32_t trap_status = 0;
   // Aperture bases the dispatch sets up (read by src_shared_base/limit,
   // src_private_base/limit as 64-bit values: base in the high dword).

@@ -1,0 +1,268 @@
+// Internal model of the emulator core: decoded programs, waves, the per-thread
+// workgroup context, and the helpers every semantic function uses (scalar
+// operand access, fault raising, device memory access with profiling).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "k100/emu/device.h"
+#include "k100/emu/semantics.h"
+#include "k100/emu/wave.h"
+#include "k100/isa/codec.h"
+#include "memory.h"
+
+namespace k100::emu::detail {
+
+// ---------------------------------------------------------------- faults ---
+
+// Thrown inside a dispatch; the dispatcher adds kernel, PC, wave and allocation data.
+struct CoreFault {
+  FaultKind kind;
+  std::string message;
+  int lane = -1;
+  std::optional<uint64_t> address;
+  uint32_t size = 0;
+  bool write = false;
+  bool device_address = false;  // address is a device address: diagnose it against allocations
+};
+
+// Thrown when another thread has faulted: unwinds a workgroup quietly.
+struct StopSignal {};
+
+[[noreturn]] void raise(FaultKind kind, std::string message, int lane = -1);
+[[noreturn]] void raise_memory(uint64_t addr, uint32_t size, bool write, int lane);
+[[noreturn]] void raise_lds(uint64_t offset, uint32_t size, bool write, int lane, uint32_t lds_size);
+
+// --------------------------------------------------------------- program ---
+
+struct Exec;
+struct Wave;
+struct Op;
+
+enum class Step : uint8_t { Next, Jump, Barrier, End };
+using CoreFn = Step (*)(Exec&, Wave&, const Op&);
+
+constexpr int kFieldCount = int(isa::Field::saddr) + 1;
+
+// One decoded instruction of a program, cached by PC.
+struct Op {
+  isa::Inst inst;
+  ValuFn valu = nullptr;
+  CoreFn core = nullptr;
+  uint32_t pc = 0;
+  uint8_t size = 4;
+  InstClass cls = InstClass::Other;
+  bool valid = false;
+  int8_t field[kFieldCount];
+  uint32_t words[3] = {0, 0, 0};
+  // Instructions the ISA table lacks but clang emits (s_memtime, s_dcache_*):
+  // raw SMEM opcode + 1, and the text to print.
+  uint16_t raw_smem = 0;
+  std::string raw_text;
+
+  bool has(isa::Field f) const { return field[int(f)] >= 0; }
+  const isa::Operand& opnd(isa::Field f) const { return inst.ops[size_t(field[int(f)])]; }
+  std::string text() const;
+  std::string encoding_hex() const;
+};
+
+}  // namespace k100::emu::detail
+
+namespace k100::emu {
+
+struct Program::Impl {
+  CodeImage image;
+  uint64_t base = 0;  // device address of the image
+  uint64_t code_begin = 0, code_end = 0;
+  std::unique_ptr<detail::Op[]> ops;  // one slot per code dword
+  std::unique_ptr<std::atomic<uint8_t>[]> ready;
+  mutable std::mutex decode_mutex;
+  unsigned vgprs_referenced = 0;  // VGPRs the code names (256 when it indexes indirectly)
+
+  // The decoded instruction at image offset `pc` (decoded on first use).
+  const detail::Op& fetch(uint64_t pc) const;
+  void decode_at(uint64_t pc) const;  // requires decode_mutex
+};
+
+}  // namespace k100::emu
+
+namespace k100::emu::detail {
+
+// ------------------------------------------------------------------ wave ---
+
+constexpr uint32_t kModeGprIdxEn = 1u << 27;
+constexpr uint32_t kModeVskip = 1u << 28;
+
+struct Wave {
+  WaveState s;
+  uint32_t index = 0;
+  uint32_t lanes = 64;
+  bool done = false;
+  uint64_t scratch_base = 0;  // device address of lane 0 offset 0 of this wave's private memory
+  uint64_t scratch_size = 0;
+  bool trace = false;
+  uint64_t trace_lanes = 0;
+  uint64_t retired = 0;  // instructions retired (s_memtime reads it)
+};
+
+// ------------------------------------------------------------- dispatch ---
+
+struct DispatchShared {
+  DeviceMemory* mem = nullptr;
+  const Program::Impl* prog = nullptr;
+  const KernelSpec* kernel = nullptr;
+  LaunchConfig launch;
+  Dim3 groups;
+  uint32_t lds_size = 0;
+  uint64_t kernarg_address = 0, packet_address = 0, queue_address = 0, dispatch_id = 0;
+  uint32_t private_size = 0;  // per work-item, dword aligned
+  uint32_t max_waves = 1;     // waves of a full workgroup
+  uint32_t mode = 0;          // initial MODE
+  unsigned vgprs_to_clear = 256;
+  bool detailed = false;
+  const TraceOptions* trace = nullptr;
+  std::atomic<uint64_t> budget{0};
+  std::atomic<bool> stop{false};
+  std::mutex fault_mutex;
+  std::optional<Fault> fault;
+  std::mutex lines_mutex;
+  std::unordered_set<uint64_t> lines;  // distinct 64-byte lines (detailed profiling)
+};
+
+// Per host thread: runs one workgroup at a time.
+struct Exec {
+  DispatchShared& d;
+  DeviceMemory& mem;
+  MemCache cache;
+  std::vector<uint8_t> lds;
+  uint32_t lds_size = 0;
+  std::array<uint32_t, 3> wg{};
+  uint64_t wg_flat = 0;
+  std::array<uint32_t, 3> wg_size{};  // actual (partial) size of this workgroup
+  std::vector<std::unique_ptr<Wave>> waves;
+  uint32_t nwaves = 0;
+  std::vector<uint64_t> scratch_slots;  // per wave slot
+  Profile prof;
+  std::unordered_set<uint64_t> lines;
+  uint64_t budget_local = 0;
+
+  Exec(DispatchShared& shared) : d(shared), mem(*shared.mem) {}
+
+  // Device memory access for lane `lane` (for fault reports); throws CoreFault.
+  uint8_t* dev(uint64_t addr, uint32_t size, bool write, int lane) {
+    uint8_t* p = translate(mem, cache, addr, size, write);
+    if (!p) raise_memory(addr, size, write, lane);
+    if (write) prof.bytes_written += size;
+    else prof.bytes_read += size;
+    return p;
+  }
+  uint8_t* lds_ptr(uint64_t offset, uint32_t size, bool write, int lane) {
+    if (offset + size > lds_size) raise_lds(offset, size, write, lane, lds_size);
+    return lds.data() + offset;
+  }
+};
+
+// -------------------------------------------------------- operand access ---
+
+inline uint32_t special_source(const Wave& w, uint16_t c) {
+  switch (c) {
+    case isa::code::kSharedBase: return uint32_t(w.s.shared_base);
+    case isa::code::kSharedLimit: return uint32_t(w.s.shared_limit);
+    case isa::code::kPrivateBase: return uint32_t(w.s.private_base);
+    case isa::code::kPrivateLimit: return uint32_t(w.s.private_limit);
+    case isa::code::kPopsExitingWaveId: return 0;
+    case isa::code::kVccz: return w.s.vcc() == 0;
+    case isa::code::kExecz: return w.s.exec() == 0;
+    case isa::code::kScc: return w.s.scc;
+    default: return 0;
+  }
+}
+
+// A 32-bit scalar source (SGPR, special register, inline constant, literal).
+inline uint32_t sread(const Wave& w, const isa::Operand& o) {
+  uint16_t c = o.code;
+  if (c < 128) return w.s.sgpr[c];
+  if (c <= isa::code::kIntPosLast) return uint32_t(c - isa::code::kZero);
+  if (c <= isa::code::kIntNegLast) return uint32_t(-int32_t(c - isa::code::kIntPosLast));
+  if (c == isa::code::kLiteral) return o.value;
+  if (c >= isa::code::kFloatFirst && c <= isa::code::kInvTwoPi) return isa::inline_float_bits32(c);
+  return special_source(w, c);
+}
+
+// A 64-bit scalar source. A 32-bit literal is zero-extended, or sign-extended
+// for signed operands (s_ashr_i64, s_bfe_i64, s_flbit_i32_i64).
+inline uint64_t sread64(const Wave& w, const isa::Operand& o, bool signed_literal = false) {
+  uint16_t c = o.code;
+  if (c < 127) return uint64_t(w.s.sgpr[c]) | uint64_t(w.s.sgpr[c + 1]) << 32;
+  if (c <= isa::code::kIntNegLast && c >= isa::code::kZero)
+    return uint64_t(int64_t(isa::inline_int_value(c)));
+  if (c == isa::code::kLiteral) return signed_literal ? uint64_t(int64_t(int32_t(o.value))) : uint64_t(o.value);
+  if (c >= isa::code::kFloatFirst && c <= isa::code::kInvTwoPi) return isa::inline_float_bits64(c);
+  switch (c) {
+    case isa::code::kSharedBase: return w.s.shared_base;
+    case isa::code::kSharedLimit: return w.s.shared_limit;
+    case isa::code::kPrivateBase: return w.s.private_base;
+    case isa::code::kPrivateLimit: return w.s.private_limit;
+    default: return special_source(w, c);
+  }
+}
+
+inline void swrite(Wave& w, uint16_t code, uint32_t v) {
+  if (code < 128) w.s.sgpr[code] = v;
+}
+inline void swrite64(Wave& w, uint16_t code, uint64_t v) {
+  if (code < 127) {
+    w.s.sgpr[code] = uint32_t(v);
+    w.s.sgpr[code + 1] = uint32_t(v >> 32);
+  }
+}
+
+inline uint32_t& vreg(Wave& w, unsigned index, int lane) { return w.s.vgpr[index & 255][size_t(lane)]; }
+
+// Calls fn(lane) for every lane set in mask, lowest first.
+template <class F>
+inline void for_lanes(uint64_t mask, F&& fn) {
+  while (mask) {
+    int lane = __builtin_ctzll(mask);
+    mask &= mask - 1;
+    fn(lane);
+  }
+}
+
+// Records the 64-byte lines a vector memory instruction touched (detailed profiling).
+void record_lines(Exec& e, const uint64_t* addrs, const uint32_t* sizes, int n);
+
+// ------------------------------------------------------------ semantics ---
+
+// Core semantic function of a row, by id (null: not a core row or unsupported).
+const std::vector<CoreFn>& core_semantics();
+// Handler for raw SMEM opcodes missing from the table (0 if none).
+CoreFn raw_smem_semantics(uint16_t opcode);
+const char* raw_smem_name(uint16_t opcode);
+InstClass class_of(const isa::InstDesc& d);
+
+// Registration by family (each file defines one).
+struct CoreEntry {
+  const char* name;
+  CoreFn fn;
+};
+void register_salu(std::vector<CoreEntry>& out);
+void register_smem(std::vector<CoreEntry>& out);
+void register_vmem(std::vector<CoreEntry>& out);
+void register_ds(std::vector<CoreEntry>& out);
+
+// Runs one wave until it reaches a barrier or ends (or faults: throws).
+Step run_wave(Exec& e, Wave& w);
+// Runs workgroup `index` (x fastest) to completion; a fault is recorded in the
+// dispatch and stops it.
+void run_workgroup(Exec& e, uint64_t index);
+
+}  // namespace k100::emu::detail

@@ -1,0 +1,201 @@
+// The wave interpreter: fetch a decoded instruction by PC, run its semantic
+// function, count it, advance. Also the fault helpers and the tracer.
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <sstream>
+
+#include "core.h"
+
+namespace k100::emu::detail {
+
+void raise(FaultKind kind, std::string message, int lane) {
+  CoreFault f{kind, std::move(message), lane, std::nullopt, 0, false, false};
+  throw f;
+}
+
+void raise_memory(uint64_t addr, uint32_t size, bool write, int lane) {
+  CoreFault f{FaultKind::OutOfBounds, {}, lane, addr, size, write, true};
+  throw f;
+}
+
+void raise_lds(uint64_t offset, uint32_t size, bool write, int lane, uint32_t lds_size) {
+  CoreFault f{FaultKind::LdsOutOfRange,
+              std::string("LDS ") + (write ? "store" : "load") + " of " + std::to_string(size) +
+                  " bytes at offset " + std::to_string(offset) + " is past the workgroup's LDS size of " +
+                  std::to_string(lds_size) + " bytes",
+              lane, offset, size, write, false};
+  throw f;
+}
+
+void record_lines(Exec& e, const uint64_t* addrs, const uint32_t* sizes, int n) {
+  uint64_t lines[512];
+  int m = 0;
+  for (int i = 0; i < n && m < 510; ++i) {
+    uint64_t first = addrs[i] >> 6, last = (addrs[i] + sizes[i] - 1) >> 6;
+    lines[m++] = first;
+    if (last != first) lines[m++] = last;
+  }
+  std::sort(lines, lines + m);
+  int distinct = int(std::unique(lines, lines + m) - lines);
+  ++e.prof.vmem_accesses;
+  e.prof.vmem_lines += uint64_t(distinct);
+  for (int i = 0; i < distinct; ++i) e.lines.insert(lines[i]);
+}
+
+namespace {
+
+void refill_budget(Exec& e) {
+  if (e.d.stop.load(std::memory_order_relaxed)) throw StopSignal{};
+  uint64_t cur = e.d.budget.load(std::memory_order_relaxed);
+  uint64_t take;
+  do {
+    if (cur == 0)
+      raise(FaultKind::BudgetExceeded, "instruction budget exhausted (runaway loop?): the dispatch ran more wave-instructions than its budget allows");
+    take = std::min<uint64_t>(cur, 1 << 16);
+  } while (!e.d.budget.compare_exchange_weak(cur, cur - take, std::memory_order_relaxed));
+  e.budget_local = take;
+}
+
+// VALU in VGPR-index mode (s_set_gpr_idx_on) or with VSKIP set.
+void valu_slow(Wave& w, const Op& op) {
+  if (w.s.mode & kModeVskip) return;
+  isa::Inst inst = op.inst;
+  uint32_t m0 = w.s.m0();
+  uint32_t idx = m0 & 0xff, mode = (m0 >> 12) & 0xf;
+  auto bump = [&](isa::Field f, unsigned bit) {
+    if (!(mode & bit) || !op.has(f)) return;
+    isa::Operand& o = inst.ops[size_t(op.field[int(f)])];
+    if (!o.is_vgpr()) return;
+    unsigned r = o.vgpr_index() + idx;
+    if (r + o.width > 256) raise(FaultKind::Trap, "VGPR index mode selects v" + std::to_string(r) + ", past v255");
+    o.code = uint16_t(isa::code::kVgprFirst + r);
+  };
+  bump(isa::Field::src0, 1);
+  bump(isa::Field::src1, 2);
+  bump(isa::Field::src2, 4);
+  bump(isa::Field::vdst, 8);
+  op.valu(w.s, inst);
+}
+
+[[noreturn]] void no_semantics(const Op& op) {
+  if (!op.valid) raise(FaultKind::InvalidInstruction, "invalid instruction encoding " + op.encoding_hex());
+  std::string reason;
+  for (const Unsupported& u : unsupported_instructions())
+    if (u.id == op.inst.id) reason = ": " + u.reason;
+  raise(FaultKind::Unsupported, "instruction " + op.inst.desc().name + " (encoding " + op.encoding_hex() +
+                                    ") is not supported by the emulator" + reason);
+}
+
+// ------------------------------------------------------------------ trace ---
+
+struct Snapshot {
+  std::array<uint32_t, 128> sgpr;
+  bool scc;
+  uint32_t mode;
+  std::vector<uint32_t> v;  // [reg][selected lane]
+};
+
+void take(const Wave& w, const std::vector<int>& lanes, Snapshot& s) {
+  s.sgpr = w.s.sgpr;
+  s.scc = w.s.scc;
+  s.mode = w.s.mode;
+  s.v.resize(256 * lanes.size());
+  for (int r = 0; r < 256; ++r)
+    for (size_t k = 0; k < lanes.size(); ++k) s.v[size_t(r) * lanes.size() + k] = w.s.vgpr[size_t(r)][size_t(lanes[k])];
+}
+
+std::string sgpr_name(unsigned c) {
+  std::string n = isa::scalar_reg_name(uint16_t(c));
+  return n.empty() ? "s" + std::to_string(c) : n;
+}
+
+void trace_line(Exec& e, const Wave& w, const Op& op, const std::vector<int>& lanes, const Snapshot& before,
+                uint64_t pc) {
+  std::ostringstream o;
+  char head[64];
+  std::snprintf(head, sizeof head, "[wg %llu wave %u] %06llx: ", (unsigned long long)e.wg_flat, w.index,
+                (unsigned long long)pc);
+  o << head << op.text();
+  bool any = false;
+  auto sep = [&] {
+    o << (any ? " " : "   |");
+    if (!any) o << " ";
+    any = true;
+  };
+  char buf[64];
+  for (unsigned c = 0; c < 128; ++c)
+    if (w.s.sgpr[c] != before.sgpr[c]) {
+      sep();
+      std::snprintf(buf, sizeof buf, "%s=0x%08x", sgpr_name(c).c_str(), w.s.sgpr[c]);
+      o << buf;
+    }
+  if (w.s.scc != before.scc) {
+    sep();
+    o << "scc=" << int(w.s.scc);
+  }
+  if (w.s.mode != before.mode) {
+    sep();
+    std::snprintf(buf, sizeof buf, "mode=0x%08x", w.s.mode);
+    o << buf;
+  }
+  for (int r = 0; r < 256; ++r)
+    for (size_t k = 0; k < lanes.size(); ++k) {
+      uint32_t now = w.s.vgpr[size_t(r)][size_t(lanes[k])];
+      if (now != before.v[size_t(r) * lanes.size() + k]) {
+        sep();
+        std::snprintf(buf, sizeof buf, "v%d[%d]=0x%08x", r, lanes[k], now);
+        o << buf;
+      }
+    }
+  o << "\n";
+  *e.d.trace->out << o.str();
+}
+
+template <bool Trace>
+Step run(Exec& e, Wave& w) {
+  const Program::Impl& prog = *e.d.prog;
+  std::vector<int> lanes;
+  Snapshot snap;
+  if (Trace)
+    for (int l = 0; l < 64; ++l)
+      if ((w.trace_lanes >> l) & 1) lanes.push_back(l);
+  for (;;) {
+    if (__builtin_expect(e.budget_local == 0, 0)) refill_budget(e);
+    --e.budget_local;
+    const Op& op = prog.fetch(w.s.pc);
+    ++w.retired;
+    ++e.prof.by_class[size_t(op.cls)];
+    if (Trace) take(w, lanes, snap);
+    uint64_t pc = op.pc;
+    if (op.valu) {
+      if (__builtin_expect((w.s.mode & (kModeGprIdxEn | kModeVskip)) != 0, 0)) valu_slow(w, op);
+      else op.valu(w.s, op.inst);
+      e.prof.valu_active_lanes += uint64_t(std::popcount(w.s.exec()));
+      w.s.pc = op.pc + op.size;
+      if (Trace) trace_line(e, w, op, lanes, snap, pc);
+      continue;
+    }
+    if (__builtin_expect(!op.core, 0)) no_semantics(op);
+    if (__builtin_expect((w.s.mode & kModeVskip) != 0, 0) && (op.cls == InstClass::VMEM || op.cls == InstClass::LDS)) {
+      w.s.pc = op.pc + op.size;
+      continue;
+    }
+    Step st = op.core(e, w, op);
+    if (Trace) trace_line(e, w, op, lanes, snap, pc);
+    switch (st) {
+      case Step::Next: w.s.pc = op.pc + op.size; break;
+      case Step::Jump: break;
+      case Step::Barrier: w.s.pc = op.pc + op.size; return Step::Barrier;
+      case Step::End: return Step::End;
+    }
+  }
+}
+
+}  // namespace
+
+Step run_wave(Exec& e, Wave& w) {
+  return w.trace ? run<true>(e, w) : run<false>(e, w);
+}
+
+}  // namespace k100::emu::detail

@@ -1,0 +1,137 @@
+// ELF code object -> CodeImage: kernels and metadata through the codeobj
+// reader, the memory image from the PT_LOAD program headers.
+#include "k100/emu/loader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "k100/base/error.h"
+#include "k100/codeobj/reader.h"
+
+namespace k100::emu {
+
+namespace {
+
+template <class T>
+T rd(std::span<const uint8_t> b, uint64_t at, const std::string& origin) {
+  if (at + sizeof(T) > b.size() || at + sizeof(T) < at)
+    throw Error("emu: " + origin + ": truncated ELF (offset " + std::to_string(at) + ")");
+  T v;
+  std::memcpy(&v, b.data() + at, sizeof(T));
+  return v;
+}
+
+ArgKind map_kind(codeobj::ValueKind k) {
+  using V = codeobj::ValueKind;
+  switch (k) {
+    case V::ByValue: return ArgKind::ByValue;
+    case V::GlobalBuffer: return ArgKind::GlobalBuffer;
+    case V::DynamicSharedPointer: return ArgKind::DynamicSharedPointer;
+    case V::Sampler: case V::Image: case V::Pipe: case V::Queue: return ArgKind::Other;
+    case V::HiddenGlobalOffsetX: return ArgKind::HiddenGlobalOffsetX;
+    case V::HiddenGlobalOffsetY: return ArgKind::HiddenGlobalOffsetY;
+    case V::HiddenGlobalOffsetZ: return ArgKind::HiddenGlobalOffsetZ;
+    case V::HiddenNone: return ArgKind::HiddenNone;
+    case V::HiddenPrintfBuffer: return ArgKind::HiddenPrintfBuffer;
+    case V::HiddenHostcallBuffer: return ArgKind::HiddenHostcallBuffer;
+    case V::HiddenDefaultQueue: return ArgKind::HiddenDefaultQueue;
+    case V::HiddenCompletionAction: return ArgKind::HiddenCompletionAction;
+    case V::HiddenMultigridSyncArg: return ArgKind::HiddenMultigridSyncArg;
+    case V::HiddenBlockCountX: return ArgKind::HiddenBlockCountX;
+    case V::HiddenBlockCountY: return ArgKind::HiddenBlockCountY;
+    case V::HiddenBlockCountZ: return ArgKind::HiddenBlockCountZ;
+    case V::HiddenGroupSizeX: return ArgKind::HiddenGroupSizeX;
+    case V::HiddenGroupSizeY: return ArgKind::HiddenGroupSizeY;
+    case V::HiddenGroupSizeZ: return ArgKind::HiddenGroupSizeZ;
+    case V::HiddenRemainderX: return ArgKind::HiddenRemainderX;
+    case V::HiddenRemainderY: return ArgKind::HiddenRemainderY;
+    case V::HiddenRemainderZ: return ArgKind::HiddenRemainderZ;
+    case V::HiddenGridDims: return ArgKind::HiddenGridDims;
+    case V::HiddenHeapV1: return ArgKind::HiddenHeapV1;
+    case V::HiddenPrivateBase: return ArgKind::HiddenPrivateBase;
+    case V::HiddenSharedBase: return ArgKind::HiddenSharedBase;
+    case V::HiddenQueuePtr: return ArgKind::HiddenQueuePtr;
+    case V::HiddenDynamicLdsSize: return ArgKind::HiddenDynamicLdsSize;
+  }
+  return ArgKind::Other;
+}
+
+}  // namespace
+
+CodeImage image_from_code_object(std::span<const uint8_t> elf, std::string origin) {
+  codeobj::CodeObject co = codeobj::read_code_object(elf, origin);
+  CodeImage img;
+  img.origin = origin;
+  // Program headers: map every PT_LOAD at its virtual address.
+  uint64_t phoff = rd<uint64_t>(elf, 0x20, origin);
+  uint16_t phentsize = rd<uint16_t>(elf, 0x36, origin), phnum = rd<uint16_t>(elf, 0x38, origin);
+  struct Seg { uint64_t off, vaddr, filesz, memsz; };
+  std::vector<Seg> segs;
+  uint64_t image_size = 0;
+  for (uint16_t i = 0; i < phnum; ++i) {
+    uint64_t at = phoff + uint64_t(i) * phentsize;
+    if (rd<uint32_t>(elf, at, origin) != 1) continue;  // PT_LOAD
+    Seg s{rd<uint64_t>(elf, at + 8, origin), rd<uint64_t>(elf, at + 16, origin), rd<uint64_t>(elf, at + 32, origin),
+          rd<uint64_t>(elf, at + 40, origin)};
+    if (s.filesz > s.memsz || s.off + s.filesz > elf.size() || s.vaddr + s.memsz > (uint64_t(1) << 32))
+      throw Error("emu: " + origin + ": PT_LOAD segment " + std::to_string(i) + " is malformed");
+    segs.push_back(s);
+    image_size = std::max(image_size, s.vaddr + s.memsz);
+  }
+  if (segs.empty()) throw Error("emu: " + origin + ": no loadable segments");
+  img.bytes.assign(size_t(image_size), 0);
+  for (const Seg& s : segs) std::memcpy(img.bytes.data() + s.vaddr, elf.data() + s.off, size_t(s.filesz));
+  img.code_begin = co.read_info.text_address;
+  img.code_end = co.read_info.text_address + co.text.size();
+  if (img.code_end > img.bytes.size()) throw Error("emu: " + origin + ": .text is not inside a loadable segment");
+
+  // Dynamic relocations (.rela.dyn): R_AMDGPU_RELATIVE64 against the load base.
+  uint64_t shoff = rd<uint64_t>(elf, 0x28, origin);
+  uint16_t shentsize = rd<uint16_t>(elf, 0x3a, origin), shnum = rd<uint16_t>(elf, 0x3c, origin);
+  for (uint16_t i = 0; i < shnum; ++i) {
+    uint64_t at = shoff + uint64_t(i) * shentsize;
+    if (rd<uint32_t>(elf, at + 4, origin) != 4) continue;  // SHT_RELA
+    if (!(rd<uint64_t>(elf, at + 8, origin) & 2)) continue;  // SHF_ALLOC: dynamic relocations only
+    uint64_t off = rd<uint64_t>(elf, at + 24, origin), size = rd<uint64_t>(elf, at + 32, origin);
+    for (uint64_t r = 0; r + 24 <= size; r += 24) {
+      uint64_t where = rd<uint64_t>(elf, off + r, origin);
+      uint64_t info = rd<uint64_t>(elf, off + r + 8, origin);
+      int64_t addend = rd<int64_t>(elf, off + r + 16, origin);
+      if (uint32_t(info) == 13) img.relative_relocations.push_back({where, addend});
+      else if (uint32_t(info) != 0)
+        throw Error("emu: " + origin + ": dynamic relocation type " + std::to_string(uint32_t(info)) +
+                    " is not supported (only R_AMDGPU_RELATIVE64)");
+    }
+  }
+
+  for (const codeobj::Kernel& k : co.kernels) {
+    KernelSpec s;
+    s.name = k.name;
+    s.entry = img.code_begin + k.code_offset;
+    s.group_segment_fixed_size = k.descriptor.group_segment_fixed_size;
+    s.private_segment_fixed_size = k.descriptor.private_segment_fixed_size;
+    s.kernarg_size = k.descriptor.kernarg_size;
+    s.rsrc1 = k.descriptor.compute_pgm_rsrc1;
+    s.rsrc2 = k.descriptor.compute_pgm_rsrc2;
+    s.properties = k.descriptor.kernel_code_properties;
+    s.code_object_version = unsigned(co.version);
+    if (k.meta) {
+      for (const codeobj::ArgMeta& a : k.meta->args)
+        s.args.push_back({a.name.value_or(""), a.offset, a.size, map_kind(a.value_kind)});
+      if (!s.kernarg_size) s.kernarg_size = uint32_t(k.meta->kernarg_segment_size);
+    }
+    img.kernels.push_back(std::move(s));
+  }
+  return img;
+}
+
+CodeImage image_from_code_object_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error("emu: cannot open code object '" + path + "'");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return image_from_code_object(bytes, path);
+}
+
+}  // namespace k100::emu

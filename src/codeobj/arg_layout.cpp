@@ -5,22 +5,24 @@
 namespace k100::codeobj {
 namespace {
 
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+uint64_t align_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
 
 struct HiddenSlot {
   ValueKind kind;
   uint32_t offset;  // from H
   uint32_t size;
-  bool pointer;     // gets .address_space: global, as clang writes it
+  bool pointer;  // gets .address_space: global, as clang writes it
 };
 
 // Code object v5 implicit argument block (clang / AMDGPUUsage offsets).
 constexpr HiddenSlot kV5Grid[] = {
-    {ValueKind::HiddenBlockCountX, 0, 4, false},   {ValueKind::HiddenBlockCountY, 4, 4, false},
-    {ValueKind::HiddenBlockCountZ, 8, 4, false},   {ValueKind::HiddenGroupSizeX, 12, 2, false},
-    {ValueKind::HiddenGroupSizeY, 14, 2, false},   {ValueKind::HiddenGroupSizeZ, 16, 2, false},
-    {ValueKind::HiddenRemainderX, 18, 2, false},   {ValueKind::HiddenRemainderY, 20, 2, false},
-    {ValueKind::HiddenRemainderZ, 22, 2, false},   {ValueKind::HiddenGlobalOffsetX, 40, 8, false},
+    {ValueKind::HiddenBlockCountX, 0, 4, false},    {ValueKind::HiddenBlockCountY, 4, 4, false},
+    {ValueKind::HiddenBlockCountZ, 8, 4, false},    {ValueKind::HiddenGroupSizeX, 12, 2, false},
+    {ValueKind::HiddenGroupSizeY, 14, 2, false},    {ValueKind::HiddenGroupSizeZ, 16, 2, false},
+    {ValueKind::HiddenRemainderX, 18, 2, false},    {ValueKind::HiddenRemainderY, 20, 2, false},
+    {ValueKind::HiddenRemainderZ, 22, 2, false},    {ValueKind::HiddenGlobalOffsetX, 40, 8, false},
     {ValueKind::HiddenGlobalOffsetY, 48, 8, false}, {ValueKind::HiddenGlobalOffsetZ, 56, 8, false},
     {ValueKind::HiddenGridDims, 64, 2, false},
 };
@@ -34,26 +36,29 @@ constexpr uint32_t kV5BlockSize = 256;
 
 // Code object v4 (and v3): 56 bytes of 8-byte slots.
 constexpr HiddenSlot kV4Plain[] = {
-    {ValueKind::HiddenGlobalOffsetX, 0, 8, false}, {ValueKind::HiddenGlobalOffsetY, 8, 8, false},
+    {ValueKind::HiddenGlobalOffsetX, 0, 8, false},  {ValueKind::HiddenGlobalOffsetY, 8, 8, false},
     {ValueKind::HiddenGlobalOffsetZ, 16, 8, false}, {ValueKind::HiddenNone, 24, 8, false},
-    {ValueKind::HiddenNone, 32, 8, false},         {ValueKind::HiddenNone, 40, 8, false},
+    {ValueKind::HiddenNone, 32, 8, false},          {ValueKind::HiddenNone, 40, 8, false},
     {ValueKind::HiddenNone, 48, 8, false},
 };
 constexpr HiddenSlot kV4Pointers[] = {
-    {ValueKind::HiddenGlobalOffsetX, 0, 8, false}, {ValueKind::HiddenGlobalOffsetY, 8, 8, false},
-    {ValueKind::HiddenGlobalOffsetZ, 16, 8, false}, {ValueKind::HiddenHostcallBuffer, 24, 8, true},
-    {ValueKind::HiddenNone, 32, 8, false},         {ValueKind::HiddenNone, 40, 8, false},
+    {ValueKind::HiddenGlobalOffsetX, 0, 8, false},
+    {ValueKind::HiddenGlobalOffsetY, 8, 8, false},
+    {ValueKind::HiddenGlobalOffsetZ, 16, 8, false},
+    {ValueKind::HiddenHostcallBuffer, 24, 8, true},
+    {ValueKind::HiddenNone, 32, 8, false},
+    {ValueKind::HiddenNone, 40, 8, false},
     {ValueKind::HiddenMultigridSyncArg, 48, 8, true},
 };
 constexpr uint32_t kV4BlockSize = 56;
 
 // k100lc compact layout (KERNELS.md §1.3 / DSL.md §2.1).
 constexpr HiddenSlot kCompact[] = {
-    {ValueKind::HiddenBlockCountX, 0, 4, false},   {ValueKind::HiddenBlockCountY, 4, 4, false},
-    {ValueKind::HiddenBlockCountZ, 8, 4, false},   {ValueKind::HiddenGroupSizeX, 12, 2, false},
-    {ValueKind::HiddenGroupSizeY, 14, 2, false},   {ValueKind::HiddenGroupSizeZ, 16, 2, false},
-    {ValueKind::HiddenRemainderX, 18, 2, false},   {ValueKind::HiddenRemainderY, 20, 2, false},
-    {ValueKind::HiddenRemainderZ, 22, 2, false},   {ValueKind::HiddenGlobalOffsetX, 24, 8, false},
+    {ValueKind::HiddenBlockCountX, 0, 4, false},    {ValueKind::HiddenBlockCountY, 4, 4, false},
+    {ValueKind::HiddenBlockCountZ, 8, 4, false},    {ValueKind::HiddenGroupSizeX, 12, 2, false},
+    {ValueKind::HiddenGroupSizeY, 14, 2, false},    {ValueKind::HiddenGroupSizeZ, 16, 2, false},
+    {ValueKind::HiddenRemainderX, 18, 2, false},    {ValueKind::HiddenRemainderY, 20, 2, false},
+    {ValueKind::HiddenRemainderZ, 22, 2, false},    {ValueKind::HiddenGlobalOffsetX, 24, 8, false},
     {ValueKind::HiddenGlobalOffsetY, 32, 8, false}, {ValueKind::HiddenGlobalOffsetZ, 40, 8, false},
     {ValueKind::HiddenGridDims, 48, 2, false},
 };
@@ -99,7 +104,8 @@ ArgLayout layout_kernel_args(std::span<const ExplicitArg> args, CodeObjectVersio
     a.size = e.size;
     a.value_kind = e.kind;
     a.address_space = e.address_space;
-    if (!a.address_space && e.kind == ValueKind::GlobalBuffer) a.address_space = AddressSpace::Global;
+    if (!a.address_space && e.kind == ValueKind::GlobalBuffer)
+      a.address_space = AddressSpace::Global;
     a.access = e.access;
     a.actual_access = e.actual_access;
     a.is_const = e.is_const;
@@ -125,8 +131,9 @@ ArgLayout layout_kernel_args(std::span<const ExplicitArg> args, CodeObjectVersio
     if (options.runtime_pointers) add_slots(l, kV5Pointers, uint32_t(h));
     block = kV5BlockSize;
   } else {
-    add_slots(l, options.runtime_pointers ? std::span<const HiddenSlot>(kV4Pointers)
-                                          : std::span<const HiddenSlot>(kV4Plain),
+    add_slots(l,
+              options.runtime_pointers ? std::span<const HiddenSlot>(kV4Pointers)
+                                       : std::span<const HiddenSlot>(kV4Plain),
               uint32_t(h));
     block = kV4BlockSize;
   }

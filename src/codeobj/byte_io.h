@@ -10,7 +10,9 @@
 
 namespace k100::codeobj::detail {
 
-inline uint16_t load_u16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
+inline uint16_t load_u16(const uint8_t* p) {
+  return uint16_t(p[0] | (p[1] << 8));
+}
 inline uint32_t load_u32(const uint8_t* p) {
   return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
 }
@@ -53,7 +55,9 @@ class ByteWriter {
   std::vector<uint8_t> buf_;
 };
 
-inline uint64_t align_up(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
+inline uint64_t align_up(uint64_t v, uint64_t a) {
+  return a <= 1 ? v : (v + a - 1) / a * a;
+}
 
 // Smallest value >= v that is congruent to `skew` modulo `align` (align a power of two).
 inline uint64_t align_up_skew(uint64_t v, uint64_t align, uint64_t skew) {

@@ -125,8 +125,8 @@ class Demangler {
   std::string parse_substitution() {
     expect("S");
     static const std::pair<char, const char*> kStd[] = {
-        {'t', "std"}, {'a', "std::allocator"}, {'b', "std::basic_string"},
-        {'s', "std::string"}, {'i', "std::istream"}, {'o', "std::ostream"},
+        {'t', "std"},          {'a', "std::allocator"}, {'b', "std::basic_string"},
+        {'s', "std::string"},  {'i', "std::istream"},   {'o', "std::ostream"},
         {'d', "std::iostream"}};
     for (const auto& [c, text] : kStd)
       if (peek() == c) {
@@ -210,33 +210,51 @@ class Demangler {
         if (digits == "0" && !negative) return "false";
         if (digits == "1" && !negative) return "true";
         return "(bool)" + v;
-      case 'i': return v;
-      case 'j': return v + "u";
-      case 'l': return v + "l";
-      case 'm': return v + "ul";
-      case 'x': return v + "ll";
-      case 'y': return v + "ull";
-      case 'c': return "(char)" + v;
-      case 'a': return "(signed char)" + v;
-      case 'h': return "(unsigned char)" + v;
-      case 's': return "(short)" + v;
-      case 't': return "(unsigned short)" + v;
-      case 'n': return "(__int128)" + v;
-      case 'o': return "(unsigned __int128)" + v;
-      case 'w': return "(wchar_t)" + v;
+      case 'i':
+        return v;
+      case 'j':
+        return v + "u";
+      case 'l':
+        return v + "l";
+      case 'm':
+        return v + "ul";
+      case 'x':
+        return v + "ll";
+      case 'y':
+        return v + "ull";
+      case 'c':
+        return "(char)" + v;
+      case 'a':
+        return "(signed char)" + v;
+      case 'h':
+        return "(unsigned char)" + v;
+      case 's':
+        return "(short)" + v;
+      case 't':
+        return "(unsigned short)" + v;
+      case 'n':
+        return "(__int128)" + v;
+      case 'o':
+        return "(unsigned __int128)" + v;
+      case 'w':
+        return "(wchar_t)" + v;
     }
     throw Fail{};
   }
 
   std::string parse_type() {
     static const std::pair<char, const char*> kBuiltin[] = {
-        {'v', "void"},          {'w', "wchar_t"},           {'b', "bool"},
-        {'c', "char"},          {'a', "signed char"},       {'h', "unsigned char"},
-        {'s', "short"},         {'t', "unsigned short"},    {'i', "int"},
-        {'j', "unsigned int"},  {'l', "long"},              {'m', "unsigned long"},
-        {'x', "long long"},     {'y', "unsigned long long"}, {'n', "__int128"},
-        {'o', "unsigned __int128"}, {'f', "float"},         {'d', "double"},
-        {'e', "long double"},   {'g', "__float128"},        {'z', "..."}};
+        {'v', "void"},        {'w', "wchar_t"},
+        {'b', "bool"},        {'c', "char"},
+        {'a', "signed char"}, {'h', "unsigned char"},
+        {'s', "short"},       {'t', "unsigned short"},
+        {'i', "int"},         {'j', "unsigned int"},
+        {'l', "long"},        {'m', "unsigned long"},
+        {'x', "long long"},   {'y', "unsigned long long"},
+        {'n', "__int128"},    {'o', "unsigned __int128"},
+        {'f', "float"},       {'d', "double"},
+        {'e', "long double"}, {'g', "__float128"},
+        {'z', "..."}};
     char c = peek();
     for (const auto& [code, text] : kBuiltin)
       if (c == code) {
@@ -245,8 +263,8 @@ class Demangler {
       }
     if (c == 'D') {
       static const std::pair<std::string_view, const char*> kD[] = {
-          {"Dh", "half"}, {"DF16_", "_Float16"}, {"Di", "char32_t"}, {"Ds", "char16_t"},
-          {"Du", "char8_t"}, {"Dn", "decltype(nullptr)"}};
+          {"Dh", "half"},     {"DF16_", "_Float16"}, {"Di", "char32_t"},
+          {"Ds", "char16_t"}, {"Du", "char8_t"},     {"Dn", "decltype(nullptr)"}};
       for (const auto& [code, text] : kD)
         if (s_.substr(pos_, code.size()) == code) {
           pos_ += code.size();
@@ -256,12 +274,29 @@ class Demangler {
     }
     std::string t;
     switch (c) {
-      case 'P': ++pos_; t = pointer_like(parse_type(), "*"); break;
-      case 'R': ++pos_; t = pointer_like(parse_type(), "&"); break;
-      case 'O': ++pos_; t = pointer_like(parse_type(), "&&"); break;
-      case 'K': ++pos_; t = parse_type() + " const"; break;
-      case 'V': ++pos_; t = parse_type() + " volatile"; break;
-      case 'N': t = parse_nested_name(); break;
+      case 'P':
+        ++pos_;
+        t = pointer_like(parse_type(), "*");
+        break;
+      case 'R':
+        ++pos_;
+        t = pointer_like(parse_type(), "&");
+        break;
+      case 'O':
+        ++pos_;
+        t = pointer_like(parse_type(), "&&");
+        break;
+      case 'K':
+        ++pos_;
+        t = parse_type() + " const";
+        break;
+      case 'V':
+        ++pos_;
+        t = parse_type() + " volatile";
+        break;
+      case 'N':
+        t = parse_nested_name();
+        break;
       case 'S':
         if (peek(1) == 't') {
           pos_ += 2;

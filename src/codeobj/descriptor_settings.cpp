@@ -17,7 +17,7 @@ using S = DescriptorSettings;
 struct Directive {
   const char* name;  // without ".amdhsa_"
   Gen gen;
-  uint64_t max;      // largest accepted value
+  uint64_t max;  // largest accepted value
   void (*apply)(S&, uint64_t);
 };
 
@@ -111,7 +111,8 @@ void set_amdhsa_directive(S& s, std::string_view key, int64_t value, const Targe
     throw Error(msg);
   }
   switch (d->gen) {
-    case Gen::Gfx9: break;
+    case Gen::Gfx9:
+      break;
     case Gen::Gfx90a:
       throw Error(full + ": directive requires gfx90a+ (target is " + target.processor + ")");
     case Gen::Gfx10:
@@ -119,17 +120,18 @@ void set_amdhsa_directive(S& s, std::string_view key, int64_t value, const Targe
     case Gen::Gfx940:
       throw Error(full + ": directive requires gfx940+ (target is " + target.processor + ")");
     case Gen::ArchitectedFlatScratch:
-      throw Error(full + ": directive is not supported without architected flat scratch (use "
-                         ".amdhsa_system_sgpr_private_segment_wavefront_offset)");
+      throw Error(full +
+                  ": directive is not supported without architected flat scratch (use "
+                  ".amdhsa_system_sgpr_private_segment_wavefront_offset)");
   }
   if (s.given.count(d->name)) throw Error(full + ": .amdhsa_ directives cannot be repeated");
   if (value < 0 || static_cast<uint64_t>(value) > d->max)
     throw Error(full + ": value " + std::to_string(value) + " out of range (0.." +
                 std::to_string(d->max) + ")");
   if (bare == "reserve_xnack_mask" && (value != 0) != xnack_on_or_any(target))
-    throw Error(full + " " + std::to_string(value) + " does not match target id " +
-                target.id() + " (xnack " + (xnack_on_or_any(target) ? "on or any" : "off") +
-                " needs " + (xnack_on_or_any(target) ? "1" : "0") + ")");
+    throw Error(full + " " + std::to_string(value) + " does not match target id " + target.id() +
+                " (xnack " + (xnack_on_or_any(target) ? "on or any" : "off") + " needs " +
+                (xnack_on_or_any(target) ? "1" : "0") + ")");
   d->apply(s, static_cast<uint64_t>(value));
   s.given.insert(d->name);
 }
@@ -182,8 +184,8 @@ KernelDescriptor compute_descriptor(const S& s, const Target& target) {
                 " is smaller than the " + std::to_string(implied) +
                 " implied by the enabled user SGPRs");
   uint32_t user_sgprs = s.user_sgpr_count.value_or(implied);
-  if (user_sgprs > 31) throw Error("too many user SGPRs enabled (" + std::to_string(user_sgprs) +
-                                   ", at most 31)");
+  if (user_sgprs > 31)
+    throw Error("too many user SGPRs enabled (" + std::to_string(user_sgprs) + ", at most 31)");
 
   KernelDescriptor kd;
   kd.group_segment_fixed_size = s.group_segment_fixed_size;

@@ -21,11 +21,10 @@ constexpr size_t kDynSize = 16;
 constexpr uint32_t kShtNull = 0, kShtProgbits = 1, kShtSymtab = 2, kShtStrtab = 3, kShtRela = 4,
                    kShtHash = 5, kShtDynamic = 6, kShtNote = 7, kShtNobits = 8, kShtDynsym = 11,
                    kShtGnuHash = 0x6ffffff6;
-constexpr uint64_t kShfWrite = 1, kShfAlloc = 2, kShfExec = 4, kShfMerge = 0x10,
-                   kShfStrings = 0x20;
+constexpr uint64_t kShfWrite = 1, kShfAlloc = 2, kShfExec = 4, kShfMerge = 0x10, kShfStrings = 0x20;
 
-constexpr uint32_t kPtLoad = 1, kPtDynamic = 2, kPtNote = 4, kPtPhdr = 6,
-                   kPtGnuStack = 0x6474e551, kPtGnuRelro = 0x6474e552;
+constexpr uint32_t kPtLoad = 1, kPtDynamic = 2, kPtNote = 4, kPtPhdr = 6, kPtGnuStack = 0x6474e551,
+                   kPtGnuRelro = 0x6474e552;
 constexpr uint32_t kPfX = 1, kPfW = 2, kPfR = 4;
 
 constexpr int64_t kDtNull = 0, kDtHash = 4, kDtStrtab = 5, kDtSymtab = 6, kDtStrsz = 10,

@@ -11,26 +11,47 @@ namespace {
 using namespace detail;
 
 constexpr BitField kRsrc1[] = {
-    rsrc1::kVgprBlocks,      rsrc1::kSgprBlocks,         rsrc1::kPriority,
-    rsrc1::kFloatRoundMode32, rsrc1::kFloatRoundMode16_64, rsrc1::kFloatDenormMode32,
-    rsrc1::kFloatDenormMode16_64, rsrc1::kPriv,          rsrc1::kDx10Clamp,
-    rsrc1::kDebugMode,       rsrc1::kIeeeMode,           rsrc1::kBulky,
-    rsrc1::kCdbgUser,        rsrc1::kFp16Ovfl,
+    rsrc1::kVgprBlocks,
+    rsrc1::kSgprBlocks,
+    rsrc1::kPriority,
+    rsrc1::kFloatRoundMode32,
+    rsrc1::kFloatRoundMode16_64,
+    rsrc1::kFloatDenormMode32,
+    rsrc1::kFloatDenormMode16_64,
+    rsrc1::kPriv,
+    rsrc1::kDx10Clamp,
+    rsrc1::kDebugMode,
+    rsrc1::kIeeeMode,
+    rsrc1::kBulky,
+    rsrc1::kCdbgUser,
+    rsrc1::kFp16Ovfl,
 };
 
 constexpr BitField kRsrc2[] = {
-    rsrc2::kPrivateSegmentWaveOffset, rsrc2::kUserSgprCount, rsrc2::kTrapHandler,
-    rsrc2::kWorkgroupIdX,   rsrc2::kWorkgroupIdY,    rsrc2::kWorkgroupIdZ,
-    rsrc2::kWorkgroupInfo,  rsrc2::kWorkitemId,      rsrc2::kExceptionAddressWatch,
-    rsrc2::kExceptionMemory, rsrc2::kLdsSize,        rsrc2::kExcFpInvalid,
-    rsrc2::kExcFpDenormSrc, rsrc2::kExcFpDivZero,    rsrc2::kExcFpOverflow,
-    rsrc2::kExcFpUnderflow, rsrc2::kExcFpInexact,    rsrc2::kExcIntDivZero,
+    rsrc2::kPrivateSegmentWaveOffset,
+    rsrc2::kUserSgprCount,
+    rsrc2::kTrapHandler,
+    rsrc2::kWorkgroupIdX,
+    rsrc2::kWorkgroupIdY,
+    rsrc2::kWorkgroupIdZ,
+    rsrc2::kWorkgroupInfo,
+    rsrc2::kWorkitemId,
+    rsrc2::kExceptionAddressWatch,
+    rsrc2::kExceptionMemory,
+    rsrc2::kLdsSize,
+    rsrc2::kExcFpInvalid,
+    rsrc2::kExcFpDenormSrc,
+    rsrc2::kExcFpDivZero,
+    rsrc2::kExcFpOverflow,
+    rsrc2::kExcFpUnderflow,
+    rsrc2::kExcFpInexact,
+    rsrc2::kExcIntDivZero,
 };
 
 constexpr BitField kProps[] = {
-    props::kPrivateSegmentBuffer, props::kDispatchPtr,       props::kQueuePtr,
-    props::kKernargSegmentPtr,    props::kDispatchId,        props::kFlatScratchInit,
-    props::kPrivateSegmentSize,   props::kWavefrontSize32,   props::kUsesDynamicStack,
+    props::kPrivateSegmentBuffer, props::kDispatchPtr,     props::kQueuePtr,
+    props::kKernargSegmentPtr,    props::kDispatchId,      props::kFlatScratchInit,
+    props::kPrivateSegmentSize,   props::kWavefrontSize32, props::kUsesDynamicStack,
 };
 
 uint32_t covered_mask(std::span<const BitField> fields) {
@@ -82,9 +103,15 @@ KernelDescriptor KernelDescriptor::decode(std::span<const uint8_t> b) {
   return kd;
 }
 
-std::span<const BitField> rsrc1_fields() { return kRsrc1; }
-std::span<const BitField> rsrc2_fields() { return kRsrc2; }
-std::span<const BitField> kernel_code_properties_fields() { return kProps; }
+std::span<const BitField> rsrc1_fields() {
+  return kRsrc1;
+}
+std::span<const BitField> rsrc2_fields() {
+  return kRsrc2;
+}
+std::span<const BitField> kernel_code_properties_fields() {
+  return kProps;
+}
 
 std::vector<DescriptorField> describe(const KernelDescriptor& kd) {
   std::vector<DescriptorField> out;
@@ -105,15 +132,15 @@ std::vector<DescriptorField> describe(const KernelDescriptor& kd) {
     out.push_back({"COMPUTE_PGM_RSRC2.reserved_bits", r});
   out.push_back({"kernel_code_properties", kd.kernel_code_properties});
   for (const auto& f : kProps)
-    out.push_back({"KERNEL_CODE_PROPERTIES." + std::string(f.name),
-                   f.get(kd.kernel_code_properties)});
+    out.push_back(
+        {"KERNEL_CODE_PROPERTIES." + std::string(f.name), f.get(kd.kernel_code_properties)});
   if (uint32_t r = kd.kernel_code_properties & ~covered_mask(kProps) & 0xffff)
     out.push_back({"KERNEL_CODE_PROPERTIES.reserved_bits", r});
   // GFX9 wave64 granules: 4 VGPRs, 8 SGPRs per block.
-  out.push_back({"vgpr_count (from granule)",
-                 int64_t(rsrc1::kVgprBlocks.get(kd.compute_pgm_rsrc1) + 1) * 4});
-  out.push_back({"sgpr_count (from granule)",
-                 int64_t(rsrc1::kSgprBlocks.get(kd.compute_pgm_rsrc1) + 1) * 8});
+  out.push_back(
+      {"vgpr_count (from granule)", int64_t(rsrc1::kVgprBlocks.get(kd.compute_pgm_rsrc1) + 1) * 4});
+  out.push_back(
+      {"sgpr_count (from granule)", int64_t(rsrc1::kSgprBlocks.get(kd.compute_pgm_rsrc1) + 1) * 8});
   if (!all_zero(kd.reserved0) || !all_zero(kd.reserved1) || !all_zero(kd.reserved2))
     out.push_back({"reserved_bytes_nonzero", 1});
   return out;

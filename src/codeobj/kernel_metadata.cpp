@@ -47,7 +47,7 @@ constexpr KindName kKinds[] = {
     {ValueKind::HiddenDynamicLdsSize, "hidden_dynamic_lds_size", true},
 };
 
-constexpr std::array<std::string_view, 6> kAddressSpaces = {"private", "global", "constant",
+constexpr std::array<std::string_view, 6> kAddressSpaces = {"private", "global",  "constant",
                                                             "local",   "generic", "region"};
 constexpr std::array<std::string_view, 3> kAccess = {"read_only", "write_only", "read_write"};
 
@@ -202,14 +202,18 @@ std::vector<ValueKind> all_value_kinds() {
   return out;
 }
 
-std::string_view address_space_name(AddressSpace a) { return kAddressSpaces[size_t(a)]; }
+std::string_view address_space_name(AddressSpace a) {
+  return kAddressSpaces[size_t(a)];
+}
 std::optional<AddressSpace> parse_address_space(std::string_view name) {
   for (size_t i = 0; i < kAddressSpaces.size(); ++i)
     if (kAddressSpaces[i] == name) return static_cast<AddressSpace>(i);
   return std::nullopt;
 }
 
-std::string_view access_name(Access a) { return kAccess[size_t(a)]; }
+std::string_view access_name(Access a) {
+  return kAccess[size_t(a)];
+}
 std::optional<Access> parse_access(std::string_view name) {
   for (size_t i = 0; i < kAccess.size(); ++i)
     if (kAccess[i] == name) return static_cast<Access>(i);
@@ -295,8 +299,8 @@ std::vector<KernelMeta> parse_kernels(const MetaNode& document, std::string_view
                 std::string(MetaNode::kind_name(ks->kind())));
   size_t i = 0;
   for (const auto& k : ks->items())
-    out.push_back(
-        parse_kernel_meta(k, std::string(origin) + ": amdhsa.kernels[" + std::to_string(i++) + "]"));
+    out.push_back(parse_kernel_meta(
+        k, std::string(origin) + ": amdhsa.kernels[" + std::to_string(i++) + "]"));
   return out;
 }
 
@@ -366,8 +370,7 @@ MetaNode make_metadata_document(CodeObjectVersion version, const Target& target,
   MetaNode list = MetaNode::array();
   for (const auto& k : kernels) {
     MetaNode node = to_node(k);
-    if (!vendor_key.empty() && !node.find(vendor_key))
-      node.set(vendor_key, MetaNode::uinteger(0));
+    if (!vendor_key.empty() && !node.find(vendor_key)) node.set(vendor_key, MetaNode::uinteger(0));
     list.push_back(std::move(node));
   }
   doc.set("amdhsa.kernels", std::move(list));

@@ -8,7 +8,9 @@
 namespace k100::codeobj {
 namespace {
 
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+uint64_t align_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
 
 std::string name_of(const CodeObject& co, size_t index) {
   return co.origin.empty() ? "input " + std::to_string(index + 1) : co.origin;
@@ -134,8 +136,7 @@ CodeObject merge_code_objects(std::span<const CodeObject> inputs, const MergeOpt
     // Metadata: kernel records concatenated, other keys must agree (arrays concatenate).
     for (const auto& [key, value] : in_doc.entries()) {
       if (key == "amdhsa.kernels") {
-        if (!value.is_array())
-          throw Error("merge: " + who + ": amdhsa.kernels is not an array");
+        if (!value.is_array()) throw Error("merge: " + who + ": amdhsa.kernels is not an array");
         for (const auto& r : value.items()) kernel_records.push_back({r, i});
         continue;
       }

@@ -2,10 +2,9 @@
 #ifndef MSGPACK_NO_BOOST
 #define MSGPACK_NO_BOOST
 #endif
-#include <msgpack.hpp>
-
 #include <cmath>
 #include <limits>
+#include <msgpack.hpp>
 
 #include "k100/base/error.h"
 #include "k100/codeobj/metadata_node.h"
@@ -18,8 +17,12 @@ using Packer = msgpack::packer<msgpack::sbuffer>;
 void pack(Packer& pk, const MetaNode& n) {
   using K = MetaNode::Kind;
   switch (n.kind()) {
-    case K::Nil: pk.pack_nil(); break;
-    case K::Bool: n.as_bool() ? pk.pack_true() : pk.pack_false(); break;
+    case K::Nil:
+      pk.pack_nil();
+      break;
+    case K::Bool:
+      n.as_bool() ? pk.pack_true() : pk.pack_false();
+      break;
     case K::Int: {
       int64_t v = n.as_int();
       if (v >= 0)
@@ -28,7 +31,9 @@ void pack(Packer& pk, const MetaNode& n) {
         pk.pack_int64(v);
       break;
     }
-    case K::UInt: pk.pack_uint64(n.as_uint()); break;
+    case K::UInt:
+      pk.pack_uint64(n.as_uint());
+      break;
     case K::Float: {
       // LLVM's msgpack writer uses float32 whenever the magnitude is in float's normal range.
       double d = n.as_float();
@@ -68,14 +73,21 @@ void pack(Packer& pk, const MetaNode& n) {
 
 MetaNode convert(const msgpack::object& o, std::string_view origin) {
   switch (o.type) {
-    case msgpack::type::NIL: return MetaNode();
-    case msgpack::type::BOOLEAN: return MetaNode::boolean(o.via.boolean);
-    case msgpack::type::POSITIVE_INTEGER: return MetaNode::uinteger(o.via.u64);
-    case msgpack::type::NEGATIVE_INTEGER: return MetaNode::integer(o.via.i64);
+    case msgpack::type::NIL:
+      return MetaNode();
+    case msgpack::type::BOOLEAN:
+      return MetaNode::boolean(o.via.boolean);
+    case msgpack::type::POSITIVE_INTEGER:
+      return MetaNode::uinteger(o.via.u64);
+    case msgpack::type::NEGATIVE_INTEGER:
+      return MetaNode::integer(o.via.i64);
     case msgpack::type::FLOAT32:
-    case msgpack::type::FLOAT64: return MetaNode::real(o.via.f64);
-    case msgpack::type::STR: return MetaNode::string(std::string(o.via.str.ptr, o.via.str.size));
-    case msgpack::type::BIN: return MetaNode::binary(std::string(o.via.bin.ptr, o.via.bin.size));
+    case msgpack::type::FLOAT64:
+      return MetaNode::real(o.via.f64);
+    case msgpack::type::STR:
+      return MetaNode::string(std::string(o.via.str.ptr, o.via.str.size));
+    case msgpack::type::BIN:
+      return MetaNode::binary(std::string(o.via.bin.ptr, o.via.bin.size));
     case msgpack::type::ARRAY: {
       MetaNode::Array items;
       items.reserve(o.via.array.size);

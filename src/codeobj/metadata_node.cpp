@@ -1,8 +1,9 @@
+#include "k100/codeobj/metadata_node.h"
+
 #include <algorithm>
 #include <limits>
 
 #include "k100/base/error.h"
-#include "k100/codeobj/metadata_node.h"
 
 namespace k100::codeobj {
 namespace {
@@ -172,28 +173,44 @@ bool operator==(const MetaNode& a, const MetaNode& b) {
   }
   if (a.kind_ != b.kind_) return false;
   switch (a.kind_) {
-    case K::Nil: return true;
-    case K::Bool: return a.b_ == b.b_;
-    case K::Float: return a.f_ == b.f_;
+    case K::Nil:
+      return true;
+    case K::Bool:
+      return a.b_ == b.b_;
+    case K::Float:
+      return a.f_ == b.f_;
     case K::String:
-    case K::Binary: return a.s_ == b.s_;
-    case K::Array: return a.arr_ == b.arr_;
-    case K::Map: return a.map_ == b.map_;
-    default: return false;
+    case K::Binary:
+      return a.s_ == b.s_;
+    case K::Array:
+      return a.arr_ == b.arr_;
+    case K::Map:
+      return a.map_ == b.map_;
+    default:
+      return false;
   }
 }
 
 std::string_view MetaNode::kind_name(Kind k) {
   switch (k) {
-    case Kind::Nil: return "nil";
-    case Kind::Bool: return "a boolean";
-    case Kind::Int: return "an integer";
-    case Kind::UInt: return "an integer";
-    case Kind::Float: return "a float";
-    case Kind::String: return "a string";
-    case Kind::Binary: return "binary data";
-    case Kind::Array: return "an array";
-    case Kind::Map: return "a map";
+    case Kind::Nil:
+      return "nil";
+    case Kind::Bool:
+      return "a boolean";
+    case Kind::Int:
+      return "an integer";
+    case Kind::UInt:
+      return "an integer";
+    case Kind::Float:
+      return "a float";
+    case Kind::String:
+      return "a string";
+    case Kind::Binary:
+      return "binary data";
+    case Kind::Array:
+      return "an array";
+    case Kind::Map:
+      return "a map";
   }
   return "?";
 }

@@ -62,10 +62,10 @@ bool parse_llvm_signed(std::string_view s, int64_t& out) {
 
 // llvm::yaml::parseBool (LLVM 14+): the YAML 1.1 boolean spellings.
 bool parse_llvm_bool(std::string_view s, bool& out) {
-  static constexpr std::string_view kTrue[] = {"y", "Y", "yes", "Yes", "YES", "on", "On", "ON",
-                                               "true", "True", "TRUE"};
-  static constexpr std::string_view kFalse[] = {"n", "N", "no", "No", "NO", "off", "Off", "OFF",
-                                                "false", "False", "FALSE"};
+  static constexpr std::string_view kTrue[] = {"y",  "Y",  "yes",  "Yes",  "YES", "on",
+                                               "On", "ON", "true", "True", "TRUE"};
+  static constexpr std::string_view kFalse[] = {"n",   "N",   "no",    "No",    "NO",   "off",
+                                                "Off", "OFF", "false", "False", "FALSE"};
   for (auto t : kTrue)
     if (s == t) return out = true, true;
   for (auto f : kFalse)

@@ -15,7 +15,9 @@ namespace {
 enum class State { SeqFirst, SeqOther, MapFirst, MapOther };
 enum class Quote { None, Single, Double };
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 std::string_view skip_digits(std::string_view s) {
   size_t i = 0;
@@ -61,7 +63,9 @@ bool is_numeric(std::string_view s) {
   return skip_digits(s).empty();
 }
 
-bool is_null_word(std::string_view s) { return s == "null" || s == "Null" || s == "NULL" || s == "~"; }
+bool is_null_word(std::string_view s) {
+  return s == "null" || s == "Null" || s == "NULL" || s == "~";
+}
 
 bool is_bool_word(std::string_view s) {
   return s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" || s == "FALSE";
@@ -71,8 +75,9 @@ bool is_bool_word(std::string_view s) {
 Quote needs_quotes(std::string_view s) {
   if (s.empty()) return Quote::Single;
   Quote q = Quote::None;
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' ||
-                                      c == '\f' || c == '\r'; };
+  auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+  };
   if (is_space(s.front()) || is_space(s.back())) q = Quote::Single;
   if (is_null_word(s) || is_bool_word(s) || is_numeric(s)) q = Quote::Single;
   static constexpr char kIndicators[] = R"(-?:\,[]{}#&*!|>'"%@`)";
@@ -80,9 +85,19 @@ Quote needs_quotes(std::string_view s) {
   for (unsigned char c : s) {
     if (std::isalnum(c)) continue;
     switch (c) {
-      case '_': case '-': case '^': case '.': case ',': case ' ': case 0x9: continue;
-      case 0xA: case 0xD: return Quote::Double;  // what llvm-readelf 14/15 print
-      case 0x7F: return Quote::Double;
+      case '_':
+      case '-':
+      case '^':
+      case '.':
+      case ',':
+      case ' ':
+      case 0x9:
+        continue;
+      case 0xA:
+      case 0xD:
+        return Quote::Double;  // what llvm-readelf 14/15 print
+      case 0x7F:
+        return Quote::Double;
       default:
         if (c <= 0x1F) return Quote::Double;
         if (c & 0x80) return Quote::Double;
@@ -104,18 +119,41 @@ std::string escape_double(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
-      case '\\': out += "\\\\"; continue;
-      case '"': out += "\\\""; continue;
-      case 0: out += "\\0"; continue;
-      case 7: out += "\\a"; continue;
-      case 8: out += "\\b"; continue;
-      case 9: out += "\\t"; continue;
-      case 10: out += "\\n"; continue;
-      case 11: out += "\\v"; continue;
-      case 12: out += "\\f"; continue;
-      case 13: out += "\\r"; continue;
-      case 27: out += "\\e"; continue;
-      default: break;
+      case '\\':
+        out += "\\\\";
+        continue;
+      case '"':
+        out += "\\\"";
+        continue;
+      case 0:
+        out += "\\0";
+        continue;
+      case 7:
+        out += "\\a";
+        continue;
+      case 8:
+        out += "\\b";
+        continue;
+      case 9:
+        out += "\\t";
+        continue;
+      case 10:
+        out += "\\n";
+        continue;
+      case 11:
+        out += "\\v";
+        continue;
+      case 12:
+        out += "\\f";
+        continue;
+      case 13:
+        out += "\\r";
+        continue;
+      case 27:
+        out += "\\e";
+        continue;
+      default:
+        break;
     }
     if (c < 0x20) {
       out += "\\x" + hex_upper(c, 2);
@@ -155,17 +193,23 @@ std::string scalar_text(const MetaNode& n) {
   using K = MetaNode::Kind;
   switch (n.kind()) {
     case K::String:
-    case K::Binary: return n.as_string();
-    case K::Nil: return "";
-    case K::Bool: return n.as_bool() ? "true" : "false";
-    case K::Int: return std::to_string(n.as_int());
-    case K::UInt: return std::to_string(n.as_uint());
+    case K::Binary:
+      return n.as_string();
+    case K::Nil:
+      return "";
+    case K::Bool:
+      return n.as_bool() ? "true" : "false";
+    case K::Int:
+      return std::to_string(n.as_int());
+    case K::UInt:
+      return std::to_string(n.as_uint());
     case K::Float: {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%e", n.as_float());
       return buf;
     }
-    default: return "";
+    default:
+      return "";
   }
 }
 
@@ -179,12 +223,17 @@ std::string_view scalar_tag(const MetaNode& n, const std::string& text) {
   if (bk == k) return "";
   if ((bk == K::Int || bk == K::UInt) && (k == K::Int || k == K::UInt)) return "";
   switch (k) {
-    case K::String: return "!str";
+    case K::String:
+      return "!str";
     case K::Int:
-    case K::UInt: return "!int";
-    case K::Bool: return "!bool";
-    case K::Float: return "!float";
-    default: return "";
+    case K::UInt:
+      return "!int";
+    case K::Bool:
+      return "!bool";
+    case K::Float:
+      return "!float";
+    default:
+      return "";
   }
 }
 
@@ -300,6 +349,8 @@ class YamlWriter {
 
 }  // namespace
 
-std::string to_yaml(const MetaNode& node) { return YamlWriter().run(node); }
+std::string to_yaml(const MetaNode& node) {
+  return YamlWriter().run(node);
+}
 
 }  // namespace k100::codeobj

@@ -93,10 +93,12 @@ class Reader {
 
   void read_header() {
     if (b_.size() < elf::kEhdrSize)
-      fail(0, "file too small for an ELF header (" + std::to_string(b_.size()) + " bytes, need 64)");
+      fail(0,
+           "file too small for an ELF header (" + std::to_string(b_.size()) + " bytes, need 64)");
     if (!(b_[0] == 0x7f && b_[1] == 'E' && b_[2] == 'L' && b_[3] == 'F'))
       fail(0, "not an ELF file (bad magic)");
-    if (b_[4] != elf::kClass64) fail(4, "not a 64-bit ELF file (class " + std::to_string(b_[4]) + ")");
+    if (b_[4] != elf::kClass64)
+      fail(4, "not a 64-bit ELF file (class " + std::to_string(b_[4]) + ")");
     if (b_[5] != elf::kDataLsb) fail(5, "not a little-endian ELF file");
     if (b_[6] != 1) fail(6, "unknown ELF version " + std::to_string(b_[6]));
     if (b_[7] != elf::kOsAbiAmdgpuHsa)
@@ -145,9 +147,8 @@ class Reader {
       s.align = u64(at + 48);
       s.entsize = u64(at + 56);
       if (i > 0 && s.type != elf::kShtNobits && !in_file(s.offset, s.size, b_.size()))
-        fail(at, section_label(i) + " contents (offset " + hex(s.offset) + ", size " +
-                     hex(s.size) + ") extend past the end of the file (" +
-                     std::to_string(b_.size()) + " bytes)");
+        fail(at, section_label(i) + " contents (offset " + hex(s.offset) + ", size " + hex(s.size) +
+                     ") extend past the end of the file (" + std::to_string(b_.size()) + " bytes)");
     }
     const Shdr& names = sh_[shstrndx_];
     if (names.type != elf::kShtStrtab)
@@ -220,8 +221,8 @@ class Reader {
       co_.read_info.warnings.push_back("no NT_AMDGPU_METADATA note");
       return;
     }
-    co_.metadata = decode_msgpack(*note, origin_ + ": NT_AMDGPU_METADATA note at byte offset " +
-                                             std::to_string(note_at_));
+    co_.metadata = decode_msgpack(
+        *note, origin_ + ": NT_AMDGPU_METADATA note at byte offset " + std::to_string(note_at_));
     if (!co_.metadata.is_map())
       fail(note_at_, "metadata document is " +
                          std::string(MetaNode::kind_name(co_.metadata.kind())) + ", not a map");
@@ -279,8 +280,8 @@ class Reader {
       fail(st.header_at, section_label(size_t(tab)) + " is not a symbol table (type " +
                              std::to_string(st.type) + ")");
     if (st.entsize != elf::kSymSize)
-      fail(st.header_at, section_label(size_t(tab)) + " entry size " + std::to_string(st.entsize) +
-                             " is not 24");
+      fail(st.header_at,
+           section_label(size_t(tab)) + " entry size " + std::to_string(st.entsize) + " is not 24");
     if (st.link == 0 || st.link >= sh_.size() || sh_[st.link].type != elf::kShtStrtab)
       fail(st.header_at, section_label(size_t(tab)) + " links to section " +
                              std::to_string(st.link) + ", which is not a string table");
@@ -353,12 +354,13 @@ class Reader {
               [](const Kd& a, const Kd& b) { return a.sym->value < b.sym->value; });
     std::vector<uint64_t> starts;  // text offsets where code starts, for code_size
     for (const auto& s : co_.symbols)
-      if (s.section == SymbolSection::Text && s.type == SymbolType::Func) starts.push_back(s.offset);
+      if (s.section == SymbolSection::Text && s.type == SymbolType::Func)
+        starts.push_back(s.offset);
     for (size_t i = 0; i < kds.size(); ++i) {
       const RawSym& s = *kds[i].sym;
       const Shdr& sec = sh_[size_t(kds[i].section)];
-      if (sec.type == elf::kShtNobits || s.value < sec.addr ||
-          s.value - sec.addr > sec.size || KernelDescriptor::kSize > sec.size - (s.value - sec.addr))
+      if (sec.type == elf::kShtNobits || s.value < sec.addr || s.value - sec.addr > sec.size ||
+          KernelDescriptor::kSize > sec.size - (s.value - sec.addr))
         fail(s.at, "kernel descriptor '" + s.name + "' (address " + hex(s.value) +
                        ") does not lie within its section " + sec.name);
       uint64_t file_at = sec.offset + (s.value - sec.addr);
@@ -421,8 +423,7 @@ class Reader {
       bool matched = false;
       for (auto& k : co_.kernels) {
         if (k.name + ".kd" == km.symbol) {
-          if (k.meta)
-            fail(note_at_, "two metadata records name descriptor '" + km.symbol + "'");
+          if (k.meta) fail(note_at_, "two metadata records name descriptor '" + km.symbol + "'");
           k.meta = km;
           matched = true;
         }
@@ -436,8 +437,8 @@ class Reader {
   }
 
   void check_unsupported() {
-    static constexpr std::string_view kKnown[] = {".note", ".dynsym", ".gnu.hash", ".hash",
-                                                  ".dynstr", ".rodata", ".text", ".dynamic"};
+    static constexpr std::string_view kKnown[] = {".note",   ".dynsym", ".gnu.hash", ".hash",
+                                                  ".dynstr", ".rodata", ".text",     ".dynamic"};
     for (size_t i = 1; i < sh_.size(); ++i) {
       const Shdr& s = sh_[i];
       if (!(s.flags & elf::kShfAlloc) || s.size == 0) continue;

@@ -29,7 +29,9 @@ constexpr std::array<ProcessorInfo, 9> kProcessors{{
 
 constexpr std::string_view kTriple = "amdgcn-amd-amdhsa";
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) {
+  return "'" + std::string(s) + "'";
+}
 
 void set_feature(Target& t, const ProcessorInfo& p, std::string_view feature, FS value,
                  std::string_view text) {
@@ -46,8 +48,8 @@ void set_feature(Target& t, const ProcessorInfo& p, std::string_view feature, FS
                 " (known: sramecc, xnack)");
   }
   if (!has)
-    throw Error("target id " + quoted(text) + ": processor " + std::string(p.name) +
-                " has no " + std::string(feature) + " feature");
+    throw Error("target id " + quoted(text) + ": processor " + std::string(p.name) + " has no " +
+                std::string(feature) + " feature");
   if (*slot != FS::Any && *slot != FS::Unsupported)
     throw Error("target id " + quoted(text) + ": feature " + quoted(feature) +
                 " given more than once");
@@ -56,17 +58,23 @@ void set_feature(Target& t, const ProcessorInfo& p, std::string_view feature, FS
 
 uint32_t v4_bits(FS s, uint32_t any, uint32_t off, uint32_t on) {
   switch (s) {
-    case FS::Unsupported: return 0;
-    case FS::Any: return any;
-    case FS::Off: return off;
-    case FS::On: return on;
+    case FS::Unsupported:
+      return 0;
+    case FS::Any:
+      return any;
+    case FS::Off:
+      return off;
+    case FS::On:
+      return on;
   }
   return 0;
 }
 
 }  // namespace
 
-std::span<const ProcessorInfo> processors() { return kProcessors; }
+std::span<const ProcessorInfo> processors() {
+  return kProcessors;
+}
 
 const ProcessorInfo* find_processor(std::string_view name) {
   for (const auto& p : kProcessors)
@@ -91,7 +99,9 @@ std::string Target::name() const {
   return s;
 }
 
-std::string Target::id() const { return std::string(kTriple) + "--" + name(); }
+std::string Target::id() const {
+  return std::string(kTriple) + "--" + name();
+}
 
 Target default_target(std::string_view processor) {
   const ProcessorInfo* p = find_processor(processor);
@@ -108,8 +118,7 @@ Target parse_target_id(std::string_view text) {
   size_t dd = rest.find("--");
   if (dd != std::string_view::npos) {
     if (rest.substr(0, dd) != kTriple)
-      throw Error("target id " + quoted(text) + ": expected the triple " +
-                  std::string(kTriple));
+      throw Error("target id " + quoted(text) + ": expected the triple " + std::string(kTriple));
     rest = rest.substr(dd + 2);
   }
   size_t end = rest.find_first_of(":+");
@@ -127,16 +136,14 @@ Target parse_target_id(std::string_view text) {
     if (t.xnack == FS::Any) t.xnack = FS::Off;
     if (t.sramecc == FS::Any) t.sramecc = FS::Off;
     while (!rest.empty()) {
-      if (rest[0] != '+')
-        throw Error("target id " + quoted(text) + ": expected '+feature'");
+      if (rest[0] != '+') throw Error("target id " + quoted(text) + ": expected '+feature'");
       rest = rest.substr(1);
       size_t next = rest.find('+');
       std::string_view feat = rest.substr(0, next);
-      FS* slot = feat == "xnack" ? &t.xnack
+      FS* slot = feat == "xnack"                             ? &t.xnack
                  : (feat == "sram-ecc" || feat == "sramecc") ? &t.sramecc
                                                              : nullptr;
-      if (!slot)
-        throw Error("target id " + quoted(text) + ": unknown feature " + quoted(feat));
+      if (!slot) throw Error("target id " + quoted(text) + ": unknown feature " + quoted(feat));
       if (*slot == FS::Unsupported)
         throw Error("target id " + quoted(text) + ": processor " + t.processor + " has no " +
                     std::string(feat) + " feature");
@@ -164,13 +171,18 @@ Target parse_target_id(std::string_view text) {
   return t;
 }
 
-uint8_t abi_version(CodeObjectVersion v) { return static_cast<uint8_t>(static_cast<int>(v) - 2); }
+uint8_t abi_version(CodeObjectVersion v) {
+  return static_cast<uint8_t>(static_cast<int>(v) - 2);
+}
 
 CodeObjectVersion version_from_abi(uint8_t abi) {
   switch (abi) {
-    case 1: return CodeObjectVersion::V3;
-    case 2: return CodeObjectVersion::V4;
-    case 3: return CodeObjectVersion::V5;
+    case 1:
+      return CodeObjectVersion::V3;
+    case 2:
+      return CodeObjectVersion::V4;
+    case 3:
+      return CodeObjectVersion::V5;
   }
   throw Error("unsupported AMDHSA ABI version " + std::to_string(abi) +
               " (supported: 1 = code object v3, 2 = v4, 3 = v5)");

@@ -117,10 +117,15 @@ class Writer {
       if (s.section == SymbolSection::Text) text_names.insert(s.name);
     std::vector<OutSym> globals;
     for (const auto& s : co_.symbols) {
-      OutSym o{s.name, uint8_t(s.type), uint8_t(s.binding), uint8_t(s.visibility), 0,
-               s.offset, s.size, s.section == SymbolSection::Text ? 0 : 3};
-      bool local = s.binding == SymbolBinding::Local ||
-                   s.visibility == SymbolVisibility::Hidden ||
+      OutSym o{s.name,
+               uint8_t(s.type),
+               uint8_t(s.binding),
+               uint8_t(s.visibility),
+               0,
+               s.offset,
+               s.size,
+               s.section == SymbolSection::Text ? 0 : 3};
+      bool local = s.binding == SymbolBinding::Local || s.visibility == SymbolVisibility::Hidden ||
                    s.visibility == SymbolVisibility::Internal;
       if (local) {
         o.binding = uint8_t(SymbolBinding::Local);
@@ -334,8 +339,14 @@ class Writer {
     ByteWriter st;
     st.zeros(elf::kSymSize);
     for (size_t i = 0; i < locals_.size(); ++i) put_sym(st, locals_[i], local_off[i]);
-    OutSym dyn{"_DYNAMIC", uint8_t(SymbolType::NoType), uint8_t(SymbolBinding::Local),
-               uint8_t(SymbolVisibility::Hidden), uint16_t(i_dynamic), a_dynamic, 0, 2};
+    OutSym dyn{"_DYNAMIC",
+               uint8_t(SymbolType::NoType),
+               uint8_t(SymbolBinding::Local),
+               uint8_t(SymbolVisibility::Hidden),
+               uint16_t(i_dynamic),
+               a_dynamic,
+               0,
+               2};
     put_sym(st, dyn, dynamic_name);
     for (size_t i = 0; i < globals_.size(); ++i) put_sym(st, globals_[i], global_off[i]);
     const uint32_t first_global = static_cast<uint32_t>(locals_.size() + 2);
@@ -355,8 +366,8 @@ class Writer {
     dyn_entry(elf::kDtNull, 0);
 
     // Section list.
-    auto alloc = [](const char* name, uint32_t type, uint64_t flags, uint64_t addr,
-                    uint64_t offset, uint64_t align, uint64_t entsize, std::vector<uint8_t> data) {
+    auto alloc = [](const char* name, uint32_t type, uint64_t flags, uint64_t addr, uint64_t offset,
+                    uint64_t align, uint64_t entsize, std::vector<uint8_t> data) {
       SectionOut s;
       s.name = name;
       s.type = type;
@@ -386,8 +397,8 @@ class Writer {
     add_section(alloc(".dynstr", kShtStrtab, kShfAlloc, a_dynstr, a_dynstr, 1, 0, dynstr_));
     if (has_rodata)
       add_section(alloc(".rodata", kShtProgbits, kShfAlloc, a_rodata, a_rodata, 64, 0, rodata));
-    add_section(alloc(".text", kShtProgbits, kShfAlloc | kShfExec, a_text, o_text, 256, 0,
-                      co_.text));
+    add_section(
+        alloc(".text", kShtProgbits, kShfAlloc | kShfExec, a_text, o_text, 256, 0, co_.text));
     SectionOut s_dyn = alloc(".dynamic", kShtDynamic, kShfWrite | kShfAlloc, a_dynamic, o_dynamic,
                              8, kDynSize, dy.bytes());
     s_dyn.link = uint32_t(i_dynstr);
@@ -428,8 +439,9 @@ class Writer {
     // Emit.
     out_.zeros(elf::kEhdrSize);
     std::vector<uint8_t>& b = out_.bytes();
-    const uint8_t ident[16] = {0x7f, 'E', 'L', 'F', kClass64, kDataLsb, 1, kOsAbiAmdgpuHsa,
-                               abi_version(co_.version), 0, 0, 0, 0, 0, 0, 0};
+    const uint8_t ident[16] = {
+        0x7f, 'E', 'L', 'F', kClass64, kDataLsb, 1, kOsAbiAmdgpuHsa, abi_version(co_.version),
+        0,    0,   0,   0,   0,        0,        0};
     std::copy(ident, ident + 16, b.begin());
     store_u16(&b[16], kTypeDyn);
     store_u16(&b[18], kMachineAmdgpu);
@@ -510,7 +522,9 @@ class Writer {
 
 }  // namespace
 
-std::vector<uint8_t> write_code_object(const CodeObject& co) { return Writer(co).run(); }
+std::vector<uint8_t> write_code_object(const CodeObject& co) {
+  return Writer(co).run();
+}
 
 void write_code_object_file(const CodeObject& co, const std::string& path) {
   std::vector<uint8_t> bytes = write_code_object(co);

@@ -1,7 +1,8 @@
+#include "k100/codeobj/arg_layout.h"
+
 #include <gtest/gtest.h>
 
 #include "k100/base/error.h"
-#include "k100/codeobj/arg_layout.h"
 
 namespace k100::codeobj {
 namespace {
@@ -38,13 +39,13 @@ TEST(ArgLayout, V5FullMatchesClangAtO2) {
   EXPECT_EQ(l.kernarg_segment_size, 280u);
   EXPECT_EQ(l.kernarg_segment_align, 8u);
   using V = ValueKind;
-  Offsets want = {{24, 4, V::HiddenBlockCountX},     {28, 4, V::HiddenBlockCountY},
-                  {32, 4, V::HiddenBlockCountZ},     {36, 2, V::HiddenGroupSizeX},
-                  {38, 2, V::HiddenGroupSizeY},      {40, 2, V::HiddenGroupSizeZ},
-                  {42, 2, V::HiddenRemainderX},      {44, 2, V::HiddenRemainderY},
-                  {46, 2, V::HiddenRemainderZ},      {64, 8, V::HiddenGlobalOffsetX},
-                  {72, 8, V::HiddenGlobalOffsetY},   {80, 8, V::HiddenGlobalOffsetZ},
-                  {88, 2, V::HiddenGridDims},        {104, 8, V::HiddenHostcallBuffer},
+  Offsets want = {{24, 4, V::HiddenBlockCountX},       {28, 4, V::HiddenBlockCountY},
+                  {32, 4, V::HiddenBlockCountZ},       {36, 2, V::HiddenGroupSizeX},
+                  {38, 2, V::HiddenGroupSizeY},        {40, 2, V::HiddenGroupSizeZ},
+                  {42, 2, V::HiddenRemainderX},        {44, 2, V::HiddenRemainderY},
+                  {46, 2, V::HiddenRemainderZ},        {64, 8, V::HiddenGlobalOffsetX},
+                  {72, 8, V::HiddenGlobalOffsetY},     {80, 8, V::HiddenGlobalOffsetZ},
+                  {88, 2, V::HiddenGridDims},          {104, 8, V::HiddenHostcallBuffer},
                   {112, 8, V::HiddenMultigridSyncArg}, {120, 8, V::HiddenHeapV1},
                   {224, 8, V::HiddenQueuePtr}};
   EXPECT_EQ(hidden_of(l), want);
@@ -84,9 +85,12 @@ TEST(ArgLayout, V4FullMatchesClang) {
   EXPECT_EQ(hidden_of(plain), want);  // OpenCL -O2 (ORACLES §3)
   EXPECT_EQ(plain.kernarg_segment_size, 80u);
   ArgLayout ptrs = layout_kernel_args(args, CodeObjectVersion::V4, {HiddenArgLayout::Full, true});
-  Offsets want2 = {{24, 8, V::HiddenGlobalOffsetX}, {32, 8, V::HiddenGlobalOffsetY},
-                   {40, 8, V::HiddenGlobalOffsetZ}, {48, 8, V::HiddenHostcallBuffer},
-                   {56, 8, V::HiddenNone},          {64, 8, V::HiddenNone},
+  Offsets want2 = {{24, 8, V::HiddenGlobalOffsetX},
+                   {32, 8, V::HiddenGlobalOffsetY},
+                   {40, 8, V::HiddenGlobalOffsetZ},
+                   {48, 8, V::HiddenHostcallBuffer},
+                   {56, 8, V::HiddenNone},
+                   {64, 8, V::HiddenNone},
                    {72, 8, V::HiddenMultigridSyncArg}};
   EXPECT_EQ(hidden_of(ptrs), want2);  // HIP -O0 (ORACLES §4)
 }
@@ -102,23 +106,24 @@ TEST(ArgLayout, CompactIsTheDslLayout) {
   EXPECT_EQ(h[9], std::make_tuple(56u, 8u, ValueKind::HiddenGlobalOffsetX));
   EXPECT_EQ(h[12], std::make_tuple(80u, 2u, ValueKind::HiddenGridDims));
   // The DSL clamp_scale example: n@16, lo@20, hi@24, k@28, hidden block at 32, size 88.
-  std::vector<ExplicitArg> cs = {ptr("src"), ptr("dst"), val("n", 4), val("lo", 4), val("hi", 4),
-                                 val("k", 4)};
+  std::vector<ExplicitArg> cs = {ptr("src"),   ptr("dst"),   val("n", 4),
+                                 val("lo", 4), val("hi", 4), val("k", 4)};
   ArgLayout l2 = layout_kernel_args(cs, CodeObjectVersion::V5, {HiddenArgLayout::Compact});
   EXPECT_EQ(l2.args[5].offset, 28u);
   EXPECT_EQ(l2.kernarg_segment_size, 88u);
 }
 
 TEST(ArgLayout, NoneAndNaturalAlignment) {
-  std::vector<ExplicitArg> args = {val("c", 1), val("s", 2), val("i", 4), val("l", 8), ptr("p"),
-                                   val("tail", 4)};
+  std::vector<ExplicitArg> args = {val("c", 1), val("s", 2), val("i", 4),
+                                   val("l", 8), ptr("p"),    val("tail", 4)};
   ArgLayout l = layout_kernel_args(args, CodeObjectVersion::V5, {HiddenArgLayout::None});
   std::vector<uint32_t> offs;
   for (const auto& a : l.args) offs.push_back(a.offset);
   EXPECT_EQ(offs, (std::vector<uint32_t>{0, 2, 4, 8, 16, 24}));
   EXPECT_EQ(l.kernarg_segment_size, 28u);
   EXPECT_EQ(l.kernarg_segment_align, 8u);
-  ArgLayout r = layout_kernel_args(args, CodeObjectVersion::V5, {HiddenArgLayout::None, false, true});
+  ArgLayout r =
+      layout_kernel_args(args, CodeObjectVersion::V5, {HiddenArgLayout::None, false, true});
   EXPECT_EQ(r.kernarg_segment_size, 32u);
   EXPECT_EQ(l.args[4].address_space, AddressSpace::Global);
   ExplicitArg bad = val("h", 4);

@@ -1,9 +1,10 @@
+#include "k100/codeobj/catalog.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "k100/base/error.h"
-#include "k100/codeobj/catalog.h"
 #include "k100/codeobj/demangle.h"
 #include "k100/codeobj/writer.h"
 #include "test_support.h"
@@ -43,7 +44,7 @@ TEST(Demangle, FunctionNamesWithTemplateArguments) {
     EXPECT_EQ(lookup_name(c.mangled), c.lookup);
   }
   EXPECT_EQ(lookup_name("fill_k"), "fill_k");
-  EXPECT_EQ(lookup_name("_Z"), "_Z");                 // not decodable: unchanged
+  EXPECT_EQ(lookup_name("_Z"), "_Z");  // not decodable: unchanged
   EXPECT_EQ(lookup_name("_Z3fooIXadL_Z3barEEEvv"), "_Z3fooIXadL_Z3barEEEvv");
   EXPECT_FALSE(demangle_function_name("_Z999x").has_value());
   EXPECT_FALSE(demangle_function_name("_Z3fooIS9_EEvv").has_value());
@@ -115,8 +116,8 @@ TEST(Catalog, HeaderCompilesAndHasTheTable) {
                    "#include \"k.h\"\nint main(void) { return k_table[1].args[3].kind == 1 && "
                    "k_table_n == 2 ? 0 : 1; }\n");
   for (const char* cc : {"gcc", "g++"}) {
-    std::vector<std::string> cmd = {cc, "-Wall", "-Werror", "-o", dir.file("use"),
-                                    dir.file("use.c")};
+    std::vector<std::string> cmd = {cc,   "-Wall",         "-Werror",
+                                    "-o", dir.file("use"), dir.file("use.c")};
     if (std::string(cc) == "g++") cmd.insert(cmd.begin() + 1, {"-x", "c++"});
     auto r = test::run(cmd);
     ASSERT_EQ(r.rc, 0) << cc << ": " << r.err;
@@ -135,8 +136,8 @@ TEST(Catalog, ToolWritesJsonAndHeader) {
   if (!test::have_tool(tool)) GTEST_SKIP() << tool << " not built";
   test::TempDir dir;
   test::write_bytes(dir.file("k.hsaco"), write_code_object(catalog_object()));
-  auto r = test::run({tool, dir.file("k.hsaco"), "-o", dir.file("c.json"), "--header",
-                      dir.file("k.h")});
+  auto r =
+      test::run({tool, dir.file("k.hsaco"), "-o", dir.file("c.json"), "--header", dir.file("k.h")});
   ASSERT_EQ(r.rc, 0) << r.err;
   auto j = nlohmann::json::parse(test::read_bytes(dir.file("c.json")));
   EXPECT_EQ(j["kernels"].size(), 2u);

@@ -36,7 +36,9 @@ const Config kConfigs[] = {
     {"gfx906_any_v5", "llvm-mc-15", "ld.lld-15", "", "amdgcn-amd-amdhsa--gfx906", true, 80},
 };
 
-void PrintTo(const Config& c, std::ostream* os) { *os << c.label; }
+void PrintTo(const Config& c, std::ostream* os) {
+  *os << c.label;
+}
 
 struct Range {
   const char* key;
@@ -45,22 +47,38 @@ struct Range {
 
 // Every GFX9 directive with the largest value it accepts.
 const Range kRanges[] = {
-    {"group_segment_fixed_size", 0xffffffff}, {"private_segment_fixed_size", 0xffffffff},
-    {"kernarg_size", 0xffffffff},            {"user_sgpr_private_segment_buffer", 1},
-    {"user_sgpr_dispatch_ptr", 1},           {"user_sgpr_queue_ptr", 1},
-    {"user_sgpr_kernarg_segment_ptr", 1},    {"user_sgpr_dispatch_id", 1},
-    {"user_sgpr_flat_scratch_init", 1},      {"user_sgpr_private_segment_size", 1},
-    {"system_sgpr_private_segment_wavefront_offset", 1}, {"system_sgpr_workgroup_id_x", 1},
-    {"system_sgpr_workgroup_id_y", 1},       {"system_sgpr_workgroup_id_z", 1},
-    {"system_sgpr_workgroup_info", 1},       {"system_vgpr_workitem_id", 3},
-    {"reserve_vcc", 1},                      {"reserve_flat_scratch", 1},
-    {"float_round_mode_32", 3},              {"float_round_mode_16_64", 3},
-    {"float_denorm_mode_32", 3},             {"float_denorm_mode_16_64", 3},
-    {"dx10_clamp", 1},                       {"ieee_mode", 1},
-    {"fp16_overflow", 1},                    {"exception_fp_ieee_invalid_op", 1},
-    {"exception_fp_denorm_src", 1},          {"exception_fp_ieee_div_zero", 1},
-    {"exception_fp_ieee_overflow", 1},       {"exception_fp_ieee_underflow", 1},
-    {"exception_fp_ieee_inexact", 1},        {"exception_int_div_zero", 1},
+    {"group_segment_fixed_size", 0xffffffff},
+    {"private_segment_fixed_size", 0xffffffff},
+    {"kernarg_size", 0xffffffff},
+    {"user_sgpr_private_segment_buffer", 1},
+    {"user_sgpr_dispatch_ptr", 1},
+    {"user_sgpr_queue_ptr", 1},
+    {"user_sgpr_kernarg_segment_ptr", 1},
+    {"user_sgpr_dispatch_id", 1},
+    {"user_sgpr_flat_scratch_init", 1},
+    {"user_sgpr_private_segment_size", 1},
+    {"system_sgpr_private_segment_wavefront_offset", 1},
+    {"system_sgpr_workgroup_id_x", 1},
+    {"system_sgpr_workgroup_id_y", 1},
+    {"system_sgpr_workgroup_id_z", 1},
+    {"system_sgpr_workgroup_info", 1},
+    {"system_vgpr_workitem_id", 3},
+    {"reserve_vcc", 1},
+    {"reserve_flat_scratch", 1},
+    {"float_round_mode_32", 3},
+    {"float_round_mode_16_64", 3},
+    {"float_denorm_mode_32", 3},
+    {"float_denorm_mode_16_64", 3},
+    {"dx10_clamp", 1},
+    {"ieee_mode", 1},
+    {"fp16_overflow", 1},
+    {"exception_fp_ieee_invalid_op", 1},
+    {"exception_fp_denorm_src", 1},
+    {"exception_fp_ieee_div_zero", 1},
+    {"exception_fp_ieee_overflow", 1},
+    {"exception_fp_ieee_underflow", 1},
+    {"exception_fp_ieee_inexact", 1},
+    {"exception_int_div_zero", 1},
 };
 
 std::string kernel_asm(const std::string& name, const Directives& d) {
@@ -72,9 +90,10 @@ std::string kernel_asm(const std::string& name, const Directives& d) {
   return s.str();
 }
 
-std::vector<std::string> mc_command(const Config& c, const std::string& in, const std::string& out) {
-  std::vector<std::string> cmd = {c.mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx906",
-                                  "-filetype=obj", "-o", out, in};
+std::vector<std::string> mc_command(const Config& c, const std::string& in,
+                                    const std::string& out) {
+  std::vector<std::string> cmd = {
+      c.mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx906", "-filetype=obj", "-o", out, in};
   if (!c.mattr.empty()) cmd.push_back("-mattr=" + c.mattr);
   if (c.v5) cmd.push_back("--amdhsa-code-object-version=5");
   return cmd;
@@ -117,7 +136,8 @@ class DescriptorVsLlvmMc : public ::testing::TestWithParam<Config> {
  protected:
   void SetUp() override {
     for (const auto& t : {GetParam().mc, GetParam().lld})
-      if (!test::have_tool(t)) GTEST_SKIP() << t << " not found; install llvm/lld to run this oracle";
+      if (!test::have_tool(t))
+        GTEST_SKIP() << t << " not found; install llvm/lld to run this oracle";
   }
 };
 
@@ -133,7 +153,9 @@ TEST_P(DescriptorVsLlvmMc, RandomCombinationsMatch) {
   every.push_back({"next_free_vgpr", 256});
   every.push_back({"next_free_sgpr", 102});
   all.push_back(every);
-  all.push_back({{"next_free_vgpr", 5}, {"next_free_sgpr", 9}, {"reserve_vcc", 0},
+  all.push_back({{"next_free_vgpr", 5},
+                 {"next_free_sgpr", 9},
+                 {"reserve_vcc", 0},
                  {"reserve_flat_scratch", 0}});
   all.push_back({{"next_free_vgpr", 4}, {"next_free_sgpr", 17}, {"reserve_flat_scratch", 0}});
   while (int(all.size()) < c.kernels) all.push_back(random_directives(rng, target, c.v5));
@@ -163,8 +185,8 @@ TEST_P(DescriptorVsLlvmMc, RandomCombinationsMatch) {
     std::string what;
     for (const auto& [key, v] : all[i]) what += " ." + key + "=" + std::to_string(v);
     EXPECT_EQ(got, want) << "kernel k" << i << ":" << what << "\n  llvm rsrc1 " << std::hex
-                         << got.compute_pgm_rsrc1 << " rsrc2 " << got.compute_pgm_rsrc2
-                         << " props " << got.kernel_code_properties << "\n  ours rsrc1 "
+                         << got.compute_pgm_rsrc1 << " rsrc2 " << got.compute_pgm_rsrc2 << " props "
+                         << got.kernel_code_properties << "\n  ours rsrc1 "
                          << want.compute_pgm_rsrc1 << " rsrc2 " << want.compute_pgm_rsrc2
                          << " props " << want.kernel_code_properties;
   }

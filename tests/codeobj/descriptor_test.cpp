@@ -26,10 +26,10 @@ TEST(KernelDescriptor, EncodeDecodeRoundTripsEveryByte) {
 
 TEST(KernelDescriptor, DecodesTheVaddDescriptorFromOracles) {
   // llvm-objdump -s -j .rodata of ORACLES.md §2's vadd.hsaco.
-  const uint8_t raw[64] = {0, 0, 0, 0, 0, 0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 0, 0,
-                           0xc0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                           0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                           0x80, 0, 0xac, 0, 0x88, 0, 0, 0, 0x0a, 0, 0, 0, 0, 0, 0, 0};
+  const uint8_t raw[64] = {0,    0,    0,    0, 0,    0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 0, 0,
+                           0xc0, 0x10, 0,    0, 0,    0, 0, 0, 0,    0, 0, 0, 0, 0, 0, 0,
+                           0,    0,    0,    0, 0,    0, 0, 0, 0,    0, 0, 0, 0, 0, 0, 0,
+                           0x80, 0,    0xac, 0, 0x88, 0, 0, 0, 0x0a, 0, 0, 0, 0, 0, 0, 0};
   KernelDescriptor kd = KernelDescriptor::decode(raw);
   EXPECT_EQ(kd.kernarg_size, 28u);
   EXPECT_EQ(kd.kernel_code_entry_byte_offset, 0x10c0);
@@ -74,19 +74,21 @@ TEST(DescriptorSettings, ExtraSgprsFollowXnackAndReservations) {
 TEST(DescriptorSettings, ErrorsAreNamed) {
   Target t = default_target("gfx906");
   DescriptorSettings s;
-  EXPECT_NE(error_of([&] { set_amdhsa_directive(s, ".amdhsa_next_free_vgp", 1, t); })
-                .find("did you mean '.amdhsa_next_free_vgpr'"),
+  EXPECT_NE(error_of([&] {
+              set_amdhsa_directive(s, ".amdhsa_next_free_vgp", 1, t);
+            }).find("did you mean '.amdhsa_next_free_vgpr'"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { set_amdhsa_directive(s, "float_round_mode_32", 4, t); })
-                .find("out of range"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { set_amdhsa_directive(s, "float_round_mode_32", 4, t); }).find("out of range"),
+      std::string::npos);
   set_amdhsa_directive(s, "ieee_mode", 0, t);
   EXPECT_NE(error_of([&] { set_amdhsa_directive(s, "ieee_mode", 0, t); }).find("repeated"),
             std::string::npos);
   EXPECT_NE(error_of([&] { set_amdhsa_directive(s, "accum_offset", 4, t); }).find("gfx90a"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { set_amdhsa_directive(s, "reserve_xnack_mask", 0, t); })
-                .find("does not match target id"),
+  EXPECT_NE(error_of([&] {
+              set_amdhsa_directive(s, "reserve_xnack_mask", 0, t);
+            }).find("does not match target id"),
             std::string::npos);
   EXPECT_NE(error_of([&] { compute_descriptor(s, t); }).find("missing .amdhsa_next_free_vgpr"),
             std::string::npos);

@@ -1,7 +1,8 @@
+#include "k100/codeobj/kernel_builder.h"
+
 #include <gtest/gtest.h>
 
 #include "k100/base/error.h"
-#include "k100/codeobj/kernel_builder.h"
 #include "k100/codeobj/reader.h"
 #include "k100/codeobj/writer.h"
 #include "test_support.h"
@@ -55,8 +56,9 @@ TEST(KernelBuilder, RejectsCountsThatDisagreeWithTheCode) {
   set_amdhsa_directive(small_kernarg.settings, "kernarg_size", 8, default_target("gfx906"));
   set_amdhsa_directive(small_kernarg.settings, "next_free_vgpr", 1, default_target("gfx906"));
   set_amdhsa_directive(small_kernarg.settings, "next_free_sgpr", 1, default_target("gfx906"));
-  EXPECT_NE(error_of(small_kernarg).find("kernel 'k': .amdhsa_kernarg_size 8 is smaller than the 16"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(small_kernarg).find("kernel 'k': .amdhsa_kernarg_size 8 is smaller than the 16"),
+      std::string::npos);
 
   KernelSpec few_vgprs;
   few_vgprs.name = "v";

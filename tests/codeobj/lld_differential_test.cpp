@@ -20,7 +20,9 @@ struct Toolchain {
   std::string metadata_version;  // "[ 1, 1 ]" / "[ 1, 2 ]"
 };
 
-void PrintTo(const Toolchain& t, std::ostream* os) { *os << t.mc << " + " << t.lld; }
+void PrintTo(const Toolchain& t, std::ostream* os) {
+  *os << t.mc << " + " << t.lld;
+}
 
 const Toolchain kV4{"llvm-mc-14", "ld.lld-14", CodeObjectVersion::V4, "[ 1, 1 ]"};
 const Toolchain kV5{"llvm-mc-15", "ld.lld-15", CodeObjectVersion::V5, "[ 1, 2 ]"};
@@ -56,9 +58,8 @@ amdhsa.kernels:
 ...
 )";
 
-const Source kVadd{
-    "vadd",
-    R"(	.amdgcn_target "amdgcn-amd-amdhsa--gfx906"
+const Source kVadd{"vadd",
+                   R"(	.amdgcn_target "amdgcn-amd-amdhsa--gfx906"
 	.text
 	.globl	vadd
 	.p2align	8
@@ -100,12 +101,18 @@ vadd:
 		.amdhsa_private_segment_fixed_size 0
 	.end_amdhsa_kernel
 )",
-    {{"vadd",
-      {{"user_sgpr_dispatch_ptr", 1}, {"user_sgpr_kernarg_segment_ptr", 1}, {"kernarg_size", 28},
-       {"system_sgpr_workgroup_id_x", 1}, {"system_vgpr_workitem_id", 0}, {"next_free_vgpr", 4},
-       {"next_free_sgpr", 15}, {"reserve_vcc", 1}, {"group_segment_fixed_size", 0},
-       {"private_segment_fixed_size", 0}}}},
-    kVaddYaml};
+                   {{"vadd",
+                     {{"user_sgpr_dispatch_ptr", 1},
+                      {"user_sgpr_kernarg_segment_ptr", 1},
+                      {"kernarg_size", 28},
+                      {"system_sgpr_workgroup_id_x", 1},
+                      {"system_vgpr_workitem_id", 0},
+                      {"next_free_vgpr", 4},
+                      {"next_free_sgpr", 15},
+                      {"reserve_vcc", 1},
+                      {"group_segment_fixed_size", 0},
+                      {"private_segment_fixed_size", 0}}}},
+                   kVaddYaml};
 
 // Five kernels (enough for two GNU hash buckets), a local label, kernels without .size.
 const Source kMulti{
@@ -177,7 +184,8 @@ gamma:
     {{"zeta", {{"next_free_vgpr", 1}, {"next_free_sgpr", 0}}},
      {"alpha", {{"next_free_vgpr", 3}, {"next_free_sgpr", 0}, {"ieee_mode", 0}}},
      {"mid", {{"next_free_vgpr", 8}, {"next_free_sgpr", 20}, {"group_segment_fixed_size", 4096}}},
-     {"beta", {{"next_free_vgpr", 3}, {"next_free_sgpr", 0}, {"user_sgpr_private_segment_buffer", 1}}},
+     {"beta",
+      {{"next_free_vgpr", 3}, {"next_free_sgpr", 0}, {"user_sgpr_private_segment_buffer", 1}}},
      {"gamma", {{"next_free_vgpr", 3}, {"next_free_sgpr", 0}}}},
     R"(---
 amdhsa.version: @VERSION@
@@ -214,12 +222,14 @@ Source make_many() {
       std::string n = "_Z6kernelILi" + std::to_string(i) + "EEvPf";
       t += "\t.text\n\t.globl " + n + "\n\t.p2align 8\n\t.type " + n + ",@function\n" + n +
            ":\n\ts_endpgm\n\t.rodata\n\t.p2align 6\n\t.amdhsa_kernel " + n +
-           "\n\t.amdhsa_next_free_vgpr " + std::to_string(i % 200) +
-           "\n\t.amdhsa_next_free_sgpr " + std::to_string(i % 90) + "\n\t.end_amdhsa_kernel\n";
+           "\n\t.amdhsa_next_free_vgpr " + std::to_string(i % 200) + "\n\t.amdhsa_next_free_sgpr " +
+           std::to_string(i % 90) + "\n\t.end_amdhsa_kernel\n";
     }
     return t;
   }();
-  Source s{"many", text.c_str(), {},
+  Source s{"many",
+           text.c_str(),
+           {},
            "---\namdhsa.version: @VERSION@\namdhsa.kernels:\n  - .name: _Z6kernelILi0EEvPf\n"
            "    .symbol: _Z6kernelILi0EEvPf.kd\n    .kernarg_segment_size: 8\n"
            "    .kernarg_segment_align: 8\n    .group_segment_fixed_size: 0\n"
@@ -241,18 +251,21 @@ class LldDifferential : public ::testing::TestWithParam<Toolchain> {
  protected:
   void SetUp() override {
     for (const auto& t : {GetParam().mc, GetParam().lld})
-      if (!test::have_tool(t)) GTEST_SKIP() << t << " not found; install llvm/lld to run this oracle";
+      if (!test::have_tool(t))
+        GTEST_SKIP() << t << " not found; install llvm/lld to run this oracle";
   }
 
   // Assembles and links `src`; returns lld's bytes.
   std::vector<uint8_t> build_with_lld(const Source& src, test::TempDir& dir) {
     const Toolchain& tc = GetParam();
     std::string yaml = replace_all(src.yaml, "@VERSION@", tc.metadata_version);
-    std::string text = std::string(src.text) + "\t.amdgpu_metadata\n" + yaml +
-                       "\t.end_amdgpu_metadata\n";
+    std::string text =
+        std::string(src.text) + "\t.amdgpu_metadata\n" + yaml + "\t.end_amdgpu_metadata\n";
     test::write_text(dir.file("k.s"), text);
-    std::vector<std::string> mc = {tc.mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx906",
-                                   "-filetype=obj", "-o", dir.file("k.o"), dir.file("k.s")};
+    std::vector<std::string> mc = {tc.mc,          "-triple=amdgcn-amd-amdhsa",
+                                   "-mcpu=gfx906", "-filetype=obj",
+                                   "-o",           dir.file("k.o"),
+                                   dir.file("k.s")};
     if (tc.version == CodeObjectVersion::V5) mc.push_back("--amdhsa-code-object-version=5");
     auto r = run(mc);
     EXPECT_EQ(r.rc, 0) << r.err;
@@ -311,8 +324,8 @@ TEST_P(LldDifferential, FromScratchMatchesLld) {
       k.code_offset = lk->code_offset;
       co.kernels.push_back(k);
     }
-    co.metadata = parse_metadata_yaml(replace_all(src->yaml, "@VERSION@", tc.metadata_version),
-                                      src->name);
+    co.metadata =
+        parse_metadata_yaml(replace_all(src->yaml, "@VERSION@", tc.metadata_version), src->name);
     std::vector<uint8_t> ours = write_code_object(co);
     ASSERT_EQ(ours.size(), lld.size());
     for (size_t i = 0; i < lld.size(); ++i)

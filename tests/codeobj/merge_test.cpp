@@ -1,7 +1,8 @@
+#include "k100/codeobj/merge.h"
+
 #include <gtest/gtest.h>
 
 #include "k100/base/error.h"
-#include "k100/codeobj/merge.h"
 #include "k100/codeobj/reader.h"
 #include "k100/codeobj/writer.h"
 #include "test_support.h"

@@ -43,8 +43,8 @@ TEST(MetaNode, MessagePackRoundTripUsesSmallestEncodings) {
   m["g"] = MetaNode::array({MetaNode::uinteger(1), MetaNode::uinteger(1)});
   std::vector<uint8_t> bytes = encode_msgpack(m);
   // fixmap(7), "a" 5, "b" -5 (negative fixint), "c" uint16, "d" str8, true, nil, [1, 1].
-  std::vector<uint8_t> want = {0x87, 0xa1, 'a', 0x05, 0xa1, 'b', 0xfb, 0xa1, 'c', 0xcd, 0x01,
-                               0x2c, 0xa1, 'd', 0xd9, 40};
+  std::vector<uint8_t> want = {0x87, 0xa1, 'a',  0x05, 0xa1, 'b', 0xfb, 0xa1,
+                               'c',  0xcd, 0x01, 0x2c, 0xa1, 'd', 0xd9, 40};
   want.insert(want.end(), 40, 'x');
   for (uint8_t b : {0xa1, int('e'), 0xc3, 0xa1, int('f'), 0xc0, 0xa1, int('g'), 0x92, 1, 1})
     want.push_back(uint8_t(b));
@@ -75,16 +75,26 @@ TEST(MetadataYaml, ScalarsAreTypedLikeLlvmMc) {
     const char* text;
     MetaNode want;
   } cases[] = {
-      {"n", MetaNode::boolean(false)},       {"'y'", MetaNode::boolean(true)},
-      {"Yes", MetaNode::boolean(true)},      {"OFF", MetaNode::boolean(false)},
-      {"010", MetaNode::uinteger(8)},        {"0x10", MetaNode::uinteger(16)},
-      {"0b11", MetaNode::uinteger(3)},       {"0o7", MetaNode::uinteger(7)},
-      {"-5", MetaNode::integer(-5)},         {"'12'", MetaNode::uinteger(12)},
-      {"1.5", MetaNode()},                   {"+5", MetaNode()},
-      {"''", MetaNode()},                    {"~", MetaNode::string("~")},
-      {"null", MetaNode::string("null")},    {".inf", MetaNode::string(".inf")},
-      {"0x", MetaNode::string("0x")},        {"!str 12", MetaNode::string("12")},
-      {"!!str 12", MetaNode::uinteger(12)},  {"!nil x", MetaNode()},
+      {"n", MetaNode::boolean(false)},
+      {"'y'", MetaNode::boolean(true)},
+      {"Yes", MetaNode::boolean(true)},
+      {"OFF", MetaNode::boolean(false)},
+      {"010", MetaNode::uinteger(8)},
+      {"0x10", MetaNode::uinteger(16)},
+      {"0b11", MetaNode::uinteger(3)},
+      {"0o7", MetaNode::uinteger(7)},
+      {"-5", MetaNode::integer(-5)},
+      {"'12'", MetaNode::uinteger(12)},
+      {"1.5", MetaNode()},
+      {"+5", MetaNode()},
+      {"''", MetaNode()},
+      {"~", MetaNode::string("~")},
+      {"null", MetaNode::string("null")},
+      {".inf", MetaNode::string(".inf")},
+      {"0x", MetaNode::string("0x")},
+      {"!str 12", MetaNode::string("12")},
+      {"!!str 12", MetaNode::uinteger(12)},
+      {"!nil x", MetaNode()},
       {"'float*'", MetaNode::string("float*")},
   };
   for (const auto& c : cases) {
@@ -126,7 +136,8 @@ amdhsa.kernels:
       - { .offset: 24, .size: 4, .value_kind: hidden_block_count_x }
       - { .offset: 248, .size: 8, .value_kind: hidden_dynamic_lds_size }
 ...
-)", "t");
+)",
+                                     "t");
   auto ks = parse_kernels(doc, "t");
   ASSERT_EQ(ks.size(), 1u);
   const KernelMeta& k = ks[0];
@@ -255,7 +266,8 @@ class MetadataOracle : public ::testing::Test {
  protected:
   void SetUp() override {
     for (const char* t : {"llvm-mc-14", "ld.lld-14", "llvm-readelf-14"})
-      if (!test::have_tool(t)) GTEST_SKIP() << t << " not found; install llvm/lld to run this oracle";
+      if (!test::have_tool(t))
+        GTEST_SKIP() << t << " not found; install llvm/lld to run this oracle";
   }
 };
 

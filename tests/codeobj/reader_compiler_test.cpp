@@ -81,17 +81,19 @@ class CompilerObjects : public ::testing::Test {
       built_->push_back(b);
     };
     built_ = new std::vector<Built>;
-    std::vector<std::string> cl = {"clang-15", "-x", "cl", "-cl-std=CL1.2", "-target",
-                                   "amdgcn-amd-amdhsa", "-mcpu=gfx906",
-                                   std::string("--rocm-device-lib-path=") + kDeviceLibs, "-O2",
-                                   dir_->file("k.cl")};
+    std::vector<std::string> cl = {
+        "clang-15",     "-x",
+        "cl",           "-cl-std=CL1.2",
+        "-target",      "amdgcn-amd-amdhsa",
+        "-mcpu=gfx906", std::string("--rocm-device-lib-path=") + kDeviceLibs,
+        "-O2",          dir_->file("k.cl")};
     build("opencl_v4", CodeObjectVersion::V4, cl, "clang-15");
     std::vector<std::string> cl5 = cl;
     cl5.push_back("-mcode-object-version=5");
     cl5.push_back("-B/usr/lib/llvm-15/bin");
     build("opencl_v5", CodeObjectVersion::V5, cl5, "clang-15");
-    std::vector<std::string> hip = {"hipcc", "--offload-arch=gfx906", "--genco", "-O2",
-                                    "--no-gpu-bundle-output", dir_->file("k.hip")};
+    std::vector<std::string> hip = {"hipcc", "--offload-arch=gfx906",  "--genco",
+                                    "-O2",   "--no-gpu-bundle-output", dir_->file("k.hip")};
     build("hip_v4", CodeObjectVersion::V4, hip, "hipcc");
     std::vector<std::string> hip5 = hip;
     hip5.push_back("-mcode-object-version=5");

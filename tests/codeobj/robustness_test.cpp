@@ -14,7 +14,8 @@ namespace k100::codeobj {
 namespace {
 
 std::vector<uint8_t> sample_bytes() {
-  return write_code_object(test::make_sample_object(default_target("gfx906"), CodeObjectVersion::V5));
+  return write_code_object(
+      test::make_sample_object(default_target("gfx906"), CodeObjectVersion::V5));
 }
 
 // Reads `bytes`; returns "" if it parsed, the error text otherwise. Any exception other
@@ -56,10 +57,18 @@ TEST(ReaderRobustness, RandomCorruptionNeverCrashes) {
     for (int f = 0; f < flips; ++f) {
       size_t at = rng() % b.size();
       switch (rng() % 4) {
-        case 0: b[at] ^= uint8_t(1u << (rng() % 8)); break;
-        case 1: b[at] = uint8_t(rng()); break;
-        case 2: b[at] = 0xff; break;
-        default: b[at] = 0; break;
+        case 0:
+          b[at] ^= uint8_t(1u << (rng() % 8));
+          break;
+        case 1:
+          b[at] = uint8_t(rng());
+          break;
+        case 2:
+          b[at] = 0xff;
+          break;
+        default:
+          b[at] = 0;
+          break;
       }
     }
     (try_read(b).empty() ? accepted : errors)++;

@@ -1,7 +1,8 @@
+#include "k100/codeobj/target.h"
+
 #include <gtest/gtest.h>
 
 #include "k100/base/error.h"
-#include "k100/codeobj/target.h"
 
 namespace k100::codeobj {
 namespace {
@@ -27,9 +28,12 @@ TEST(Target, E_flagsForEveryFeatureCombination) {
   struct Case {
     const char* id;
     uint32_t flags;
-  } cases[] = {{"gfx906", 0x52F},          {"gfx906:xnack-", 0x62F},
-               {"gfx906:xnack+", 0x72F},   {"gfx906:sramecc+", 0xD2F},
-               {"gfx906:sramecc-", 0x92F}, {"gfx906:sramecc-:xnack-", 0xA2F},
+  } cases[] = {{"gfx906", 0x52F},
+               {"gfx906:xnack-", 0x62F},
+               {"gfx906:xnack+", 0x72F},
+               {"gfx906:sramecc+", 0xD2F},
+               {"gfx906:sramecc-", 0x92F},
+               {"gfx906:sramecc-:xnack-", 0xA2F},
                {"gfx906:sramecc+:xnack+", 0xF2F}};
   for (const auto& c : cases) {
     Target t = parse_target_id(c.id);

@@ -37,7 +37,8 @@ TempDir::~TempDir() {
 std::vector<uint8_t> read_bytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw std::runtime_error("cannot read " + path);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)),
+                              std::istreambuf_iterator<char>());
 }
 
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
@@ -105,9 +106,15 @@ std::string readelf_metadata_yaml(const std::string& text) {
   return text.substr(start, end + 5 - start);
 }
 
-std::vector<uint8_t> encoding_s_endpgm() { return {0x00, 0x00, 0x81, 0xbf}; }
-std::vector<uint8_t> encoding_v_add_f32_v0_v1_v2() { return {0x01, 0x05, 0x00, 0x02}; }
-std::vector<uint8_t> encoding_s_mov_b32_s0_s1() { return {0x01, 0x00, 0x80, 0xbe}; }
+std::vector<uint8_t> encoding_s_endpgm() {
+  return {0x00, 0x00, 0x81, 0xbf};
+}
+std::vector<uint8_t> encoding_v_add_f32_v0_v1_v2() {
+  return {0x01, 0x05, 0x00, 0x02};
+}
+std::vector<uint8_t> encoding_s_mov_b32_s0_s1() {
+  return {0x01, 0x00, 0x80, 0xbe};
+}
 
 CodeObject make_sample_object(const Target& target, CodeObjectVersion version) {
   CodeObject co;

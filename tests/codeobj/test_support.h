@@ -44,7 +44,7 @@ void write_text(const std::string& path, const std::string& text);
 std::string readelf_metadata_yaml(const std::string& readelf_output);
 
 // Known gfx906 instruction encodings (llvm-mc-14 -show-encoding).
-std::vector<uint8_t> encoding_s_endpgm();          // s_endpgm
+std::vector<uint8_t> encoding_s_endpgm();            // s_endpgm
 std::vector<uint8_t> encoding_v_add_f32_v0_v1_v2();  // v_add_f32_e32 v0, v1, v2
 std::vector<uint8_t> encoding_s_mov_b32_s0_s1();     // s_mov_b32 s0, s1
 

@@ -1,11 +1,12 @@
 // The writer's output checked by LLVM's own tools: llvm-readelf parses it without a
 // warning, llvm-objdump disassembles the code we put in, and (gfx906) the metadata
 // llvm-readelf prints is exactly our document.
+#include "k100/codeobj/writer.h"
+
 #include <gtest/gtest.h>
 
 #include "k100/base/error.h"
 #include "k100/codeobj/reader.h"
-#include "k100/codeobj/writer.h"
 #include "test_support.h"
 
 namespace k100::codeobj {
@@ -17,7 +18,9 @@ struct Case {
   CodeObjectVersion version;
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.label; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.label;
+}
 
 class WriterOracle : public ::testing::TestWithParam<Case> {
  protected:
@@ -91,6 +94,8 @@ TEST_P(WriterOracle, ReaderGetsBackWhatWasWritten) {
     EXPECT_EQ(back.kernels[i].code_offset, co.kernels[i].code_offset);
     EXPECT_EQ(back.kernels[i].code_size, co.kernels[i].code_size);
   }
+  auto fill_code = back.kernel_code(back.kernels[1]);
+  EXPECT_EQ(std::vector<uint8_t>(fill_code.begin(), fill_code.end()), test::encoding_s_endpgm());
   EXPECT_EQ(back.kernels[0].meta->args, co.kernels[0].meta->args);
   // Same bytes again, and again after a read/write cycle.
   EXPECT_EQ(write_code_object(co), bytes);

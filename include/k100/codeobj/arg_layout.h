@@ -51,11 +51,11 @@ struct ArgLayoutOptions {
 };
 
 struct ArgLayout {
-  std::vector<ArgMeta> args;          // explicit ones first, then hidden ones
+  std::vector<ArgMeta> args;  // explicit ones first, then hidden ones
   uint32_t kernarg_segment_size = 0;
   uint32_t kernarg_segment_align = 4;
-  uint32_t explicit_end = 0;          // end of the last explicit argument
-  uint32_t hidden_start = 0;          // H (0 when there are no hidden arguments)
+  uint32_t explicit_end = 0;  // end of the last explicit argument
+  uint32_t hidden_start = 0;  // H (0 when there are no hidden arguments)
 };
 
 // Throws k100::Error naming the argument for hidden kinds, zero sizes, alignments that are

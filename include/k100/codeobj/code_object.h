@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,8 @@ struct CodeObject {
   ReadInfo read_info;  // filled by the reader only
 
   const Kernel* find_kernel(std::string_view name) const;
+  // The kernel's code: text[code_offset, code_offset + code_size), clamped to .text.
+  std::span<const uint8_t> kernel_code(const Kernel& k) const;
 };
 
 // Replaces metadata["amdhsa.kernels"] with the records of the kernels' `meta` (kernels

@@ -51,7 +51,7 @@ struct DescriptorSettings {
   bool reserve_flat_scratch = true;
   std::optional<bool> reserve_xnack_mask;  // must equal "xnack on or any" of the target
   // Modes (COMPUTE_PGM_RSRC1).
-  uint32_t float_round_mode_32 = 0;      // 0 round to nearest even
+  uint32_t float_round_mode_32 = 0;  // 0 round to nearest even
   uint32_t float_round_mode_16_64 = 0;
   uint32_t float_denorm_mode_32 = 0;     // 0 flush source and destination
   uint32_t float_denorm_mode_16_64 = 3;  // 3 flush none
@@ -111,7 +111,6 @@ struct MetadataRegisterCounts {
   uint32_t sgpr_count;
   uint32_t vgpr_count;
 };
-MetadataRegisterCounts metadata_register_counts(const DescriptorSettings& s,
-                                                const Target& target);
+MetadataRegisterCounts metadata_register_counts(const DescriptorSettings& s, const Target& target);
 
 }  // namespace k100::codeobj

@@ -21,11 +21,11 @@ namespace k100::codeobj {
 
 struct KernelSpec {
   std::string name;
-  DescriptorSettings settings;     // the .amdhsa_* directives given
-  std::vector<ExplicitArg> args;   // explicit arguments, in order
-  ArgLayoutOptions layout;         // which hidden arguments to add
+  DescriptorSettings settings;         // the .amdhsa_* directives given
+  std::vector<ExplicitArg> args;       // explicit arguments, in order
+  ArgLayoutOptions layout;             // which hidden arguments to add
   std::optional<RegisterUsage> usage;  // registers the code uses, if known
-  uint64_t code_offset = 0;        // entry point in .text
+  uint64_t code_offset = 0;            // entry point in .text
   uint64_t code_size = 0;
   uint32_t max_flat_workgroup_size = 256;
   std::optional<std::string> language;  // e.g. "OpenCL C"; omitted when unset

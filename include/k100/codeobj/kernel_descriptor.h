@@ -20,17 +20,17 @@ namespace k100::codeobj {
 struct KernelDescriptor {
   static constexpr size_t kSize = 64;
 
-  uint32_t group_segment_fixed_size = 0;    // byte 0
-  uint32_t private_segment_fixed_size = 0;  // byte 4
-  uint32_t kernarg_size = 0;                // byte 8
-  std::array<uint8_t, 4> reserved0{};       // byte 12
+  uint32_t group_segment_fixed_size = 0;      // byte 0
+  uint32_t private_segment_fixed_size = 0;    // byte 4
+  uint32_t kernarg_size = 0;                  // byte 8
+  std::array<uint8_t, 4> reserved0{};         // byte 12
   int64_t kernel_code_entry_byte_offset = 0;  // byte 16: entry address - descriptor address
-  std::array<uint8_t, 20> reserved1{};      // byte 24
-  uint32_t compute_pgm_rsrc3 = 0;           // byte 44 (unused on GFX9)
-  uint32_t compute_pgm_rsrc1 = 0;           // byte 48
-  uint32_t compute_pgm_rsrc2 = 0;           // byte 52
-  uint16_t kernel_code_properties = 0;      // byte 56
-  std::array<uint8_t, 6> reserved2{};       // byte 58
+  std::array<uint8_t, 20> reserved1{};        // byte 24
+  uint32_t compute_pgm_rsrc3 = 0;             // byte 44 (unused on GFX9)
+  uint32_t compute_pgm_rsrc1 = 0;             // byte 48
+  uint32_t compute_pgm_rsrc2 = 0;             // byte 52
+  uint16_t kernel_code_properties = 0;        // byte 56
+  std::array<uint8_t, 6> reserved2{};         // byte 58
 
   std::array<uint8_t, kSize> encode() const;
   // Decodes the first 64 bytes; throws k100::Error if fewer are given.

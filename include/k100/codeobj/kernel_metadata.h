@@ -88,11 +88,11 @@ struct ArgMeta {
 };
 
 struct KernelMeta {
-  std::string name;    // .name
-  std::string symbol;  // .symbol, normally name + ".kd"
-  std::optional<std::string> language;  // .language, e.g. "OpenCL C"
+  std::string name;                                      // .name
+  std::string symbol;                                    // .symbol, normally name + ".kd"
+  std::optional<std::string> language;                   // .language, e.g. "OpenCL C"
   std::optional<std::vector<int64_t>> language_version;  // .language_version [major, minor]
-  std::vector<ArgMeta> args;  // .args (absent and empty both give {})
+  std::vector<ArgMeta> args;                             // .args (absent and empty both give {})
   bool has_args_key = false;  // whether .args was present (to round-trip exactly)
   std::optional<std::array<uint32_t, 3>> reqd_workgroup_size;
   std::optional<std::array<uint32_t, 3>> workgroup_size_hint;

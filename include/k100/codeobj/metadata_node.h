@@ -26,8 +26,8 @@ class MetaNode {
 
   MetaNode() = default;  // Nil
   static MetaNode boolean(bool v);
-  static MetaNode integer(int64_t v);     // Int
-  static MetaNode uinteger(uint64_t v);   // UInt
+  static MetaNode integer(int64_t v);    // Int
+  static MetaNode uinteger(uint64_t v);  // UInt
   static MetaNode real(double v);
   static MetaNode string(std::string v);
   static MetaNode binary(std::string bytes);

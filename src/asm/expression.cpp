@@ -8,6 +8,7 @@ struct Parser {
   const std::vector<Token>& t;
   size_t& pos;
   const SymbolLookup& lookup;
+  bool in_abs = false;
   ExprResult res;
   bool unresolved = false;
 
@@ -140,6 +141,7 @@ struct Parser {
     ExprValue lhs = primary();
     while (true) {
       Tok op = cur().kind;
+      if (op == Tok::Pipe && in_abs) break;
       int prec = precedence(op);
       if (prec < min_prec || prec == 0) break;
       uint32_t col = cur().col;
@@ -163,8 +165,9 @@ bool starts_expression(const std::vector<Token>& t, size_t pos) {
   }
 }
 
-ExprResult parse_expression(const std::vector<Token>& tokens, size_t& pos, const SymbolLookup& lookup) {
-  Parser p{tokens, pos, lookup, {}};
+ExprResult parse_expression(const std::vector<Token>& tokens, size_t& pos, const SymbolLookup& lookup,
+                            bool in_abs) {
+  Parser p{tokens, pos, lookup, in_abs, {}};
   ExprValue v = p.binary(1);
   if (p.res.error.empty() && !p.unresolved) p.res.value = v;
   return std::move(p.res);

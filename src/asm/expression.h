@@ -31,7 +31,9 @@ struct ExprResult {
 
 // Parses one expression starting at tokens[pos]; advances pos past it.
 // Stops before ',' ':' ']' ')' (unmatched) and end of statement.
-ExprResult parse_expression(const std::vector<Token>& tokens, size_t& pos, const SymbolLookup& lookup);
+// `in_abs` stops at '|' (the closing bar of |x|) instead of reading it as "or".
+ExprResult parse_expression(const std::vector<Token>& tokens, size_t& pos, const SymbolLookup& lookup,
+                            bool in_abs = false);
 
 // True when tokens[pos] can start an expression.
 bool starts_expression(const std::vector<Token>& tokens, size_t pos);

@@ -134,6 +134,7 @@ class SyntaxParser {
   const std::vector<Token>& t_;
   const SymbolLookup& lookup_;
   size_t pos_ = 1;
+  int abs_depth_ = 0;
 
   const Token& cur() const { return t_[pos_]; }
   const Token& peek(size_t n = 1) const { return t_[std::min(pos_ + n, t_.size() - 1)]; }
@@ -522,7 +523,9 @@ class SyntaxParser {
     }
     if (cur().kind == Tok::Pipe) {
       ++pos_;
+      ++abs_depth_;
       SynOperand inner = parse_operand();
+      --abs_depth_;
       if (cur().kind != Tok::Pipe) fail(cur().col, "expected vertical bar");
       ++pos_;
       if (inner.abs) fail(o.col, "invalid syntax, expected 'abs' modifier");
@@ -581,7 +584,7 @@ class SyntaxParser {
     }
     // expression
     size_t start = pos_;
-    auto r = parse_expression(t_, pos_, lookup_);
+    auto r = parse_expression(t_, pos_, lookup_, abs_depth_ > 0);
     if (!r.error.empty()) fail(r.error_col, r.error);
     for (size_t i = start; i < pos_; ++i) {
       if (i > start && t_[i].space_before) o.text += ' ';
@@ -631,6 +634,21 @@ bool is_dpp_mod(const std::string& n) {
 }
 bool is_sdwa_mod(const std::string& n) {
   return n == "dst_sel" || n == "dst_unused" || n == "src0_sel" || n == "src1_sel";
+}
+
+// Position of a modifier in the order llvm-mc reads them.
+int modifier_rank(const std::string& n) {
+  static const char* order[] = {"format", "dfmt", "nfmt", "idxen", "offen", "offset", "offset0", "offset1",
+                                "op_sel", "op_sel_hi", "neg_lo", "neg_hi", "glc", "glc", "lds", "tfe", "gds",
+                                "clamp", "mul", "mul", "dst_sel", "dst_unused", "src0_sel", "src1_sel",
+                                "dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl"};
+  std::string key = n;
+  if (key == "slc") key = "glc";
+  if (key == "div") key = "mul";
+  if (is_dpp_mod(key) && key != "row_mask" && key != "bank_mask" && key != "bound_ctrl") key = "dpp_ctrl";
+  for (int i = 0; i < int(std::size(order)); ++i)
+    if (key == order[i]) return i;
+  return 0;
 }
 
 int source_slot(Field f) {
@@ -948,7 +966,8 @@ class Matcher {
     Modifiers& m = inst.mods;
     const InstDesc& d = *c_.desc;
     bool vop3 = fam == Family::VOP3 || fam == Family::VOP3P;
-    int last_sdwa_rank = -1;
+    int last_rank = -1;
+    auto bad_order = [&](const SynModifier& x) { fail(x.col, "invalid operand for instruction"); };
     bool has_src1 = false, has_src0 = false, has_vdst = false;
     for (const auto& s : d.operands_of(c_.enc)) {
       has_src1 |= s.field == Field::vsrc1;
@@ -966,18 +985,21 @@ class Matcher {
       if (is_dpp_mod(md.name) && md.name != "row_mask" && md.name != "bank_mask" && md.name != "bound_ctrl" &&
           ++dpp_controls > 1)
         fail(md.col, "invalid operand for instruction");
-      // llvm reads SDWA selects in a fixed order, and an MTBUF format right after the operands
       if (is_sdwa_mod(md.name)) {
         int rank = md.name == "dst_sel" ? 0 : md.name == "dst_unused" ? 1 : md.name == "src0_sel" ? 2 : 3;
-        if (rank <= last_sdwa_rank) fail(md.col, "invalid operand for instruction");
         if (rank == 3 && !has_src1) fail(md.col, "invalid operand for instruction");
         if (rank == 2 && !has_src0) fail(md.col, "invalid operand for instruction");
         if (rank <= 1 && (d.family == Family::VOPC || !has_vdst)) fail(md.col, "invalid operand for instruction");
-        last_sdwa_rank = rank;
       }
-      if ((md.name == "format" || md.name == "dfmt" || md.name == "nfmt") && mi != 0 &&
-          !(mi == 1 && (syn_.mods[0].name == "dfmt" || syn_.mods[0].name == "nfmt")))
-        fail(md.col, "not a valid operand.");
+      // llvm reads modifiers in one fixed order (glc and slc in either order)
+      int rank = modifier_rank(md.name);
+      if (d.name == "buffer_store_lds_dword") {  // "... offset:N lds glc slc": lds must precede cache bits
+        if (md.name == "lds") rank = modifier_rank("offset1");
+        if ((md.name == "glc" || md.name == "slc" || md.name == "tfe") && !m.lds) bad_order(md);
+      }
+      if (rank < last_rank || (rank == last_rank && rank != modifier_rank("glc")))
+        fail(md.col, "invalid operand for instruction");
+      last_rank = rank;
       const std::string& n = md.name;
       auto bad = [&]() { fail(md.col, "invalid operand for instruction"); };
       auto bits = [&](size_t max) -> uint8_t {
@@ -1047,6 +1069,7 @@ class Matcher {
         if (fam == Family::DS && (md.value < 0 || md.value > 0xffff)) fail(md.col, "invalid operand for instruction");
         if ((fam == Family::MUBUF || fam == Family::MTBUF) && (md.value < 0 || md.value > 0xffff))
           fail(md.col, "invalid operand for instruction");
+        if (d.name == "buffer_store_lds_dword" && md.value > 4095) fail(md.col, "too few operands for instruction");
         if (fam == Family::FLAT && (md.value < 0 || md.value > 4095))
           fail(md.col, "expected a 12-bit unsigned offset");
         if ((fam == Family::GLOBAL || fam == Family::SCRATCH) && (md.value < -4096 || md.value > 4095))

@@ -183,7 +183,9 @@ std::string check(const Inst& inst, Target target) {
     if (is_special_source(o.code)) {
       // llvm accepts the special sources wherever a single SGPR goes, even as a
       // destination (the field keeps the low bits); lds_direct only as src0 of VALU ops
-      if (!(s.accept & kAcceptSgpr) || want != 1) return what + ": special register not allowed here";
+      // 64-bit operands take them only where constants are allowed too (not s_setpc_b64)
+      if (!(s.accept & kAcceptSgpr) || (want != 1 && !(s.is_source() && (s.accept & kAcceptInline))))
+        return what + ": special register not allowed here";
       if (o.code == code::kLdsDirect) {
         bool reversed = false;  // llvm refuses lds_direct in the operand-reversed opcodes
         for (const char* r : {"subrev", "subbrev", "lshlrev", "lshrrev", "ashrrev"})
@@ -411,7 +413,7 @@ void encode(Inst& inst, std::vector<uint8_t>& out, Target target) {
       break;
     case Family::SMEM: {
       const Operand* off = inst.find(Field::offset);
-      bool imm = !off || off->is_imm();
+      bool imm = off && off->is_imm();
       const Operand* sd = inst.find(Field::sdata);
       uint32_t sdata = sd ? (sd->is_imm() ? sd->value : sd->code) : 0;
       uint32_t sbase = src(Field::sbase) >> 1;
@@ -515,7 +517,8 @@ void encode(Inst& inst, std::vector<uint8_t>& out, Target target) {
                     (src(Field::srsrc) >> 2) << 16 | (m.tfe ? 1u : 0u) << 23 |
                     (src(Field::soffset) & 0xff) << 24;
       if (fam == Family::MUBUF) {
-        w0 |= 0xE0000000u | op << 18 | (m.slc ? 1u : 0u) << 17 | (m.lds ? 1u : 0u) << 16;
+        bool lds = m.lds || d.name == "buffer_store_lds_dword";  // that opcode always has the lds bit
+        w0 |= 0xE0000000u | op << 18 | (m.slc ? 1u : 0u) << 17 | (lds ? 1u : 0u) << 16;
       } else {
         w0 |= 0xE8000000u | op << 15 | uint32_t(m.dfmt & 0xf) << 19 | uint32_t(m.nfmt & 7) << 23;
         w1 |= (m.slc ? 1u : 0u) << 22;

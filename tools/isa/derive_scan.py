@@ -37,7 +37,8 @@ FAMILIES = {
     "DS": (0xD8000000, (17, 8), 0x100, [("offset0", 0, 8, 4), ("offset1", 8, 8, 8), ("addr", 32, 8, 20),
                                          ("data0", 40, 8, 40), ("data1", 48, 8, 60), ("vdst", 56, 8, 80)]),
     "MUBUF": (0xE0000000, (18, 7), 0x80, [("offset", 0, 12, 4), ("offen", 12, 1, 1), ("vaddr", 32, 8, 20),
-                                           ("vdata", 40, 8, 80), ("srsrc", 48, 5, 5), ("soffset", 56, 8, 40)]),
+                                           ("vdata", 40, 8, 80), ("srsrc", 48, 5, 5), ("soffset", 56, 8, 40),
+                                           ("lds", 16, 1, 1)]),
     "MTBUF": (0xE8000000 | (4 << 19) | (4 << 23), (15, 4), 0x10,
               [("offset", 0, 12, 4), ("offen", 12, 1, 1), ("vaddr", 32, 8, 20), ("vdata", 40, 8, 80),
                ("srsrc", 48, 5, 5), ("soffset", 56, 8, 40)]),
@@ -48,7 +49,7 @@ FAMILIES = {
                                                         ("saddr", 48, 7, 30), ("vdst", 56, 8, 80)]),
 }
 # Fields that must stay at their probe value (never zeroed) in a family.
-ALWAYS = {"SMEM": {"imm"}, "MUBUF": set(), "MTBUF": set()}
+ALWAYS = {}
 # Fields whose "absent" value is not 0.
 ABSENT = {("GLOBAL", "saddr"): 0x7F, ("SCRATCH", "saddr"): 0x7F}
 LITERAL = 0x41200000

@@ -295,13 +295,26 @@ class Form:
         s = mnem or self.mnem
         if values:
             s += " " + ", ".join(values)
-        mods = list(self.printed_mods if mods is None else mods)
+        mods = sorted(dict.fromkeys(self.printed_mods if mods is None else mods), key=modifier_rank)
+        if "_lds_" in self.mnem and "lds" in mods:  # its lds is part of the syntax, right after offset
+            mods.remove("lds")
+            mods.insert(sum(1 for m in mods if modifier_rank(m) <= modifier_rank("offset1")), "lds")
         if mods:
             s += " " + " ".join(mods)
         return s
 
 
 SOURCE_FIELDS = ("src0", "src1", "src2", "ssrc0", "ssrc1", "vsrc1", "soffset")
+
+# llvm-mc reads modifiers in one fixed order (glc and slc in either order)
+MODIFIER_ORDER = ["format", "dfmt", "nfmt", "idxen", "offen", "offset", "offset0", "offset1", "op_sel", "op_sel_hi",
+                  "neg_lo", "neg_hi", "glc", "slc", "lds", "tfe", "gds", "clamp", "mul", "div", "dst_sel",
+                  "dst_unused", "src0_sel", "src1_sel", "quad_perm", "row_mask", "bank_mask", "bound_ctrl"]
+
+
+def modifier_rank(m):
+    name = m.split(":")[0]
+    return MODIFIER_ORDER.index(name) if name in MODIFIER_ORDER else MODIFIER_ORDER.index("quad_perm")
 
 
 class Probe:
@@ -556,8 +569,9 @@ def probe_rows(rows):
                 z = "[" + ",".join(["1"] * (nsrc + 1)) + "]"
                 ask("OPSEL", v3.text(mods=["op_sel:" + z]))
         if f.fam in ("MUBUF", "MTBUF", "FLAT", "GLOBAL", "SCRATCH", "SMEM"):
+            base_mods = [x for x in f.printed_mods if x != "lds" or "_lds_" in f.mnem]
             for m in ("glc", "slc", "lds", "tfe"):
-                ask(m.upper(), f.text(mods=f.printed_mods + [m]))
+                ask(m.upper(), f.text(mods=base_mods + [m]))
             if "atomic" in f.mnem and f.fam in ("FLAT", "GLOBAL", "SCRATCH"):
                 vd = "v[80:%d]" % (80 + f.ops[1].width // (2 if "cmpswap" in f.mnem else 1) - 1)
                 vd = "v80" if vd == "v[80:80]" else vd

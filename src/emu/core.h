@@ -130,6 +130,7 @@ struct DispatchShared {
   bool detailed = false;
   const TraceOptions* trace = nullptr;
   std::atomic<uint64_t> budget{0};
+  uint64_t budget_total = 0;
   std::atomic<bool> stop{false};
   std::mutex fault_mutex;
   std::optional<Fault> fault;

@@ -206,6 +206,7 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
   d.detailed = options.detailed_profile;
   d.trace = options.trace && options.trace->out ? options.trace : nullptr;
   d.budget.store(options.instruction_budget);
+  d.budget_total = options.instruction_budget;
   d.dispatch_id = impl_->next_dispatch_id.fetch_add(1);
   // MODE from COMPUTE_PGM_RSRC1: rounding, denormals, DX10 clamp, IEEE.
   uint32_t r1 = k->rsrc1;

@@ -51,7 +51,9 @@ void refill_budget(Exec& e) {
   uint64_t take;
   do {
     if (cur == 0)
-      raise(FaultKind::BudgetExceeded, "instruction budget exhausted (runaway loop?): the dispatch ran more wave-instructions than its budget allows");
+      raise(FaultKind::BudgetExceeded, "instruction budget of " + std::to_string(e.d.budget_total) +
+                                           " wave-instructions exhausted (runaway loop?); raise it with "
+                                           "DispatchOptions::instruction_budget or k100-run --budget");
     take = std::min<uint64_t>(cur, 1 << 16);
   } while (!e.d.budget.compare_exchange_weak(cur, cur - take, std::memory_order_relaxed));
   e.budget_local = take;

@@ -54,9 +54,10 @@ const Tables& tables() {
     std::unordered_map<std::string_view, uint16_t> by_ident;
     for (const auto& d : rows) by_ident.emplace(d.ident, d.id);
     for (const CoreEntry& e : entries) {
+      // Rows a given table revision lacks (older tables had no s_memtime) are
+      // skipped; the decoder's raw-SMEM fallback covers those.
       auto it = by_ident.find(e.name);
-      if (it == by_ident.end()) throw Error(std::string("emu: semantics registered for unknown instruction ") + e.name);
-      t.core[it->second] = e.fn;
+      if (it != by_ident.end()) t.core[it->second] = e.fn;
     }
     for (const auto& d : rows) {
       if (d.is_vop() || t.core[d.id]) continue;

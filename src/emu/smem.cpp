@@ -173,6 +173,12 @@ void register_smem(std::vector<CoreEntry>& out) {
   add("s_dcache_discard_x2", s_nop_mem);
   add("s_atc_probe", s_nop_mem);
   add("s_atc_probe_buffer", s_nop_mem);
+  add("s_dcache_inv", s_nop_mem);
+  add("s_dcache_wb", s_nop_mem);
+  add("s_dcache_inv_vol", s_nop_mem);
+  add("s_dcache_wb_vol", s_nop_mem);
+  add("s_memtime", s_memtime);
+  add("s_memrealtime", s_memrealtime);
 
 #define ATOMICS(prefix, Buffer)                                                         \
   add(prefix "swap", s_atomic<AtomicOp::Swap, false, Buffer>);                         \

@@ -35,7 +35,7 @@ namespace {
 using isa::Field;
 using isa::Family;
 
-enum class MemKind : uint8_t { Nop, Load, Store, Atomic, LoadFormat, StoreFormat };
+enum class MemKind : uint8_t { Nop, Load, Store, Atomic, LoadFormat, StoreFormat, StoreLds };
 
 struct MemDesc {
   MemKind kind = MemKind::Nop;
@@ -78,6 +78,11 @@ bool parse_mem(std::string_view name, MemDesc* m) {
     return false;
   }
   std::string_view rest = name.substr(p);
+  if (store && rest == "lds_dword") {  // buffer_store_lds_dword: LDS -> memory
+    m->kind = MemKind::StoreLds;
+    m->bytes = 4;
+    return true;
+  }
   if (rest.starts_with("format_")) {
     rest.remove_prefix(7);
     m->kind = store ? MemKind::StoreFormat : MemKind::LoadFormat;
@@ -226,8 +231,8 @@ void address_buffer(Wave& w, const Op& op, uint64_t exec, Addressing& a, const B
   const isa::Modifiers& m = op.inst.mods;
   uint32_t soffset = sread(w, op.opnd(Field::soffset));
   uint64_t base = r.base + soffset;
-  const isa::Operand& va = op.opnd(Field::vaddr);
-  unsigned vi = va.is_vgpr() ? va.vgpr_index() : 0;
+  bool has_vaddr = op.has(Field::vaddr) && op.opnd(Field::vaddr).is_vgpr();
+  unsigned vi = has_vaddr ? op.opnd(Field::vaddr).vgpr_index() : 0;
   a.stride = r.stride;
   a.elem = r.elem();
   a.index_stride = r.index_stride();
@@ -239,7 +244,8 @@ void address_buffer(Wave& w, const Op& op, uint64_t exec, Addressing& a, const B
   Space sp = r.swizzle ? Space::Swizzled : Space::Buffer;
   for_lanes(exec, [&](int lane) {
     uint32_t index = 0, offset = uint32_t(m.offset);
-    if (m.idxen && m.offen) {
+    if (!has_vaddr) {
+    } else if (m.idxen && m.offen) {
       index = vreg(w, vi, lane);
       offset += vreg(w, vi + 1, lane);
     } else if (m.idxen) {
@@ -641,6 +647,16 @@ Step vmem(Exec& e, Wave& w, const Op& op) {
           encode_element(buf, dfmt, nfmt, comp);
           lane_write(e, a, lane, buf, l.bytes, lines, false);
         }
+      });
+      break;
+    }
+    case MemKind::StoreLds: {
+      // Each lane stores the LDS dword at M0[15:0] + lane * 4.
+      uint64_t lds_base = w.s.m0() & 0xffff;
+      for_lanes(exec, [&](int lane) {
+        uint8_t buf[4];
+        std::memcpy(buf, e.lds_ptr(lds_base + uint64_t(lane) * 4, 4, false, lane), 4);
+        lane_write(e, a, lane, buf, 4, lines);
       });
       break;
     }

@@ -50,6 +50,9 @@ std::string kernel_asm(const std::string& name, const std::string& body, const K
 // throws std::runtime_error with the tool's output on assembly errors.
 std::optional<std::vector<uint8_t>> assemble(const std::string& source, const std::string& stem, std::string* why);
 
+// The assembly of the fault-test kernels (fault_test.cpp; also used by the coverage test).
+std::string fault_kernels_source();
+
 // Loads a compiled test kernel from the build tree (tests/emu/kernels/<file>); nullopt if absent.
 std::optional<std::vector<uint8_t>> read_file(const std::string& path);
 

@@ -1,0 +1,355 @@
+// k100-run: run one kernel of a code object on the emulator.
+//
+//   k100-run OBJ KERNEL (--grid GX[,GY[,GZ]] | --global NX[,NY[,NZ]]) --wg WX[,WY[,WZ]]
+//            [--profile] [--json] [--trace[=SPEC]]... [--threads N] [--budget N]
+//            [--dynamic-lds BYTES] ARG...
+//
+// One ARG per explicit kernel argument, in order:
+//   in:FILE             buffer initialised from the file's bytes
+//   out:NBYTES:FILE     zeroed buffer of NBYTES, written to FILE after the run
+//   io:FILE:OUTFILE     buffer initialised from FILE, written to OUTFILE after the run
+//   u32:V i32:V u64:V i64:V f32:V   scalars
+// --grid counts workgroups (grid = groups x workgroup); --global is the HSA
+// grid size in work-items (the last workgroup may be partial).
+// --trace prints each executed instruction and the registers it wrote;
+// SPEC is "wg=N|all,wave=N|all,lanes=L" with L like "0-3,7" or "all"
+// (default wg=0,wave=0,lanes=0).
+// Exit status: 0 success, 1 fault (report on stderr), 2 usage or input error.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "k100/base/error.h"
+#include "k100/emu/device.h"
+#include "k100/emu/loader.h"
+
+using namespace k100;
+using namespace k100::emu;
+
+namespace {
+
+const char* kUsage =
+    "usage: k100-run OBJ KERNEL (--grid GX[,GY[,GZ]] | --global NX[,NY[,NZ]]) --wg WX[,WY[,WZ]]\n"
+    "                [--profile] [--json] [--trace[=wg=N,wave=N,lanes=L]] [--threads N] [--budget N]\n"
+    "                [--dynamic-lds BYTES] ARG...\n"
+    "ARG: in:FILE | out:NBYTES:FILE | io:FILE:OUTFILE | u32:V | i32:V | u64:V | i64:V | f32:V\n";
+
+struct UsageError : Error {
+  using Error::Error;
+};
+
+uint64_t parse_uint(const std::string& s, const std::string& what) {
+  try {
+    size_t pos = 0;
+    unsigned long long v = std::stoull(s, &pos, 0);
+    if (pos != s.size()) throw 0;
+    return v;
+  } catch (...) {
+    throw UsageError("k100-run: " + what + ": '" + s + "' is not a number");
+  }
+}
+
+int64_t parse_int(const std::string& s, const std::string& what) {
+  try {
+    size_t pos = 0;
+    long long v = std::stoll(s, &pos, 0);
+    if (pos != s.size()) throw 0;
+    return v;
+  } catch (...) {
+    throw UsageError("k100-run: " + what + ": '" + s + "' is not a number");
+  }
+}
+
+Dim3 parse_dims(const std::string& s, const std::string& what) {
+  std::vector<uint32_t> v;
+  std::stringstream ss(s);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    uint64_t x = parse_uint(part, what);
+    if (x == 0 || x > 0xffffffffull) throw UsageError("k100-run: " + what + ": each size must be 1..2^32-1");
+    v.push_back(uint32_t(x));
+  }
+  if (v.empty() || v.size() > 3) throw UsageError("k100-run: " + what + " takes 1 to 3 comma-separated sizes");
+  Dim3 d;
+  d.x = v[0];
+  if (v.size() > 1) d.y = v[1];
+  if (v.size() > 2) d.z = v[2];
+  return d;
+}
+
+std::vector<uint8_t> read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw UsageError("k100-run: cannot read '" + path + "'");
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+void write_all(const std::string& path, const std::vector<uint8_t>& b) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw UsageError("k100-run: cannot write '" + path + "'");
+  f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+}
+
+uint64_t parse_lanes(const std::string& s) {
+  if (s == "all") return ~uint64_t(0);
+  uint64_t m = 0;
+  std::stringstream ss(s);
+  std::string part;
+  while (std::getline(ss, part, ':')) {
+    size_t dash = part.find('-');
+    uint64_t lo = parse_uint(part.substr(0, dash), "--trace lanes");
+    uint64_t hi = dash == std::string::npos ? lo : parse_uint(part.substr(dash + 1), "--trace lanes");
+    if (lo > 63 || hi > 63 || lo > hi) throw UsageError("k100-run: --trace lanes must be within 0-63");
+    for (uint64_t l = lo; l <= hi; ++l) m |= uint64_t(1) << l;
+  }
+  return m;
+}
+
+// "wg=0,wave=all,lanes=0-3:8" (lane ranges separated by ':' since ',' separates keys)
+TraceFilter parse_trace(const std::string& spec) {
+  TraceFilter f;
+  if (spec.empty()) return f;
+  std::stringstream ss(spec);
+  std::string kv;
+  while (std::getline(ss, kv, ',')) {
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos) throw UsageError("k100-run: --trace: expected key=value, got '" + kv + "'");
+    std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+    if (k == "wg") f.workgroup = v == "all" ? -1 : int64_t(parse_uint(v, "--trace wg"));
+    else if (k == "wave") f.wave = v == "all" ? -1 : int64_t(parse_uint(v, "--trace wave"));
+    else if (k == "lanes") f.lanes = parse_lanes(v);
+    else throw UsageError("k100-run: --trace: unknown key '" + k + "' (wg, wave, lanes)");
+  }
+  return f;
+}
+
+std::string json_str(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (uint8_t(c) < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          o += b;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o + "\"";
+}
+
+std::string fault_json(const Fault& f) {
+  std::ostringstream o;
+  o << "{\"kind\":" << json_str(fault_kind_name(f.kind)) << ",\"message\":" << json_str(f.message)
+    << ",\"kernel\":" << json_str(f.kernel) << ",\"pc\":" << f.pc << ",\"instruction\":" << json_str(f.instruction)
+    << ",\"encoding\":" << json_str(f.encoding) << ",\"workgroup\":[" << f.workgroup[0] << "," << f.workgroup[1]
+    << "," << f.workgroup[2] << "],\"wave\":" << f.wave << ",\"lane\":" << f.lane;
+  if (f.address) o << ",\"address\":" << *f.address << ",\"access_size\":" << f.access_size << ",\"write\":" << (f.write ? "true" : "false");
+  if (f.nearest)
+    o << ",\"allocation\":{\"id\":" << f.nearest->id << ",\"address\":" << f.nearest->address
+      << ",\"size\":" << f.nearest->size << ",\"label\":" << json_str(f.nearest->label)
+      << ",\"live\":" << (f.nearest->live ? "true" : "false") << "},\"distance\":" << f.distance;
+  o << "}";
+  return o.str();
+}
+
+struct OutBuffer {
+  uint64_t address;
+  uint64_t size;
+  std::string path;
+};
+
+int run(int argc, char** argv) {
+  std::vector<std::string> pos;
+  bool profile = false, json = false, have_grid = false, have_global = false, have_wg = false;
+  Dim3 grid, wg;
+  DispatchOptions opt;
+  TraceOptions trace;
+  trace.out = &std::cout;
+  uint32_t dynamic_lds = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const std::string& name) -> std::string {
+      if (a.size() > name.size() && a[name.size()] == '=') return a.substr(name.size() + 1);
+      if (i + 1 >= argc) throw UsageError("k100-run: " + name + " needs a value");
+      return argv[++i];
+    };
+    auto is = [&](const std::string& name) { return a == name || a.rfind(name + "=", 0) == 0; };
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (is("--grid")) {
+      grid = parse_dims(value("--grid"), "--grid");
+      have_grid = true;
+    } else if (is("--global")) {
+      grid = parse_dims(value("--global"), "--global");
+      have_global = true;
+    } else if (is("--wg")) {
+      wg = parse_dims(value("--wg"), "--wg");
+      have_wg = true;
+    } else if (a == "--profile") {
+      profile = true;
+    } else if (a == "--json") {
+      json = true;
+    } else if (a == "--trace" || a.rfind("--trace=", 0) == 0) {
+      trace.filters.push_back(parse_trace(a == "--trace" ? "" : a.substr(8)));
+    } else if (is("--threads")) {
+      opt.threads = unsigned(parse_uint(value("--threads"), "--threads"));
+    } else if (is("--budget")) {
+      opt.instruction_budget = parse_uint(value("--budget"), "--budget");
+    } else if (is("--dynamic-lds")) {
+      dynamic_lds = uint32_t(parse_uint(value("--dynamic-lds"), "--dynamic-lds"));
+    } else if (a.size() > 1 && a[0] == '-' && a[1] == '-') {
+      throw UsageError("k100-run: unknown option '" + a + "'");
+    } else {
+      pos.push_back(a);
+    }
+  }
+  if (pos.size() < 2) throw UsageError(std::string("k100-run: missing OBJ or KERNEL\n") + kUsage);
+  if (have_grid == have_global) throw UsageError("k100-run: give exactly one of --grid and --global");
+  if (!have_wg) throw UsageError("k100-run: --wg is required");
+
+  Device dev;
+  auto prog = dev.load_code_object_file(pos[0]);
+  const KernelSpec* k = prog->find_kernel(pos[1]);
+  if (!k) {
+    std::string names;
+    for (const KernelSpec& x : prog->image().kernels) names += " " + x.name;
+    throw UsageError("k100-run: " + pos[0] + " has no kernel '" + pos[1] + "'; kernels:" + names);
+  }
+  LaunchConfig launch = have_grid ? LaunchConfig::groups(grid, wg) : LaunchConfig{};
+  if (!have_grid) {
+    launch.grid = grid;
+    launch.workgroup = wg;
+  }
+  launch.dynamic_lds = dynamic_lds;
+
+  // Arguments: by metadata when present, else packed in order with natural alignment.
+  auto explicit_args = k->explicit_args();
+  std::vector<std::string> args(pos.begin() + 2, pos.end());
+  bool by_meta = !explicit_args.empty();
+  if (by_meta && args.size() != explicit_args.size())
+    throw UsageError("k100-run: kernel '" + k->name + "' takes " + std::to_string(explicit_args.size()) +
+                     " arguments, " + std::to_string(args.size()) + " given");
+  std::vector<uint8_t> kernarg(std::max(k->kernarg_size, k->explicit_size()), 0);
+  std::vector<OutBuffer> outs;
+  std::vector<uint64_t> owned;
+  size_t cursor = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string where = "k100-run: argument " + std::to_string(i) + " ('" + a + "')";
+    size_t colon = a.find(':');
+    if (colon == std::string::npos) throw UsageError(where + ": expected KIND:VALUE");
+    std::string kind = a.substr(0, colon), rest = a.substr(colon + 1);
+    std::vector<uint8_t> value;
+    auto scalar = [&](uint64_t v, size_t n) {
+      for (size_t b = 0; b < n; ++b) value.push_back(uint8_t(v >> (8 * b)));
+    };
+    if (kind == "in" || kind == "out" || kind == "io") {
+      std::vector<uint8_t> init;
+      std::string out_path;
+      uint64_t size;
+      if (kind == "in") {
+        init = read_all(rest);
+        size = init.size();
+      } else if (kind == "out") {
+        size_t c2 = rest.find(':');
+        if (c2 == std::string::npos) throw UsageError(where + ": expected out:NBYTES:FILE");
+        size = parse_uint(rest.substr(0, c2), where);
+        out_path = rest.substr(c2 + 1);
+      } else {
+        size_t c2 = rest.find(':');
+        if (c2 == std::string::npos) throw UsageError(where + ": expected io:FILE:OUTFILE");
+        init = read_all(rest.substr(0, c2));
+        size = init.size();
+        out_path = rest.substr(c2 + 1);
+      }
+      uint64_t addr = dev.alloc(size ? size : 1, kind + " argument " + std::to_string(i) + " (" + rest + ")");
+      owned.push_back(addr);
+      if (!init.empty()) dev.write(addr, init);
+      if (!out_path.empty()) outs.push_back({addr, size, out_path});
+      scalar(addr, 8);
+    } else if (kind == "u32") {
+      scalar(parse_uint(rest, where), 4);
+    } else if (kind == "i32") {
+      scalar(uint64_t(parse_int(rest, where)), 4);
+    } else if (kind == "u64") {
+      scalar(parse_uint(rest, where), 8);
+    } else if (kind == "i64") {
+      scalar(uint64_t(parse_int(rest, where)), 8);
+    } else if (kind == "f32") {
+      float f;
+      try {
+        f = std::stof(rest);
+      } catch (...) {
+        throw UsageError(where + ": not a float");
+      }
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      scalar(bits, 4);
+    } else {
+      throw UsageError(where + ": unknown kind '" + kind + "' (in, out, io, u32, i32, u64, i64, f32)");
+    }
+    size_t offset;
+    if (by_meta) {
+      const KernelArg& m = *explicit_args[i];
+      if (m.size != value.size())
+        throw UsageError(where + ": kernel argument " + std::to_string(i) + (m.name.empty() ? "" : " '" + m.name + "'") +
+                         " is " + std::to_string(m.size) + " bytes, this value is " + std::to_string(value.size()));
+      offset = m.offset;
+    } else {
+      offset = (cursor + value.size() - 1) / value.size() * value.size();
+      cursor = offset + value.size();
+    }
+    if (offset + value.size() > kernarg.size()) kernarg.resize(offset + value.size(), 0);
+    std::copy(value.begin(), value.end(), kernarg.begin() + std::ptrdiff_t(offset));
+  }
+
+  if (!trace.filters.empty()) opt.trace = &trace;
+  opt.detailed_profile = profile;
+  DispatchResult r = dev.dispatch(*prog, k->name, launch, kernarg, opt);
+  if (r.ok())
+    for (const OutBuffer& o : outs) {
+      std::vector<uint8_t> b(o.size);
+      dev.read(o.address, b);
+      write_all(o.path, b);
+    }
+  if (json) {
+    std::cout << "{\"kernel\":" << json_str(k->name) << ",\"ok\":" << (r.ok() ? "true" : "false")
+              << ",\"seconds\":" << r.seconds << ",\"profile\":" << r.profile.format_json();
+    if (r.fault) std::cout << ",\"fault\":" << fault_json(*r.fault);
+    std::cout << "}\n";
+  } else if (profile) {
+    std::cout << "kernel " << k->name << ": " << r.seconds << " s\n" << r.profile.format_text();
+  }
+  if (r.fault) {
+    std::cerr << r.fault->report();
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "k100-run: " << e.what() << "\n";
+    return 2;
+  }
+}

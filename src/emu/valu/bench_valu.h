@@ -10,7 +10,7 @@ namespace k100::emu::valu {
 
 struct ValuBenchLine {
   std::string name;            // instruction (and form) measured
-  double winst_per_sec = 0;    // wave-instructions per second, one thread
+  double winst_per_sec = 0;    // wave-instructions per second of thread CPU time
 };
 
 // Runs each benchmark instruction for about `seconds_each` seconds.

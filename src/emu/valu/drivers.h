@@ -53,7 +53,7 @@ inline void run_b32(WaveState& w, const isa::Inst& in, F f, Half h = Half::Full)
   const uint32_t* a = v.b32(0);
   const uint32_t* b = N > 1 ? v.b32(1) : a;
   const uint32_t* c = N > 2 ? v.b32(2) : a;
-  uint32_t* r = v.out32();
+  uint32_t* r = h == Half::Full ? v.out32_direct() : v.out32();
   for (int i = 0; i < kLanes; ++i) {
     if constexpr (N == 1) r[i] = f(a[i]);
     else if constexpr (N == 2) r[i] = f(a[i], b[i]);
@@ -107,7 +107,7 @@ inline void run_f32(WaveState& w, const isa::Inst& in, F f, bool mad_flush = fal
   const uint32_t* a = v.f32(0, mad_flush);
   const uint32_t* b = N > 1 ? v.f32(1, mad_flush) : a;
   const uint32_t* c = N > 2 ? v.f32(2, mad_flush) : a;
-  uint32_t* r = v.out32();
+  uint32_t* r = v.out32_direct();
   {
     HostRounding g(v.mode.round32());
     for (int i = 0; i < kLanes; ++i) {
@@ -126,7 +126,7 @@ inline void run_f32_bits(WaveState& w, const isa::Inst& in, F f) {
   const uint32_t* a = v.f32(0);
   const uint32_t* b = N > 1 ? v.f32(1) : a;
   const uint32_t* c = N > 2 ? v.f32(2) : a;
-  uint32_t* r = v.out32();
+  uint32_t* r = v.out32_direct();
   {
     HostRounding g(v.mode.round32());
     for (int i = 0; i < kLanes; ++i) {

@@ -209,6 +209,9 @@ typename T::U div_fixup(typename T::U q, typename T::U den, typename T::U num) {
   if (den_inf || num0) return sign;
   if (T::exp(num) - T::exp(den) < T::kUnderflowGap) return sign;
   if (T::exp(den) == T::kMaxExp) return sign | T::kInf;
+  // A NaN quotient from finite non-zero operands: the scaled iteration
+  // overflowed, so the quotient is out of range.
+  if (T::nan(q)) return sign | T::kInf;
   return sign | (q & mag);
 }
 

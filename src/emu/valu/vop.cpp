@@ -77,17 +77,14 @@ Layout build_layout(const isa::InstDesc& d, Encoding e) {
 
 }  // namespace
 
-const Layout& layout(const isa::Inst& in) {
-  static const std::vector<std::array<Layout, 4>> table = [] {
-    std::vector<std::array<Layout, 4>> t;
-    for (const auto& d : isa::instructions()) {
-      std::array<Layout, 4> a;
-      for (int e = 0; e < 4; ++e) a[size_t(e)] = build_layout(d, Encoding(e));
-      t.push_back(a);
-    }
+const Layout* layout_table() {
+  static const std::vector<Layout> table = [] {
+    std::vector<Layout> t;
+    for (const auto& d : isa::instructions())
+      for (int e = 0; e < 4; ++e) t.push_back(build_layout(d, Encoding(e)));
     return t;
   }();
-  return table[in.id][size_t(in.encoding)];
+  return table.data();
 }
 
 // ---------------------------------------------------------------- masks
@@ -105,7 +102,8 @@ constexpr MaskTable kMaskTable;
 
 inline void blend32(uint32_t* d, const uint32_t* v, LaneMask m) {
   if (m == ~0ull) {
-    std::memcpy(d, v, sizeof(uint32_t) * kLanes);
+    if (d != v)
+      for (int i = 0; i < kLanes; ++i) d[i] = v[i];
     return;
   }
   if (m == 0) return;
@@ -231,11 +229,6 @@ const int8_t* dpp_sources(uint16_t ctrl) {
 
 // ---------------------------------------------------------------- Vop
 
-Vop::Vop(WaveState& wave, const isa::Inst& inst)
-    : w(wave), in(inst), lay(layout(inst)), mode{wave.mode}, enc(inst.encoding), exec(wave.exec()) {
-  if (enc == Encoding::DPP) apply_dpp_write_mask();
-}
-
 void Vop::apply_dpp_write_mask() {
   const isa::Modifiers& m = in.mods;
   LaneMask rows = 0, banks = 0;
@@ -258,7 +251,7 @@ const uint32_t* Vop::dpp_permute(const uint32_t* p) {
   uint32_t* out = buf32_[0];
   alignas(64) uint32_t tmp[kLanes];
   for (int i = 0; i < kLanes; ++i) tmp[i] = ((dpp_valid_ >> i) & 1) ? p[src[i] & 63] : 0u;
-  std::memcpy(out, tmp, sizeof tmp);
+  for (int i = 0; i < kLanes; ++i) out[i] = tmp[i];
   return out;
 }
 
@@ -275,7 +268,8 @@ uint32_t* Vop::vgpr_row(int operand_index, int role) {
 
 uint32_t* Vop::own32(int s, const uint32_t* p) {
   uint32_t* b = buf32_[s];
-  if (p != b) std::memcpy(b, p, sizeof(uint32_t) * kLanes);
+  if (p != b)
+    for (int i = 0; i < kLanes; ++i) b[i] = p[i];
   return b;
 }
 
@@ -288,7 +282,7 @@ const uint32_t* Vop::raw32(int s) {
   return b;
 }
 
-const uint32_t* Vop::b32(int s) {
+const uint32_t* Vop::b32_slow(int s) {
   const uint32_t* p = raw32(s);
   if (enc == Encoding::SDWA && s < 2) {
     isa::SdwaSel sel = s == 0 ? in.mods.src0_sel : in.mods.src1_sel;
@@ -313,7 +307,7 @@ const uint32_t* Vop::b32(int s) {
   return p;
 }
 
-const uint32_t* Vop::mods32(int s) {
+const uint32_t* Vop::mods32_slow(int s) {
   const uint32_t* p = b32(s);
   bool a = abs(s), n = neg(s);
   if (a || n) {
@@ -325,7 +319,7 @@ const uint32_t* Vop::mods32(int s) {
   return p;
 }
 
-const uint32_t* Vop::f32(int s, bool force_flush) {
+const uint32_t* Vop::f32_slow(int s, bool force_flush) {
   const uint32_t* p = mods32(s);
   if (force_flush || mode.flush_in32()) {
     uint32_t* b = own32(s, p);
@@ -407,7 +401,7 @@ uint32_t Vop::scalar_src(int s) const {
 
 // ---------------------------------------------------------------- results
 
-void Vop::write32(const uint32_t* r, Half h) {
+void Vop::write32_slow(const uint32_t* r, Half h) {
   uint32_t* d = vgpr_row(lay.dst, 3);
   alignas(64) uint32_t v[kLanes];
   const uint32_t* src = r;
@@ -467,7 +461,7 @@ void Vop::write64(const uint64_t* r) {
   blend32(hi, b, exec);
 }
 
-void Vop::finish_f32(uint32_t* r, bool force_flush) {
+void Vop::finish_f32_slow(uint32_t* r, bool force_flush) {
   if (in.mods.omod) {
     static const float factor[4] = {1.0f, 2.0f, 4.0f, 0.5f};
     float f = factor[in.mods.omod & 3];

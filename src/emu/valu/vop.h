@@ -35,7 +35,12 @@ struct Layout {
   uint8_t nsrc = 0;
   isa::OpType type[3] = {};      // constant type of each source
 };
-const Layout& layout(const isa::Inst& in);
+// All layouts, indexed [id * 4 + encoding]; built once.
+const Layout* layout_table();
+inline const Layout& layout(const isa::Inst& in) {
+  static const Layout* const table = layout_table();
+  return table[size_t(in.id) * 4 + size_t(in.encoding)];
+}
 
 // MODE register fields the VALU reads.
 struct Mode {
@@ -89,7 +94,11 @@ void expand_mask(LaneMask m, uint32_t* out);
 
 class Vop {
  public:
-  Vop(WaveState& wave, const isa::Inst& inst);
+  Vop(WaveState& wave, const isa::Inst& inst)
+      : w(wave), in(inst), lay(layout(inst)), mode{wave.mode}, enc(inst.encoding), exec(wave.exec()) {
+    plain_ = enc == isa::Encoding::Native || enc == isa::Encoding::E64;
+    if (enc == isa::Encoding::DPP) apply_dpp_write_mask();
+  }
 
   WaveState& w;
   const isa::Inst& in;
@@ -100,11 +109,21 @@ class Vop {
 
   // ---- sources (64 lanes each; pointers stay valid until the Vop dies)
   // 32-bit integer view: SDWA select/sext and DPP applied, no modifiers.
-  const uint32_t* b32(int s);
+  const uint32_t* b32(int s) {
+    const isa::Operand& o = in.ops[lay.src[s]];
+    if (plain_ && o.is_vgpr()) return w.vgpr[o.vgpr_index()].data();
+    return b32_slow(s);
+  }
   // b32 + abs/neg on bit 31 (moves and selects keep denormals).
-  const uint32_t* mods32(int s);
+  const uint32_t* mods32(int s) {
+    if (!(((in.mods.abs | in.mods.neg) >> s) & 1)) return b32(s);
+    return mods32_slow(s);
+  }
   // f32 view: mods32 + the MODE input flush (or forced).
-  const uint32_t* f32(int s, bool force_flush = false);
+  const uint32_t* f32(int s, bool force_flush = false) {
+    if (!force_flush && !mode.flush_in32()) return mods32(s);
+    return f32_slow(s, force_flush);
+  }
   // 16-bit integer view in the low half (VOP3 op_sel picks the high half).
   const uint32_t* b16(int s);
   // b16 + abs/neg on bit 15 (no flush).
@@ -128,14 +147,34 @@ class Vop {
 
   // ---- results
   uint32_t* out32() { return res32_; }
+  // The destination row itself when the result can be written in place (no
+  // SDWA/DPP, all lanes active): for lane-wise ops whose lane i only reads
+  // lane i of the sources, which then may alias the destination.
+  uint32_t* out32_direct() {
+    const isa::Operand& o = in.ops[lay.dst];
+    if (plain_ && exec == ~0ull && o.is_vgpr()) return w.vgpr[o.vgpr_index()].data();
+    return res32_;
+  }
   uint64_t* out64() { return res64_; }
   double* outd() { return resd_; }
   // Writes 32-bit lane values to vdst (SDWA dst_sel or 16-bit half placement).
-  void write32(const uint32_t* r, Half h = Half::Full);
+  void write32(const uint32_t* r, Half h = Half::Full) {
+    const isa::Operand& o = in.ops[lay.dst];
+    if (h == Half::Full && plain_ && o.is_vgpr() && exec == ~0ull) {
+      uint32_t* d = w.vgpr[o.vgpr_index()].data();
+      if (d != r)
+        for (int i = 0; i < kLanes; ++i) d[i] = r[i];
+      return;
+    }
+    write32_slow(r, h);
+  }
   // Writes 64-bit lane values to a VGPR pair.
   void write64(const uint64_t* r);
-  // f32 result: omod, clamp, output flush (MODE or forced), NaN canon, write.
-  void finish_f32(uint32_t* r, bool force_flush = false);
+  // f32 result: omod, clamp, output flush (MODE or forced), write.
+  void finish_f32(uint32_t* r, bool force_flush = false) {
+    if (!in.mods.omod && !in.mods.clamp && !force_flush && !mode.flush_out32()) return write32(r);
+    finish_f32_slow(r, force_flush);
+  }
   void finish_f64(uint64_t* r, bool force_flush = false);
   // f16 results given as exact (or round-to-odd) doubles: omod, rounding with
   // MODE, clamp, write.
@@ -148,6 +187,11 @@ class Vop {
   uint16_t sdst_code() const;
 
  private:
+  const uint32_t* b32_slow(int s);
+  const uint32_t* mods32_slow(int s);
+  const uint32_t* f32_slow(int s, bool force_flush);
+  void write32_slow(const uint32_t* r, Half h);
+  void finish_f32_slow(uint32_t* r, bool force_flush);
   uint32_t* own32(int s, const uint32_t* p);  // copy into scratch s unless already there
   const uint32_t* raw32(int s);
   const uint32_t* dpp_permute(const uint32_t* p);
@@ -159,6 +203,7 @@ class Vop {
   alignas(64) uint64_t res64_[kLanes];
   alignas(64) double resd_[kLanes];
   LaneMask dpp_valid_ = ~0ull;
+  bool plain_ = true;  // neither SDWA nor DPP
 };
 
 // Reads a scalar operand (SGPR, special register, inline constant, literal)

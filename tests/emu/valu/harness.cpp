@@ -94,34 +94,36 @@ long double f16_value(uint16_t h) {
 
 // Rounds by locating the neighbouring f16 values in the ordered list of all
 // finite positive f16 encodings (independent of bit tricks).
-uint16_t f16_round(long double x, int mode, bool flush) {
-  if (std::isnan(x)) return 0x7e00;
-  uint16_t sign = std::signbit(x) ? 0x8000 : 0;
-  long double a = std::fabs(x);
-  bool neg = sign != 0;
-  // Directed modes in terms of magnitude: up = away from zero.
+q128 q_of_f16(uint16_t h) { return (q128)f16_value(h); }
+
+uint16_t f16_round_q(q128 x, int mode, bool flush) {
+  if (x != x) return 0x7e00;
+  bool neg = x < 0 || (x == 0 && std::signbit((double)x));
+  uint16_t sign = neg ? 0x8000 : 0;
+  q128 a = neg ? -x : x;
   bool up_mode = (mode == 1 && !neg) || (mode == 2 && neg);
   bool down_mode = mode == 3 || (mode == 1 && neg) || (mode == 2 && !neg);
   uint16_t result;
-  if (a > f16_value(0x7bff)) {
-    // Between max finite and infinity.
-    long double limit = f16_value(0x7bff) + std::ldexp(1.0L, 4);  // max + half ulp (ulp = 32)
-    if (down_mode) result = 0x7bff;
-    else if (up_mode) result = std::isinf(a) || a > f16_value(0x7bff) ? 0x7c00 : 0x7bff;
+  q128 maxv = q_of_f16(0x7bff);
+  if (a > maxv) {
+    q128 limit = maxv + 16;  // max + half an ulp (ulp = 32)
+    bool inf = a > (q128)1e300;
+    if (inf) result = 0x7c00;
+    else if (down_mode) result = 0x7bff;
+    else if (up_mode) result = 0x7c00;
     else result = a >= limit ? 0x7c00 : 0x7bff;
-    if (std::isinf(a)) result = 0x7c00;
   } else {
     uint16_t lo = 0, hi = 0x7bff;  // largest encoding with value <= a
     while (lo < hi) {
       uint16_t mid = uint16_t((lo + hi + 1) / 2);
-      if (f16_value(mid) <= a) lo = mid;
+      if (q_of_f16(mid) <= a) lo = mid;
       else hi = uint16_t(mid - 1);
     }
-    if (f16_value(lo) == a) {
+    if (q_of_f16(lo) == a) {
       result = lo;
     } else {
       uint16_t next = uint16_t(lo + 1);
-      long double d0 = a - f16_value(lo), d1 = f16_value(next) - a;
+      q128 d0 = a - q_of_f16(lo), d1 = q_of_f16(next) - a;
       if (down_mode) result = lo;
       else if (up_mode) result = next;
       else if (d0 < d1) result = lo;
@@ -131,6 +133,30 @@ uint16_t f16_round(long double x, int mode, bool flush) {
   }
   if (flush && result < 0x0400) result = 0;
   return uint16_t(sign | result);
+}
+
+uint16_t f16_round(long double x, int mode, bool flush) {
+  if (std::isnan(x)) return 0x7e00;
+  if (std::isinf(x)) return x > 0 ? 0x7c00 : 0xfc00;
+  uint16_t r = f16_round_q((q128)x, mode, flush);
+  if (x == 0 && std::signbit(x)) r |= 0x8000;
+  return r;
+}
+
+q128 sum_to_odd(q128 a, q128 b) {
+  q128 s = a + b;
+  if (s != s || s - s != 0) return s;  // NaN or infinite
+  q128 bb = s - a;
+  q128 e = (a - (s - bb)) + (b - bb);
+  if (e == 0) return s;
+  if (s == 0) return e;
+  unsigned __int128 bits;
+  __builtin_memcpy(&bits, &s, 16);
+  if (bits & 1) return s;
+  bool toward_zero = (e < 0) == (s > 0);
+  bits = toward_zero ? bits - 1 : bits + 1;
+  __builtin_memcpy(&s, &bits, 16);
+  return s;
 }
 
 namespace {
@@ -156,6 +182,94 @@ int64_t ulp_diff_f16(uint16_t a, uint16_t b) {
   if (na && nb) return 0;
   if (na || nb) return INT64_MAX;
   return std::llabs(ordered<uint16_t>(a, 16) - ordered<uint16_t>(b, 16));
+}
+
+}  // namespace k100::emu::valu_test
+
+#include <map>
+
+namespace k100::emu::valu_test {
+
+namespace {
+std::map<std::string, std::vector<RowCheck>>& registry() {
+  static std::map<std::string, std::vector<RowCheck>> r;
+  return r;
+}
+}  // namespace
+
+RowCheckRegistrar::RowCheckRegistrar(std::initializer_list<const char*> rows, RowCheck fn) {
+  for (const char* r : rows) registry()[r].push_back(fn);
+}
+RowCheckRegistrar::RowCheckRegistrar(const std::vector<std::string>& rows, RowCheck fn) {
+  for (const auto& r : rows) registry()[r].push_back(fn);
+}
+
+const std::vector<RowCheck>* row_checks(const std::string& row) {
+  auto it = registry().find(row);
+  return it == registry().end() ? nullptr : &it->second;
+}
+
+std::vector<Encoding> forms_of(const std::string& row) {
+  const isa::InstDesc* d = isa::find_instruction(row);
+  std::vector<Encoding> f = {Encoding::Native};
+  if (d && d->has_e64()) f.push_back(Encoding::E64);
+  return f;
+}
+
+uint32_t gen_u32(std::mt19937& rng, int) {
+  static const uint32_t special[] = {0, 1, 2, 0x7fffffff, 0x80000000, 0xffffffff, 0xfffffffe,
+                                     0x00ffffff, 0x00800000, 0xff800000, 0x8000, 0xffff, 0x7fff, 31, 32, 33};
+  switch (rng() % 4) {
+    case 0: return special[rng() % (sizeof special / sizeof special[0])];
+    case 1: return rng() % 256;
+    default: return rng();
+  }
+}
+uint32_t gen_f32(std::mt19937& rng, int) { return pick_f32(rng); }
+uint32_t gen_f16(std::mt19937& rng, int) { return (rng() & 0xffff0000u) | pick_f16(rng); }
+uint32_t gen_small(std::mt19937& rng, int) { return rng() % 40; }
+
+void check32(const Check32& c) {
+  const isa::InstDesc* d = isa::find_instruction(c.row);
+  ASSERT_NE(d, nullptr) << c.row;
+  std::mt19937 rng(uint32_t(std::hash<std::string>{}(c.row)));
+  for (Encoding enc : forms_of(c.row)) {
+    for (int round = 0; round < c.rounds; ++round) {
+      WaveState w = fresh_wave();
+      if (c.mode) w.mode = c.mode;
+      for (int lane = 0; lane < 64; ++lane)
+        for (int s = 0; s < 3; ++s) w.vgpr[1 + s][lane] = c.gen(rng, s);
+      for (int lane = 0; lane < 64; ++lane) w.vgpr[10][lane] = rng();
+      isa::Inst in;
+      bool e64 = enc == Encoding::E64;
+      bool vop3 = d->family == isa::Family::VOP3 || d->family == isa::Family::VOP3P;
+      if (c.nsrc == 1) in = make(c.row, enc, {V(10), V(1)}, c.mods);
+      else if (c.nsrc == 2) in = make(c.row, enc, {V(10), V(1), V(2)}, c.mods);
+      else in = make(c.row, enc, {V(10), V(1), V(2), V(3)}, c.mods);
+      (void)e64;
+      (void)vop3;
+      // Modifiers only some forms accept (clamp, omod, neg/abs) skip the others.
+      if (!isa::check(in).empty() && enc == Encoding::Native && forms_of(c.row).size() > 1) break;
+      uint32_t before[64];
+      for (int lane = 0; lane < 64; ++lane) before[lane] = w.vgpr[10][lane];
+      WaveState orig = w;
+      run(w, in);
+      for (int lane = 0; lane < 64; ++lane) {
+        uint32_t a = orig.vgpr[1][lane], b = orig.vgpr[2][lane], cc = orig.vgpr[3][lane];
+        uint32_t want = c.ref_old ? c.ref_old(a, b, cc, before[lane]) : c.ref(a, b, cc);
+        uint32_t got = w.vgpr[10][lane];
+        bool ok = (got & c.mask) == (want & c.mask);
+        if (!ok && c.nan_equal_f32 && std::isnan(fval(got)) && std::isnan(fval(want))) ok = true;
+        if (!ok && c.nan_equal_f16 && ((got & 0x7fff) > 0x7c00) && ((want & 0x7fff) > 0x7c00)) ok = true;
+        if (!ok) {
+          ADD_FAILURE() << c.row << (enc == Encoding::E64 ? " (e64)" : "") << " lane " << lane << std::hex
+                        << ": srcs 0x" << a << " 0x" << b << " 0x" << cc << " got 0x" << got << " want 0x" << want
+                        << " (old dst 0x" << before[lane] << ")";
+          return;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace k100::emu::valu_test

@@ -5,6 +5,15 @@ k100_test(emu_valu_test
   SOURCES
     ${K100_EMU_VALU_TEST_DIR}/harness.cpp
     ${K100_EMU_VALU_TEST_DIR}/coverage_test.cpp
+    ${K100_EMU_VALU_TEST_DIR}/row_test.cpp
+    ${K100_EMU_VALU_TEST_DIR}/int_rows_test.cpp
+    ${K100_EMU_VALU_TEST_DIR}/float_rows_test.cpp
+    ${K100_EMU_VALU_TEST_DIR}/compare_convert_test.cpp
+    ${K100_EMU_VALU_TEST_DIR}/packed_test.cpp
+    ${K100_EMU_VALU_TEST_DIR}/transcendental_test.cpp
+    ${K100_EMU_VALU_TEST_DIR}/division_test.cpp
+    ${K100_EMU_VALU_TEST_DIR}/encoding_test.cpp
+    ${K100_EMU_VALU_TEST_DIR}/mode_test.cpp
   DEPENDS k100::emu
   LABELS emu
   TIMEOUT 300)

@@ -2,6 +2,7 @@
 #include "k100/asm/assembler.h"
 
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <unordered_map>
 
@@ -48,7 +49,6 @@ struct PendingInst {
   ParsedInstruction parsed;
   size_t listing_index;
   SourceLoc loc;
-  std::string line;
 };
 
 struct PendingData {
@@ -57,7 +57,6 @@ struct PendingData {
   int size;
   std::vector<Token> expr;
   SourceLoc loc;
-  std::string line;
 };
 
 struct SetSymbol {
@@ -81,8 +80,9 @@ class Assembler {
   DiagnosticSink& diags_;
   InstructionParser parser_;
   Program prog_;
-  std::vector<std::string> lines_;  // comments removed
-  std::vector<std::string> raw_lines_;
+  std::vector<std::string_view> lines_;      // comments blanked out (views into src_ or cleaned_)
+  std::vector<std::string_view> raw_lines_;  // views into src_
+  std::deque<std::string> cleaned_;          // storage of the lines that had comments
   std::string cur_section_;
   std::unordered_map<std::string, size_t> sym_index_;
   std::unordered_map<std::string, SetSymbol> deferred_sets_;
@@ -98,11 +98,11 @@ class Assembler {
   SourceLoc loc(size_t line, uint32_t col) const { return {file_, uint32_t(line + 1), col ? col : 1}; }
 
   void error(const SourceLoc& l, const std::string& msg) {
-    std::string text = l.line && l.line <= raw_lines_.size() ? raw_lines_[l.line - 1] : std::string();
+    std::string text = l.line && l.line <= raw_lines_.size() ? std::string(raw_lines_[l.line - 1]) : std::string();
     diags_.error(l, msg, text);
   }
   void warning(const SourceLoc& l, const std::string& msg) {
-    std::string text = l.line && l.line <= raw_lines_.size() ? raw_lines_[l.line - 1] : std::string();
+    std::string text = l.line && l.line <= raw_lines_.size() ? std::string(raw_lines_[l.line - 1]) : std::string();
     diags_.warning(l, msg, text);
   }
 
@@ -152,17 +152,29 @@ class Assembler {
   // Source lines, and the same lines with comments blanked out (columns kept).
   void split_lines() {
     size_t start = 0;
+    raw_lines_.reserve(src_.size() / 24 + 16);
     while (start <= src_.size()) {
-      size_t end = src_.find('\n', start);
-      if (end == std::string_view::npos) end = src_.size();
+      const void* nl = std::memchr(src_.data() + start, '\n', src_.size() - start);
+      size_t end = nl ? size_t(static_cast<const char*>(nl) - src_.data()) : src_.size();
       std::string_view l = src_.substr(start, end - start);
       if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-      raw_lines_.emplace_back(l);
+      raw_lines_.push_back(l);
       if (end == src_.size()) break;
       start = end + 1;
     }
+    lines_.reserve(raw_lines_.size());
     bool in_block = false;
-    for (const auto& raw : raw_lines_) {
+    for (std::string_view raw : raw_lines_) {
+      // most lines have no comment: keep the view
+      bool plain = !in_block;
+      for (size_t i = 0; plain && i < raw.size(); ++i) {
+        char c = raw[i];
+        plain = !(c == ';' || c == '/' || c == '#' || c == '"');
+      }
+      if (plain) {
+        lines_.push_back(raw);
+        continue;
+      }
       std::string cur(raw.size(), ' ');
       for (size_t i = 0; i < raw.size(); ++i) {
         char c = raw[i];
@@ -195,14 +207,15 @@ class Assembler {
         }
         cur[i] = c;
       }
-      lines_.push_back(cur);
+      cleaned_.push_back(std::move(cur));
+      lines_.push_back(cleaned_.back());
     }
   }
 
   // ---------------------------------------------------------- statements
 
   void statement(size_t li) {
-    const std::string& text = lines_[li];
+    std::string_view text = lines_[li];
     if (in_metadata_) {
       std::string_view t = text;
       size_t a = t.find_first_not_of(" \t\r");
@@ -210,7 +223,7 @@ class Assembler {
         in_metadata_ = false;
         return;
       }
-      prog_.metadata_yaml += raw_lines_[li] + "\n";
+      prog_.metadata_yaml += std::string(raw_lines_[li]) + "\n";
       return;
     }
     std::vector<Token> toks = lex_line(text);
@@ -226,7 +239,9 @@ class Assembler {
       p += 2;
     }
     if (toks[p].kind == Tok::End) return;
-    std::vector<Token> st(toks.begin() + long(p), toks.end());
+    std::vector<Token> rest;
+    if (p) rest.assign(toks.begin() + long(p), toks.end());  // a label came first
+    const std::vector<Token>& st = p ? rest : toks;
     if (st[0].kind != Tok::Identifier) {
       error(loc(li, st[0].col), "unexpected token at start of statement");
       return;
@@ -276,23 +291,21 @@ class Assembler {
       error(loc(li, err.col), err.message);
       return;
     }
-    std::vector<uint8_t> bytes;
-    try {
-      isa::encode(pi.inst, bytes, opts_.target);
-    } catch (const std::exception& e) {
-      error(loc(li, st[0].col), e.what());
-      return;
-    }
     uint64_t off = sec().bytes.size();
     if (off % 4) warning(loc(li, st[0].col), "instruction is not 4-byte aligned");
-    sec().bytes.insert(sec().bytes.end(), bytes.begin(), bytes.end());
-    ListingLine ll;
-    ll.kind = ListingLine::Kind::Instruction;
-    ll.bytes = bytes;
-    ll.section = cur_section_;
-    ll.offset = off;
-    prog_.listing.push_back(ll);
-    PendingInst p{cur_section_, off, std::move(pi), prog_.listing.size() - 1, loc(li, st[0].col), lines_[li]};
+    isa::encode_checked(pi.inst, sec().bytes, opts_.target);  // the parser ran isa::check()
+    if (!opts_.listing && pi.fixups.empty()) return;
+    size_t listing_index = SIZE_MAX;
+    if (opts_.listing) {
+      ListingLine ll;
+      ll.kind = ListingLine::Kind::Instruction;
+      ll.bytes.assign(sec().bytes.begin() + long(off), sec().bytes.end());
+      ll.section = cur_section_;
+      ll.offset = off;
+      prog_.listing.push_back(std::move(ll));
+      listing_index = prog_.listing.size() - 1;
+    }
+    PendingInst p{cur_section_, off, std::move(pi), listing_index, loc(li, st[0].col)};
     pending_.push_back(std::move(p));
   }
 
@@ -363,11 +376,13 @@ class Assembler {
           }
         }
       }
-      ListingLine& ll = prog_.listing[p.listing_index];
-      isa::PrintOptions po;
-      po.operand_text = override_text.data();
-      ll.text = isa::print(inst, po);
-      if (!ok) continue;
+      ListingLine* ll = p.listing_index == SIZE_MAX ? nullptr : &prog_.listing[p.listing_index];
+      if (ll) {
+        isa::PrintOptions po;
+        po.operand_text = override_text.data();
+        ll->text = isa::print(inst, po);
+      }
+      if (!ok || p.parsed.fixups.empty()) continue;
       std::vector<uint8_t> bytes;
       try {
         isa::encode(inst, bytes, opts_.target);
@@ -377,16 +392,17 @@ class Assembler {
       }
       Section* s = prog_.section(p.section);
       std::memcpy(s->bytes.data() + p.offset, bytes.data(), bytes.size());
-      ll.bytes = bytes;
-      ll.fixup_byte.assign(bytes.size(), false);
+      if (!ll) continue;
+      ll->bytes = bytes;
+      ll->fixup_byte.assign(bytes.size(), false);
       for (const auto& f : p.parsed.fixups) {
         if (f.kind == InstFixup::Kind::Branch) {
-          ll.fixup_byte[0] = ll.fixup_byte[1] = true;
-          ll.fixup_note = "fixup A - offset: 0, value: " + f.text + ", kind: fixup_si_sopp_br";
+          ll->fixup_byte[0] = ll->fixup_byte[1] = true;
+          ll->fixup_note = "fixup A - offset: 0, value: " + f.text + ", kind: fixup_si_sopp_br";
         } else {
           size_t lit = bytes.size() - 4;
-          for (size_t k = lit; k < bytes.size(); ++k) ll.fixup_byte[k] = true;
-          ll.fixup_note = "fixup A - offset: " + std::to_string(lit) + ", value: " + f.text + ", kind: FK_Data_4";
+          for (size_t k = lit; k < bytes.size(); ++k) ll->fixup_byte[k] = true;
+          ll->fixup_note = "fixup A - offset: " + std::to_string(lit) + ", value: " + f.text + ", kind: FK_Data_4";
         }
       }
     }
@@ -465,7 +481,7 @@ class Assembler {
 
   std::string name_arg(size_t li, const std::vector<Token>& st, size_t& p, const char* what) {
     if (st[p].kind == Tok::Identifier) return std::string(st[p++].text);
-    if (st[p].kind == Tok::String) return st[p++].str;
+    if (st[p].kind == Tok::String) return string_value(st[p++]);
     error(loc(li, st[p].col), std::string("expected ") + what);
     return {};
   }
@@ -531,7 +547,7 @@ class Assembler {
       if (r.value && r.value->absolute()) {
         write_int(sec().bytes, off, size, r.value->value, loc(li, col));
       } else {
-        PendingData d{cur_section_, off, size, {}, loc(li, col), lines_[li]};
+        PendingData d{cur_section_, off, size, {}, loc(li, col)};
         d.expr.assign(st.begin() + long(start), st.begin() + long(p));
         Token end;
         end.kind = Tok::End;
@@ -628,7 +644,8 @@ class Assembler {
       sec().bytes.insert(sec().bytes.end(), size_t(*n), uint8_t(fill));
     } else if (d == ".ascii" || d == ".asciz" || d == ".string") {
       while (st[p].kind == Tok::String) {
-        sec().bytes.insert(sec().bytes.end(), st[p].str.begin(), st[p].str.end());
+        std::string str = string_value(st[p]);
+        sec().bytes.insert(sec().bytes.end(), str.begin(), str.end());
         if (d != ".ascii") sec().bytes.push_back(0);
         ++p;
         if (st[p].kind == Tok::Comma) ++p;
@@ -667,7 +684,7 @@ class Assembler {
       if (st[p].kind == Tok::Comma) ++p;
       std::string type;
       if (st[p].kind == Tok::Identifier) type = std::string(st[p].text);
-      else if (st[p].kind == Tok::String) type = st[p].str;
+      else if (st[p].kind == Tok::String) type = string_value(st[p]);
       else if (st[p].kind == Tok::Percent || st[p].kind == Tok::Error) type = std::string(st[p + 1].text);
       if (!type.empty() && type[0] == '@') type = type.substr(1);
       if (type != "function" && type != "object" && type != "notype" && type != "STT_FUNC" &&
@@ -676,7 +693,7 @@ class Assembler {
       symbol(name).type = (type == "STT_FUNC") ? "function" : (type == "STT_OBJECT") ? "object" : type;
     } else if (d == ".amdgcn_target") {
       if (st[p].kind != Tok::String) return error(loc(li, st[p].col), "expected a quoted target id");
-      prog_.amdgcn_target = st[p].str;
+      prog_.amdgcn_target = string_value(st[p]);
       ++p;
       expect_end(li, st, p);
     } else if (d == ".amdhsa_code_object_version") {

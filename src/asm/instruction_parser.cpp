@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstring>
 #include <optional>
+#include <unordered_map>
 
 #include "k100/base/closest_match.h"
 #include "k100/isa/symbolic.h"
@@ -29,6 +30,8 @@ struct SynOperand {
 
 struct SynModifier {
   std::string name;
+  int rank = 0;              // position in llvm's modifier order
+  bool dpp = false, sdwa = false, dpp_control = false;
   bool has_value = false;
   int64_t value = 0;
   std::vector<int64_t> list;
@@ -57,12 +60,29 @@ const char* kValueMods[] = {"offset", "offset0", "offset1", "mul", "div", "op_se
                             "wave_shr", "wave_ror", "row_bcast", "row_mask", "bank_mask",
                             "bound_ctrl", "format", "dfmt", "nfmt"};
 
+// Modifier names start with a few letters only: reject register names and
+// the like before comparing strings.
+bool could_be_modifier(std::string_view s) {
+  if (s.size() < 2) return false;
+  switch (s[0]) {
+    case 'c': case 'g': case 's': case 'l': case 't': case 'o': case 'i': case 'n': case 'r':
+    case 'm': case 'd': case 'q': case 'w': case 'b': case 'f':
+      break;
+    default:
+      return false;
+  }
+  // s0..s101 / v-registers are never modifiers
+  if (s[0] == 's' && s[1] >= '0' && s[1] <= '9') return false;
+  return true;
+}
 bool is_flag_mod(std::string_view s) {
+  if (!could_be_modifier(s)) return false;
   for (const char* m : kFlagMods)
     if (s == m) return true;
   return false;
 }
 bool is_value_mod(std::string_view s) {
+  if (!could_be_modifier(s)) return false;
   for (const char* m : kValueMods)
     if (s == m) return true;
   return false;
@@ -93,12 +113,65 @@ constexpr SpecialReg kSpecialRegs[] = {
     {"pops_exiting_wave_id", code::kPopsExitingWaveId, 1},
 };
 
+bool is_dpp_mod(const std::string& n) {
+  return n == "quad_perm" || n == "row_shl" || n == "row_shr" || n == "row_ror" || n == "wave_shl" ||
+         n == "wave_rol" || n == "wave_shr" || n == "wave_ror" || n == "row_mirror" ||
+         n == "row_half_mirror" || n == "row_bcast" || n == "row_mask" || n == "bank_mask" ||
+         n == "bound_ctrl";
+}
+bool is_sdwa_mod(const std::string& n) {
+  return n == "dst_sel" || n == "dst_unused" || n == "src0_sel" || n == "src1_sel";
+}
+
+// Position of a modifier in the order llvm-mc reads them.
+int modifier_rank(const std::string& n) {
+  static const char* order[] = {"format", "dfmt", "nfmt", "idxen", "offen", "offset", "offset0", "offset1",
+                                "op_sel", "op_sel_hi", "neg_lo", "neg_hi", "glc", "glc", "lds", "tfe", "gds",
+                                "clamp", "mul", "mul", "dst_sel", "dst_unused", "src0_sel", "src1_sel",
+                                "dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl"};
+  std::string key = n;
+  if (key == "slc") key = "glc";
+  if (key == "div") key = "mul";
+  if (is_dpp_mod(key) && key != "row_mask" && key != "bank_mask" && key != "bound_ctrl") key = "dpp_ctrl";
+  for (int i = 0; i < int(std::size(order)); ++i)
+    if (key == order[i]) return i;
+  return 0;
+}
+
+struct ModifierInfo {
+  int rank = 0;
+  bool dpp = false, sdwa = false, dpp_control = false;
+};
+
+// Classification of every modifier name, computed once.
+const ModifierInfo& modifier_info(std::string_view name) {
+  static const std::unordered_map<std::string_view, ModifierInfo> table = [] {
+    std::unordered_map<std::string_view, ModifierInfo> t;
+    auto add = [&](const char* n) {
+      std::string s(n);
+      ModifierInfo i;
+      i.rank = modifier_rank(s);
+      i.dpp = is_dpp_mod(s);
+      i.sdwa = is_sdwa_mod(s);
+      i.dpp_control = i.dpp && s != "row_mask" && s != "bank_mask" && s != "bound_ctrl";
+      t.emplace(n, i);
+    };
+    for (const char* n : kFlagMods) add(n);
+    for (const char* n : kValueMods) add(n);
+    return t;
+  }();
+  static const ModifierInfo none;
+  auto it = table.find(name);
+  return it == table.end() ? none : it->second;
+}
+
 class SyntaxParser {
  public:
   SyntaxParser(const std::vector<Token>& t, const SymbolLookup& lookup) : t_(t), lookup_(lookup) {}
 
   Syntax parse_all(bool waitcnt_statement) {
     Syntax out;
+    out.operands.reserve(6);
     pos_ = 1;
     if (cur().kind == Tok::End) return out;
     if (waitcnt_statement) {
@@ -188,6 +261,11 @@ class SyntaxParser {
     SynModifier m;
     m.col = cur().col;
     m.name = std::string(cur().text);
+    const ModifierInfo& info = modifier_info(cur().text);
+    m.rank = info.rank;
+    m.dpp = info.dpp;
+    m.sdwa = info.sdwa;
+    m.dpp_control = info.dpp_control;
     ++pos_;
     if (is_flag_mod(m.name) && cur().kind != Tok::Colon) return m;
     expect(Tok::Colon, "':'");
@@ -238,7 +316,7 @@ class SyntaxParser {
     while (cur().kind == Tok::Comma) {
       ++pos_;
       if (cur().kind == Tok::String) {
-        pattern = cur().str;
+        pattern = string_value(cur());
         ++pos_;
       } else {
         args.push_back(parse_int_expr("a swizzle argument"));
@@ -414,11 +492,31 @@ class SyntaxParser {
     SynOperand o;
     o.kind = SynOperand::Kind::Reg;
     o.col = tk.col;
+    // fast path: v12 / s12
+    if (s.size() >= 2 && s.size() <= 4 && (s[0] == 'v' || s[0] == 's') && s[1] >= '0' && s[1] <= '9' &&
+        (s.size() == 2 || s[1] != '0')) {
+      unsigned n = 0;
+      bool digits = true;
+      for (size_t k = 1; k < s.size(); ++k) {
+        if (s[k] < '0' || s[k] > '9') digits = false;
+        n = n * 10 + unsigned(s[k] - '0');
+      }
+      if (digits) {
+        if (s[0] == 'v') {
+          if (n > 255) fail(o.col, "register index is out of range");
+          o.code = uint16_t(code::kVgprFirst + n);
+        } else {
+          if (n > code::kSgprLast) fail(o.col, "register index is out of range");
+          o.code = uint16_t(n);
+        }
+        ++pos_;
+        return o;
+      }
+    }
     for (const auto& sr : kSpecialRegs)
       if (s == sr.name) {
         o.code = sr.code;
         o.width = sr.width;
-        o.text = std::string(s);
         ++pos_;
         return o;
       }
@@ -433,18 +531,28 @@ class SyntaxParser {
     unsigned first = 0, width = 1;
     if (rest.empty()) {
       if (peek().kind != Tok::LBracket) return std::nullopt;
-      ++pos_;
-      ++pos_;
-      int64_t a = parse_int_expr("a register index");
-      int64_t b = a;
-      if (cur().kind == Tok::Colon) {
+      // fast path: v[4:7] written with plain numbers
+      if (peek(2).kind == Tok::Integer && peek(3).kind == Tok::Colon && peek(4).kind == Tok::Integer &&
+          peek(5).kind == Tok::RBracket) {
+        uint64_t a = peek(2).int_value, b = peek(4).int_value;
+        pos_ += 6;
+        if (b < a || a > 511 || b > 511) fail(o.col, "invalid register range");
+        first = unsigned(a);
+        width = unsigned(b - a + 1);
+      } else {
         ++pos_;
-        b = parse_int_expr("a register index");
+        ++pos_;
+        int64_t a = parse_int_expr("a register index");
+        int64_t b = a;
+        if (cur().kind == Tok::Colon) {
+          ++pos_;
+          b = parse_int_expr("a register index");
+        }
+        expect(Tok::RBracket, "']'");
+        if (b < a || a < 0) fail(o.col, "invalid register range");
+        first = unsigned(a);
+        width = unsigned(b - a + 1);
       }
-      expect(Tok::RBracket, "']'");
-      if (b < a || a < 0) fail(o.col, "invalid register range");
-      first = unsigned(a);
-      width = unsigned(b - a + 1);
     } else {
       for (char c : rest)
         if (!std::isdigit(uint8_t(c))) return std::nullopt;
@@ -465,7 +573,6 @@ class SyntaxParser {
       o.code = uint16_t(code::kTtmpFirst + first);
     }
     o.width = uint8_t(width);
-    o.text = std::string(s);
     return o;
   }
 
@@ -626,31 +733,6 @@ struct Candidate {
   Encoding enc;
 };
 
-bool is_dpp_mod(const std::string& n) {
-  return n == "quad_perm" || n == "row_shl" || n == "row_shr" || n == "row_ror" || n == "wave_shl" ||
-         n == "wave_rol" || n == "wave_shr" || n == "wave_ror" || n == "row_mirror" ||
-         n == "row_half_mirror" || n == "row_bcast" || n == "row_mask" || n == "bank_mask" ||
-         n == "bound_ctrl";
-}
-bool is_sdwa_mod(const std::string& n) {
-  return n == "dst_sel" || n == "dst_unused" || n == "src0_sel" || n == "src1_sel";
-}
-
-// Position of a modifier in the order llvm-mc reads them.
-int modifier_rank(const std::string& n) {
-  static const char* order[] = {"format", "dfmt", "nfmt", "idxen", "offen", "offset", "offset0", "offset1",
-                                "op_sel", "op_sel_hi", "neg_lo", "neg_hi", "glc", "glc", "lds", "tfe", "gds",
-                                "clamp", "mul", "mul", "dst_sel", "dst_unused", "src0_sel", "src1_sel",
-                                "dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl"};
-  std::string key = n;
-  if (key == "slc") key = "glc";
-  if (key == "div") key = "mul";
-  if (is_dpp_mod(key) && key != "row_mask" && key != "bank_mask" && key != "bound_ctrl") key = "dpp_ctrl";
-  for (int i = 0; i < int(std::size(order)); ++i)
-    if (key == order[i]) return i;
-  return 0;
-}
-
 int source_slot(Field f) {
   switch (f) {
     case Field::src0: case Field::ssrc0: return 0;
@@ -679,7 +761,7 @@ class Matcher {
     const auto& specs = d.operands_of(c_.enc);
     bool vop3 = fam == Family::VOP3 || fam == Family::VOP3P;
     // defaults
-    if (fam == Family::VOP3P) inst.mods.op_sel_hi = d.name.rfind("v_fma_mix", 0) == 0 ? 0 : 7;
+    if (fam == Family::VOP3P) inst.mods.op_sel_hi = d.quirk(kQuirkMix) ? 0 : 7;
     if (c_.enc == Encoding::SDWA) {
       inst.mods.dst_unused = SdwaUnused::UNUSED_PRESERVE;
       bool has_src1 = false;
@@ -721,7 +803,7 @@ class Matcher {
       int want = 1;
       for (size_t i = 0; i < nspec; ++i)
         if (specs[i].field == Field::vdata) want = specs[i].width;
-      if (d.name.find("cmpswap") != std::string::npos) want /= 2;
+      if (d.quirk(kQuirkCmpswap)) want /= 2;
       if (dst->width != want) fail(dst->col, "invalid operand for instruction");
     }
     if (ops.size() < nspec) {
@@ -889,7 +971,7 @@ class Matcher {
         int64_t v = want_int("an immediate");
         if (s.type == OpType::Simm16) {
           // SOPK: s_cmpk_*_u32 take an unsigned 16-bit value, the others a signed or unsigned one
-          bool unsigned_only = c_.desc->name.rfind("s_cmpk_", 0) == 0 && name_ends_with(c_.desc->name, "_u32");
+          bool unsigned_only = c_.desc->quirk(kQuirkUnsignedImm);
           if (unsigned_only ? (v < 0 || v > 65535) : (v < -32768 || v > 65535))
             fail(so.col, "invalid operand for instruction");
           o = Operand::imm(uint32_t(int32_t(int16_t(uint16_t(v)))));
@@ -904,7 +986,7 @@ class Matcher {
         return;
       }
       case OpType::Imm32: case OpType::Kimm: {
-        bool f16 = s.type == OpType::Kimm && name_ends_with(c_.desc->name, "f16");
+        bool f16 = s.type == OpType::Kimm && c_.desc->quirk(kQuirkF16Constant);
         if (so.kind == SynOperand::Kind::Expr) {
           o = Operand::imm(0);
           fixups_.push_back({InstFixup::Kind::Immediate, idx, so.expr, so.text, so.col});
@@ -982,22 +1064,23 @@ class Matcher {
       const auto& md = syn_.mods[mi];
       for (size_t mj = 0; mj < mi; ++mj)
         if (syn_.mods[mj].name == md.name) fail(md.col, "invalid operand for instruction");
-      if (is_dpp_mod(md.name) && md.name != "row_mask" && md.name != "bank_mask" && md.name != "bound_ctrl" &&
+      if (md.dpp_control &&
           ++dpp_controls > 1)
         fail(md.col, "invalid operand for instruction");
-      if (is_sdwa_mod(md.name)) {
+      if (md.sdwa) {
         int rank = md.name == "dst_sel" ? 0 : md.name == "dst_unused" ? 1 : md.name == "src0_sel" ? 2 : 3;
         if (rank == 3 && !has_src1) fail(md.col, "invalid operand for instruction");
         if (rank == 2 && !has_src0) fail(md.col, "invalid operand for instruction");
         if (rank <= 1 && (d.family == Family::VOPC || !has_vdst)) fail(md.col, "invalid operand for instruction");
       }
       // llvm reads modifiers in one fixed order (glc and slc in either order)
-      int rank = modifier_rank(md.name);
-      if (d.name == "buffer_store_lds_dword") {  // "... offset:N lds glc slc": lds must precede cache bits
-        if (md.name == "lds") rank = modifier_rank("offset1");
+      int rank = md.rank;
+      static const int kOffset1Rank = modifier_rank("offset1"), kCacheRank = modifier_rank("glc");
+      if (d.quirk(kQuirkLdsSyntax)) {  // "... offset:N lds glc slc": lds must precede cache bits
+        if (md.name == "lds") rank = kOffset1Rank;
         if ((md.name == "glc" || md.name == "slc" || md.name == "tfe") && !m.lds) bad_order(md);
       }
-      if (rank < last_rank || (rank == last_rank && rank != modifier_rank("glc")))
+      if (rank < last_rank || (rank == last_rank && rank != kCacheRank))
         fail(md.col, "invalid operand for instruction");
       last_rank = rank;
       const std::string& n = md.name;
@@ -1044,7 +1127,7 @@ class Matcher {
       } else if (n == "neg_hi") {
         if (fam != Family::VOP3P || !d.has(kFlagNegHi)) bad();
         m.neg_hi |= bits(3);
-      } else if (is_sdwa_mod(n)) {
+      } else if (md.sdwa) {
         if (c_.enc != Encoding::SDWA) bad();
         if (n == "dst_unused") {
           auto u = sdwa_unused(md.ident);
@@ -1057,7 +1140,7 @@ class Matcher {
           if (n == "src0_sel") m.src0_sel = SdwaSel(*s);
           if (n == "src1_sel") m.src1_sel = SdwaSel(*s);
         }
-      } else if (is_dpp_mod(n)) {
+      } else if (md.dpp) {
         if (c_.enc != Encoding::DPP) bad();
         dpp_modifier(m, md);
       } else if (n == "offset") {
@@ -1069,7 +1152,7 @@ class Matcher {
         if (fam == Family::DS && (md.value < 0 || md.value > 0xffff)) fail(md.col, "invalid operand for instruction");
         if ((fam == Family::MUBUF || fam == Family::MTBUF) && (md.value < 0 || md.value > 0xffff))
           fail(md.col, "invalid operand for instruction");
-        if (d.name == "buffer_store_lds_dword" && md.value > 4095) fail(md.col, "too few operands for instruction");
+        if (d.quirk(kQuirkLdsSyntax) && md.value > 4095) fail(md.col, "too few operands for instruction");
         if (fam == Family::FLAT && (md.value < 0 || md.value > 4095))
           fail(md.col, "expected a 12-bit unsigned offset");
         if ((fam == Family::GLOBAL || fam == Family::SCRATCH) && (md.value < -4096 || md.value > 4095))
@@ -1166,8 +1249,8 @@ std::vector<Candidate> candidates(const std::string& mnemonic, const Syntax& syn
   std::vector<Candidate> out;
   bool dpp = false, sdwa = false;
   for (const auto& m : syn.mods) {
-    dpp |= is_dpp_mod(m.name);
-    sdwa |= is_sdwa_mod(m.name);
+    dpp |= m.dpp;
+    sdwa |= m.sdwa;
   }
   auto strip = [&](const char* suffix) -> const InstDesc* {
     if (!name_ends_with(mnemonic, suffix)) return nullptr;

@@ -6,12 +6,15 @@
 namespace k100::as {
 
 namespace {
-bool ident_start(char c) { return std::isalpha(uint8_t(c)) || c == '_' || c == '.' || c == '$'; }
-bool ident_char(char c) { return std::isalnum(uint8_t(c)) || c == '_' || c == '.' || c == '$' || c == '@'; }
+inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool ident_start(char c) { return is_alpha(c) || c == '_' || c == '.' || c == '$'; }
+bool ident_char(char c) { return is_alpha(c) || is_digit(c) || c == '_' || c == '.' || c == '$' || c == '@'; }
 }  // namespace
 
 std::vector<Token> lex_line(std::string_view s, uint32_t first_col) {
   std::vector<Token> out;
+  out.reserve(24);
   size_t i = 0;
   bool space = false;
   while (i < s.size()) {
@@ -84,12 +87,9 @@ std::vector<Token> lex_line(std::string_view s, uint32_t first_col) {
       }
     } else if (c == '"') {
       ++i;
-      std::string str;
       bool closed = false;
       while (i < s.size()) {
         if (s[i] == '\\' && i + 1 < s.size()) {
-          char e = s[i + 1];
-          str += e == 'n' ? '\n' : e == 't' ? '\t' : e;
           i += 2;
           continue;
         }
@@ -98,10 +98,9 @@ std::vector<Token> lex_line(std::string_view s, uint32_t first_col) {
           ++i;
           break;
         }
-        str += s[i++];
+        ++i;
       }
       t.kind = closed ? Tok::String : Tok::Error;
-      t.str = std::move(str);
     } else {
       auto two = [&](char a, char b) { return c == a && i + 1 < s.size() && s[i + 1] == b; };
       if (two('<', '<')) { t.kind = Tok::Shl; i += 2; }
@@ -146,6 +145,21 @@ std::vector<Token> lex_line(std::string_view s, uint32_t first_col) {
   end.col = uint32_t(s.size()) + first_col;
   end.space_before = space;
   out.push_back(end);
+  return out;
+}
+
+std::string string_value(const Token& t) {
+  std::string out;
+  std::string_view s = t.text;
+  if (s.size() >= 2) s = s.substr(1, s.size() - 2);  // drop the quotes
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      char e = s[++i];
+      out += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+    } else {
+      out += s[i];
+    }
+  }
   return out;
 }
 

@@ -26,9 +26,11 @@ struct Token {
   uint32_t col = 0;       // 1-based column
   uint64_t int_value = 0; // Integer: value (wraps modulo 2^64)
   double float_value = 0; // Float
-  std::string str;        // String: unescaped contents
   bool space_before = false;
 };
+
+// The contents of a String token, escapes resolved.
+std::string string_value(const Token& t);
 
 // Splits one logical line into tokens (comments removed by the caller).
 std::vector<Token> lex_line(std::string_view line, uint32_t first_col = 1);

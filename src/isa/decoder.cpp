@@ -388,7 +388,7 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
       d->has(kFlagAtomicRtn) && m.glc) {
     const Operand* data = inst.find(Field::vdata);
     int w = data ? data->width : 1;
-    if (d->name.find("cmpswap") != std::string::npos) w /= 2;
+    if (d->quirk(kQuirkCmpswap)) w /= 2;
     inst.atomic_dst = Operand::vgpr((w1 >> 24) & 0xff, uint8_t(w));
   }
   if (!wd.ok) return out;

@@ -97,7 +97,7 @@ bool reads_vcc_implicitly(const Inst& inst) {
         if (idx + 1 == inst.specs().size() && idx >= 2) return true;
       }
     }
-  return d.name == "v_div_fmas_f32" || d.name == "v_div_fmas_f64";
+  return d.quirk(kQuirkReadsVcc);
 }
 
 }  // namespace
@@ -116,40 +116,54 @@ std::string check(const Inst& inst, Target target) {
 
   bool vop = d.is_vop();
   bool vop3 = fam == Family::VOP3 || fam == Family::VOP3P;
-  std::set<uint32_t> sgprs_read;  // code | width << 16: s0 and s[0:1] are different registers
+  // distinct scalar registers read (code | width << 16: s0 and s[0:1] differ)
+  struct SmallSet {
+    uint32_t v[8];
+    unsigned n = 0;
+    bool count(uint32_t x) const {
+      for (unsigned i = 0; i < n; ++i)
+        if (v[i] == x) return true;
+      return false;
+    }
+    void insert(uint32_t x) {
+      if (!count(x) && n < 8) v[n++] = x;
+    }
+    unsigned size() const { return n; }
+  } sgprs_read;
   std::optional<uint32_t> literal;
   for (size_t i = 0; i < specs.size(); ++i) {
     OperandSpec s = specs[i];
     s.accept = d.accept_of(inst.encoding, s);
     const Operand& o = inst.ops[i];
-    std::string what = std::string("operand ") + std::to_string(i + 1) + " (" + field_name(s.field) + ")";
+    // the operand's name, built only when there is something to report
+    auto what = [&]() { return std::string("operand ") + std::to_string(i + 1) + " (" + field_name(s.field) + ")"; };
     if (s.field == Field::vcc || s.field == Field::off) continue;
     if (s.is_immediate()) {
       if (!o.is_imm() && !(s.type == OpType::SmemOffset && o.is_sgpr()))
-        return what + " must be an immediate";
+        return what() + " must be an immediate";
       int64_t v = int32_t(o.value);
       switch (s.type) {
         case OpType::Label:
         case OpType::Simm16:
           if (int32_t(o.value) < -32768 || int32_t(o.value) > 65535)
-            return what + ": value " + std::to_string(v) + " does not fit in 16 bits";
+            return what() + ": value " + std::to_string(v) + " does not fit in 16 bits";
           break;
         case OpType::Uimm16: case OpType::Waitcnt: case OpType::Sendmsg: case OpType::Hwreg:
         case OpType::GprIdx:
-          if (o.value > 0xffff) return what + ": value does not fit in 16 bits";
+          if (o.value > 0xffff) return what() + ": value does not fit in 16 bits";
           break;
         case OpType::Uimm7:
-          if (o.value > 0x7f) return what + ": value does not fit in 7 bits";
+          if (o.value > 0x7f) return what() + ": value does not fit in 7 bits";
           break;
         case OpType::SmemOffset:
           if (o.is_imm() && (int32_t(o.value) < -0x100000 || int32_t(o.value) > 0xfffff))
             return "expected a 21-bit signed offset";
           if (o.is_sgpr() && (o.width != 1 || !scalar_range_valid(o.code, 1)))
-            return what + ": expected one SGPR";
+            return what() + ": expected one SGPR";
           break;
         case OpType::Kimm:
           if (d.name.size() > 3 && d.name.substr(d.name.size() - 3) == "f16" && o.value > 0xffff)
-            return what + ": value does not fit in 16 bits";
+            return what() + ": value does not fit in 16 bits";
           break;
         default:
           break;
@@ -159,24 +173,24 @@ std::string check(const Inst& inst, Target target) {
     // register or constant source/destination
     int want = inst.expected_width(int(i));
     if (o.is_off()) {
-      if (!(s.accept & kAcceptOff)) return what + ": `off` not allowed here";
+      if (!(s.accept & kAcceptOff)) return what() + ": `off` not allowed here";
       continue;
     }
     if (o.is_vgpr()) {
-      if (!(s.accept & kAcceptVgpr)) return what + ": VGPRs not allowed here";
-      if (o.width != want) return what + ": expected " + std::to_string(want) + " registers";
-      if (o.vgpr_index() + o.width - 1 > 255) return what + ": register out of range";
+      if (!(s.accept & kAcceptVgpr)) return what() + ": VGPRs not allowed here";
+      if (o.width != want) return what() + ": expected " + std::to_string(want) + " registers";
+      if (o.vgpr_index() + o.width - 1 > 255) return what() + ": register out of range";
       continue;
     }
-    if (inst.encoding == Encoding::DPP && s.is_source()) return what + ": DPP sources must be VGPRs";
+    if (inst.encoding == Encoding::DPP && s.is_source()) return what() + ": DPP sources must be VGPRs";
     if (o.is_sgpr()) {
-      if (!(s.accept & kAcceptSgpr)) return what + ": SGPRs not allowed here";
+      if (!(s.accept & kAcceptSgpr)) return what() + ": SGPRs not allowed here";
       if (fam == Family::SMEM && s.field == Field::sdata &&
           (o.code == code::kExecLo || o.code == code::kExecHi || o.code == code::kM0))
-        return what + ": m0 and exec cannot be the data of a scalar memory instruction";
-      if (o.width != want) return what + ": expected " + std::to_string(want) + " registers";
-      if (!scalar_range_valid(o.code, o.width)) return what + ": invalid register range";
-      if (!scalar_aligned(o.code, o.width)) return what + ": invalid register alignment";
+        return what() + ": m0 and exec cannot be the data of a scalar memory instruction";
+      if (o.width != want) return what() + ": expected " + std::to_string(want) + " registers";
+      if (!scalar_range_valid(o.code, o.width)) return what() + ": invalid register range";
+      if (!scalar_aligned(o.code, o.width)) return what() + ": invalid register alignment";
       if (s.is_source() || s.field == Field::soffset) sgprs_read.insert(o.code | uint32_t(o.width) << 16);
       continue;
     }
@@ -185,11 +199,9 @@ std::string check(const Inst& inst, Target target) {
       // destination (the field keeps the low bits); lds_direct only as src0 of VALU ops
       // 64-bit operands take them only where constants are allowed too (not s_setpc_b64)
       if (!(s.accept & kAcceptSgpr) || (want != 1 && !(s.is_source() && (s.accept & kAcceptInline))))
-        return what + ": special register not allowed here";
+        return what() + ": special register not allowed here";
       if (o.code == code::kLdsDirect) {
-        bool reversed = false;  // llvm refuses lds_direct in the operand-reversed opcodes
-        for (const char* r : {"subrev", "subbrev", "lshlrev", "lshrrev", "ashrrev"})
-          reversed |= d.name.find(r) != std::string::npos;
+        bool reversed = d.quirk(kQuirkReversed);  // llvm refuses lds_direct in the operand-reversed opcodes
         bool ok = vop && s.field == Field::src0 && (s.accept & kAcceptVgpr) &&
                   inst.encoding != Encoding::SDWA && inst.encoding != Encoding::DPP && !reversed;
         if (!ok) return "lds_direct cannot be used here (src0 of a VALU instruction only)";
@@ -199,7 +211,7 @@ std::string check(const Inst& inst, Target target) {
       continue;
     }
     if (o.is_inline()) {
-      if (!(s.accept & kAcceptInline)) return what + ": constants not allowed here";
+      if (!(s.accept & kAcceptInline)) return what() + ": constants not allowed here";
       continue;
     }
     if (o.is_literal()) {
@@ -207,13 +219,13 @@ std::string check(const Inst& inst, Target target) {
         return "literal operands are not supported in SDWA or DPP";
       if (!(s.accept & kAcceptLiteral)) {
         if (vop3) return "literal operands are not supported";
-        return what + ": literal not allowed here";
+        return what() + ": literal not allowed here";
       }
       if (literal && *literal != o.value) return "only one literal operand is allowed";
       literal = o.value;
       continue;
     }
-    return what + ": missing or invalid operand";
+    return what() + ": missing or invalid operand";
   }
   // madmk/madak: the K constant is a literal as well
   if (const Operand* k = inst.find(Field::literal); k && (fam == Family::VOP2)) {
@@ -227,7 +239,7 @@ std::string check(const Inst& inst, Target target) {
   }
 
   // llvm: these destinations must not overlap any source register (early clobber)
-  if (d.name == "v_mqsad_u32_u8" || d.name == "v_mqsad_pk_u16_u8" || d.name == "v_qsad_pk_u16_u8") {
+  if (d.quirk(kQuirkEarlyClobber)) {
     const Operand* dst = inst.find(Field::vdst);
     for (size_t i = 0; dst && i < specs.size(); ++i) {
       const Operand& o = inst.ops[i];
@@ -379,6 +391,11 @@ std::optional<uint32_t> literal_of(const Inst& inst) {
 
 void encode(Inst& inst, std::vector<uint8_t>& out, Target target) {
   if (std::string err = check(inst, target); !err.empty()) throw Error(err);
+  encode_checked(inst, out, target);
+}
+
+void encode_checked(Inst& inst, std::vector<uint8_t>& out, Target target) {
+  (void)target;
   const InstDesc& d = inst.desc();
   const Modifiers& m = inst.mods;
   size_t start = out.size();
@@ -517,7 +534,7 @@ void encode(Inst& inst, std::vector<uint8_t>& out, Target target) {
                     (src(Field::srsrc) >> 2) << 16 | (m.tfe ? 1u : 0u) << 23 |
                     (src(Field::soffset) & 0xff) << 24;
       if (fam == Family::MUBUF) {
-        bool lds = m.lds || d.name == "buffer_store_lds_dword";  // that opcode always has the lds bit
+        bool lds = m.lds || d.quirk(kQuirkLdsSyntax);  // that opcode always has the lds bit
         w0 |= 0xE0000000u | op << 18 | (m.slc ? 1u : 0u) << 17 | (lds ? 1u : 0u) << 16;
       } else {
         w0 |= 0xE8000000u | op << 15 | uint32_t(m.dfmt & 0xf) << 19 | uint32_t(m.nfmt & 7) << 23;

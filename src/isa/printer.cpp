@@ -79,7 +79,7 @@ int source_slot(Field f) {
   }
 }
 
-bool is_mix(const InstDesc& d) { return d.name.rfind("v_fma_mix", 0) == 0; }
+bool is_mix(const InstDesc& d) { return d.quirk(kQuirkMix); }
 
 std::string bits_list(uint8_t bits, int n) {
   std::string out = "[";

@@ -125,9 +125,29 @@ std::string base_name(std::string_view mnemonic) {
   return std::string(mnemonic);
 }
 
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+uint16_t quirks_of(std::string_view name) {
+  uint16_t q = 0;
+  if (starts_with(name, "v_div_fmas_")) q |= kQuirkReadsVcc;
+  for (std::string_view r : {"subrev", "subbrev", "lshlrev", "lshrrev", "ashrrev"})
+    if (name.find(r) != std::string_view::npos) q |= kQuirkReversed;
+  if (name == "v_mqsad_u32_u8" || name == "v_mqsad_pk_u16_u8" || name == "v_qsad_pk_u16_u8") q |= kQuirkEarlyClobber;
+  if (name == "buffer_store_lds_dword") q |= kQuirkLdsSyntax;
+  if (starts_with(name, "v_fma_mix")) q |= kQuirkMix;
+  if (name.find("cmpswap") != std::string_view::npos) q |= kQuirkCmpswap;
+  if (starts_with(name, "s_cmpk_") && ends_with(name, "_u32")) q |= kQuirkUnsignedImm;
+  if ((starts_with(name, "v_madmk_") || starts_with(name, "v_madak_")) && ends_with(name, "f16"))
+    q |= kQuirkF16Constant;
+  return q;
+}
+
 struct Tables {
   std::vector<InstDesc> rows;
-  std::unordered_map<std::string, uint16_t> by_name;
+  std::unordered_map<std::string_view, uint16_t> by_name;  // views into rows' strings
   std::array<std::vector<int16_t>, kFamilyCount> by_opcode;
   std::vector<std::string> names;
 };
@@ -146,6 +166,7 @@ const Tables& tables() {
       d.opcode = uint16_t(r.opcode);
       d.e64_opcode = int16_t(r.e64_opcode);
       d.flags = r.flags;
+      d.quirks = quirks_of(d.name);
       d.mnemonic = r.mnemonic;
       d.e64_mnemonic = r.e64_mnemonic;
       d.operands = parse_operands(r.operands);
@@ -160,14 +181,16 @@ const Tables& tables() {
       auto& slot = t.by_opcode[size_t(d.family)][d.opcode];
       if (slot < 0) slot = int16_t(id);
       if (d.e64_opcode >= 0) t.by_opcode[size_t(Family::VOP3)][size_t(d.e64_opcode)] = int16_t(id);
-      if (!d.has(kFlagDecodeOnly)) {
-        t.by_name.emplace(d.name, id);
-        t.by_name.emplace(d.mnemonic, id);
-        if (!d.e64_mnemonic.empty()) t.by_name.emplace(d.e64_mnemonic, id);
-        t.names.push_back(d.name);
-      }
       t.rows.push_back(std::move(d));
       ++id;
+    }
+    // names are indexed once the rows no longer move
+    for (const auto& d : t.rows) {
+      if (d.has(kFlagDecodeOnly)) continue;
+      t.by_name.emplace(d.name, d.id);
+      t.by_name.emplace(d.mnemonic, d.id);
+      if (!d.e64_mnemonic.empty()) t.by_name.emplace(d.e64_mnemonic, d.id);
+      t.names.push_back(d.name);
     }
     return t;
   }();
@@ -242,7 +265,7 @@ const std::vector<InstDesc>& instructions() { return tables().rows; }
 
 const InstDesc* find_instruction(std::string_view name) {
   const auto& t = tables();
-  auto it = t.by_name.find(std::string(name));
+  auto it = t.by_name.find(name);
   return it == t.by_name.end() ? nullptr : &t.rows[it->second];
 }
 

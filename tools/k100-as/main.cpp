@@ -161,6 +161,7 @@ int main(int argc, char** argv) {
   opts.target = target;
   opts.code_object_version = cov;
   opts.error_limit = max_errors;
+  opts.listing = output.empty();  // the listing is only printed when no output file is written
   as::Program prog = as::assemble(text, name, opts, diags);
   std::string target_id = std::string("amdgcn-amd-amdhsa--") + isa::target_name(target);
   out += "\t.amdgcn_target \"" + (prog.amdgcn_target.empty() ? target_id : prog.amdgcn_target) + "\"\n";

@@ -23,6 +23,7 @@ struct Options {
   isa::Target target = isa::Target::gfx926;
   int code_object_version = 5;
   size_t error_limit = 100;
+  bool listing = true;  // fill Program::listing (printed text per instruction)
 };
 
 struct Section {

@@ -24,6 +24,8 @@ std::optional<Target> parse_target(std::string_view name);  // "gfx906" / "gfx92
 // Thrown (as k100::Error) by encode() with a message in llvm's words.
 // Appends the encoding of `inst` to `out`; sets inst.size.
 void encode(Inst& inst, std::vector<uint8_t>& out, Target target = Target::gfx926);
+// encode() without the checks, for an Inst check() already accepted.
+void encode_checked(Inst& inst, std::vector<uint8_t>& out, Target target = Target::gfx926);
 // Returns the problem with `inst` without encoding it, or "" when it encodes.
 std::string check(const Inst& inst, Target target = Target::gfx926);
 

@@ -108,6 +108,19 @@ enum Flag : uint32_t {
   kFlagDppSext0 = 1u << 30, kFlagDppSext1 = 1u << 31,  // encoded in the neg bit
 };
 
+// Behaviours of a few instructions that the operand lists do not express,
+// derived from their names once when the table loads (see table.cpp).
+enum Quirk : uint16_t {
+  kQuirkReadsVcc = 1 << 0,        // v_div_fmas_*: VCC is an implicit source (constant bus)
+  kQuirkReversed = 1 << 1,        // *rev* opcodes: llvm refuses lds_direct
+  kQuirkEarlyClobber = 1 << 2,    // destination must not overlap sources (qsad/mqsad)
+  kQuirkLdsSyntax = 1 << 3,       // buffer_store_lds_dword: lds bit always set, `lds` before cache bits
+  kQuirkMix = 1 << 4,             // v_fma_mix*: per-source neg/abs, op_sel_hi defaults to 0
+  kQuirkCmpswap = 1 << 5,         // atomic compare-swap: the returned value is half the data
+  kQuirkUnsignedImm = 1 << 6,     // s_cmpk_*_u32: unsigned 16-bit immediate
+  kQuirkF16Constant = 1 << 7,     // madmk/madak f16: the K constant is 16-bit
+};
+
 struct InstDesc {
   uint16_t id;               // index in the table
   std::string name;          // base mnemonic: v_add_f32
@@ -116,12 +129,14 @@ struct InstDesc {
   uint16_t opcode;           // native opcode
   int16_t e64_opcode;        // VOP3 opcode of the e64 form, -1 when none
   uint32_t flags;
+  uint16_t quirks = 0;       // Quirk bits
   std::string mnemonic;      // native mnemonic as printed (v_add_f32_e32)
   std::string e64_mnemonic;  // e64 mnemonic as printed, "" when none
   std::vector<OperandSpec> operands;
   std::vector<OperandSpec> e64_operands;
 
   bool has(Flag f) const { return (flags & f) != 0; }
+  bool quirk(Quirk q) const { return (quirks & q) != 0; }
   bool is_vop() const;        // VOP1/VOP2/VOPC/VOP3/VOP3P
   bool has_e64() const { return e64_opcode >= 0; }
   // The operand list of a given encoding (SDWA and DPP use the native list).

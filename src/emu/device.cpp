@@ -222,7 +222,9 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
   threads = unsigned(std::min<uint64_t>(threads, total));
 
   // Segments in device memory.
-  uint32_t karg_size = std::max<uint32_t>({k->kernarg_size, uint32_t(kernarg.size()), 8u});
+  // Rounded up like the runtime's kernarg pool slots: compilers may widen
+  // scalar loads of the last arguments past the segment's exact end.
+  uint32_t karg_size = (std::max<uint32_t>({k->kernarg_size, uint32_t(kernarg.size()), 8u}) + 255) & ~255u;
   std::vector<uint64_t> scratch_slots;
   {
     std::unique_lock lock(impl_->mutex);
@@ -259,9 +261,10 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
           case ArgKind::HiddenGlobalOffsetX: v = launch.global_offset[0]; break;
           case ArgKind::HiddenGlobalOffsetY: v = launch.global_offset[1]; break;
           case ArgKind::HiddenGlobalOffsetZ: v = launch.global_offset[2]; break;
-          case ArgKind::HiddenBlockCountX: v = d.groups.x; break;
-          case ArgKind::HiddenBlockCountY: v = d.groups.y; break;
-          case ArgKind::HiddenBlockCountZ: v = d.groups.z; break;
+          // Full workgroups only: the device libraries add one when the remainder is non-zero.
+          case ArgKind::HiddenBlockCountX: v = grid.x / ws.x; break;
+          case ArgKind::HiddenBlockCountY: v = grid.y / ws.y; break;
+          case ArgKind::HiddenBlockCountZ: v = grid.z / ws.z; break;
           case ArgKind::HiddenGroupSizeX: v = ws.x; break;
           case ArgKind::HiddenGroupSizeY: v = ws.y; break;
           case ArgKind::HiddenGroupSizeZ: v = ws.z; break;

@@ -8,7 +8,7 @@ namespace k100::as {
 namespace {
 inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool ident_start(char c) { return is_alpha(c) || c == '_' || c == '.' || c == '$'; }
+bool ident_start(char c) { return is_alpha(c) || c == '_' || c == '.' || c == '$' || c == '@'; }
 bool ident_char(char c) { return is_alpha(c) || is_digit(c) || c == '_' || c == '.' || c == '$' || c == '@'; }
 }  // namespace
 

@@ -11,6 +11,9 @@
 
 #include "k100/asm/assembler.h"
 #include "k100/asm/disassembler.h"
+#include "k100/asm/object_builder.h"
+#include "k100/base/error.h"
+#include "k100/codeobj/writer.h"
 #include "k100/isa/codec.h"
 
 namespace {
@@ -21,7 +24,8 @@ void usage() {
                "  --mcpu=gfx926|gfx906      target (default gfx926)\n"
                "  --show-encoding           print each instruction with its encoding\n"
                "  --disassemble             read byte lists ([0x..,...] groups or a stream) and print assembly\n"
-               "  -o FILE                   write the .text bytes to FILE (raw)\n"
+               "  -o FILE                   write a code object (.hsaco) to FILE; with --raw, the .text bytes\n"
+               "  --raw                     write raw code instead of a code object\n"
                "  --max-errors=N            stop after N errors (default 100, 0 = no limit)\n"
                "  --amdhsa-code-object-version=4|5\n");
 }
@@ -74,7 +78,7 @@ void dump_table() {
 int main(int argc, char** argv) {
   using namespace k100;
   isa::Target target = isa::Target::gfx926;
-  bool show = false, disasm = false;
+  bool show = false, disasm = false, raw = false;
   std::string input = "-", output;
   int cov = 5;
   size_t max_errors = 100;
@@ -98,6 +102,7 @@ int main(int argc, char** argv) {
     }
     if (!std::strcmp(a, "--show-encoding") || !std::strcmp(a, "-show-encoding")) show = true;
     else if (!std::strcmp(a, "--disassemble") || !std::strcmp(a, "-disassemble")) disasm = true;
+    else if (!std::strcmp(a, "--raw")) raw = true;
     else if (!std::strcmp(a, "-o") && i + 1 < argc) output = argv[++i];
     else if (starts(a, "--max-errors=")) {
       long n = std::atol(a + 13);
@@ -163,6 +168,8 @@ int main(int argc, char** argv) {
   opts.error_limit = max_errors;
   opts.listing = output.empty();  // the listing is only printed when no output file is written
   as::Program prog = as::assemble(text, name, opts, diags);
+  bool prog_has_errors = diags.has_errors();
+  size_t prog_errors = diags.error_count();
   std::string target_id = std::string("amdgcn-amd-amdhsa--") + isa::target_name(target);
   out += "\t.amdgcn_target \"" + (prog.amdgcn_target.empty() ? target_id : prog.amdgcn_target) + "\"\n";
   for (const auto& l : prog.listing) {
@@ -178,20 +185,33 @@ int main(int argc, char** argv) {
     }
   }
   std::fputs(diags.format_all().c_str(), stderr);
-  if (diags.has_errors()) {
+  diags.clear();
+  if (prog_has_errors) {
     // like llvm-mc, the listing of the good lines is still printed
     if (output.empty()) std::fputs(out.c_str(), stdout);
-    std::fprintf(stderr, "k100-as: %zu error%s\n", diags.error_count(), diags.error_count() == 1 ? "" : "s");
+    std::fprintf(stderr, "k100-as: %zu error%s\n", prog_errors, prog_errors == 1 ? "" : "s");
     return 1;
   }
   if (!output.empty()) {
-    const as::Section* s = prog.section(".text");
+    std::vector<uint8_t> bytes;
+    if (raw) {
+      if (const as::Section* s = prog.section(".text")) bytes = s->bytes;
+    } else {
+      auto co = as::build_code_object(prog, opts, name, diags);
+      std::fputs(diags.format_all().c_str(), stderr);
+      if (!co) return 1;
+      try {
+        bytes = codeobj::write_code_object(*co);
+      } catch (const Error& e) {
+        std::fprintf(stderr, "k100-as: %s\n", e.what());
+        return 1;
+      }
+    }
     std::ofstream f(output, std::ios::binary);
-    if (!f) {
+    if (!f || !f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()))) {
       std::fprintf(stderr, "k100-as: cannot write '%s'\n", output.c_str());
       return 1;
     }
-    if (s) f.write(reinterpret_cast<const char*>(s->bytes.data()), std::streamsize(s->bytes.size()));
     return 0;
   }
   std::fputs(out.c_str(), stdout);

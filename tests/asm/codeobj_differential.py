@@ -194,8 +194,8 @@ def main():
             h = run(["llvm-readelf-15", "-h", "-n", ours])
             if h.returncode != 0 or h.stderr.strip():
                 failures.append("gfx926: llvm-readelf warns: " + h.stderr[:300])
-            if "0xD81" not in h.stdout.upper().replace("FLAGS:", "FLAGS: "):
-                m = re.search(r"Flags:\s*(0x[0-9a-fA-F]+)", h.stdout)
+            m = re.search(r"Flags:\s*(0x[0-9a-fA-F]+)", h.stdout)
+            if not m or int(m.group(1), 16) != 0xD81:
                 failures.append(f"gfx926: e_flags {m.group(1) if m else '?'} (expected 0xD81)")
             if "amdgcn-amd-amdhsa--gfx926:sramecc+" not in h.stdout:
                 failures.append("gfx926: target id missing from the metadata")

@@ -73,6 +73,8 @@ std::optional<CodeObject> build_code_object(const Program& program, const Option
     err({origin, 0, 0}, e.what());
     return std::nullopt;
   }
+  if (co.target.processor != processor && !options.target_explicit && isa::parse_target(co.target.processor))
+    processor = co.target.processor;
   if (co.target.processor != processor) {
     err({origin, 0, 0}, ".amdgcn_target \"" + program.amdgcn_target + "\" does not match --mcpu=" + processor);
     return std::nullopt;
@@ -141,8 +143,9 @@ std::optional<CodeObject> build_code_object(const Program& program, const Option
         end = std::min(end, uint64_t(s2->value));
     }
     spec.code_size = sym->size > 0 ? uint64_t(sym->size) : end - spec.code_offset;
+    isa::Target isa_target = *isa::parse_target(processor);
     spec.usage = register_usage(std::span<const uint8_t>(co.text).subspan(spec.code_offset, spec.code_size),
-                                options.target);
+                                isa_target);
     if (!kd.args.empty() && yaml) {
       err(kd.args[0].loc, "kernel '" + kd.name + "': .k100_arg lines and an .amdgpu_metadata block cannot be mixed");
       ok = false;
@@ -209,7 +212,7 @@ std::optional<CodeObject> build_code_object(const Program& program, const Option
           err(program.metadata_loc, "kernel '" + km.name + "': .kernarg_segment_size " +
                                         std::to_string(km.kernarg_segment_size) + " is smaller than its arguments (" +
                                         std::to_string(end) + " bytes)");
-        RegisterUsage u = register_usage(co.kernel_code(*k), options.target);
+        RegisterUsage u = register_usage(co.kernel_code(*k), *isa::parse_target(processor));
         if (int(km.vgpr_count) < u.max_vgpr + 1)
           err(program.metadata_loc, "kernel '" + km.name + "': .vgpr_count " + std::to_string(km.vgpr_count) +
                                         " is smaller than the VGPRs its code uses (" + std::to_string(u.max_vgpr + 1) + ")");

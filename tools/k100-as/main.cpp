@@ -78,7 +78,7 @@ void dump_table() {
 int main(int argc, char** argv) {
   using namespace k100;
   isa::Target target = isa::Target::gfx926;
-  bool show = false, disasm = false, raw = false;
+  bool show = false, disasm = false, raw = false, target_explicit = false;
   std::string input = "-", output;
   int cov = 5;
   size_t max_errors = 100;
@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       target = *t;
+      target_explicit = true;
       continue;
     }
     if (!std::strcmp(a, "--dump-table")) {
@@ -164,6 +165,7 @@ int main(int argc, char** argv) {
   }
   as::Options opts;
   opts.target = target;
+  opts.target_explicit = target_explicit;
   opts.code_object_version = cov;
   opts.error_limit = max_errors;
   opts.listing = output.empty();  // the listing is only printed when no output file is written

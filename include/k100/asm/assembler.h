@@ -21,6 +21,9 @@ namespace k100::as {
 
 struct Options {
   isa::Target target = isa::Target::gfx926;
+  // false: an .amdgcn_target directive in the source chooses the target (the
+  // encodings of gfx906 and gfx926 are the same); true: it must agree with `target`
+  bool target_explicit = false;
   int code_object_version = 5;
   size_t error_limit = 100;
   bool listing = true;  // fill Program::listing (printed text per instruction)

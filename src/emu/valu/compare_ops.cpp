@@ -67,37 +67,37 @@ void finish(Vop& v, LaneMask m, bool cmpx) {
 template <Ty T, int P, bool X>
 void cmp(WaveState& w, const isa::Inst& in) {
   Vop v(w, in);
-  LaneMask m = 0;
+  alignas(64) uint8_t c[kLanes];
   if constexpr (T == Ty::F32) {
     const uint32_t* a = v.f32(0);
     const uint32_t* b = v.f32(1);
-    for (int i = 0; i < kLanes; ++i) m |= LaneMask(fpred<P>(as_f32(a[i]), as_f32(b[i]))) << i;
+    for (int i = 0; i < kLanes; ++i) c[i] = fpred<P>(as_f32(a[i]), as_f32(b[i]));
   } else if constexpr (T == Ty::F16) {
     const uint32_t* a = v.f16(0);
     const uint32_t* b = v.f16(1);
-    for (int i = 0; i < kLanes; ++i) m |= LaneMask(fpred<P>(f16_to_f32(a[i]), f16_to_f32(b[i]))) << i;
+    for (int i = 0; i < kLanes; ++i) c[i] = fpred<P>(f16_to_f32(a[i]), f16_to_f32(b[i]));
   } else if constexpr (T == Ty::F64) {
     const uint64_t* a = v.f64(0);
     const uint64_t* b = v.f64(1);
-    for (int i = 0; i < kLanes; ++i) m |= LaneMask(fpred<P>(as_f64(a[i]), as_f64(b[i]))) << i;
+    for (int i = 0; i < kLanes; ++i) c[i] = fpred<P>(as_f64(a[i]), as_f64(b[i]));
   } else if constexpr (T == Ty::I32 || T == Ty::U32) {
     const uint32_t* a = v.b32(0);
     const uint32_t* b = v.b32(1);
     using C = std::conditional_t<T == Ty::I32, int32_t, uint32_t>;
-    for (int i = 0; i < kLanes; ++i) m |= LaneMask(ipred<P>(C(a[i]), C(b[i]))) << i;
+    for (int i = 0; i < kLanes; ++i) c[i] = ipred<P>(C(a[i]), C(b[i]));
   } else if constexpr (T == Ty::I16 || T == Ty::U16) {
     const uint32_t* a = v.b16(0);
     const uint32_t* b = v.b16(1);
     using C = std::conditional_t<T == Ty::I16, int16_t, uint16_t>;
-    for (int i = 0; i < kLanes; ++i) m |= LaneMask(ipred<P>(C(a[i]), C(b[i]))) << i;
+    for (int i = 0; i < kLanes; ++i) c[i] = ipred<P>(C(a[i]), C(b[i]));
   } else {
     constexpr bool is_signed = T == Ty::I64;
     const uint64_t* a = v.b64(0, is_signed);
     const uint64_t* b = v.b64(1, is_signed);
     using C = std::conditional_t<is_signed, int64_t, uint64_t>;
-    for (int i = 0; i < kLanes; ++i) m |= LaneMask(ipred<P>(C(a[i]), C(b[i]))) << i;
+    for (int i = 0; i < kLanes; ++i) c[i] = ipred<P>(C(a[i]), C(b[i]));
   }
-  finish(v, m, X);
+  finish(v, pack_lanes(c), X);
 }
 
 template <Ty T, bool X>

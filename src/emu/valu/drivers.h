@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "float_bits.h"
+#include "host_lanes.h"
 #include "k100/emu/semantics.h"
 #include "vop.h"
 
@@ -70,6 +71,23 @@ inline void run_b32_clamp(WaveState& w, const isa::Inst& in, F f, Half h = Half:
     run_b32<N>(w, in, [&](auto... x) { return f(True{}, x...); }, h);
   else
     run_b32<N>(w, in, [&](auto... x) { return f(False{}, x...); }, h);
+}
+
+// Shifts: r = f(amount, value); a uniform amount (scalar source) keeps the
+// loop vectorisable on hosts without per-lane variable shifts.
+template <class F>
+inline void run_shift32(WaveState& w, const isa::Inst& in, F f) {
+  Vop v(w, in);
+  const uint32_t* b = v.b32(1);
+  uint32_t* r = v.out32_direct();
+  if (v.uniform(0)) {
+    uint32_t s = v.b32(0)[0];
+    for (int i = 0; i < kLanes; ++i) r[i] = f(s, b[i]);
+  } else {
+    const uint32_t* a = v.b32(0);
+    for (int i = 0; i < kLanes; ++i) r[i] = f(a[i], b[i]);
+  }
+  v.write32(r);
 }
 
 // 16-bit integer sources (b16: VOP3 op_sel aware) with a 16-bit result.
@@ -187,11 +205,15 @@ inline void run_f16(WaveState& w, const isa::Inst& in, F f, Half h, bool mad_flu
   const uint32_t* a = v.f16(0, mad_flush);
   const uint32_t* b = N > 1 ? v.f16(1, mad_flush) : a;
   const uint32_t* c = N > 2 ? v.f16(2, mad_flush) : a;
+  alignas(64) double x[3][kLanes];
+  f16_to_f64_lanes(x[0], a);
+  if (N > 1) f16_to_f64_lanes(x[1], b);
+  if (N > 2) f16_to_f64_lanes(x[2], c);
   double* r = v.outd();
   for (int i = 0; i < kLanes; ++i) {
-    if constexpr (N == 1) r[i] = f(f16_to_f64(a[i]));
-    else if constexpr (N == 2) r[i] = f(f16_to_f64(a[i]), f16_to_f64(b[i]));
-    else r[i] = f(f16_to_f64(a[i]), f16_to_f64(b[i]), f16_to_f64(c[i]));
+    if constexpr (N == 1) r[i] = f(x[0][i]);
+    else if constexpr (N == 2) r[i] = f(x[0][i], x[1][i]);
+    else r[i] = f(x[0][i], x[1][i], x[2][i]);
   }
   v.finish_f16(r, h, mad_flush);
 }

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "drivers.h"
-#include "fma_lanes.h"
+#include "host_lanes.h"
 #include "minmax.h"
 
 namespace k100::emu::valu {
@@ -59,9 +59,13 @@ void mac_f32(WaveState& w, const isa::Inst& in) {
   const uint32_t* a = v.f32(0, !Fused);
   const uint32_t* b = v.f32(1, !Fused);
   const uint32_t* d = v.vgpr_row(v.lay.dst, 3);
-  alignas(64) uint32_t acc[kLanes];
-  for (int i = 0; i < kLanes; ++i) acc[i] = flush_in ? flush_f32(d[i]) : d[i];
-  uint32_t* r = v.out32();
+  alignas(64) uint32_t acc_buf[kLanes];
+  const uint32_t* acc = d;
+  if (flush_in) {
+    for (int i = 0; i < kLanes; ++i) acc_buf[i] = flush_f32(d[i]);
+    acc = acc_buf;
+  }
+  uint32_t* r = v.out32_direct();
   {
     HostRounding g(v.mode.round32());
     if constexpr (Fused) {
@@ -141,7 +145,7 @@ void add_float32_ops(Defs& d) {
     const uint32_t* a = v.f32(0);
     const uint32_t* b = v.f32(1);
     const uint32_t* c = v.f32(2);
-    uint32_t* r = v.out32();
+    uint32_t* r = v.out32_direct();
     {
       HostRounding g(v.mode.round32());
       fma_lanes_f32(r, a, b, c);

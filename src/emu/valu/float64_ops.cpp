@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "drivers.h"
-#include "fma_lanes.h"
+#include "host_lanes.h"
 #include "minmax.h"
 
 namespace k100::emu::valu {

@@ -58,6 +58,26 @@ inline double f16_to_f64(uint32_t h) { return double(f16_to_f32(h)); }
 // and the top of their payload and are quieted.
 uint16_t f16_from_f64(double x, int rm, bool flush);
 
+// f16_from_f64 for round-to-nearest-even without flushing, branch-free: the
+// double is first rounded to odd in f32 (so the second rounding is correct),
+// then rounded to f16 with the exponent-rebias trick.
+inline uint32_t f16_from_f64_rne(double d) {
+  float f = float(d);
+  uint32_t b = bits_of(f);
+  double back = double(f);
+  uint32_t inexact = back != d;
+  uint32_t too_big = std::fabs(back) > std::fabs(d);
+  b -= inexact & too_big;  // truncate towards zero...
+  b |= inexact;            // ...and make the last bit sticky
+  uint32_t sign = (b >> 16) & 0x8000u;
+  uint32_t a = b & 0x7fffffffu;
+  uint32_t special = a > 0x7f800000u ? (0x7e00u | ((a >> 13) & 0x1ffu)) : 0x7c00u;
+  uint32_t denorm = bits_of(as_f32(a) + 0.5f) - 0x3f000000u;  // the add rounds at 2^-24
+  uint32_t normal = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13;
+  uint32_t h = a >= 0x47800000u ? special : (a < 0x38800000u ? denorm : normal);
+  return sign | h;
+}
+
 // Round-to-odd of the exact sum hi + lo (|lo| <= ulp(hi)/2, as TwoSum gives):
 // the result rounds correctly to any narrower format (p <= 51) in any mode.
 inline double round_to_odd(double hi, double lo) {

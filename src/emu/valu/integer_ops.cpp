@@ -20,30 +20,31 @@ void carry_op(WaveState& w, const isa::Inst& in) {
   const uint32_t* a = v.b32(0);
   const uint32_t* b = v.b32(1);
   constexpr bool has_cin = Op == CarryOp::AddC || Op == CarryOp::SubB || Op == CarryOp::SubBRev;
-  LaneMask cin = has_cin ? v.mask_src(2) : 0;
+  alignas(64) uint32_t cin[kLanes];
+  if (has_cin) expand_mask(v.mask_src(2), cin);
   uint32_t* r = v.out32();
-  alignas(64) uint32_t co[kLanes];
+  alignas(64) uint8_t co[kLanes];
   for (int i = 0; i < kLanes; ++i) {
-    uint64_t x = a[i], y = b[i], c = (cin >> i) & 1;
-    uint64_t t;
+    uint32_t x = a[i], y = b[i], c = has_cin ? (cin[i] & 1u) : 0u;
+    uint32_t res;
     bool carry;
     switch (Op) {
-      case CarryOp::Add: t = x + y; carry = t >> 32; break;
-      case CarryOp::AddC: t = x + y + c; carry = t >> 32; break;
-      case CarryOp::Sub: t = x - y; carry = y > x; break;
-      case CarryOp::SubRev: t = y - x; carry = x > y; break;
-      case CarryOp::SubB: t = x - y - c; carry = y + c > x; break;
-      default: t = y - x - c; carry = x + c > y; break;
+      case CarryOp::Add: res = x + y; carry = res < x; break;
+      case CarryOp::AddC: res = x + y + c; carry = (res < x) | ((res == x) & (c != 0)); break;
+      case CarryOp::Sub: res = x - y; carry = y > x; break;
+      case CarryOp::SubRev: res = y - x; carry = x > y; break;
+      case CarryOp::SubB: res = x - y - c; carry = (y > x) | ((y == x) & (c != 0)); break;
+      default: res = y - x - c; carry = (x > y) | ((x == y) & (c != 0)); break;
     }
-    uint32_t res = uint32_t(t);
-    if (in.mods.clamp && carry) res = (Op == CarryOp::Add || Op == CarryOp::AddC) ? 0xffffffffu : 0u;
     r[i] = res;
     co[i] = carry;
   }
-  LaneMask m = 0;
-  for (int i = 0; i < kLanes; ++i) m |= LaneMask(co[i]) << i;
+  if (in.mods.clamp) {
+    uint32_t sat = (Op == CarryOp::Add || Op == CarryOp::AddC) ? 0xffffffffu : 0u;
+    for (int i = 0; i < kLanes; ++i) r[i] = co[i] ? sat : r[i];
+  }
   v.write32(r);
-  v.write_sdst(m);
+  v.write_sdst(pack_lanes(co));
 }
 
 // ---- SAD helpers ------------------------------------------------------------
@@ -250,9 +251,9 @@ void add_integer_ops(Defs& d) {
   d.push_back({"v_max_i32", K100_VALU { run_b32<2>(w, in, [](uint32_t a, uint32_t b) { return uint32_t(std::max(int32_t(a), int32_t(b))); }); }});
   d.push_back({"v_min_u32", K100_VALU { run_b32<2>(w, in, [](uint32_t a, uint32_t b) { return std::min(a, b); }); }});
   d.push_back({"v_max_u32", K100_VALU { run_b32<2>(w, in, [](uint32_t a, uint32_t b) { return std::max(a, b); }); }});
-  d.push_back({"v_lshrrev_b32", K100_VALU { run_b32<2>(w, in, [](uint32_t a, uint32_t b) { return b >> (a & 31); }); }});
-  d.push_back({"v_ashrrev_i32", K100_VALU { run_b32<2>(w, in, [](uint32_t a, uint32_t b) { return uint32_t(int32_t(b) >> (a & 31)); }); }});
-  d.push_back({"v_lshlrev_b32", K100_VALU { run_b32<2>(w, in, [](uint32_t a, uint32_t b) { return b << (a & 31); }); }});
+  d.push_back({"v_lshrrev_b32", K100_VALU { run_shift32(w, in, [](uint32_t a, uint32_t b) { return b >> (a & 31); }); }});
+  d.push_back({"v_ashrrev_i32", K100_VALU { run_shift32(w, in, [](uint32_t a, uint32_t b) { return uint32_t(int32_t(b) >> (a & 31)); }); }});
+  d.push_back({"v_lshlrev_b32", K100_VALU { run_shift32(w, in, [](uint32_t a, uint32_t b) { return b << (a & 31); }); }});
   d.push_back({"v_and_b32", K100_VALU { run_b32<2>(w, in, [](uint32_t a, uint32_t b) { return a & b; }); }});
   d.push_back({"v_or_b32", K100_VALU { run_b32<2>(w, in, [](uint32_t a, uint32_t b) { return a | b; }); }});
   d.push_back({"v_xor_b32", K100_VALU { run_b32<2>(w, in, [](uint32_t a, uint32_t b) { return a ^ b; }); }});

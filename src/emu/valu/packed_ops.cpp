@@ -41,17 +41,30 @@ void pk_f16(WaveState& w, const isa::Inst& in, F f) {
   Vop v(w, in);
   alignas(64) uint32_t lo[3][kLanes], hi[3][kLanes];
   for (int s = 0; s < N; ++s) split(v, s, true, lo[s], hi[s]);
+  // x[e][s][i]: element e (0 low, 1 high) of source s as an exact double
+  alignas(64) double x[2][3][kLanes];
+  for (int s = 0; s < N; ++s) {
+    f16_to_f64_lanes(x[0][s], lo[s]);
+    f16_to_f64_lanes(x[1][s], hi[s]);
+  }
+  alignas(64) double res[2 * kLanes];
+  for (int e = 0; e < 2; ++e)
+    for (int i = 0; i < kLanes; ++i) {
+      if constexpr (N == 2) res[e * kLanes + i] = f(x[e][0][i], x[e][1][i]);
+      else res[e * kLanes + i] = f(x[e][0][i], x[e][1][i], x[e][2][i]);
+    }
   int rm = v.mode.round16_64();
   bool flush = v.mode.flush_out16_64(), clamp = in.mods.clamp, dx10 = v.mode.dx10_clamp();
-  auto elem = [&](uint32_t (*x)[kLanes], int i) -> uint32_t {
-    double r;
-    if constexpr (N == 2) r = f(f16_to_f64(x[0][i]), f16_to_f64(x[1][i]));
-    else r = f(f16_to_f64(x[0][i]), f16_to_f64(x[1][i]), f16_to_f64(x[2][i]));
-    uint32_t h = f16_from_f64(r, rm, flush);
-    return clamp ? clamp_f16_bits(h, dx10) : h;
-  };
+  alignas(64) uint32_t h[2 * kLanes];
+  if (rm == kRoundNearestEven && !flush) {
+    f16_from_f64_rne_lanes(h, res, 2 * kLanes);
+  } else {
+    for (int i = 0; i < 2 * kLanes; ++i) h[i] = f16_from_f64(res[i], rm, flush);
+  }
+  if (clamp)
+    for (int i = 0; i < 2 * kLanes; ++i) h[i] = clamp_f16_bits(h[i], dx10);
   uint32_t* r = v.out32();
-  for (int i = 0; i < kLanes; ++i) r[i] = elem(lo, i) | elem(hi, i) << 16;
+  for (int i = 0; i < kLanes; ++i) r[i] = h[i] | h[kLanes + i] << 16;
   v.write32(r);
 }
 

@@ -1,6 +1,8 @@
 // Operand fetch and result writeback for vector ALU instructions.
 #include "vop.h"
 
+#include "host_lanes.h"
+
 #include <array>
 #include <cstring>
 #include <string>
@@ -190,9 +192,15 @@ namespace {
 
 struct DppTable {
   int8_t src[0x200][kLanes];
+  LaneMask exists[0x200];  // lanes whose source lane exists
   DppTable() {
-    for (int ctrl = 0; ctrl < 0x200; ++ctrl)
-      for (int i = 0; i < kLanes; ++i) src[ctrl][i] = int8_t(source(uint16_t(ctrl), i));
+    for (int ctrl = 0; ctrl < 0x200; ++ctrl) {
+      exists[ctrl] = 0;
+      for (int i = 0; i < kLanes; ++i) {
+        src[ctrl][i] = int8_t(source(uint16_t(ctrl), i));
+        if (src[ctrl][i] >= 0) exists[ctrl] |= 1ull << i;
+      }
+    }
   }
   static int source(uint16_t ctrl, int i) {
     int row = i & ~15, r = i & 15;
@@ -220,12 +228,14 @@ struct DppTable {
   }
 };
 
+const DppTable& dpp_table() {
+  static const DppTable* table = new DppTable();
+  return *table;
+}
+
 }  // namespace
 
-const int8_t* dpp_sources(uint16_t ctrl) {
-  static const DppTable* table = new DppTable();
-  return table->src[ctrl & 0x1ff];
-}
+const int8_t* dpp_sources(uint16_t ctrl) { return dpp_table().src[ctrl & 0x1ff]; }
 
 // ---------------------------------------------------------------- Vop
 
@@ -237,10 +247,15 @@ void Vop::apply_dpp_write_mask() {
   for (int b = 0; b < 4; ++b)
     if ((m.bank_mask >> b) & 1) banks |= 0x000f000f000f000full << (4 * b);
   // A source lane is invalid when it does not exist or is disabled in EXEC.
-  const int8_t* src = dpp_sources(m.dpp_ctrl);
-  LaneMask active = w.exec(), valid = 0;
-  for (int i = 0; i < kLanes; ++i)
-    if (src[i] >= 0 && ((active >> src[i]) & 1)) valid |= 1ull << i;
+  const DppTable& t = dpp_table();
+  uint16_t ctrl = m.dpp_ctrl & 0x1ff;
+  LaneMask active = w.exec(), valid = t.exists[ctrl];
+  if (active != ~0ull) {
+    const int8_t* src = t.src[ctrl];
+    alignas(64) uint8_t ok[kLanes];
+    for (int i = 0; i < kLanes; ++i) ok[i] = src[i] >= 0 && ((active >> (src[i] & 63)) & 1);
+    valid = pack_lanes(ok);
+  }
   dpp_valid_ = valid;
   exec &= rows & banks;
   if (!m.bound_ctrl) exec &= valid;  // without bound_ctrl, lanes reading an invalid source are not written
@@ -508,8 +523,10 @@ void Vop::finish_f16(const double* r, Half h, bool force_flush) {
   int rm = mode.round16_64();
   bool flush = force_flush || mode.flush_out16_64();
   uint32_t* out = res32_;
-  for (int i = 0; i < kLanes; ++i) {
-    out[i] = f16_from_f64(r[i] * f, rm, flush);
+  if (rm == kRoundNearestEven && !flush && f == 1.0) {
+    f16_from_f64_rne_lanes(out, r, kLanes);
+  } else {
+    for (int i = 0; i < kLanes; ++i) out[i] = f16_from_f64(r[i] * f, rm, flush);
   }
   finish_f16_bits(out, h);
 }

@@ -77,6 +77,11 @@ class HostRounding {
   int saved_ = FE_TONEAREST;
 };
 
+// Reads a scalar operand (SGPR, special register, inline constant, literal)
+// as a 32- or 64-bit value typed by `type` for inline float constants.
+uint32_t scalar_value32(const WaveState& w, const isa::Operand& o, isa::OpType type);
+uint64_t scalar_value64(const WaveState& w, const isa::Operand& o, isa::OpType type, bool signed_literal);
+
 // How a 16-bit result lands in its 32-bit destination.
 enum class Half : uint8_t {
   Full,      // a 32-bit result
@@ -91,6 +96,17 @@ constexpr uint32_t kLoSign16 = 0x8000u;
 
 // Expands a lane mask to 64 all-ones/all-zeros words.
 void expand_mask(LaneMask m, uint32_t* out);
+
+// Packs 64 bytes that are each 0 or 1 into a lane mask (bit i = byte i).
+inline LaneMask pack_lanes(const uint8_t* b) {
+  LaneMask m = 0;
+  for (int k = 0; k < 8; ++k) {
+    uint64_t x;
+    __builtin_memcpy(&x, b + 8 * k, 8);
+    m |= ((x * 0x0102040810204080ull) >> 56) << (8 * k);
+  }
+  return m;
+}
 
 class Vop {
  public:
@@ -111,9 +127,18 @@ class Vop {
   // 32-bit integer view: SDWA select/sext and DPP applied, no modifiers.
   const uint32_t* b32(int s) {
     const isa::Operand& o = in.ops[lay.src[s]];
-    if (plain_ && o.is_vgpr()) return w.vgpr[o.vgpr_index()].data();
+    if (plain_) {
+      if (o.is_vgpr()) return w.vgpr[o.vgpr_index()].data();
+      uint32_t v = o.code <= isa::code::kSgprLast ? w.sgpr[o.code] : scalar_value32(w, o, lay.type[s]);
+      uint32_t* b = buf32_[s];
+      for (int i = 0; i < kLanes; ++i) b[i] = v;
+      return b;
+    }
     return b32_slow(s);
   }
+  // True when source s is the same value in every lane (a scalar source in
+  // a form without SDWA/DPP).
+  bool uniform(int s) const { return plain_ && !in.ops[lay.src[s]].is_vgpr(); }
   // b32 + abs/neg on bit 31 (moves and selects keep denormals).
   const uint32_t* mods32(int s) {
     if (!(((in.mods.abs | in.mods.neg) >> s) & 1)) return b32(s);
@@ -206,10 +231,6 @@ class Vop {
   bool plain_ = true;  // neither SDWA nor DPP
 };
 
-// Reads a scalar operand (SGPR, special register, inline constant, literal)
-// as a 32- or 64-bit value typed by `type` for inline float constants.
-uint32_t scalar_value32(const WaveState& w, const isa::Operand& o, isa::OpType type);
-uint64_t scalar_value64(const WaveState& w, const isa::Operand& o, isa::OpType type, bool signed_literal);
 
 // The 64-entry source lane table of a DPP control (-1: no source lane).
 const int8_t* dpp_sources(uint16_t ctrl);

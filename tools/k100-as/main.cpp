@@ -13,6 +13,7 @@
 #include "k100/asm/disassembler.h"
 #include "k100/asm/object_builder.h"
 #include "k100/base/error.h"
+#include "k100/codeobj/target.h"
 #include "k100/codeobj/writer.h"
 #include "k100/isa/codec.h"
 
@@ -172,7 +173,7 @@ int main(int argc, char** argv) {
   as::Program prog = as::assemble(text, name, opts, diags);
   bool prog_has_errors = diags.has_errors();
   size_t prog_errors = diags.error_count();
-  std::string target_id = std::string("amdgcn-amd-amdhsa--") + isa::target_name(target);
+  std::string target_id = codeobj::default_target(isa::target_name(target)).id();
   out += "\t.amdgcn_target \"" + (prog.amdgcn_target.empty() ? target_id : prog.amdgcn_target) + "\"\n";
   for (const auto& l : prog.listing) {
     if (l.kind == as::ListingLine::Kind::Label) {

@@ -110,7 +110,9 @@ void check_compare(const std::string& row) {
       LaneMask got = enc == Encoding::Native ? w.vcc() : w.sgpr64(12);
       EXPECT_EQ(got, want) << row << (enc == Encoding::E64 ? " (e64)" : "") << std::hex << " exec " << exec;
       EXPECT_EQ(w.exec(), n.cmpx ? want : exec) << row << " exec after";
-      if (enc == Encoding::E64) EXPECT_EQ(w.vcc(), 0x5555aaaa5555aaaaull) << row << " vcc untouched by e64";
+      if (enc == Encoding::E64) {
+        EXPECT_EQ(w.vcc(), 0x5555aaaa5555aaaaull) << row << " vcc untouched by e64";
+      }
       if (::testing::Test::HasFailure()) return;
     }
 }

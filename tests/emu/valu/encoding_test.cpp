@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "harness.h"
+#include "k100/base/error.h"
 #include "k100/isa/symbolic.h"
 
 namespace k100::emu::valu_test {
@@ -341,6 +342,36 @@ TEST(Exec, InactiveLanesKeepTheirValues) {
     EXPECT_EQ(w.vgpr[10][l], on ? fbits(2.0f) : 77u) << l;
     EXPECT_EQ(get64(w, 12, l), on ? dbits(1.0) : 99u) << l;
   }
+}
+
+}  // namespace
+}  // namespace k100::emu::valu_test
+
+namespace k100::emu::valu_test {
+namespace {
+
+TEST(Sdwa, F16ResultIntoTheHighWordKeepsTheLowWord) {
+  // The compiler packs halves like this: v_cvt_f16_f32_sdwa ... dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE
+  WaveState w = fresh_wave();
+  for (int l = 0; l < 64; ++l) {
+    w.vgpr[1][l] = fbits(float(l) * 0.5f);
+    w.vgpr[10][l] = 0x1234u;
+  }
+  isa::Modifiers m;
+  m.dst_sel = isa::SdwaSel::WORD_1;
+  m.dst_unused = isa::SdwaUnused::UNUSED_PRESERVE;
+  run(w, make("v_cvt_f16_f32", Encoding::SDWA, {V(10), V(1)}, m));
+  for (int l = 0; l < 64; ++l)
+    EXPECT_EQ(w.vgpr[10][l], (uint32_t(f16_round(float(l) * 0.5f)) << 16) | 0x1234u) << l;
+}
+
+TEST(Errors, LdsDirectAndRegisterRangesAreReported) {
+  WaveState w = fresh_wave();
+  isa::Inst lds = make("v_mov_b32", Encoding::Native, {V(10), Operand::reg(isa::code::kLdsDirect)});
+  EXPECT_THROW(valu_semantics()[lds.id](w, lds), k100::Error);
+  // a 64-bit destination starting at v255 runs past the register file
+  isa::Inst wide = make("v_cvt_f64_f32", Encoding::Native, {V(255, 2), V(1)});
+  EXPECT_THROW(valu_semantics()[wide.id](w, wide), k100::Error);
 }
 
 }  // namespace

@@ -79,6 +79,8 @@ struct Op {
 namespace k100::emu {
 
 struct Program::Impl {
+  ~Impl();
+  std::weak_ptr<Device::Impl> device;  // to unmap the image
   CodeImage image;
   uint64_t base = 0;  // device address of the image
   uint64_t code_begin = 0, code_end = 0;
@@ -88,7 +90,15 @@ struct Program::Impl {
   unsigned vgprs_referenced = 0;  // VGPRs the code names (256 when it indexes indirectly)
 
   // The decoded instruction at image offset `pc` (decoded on first use).
-  const detail::Op& fetch(uint64_t pc) const;
+  const detail::Op& fetch(uint64_t pc) const {
+    uint64_t rel = pc - code_begin;
+    if (__builtin_expect(rel < code_end - code_begin && !(pc & 3), 1)) {
+      size_t i = size_t(rel >> 2);
+      if (__builtin_expect(ready[i].load(std::memory_order_acquire) != 0, 1)) return ops[i];
+    }
+    return fetch_slow(pc);
+  }
+  const detail::Op& fetch_slow(uint64_t pc) const;
   void decode_at(uint64_t pc) const;  // requires decode_mutex
 };
 
@@ -227,6 +237,14 @@ inline void swrite64(Wave& w, uint16_t code, uint64_t v) {
 }
 
 inline uint32_t& vreg(Wave& w, unsigned index, int lane) { return w.s.vgpr[index & 255][size_t(lane)]; }
+
+// Population count without relying on the host having POPCNT.
+inline unsigned lane_count(uint64_t m) {
+  m = m - ((m >> 1) & 0x5555555555555555ull);
+  m = (m & 0x3333333333333333ull) + ((m >> 2) & 0x3333333333333333ull);
+  m = (m + (m >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return unsigned((m * 0x0101010101010101ull) >> 56);
+}
 
 // Calls fn(lane) for every lane set in mask, lowest first.
 template <class F>

@@ -21,7 +21,14 @@ struct Device::Impl {
   std::atomic<uint64_t> next_dispatch_id{1};
 };
 
-Device::Device() : impl_(std::make_unique<Impl>()) {}
+Device::Device() : impl_(std::make_shared<Impl>()) {}
+
+Program::Impl::~Impl() {
+  if (auto dev = device.lock()) {
+    std::unique_lock lock(dev->mutex);
+    if (dev->mem.find(base)) dev->mem.release(base);
+  }
+}
 Device::~Device() = default;
 
 namespace {
@@ -111,6 +118,7 @@ std::shared_ptr<const Program> Device::load(CodeImage image) {
     }
     a.read_only = true;
     impl->base = a.base;
+    impl->device = impl_;
   }
   impl->code_begin = image.code_begin;
   impl->code_end = image.code_end;

@@ -288,7 +288,7 @@ Step ds(Exec& e, Wave& w, const Op& op) {
       uint8_t* p = e.lds_ptr(at, 4, true, -1);
       uint32_t old;
       std::memcpy(&old, p, 4);
-      uint32_t n = uint32_t(__builtin_popcountll(exec));
+      uint32_t n = lane_count(exec);
       uint32_t nv = d.kind == DsKind::Append ? old + n : old - n;
       std::memcpy(p, &nv, 4);
       unsigned vd = vgpr_of(op, Field::vdst);

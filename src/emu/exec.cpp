@@ -173,7 +173,7 @@ Step run(Exec& e, Wave& w) {
     if (op.valu) {
       if (__builtin_expect((w.s.mode & (kModeGprIdxEn | kModeVskip)) != 0, 0)) valu_slow(w, op);
       else op.valu(w.s, op.inst);
-      e.prof.valu_active_lanes += uint64_t(std::popcount(w.s.exec()));
+      e.prof.valu_active_lanes += lane_count(w.s.exec());
       w.s.pc = op.pc + op.size;
       if (Trace) trace_line(e, w, op, lanes, snap, pc);
       continue;

@@ -73,7 +73,7 @@ void Program::Impl::decode_at(uint64_t pc) const {
   ready[i].store(1, std::memory_order_release);
 }
 
-const Op& Program::Impl::fetch(uint64_t pc) const {
+const Op& Program::Impl::fetch_slow(uint64_t pc) const {
   if (pc < code_begin || pc >= code_end || (pc & 3)) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "PC 0x%llx is outside the code [0x%llx, 0x%llx)", (unsigned long long)pc,

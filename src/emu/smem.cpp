@@ -27,6 +27,11 @@ BufferRsrc rsrc_at(const Wave& w, uint16_t code) {
   return {uint64_t(d0) | uint64_t(d1 & 0xffff) << 32, (d1 >> 16) & 0x3fff, d2};
 }
 
+// SGPR range of `n` registers at `code` (a malformed program could name s127 as a pair).
+void check_sdata(uint16_t code, unsigned n) {
+  if (code + n > 128) raise(FaultKind::InvalidInstruction, "scalar data registers s" + std::to_string(code) + ".. run past s127");
+}
+
 template <unsigned N>
 Step s_load(Exec& e, Wave& w, const Op& op) {
   uint64_t addr = (w.s.sgpr64(op.opnd(Field::sbase).code) + smem_offset(w, op)) & ~uint64_t(3);
@@ -63,8 +68,9 @@ Step s_buffer_load(Exec& e, Wave& w, const Op& op) {
 template <unsigned N>
 Step s_store(Exec& e, Wave& w, const Op& op) {
   uint64_t addr = (w.s.sgpr64(op.opnd(Field::sbase).code) + smem_offset(w, op)) & ~uint64_t(3);
-  uint8_t* p = e.dev(addr, 4 * N, true, -1);
   uint16_t d = op.opnd(Field::sdata).code;
+  check_sdata(d, N);
+  uint8_t* p = e.dev(addr, 4 * N, true, -1);
   for (unsigned i = 0; i < N; ++i) std::memcpy(p + 4 * i, &w.s.sgpr[d + i], 4);
   return Step::Next;
 }
@@ -74,6 +80,7 @@ Step s_buffer_store(Exec& e, Wave& w, const Op& op) {
   BufferRsrc r = rsrc_at(w, op.opnd(Field::sbase).code);
   uint32_t off = smem_offset(w, op) & ~3u;
   uint16_t d = op.opnd(Field::sdata).code;
+  check_sdata(d, N);
   for (unsigned i = 0; i < N; ++i)
     if (sbuf_in_range(r, uint64_t(off) + 4 * i))
       std::memcpy(e.dev(r.base + off + 4 * i, 4, true, -1), &w.s.sgpr[d + i], 4);
@@ -94,6 +101,7 @@ Step s_atomic(Exec& e, Wave& w, const Op& op) {
   addr &= Wide ? ~uint64_t(7) : ~uint64_t(3);
   const unsigned bytes = Wide ? 8 : 4;
   uint16_t d = op.opnd(Field::sdata).code;
+  check_sdata(d, A == AtomicOp::Cmpswap ? (Wide ? 4 : 2) : (Wide ? 2 : 1));
   auto rd = [&](unsigned at) { return Wide ? w.s.sgpr64(uint16_t(d + at)) : uint64_t(w.s.sgpr[d + at]); };
   uint64_t data = rd(0);
   uint64_t data2 = A == AtomicOp::Cmpswap ? rd(Wide ? 2 : 1) : 0;

@@ -209,6 +209,31 @@ void lane_write(Exec& e, const Addressing& a, int lane, const uint8_t* src, uint
   }
 }
 
+// Fixed-size copies (the common access widths) avoid a library call per lane.
+inline void copy_bytes(uint8_t* dst, const uint8_t* src, unsigned n) {
+  switch (n) {
+    case 1: *dst = *src; break;
+    case 2: std::memcpy(dst, src, 2); break;
+    case 4: std::memcpy(dst, src, 4); break;
+    case 8: std::memcpy(dst, src, 8); break;
+    case 12: std::memcpy(dst, src, 12); break;
+    case 16: std::memcpy(dst, src, 16); break;
+    default: std::memcpy(dst, src, n); break;
+  }
+}
+
+// The device address of a lane's whole access when it is one contiguous,
+// in-range piece of global memory (the common case), else ~0.
+inline uint64_t contiguous_address(const Addressing& a, int lane, uint32_t n) {
+  switch (a.space[lane]) {
+    case Space::Global: return a.addr[lane];
+    case Space::Buffer:
+      if (a.structured ? a.lane_oor[lane] : (a.range_check && uint64_t(a.off[lane]) + n > a.raw_limit)) return ~uint64_t(0);
+      return a.addr[lane] + uint32_t(a.idx[lane] * a.stride) + uint64_t(a.off[lane]);
+    default: return ~uint64_t(0);
+  }
+}
+
 struct BufferRsrc {
   uint64_t base;
   uint32_t stride, num_records, word3;
@@ -515,7 +540,13 @@ Step vmem(Exec& e, Wave& w, const Op& op) {
       unsigned nregs = m.d16 ? 1 : (m.bytes + 3) / 4;
       for_lanes(exec, [&](int lane) {
         uint8_t buf[16] = {};
-        lane_read(e, a, lane, buf, m.bytes, lines);
+        uint64_t da = contiguous_address(a, lane, m.bytes);
+        if (da != ~uint64_t(0)) {
+          copy_bytes(buf, e.dev(da, m.bytes, false, lane), m.bytes);
+          if (lines) lines->add(da, m.bytes);
+        } else {
+          lane_read(e, a, lane, buf, m.bytes, lines);
+        }
         uint32_t v;
         if (m.bytes == 1) v = m.sign ? uint32_t(int32_t(int8_t(buf[0]))) : buf[0];
         else if (m.bytes == 2) v = m.sign ? uint32_t(int32_t(int16_t(uint16_t(buf[0] | buf[1] << 8)))) : uint32_t(buf[0] | buf[1] << 8);
@@ -546,7 +577,13 @@ Step vmem(Exec& e, Wave& w, const Op& op) {
         if (m.d16 == 2) v0 = (m.bytes == 1) ? (v0 >> 16) & 0xff : v0 >> 16;
         std::memcpy(buf, &v0, 4);
         for (unsigned i = 1; i < (m.bytes + 3) / 4u; ++i) std::memcpy(buf + 4 * i, &vreg(w, vs + i, lane), 4);
-        lane_write(e, a, lane, buf, m.bytes, lines);
+        uint64_t da = contiguous_address(a, lane, m.bytes);
+        if (da != ~uint64_t(0)) {
+          copy_bytes(e.dev(da, m.bytes, true, lane), buf, m.bytes);
+          if (lines) lines->add(da, m.bytes);
+        } else {
+          lane_write(e, a, lane, buf, m.bytes, lines);
+        }
       });
       break;
     }

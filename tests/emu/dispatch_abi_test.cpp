@@ -272,6 +272,18 @@ TEST_F(EmuDispatch, HiddenArgumentsV5Layout) {
   EXPECT_EQ(r.profile.workgroups, 4u * 4 * 3);
 }
 
+TEST_F(EmuDispatch, ProgramsUnmapTheirImage) {
+  uint64_t before = dev_.bytes_allocated();
+  auto extra = dev_.load_code_object(co_, "abi again");
+  EXPECT_GT(dev_.bytes_allocated(), before);
+  uint64_t base = extra->base_address();
+  ASSERT_TRUE(dev_.find_allocation(base).has_value());
+  EXPECT_NE(dev_.find_allocation(base)->label.find("abi again"), std::string::npos);
+  extra.reset();
+  EXPECT_EQ(dev_.bytes_allocated(), before);
+  EXPECT_FALSE(dev_.find_allocation(base).has_value());
+}
+
 TEST_F(EmuDispatch, RejectsInvalidLaunches) {
   LaunchConfig l;
   l.grid = {64, 1, 1};

@@ -91,7 +91,8 @@ struct DispatchResult {
 
 class Device;
 
-// A code object loaded into a Device (immutable once loaded).
+// A code object loaded into a Device (immutable once loaded). Destroying it
+// unmaps its image; it must not be dispatched after its Device is gone.
 class Program {
  public:
   ~Program();
@@ -147,7 +148,7 @@ class Device {
   Impl& impl() { return *impl_; }
 
  private:
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;  // programs keep a weak reference to unmap their image
 };
 
 // Helper to build a kernarg buffer by explicit argument index.

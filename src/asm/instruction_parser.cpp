@@ -1,5 +1,7 @@
 #include "instruction_parser.h"
 
+#include "syntax.h"
+
 #include <cctype>
 #include <cstring>
 #include <optional>
@@ -13,36 +15,6 @@ namespace k100::as {
 using namespace isa;
 
 namespace {
-
-// ------------------------------------------------------------------ syntax
-
-struct SynOperand {
-  enum class Kind { Reg, Const, Expr, Off, Imm } kind = Kind::Const;
-  uint16_t code = 0;
-  uint8_t width = 1;
-  ConstantValue cval;
-  std::vector<Token> expr;  // unresolved expression (+ End)
-  std::string text;         // spelling
-  uint32_t imm = 0;         // Imm: value of hwreg(...), sendmsg(...), waitcnt, ...
-  bool neg = false, abs = false, sext = false;
-  uint32_t col = 0;
-};
-
-struct SynModifier {
-  std::string name;
-  int rank = 0;              // position in llvm's modifier order
-  bool dpp = false, sdwa = false, dpp_control = false;
-  bool has_value = false;
-  int64_t value = 0;
-  std::vector<int64_t> list;
-  std::string ident;  // DWORD, BYTE_0, ...
-  uint32_t col = 0;
-};
-
-struct Syntax {
-  std::vector<SynOperand> operands;
-  std::vector<SynModifier> mods;
-};
 
 class Failure {
  public:
@@ -1304,13 +1276,25 @@ std::vector<Candidate> candidates(const std::string& mnemonic, const Syntax& syn
 
 }  // namespace
 
-bool InstructionParser::parse(const std::vector<Token>& tokens, ParsedInstruction& out, ParseError& err) const {
+SynModifier make_modifier(std::string name, uint32_t col) {
+  SynModifier m;
+  const ModifierInfo& info = modifier_info(name);
+  m.name = std::move(name);
+  m.rank = info.rank;
+  m.dpp = info.dpp;
+  m.sdwa = info.sdwa;
+  m.dpp_control = info.dpp_control;
+  m.col = col;
+  return m;
+}
+
+bool is_modifier_name(std::string_view name) { return is_flag_mod(name) || is_value_mod(name); }
+
+bool match_syntax(std::string_view mnemonic_text, uint32_t mnemonic_col, const Syntax& syn, isa::Target target,
+                  ParsedInstruction& out, ParseError& err) {
   try {
-    std::string mnemonic(tokens[0].text);
-    bool waitcnt = mnemonic == "s_waitcnt";
-    SyntaxParser sp(tokens, lookup_);
-    Syntax syn = sp.parse_all(waitcnt);
-    auto cands = candidates(mnemonic, syn, tokens[0].col);
+    std::string mnemonic(mnemonic_text);
+    auto cands = candidates(mnemonic, syn, mnemonic_col);
     Failure first{0, ""};
     bool have_first = false;
     for (const auto& c : cands) {
@@ -1318,8 +1302,8 @@ bool InstructionParser::parse(const std::vector<Token>& tokens, ParsedInstructio
       try {
         Matcher m(syn, c, fixups);
         Inst inst = m.build();
-        std::string problem = check(inst, target_);
-        if (!problem.empty()) throw Failure{tokens[0].col, problem};
+        std::string problem = check(inst, target);
+        if (!problem.empty()) throw Failure{mnemonic_col, problem};
         out.inst = inst;
         out.fixups = std::move(fixups);
         return true;
@@ -1334,10 +1318,23 @@ bool InstructionParser::parse(const std::vector<Token>& tokens, ParsedInstructio
     }
     throw first;
   } catch (const Failure& f) {
+    err.col = f.col ? f.col : mnemonic_col;
+    err.message = f.message;
+    return false;
+  }
+}
+
+bool InstructionParser::parse(const std::vector<Token>& tokens, ParsedInstruction& out, ParseError& err) const {
+  Syntax syn;
+  try {
+    SyntaxParser sp(tokens, lookup_);
+    syn = sp.parse_all(std::string_view(tokens[0].text) == "s_waitcnt");
+  } catch (const Failure& f) {
     err.col = f.col ? f.col : tokens[0].col;
     err.message = f.message;
     return false;
   }
+  return match_syntax(tokens[0].text, tokens[0].col, syn, target_, out, err);
 }
 
 }  // namespace k100::as

@@ -40,7 +40,7 @@ struct RawRow {
 constexpr RawRow kRows[] = {
 #define K100_INST(ident, fam, op, op64, flags, mn, mn64, ops, ops64) \
   {#ident, Family::fam, op, op64, [] { using namespace row_flags; return uint32_t(flags); }(), mn, mn64, ops, ops64},
-#include "gfx9_table.inc"
+#include "k100/isa/gfx9_table.inc"
 #undef K100_INST
 };
 

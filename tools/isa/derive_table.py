@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Derives k100lc's GFX9 instruction table (src/isa/gfx9_table.inc) from llvm-mc.
+"""Derives k100lc's GFX9 instruction table (include/k100/isa/gfx9_table.inc) from llvm-mc.
 
 The product never runs this script: its output is committed. It needs
 llvm-mc-14 (Debian's llvm-14) and takes about a minute.
 
-  python3 tools/isa/derive_table.py -o src/isa/gfx9_table.inc
+  python3 tools/isa/derive_table.py -o include/k100/isa/gfx9_table.inc
 
 Steps:
   1. derive_scan.py enumerates every opcode of every encoding family through
@@ -510,7 +510,7 @@ def build_rows(recs):
         b = base_name(f.mnem)
         ident = b
         if ident in seen:  # a second opcode llvm decodes to the same name
-            ident = f"{b}__alias_{f.fam.lower()}_{f.op:x}"
+            ident = f"{b}_alias_{f.fam.lower()}_{f.op:x}"
         seen[ident] = True
         row = Row(ident, f, e64_of.get(b) if f.fam in VOPX else None)
         if ident != b:

@@ -1,6 +1,6 @@
 // k100lc isa: the GFX9 instruction table (gfx906 and gfx926 share it).
 //
-// Every instruction is one row of src/isa/gfx9_table.inc, derived from
+// Every instruction is one row of include/k100/isa/gfx9_table.inc, derived from
 // llvm-mc by tools/isa/derive_table.py: its encoding family, opcode(s), the
 // mnemonic llvm prints, and the operands in printed order. Each operand names
 // the encoding field it lives in, its width in dwords, its constant type (how

@@ -1,0 +1,50 @@
+// k100lc kernels: a TestDevice on the emulator, for unit tests and benchmarks.
+//
+// It builds the kernel package from the registry in-process (no file needed)
+// or loads a package file, and runs launches on an emu::Device, keeping the
+// profile of the last dispatch.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "k100/emu/device.h"
+#include "k100/kernels/registry.h"
+
+namespace k100::kernels {
+
+class EmuTestDevice : public TestDevice {
+ public:
+  // Builds the package from `registry` (sources under `kernels_dir`); kernels
+  // that fail to build are listed in broken() and fail when launched.
+  EmuTestDevice(const Registry& registry, const std::string& kernels_dir,
+                isa::Target target = isa::Target::gfx926);
+  const std::vector<std::pair<std::string, std::string>>& broken() const { return broken_; }
+  // Loads a built package.
+  explicit EmuTestDevice(const std::string& package_path);
+
+  uint64_t alloc(size_t bytes) override;
+  void free(uint64_t address) override;
+  void upload(uint64_t dst, const void* src, size_t bytes) override;
+  void download(void* dst, uint64_t src, size_t bytes) override;
+  void fill(uint64_t dst, uint8_t value, size_t bytes) override;
+  void launch(const std::string& lookup, Dim3 grid, Dim3 workgroup, const std::vector<uint64_t>& argv) override;
+  std::string backend() const override { return "emu"; }
+
+  emu::DispatchOptions& options() { return options_; }
+  const emu::Profile& last_profile() const { return last_profile_; }
+  emu::Device& device() { return device_; }
+  const emu::Program& program() const { return *program_; }
+  // The kernel's symbol for a lookup name (template kernels are mangled).
+  std::string symbol_for(const std::string& lookup) const;
+
+ private:
+  emu::Device device_;
+  std::shared_ptr<const emu::Program> program_;
+  std::vector<std::pair<std::string, std::string>> lookup_to_symbol_;
+  std::vector<std::pair<std::string, std::string>> broken_;
+  emu::DispatchOptions options_;
+  emu::Profile last_profile_;
+};
+
+}  // namespace k100::kernels

@@ -1,0 +1,90 @@
+// k100lc kernels: helpers for writing kernel tests against a TestDevice.
+//
+//   DeviceBuffer<float> x(dev, host_x);          // alloc + upload
+//   DeviceBuffer<float> y(dev, n);               // alloc, zero-filled
+//   dev.launch("gemv_f32_warp_k", {n}, {64}, {w.addr(), x.addr(), y.addr(), u32(n), u32(k), 64});
+//   return compare(y.download(), reference, def.tolerance);
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "k100/kernels/registry.h"
+
+namespace k100::kernels {
+
+// argv slots: integers as they are, f32 as its bit pattern in the low 32 bits.
+inline uint64_t u32(uint64_t v) { return v & 0xffffffffu; }
+inline uint64_t i32(int64_t v) { return uint64_t(uint32_t(int32_t(v))); }
+inline uint64_t f32(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, 4);
+  return b;
+}
+
+// Device memory owned by a test; freed when it goes out of scope.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer(TestDevice& dev, size_t count) : dev_(dev), count_(count) {
+    addr_ = dev_.alloc(bytes() ? bytes() : 4);
+    dev_.fill(addr_, 0, bytes() ? bytes() : 4);
+  }
+  DeviceBuffer(TestDevice& dev, const std::vector<T>& host) : DeviceBuffer(dev, host.size()) { upload(host); }
+  ~DeviceBuffer() {
+    try {
+      dev_.free(addr_);
+    } catch (...) {
+    }
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  uint64_t addr() const { return addr_; }
+  size_t size() const { return count_; }
+  size_t bytes() const { return count_ * sizeof(T); }
+  void upload(const std::vector<T>& host) { dev_.upload(addr_, host.data(), host.size() * sizeof(T)); }
+  std::vector<T> download() const {
+    std::vector<T> out(count_);
+    dev_.download(out.data(), addr_, bytes());
+    return out;
+  }
+
+ private:
+  TestDevice& dev_;
+  size_t count_;
+  uint64_t addr_ = 0;
+};
+
+// Deterministic random inputs.
+class Rng {
+ public:
+  explicit Rng(uint32_t seed) : gen_(seed) {}
+  std::vector<float> uniform(size_t n, float lo = -1.f, float hi = 1.f);
+  std::vector<float> normal(size_t n, float mean = 0.f, float stddev = 1.f);
+  std::vector<int32_t> integers(size_t n, int32_t lo, int32_t hi);
+  std::vector<uint8_t> bytes(size_t n);
+  std::mt19937& engine() { return gen_; }
+
+ private:
+  std::mt19937 gen_;
+};
+
+// Compares outputs element by element: |got - want| <= abs + rel * |want|.
+// NaN matches NaN; an infinity must match exactly. max_rel is measured
+// against |want| where it is not tiny.
+CaseResult compare(const std::vector<float>& got, const std::vector<float>& want, const Tolerance& tol);
+CaseResult compare_exact(const std::vector<int32_t>& got, const std::vector<int32_t>& want);
+CaseResult compare_exact_u32(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want);
+// Combines the results of several outputs of one case.
+CaseResult combine(const std::vector<CaseResult>& parts);
+
+uint64_t hash_bytes(const void* data, size_t bytes, uint64_t seed = 0);
+
+// Case with the given dims, e.g. make_case({{"n", 256}, {"k", 640}}).
+Case make_case(std::map<std::string, int64_t> dims, uint32_t seed = 1);
+
+}  // namespace k100::kernels

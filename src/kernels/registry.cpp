@@ -1,0 +1,64 @@
+#include "k100/kernels/registry.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "k100/base/error.h"
+
+namespace k100::kernels {
+
+std::string Tolerance::describe() const {
+  if (exact()) return "exact";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "abs %.0e + rel %.0e", abs, rel);
+  return buf;
+}
+
+int64_t Case::operator[](const std::string& key) const {
+  auto it = dims.find(key);
+  if (it == dims.end()) throw Error("test case " + describe() + " has no dimension '" + key + "'");
+  return it->second;
+}
+
+std::string Case::describe() const {
+  std::string out;
+  for (const auto& [k, v] : dims) {
+    if (!out.empty()) out += ' ';
+    out += k + "=" + std::to_string(v);
+  }
+  return out;
+}
+
+void Registry::add(KernelDef def) {
+  if (find(def.lookup)) throw Error("kernel registry: '" + def.lookup + "' registered twice");
+  if (def.source.empty() && !def.generate)
+    throw Error("kernel registry: '" + def.lookup + "' has neither a source file nor a generator");
+  if (!def.cases || !def.run) throw Error("kernel registry: '" + def.lookup + "' has no test");
+  defs_.push_back(std::move(def));
+}
+
+const KernelDef* Registry::find(const std::string& lookup) const {
+  for (const auto& d : defs_)
+    if (d.lookup == lookup) return &d;
+  return nullptr;
+}
+
+std::vector<std::string> Registry::families() const {
+  std::vector<std::string> out;
+  for (const auto& d : defs_)
+    if (std::find(out.begin(), out.end(), d.family) == out.end()) out.push_back(d.family);
+  return out;
+}
+
+const Registry& registry() {
+  static const Registry r = [] {
+    Registry r;
+    register_gemv_kernels(r);
+    register_ops_kernels(r);
+    register_other_kernels(r);
+    return r;
+  }();
+  return r;
+}
+
+}  // namespace k100::kernels

@@ -1,0 +1,46 @@
+// Runs every kernel of the registry on the emulator against its host
+// reference, one gtest per kernel, all of its (non-sweep) cases.
+#include <gtest/gtest.h>
+
+#include "k100/kernels/emu_test_device.h"
+#include "k100/kernels/registry.h"
+
+namespace k100::kernels {
+namespace {
+
+EmuTestDevice& device() {
+  static EmuTestDevice dev(registry(), std::string(K100_SOURCE_DIR) + "/kernels");
+  return dev;
+}
+
+class Kernel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Kernel, MatchesHostReference) {
+  const KernelDef* def = registry().find(GetParam());
+  ASSERT_NE(def, nullptr);
+  auto cases = def->cases(false);
+  ASSERT_GE(cases.size(), 3u) << "every kernel is tested at 3 sizes at least";
+  for (const Case& c : cases) {
+    CaseResult r = def->run(device(), c);
+    EXPECT_TRUE(r.pass) << def->lookup << " " << c.describe() << ": " << r.note << " (max abs " << r.max_abs
+                        << ", max rel " << r.max_rel << ", tolerance " << def->tolerance.describe() << ")";
+    EXPECT_GT(r.compared, 0u) << def->lookup << " " << c.describe() << " compared nothing";
+  }
+}
+
+std::vector<std::string> lookups() {
+  std::vector<std::string> out;
+  for (const auto& d : registry().all()) out.push_back(d.lookup);
+  return out;
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string s;
+  for (char c : info.param) s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Kernel, ::testing::ValuesIn(lookups()), test_name);
+
+}  // namespace
+}  // namespace k100::kernels

@@ -116,7 +116,7 @@ std::shared_ptr<const Program> Device::load(CodeImage image) {
       uint64_t v = a.base + uint64_t(r.addend);
       std::memcpy(a.data.get() + r.offset, &v, 8);
     }
-    a.read_only = true;
+    a.read_only = !image.writable;
     impl->base = a.base;
     impl->device = impl_;
   }

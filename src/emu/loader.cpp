@@ -73,12 +73,19 @@ CodeImage image_from_code_object(std::span<const uint8_t> elf, std::string origi
   for (uint16_t i = 0; i < phnum; ++i) {
     uint64_t at = phoff + uint64_t(i) * phentsize;
     if (rd<uint32_t>(elf, at, origin) != 1) continue;  // PT_LOAD
+    bool writable = rd<uint32_t>(elf, at + 4, origin) & 2;  // PF_W
     Seg s{rd<uint64_t>(elf, at + 8, origin), rd<uint64_t>(elf, at + 16, origin), rd<uint64_t>(elf, at + 32, origin),
           rd<uint64_t>(elf, at + 40, origin)};
     if (s.filesz > s.memsz || s.off + s.filesz > elf.size() || s.vaddr + s.memsz > (uint64_t(1) << 32))
       throw Error("emu: " + origin + ": PT_LOAD segment " + std::to_string(i) + " is malformed");
     segs.push_back(s);
     image_size = std::max(image_size, s.vaddr + s.memsz);
+    // The RW segment holding only .dynamic does not count; data sections do.
+    if (writable && s.memsz) {
+      for (const auto& sec : co.read_info.sections)
+        if ((sec.flags & 1) && sec.address >= s.vaddr && sec.address < s.vaddr + s.memsz && sec.name != ".dynamic")
+          img.writable = true;
+    }
   }
   if (segs.empty()) throw Error("emu: " + origin + ": no loadable segments");
   img.bytes.assign(size_t(image_size), 0);

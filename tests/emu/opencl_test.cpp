@@ -444,6 +444,19 @@ TEST_P(OpenCl, AtomicInt64) {
   EXPECT_EQ(o[2], *std::min_element(in.begin(), in.end()));
 }
 
+TEST_P(OpenCl, ProgramScopeGlobalVariable) {
+  LOAD(p, "atomics");
+  const uint32_t n = 300;
+  std::vector<int32_t> in(n);
+  int32_t sum = 100;
+  for (uint32_t i = 0; i < n; ++i) sum += in[i] = int32_t(i % 13) - 6;
+  Buffers buf(dev());
+  uint64_t di = buf.upload(in), dout = buf.zeros(4);
+  run_kernel(*p, "add_to_global", global({n, 1, 1}, {64, 1, 1}), Args().add(di).add(n));
+  run_kernel(*p, "read_global", global({1, 1, 1}, {1, 1, 1}), Args().add(dout));
+  EXPECT_EQ(buf.download<int32_t>(dout, 1)[0], sum);  // .data persists across dispatches of one program
+}
+
 // ------------------------------------------------------------- cross-lane ---
 
 TEST_P(OpenCl, BpermuteRotate) {

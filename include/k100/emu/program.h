@@ -82,6 +82,10 @@ struct CodeImage {
   std::vector<uint8_t> bytes;      // loadable segments at their virtual addresses
   uint64_t code_begin = 0;         // [code_begin, code_end): instructions (.text)
   uint64_t code_end = 0;
+  // A loadable segment is writable (program-scope variables in .data/.bss):
+  // then the image is mapped writable as a whole (stores into the code are no
+  // longer caught); otherwise it is read-only.
+  bool writable = false;
   std::vector<KernelSpec> kernels;
   // R_AMDGPU_RELATIVE64 relocations: the 8 bytes at `offset` become
   // image base + addend when the image is mapped.

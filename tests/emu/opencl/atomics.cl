@@ -66,3 +66,11 @@ __kernel void atomic_int64(__global const long* in, __global long* out, uint n) 
   atom_max(&out[1], in[i]);
   atom_min(&out[2], in[i]);
 }
+
+// A program-scope global variable (.data of the code object, reached PC-relative).
+__global int g_total = 100;
+__kernel void add_to_global(__global const int* in, uint n) {
+  uint i = get_global_id(0);
+  if (i < n) atomic_add(&g_total, in[i]);
+}
+__kernel void read_global(__global int* out) { out[0] = g_total; }

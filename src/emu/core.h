@@ -146,6 +146,7 @@ struct DispatchShared {
   std::optional<Fault> fault;
   std::mutex lines_mutex;
   std::unordered_set<uint64_t> lines;  // distinct 64-byte lines (detailed profiling)
+  std::vector<AddressRange> regions;   // DispatchOptions::line_regions
 };
 
 // Per host thread: runs one workgroup at a time.
@@ -258,6 +259,10 @@ inline void for_lanes(uint64_t mask, F&& fn) {
 
 // Records the 64-byte lines a vector memory instruction touched (detailed profiling).
 void record_lines(Exec& e, const uint64_t* addrs, const uint32_t* sizes, int n);
+// Whether 64-byte line number `line` overlaps the range.
+inline bool line_in_range(uint64_t line, const AddressRange& r) {
+  return (line << 6) < r.end && (line << 6) + 64 > r.begin;
+}
 
 // ------------------------------------------------------------ semantics ---
 

@@ -212,6 +212,7 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
   d.private_size = (k->private_segment_fixed_size + 3) & ~3u;
   d.max_waves = uint32_t((ws.volume() + 63) / 64);
   d.detailed = options.detailed_profile;
+  if (d.detailed) d.regions = options.line_regions;
   d.trace = options.trace && options.trace->out ? options.trace : nullptr;
   d.budget.store(options.instruction_budget);
   d.budget_total = options.instruction_budget;
@@ -369,6 +370,12 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
     for (const Profile& p : profiles) result.profile.merge(p);
     result.profile.detailed = d.detailed;
     result.profile.distinct_lines = d.lines.size();
+    if (!d.regions.empty()) {
+      result.profile.regions.resize(d.regions.size());
+      for (uint64_t line : d.lines)
+        for (size_t r = 0; r < d.regions.size(); ++r)
+          if (detail::line_in_range(line, d.regions[r])) ++result.profile.regions[r].distinct;
+    }
     result.fault = d.fault;
   } catch (...) {
     release();

@@ -41,6 +41,12 @@ void record_lines(Exec& e, const uint64_t* addrs, const uint32_t* sizes, int n) 
   ++e.prof.vmem_accesses;
   e.prof.vmem_lines += uint64_t(distinct);
   for (int i = 0; i < distinct; ++i) e.lines.insert(lines[i]);
+  if (!e.d.regions.empty()) {
+    if (e.prof.regions.size() < e.d.regions.size()) e.prof.regions.resize(e.d.regions.size());
+    for (int i = 0; i < distinct; ++i)
+      for (size_t r = 0; r < e.d.regions.size(); ++r)
+        if (line_in_range(lines[i], e.d.regions[r])) ++e.prof.regions[r].requested;
+  }
 }
 
 namespace {

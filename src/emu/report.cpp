@@ -95,6 +95,8 @@ void Profile::merge(const Profile& o) {
   vmem_lines += o.vmem_lines;
   lds_accesses += o.lds_accesses;
   lds_bank_conflicts += o.lds_bank_conflicts;
+  if (regions.size() < o.regions.size()) regions.resize(o.regions.size());
+  for (size_t r = 0; r < o.regions.size(); ++r) regions[r].requested += o.regions[r].requested;
   uint64_t total = 0;
   for (uint64_t c : by_class) total += c;
   wave_instructions = total;

@@ -71,10 +71,17 @@ struct TraceOptions {
   std::ostream* out = nullptr;  // required
 };
 
+// A device address range [begin, end) whose 64-byte lines detailed profiling
+// counts separately (Profile::regions, one entry per range, in order).
+struct AddressRange {
+  uint64_t begin = 0, end = 0;
+};
+
 struct DispatchOptions {
   unsigned threads = 0;  // host threads; 0 = std::thread::hardware_concurrency()
   uint64_t instruction_budget = kDefaultInstructionBudget;
   bool detailed_profile = false;  // lines per access, distinct lines, LDS bank conflicts
+  std::vector<AddressRange> line_regions;  // detailed profiling: lines counted per range
   bool fill_hidden_args = true;   // false: the caller's kernarg bytes are used as they are
   const TraceOptions* trace = nullptr;  // tracing forces one host thread
 };

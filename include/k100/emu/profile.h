@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace k100::emu {
 
@@ -34,6 +35,13 @@ struct Profile {
   uint64_t distinct_lines = 0;     // distinct 64-byte lines touched in the dispatch
   uint64_t lds_accesses = 0;       // DS instructions that touched LDS memory
   uint64_t lds_bank_conflicts = 0; // extra cycles from bank conflicts
+  // Per DispatchOptions::line_regions entry: lines of that range requested by
+  // vector memory instructions (summed per instruction) and distinct lines.
+  struct RegionLines {
+    uint64_t requested = 0;
+    uint64_t distinct = 0;
+  };
+  std::vector<RegionLines> regions;
 
   uint64_t count(InstClass c) const { return by_class[size_t(c)]; }
   // Active lanes / (64 * VALU instructions), 0 when there were none.

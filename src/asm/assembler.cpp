@@ -746,6 +746,7 @@ class Assembler {
       while (st[p].kind != Tok::End) {
         std::string part;
         while (st[p].kind != Tok::Comma && st[p].kind != Tok::End) {
+          if (!part.empty() && st[p].space_before) part += ' ';  // "const f32*"
           part += std::string(st[p].text);
           ++p;
         }

@@ -55,6 +55,8 @@ TEST(ObjectBuilder, CompactArgumentsAndRegisterCountsFromTheCode) {
   EXPECT_EQ(k.meta->args[1].offset, 8u);
   EXPECT_EQ(k.meta->args[2].offset, 16u);    // hidden block at H = 16
   EXPECT_EQ(k.meta->kernarg_segment_size, 16u + 56u);
+  EXPECT_EQ(k.meta->args[0].type_name, "f32*");
+  EXPECT_EQ(k.meta->args[1].type_name, "f32");
   EXPECT_GE(k.meta->vgpr_count, 3u);         // v0..v2 used
   EXPECT_EQ(co->target.id(), "amdgcn-amd-amdhsa--gfx926:sramecc+");
   // the written object reads back with the same kernel
@@ -67,6 +69,16 @@ TEST(ObjectBuilder, CompactArgumentsAndRegisterCountsFromTheCode) {
   auto again = build(kKernel, d2);
   ASSERT_TRUE(again);
   EXPECT_EQ(codeobj::write_code_object(*again), bytes);
+}
+
+TEST(ObjectBuilder, CompactArgumentTypesKeepTheirSpaces) {
+  std::string src = kKernel;
+  src.replace(src.find("f32*, read_write"), 16, "const f32 *, read_only");
+  DiagnosticSink d;
+  auto co = build(src, d);
+  ASSERT_TRUE(co) << d.format_all();
+  EXPECT_EQ(co->kernels[0].meta->args[0].type_name, "const f32 *");
+  EXPECT_EQ(co->kernels[0].meta->args[0].access, codeobj::parse_access("read_only"));
 }
 
 TEST(ObjectBuilder, UnknownDirectiveKeyIsNamedWithLocation) {

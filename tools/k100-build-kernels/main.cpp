@@ -1,10 +1,14 @@
 // k100-build-kernels: builds the kernel package from the registry.
 //
 //   k100-build-kernels --kernels-dir kernels --out-dir build
+//   k100-build-kernels --kernels-dir kernels --docs docs/KERNELS.md
+//   k100-build-kernels --kernels-dir kernels --check-docs docs/KERNELS.md
 //
-// Writes, for gfx926 (the default target) and gfx906:
+// With --out-dir it writes, for gfx926 (the default target) and gfx906:
 //   k100lc_kernels.hsaco        catalog.json        k100lc_kernels.h
 //   k100lc_kernels_gfx906.hsaco catalog_gfx906.json k100lc_kernels_gfx906.h
+// --docs writes the kernel reference generated from the catalog and the
+// registry; --check-docs fails when the given file differs from it.
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -13,6 +17,7 @@
 
 #include "k100/base/error.h"
 #include "k100/codeobj/writer.h"
+#include "k100/kernels/docs.h"
 #include "k100/kernels/package.h"
 
 namespace {
@@ -23,26 +28,50 @@ void write_file(const std::string& path, const std::string& data) {
     throw k100::Error("cannot write " + path);
 }
 
+int usage() {
+  std::fprintf(stderr,
+               "usage: k100-build-kernels --kernels-dir DIR [--out-dir DIR] [--docs FILE] [--check-docs FILE]\n");
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace k100;
-  std::string kernels_dir, out_dir;
+  std::string kernels_dir, out_dir, docs, check_docs;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--kernels-dir") && i + 1 < argc) kernels_dir = argv[++i];
-    else if (!std::strcmp(argv[i], "--out-dir") && i + 1 < argc) out_dir = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: k100-build-kernels --kernels-dir DIR --out-dir DIR\n");
-      return 2;
-    }
+    auto is = [&](const char* flag) { return !std::strcmp(argv[i], flag) && i + 1 < argc; };
+    if (is("--kernels-dir")) kernels_dir = argv[++i];
+    else if (is("--out-dir")) out_dir = argv[++i];
+    else if (is("--docs")) docs = argv[++i];
+    else if (is("--check-docs")) check_docs = argv[++i];
+    else return usage();
   }
-  if (kernels_dir.empty() || out_dir.empty()) {
-    std::fprintf(stderr, "usage: k100-build-kernels --kernels-dir DIR --out-dir DIR\n");
-    return 2;
-  }
+  if (kernels_dir.empty() || (out_dir.empty() && docs.empty() && check_docs.empty())) return usage();
   try {
     for (isa::Target t : {isa::Target::gfx926, isa::Target::gfx906}) {
       kernels::Package pkg = kernels::build_package(kernels::registry(), t, kernels_dir);
+      if (t == isa::Target::gfx926 && (!docs.empty() || !check_docs.empty())) {
+        std::string md = kernels::kernels_markdown(kernels::registry(), pkg.catalog);
+        if (!docs.empty()) {
+          write_file(docs, md);
+          std::printf("k100-build-kernels: wrote %s\n", docs.c_str());
+        }
+        if (!check_docs.empty()) {
+          std::ifstream in(check_docs, std::ios::binary);
+          std::stringstream have;
+          have << in.rdbuf();
+          if (!in || have.str() != md) {
+            std::fprintf(stderr,
+                         "k100-build-kernels: %s is not up to date with the registry and catalog; regenerate it with\n"
+                         "  build/bin/k100-build-kernels --kernels-dir kernels --docs %s\n",
+                         check_docs.c_str(), check_docs.c_str());
+            return 1;
+          }
+          std::printf("k100-build-kernels: %s is up to date\n", check_docs.c_str());
+        }
+      }
+      if (out_dir.empty()) continue;
       std::string suffix = t == isa::Target::gfx926 ? "" : "_gfx906";
       auto bytes = codeobj::write_code_object(pkg.code_object);
       std::string base = out_dir + "/k100lc_kernels" + suffix;

@@ -66,7 +66,8 @@ std::vector<CatalogEntry> make_catalog(const CodeObject& co) {
     e.name = k.name;
     e.lookup = lookup_name(k.name);
     for (const auto& a : m.args)
-      e.args.push_back({a.name, a.offset, a.size, std::string(value_kind_name(a.value_kind))});
+      e.args.push_back(
+          {a.name, a.offset, a.size, std::string(value_kind_name(a.value_kind)), a.type_name});
     e.kernarg_size = m.kernarg_segment_size;
     e.group_segment = m.group_segment_fixed_size;
     e.private_segment = m.private_segment_fixed_size;
@@ -97,6 +98,7 @@ std::string catalog_json(const std::vector<CatalogEntry>& entries) {
       j["off"] = a.offset;
       j["size"] = a.size;
       j["kind"] = a.kind;
+      if (a.type) j["type"] = *a.type;  // lets bindings pack f32 scalars from their type
       args.push_back(std::move(j));
     }
     J k = J::object();

@@ -22,6 +22,7 @@ struct CatalogArg {
   uint32_t offset = 0;
   uint32_t size = 0;
   std::string kind;  // metadata value kind, e.g. "global_buffer", "hidden_group_size_x"
+  std::optional<std::string> type;  // metadata .type_name, e.g. "f32", "const f32*", "float"
 };
 
 struct CatalogEntry {
@@ -42,7 +43,7 @@ constexpr uint32_t kMaxKernarg = 1024;
 // same lookup name.
 std::vector<CatalogEntry> make_catalog(const CodeObject& co);
 
-// {"version":1,"kernels":[{name, lookup, args:[{name?, off, size, kind}], kernarg_size,
+// {"version":1,"kernels":[{name, lookup, args:[{name?, off, size, kind, type?}], kernarg_size,
 //  group_segment, private_segment, sgpr_count, vgpr_count}]}, indented by 2, newline-terminated.
 std::string catalog_json(const std::vector<CatalogEntry>& entries);
 

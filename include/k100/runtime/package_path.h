@@ -1,0 +1,37 @@
+// k100lc runtime: where the kernel package is found.
+//
+// The kernel library is built into ${K100_BUILD_DIR:-build}/k100lc_kernels.hsaco
+// (with k100lc_kernels.catalog.json and k100lc_kernels.h beside it). A runtime
+// opened without a package path loads that file: RT_HSACO when set, else the
+// build directory (K100_BUILD_DIR, or "build"; a relative one is tried against
+// the working directory and then the source tree this runtime was built
+// from), else the build tree this runtime was compiled in. A package that is
+// not found is a RuntimeError listing every path tried - never a crash.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace k100::runtime {
+
+inline constexpr const char* kPackageFileName = "k100lc_kernels.hsaco";
+
+struct PackageSearch {
+  std::string found;               // "" when no candidate exists
+  std::vector<std::string> tried;  // in order
+};
+
+PackageSearch find_default_package();
+
+// find_default_package().found, or RuntimeError(Package) naming the paths tried.
+std::string default_package_path();
+
+// A requested package path resolved: RT_HSACO overrides `requested` (empty =
+// the default package); a missing file named k100lc_kernels.hsaco is also
+// looked for where the default package would be. Throws RuntimeError(Package).
+std::string resolve_package_path(const std::string& requested);
+
+// The catalog written beside a package: "x.hsaco" -> "x.catalog.json".
+std::string catalog_path_for(const std::string& package);
+
+}  // namespace k100::runtime

@@ -1,0 +1,40 @@
+"""python3 -m k100lc_kernels [list [SUBSTR] | info NAME]"""
+from __future__ import annotations
+
+import json
+import sys
+
+from .catalog import info, kernels
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] == "list":
+        if len(argv) > 2:
+            return usage()
+        try:
+            entries = kernels(argv[1] if len(argv) == 2 else "")
+        except FileNotFoundError as e:
+            print(f"k100lc_kernels: {e}", file=sys.stderr)
+            return 1
+        for e in entries:
+            print(f"{e['lookup']:<32} kernarg={e['kernarg_size']:4d} lds={e['group_segment']:5d} "
+                  f"priv={e['private_segment']:4d}")
+        return 0
+    if argv[0] == "info" and len(argv) == 2:
+        try:
+            entry = info(argv[1])
+        except FileNotFoundError as e:
+            print(f"k100lc_kernels: {e}", file=sys.stderr)
+            return 1
+        print(json.dumps(entry, indent=2, ensure_ascii=False))
+        return 0
+    return usage()
+
+
+def usage() -> int:
+    print("usage: python3 -m k100lc_kernels [list|info NAME]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,96 @@
+"""The kernel catalog: argument layouts of every kernel of a package.
+
+``kernels(pattern)`` and ``info(name)`` read the package's own catalog (see
+``_paths.package_catalog``), never the one a ``Runtime`` was built with.
+Entries follow PYTHON_API.md §2.1; k100lc catalogs also carry each argument's
+``type`` (``"f32"``, ``"const f32*"``, ``"u32"``...) from the code object's
+metadata, which ``Runtime`` uses to pack scalars.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import _paths
+
+KIND_CODES = {
+    "by_value": 0, "global_buffer": 0,
+    "hidden_block_count_x": 1, "hidden_block_count_y": 2, "hidden_block_count_z": 3,
+    "hidden_group_size_x": 4, "hidden_group_size_y": 5, "hidden_group_size_z": 6,
+    "hidden_remainder_x": 7, "hidden_remainder_y": 8, "hidden_remainder_z": 9,
+    "hidden_global_offset_x": 10, "hidden_global_offset_y": 11, "hidden_global_offset_z": 12,
+    "hidden_grid_dims": 13, "hidden_none": 14, "hidden_printf_buffer": 15,
+    "hidden_hostcall_buffer": 16, "hidden_default_queue": 17, "hidden_completion_action": 18,
+    "hidden_multigrid_sync_arg": 19, "hidden_heap_v1": 20, "hidden_private_base": 21,
+    "hidden_shared_base": 22, "hidden_queue_ptr": 23, "hidden_dynamic_lds_size": 24,
+}
+
+_cache: dict[str, dict] = {}
+
+
+def kind_code(kind: str) -> int:
+    """Kind code of PYTHON_API.md §8 (0 for every explicit kind, 14+ for other hidden kinds)."""
+    if kind in KIND_CODES:
+        return KIND_CODES[kind]
+    return 14 if kind.startswith("hidden_") else 0
+
+
+def arg_fields(arg: dict) -> tuple[int, int, str]:
+    """(offset, size, kind) of an entry written with off/size/kind or .offset/.size/.value_kind."""
+    if "off" in arg:
+        return int(arg["off"]), int(arg["size"]), str(arg["kind"])
+    return int(arg[".offset"]), int(arg[".size"]), str(arg[".value_kind"])
+
+
+def explicit_args(entry: dict) -> list[dict]:
+    """The leading explicit arguments (the first hidden one ends them)."""
+    out = []
+    for a in entry.get("args", []):
+        if arg_fields(a)[2].startswith("hidden_"):
+            break
+        out.append(a)
+    return out
+
+
+def normalize(name: str) -> str:
+    return "".join(name.split())
+
+
+def load_catalog(path) -> dict:
+    path = Path(path)
+    key = str(path.resolve())
+    if key not in _cache:
+        with open(path, encoding="utf-8") as f:
+            _cache[key] = json.load(f)
+    return _cache[key]
+
+
+def find(catalog: dict, name: str) -> dict | None:
+    """The entry whose lookup (whitespace ignored) or mangled name equals `name`."""
+    want = normalize(name)
+    for e in catalog.get("kernels", []):
+        if normalize(e.get("lookup", "")) == want or e.get("name") == name:
+            return e
+    return None
+
+
+def _package_catalog() -> dict:
+    path = _paths.package_catalog()
+    if not path.exists():
+        raise FileNotFoundError(
+            f"no kernel catalog at {path}: build the kernel library into "
+            f"{_paths.build_dir()} (or set K100_BUILD_DIR / K100LC_CATALOG)")
+    return load_catalog(path)
+
+
+def kernels(pattern: str = "") -> list[dict]:
+    """All catalog entries, or those whose lookup contains `pattern`."""
+    return [e for e in _package_catalog().get("kernels", []) if pattern in e.get("lookup", "")]
+
+
+def info(name: str) -> dict:
+    """The entry whose lookup or mangled name equals `name`; KeyError(name) otherwise."""
+    e = find(_package_catalog(), name)
+    if e is None:
+        raise KeyError(name)
+    return e

@@ -1,0 +1,237 @@
+#include "k100/runtime/emu_backend.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <variant>
+
+#include "k100/base/error.h"
+#include "k100/runtime/error.h"
+
+namespace k100::runtime {
+namespace {
+
+struct MarkerCommand {};
+struct Command {
+  Ticket ticket = 0;
+  std::variant<Dispatch, MarkerCommand> what;
+};
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+struct EmuBackend::Impl {
+  EmuBackendOptions options;
+  emu::Device device;
+
+  std::mutex modules_mutex;
+  std::vector<std::shared_ptr<const emu::Program>> modules;
+
+  mutable std::mutex mutex;
+  std::condition_variable work_cv, done_cv;
+  std::deque<Command> queue;
+  Ticket last = 0, completed = 0;
+  bool stopping = false;
+  std::map<Ticket, double> marker_times;
+  std::vector<Failure> failures;
+  std::thread worker;
+
+  std::shared_ptr<const emu::Program> module(int m) {
+    std::lock_guard lock(modules_mutex);
+    if (m < 0 || size_t(m) >= modules.size()) return nullptr;
+    return modules[size_t(m)];
+  }
+
+  // Runs one dispatch; returns a failure message, "" on success.
+  std::string run(const Dispatch& d) {
+    auto program = module(d.module);
+    if (!program) return "launch of kernel '" + d.label + "': no such code object module";
+    const emu::KernelSpec* k = program->find_kernel(d.symbol);
+    if (!k)
+      return "launch of kernel '" + d.label + "': symbol '" + d.symbol + "' is not a kernel of " +
+             program->image().origin;
+    Dim3 items = d.geometry.grid_items();
+    emu::LaunchConfig cfg;
+    cfg.grid = {items.x, items.y, items.z};
+    cfg.workgroup = {d.geometry.workgroup.x, d.geometry.workgroup.y, d.geometry.workgroup.z};
+    cfg.dims = d.geometry.dims();
+    cfg.dynamic_lds = d.group_segment > k->group_segment_fixed_size
+                          ? d.group_segment - k->group_segment_fixed_size
+                          : 0;
+    emu::DispatchOptions opts;
+    opts.threads = options.threads;
+    opts.instruction_budget = options.instruction_budget;
+    // Static launches: the emulator fills the hidden arguments from the metadata
+    // (the same values, plus queue pointer and apertures); a caller's layout is
+    // used exactly as given.
+    opts.fill_hidden_args = !d.caller_layout;
+    try {
+      emu::DispatchResult r = device.dispatch(*program, d.symbol, cfg, d.kernarg, opts);
+      if (r.fault) return "kernel '" + d.label + "' faulted on the emulator:\n" + r.fault->report();
+    } catch (const std::exception& e) {
+      return "launch of kernel '" + d.label + "' rejected by the emulator: " + e.what();
+    }
+    return {};
+  }
+
+  void loop() {
+    for (;;) {
+      Command c;
+      {
+        std::unique_lock lock(mutex);
+        work_cv.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (queue.empty()) return;  // stopping and drained
+        c = std::move(queue.front());
+        queue.pop_front();
+      }
+      std::string failure;
+      double t = 0;
+      if (auto* d = std::get_if<Dispatch>(&c.what))
+        failure = run(*d);
+      else
+        t = now_seconds();
+      std::lock_guard lock(mutex);
+      if (std::holds_alternative<MarkerCommand>(c.what)) marker_times[c.ticket] = t;
+      if (!failure.empty())
+        failures.push_back({std::get<Dispatch>(c.what).origin, c.ticket, std::move(failure)});
+      completed = c.ticket;
+      done_cv.notify_all();
+    }
+  }
+
+  Ticket push(Command c) {
+    std::lock_guard lock(mutex);
+    c.ticket = ++last;
+    Ticket t = c.ticket;
+    queue.push_back(std::move(c));
+    work_cv.notify_one();
+    return t;
+  }
+};
+
+EmuBackend::EmuBackend(EmuBackendOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+  impl_->worker = std::thread([this] { impl_->loop(); });
+}
+
+EmuBackend::~EmuBackend() {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->stopping = true;
+    impl_->work_cv.notify_all();
+  }
+  impl_->worker.join();
+}
+
+std::string EmuBackend::description() const {
+  unsigned t = impl_->options.threads ? impl_->options.threads
+                                      : std::max(1u, std::thread::hardware_concurrency());
+  return "emulator (gfx926 model, " + std::to_string(t) + " host thread" + (t == 1 ? "" : "s") +
+         " per dispatch)";
+}
+
+emu::Device& EmuBackend::device() { return impl_->device; }
+
+int EmuBackend::load(std::span<const uint8_t> elf, const std::string& origin) {
+  std::shared_ptr<const emu::Program> p;
+  try {
+    p = impl_->device.load_code_object(elf, origin);
+  } catch (const std::exception& e) {
+    throw RuntimeError(ErrorCode::Package, std::string("emulator could not load ") + e.what());
+  }
+  std::lock_guard lock(impl_->modules_mutex);
+  impl_->modules.push_back(std::move(p));
+  return int(impl_->modules.size() - 1);
+}
+
+uint64_t EmuBackend::alloc(uint64_t bytes) {
+  try {
+    return impl_->device.alloc(bytes, "runtime buffer");
+  } catch (const std::exception& e) {
+    throw RuntimeError(ErrorCode::OutOfMemory, e.what());
+  }
+}
+
+void EmuBackend::free(uint64_t address) {
+  try {
+    impl_->device.free(address);
+  } catch (const std::exception& e) {
+    throw RuntimeError(ErrorCode::BadPointer, e.what());
+  }
+}
+
+void EmuBackend::write(uint64_t dst, const void* src, size_t n) {
+  try {
+    impl_->device.write(dst, {static_cast<const uint8_t*>(src), n});
+  } catch (const std::exception& e) {
+    throw RuntimeError(ErrorCode::BadPointer, e.what());
+  }
+}
+
+void EmuBackend::read(void* dst, uint64_t src, size_t n) {
+  try {
+    impl_->device.read(src, {static_cast<uint8_t*>(dst), n});
+  } catch (const std::exception& e) {
+    throw RuntimeError(ErrorCode::BadPointer, e.what());
+  }
+}
+
+void EmuBackend::fill(uint64_t dst, uint8_t value, size_t n) {
+  try {
+    impl_->device.fill(dst, value, n);
+  } catch (const std::exception& e) {
+    throw RuntimeError(ErrorCode::BadPointer, e.what());
+  }
+}
+
+void EmuBackend::copy(uint64_t dst, uint64_t src, size_t n) {
+  constexpr size_t kChunk = size_t(8) << 20;
+  std::vector<uint8_t> tmp(std::min(n, kChunk));
+  for (size_t off = 0; off < n; off += kChunk) {
+    size_t c = std::min(kChunk, n - off);
+    read(tmp.data(), src + off, c);
+    write(dst + off, tmp.data(), c);
+  }
+}
+
+Ticket EmuBackend::submit(Dispatch d) { return impl_->push({0, std::move(d)}); }
+
+Ticket EmuBackend::marker() { return impl_->push({0, MarkerCommand{}}); }
+
+Ticket EmuBackend::last_ticket() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->last;
+}
+
+void EmuBackend::wait(Ticket t) {
+  std::unique_lock lock(impl_->mutex);
+  impl_->done_cv.wait(lock, [&] { return impl_->completed >= t; });
+}
+
+double EmuBackend::marker_seconds(Ticket t) {
+  wait(t);
+  std::lock_guard lock(impl_->mutex);
+  auto it = impl_->marker_times.find(t);
+  if (it == impl_->marker_times.end())
+    throw RuntimeError(ErrorCode::InvalidArgument, "event " + std::to_string(t) + " is not a recorded event");
+  return it->second;
+}
+
+void EmuBackend::forget_marker(Ticket t) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->marker_times.erase(t);
+}
+
+std::vector<Failure> EmuBackend::take_failures() {
+  std::lock_guard lock(impl_->mutex);
+  return std::exchange(impl_->failures, {});
+}
+
+}  // namespace k100::runtime

@@ -1,0 +1,113 @@
+#include "k100/runtime/package_path.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "k100/runtime/error.h"
+
+namespace fs = std::filesystem;
+
+namespace k100::runtime {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+bool is_file(const std::string& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+// Directory of the binary holding this code (libfm_engine.so, or the executable
+// the runtime is linked into) and of the running executable.
+std::vector<std::string> binary_dirs() {
+  std::vector<std::string> out;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&find_default_package), &info) && info.dli_fname &&
+      info.dli_fname[0]) {
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(fs::path(info.dli_fname), ec);
+    if (!ec) out.push_back(p.parent_path().string());
+  }
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) out.push_back(exe.parent_path().string());
+  return out;
+}
+
+void add(PackageSearch& s, const fs::path& p) {
+  std::string text = p.lexically_normal().string();
+  for (const auto& t : s.tried)
+    if (t == text) return;
+  s.tried.push_back(text);
+  if (s.found.empty() && is_file(text)) s.found = text;
+}
+
+}  // namespace
+
+PackageSearch find_default_package() {
+  PackageSearch s;
+  std::string rt_hsaco = env("RT_HSACO");
+  if (!rt_hsaco.empty()) {
+    add(s, rt_hsaco);
+    return s;  // an explicit override is the only candidate
+  }
+  std::string build = env("K100_BUILD_DIR");
+  if (build.empty()) build = "build";
+  fs::path b(build);
+  add(s, b / kPackageFileName);
+  if (b.is_relative()) {
+#ifdef K100_RUNTIME_SOURCE_DIR
+    add(s, fs::path(K100_RUNTIME_SOURCE_DIR) / b / kPackageFileName);
+#endif
+  }
+#ifdef K100_RUNTIME_BINARY_DIR
+  add(s, fs::path(K100_RUNTIME_BINARY_DIR) / kPackageFileName);
+#endif
+  for (const auto& d : binary_dirs()) {
+    add(s, fs::path(d) / kPackageFileName);
+    add(s, fs::path(d) / ".." / kPackageFileName);  // tools live in <build>/bin
+  }
+  return s;
+}
+
+std::string default_package_path() {
+  PackageSearch s = find_default_package();
+  if (!s.found.empty()) return s.found;
+  std::string msg = "kernel package " + std::string(kPackageFileName) + " not found; tried:";
+  for (const auto& t : s.tried) msg += "\n  " + t;
+  msg +=
+      "\nbuild the kernel library into ${K100_BUILD_DIR:-build}, set K100_BUILD_DIR to the build "
+      "directory, or name a package with RT_HSACO";
+  throw RuntimeError(ErrorCode::Package, msg);
+}
+
+std::string resolve_package_path(const std::string& requested) {
+  std::string rt_hsaco = env("RT_HSACO");
+  if (!rt_hsaco.empty()) {
+    if (is_file(rt_hsaco)) return rt_hsaco;
+    throw RuntimeError(ErrorCode::Package, "RT_HSACO=" + rt_hsaco + ": no such file");
+  }
+  if (requested.empty()) return default_package_path();
+  if (is_file(requested)) return requested;
+  if (fs::path(requested).filename() == kPackageFileName) {
+    PackageSearch s = find_default_package();
+    if (!s.found.empty()) return s.found;
+  }
+  std::error_code ec;
+  bool exists = fs::exists(requested, ec);
+  throw RuntimeError(ErrorCode::Package, requested + (exists ? ": not a regular file" : ": no such file"));
+}
+
+std::string catalog_path_for(const std::string& package) {
+  fs::path p(package);
+  if (p.extension() == ".hsaco" || p.extension() == ".co") p.replace_extension();
+  return p.string() + ".catalog.json";
+}
+
+}  // namespace k100::runtime

@@ -1,0 +1,111 @@
+#include "runtime_test_support.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include "k100/asm/object_builder.h"
+#include "k100/codeobj/writer.h"
+
+namespace k100::runtime::test {
+
+const std::vector<uint8_t>& package(const std::string& name) {
+  static std::mutex m;
+  static std::map<std::string, std::vector<uint8_t>> cache;
+  std::lock_guard lock(m);
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  std::string path = std::string(K100_SOURCE_DIR) + "/tests/runtime/kernels/" + name + ".s";
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  DiagnosticSink diags;
+  as::Options o;
+  o.target = isa::Target::gfx926;
+  auto co = as::assemble_code_object(ss.str(), path, o, diags);
+  if (!co) throw std::runtime_error("assembling " + path + " failed:\n" + diags.format_all());
+  return cache[name] = codeobj::write_code_object(*co);
+}
+
+std::string package_file(const std::string& name) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("k100_runtime_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path p = dir / (name + ".hsaco");
+  if (!fs::exists(p)) {
+    const auto& bytes = package(name);
+    std::ofstream f(p, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  }
+  return p.string();
+}
+
+RuntimeOptions emu_options() {
+  RuntimeOptions o;
+  o.backend = BackendKind::Emu;
+  o.backend_from_environment = false;
+  o.packages = {package_file("runtime_test")};
+  return o;
+}
+
+ScopedEnv::ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+  if (const char* v = std::getenv(name)) old_ = v;
+  if (value)
+    ::setenv(name, value->c_str(), 1);
+  else
+    ::unsetenv(name);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (old_)
+    ::setenv(name_.c_str(), old_->c_str(), 1);
+  else
+    ::unsetenv(name_.c_str());
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+std::vector<double> gemv_reference(const std::vector<float>& w, const std::vector<float>& x, size_t n, size_t k) {
+  std::vector<double> y(n, 0.0);
+  for (size_t r = 0; r < n; ++r)
+    for (size_t i = 0; i < k; ++i) y[r] += double(w[r * k + i]) * x[i];
+  return y;
+}
+
+double quick_start_gemv(Runtime& rt, size_t n, size_t k) {
+  auto w = random_floats(n * k, 0), x = random_floats(k, 1);
+  uint64_t pw = rt.alloc(w.size() * 4), px = rt.alloc(x.size() * 4), py = rt.alloc(n * 4);
+  rt.upload(pw, w.data(), w.size() * 4);
+  rt.upload(px, x.data(), x.size() * 4);
+  // The grid is the number of workgroups, not of work-items.
+  rt.launch("gemv_f32_warp_k", uint32_t(n), 64, args(pw, px, py, uint32_t(n), uint32_t(k), 64u));
+  rt.sync();
+  auto y = rt.download<float>(py, n);
+  auto ref = gemv_reference(w, x, n, k);
+  double scale = 0, err = 0;
+  for (size_t i = 0; i < n; ++i) {
+    scale = std::max(scale, std::fabs(ref[i]));
+    err = std::max(err, std::fabs(ref[i] - y[i]));
+  }
+  rt.free(pw);
+  rt.free(px);
+  rt.free(py);
+  return err / scale;
+}
+
+}  // namespace k100::runtime::test

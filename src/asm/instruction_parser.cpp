@@ -61,7 +61,7 @@ bool is_value_mod(std::string_view s) {
 }
 
 struct SpecialReg {
-  const char* name;
+  std::string_view name;
   uint16_t code;
   uint8_t width;
 };
@@ -141,15 +141,16 @@ class SyntaxParser {
  public:
   SyntaxParser(const std::vector<Token>& t, const SymbolLookup& lookup) : t_(t), lookup_(lookup) {}
 
-  Syntax parse_all(bool waitcnt_statement) {
-    Syntax out;
-    out.operands.reserve(6);
+  // Fills `out` (cleared first; its vectors keep their capacity between statements).
+  void parse_all(bool waitcnt_statement, Syntax& out) {
+    out.operands.clear();
+    out.mods.clear();
     pos_ = 1;
-    if (cur().kind == Tok::End) return out;
+    if (cur().kind == Tok::End) return;
     if (waitcnt_statement) {
       out.operands.push_back(parse_waitcnt());
       expect_end();
-      return out;
+      return;
     }
     bool in_mods = false;
     while (cur().kind != Tok::End) {
@@ -172,7 +173,6 @@ class SyntaxParser {
       }
       fail(cur().col, "expected ',' or end of statement, found '" + std::string(cur().text) + "'");
     }
-    return out;
   }
 
  private:
@@ -714,9 +714,8 @@ int source_slot(Field f) {
   }
 }
 
-bool name_ends_with(const std::string& s, const char* suffix) {
-  size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+bool name_ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
 class Matcher {
@@ -1217,16 +1216,26 @@ class Matcher {
   }
 };
 
-std::vector<Candidate> candidates(const std::string& mnemonic, const Syntax& syn, uint32_t col) {
-  std::vector<Candidate> out;
+// The encodings to try, in order (at most four).
+struct Candidates {
+  Candidate c[4];
+  int n = 0;
+  void push_back(Candidate x) { c[n++] = x; }
+  bool empty() const { return n == 0; }
+  const Candidate* begin() const { return c; }
+  const Candidate* end() const { return c + n; }
+};
+
+Candidates candidates(std::string_view mnemonic, const Syntax& syn, uint32_t col) {
+  Candidates out;
   bool dpp = false, sdwa = false;
   for (const auto& m : syn.mods) {
     dpp |= m.dpp;
     sdwa |= m.sdwa;
   }
-  auto strip = [&](const char* suffix) -> const InstDesc* {
+  auto strip = [&](std::string_view suffix) -> const InstDesc* {
     if (!name_ends_with(mnemonic, suffix)) return nullptr;
-    std::string base = mnemonic.substr(0, mnemonic.size() - std::strlen(suffix));
+    std::string_view base = mnemonic.substr(0, mnemonic.size() - suffix.size());
     const InstDesc* d = find_instruction(base);
     return (d && d->name == base) ? d : nullptr;
   };
@@ -1251,7 +1260,7 @@ std::vector<Candidate> candidates(const std::string& mnemonic, const Syntax& syn
   }
   const InstDesc* d = find_instruction(mnemonic);
   if (!d || d->has(kFlagDecodeOnly)) {
-    std::string near = closest_match(mnemonic, all_mnemonics());
+    std::string near = closest_match(std::string(mnemonic), all_mnemonics());
     fail(col, "invalid instruction" + (near.empty() ? std::string() : ", did you mean: " + near + "?"));
   }
   if (mnemonic == d->e64_mnemonic && !d->e64_mnemonic.empty() && mnemonic != d->mnemonic) {
@@ -1293,8 +1302,8 @@ bool is_modifier_name(std::string_view name) { return is_flag_mod(name) || is_va
 bool match_syntax(std::string_view mnemonic_text, uint32_t mnemonic_col, const Syntax& syn, isa::Target target,
                   ParsedInstruction& out, ParseError& err) {
   try {
-    std::string mnemonic(mnemonic_text);
-    auto cands = candidates(mnemonic, syn, mnemonic_col);
+    std::string_view mnemonic = mnemonic_text;
+    Candidates cands = candidates(mnemonic, syn, mnemonic_col);
     Failure first{0, ""};
     bool have_first = false;
     for (const auto& c : cands) {
@@ -1325,10 +1334,10 @@ bool match_syntax(std::string_view mnemonic_text, uint32_t mnemonic_col, const S
 }
 
 bool InstructionParser::parse(const std::vector<Token>& tokens, ParsedInstruction& out, ParseError& err) const {
-  Syntax syn;
+  thread_local Syntax syn;  // reused: its vectors keep their capacity
   try {
     SyntaxParser sp(tokens, lookup_);
-    syn = sp.parse_all(std::string_view(tokens[0].text) == "s_waitcnt");
+    sp.parse_all(std::string_view(tokens[0].text) == "s_waitcnt", syn);
   } catch (const Failure& f) {
     err.col = f.col ? f.col : tokens[0].col;
     err.message = f.message;

@@ -43,10 +43,11 @@ from pathlib import Path
 import numpy as np
 
 from . import _engine, _paths
-from .catalog import arg_fields, explicit_args, find, kind_code, load_catalog, normalize
+from .catalog import arg_fields, explicit_args, kind_code, load_catalog, normalize
 
 _U64 = (1 << 64) - 1
 _registered_exit = False
+_engine_index: dict[str, dict] = {}  # entries the engine reported, by lookup and mangled name
 
 
 def _shutdown():
@@ -130,6 +131,14 @@ def _pack_value(kernel: str, i: int, v, arg: dict | None) -> int:
     return v & _U64
 
 
+def _index(catalog: dict) -> dict[str, dict]:
+    out = {}
+    for e in catalog.get("kernels", []):
+        out.setdefault(normalize(e.get("lookup", "")), e)
+        out.setdefault(e.get("name", ""), e)
+    return out
+
+
 class Event:
     """A point in the launch queue, timed when the device reaches it."""
 
@@ -161,6 +170,8 @@ class Runtime:
             atexit.register(_shutdown)
             _registered_exit = True
         self.catalog = self._load_catalog(catalog, default)
+        self._index = _index(self.catalog)
+        self._args_cache: dict[str, list] = {}
         self._batch = None
 
     # ------------------------------------------------------------ helpers
@@ -183,10 +194,23 @@ class Runtime:
             return {"kernels": []}
 
     def _entry(self, kernel: str) -> dict | None:
-        e = find(self.catalog, kernel)
-        if e is None and self._lib.fm_has_kernel(normalize(kernel).encode()):
-            e = find(json.loads(_engine.catalog_json(self._lib, None)), kernel)
+        e = self._index.get(kernel) or self._index.get(normalize(kernel))
+        if e is None:
+            e = _engine_index.get(kernel) or _engine_index.get(normalize(kernel))
+            if e is None and self._lib.fm_has_kernel(normalize(kernel).encode()):
+                # a kernel of another loaded package: ask the engine once
+                _engine_index.update(_index(json.loads(_engine.catalog_json(self._lib, None))))
+                e = _engine_index.get(normalize(kernel))
         return e
+
+    def _explicit(self, kernel: str) -> list:
+        args = self._args_cache.get(kernel)
+        if args is None:
+            entry = self._entry(kernel)
+            args = explicit_args(entry) if entry else []
+            if entry is not None:
+                self._args_cache[kernel] = args
+        return args
 
     @staticmethod
     def _ptr(p, what: str) -> int:
@@ -211,8 +235,7 @@ class Runtime:
     def _pack(self, kernel: str, argv) -> list[int]:
         if isinstance(argv, (str, bytes)) or not hasattr(argv, "__len__"):
             raise TypeError(f"{kernel}: argv must be a list of arguments, not {type(argv).__name__}")
-        entry = self._entry(kernel)
-        args = explicit_args(entry) if entry else []
+        args = self._explicit(kernel)
         return [_pack_value(kernel, i, v, args[i] if i < len(args) else None) for i, v in enumerate(argv)]
 
     @staticmethod
@@ -339,7 +362,7 @@ class Runtime:
     def launch_dyn(self, kernel: str, gx: int, gy: int, wx: int, wy: int, argv, entry: dict | None = None) -> None:
         """Launch by symbol with the layout of the catalog entry (KeyError when there is none)."""
         if entry is None:
-            entry = find(self.catalog, kernel)
+            entry = self._index.get(kernel) or self._index.get(normalize(kernel))
             if entry is None:
                 raise KeyError(kernel)
         layout = []
@@ -361,7 +384,7 @@ class Runtime:
 
     def launch_any(self, kernel: str, grid: int, workgroup: int, argv) -> None:
         """launch_dyn with the catalog entry when there is one, else launch."""
-        if find(self.catalog, kernel) is not None:
+        if (self._index.get(kernel) or self._index.get(normalize(kernel))) is not None:
             self.launch_dyn(kernel, grid, 1, workgroup, 1, argv)
         else:
             self.launch(kernel, grid, workgroup, argv)
@@ -426,8 +449,7 @@ class LaunchPlan:
         if not 0 <= idx < nargs:
             raise IndexError(f"record {rec} has {nargs} arguments")
         kernel = self.kernels[rec]
-        entry = self.rt._entry(kernel)
-        args = explicit_args(entry) if entry else []
+        args = self.rt._explicit(kernel)
         self._words[off + 4 + idx] = _pack_value(kernel, idx, value, args[idx] if idx < len(args) else None)
 
     def set_grid(self, rec: int, grid: int) -> None:

@@ -77,8 +77,9 @@ std::string canonical(const std::string& p) {
 }
 
 // Loads `hsaco` (resolved) unless it is loaded already. Caller holds g_lock exclusively.
-int load_locked(const char* hsaco) {
-  std::string path = k100::runtime::resolve_package_path(hsaco ? hsaco : "");
+int load_locked(const char* hsaco, bool init) {
+  // RT_HSACO overrides the package of fm_init (as in the reference), not fm_load's.
+  std::string path = k100::runtime::resolve_package_path(hsaco ? hsaco : "", init);
   std::string key = canonical(path);
   if (g_loaded.count(key)) return 0;
   g_rt->load_package(path);
@@ -98,7 +99,7 @@ int init_or_load(const char* hsaco, bool init) {
       o.default_package = false;
       g_rt = std::make_unique<Runtime>(o);
     }
-    return load_locked(hsaco);
+    return load_locked(hsaco, init);
   } catch (const std::exception& e) {
     set_error(std::string(init ? "fm_init: " : "fm_load: ") + e.what());
     return FM_ERR;

@@ -267,6 +267,11 @@ struct HsaBackend::Impl {
       return;
     }
     wait_signal(copy_signal, false);
+    // The runtime reports a failed copy by driving the signal negative.
+    if (api.hsa_signal_load_scacquire(copy_signal) < 0)
+      throw RuntimeError(ErrorCode::Backend, "HSA: asynchronous copy of " + std::to_string(n) +
+                                                 " bytes failed (" + hex(reinterpret_cast<uint64_t>(src)) +
+                                                 " -> " + hex(reinterpret_cast<uint64_t>(dst)) + ")");
   }
 
   std::string resolve(int module, const std::string& symbol, KernelObject& out) {

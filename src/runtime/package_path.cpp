@@ -87,8 +87,8 @@ std::string default_package_path() {
   throw RuntimeError(ErrorCode::Package, msg);
 }
 
-std::string resolve_package_path(const std::string& requested) {
-  std::string rt_hsaco = env("RT_HSACO");
+std::string resolve_package_path(const std::string& requested, bool env_override) {
+  std::string rt_hsaco = env_override ? env("RT_HSACO") : std::string();
   if (!rt_hsaco.empty()) {
     if (is_file(rt_hsaco)) return rt_hsaco;
     throw RuntimeError(ErrorCode::Package, "RT_HSACO=" + rt_hsaco + ": no such file");

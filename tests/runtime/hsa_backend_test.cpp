@@ -243,6 +243,19 @@ TEST(HsaBackendOnFakeRuntime, ClearErrorsForMissingPieces) {
   }
 }
 
+TEST(HsaBackendOnFakeRuntime, AFailedCopyIsAnError) {
+  Runtime rt(fake_options());
+  uint64_t p = rt.alloc(64);
+  ScopedEnv fails("K100_FAKE_HSA_COPY_FAILS", "1");
+  std::vector<float> host(16);
+  try {
+    rt.upload(p, host.data(), 64);
+    FAIL();
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("asynchronous copy of 64 bytes failed"), std::string::npos) << e.what();
+  }
+}
+
 TEST(HsaBackendOnFakeRuntime, CopyFallbackAndScratchInfo) {
   ScopedEnv nocopy("K100_FAKE_HSA_NO_ASYNC_COPY", "1");
   ScopedEnv info("RT_HSART_SCRATCH_INFO", "1");

@@ -26,10 +26,11 @@ PackageSearch find_default_package();
 // find_default_package().found, or RuntimeError(Package) naming the paths tried.
 std::string default_package_path();
 
-// A requested package path resolved: RT_HSACO overrides `requested` (empty =
-// the default package); a missing file named k100lc_kernels.hsaco is also
-// looked for where the default package would be. Throws RuntimeError(Package).
-std::string resolve_package_path(const std::string& requested);
+// A requested package path resolved: RT_HSACO overrides `requested` when
+// `env_override` (as fm_init does; empty = the default package); a missing
+// file named k100lc_kernels.hsaco is also looked for where the default
+// package would be. Throws RuntimeError(Package).
+std::string resolve_package_path(const std::string& requested, bool env_override = true);
 
 // The catalog written beside a package: "x.hsaco" -> "x.catalog.json".
 std::string catalog_path_for(const std::string& package);

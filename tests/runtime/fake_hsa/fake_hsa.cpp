@@ -494,6 +494,7 @@ FAKE_API hsa_status_t hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst_agent
     std::lock_guard l(c->m);
     v = c->value - 1;
   }
+  if (const char* e = std::getenv("K100_FAKE_HSA_COPY_FAILS"); e && *e == '1') v = -1;  // as the runtime reports errors
   set_value(c, v);
   return HSA_STATUS_SUCCESS;
 }

@@ -8,9 +8,19 @@
     rt.sync()
 
 Without a DCU (no /dev/kfd) the engine runs kernels on the emulator
-(K100_BACKEND=auto|emu|hsa). See runtime.Runtime and catalog.
+(K100_BACKEND=auto|emu|hsa). See runtime.Runtime and catalog. The catalog
+helpers and the command line need only the standard library; Runtime needs
+NumPy (imported when Runtime is first used).
 """
 from .catalog import info, kernels
-from .runtime import Event, LaunchPlan, Runtime
 
 __all__ = ["Runtime", "LaunchPlan", "Event", "kernels", "info"]
+
+
+def __getattr__(name):
+    if name in ("Runtime", "LaunchPlan", "Event", "runtime"):
+        import importlib
+
+        runtime = importlib.import_module(".runtime", __name__)
+        return runtime if name == "runtime" else getattr(runtime, name)
+    raise AttributeError(f"module 'k100lc_kernels' has no attribute {name!r}")

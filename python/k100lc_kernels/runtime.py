@@ -165,7 +165,9 @@ class Runtime:
         self.hsaco = Path(hsaco) if hsaco is not None else _paths.default_package()
         rc = self._lib.fm_init(str(self.hsaco).encode())
         if rc != 0:
-            raise RuntimeError(f"fm_init failed: {self.hsaco}: {self._error()}")
+            err = self._error()
+            raise RuntimeError(f"fm_init failed: {err}" if err.startswith(str(self.hsaco))
+                               else f"fm_init failed: {self.hsaco}: {err}")
         if not _registered_exit:
             atexit.register(_shutdown)
             _registered_exit = True

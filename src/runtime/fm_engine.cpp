@@ -100,6 +100,9 @@ int init_or_load(const char* hsaco, bool init) {
       g_rt = std::make_unique<Runtime>(o);
     }
     return load_locked(hsaco, init);
+  } catch (const RuntimeError& e) {
+    set_error(e.what());  // names the package already
+    return FM_ERR;
   } catch (const std::exception& e) {
     set_error(std::string(init ? "fm_init: " : "fm_load: ") + e.what());
     return FM_ERR;

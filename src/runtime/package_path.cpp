@@ -96,8 +96,15 @@ std::string resolve_package_path(const std::string& requested, bool env_override
   if (requested.empty()) return default_package_path();
   if (is_file(requested)) return requested;
   if (fs::path(requested).filename() == kPackageFileName) {
+    // The kernel package by name: also look where the build puts it.
     PackageSearch s = find_default_package();
     if (!s.found.empty()) return s.found;
+    std::string msg = requested + ": no such file; kernel package " + kPackageFileName + " not found; also tried:";
+    for (const auto& t : s.tried) msg += "\n  " + t;
+    msg +=
+        "\nbuild the kernel library into ${K100_BUILD_DIR:-build}, set K100_BUILD_DIR to the build "
+        "directory, or name a package with RT_HSACO";
+    throw RuntimeError(ErrorCode::Package, msg);
   }
   std::error_code ec;
   bool exists = fs::exists(requested, ec);

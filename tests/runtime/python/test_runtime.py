@@ -337,6 +337,10 @@ def test_env_sh_makes_the_package_importable_from_anywhere():
     out = r.stdout.splitlines()
     assert out[0] == str(SOURCE / "python" / "k100lc_kernels" / "__init__.py")
     assert out[1] == str(BUILD)
+    # the command of the README, with whatever python3 comes first on PATH (NumPy is imported lazily)
+    r = subprocess.run(["bash", "-c", f"export K100_BUILD_DIR={BUILD}; source {SOURCE}/env.sh; cd /tmp; "
+                        "python3 -c 'import k100lc_kernels'"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.skipif(Path("/dev/kfd").exists(), reason="a DCU driver is present")

@@ -3,9 +3,9 @@
 The build directory is ``$K100_BUILD_DIR`` (relative paths are taken from the
 repository root) or ``<repo>/build``; ``env.sh`` at the repository root exports
 it. The kernel package is ``<build>/k100lc_kernels.hsaco`` with its catalog
-``<build>/k100lc_kernels.catalog.json`` beside it (``RT_HSACO`` overrides the
-package), and the engine is ``<build>/libfm_engine.so`` (``K100LC_ENGINE``
-overrides it).
+``<build>/catalog.json`` beside it (``RT_HSACO`` overrides the package,
+``K100LC_CATALOG`` the catalog), and the engine is ``<build>/libfm_engine.so``
+(``K100LC_ENGINE`` overrides it).
 """
 from __future__ import annotations
 
@@ -53,7 +53,9 @@ def package_catalog() -> Path:
     env = os.environ.get("K100LC_CATALOG")
     if env:
         return Path(env)
-    local = PACKAGE_DIR / "catalog.json"
-    if local.exists():
-        return local
-    return build_dir() / "k100lc_kernels.catalog.json"
+    candidates = [PACKAGE_DIR / "catalog.json", build_dir() / "catalog.json",
+                  build_dir() / "k100lc_kernels.catalog.json"]
+    for c in candidates:
+        if c.exists():
+            return c
+    return candidates[1]

@@ -1,7 +1,7 @@
 // k100lc runtime: where the kernel package is found.
 //
 // The kernel library is built into ${K100_BUILD_DIR:-build}/k100lc_kernels.hsaco
-// (with k100lc_kernels.catalog.json and k100lc_kernels.h beside it). A runtime
+// (with catalog.json and k100lc_kernels.h beside it). A runtime
 // opened without a package path loads that file: RT_HSACO when set, else the
 // build directory (K100_BUILD_DIR, or "build"; a relative one is tried against
 // the working directory and then the source tree this runtime was built

@@ -22,11 +22,13 @@ int main(int argc, char** argv) {
   std::vector<unsigned char> in(1024), out(1024);
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i * 7);
   void* p = fm_alloc(in.size());
-  if (!p || fm_upload(p, in.data(), in.size()) != 0 || fm_download(out.data(), p, out.size()) != 0) {
+  if (!p || fm_upload(p, in.data(), in.size()) != 0 ||
+      fm_download(out.data(), p, out.size()) != 0) {
     std::fprintf(stderr, "device memory failed: %s\n", fm_last_error());
     return 1;
   }
-  std::printf("1024 bytes up and down: %s\n", std::memcmp(in.data(), out.data(), in.size()) ? "MISMATCH" : "ok");
+  std::printf("1024 bytes up and down: %s\n",
+              std::memcmp(in.data(), out.data(), in.size()) ? "MISMATCH" : "ok");
 
   // Errors are return codes plus text, never a crash.
   if (fm_download(out.data(), p, 2048) != 0) std::printf("expected error: %s\n", fm_last_error());

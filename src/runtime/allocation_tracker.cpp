@@ -8,7 +8,9 @@ namespace k100::runtime {
 namespace {
 constexpr size_t kFreedHistory = 65536;
 
-std::string bytes(uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
+std::string bytes(uint64_t n) {
+  return std::to_string(n) + (n == 1 ? " byte" : " bytes");
+}
 }  // namespace
 
 std::string hex_address(uint64_t v) {
@@ -80,21 +82,24 @@ void AllocationTracker::check(uint64_t ptr, uint64_t n, const std::string& what)
   if (auto r = find_live(ptr)) {
     uint64_t end = r->base + r->size;
     if (n <= end - ptr) return;
-    throw RuntimeError(ErrorCode::BadPointer,
-                       what + ": the range runs " + bytes(ptr + n - end) + " past the end of buffer " +
-                           hex_address(r->base) + " (" + bytes(r->size) + ", range starts at offset " +
-                           std::to_string(ptr - r->base) + ")");
+    throw RuntimeError(ErrorCode::BadPointer, what + ": the range runs " + bytes(ptr + n - end) +
+                                                  " past the end of buffer " +
+                                                  hex_address(r->base) + " (" + bytes(r->size) +
+                                                  ", range starts at offset " +
+                                                  std::to_string(ptr - r->base) + ")");
   }
   if (auto f = find_freed(ptr))
-    throw RuntimeError(ErrorCode::BadPointer, what + ": use after free: buffer " + hex_address(f->base) +
-                                                  " (" + bytes(f->size) + ") was freed");
+    throw RuntimeError(ErrorCode::BadPointer, what + ": use after free: buffer " +
+                                                  hex_address(f->base) + " (" + bytes(f->size) +
+                                                  ") was freed");
   // One past the end of a buffer with nothing to transfer is harmless.
   if (n == 0) {
     auto it = live_.lower_bound(ptr);
     if (it != live_.begin() && std::prev(it)->first + std::prev(it)->second == ptr) return;
   }
-  throw RuntimeError(ErrorCode::BadPointer,
-                     what + ": " + hex_address(ptr) + " is not inside any buffer allocated by this runtime");
+  throw RuntimeError(
+      ErrorCode::BadPointer,
+      what + ": " + hex_address(ptr) + " is not inside any buffer allocated by this runtime");
 }
 
 std::optional<AllocationTracker::Range> AllocationTracker::freed_at(uint64_t ptr) const {

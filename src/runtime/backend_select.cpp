@@ -60,7 +60,8 @@ std::unique_ptr<Backend> open_backend(const BackendOptions& options) {
       try {
         return std::make_unique<HsaBackend>(h);
       } catch (const RuntimeError& e) {
-        throw RuntimeError(ErrorCode::Backend, std::string("K100_BACKEND=hsa: no usable DCU: ") + e.what());
+        throw RuntimeError(ErrorCode::Backend,
+                           std::string("K100_BACKEND=hsa: no usable DCU: ") + e.what());
       }
     case BackendKind::Auto:
       break;

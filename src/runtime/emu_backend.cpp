@@ -137,7 +137,9 @@ std::string EmuBackend::description() const {
          " per dispatch)";
 }
 
-emu::Device& EmuBackend::device() { return impl_->device; }
+emu::Device& EmuBackend::device() {
+  return impl_->device;
+}
 
 int EmuBackend::load(std::span<const uint8_t> elf, const std::string& origin) {
   std::shared_ptr<const emu::Program> p;
@@ -201,9 +203,13 @@ void EmuBackend::copy(uint64_t dst, uint64_t src, size_t n) {
   }
 }
 
-Ticket EmuBackend::submit(Dispatch d) { return impl_->push({0, std::move(d)}); }
+Ticket EmuBackend::submit(Dispatch d) {
+  return impl_->push({0, std::move(d)});
+}
 
-Ticket EmuBackend::marker() { return impl_->push({0, MarkerCommand{}}); }
+Ticket EmuBackend::marker() {
+  return impl_->push({0, MarkerCommand{}});
+}
 
 Ticket EmuBackend::last_ticket() const {
   std::lock_guard lock(impl_->mutex);
@@ -220,7 +226,8 @@ double EmuBackend::marker_seconds(Ticket t) {
   std::lock_guard lock(impl_->mutex);
   auto it = impl_->marker_times.find(t);
   if (it == impl_->marker_times.end())
-    throw RuntimeError(ErrorCode::InvalidArgument, "event " + std::to_string(t) + " is not a recorded event");
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       "event " + std::to_string(t) + " is not a recorded event");
   return it->second;
 }
 

@@ -36,14 +36,20 @@ std::map<int, k100::runtime::Event> g_events;
 int g_next_event = 0;
 thread_local std::string t_error;
 
-void set_error(const std::string& s) { t_error = s; }
+void set_error(const std::string& s) {
+  t_error = s;
+}
 
 int launch_code(const RuntimeError& e) {
   switch (e.code()) {
-    case ErrorCode::UnknownKernel: return FM_ERR;
-    case ErrorCode::WrongArgCount: return FM_ERR_ARGC;
-    case ErrorCode::KernargTooBig: return FM_ERR_KERNARG;
-    default: return FM_ERR_LAUNCH;
+    case ErrorCode::UnknownKernel:
+      return FM_ERR;
+    case ErrorCode::WrongArgCount:
+      return FM_ERR_ARGC;
+    case ErrorCode::KernargTooBig:
+      return FM_ERR_KERNARG;
+    default:
+      return FM_ERR_LAUNCH;
   }
 }
 
@@ -110,8 +116,12 @@ int init_or_load(const char* hsaco, bool init) {
 }
 
 std::span<const uint64_t> argv_span(const uint64_t* argv, int nargs) {
-  if (nargs < 0) throw RuntimeError(ErrorCode::WrongArgCount, "negative argument count " + std::to_string(nargs));
-  if (nargs > 0 && !argv) throw RuntimeError(ErrorCode::InvalidLaunch, "argv is NULL but nargs is " + std::to_string(nargs));
+  if (nargs < 0)
+    throw RuntimeError(ErrorCode::WrongArgCount,
+                       "negative argument count " + std::to_string(nargs));
+  if (nargs > 0 && !argv)
+    throw RuntimeError(ErrorCode::InvalidLaunch,
+                       "argv is NULL but nargs is " + std::to_string(nargs));
   return {argv, size_t(nargs)};
 }
 
@@ -127,13 +137,18 @@ bool env_flag(const char* name) {
 
 }  // namespace
 
-FM_API int fm_init(const char* hsaco) { return init_or_load(hsaco, true); }
+FM_API int fm_init(const char* hsaco) {
+  return init_or_load(hsaco, true);
+}
 
-FM_API int fm_load(const char* hsaco) { return init_or_load(hsaco, false); }
+FM_API int fm_load(const char* hsaco) {
+  return init_or_load(hsaco, false);
+}
 
 FM_API int fm_load_module(const void* elf, size_t size, const char* origin) {
   return guarded("fm_load_module", [&](Runtime& rt) {
-    if (!elf || !size) throw RuntimeError(ErrorCode::InvalidArgument, "fm_load_module: no code object bytes");
+    if (!elf || !size)
+      throw RuntimeError(ErrorCode::InvalidArgument, "fm_load_module: no code object bytes");
     return rt.load_module({static_cast<const uint8_t*>(elf), size},
                           origin && *origin ? origin : "code object in memory");
   });
@@ -164,7 +179,9 @@ FM_API int fm_shutdown(void) {
   }
 }
 
-FM_API const char* fm_last_error(void) { return t_error.c_str(); }
+FM_API const char* fm_last_error(void) {
+  return t_error.c_str();
+}
 
 FM_API const char* fm_backend(void) {
   std::shared_lock lock(g_lock);
@@ -258,8 +275,11 @@ FM_API int fm_launch_dyn(const char* kernel, uint32_t gx, uint32_t gy, uint32_t 
       "fm_launch_dyn",
       [&](Runtime& rt) {
         std::string name = kernel_name(kernel);
-        if (nargs && !layout) throw RuntimeError(ErrorCode::InvalidLaunch, "fm_launch_dyn: layout is NULL");
-        if (nargs > 4096) throw RuntimeError(ErrorCode::InvalidLaunch, "fm_launch_dyn: " + std::to_string(nargs) + " layout entries");
+        if (nargs && !layout)
+          throw RuntimeError(ErrorCode::InvalidLaunch, "fm_launch_dyn: layout is NULL");
+        if (nargs > 4096)
+          throw RuntimeError(ErrorCode::InvalidLaunch,
+                             "fm_launch_dyn: " + std::to_string(nargs) + " layout entries");
         k100::runtime::DynamicLayout d;
         for (uint32_t i = 0; i < nargs; ++i) {
           uint32_t kind = layout[3 * i + 2];
@@ -275,13 +295,13 @@ FM_API int fm_launch_dyn(const char* kernel, uint32_t gx, uint32_t gy, uint32_t 
         // The reference's order of checks: explicit count, then kernarg size.
         size_t n_explicit = k100::runtime::explicit_count(d.layout, name);
         if (nargv < 0 || size_t(nargv) != n_explicit)
-          throw RuntimeError(ErrorCode::WrongArgCount, "kernel '" + name + "' layout has " +
-                                                           std::to_string(n_explicit) + " explicit arguments, " +
-                                                           std::to_string(nargv) + " given");
+          throw RuntimeError(ErrorCode::WrongArgCount,
+                             "kernel '" + name + "' layout has " + std::to_string(n_explicit) +
+                                 " explicit arguments, " + std::to_string(nargv) + " given");
         if (kernarg_size > FM_MAX_KERNARG)
-          throw RuntimeError(ErrorCode::KernargTooBig, "kernel '" + name + "': kernarg_size " +
-                                                           std::to_string(kernarg_size) + " exceeds " +
-                                                           std::to_string(FM_MAX_KERNARG));
+          throw RuntimeError(ErrorCode::KernargTooBig,
+                             "kernel '" + name + "': kernarg_size " + std::to_string(kernarg_size) +
+                                 " exceeds " + std::to_string(FM_MAX_KERNARG));
         rt.launch_dynamic(name, Dim3{gx, gy, 1}, Dim3{wx, wy, 1}, d, argv_span(argv, nargv));
         return 0;
       },
@@ -304,21 +324,27 @@ FM_API int fm_launch_batch(const uint64_t* plan, int nrec) {
   int done = 0;
   auto start = std::chrono::steady_clock::now();
   guarded("fm_launch_batch", [&](Runtime& rt) {
-    if (nrec < 0) throw RuntimeError(ErrorCode::InvalidArgument, "fm_launch_batch: negative record count");
-    if (nrec > 0 && !plan) throw RuntimeError(ErrorCode::InvalidArgument, "fm_launch_batch: plan is NULL");
+    if (nrec < 0)
+      throw RuntimeError(ErrorCode::InvalidArgument, "fm_launch_batch: negative record count");
+    if (nrec > 0 && !plan)
+      throw RuntimeError(ErrorCode::InvalidArgument, "fm_launch_batch: plan is NULL");
     const uint64_t* r = plan;
     for (; done < nrec; ++done) {
       std::string where = "fm_launch_batch record " + std::to_string(done) + ": ";
       uint64_t id = r[0], grid = r[1], wg = r[2], nargs = r[3];
       std::optional<k100::runtime::KernelInfo> k =
           id <= uint64_t(INT32_MAX) ? rt.kernel_by_id(int(id)) : std::nullopt;
-      if (!k) throw RuntimeError(ErrorCode::UnknownKernel, where + "no kernel with id " + std::to_string(id));
+      if (!k)
+        throw RuntimeError(ErrorCode::UnknownKernel,
+                           where + "no kernel with id " + std::to_string(id));
       if (nargs > 4096 || nargs != k->explicit_args)
         throw RuntimeError(ErrorCode::WrongArgCount, where + "kernel '" + k->lookup + "' takes " +
-                                                         std::to_string(k->explicit_args) + " explicit arguments, " +
+                                                         std::to_string(k->explicit_args) +
+                                                         " explicit arguments, " +
                                                          std::to_string(int64_t(nargs)) + " given");
       if (grid > UINT32_MAX || wg > UINT32_MAX)
-        throw RuntimeError(ErrorCode::InvalidLaunch, where + "grid or workgroup does not fit 32 bits");
+        throw RuntimeError(ErrorCode::InvalidLaunch,
+                           where + "grid or workgroup does not fit 32 bits");
       try {
         rt.launch(*k, Dim3{uint32_t(grid), 1, 1}, Dim3{uint32_t(wg), 1, 1}, {r + 4, size_t(nargs)});
       } catch (const RuntimeError& e) {
@@ -329,8 +355,10 @@ FM_API int fm_launch_batch(const uint64_t* plan, int nrec) {
     return 0;
   });
   if (env_flag("RT_HSART_PROF")) {
-    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(stderr, "k100 prof: fm_launch_batch %d/%d records submitted in %.1f us\n", done, nrec, us);
+    double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    std::fprintf(stderr, "k100 prof: fm_launch_batch %d/%d records submitted in %.1f us\n", done,
+                 nrec, us);
   }
   return done;
 }
@@ -341,7 +369,8 @@ FM_API int fm_catalog_json(const char* hsaco, char* buf, size_t cap) {
     if (hsaco && *hsaco) {
       auto it = g_loaded.find(canonical(hsaco));
       if (it == g_loaded.end())
-        throw RuntimeError(ErrorCode::Package, std::string("fm_catalog_json: ") + hsaco + " is not loaded");
+        throw RuntimeError(ErrorCode::Package,
+                           std::string("fm_catalog_json: ") + hsaco + " is not loaded");
       origin = it->second;
     }
     std::string json = rt.catalog_json(origin);
@@ -350,7 +379,8 @@ FM_API int fm_catalog_json(const char* hsaco, char* buf, size_t cap) {
       std::memcpy(buf, json.data(), n);
       buf[n] = 0;
     }
-    if (json.size() > size_t(INT32_MAX)) throw RuntimeError(ErrorCode::InvalidArgument, "catalog too large");
+    if (json.size() > size_t(INT32_MAX))
+      throw RuntimeError(ErrorCode::InvalidArgument, "catalog too large");
     return int(json.size());
   });
 }
@@ -373,8 +403,9 @@ FM_API int fm_event_elapsed(int start, int end, double* ms) {
       std::lock_guard l(g_events_mutex);
       auto ia = g_events.find(start), ib = g_events.find(end);
       if (ia == g_events.end() || ib == g_events.end())
-        throw RuntimeError(ErrorCode::InvalidArgument,
-                           "fm_event_elapsed: no event " + std::to_string(ia == g_events.end() ? start : end));
+        throw RuntimeError(
+            ErrorCode::InvalidArgument,
+            "fm_event_elapsed: no event " + std::to_string(ia == g_events.end() ? start : end));
       a = ia->second;
       b = ib->second;
     }

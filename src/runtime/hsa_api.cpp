@@ -14,7 +14,9 @@ constexpr const char* kSymbols[] = {K100_HSA_FUNCTIONS(K100_HSA_NAME)};
 
 }  // namespace
 
-std::span<const char* const> hsa_required_symbols() { return kSymbols; }
+std::span<const char* const> hsa_required_symbols() {
+  return kSymbols;
+}
 
 HsaApi HsaApi::load(const std::string& explicit_path) {
   std::string tried;
@@ -30,8 +32,8 @@ HsaApi HsaApi::load(const std::string& explicit_path) {
     api.handle = h;
     api.path = path;
     std::string missing;
-#define K100_HSA_RESOLVE(name)                                              \
-  api.name = reinterpret_cast<decltype(api.name)>(dlsym(h, #name));        \
+#define K100_HSA_RESOLVE(name)                                      \
+  api.name = reinterpret_cast<decltype(api.name)>(dlsym(h, #name)); \
   if (!api.name) missing += std::string(missing.empty() ? "" : ", ") + #name;
     K100_HSA_FUNCTIONS(K100_HSA_RESOLVE)
 #undef K100_HSA_RESOLVE
@@ -39,8 +41,9 @@ HsaApi HsaApi::load(const std::string& explicit_path) {
     tried += "\n  " + path + ": lacks " + missing;
     dlclose(h);  // nothing of it was called
   }
-  throw RuntimeError(ErrorCode::Backend, "no usable HSA runtime library; tried:" + tried +
-                                             "\n(set K100_HSA_LIB to the driver's libhsa-runtime64.so)");
+  throw RuntimeError(ErrorCode::Backend,
+                     "no usable HSA runtime library; tried:" + tried +
+                         "\n(set K100_HSA_LIB to the driver's libhsa-runtime64.so)");
 }
 
 std::string HsaApi::status_text(hsa_status_t s) const {

@@ -22,9 +22,9 @@
 namespace k100::runtime {
 namespace {
 
-constexpr uint32_t kSlots = 64;                       // kernarg slots = packets in flight
-constexpr uint32_t kSlotBytes = kMaxKernarg;          // bytes per kernarg slot
-constexpr size_t kStagingBytes = size_t(8) << 20;    // host staging buffer, chunk size of copies
+constexpr uint32_t kSlots = 64;                    // kernarg slots = packets in flight
+constexpr uint32_t kSlotBytes = kMaxKernarg;       // bytes per kernarg slot
+constexpr size_t kStagingBytes = size_t(8) << 20;  // host staging buffer, chunk size of copies
 constexpr uint32_t kQueuePackets = 64;
 
 std::string env(const char* name) {
@@ -139,10 +139,10 @@ std::vector<std::string> hsa_library_candidates(const std::string& explicit_path
   std::vector<std::string> out;
   std::string first = explicit_path.empty() ? env("K100_HSA_LIB") : explicit_path;
   if (!first.empty()) out.push_back(first);
-  for (const char* p : {"/opt/hyhal/lib/libhsa-runtime64.so", "/opt/hyhal/lib/libhsa-runtime64.so.1",
-                        "/opt/hyhal/lib64/libhsa-runtime64.so", "/opt/rocm/lib/libhsa-runtime64.so",
-                        "/opt/rocm/lib/libhsa-runtime64.so.1", "libhsa-runtime64.so.1",
-                        "libhsa-runtime64.so"})
+  for (const char* p :
+       {"/opt/hyhal/lib/libhsa-runtime64.so", "/opt/hyhal/lib/libhsa-runtime64.so.1",
+        "/opt/hyhal/lib64/libhsa-runtime64.so", "/opt/rocm/lib/libhsa-runtime64.so",
+        "/opt/rocm/lib/libhsa-runtime64.so.1", "libhsa-runtime64.so.1", "libhsa-runtime64.so"})
     out.push_back(p);
   return out;
 }
@@ -258,7 +258,8 @@ struct HsaBackend::Impl {
 
   // Copies n bytes and waits for the copy; falls back to hsa_memory_copy when
   // the async copy engine refuses.
-  void copy_sync(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_agent, size_t n) {
+  void copy_sync(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_agent,
+                 size_t n) {
     api.hsa_signal_store_relaxed(copy_signal, 1);
     hsa_status_t s =
         api.hsa_amd_memory_async_copy(dst, dst_agent, src, src_agent, n, 0, nullptr, copy_signal);
@@ -270,8 +271,9 @@ struct HsaBackend::Impl {
     // The runtime reports a failed copy by driving the signal negative.
     if (api.hsa_signal_load_scacquire(copy_signal) < 0)
       throw RuntimeError(ErrorCode::Backend, "HSA: asynchronous copy of " + std::to_string(n) +
-                                                 " bytes failed (" + hex(reinterpret_cast<uint64_t>(src)) +
-                                                 " -> " + hex(reinterpret_cast<uint64_t>(dst)) + ")");
+                                                 " bytes failed (" +
+                                                 hex(reinterpret_cast<uint64_t>(src)) + " -> " +
+                                                 hex(reinterpret_cast<uint64_t>(dst)) + ")");
   }
 
   std::string resolve(int module, const std::string& symbol, KernelObject& out) {
@@ -354,8 +356,9 @@ HsaBackend::HsaBackend(const HsaBackendOptions& options) : impl_(std::make_uniqu
     if (s != HSA_STATUS_SUCCESS) {
       std::string msg = "hsa_init failed: " + m.api.status_text(s) + " [" + m.api.path + "]";
       if (!path_exists("/dev/kfd"))
-        msg += "; /dev/kfd does not exist, so this machine has no DCU/GPU driver (kfd) - there is "
-               "no device to run on";
+        msg +=
+            "; /dev/kfd does not exist, so this machine has no DCU/GPU driver (kfd) - there is "
+            "no device to run on";
       throw RuntimeError(ErrorCode::Backend, msg);
     }
     m.initialized = true;
@@ -376,8 +379,8 @@ HsaBackend::HsaBackend(const HsaBackendOptions& options) : impl_(std::make_uniqu
       }
     }
     if (!found)
-      throw RuntimeError(ErrorCode::Backend,
-                         "no gfx926/gfx906 agent found (agents: " + (seen.empty() ? "none" : seen) + ")");
+      throw RuntimeError(ErrorCode::Backend, "no gfx926/gfx906 agent found (agents: " +
+                                                 (seen.empty() ? "none" : seen) + ")");
     if (m.cpus.empty()) throw RuntimeError(ErrorCode::Backend, "no CPU agent found");
     m.api.hsa_agent_get_info(m.gpu, HSA_AGENT_INFO_PROFILE, &m.profile);
 
@@ -400,7 +403,8 @@ HsaBackend::HsaBackend(const HsaBackendOptions& options) : impl_(std::make_uniqu
     };
     if (!pick(gpu_pools.pools, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED, 0, m.device_pool) &&
         !pick(gpu_pools.pools, 0, 0, m.device_pool))
-      throw RuntimeError(ErrorCode::Backend, "the " + m.gpu_name + " agent has no global memory pool");
+      throw RuntimeError(ErrorCode::Backend,
+                         "the " + m.gpu_name + " agent has no global memory pool");
     if (!pick(cpu_pools.pools, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT, 0, m.kernarg_pool) &&
         !pick(gpu_pools.pools, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT, 0, m.kernarg_pool))
       throw RuntimeError(ErrorCode::Backend, "no kernarg memory pool found");
@@ -417,10 +421,10 @@ HsaBackend::HsaBackend(const HsaBackendOptions& options) : impl_(std::make_uniqu
     uint32_t max_size = 0;
     m.api.hsa_agent_get_info(m.gpu, HSA_AGENT_INFO_QUEUE_MAX_SIZE, &max_size);
     uint32_t size = max_size ? std::min(max_size, kQueuePackets) : kQueuePackets;
-    m.check(m.api.hsa_queue_create(m.gpu, size,
-                                   options.multi_producer_queue ? HSA_QUEUE_TYPE_MULTI
-                                                                : HSA_QUEUE_TYPE_SINGLE,
-                                   &Impl::queue_error, &m, UINT32_MAX, UINT32_MAX, &m.queue),
+    m.check(m.api.hsa_queue_create(
+                m.gpu, size,
+                options.multi_producer_queue ? HSA_QUEUE_TYPE_MULTI : HSA_QUEUE_TYPE_SINGLE,
+                &Impl::queue_error, &m, UINT32_MAX, UINT32_MAX, &m.queue),
             "hsa_queue_create");
     if (options.scratch_info) m.print_scratch("after queue creation");
 
@@ -501,9 +505,8 @@ int HsaBackend::load(std::span<const uint8_t> elf, const std::string& origin) {
   auto fail = [&](hsa_status_t s, const char* what) {
     if (mod->have_executable) m.api.hsa_executable_destroy(mod->executable);
     if (mod->have_reader) m.api.hsa_code_object_reader_destroy(mod->reader);
-    throw RuntimeError(ErrorCode::Package,
-                       origin + ": HSA could not load the code object (" + what + ": " +
-                           m.api.status_text(s) + ")");
+    throw RuntimeError(ErrorCode::Package, origin + ": HSA could not load the code object (" +
+                                               what + ": " + m.api.status_text(s) + ")");
   };
   hsa_status_t s = m.api.hsa_code_object_reader_create_from_memory(mod->bytes.data(),
                                                                    mod->bytes.size(), &mod->reader);
@@ -685,7 +688,8 @@ double HsaBackend::marker_seconds(Ticket t) {
   Impl& m = *impl_;
   std::unique_lock lock(m.markers->mutex);
   // The handler runs shortly after the signal drops; give it a moment.
-  m.markers->cv.wait_for(lock, std::chrono::seconds(2), [&] { return m.markers->times.count(t) > 0; });
+  m.markers->cv.wait_for(lock, std::chrono::seconds(2),
+                         [&] { return m.markers->times.count(t) > 0; });
   auto it = m.markers->times.find(t);
   if (it == m.markers->times.end()) {
     double now = now_seconds();

@@ -22,14 +22,17 @@ void check_geometry(const Geometry& g, const std::string& kernel) {
   for (int i = 0; i < 3; ++i) {
     if (groups[i] == 0) fail(std::string("grid ") + axis[i] + " is 0 workgroups");
     if (wg[i] == 0) fail(std::string("workgroup size ") + axis[i] + " is 0");
-    if (wg[i] > 1024) fail(std::string("workgroup size ") + axis[i] + " " + std::to_string(wg[i]) + " exceeds 1024");
+    if (wg[i] > 1024)
+      fail(std::string("workgroup size ") + axis[i] + " " + std::to_string(wg[i]) +
+           " exceeds 1024");
     if (uint64_t(groups[i]) * wg[i] > 0xffffffffull)
       fail(std::string("grid ") + axis[i] + " of " + std::to_string(groups[i]) + " workgroups x " +
            std::to_string(wg[i]) + " work-items exceeds 2^32-1 work-items");
   }
   if (g.workgroup.volume() > 1024)
     fail("workgroup of " + std::to_string(g.workgroup.volume()) + " work-items exceeds 1024");
-  if (g.dynamic_lds > 65536) fail("dynamic LDS of " + std::to_string(g.dynamic_lds) + " bytes exceeds 65536");
+  if (g.dynamic_lds > 65536)
+    fail("dynamic LDS of " + std::to_string(g.dynamic_lds) + " bytes exceeds 65536");
 }
 
 size_t explicit_count(std::span<const LayoutEntry> layout, const std::string& kernel) {
@@ -46,20 +49,38 @@ size_t explicit_count(std::span<const LayoutEntry> layout, const std::string& ke
 
 uint64_t hidden_value(uint8_t code, const Geometry& g, const BackendHidden& extra) {
   switch (code) {
-    case kBlockCountX: return g.groups.x;
-    case kBlockCountY: return g.groups.y;
-    case kBlockCountZ: return g.groups.z;
-    case kGroupSizeX: return g.workgroup.x;
-    case kGroupSizeY: return g.workgroup.y;
-    case kGroupSizeZ: return g.workgroup.z;
-    case kRemainderX: case kRemainderY: case kRemainderZ: return 0;  // grid = groups x size
-    case kGlobalOffsetX: case kGlobalOffsetY: case kGlobalOffsetZ: return 0;
-    case kGridDims: return g.dims();
-    case kDynamicLdsSize: return g.dynamic_lds;
-    case kQueuePtr: return extra.known ? extra.queue_ptr : 0;
-    case kPrivateBase: return extra.known ? extra.private_base : 0;
-    case kSharedBase: return extra.known ? extra.shared_base : 0;
-    default: return 0;  // hidden_none, printf/hostcall buffers, queues, heap: not provided
+    case kBlockCountX:
+      return g.groups.x;
+    case kBlockCountY:
+      return g.groups.y;
+    case kBlockCountZ:
+      return g.groups.z;
+    case kGroupSizeX:
+      return g.workgroup.x;
+    case kGroupSizeY:
+      return g.workgroup.y;
+    case kGroupSizeZ:
+      return g.workgroup.z;
+    case kRemainderX:
+    case kRemainderY:
+    case kRemainderZ:
+      return 0;  // grid = groups x size
+    case kGlobalOffsetX:
+    case kGlobalOffsetY:
+    case kGlobalOffsetZ:
+      return 0;
+    case kGridDims:
+      return g.dims();
+    case kDynamicLdsSize:
+      return g.dynamic_lds;
+    case kQueuePtr:
+      return extra.known ? extra.queue_ptr : 0;
+    case kPrivateBase:
+      return extra.known ? extra.private_base : 0;
+    case kSharedBase:
+      return extra.known ? extra.shared_base : 0;
+    default:
+      return 0;  // hidden_none, printf/hostcall buffers, queues, heap: not provided
   }
 }
 
@@ -76,8 +97,9 @@ std::vector<uint8_t> pack_kernarg(std::span<const LayoutEntry> layout, uint32_t 
   for (const auto& e : layout) size = std::max<uint64_t>(size, uint64_t(e.offset) + e.size);
   if (size > kMaxKernarg)
     throw RuntimeError(ErrorCode::KernargTooBig,
-                       "kernel '" + kernel + "' needs a kernarg segment of " + std::to_string(size) +
-                           " bytes; the runtime's maximum is " + std::to_string(kMaxKernarg));
+                       "kernel '" + kernel + "' needs a kernarg segment of " +
+                           std::to_string(size) + " bytes; the runtime's maximum is " +
+                           std::to_string(kMaxKernarg));
   std::vector<uint8_t> out(size, 0);
   for (size_t i = 0; i < layout.size(); ++i) {
     const LayoutEntry& e = layout[i];
@@ -97,6 +119,8 @@ std::vector<uint8_t> pack_kernarg(std::span<const LayoutEntry> layout, uint32_t 
   return out;
 }
 
-uint64_t f32_arg(float v) { return std::bit_cast<uint32_t>(v); }
+uint64_t f32_arg(float v) {
+  return std::bit_cast<uint32_t>(v);
+}
 
 }  // namespace k100::runtime

@@ -57,7 +57,8 @@ std::string normalize_lookup(std::string_view name) {
   return out;
 }
 
-void KernelTable::check_package(const std::vector<KernelInfo>& kernels, const std::string& origin) const {
+void KernelTable::check_package(const std::vector<KernelInfo>& kernels,
+                                const std::string& origin) const {
   std::unordered_map<std::string, int> fresh;
   for (const auto& k : kernels) {
     for (const std::string* key : {&k.lookup, &k.name}) {
@@ -73,11 +74,13 @@ void KernelTable::check_package(const std::vector<KernelInfo>& kernels, const st
       }
     }
     if (!fresh.emplace(k.lookup, 0).second)
-      throw RuntimeError(ErrorCode::Package, origin + ": two kernels have the lookup name '" + k.lookup + "'");
+      throw RuntimeError(ErrorCode::Package,
+                         origin + ": two kernels have the lookup name '" + k.lookup + "'");
   }
 }
 
-int KernelTable::add_package(std::vector<KernelInfo> kernels, int module, const std::string& origin) {
+int KernelTable::add_package(std::vector<KernelInfo> kernels, int module,
+                             const std::string& origin) {
   check_package(kernels, origin);  // a failed load leaves the table as it was
   int package = int(origins_.size());
   origins_.push_back(origin);

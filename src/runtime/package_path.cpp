@@ -99,7 +99,8 @@ std::string resolve_package_path(const std::string& requested, bool env_override
     // The kernel package by name: also look where the build puts it.
     PackageSearch s = find_default_package();
     if (!s.found.empty()) return s.found;
-    std::string msg = requested + ": no such file; kernel package " + kPackageFileName + " not found; also tried:";
+    std::string msg = requested + ": no such file; kernel package " + kPackageFileName +
+                      " not found; also tried:";
     for (const auto& t : s.tried) msg += "\n  " + t;
     msg +=
         "\nbuild the kernel library into ${K100_BUILD_DIR:-build}, set K100_BUILD_DIR to the build "
@@ -108,7 +109,8 @@ std::string resolve_package_path(const std::string& requested, bool env_override
   }
   std::error_code ec;
   bool exists = fs::exists(requested, ec);
-  throw RuntimeError(ErrorCode::Package, requested + (exists ? ": not a regular file" : ": no such file"));
+  throw RuntimeError(ErrorCode::Package,
+                     requested + (exists ? ": not a regular file" : ": no such file"));
 }
 
 std::string catalog_path_for(const std::string& package) {

@@ -131,7 +131,8 @@ struct Runtime::Impl {
     Module m;
     m.origin = origin;
     m.package = package;
-    for (const auto& k : kernels) m.kernels.push_back({k.name, k.lookup, k.group_segment, k.private_segment});
+    for (const auto& k : kernels)
+      m.kernels.push_back({k.name, k.lookup, k.group_segment, k.private_segment});
     std::unique_lock lock(table_mutex);
     if (package) table.check_package(kernels, origin);  // before the device sees the code
     m.backend_module = backend->load(elf, origin);
@@ -182,8 +183,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_shared<Impl>()) {
   b.hsa_library = options.hsa_library;
   m.backend = open_backend(b);
   m.hidden = m.backend->hidden_values();
-  if (options.packages.empty() && options.default_package)
-    load_package(resolve_package_path(""));
+  if (options.packages.empty() && options.default_package) load_package(resolve_package_path(""));
   for (const auto& p : options.packages) load_package(p);
 }
 
@@ -203,9 +203,15 @@ Runtime::~Runtime() {
               << impl_->pending.begin()->second.front().message << std::endl;
 }
 
-std::string Runtime::backend_name() const { return impl_->backend->name(); }
-std::string Runtime::backend_description() const { return impl_->backend->description(); }
-bool Runtime::on_hardware() const { return impl_->backend->hardware(); }
+std::string Runtime::backend_name() const {
+  return impl_->backend->name();
+}
+std::string Runtime::backend_description() const {
+  return impl_->backend->description();
+}
+bool Runtime::on_hardware() const {
+  return impl_->backend->hardware();
+}
 
 // ------------------------------------------------------------ code objects
 
@@ -317,26 +323,31 @@ void Runtime::free(uint64_t ptr) {
   impl_->backend->free(ptr);
 }
 
-size_t Runtime::buffer_size(uint64_t ptr) const { return impl_->buffers.size_of(ptr); }
+size_t Runtime::buffer_size(uint64_t ptr) const {
+  return impl_->buffers.size_of(ptr);
+}
 
 void Runtime::upload(uint64_t dst, const void* src, size_t bytes) {
-  impl_->buffers.check(dst, bytes, "upload of " + std::to_string(bytes) + " bytes to " + hex_address(dst));
+  impl_->buffers.check(dst, bytes,
+                       "upload of " + std::to_string(bytes) + " bytes to " + hex_address(dst));
   if (!bytes) return;
   if (!src) throw RuntimeError(ErrorCode::InvalidArgument, "upload: the host pointer is null");
   impl_->backend->write(dst, src, bytes);
 }
 
 void Runtime::download(void* dst, uint64_t src, size_t bytes) {
-  impl_->buffers.check(src, bytes, "download of " + std::to_string(bytes) + " bytes from " + hex_address(src));
-  if (bytes && !dst) throw RuntimeError(ErrorCode::InvalidArgument, "download: the host pointer is null");
+  impl_->buffers.check(src, bytes,
+                       "download of " + std::to_string(bytes) + " bytes from " + hex_address(src));
+  if (bytes && !dst)
+    throw RuntimeError(ErrorCode::InvalidArgument, "download: the host pointer is null");
   impl_->wait_all();
   impl_->raise_own_failures();
   if (bytes) impl_->backend->read(dst, src, bytes);
 }
 
 void Runtime::copy(uint64_t dst, uint64_t src, size_t bytes) {
-  std::string what = "copy of " + std::to_string(bytes) + " bytes from " + hex_address(src) + " to " +
-                     hex_address(dst);
+  std::string what = "copy of " + std::to_string(bytes) + " bytes from " + hex_address(src) +
+                     " to " + hex_address(dst);
   impl_->buffers.check(src, bytes, what + " (source)");
   impl_->buffers.check(dst, bytes, what + " (destination)");
   impl_->wait_all();
@@ -345,7 +356,8 @@ void Runtime::copy(uint64_t dst, uint64_t src, size_t bytes) {
 }
 
 void Runtime::memset(uint64_t dst, int value, size_t bytes) {
-  impl_->buffers.check(dst, bytes, "memset of " + std::to_string(bytes) + " bytes at " + hex_address(dst));
+  impl_->buffers.check(dst, bytes,
+                       "memset of " + std::to_string(bytes) + " bytes at " + hex_address(dst));
   impl_->wait_all();
   impl_->raise_own_failures();
   if (bytes) impl_->backend->fill(dst, uint8_t(value), bytes);
@@ -358,8 +370,8 @@ void Runtime::launch(std::string_view lookup, uint32_t grid, uint32_t workgroup,
   launch(lookup, Dim3{grid, 1, 1}, Dim3{workgroup, 1, 1}, argv);
 }
 
-void Runtime::launch(std::string_view lookup, Dim3 grid, Dim3 workgroup, std::span<const uint64_t> argv,
-                     uint32_t dynamic_lds) {
+void Runtime::launch(std::string_view lookup, Dim3 grid, Dim3 workgroup,
+                     std::span<const uint64_t> argv, uint32_t dynamic_lds) {
   const KernelInfo* k;
   {
     std::shared_lock lock(impl_->table_mutex);
@@ -375,7 +387,8 @@ void Runtime::launch(const KernelInfo& k, Dim3 grid, Dim3 workgroup, std::span<c
   check_geometry(g, k.lookup);
   uint64_t lds = uint64_t(k.group_segment) + dynamic_lds;
   if (lds > 65536)
-    throw RuntimeError(ErrorCode::InvalidLaunch, "kernel '" + k.lookup + "' needs " + std::to_string(lds) +
+    throw RuntimeError(ErrorCode::InvalidLaunch, "kernel '" + k.lookup + "' needs " +
+                                                     std::to_string(lds) +
                                                      " bytes of LDS; a workgroup has 65536");
   m.check_scratch(k.lookup, k.private_segment);
   auto layout = k.layout();
@@ -405,7 +418,8 @@ void Runtime::launch(const KernelInfo& k, Dim3 grid, Dim3 workgroup, std::span<c
 }
 
 void Runtime::launch_dynamic(std::string_view symbol, Dim3 grid, Dim3 workgroup,
-                             const DynamicLayout& layout, std::span<const uint64_t> argv, int module) {
+                             const DynamicLayout& layout, std::span<const uint64_t> argv,
+                             int module) {
   Impl& m = *impl_;
   std::string name(symbol);
   if (!name.empty() && name[0] == '&') name.erase(0, 1);
@@ -416,7 +430,8 @@ void Runtime::launch_dynamic(std::string_view symbol, Dim3 grid, Dim3 workgroup,
   {
     std::shared_lock lock(m.table_mutex);
     if (module >= int(m.modules.size()))
-      throw RuntimeError(ErrorCode::UnknownKernel, "launch of '" + name + "': no module " + std::to_string(module));
+      throw RuntimeError(ErrorCode::UnknownKernel,
+                         "launch of '" + name + "': no module " + std::to_string(module));
     std::string want = normalize_lookup(name);
     // Newest module first: a recompiled kernel replaces the older one.
     for (int pass = 0; pass < 2 && found.empty(); ++pass)
@@ -445,11 +460,13 @@ void Runtime::launch_dynamic(std::string_view symbol, Dim3 grid, Dim3 workgroup,
   Geometry g{grid, workgroup, lds - fixed_lds};
   check_geometry(g, name);
   if (lds > 65536)
-    throw RuntimeError(ErrorCode::InvalidLaunch,
-                       "kernel '" + name + "' needs " + std::to_string(lds) + " bytes of LDS; a workgroup has 65536");
+    throw RuntimeError(ErrorCode::InvalidLaunch, "kernel '" + name + "' needs " +
+                                                     std::to_string(lds) +
+                                                     " bytes of LDS; a workgroup has 65536");
   uint32_t priv = std::max(layout.private_segment, fixed_priv);
   m.check_scratch(name, priv);
-  std::vector<uint8_t> kernarg = pack_kernarg(layout.layout, layout.kernarg_size, argv, g, name, m.hidden);
+  std::vector<uint8_t> kernarg =
+      pack_kernarg(layout.layout, layout.kernarg_size, argv, g, name, m.hidden);
   Dispatch d;
   d.module = backend_module;
   d.symbol = found;
@@ -480,7 +497,8 @@ Event Runtime::record_event() {
 }
 
 void Runtime::wait(const Event& e) {
-  if (!e.valid()) throw RuntimeError(ErrorCode::InvalidArgument, "wait: the event was never recorded");
+  if (!e.valid())
+    throw RuntimeError(ErrorCode::InvalidArgument, "wait: the event was never recorded");
   impl_->backend->wait(e.state_->ticket);
 }
 
@@ -488,7 +506,8 @@ double Runtime::elapsed_ms(const Event& start, const Event& end) {
   if (!start.valid() || !end.valid())
     throw RuntimeError(ErrorCode::InvalidArgument, "elapsed_ms: an event was never recorded");
   if (start.state_->owner.lock() != impl_ || end.state_->owner.lock() != impl_)
-    throw RuntimeError(ErrorCode::InvalidArgument, "elapsed_ms: the events belong to another runtime");
+    throw RuntimeError(ErrorCode::InvalidArgument,
+                       "elapsed_ms: the events belong to another runtime");
   double a = impl_->backend->marker_seconds(start.state_->ticket);
   double b = impl_->backend->marker_seconds(end.state_->ticket);
   return (b - a) * 1e3;

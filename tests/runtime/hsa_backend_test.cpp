@@ -3,6 +3,8 @@
 // falls back to the emulator (saying so once); and the whole backend runs
 // against a stand-in HSA runtime backed by the emulator (fake_hsa), which
 // executes the AQL packets as written and checks how the API is used.
+#include "k100/runtime/hsa_backend.h"
+
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -11,7 +13,6 @@
 #include <cstdio>
 #include <thread>
 
-#include "k100/runtime/hsa_backend.h"
 #include "k100/runtime/runtime.h"
 #include "runtime_test_support.h"
 
@@ -27,7 +28,8 @@ bool have_kfd() {
 
 TEST(HsaBackend, EverySymbolResolvesInTheInstalledRuntime) {
   void* h = dlopen("libhsa-runtime64.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!h) GTEST_SKIP() << "libhsa-runtime64.so.1 is not installed (libhsa-runtime64-1): " << dlerror();
+  if (!h)
+    GTEST_SKIP() << "libhsa-runtime64.so.1 is not installed (libhsa-runtime64-1): " << dlerror();
   auto names = hsa_required_symbols();
   EXPECT_GE(names.size(), 30u);
   for (const char* name : names) EXPECT_NE(dlsym(h, name), nullptr) << name;
@@ -72,11 +74,13 @@ TEST(HsaBackend, RequiringHardwareWithoutADcuFailsClearly) {
     Runtime rt(from_env);
     FAIL();
   } catch (const RuntimeError& e) {
-    EXPECT_NE(std::string(e.what()).find("K100_BACKEND=gpu is not one of auto, emu, hsa"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("K100_BACKEND=gpu is not one of auto, emu, hsa"),
+              std::string::npos);
   }
 }
 
-// Runs the probe (two runtimes with K100_BACKEND=auto) in a fresh process and returns its stderr+stdout.
+// Runs the probe (two runtimes with K100_BACKEND=auto) in a fresh process and returns its
+// stderr+stdout.
 std::string run_probe(const std::string& env) {
   std::string cmd = env + " " + std::string(K100_RUNTIME_PROBE) + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
@@ -135,7 +139,9 @@ TEST(HsaBackendOnFakeRuntime, QuickStartGridsHiddenArgumentsAndOrdering) {
   EXPECT_LT(test::quick_start_gemv(rt, 256, 640), 1e-5);
   // Static launches: the fake runtime does not fill hidden arguments, so what
   // the kernel reads is the runtime's packing, and the grid is the packet's.
-  for (auto [groups, wg] : {std::pair<Dim3, Dim3>{{4, 3, 1}, {16, 4, 1}}, {{3, 2, 2}, {8, 4, 2}}, {{5, 1, 1}, {64, 1, 1}}}) {
+  for (auto [groups, wg] : {std::pair<Dim3, Dim3>{{4, 3, 1}, {16, 4, 1}},
+                            {{3, 2, 2}, {8, 4, 2}},
+                            {{5, 1, 1}, {64, 1, 1}}}) {
     uint32_t W = groups.x * wg.x, H = groups.y * wg.y, D = groups.z * wg.z;
     size_t n = size_t(W) * H * D;
     uint64_t out = rt.alloc(n * 4), hid = rt.alloc(64);
@@ -144,7 +150,8 @@ TEST(HsaBackendOnFakeRuntime, QuickStartGridsHiddenArgumentsAndOrdering) {
     size_t bad = 0;
     for (uint32_t z = 0; z < D; ++z)
       for (uint32_t y = 0; y < H; ++y)
-        for (uint32_t x = 0; x < W; ++x) bad += ids[(size_t(z) * H + y) * W + x] != (x | y << 10 | z << 20);
+        for (uint32_t x = 0; x < W; ++x)
+          bad += ids[(size_t(z) * H + y) * W + x] != (x | y << 10 | z << 20);
     EXPECT_EQ(bad, 0u);
     auto h = rt.download<uint32_t>(hid, 16);
     EXPECT_EQ(h[0], groups.x);
@@ -170,7 +177,8 @@ TEST(HsaBackendOnFakeRuntime, QuickStartGridsHiddenArgumentsAndOrdering) {
   for (float v : rt.download<float>(px, n)) ASSERT_EQ(v, 0.0f);
   // Dynamic launch with the caller's layout.
   KernelInfo k = rt.kernel("fill_f32_k");
-  rt.launch_dynamic("fill_f32_k", {4, 1, 1}, {64, 1, 1}, {k.layout(), 0, 0, k.kernarg_size}, args(py, 7.0f, n));
+  rt.launch_dynamic("fill_f32_k", {4, 1, 1}, {64, 1, 1}, {k.layout(), 0, 0, k.kernarg_size},
+                    args(py, 7.0f, n));
   for (float v : rt.download<float>(py, n)) ASSERT_EQ(v, 7.0f);
   EXPECT_STREQ(fake_violations(), "");
 }
@@ -205,7 +213,8 @@ TEST(HsaBackendOnFakeRuntime, AFaultBreaksTheQueueAndIsReported) {
     EXPECT_EQ(e.code(), ErrorCode::Backend);
     EXPECT_NE(std::string(e.what()).find("HSA queue error"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(rt.launch("fill_f32_k", 1, 64, args(p, 1.0f, 4u)), RuntimeError);  // the queue is gone
+  EXPECT_THROW(rt.launch("fill_f32_k", 1, 64, args(p, 1.0f, 4u)),
+               RuntimeError);  // the queue is gone
 }
 
 TEST(HsaBackendOnFakeRuntime, ClearErrorsForMissingPieces) {
@@ -215,7 +224,8 @@ TEST(HsaBackendOnFakeRuntime, ClearErrorsForMissingPieces) {
       Runtime rt(fake_options());
       FAIL();
     } catch (const RuntimeError& e) {
-      EXPECT_NE(std::string(e.what()).find("no gfx926/gfx906 agent found (agents: Fake Host CPU, gfx1030 (GPU))"),
+      EXPECT_NE(std::string(e.what()).find(
+                    "no gfx926/gfx906 agent found (agents: Fake Host CPU, gfx1030 (GPU))"),
                 std::string::npos)
           << e.what();
     }
@@ -226,7 +236,8 @@ TEST(HsaBackendOnFakeRuntime, ClearErrorsForMissingPieces) {
       Runtime rt(fake_options());
       FAIL();
     } catch (const RuntimeError& e) {
-      EXPECT_NE(std::string(e.what()).find("hsa_init failed: HSA_STATUS_ERROR_OUT_OF_RESOURCES"), std::string::npos)
+      EXPECT_NE(std::string(e.what()).find("hsa_init failed: HSA_STATUS_ERROR_OUT_OF_RESOURCES"),
+                std::string::npos)
           << e.what();
     }
   }
@@ -252,7 +263,8 @@ TEST(HsaBackendOnFakeRuntime, AFailedCopyIsAnError) {
     rt.upload(p, host.data(), 64);
     FAIL();
   } catch (const RuntimeError& e) {
-    EXPECT_NE(std::string(e.what()).find("asynchronous copy of 64 bytes failed"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("asynchronous copy of 64 bytes failed"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -1,11 +1,12 @@
 // Kernarg packing: explicit slots (low `size` bytes), hidden values per kind
 // with their own widths, zero for unknown kinds, and the errors.
+#include "k100/runtime/kernarg.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 
 #include "k100/runtime/error.h"
-#include "k100/runtime/kernarg.h"
 
 namespace k100::runtime {
 namespace {
@@ -44,8 +45,9 @@ std::vector<LayoutEntry> hip_layout() {
 
 TEST(Kernarg, ExplicitSlotsAndHiddenValues) {
   auto layout = hip_layout();
-  std::vector<uint64_t> argv = {0x1111, 0x2222, 0x3333, 0x4444, 0x5555, 0x6666, 0x7777,
-                                0xffffffff00000005ull, f32_arg(-2.0f)};
+  std::vector<uint64_t> argv = {0x1111,        0x2222, 0x3333, 0x4444,
+                                0x5555,        0x6666, 0x7777, 0xffffffff00000005ull,
+                                f32_arg(-2.0f)};
   Geometry g{{7, 3, 2}, {64, 2, 1}, 512};
   auto b = pack_kernarg(layout, 320, argv, g, "k");
   ASSERT_EQ(b.size(), 320u);
@@ -75,7 +77,8 @@ TEST(Kernarg, ExplicitSlotsAndHiddenValues) {
 TEST(Kernarg, GridDimsFollowTheWorkItemGrid) {
   EXPECT_EQ((Geometry{{5, 1, 1}, {64, 1, 1}}.dims()), 1u);
   EXPECT_EQ((Geometry{{5, 2, 1}, {64, 1, 1}}.dims()), 2u);
-  EXPECT_EQ((Geometry{{5, 1, 1}, {8, 8, 1}}.dims()), 2u);  // one workgroup row, but 8 work-items in y
+  EXPECT_EQ((Geometry{{5, 1, 1}, {8, 8, 1}}.dims()),
+            2u);  // one workgroup row, but 8 work-items in y
   EXPECT_EQ((Geometry{{1, 1, 2}, {64, 1, 1}}.dims()), 3u);
   Geometry g{{3, 4, 5}, {16, 2, 2}};
   EXPECT_EQ(g.grid_items(), (Dim3{48, 8, 10}));
@@ -102,7 +105,8 @@ TEST(Kernarg, Errors) {
   std::vector<LayoutEntry> bad = {{0, 8, kGridDims}, {8, 8, kExplicit}};
   EXPECT_THROW(explicit_count(bad, "b"), RuntimeError);
   EXPECT_THROW(check_geometry(Geometry{{1, 1, 1}, {1025, 1, 1}}, "k"), RuntimeError);
-  EXPECT_THROW(check_geometry(Geometry{{0x1000000, 1, 1}, {1024, 1, 1}}, "k"), RuntimeError);  // 2^34 work-items
+  EXPECT_THROW(check_geometry(Geometry{{0x1000000, 1, 1}, {1024, 1, 1}}, "k"),
+               RuntimeError);  // 2^34 work-items
   EXPECT_NO_THROW(check_geometry(Geometry{{0x3fffff, 1, 1}, {1024, 1, 1}}, "k"));
 }
 

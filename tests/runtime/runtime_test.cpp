@@ -1,6 +1,8 @@
 // k100::Runtime on the emulator: the seed's quick start, 2-D/3-D grids and
 // hidden arguments, dynamic launches, several packages, errors (never a
 // crash), faults reaching the caller, events, and 8 threads x 200 launches.
+#include "k100/runtime/runtime.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,7 +12,6 @@
 #include <thread>
 
 #include "k100/runtime/package_path.h"
-#include "k100/runtime/runtime.h"
 #include "runtime_test_support.h"
 
 namespace k100::runtime {
@@ -29,7 +30,9 @@ void expect_error(F&& f, ErrorCode code, std::initializer_list<const char*> part
     ADD_FAILURE() << "no exception; expected " << error_code_name(code);
   } catch (const RuntimeError& e) {
     EXPECT_EQ(int(e.code()), int(code)) << e.what();
-    for (const char* p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "missing '" << p << "' in: " << e.what();
+    for (const char* p : parts)
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
+          << "missing '" << p << "' in: " << e.what();
   }
 }
 
@@ -47,7 +50,8 @@ TEST(Runtime, CatalogLookupAndSignature) {
   EXPECT_EQ(k.explicit_args, 6u);
   EXPECT_EQ(k.group_segment, 256u);
   EXPECT_EQ(k.args[3].type, "u32");
-  EXPECT_EQ(k.signature(), "gemv_f32_warp_k(w: const f32*, x: const f32*, y: f32*, nrows: u32, k: u32, wg: u32)");
+  EXPECT_EQ(k.signature(),
+            "gemv_f32_warp_k(w: const f32*, x: const f32*, y: f32*, nrows: u32, k: u32, wg: u32)");
   EXPECT_TRUE(rt.has_kernel("gemv_f32_warp_k"));
   EXPECT_TRUE(rt.has_kernel(" gemv_f32_warp_k "));  // whitespace is ignored
   EXPECT_FALSE(rt.has_kernel("gemv"));
@@ -84,12 +88,12 @@ void check_ids(Runtime& rt, Dim3 groups, Dim3 wg, bool dynamic) {
         bad += ids[(size_t(z) * H + y) * W + x] != (x | y << 10 | z << 20);
   EXPECT_EQ(bad, 0u) << "groups " << groups.x << "x" << groups.y << "x" << groups.z;
   auto h = rt.download<uint32_t>(hid, 16);  // kernarg bytes 16..79: the compact hidden block
-  EXPECT_EQ(h[0], groups.x);  // block counts
+  EXPECT_EQ(h[0], groups.x);                // block counts
   EXPECT_EQ(h[1], groups.y);
   EXPECT_EQ(h[2], groups.z);
-  EXPECT_EQ(h[3], wg.x | wg.y << 16);  // group sizes (2 bytes each)
-  EXPECT_EQ(h[4], wg.z);               // group size z, remainder x = 0
-  EXPECT_EQ(h[5], 0u);                 // remainders y, z
+  EXPECT_EQ(h[3], wg.x | wg.y << 16);                     // group sizes (2 bytes each)
+  EXPECT_EQ(h[4], wg.z);                                  // group size z, remainder x = 0
+  EXPECT_EQ(h[5], 0u);                                    // remainders y, z
   for (int i = 6; i < 12; ++i) EXPECT_EQ(h[i], 0u) << i;  // global offsets
   uint32_t dims = D > 1 ? 3 : H > 1 ? 2 : 1;
   EXPECT_EQ(h[12] & 0xffff, dims);  // grid dims
@@ -152,17 +156,29 @@ TEST(Runtime, DynamicLaunchBySymbolFromAModuleLoadedAtRunTime) {
   rt.launch_dynamic("vscale_k.kd", {2, 1, 1}, {64, 1, 1}, l, args(y, 4.0f, n), m);
   rt.launch_dynamic("&vscale_k", {2, 1, 1}, {64, 1, 1}, l, args(y, 0.5f, n));
   for (float v : rt.download<float>(y, n)) ASSERT_EQ(v, 3.0f);
-  expect_error([&] { rt.launch_dynamic("vscale", {1, 1, 1}, {64, 1, 1}, l, args(y, 1.0f, n)); },
-               ErrorCode::UnknownKernel, {"unknown kernel symbol 'vscale'", "did you mean 'vscale_k'"});
-  expect_error([&] { rt.launch_dynamic("vscale_k", {1, 1, 1}, {64, 1, 1}, l, args(y, 1.0f)); },
-               ErrorCode::WrongArgCount, {"takes 3 explicit arguments, 2 given"});
+  expect_error(
+      [&] {
+        rt.launch_dynamic("vscale", {1, 1, 1}, {64, 1, 1}, l, args(y, 1.0f, n));
+      },
+      ErrorCode::UnknownKernel, {"unknown kernel symbol 'vscale'", "did you mean 'vscale_k'"});
+  expect_error(
+      [&] {
+        rt.launch_dynamic("vscale_k", {1, 1, 1}, {64, 1, 1}, l, args(y, 1.0f));
+      },
+      ErrorCode::WrongArgCount, {"takes 3 explicit arguments, 2 given"});
   DynamicLayout big = l;
   big.kernarg_size = 2048;
-  expect_error([&] { rt.launch_dynamic("vscale_k", {1, 1, 1}, {64, 1, 1}, big, args(y, 1.0f, n)); },
-               ErrorCode::KernargTooBig, {"2048", "1024"});
+  expect_error(
+      [&] {
+        rt.launch_dynamic("vscale_k", {1, 1, 1}, {64, 1, 1}, big, args(y, 1.0f, n));
+      },
+      ErrorCode::KernargTooBig, {"2048", "1024"});
   DynamicLayout mixed{{{0, 8, kExplicit}, {8, 4, kBlockCountX}, {12, 4, kExplicit}}, 0, 0, 16};
-  expect_error([&] { rt.launch_dynamic("vscale_k", {1, 1, 1}, {64, 1, 1}, mixed, args(y)); },
-               ErrorCode::InvalidLaunch, {"explicit but follows hidden"});
+  expect_error(
+      [&] {
+        rt.launch_dynamic("vscale_k", {1, 1, 1}, {64, 1, 1}, mixed, args(y));
+      },
+      ErrorCode::InvalidLaunch, {"explicit but follows hidden"});
 }
 
 TEST(Runtime, SeveralPackagesAndDuplicateNames) {
@@ -181,9 +197,13 @@ TEST(Runtime, SeveralPackagesAndDuplicateNames) {
   rt.launch("fill_f32_k", 1, 64, args(y, 2.0f, 64u));
   rt.launch("vscale_k", 1, 64, args(y, 1.5f, 64u));
   EXPECT_EQ(rt.download<float>(y, 64)[63], 3.0f);
-  expect_error([&] { rt.load_package(std::vector<uint8_t>{1, 2, 3}, "junk.hsaco"); }, ErrorCode::Package,
-               {"junk.hsaco"});
-  expect_error([&] { rt.load_package("/nonexistent/k.hsaco"); }, ErrorCode::Package, {"/nonexistent/k.hsaco"});
+  expect_error(
+      [&] {
+        rt.load_package(std::vector<uint8_t>{1, 2, 3}, "junk.hsaco");
+      },
+      ErrorCode::Package, {"junk.hsaco"});
+  expect_error([&] { rt.load_package("/nonexistent/k.hsaco"); }, ErrorCode::Package,
+               {"/nonexistent/k.hsaco"});
 }
 
 TEST(Runtime, DefaultPackageIsLookedForAndMissingIsAClearError) {
@@ -197,7 +217,8 @@ TEST(Runtime, DefaultPackageIsLookedForAndMissingIsAClearError) {
   o.backend_from_environment = false;
   if (s.found.empty())
     expect_error([&] { Runtime rt(o); }, ErrorCode::Package,
-                 {"k100lc_kernels.hsaco not found", "/nonexistent-build-dir/k100lc_kernels.hsaco", "RT_HSACO"});
+                 {"k100lc_kernels.hsaco not found", "/nonexistent-build-dir/k100lc_kernels.hsaco",
+                  "RT_HSACO"});
   {
     ScopedEnv env("RT_HSACO", package_file("runtime_test"));
     Runtime rt(o);  // RT_HSACO names the default package
@@ -205,10 +226,12 @@ TEST(Runtime, DefaultPackageIsLookedForAndMissingIsAClearError) {
     EXPECT_EQ(resolve_package_path("/elsewhere/other.hsaco"), package_file("runtime_test"));
   }
   {
-    ScopedEnv env("K100_BUILD_DIR", std::filesystem::path(package_file("runtime_test")).parent_path().string());
-    std::filesystem::copy_file(package_file("runtime_test"),
-                               std::filesystem::path(package_file("runtime_test")).parent_path() / kPackageFileName,
-                               std::filesystem::copy_options::overwrite_existing);
+    ScopedEnv env("K100_BUILD_DIR",
+                  std::filesystem::path(package_file("runtime_test")).parent_path().string());
+    std::filesystem::copy_file(
+        package_file("runtime_test"),
+        std::filesystem::path(package_file("runtime_test")).parent_path() / kPackageFileName,
+        std::filesystem::copy_options::overwrite_existing);
     Runtime rt(o);
     EXPECT_TRUE(rt.has_kernel("saxpy_k"));
   }
@@ -220,32 +243,45 @@ TEST(Runtime, BadInputBecomesErrorsThatNameWhatIsWrong) {
   uint64_t buf = rt.alloc(1024);
   uint64_t x = rt.alloc(64), y = rt.alloc(64);
   std::vector<uint8_t> host(2048);
-  expect_error([&] { rt.launch("gemv_f32_wrap_k", 1, 64, args(x, x, y, 1u, 1u, 64u)); }, ErrorCode::UnknownKernel,
+  expect_error([&] { rt.launch("gemv_f32_wrap_k", 1, 64, args(x, x, y, 1u, 1u, 64u)); },
+               ErrorCode::UnknownKernel,
                {"unknown kernel 'gemv_f32_wrap_k'", "did you mean 'gemv_f32_warp_k'"});
-  expect_error([&] { rt.launch("zzzzzzzzzzzzzzzzzzzzzzzzzz", 1, 64, args(x)); }, ErrorCode::UnknownKernel,
-               {"6 kernels loaded from"});
-  expect_error([&] { rt.launch("gemv_f32_warp_k", 1, 64, args(x, x, y, 1u, 1u)); }, ErrorCode::WrongArgCount,
-               {"'gemv_f32_warp_k' takes 6 explicit arguments, 5 given"});
+  expect_error([&] { rt.launch("zzzzzzzzzzzzzzzzzzzzzzzzzz", 1, 64, args(x)); },
+               ErrorCode::UnknownKernel, {"6 kernels loaded from"});
+  expect_error([&] { rt.launch("gemv_f32_warp_k", 1, 64, args(x, x, y, 1u, 1u)); },
+               ErrorCode::WrongArgCount, {"'gemv_f32_warp_k' takes 6 explicit arguments, 5 given"});
   expect_error([&] { rt.download(host.data(), buf, 1028); }, ErrorCode::BadPointer,
                {"download of 1028 bytes", "runs 4 bytes past the end of buffer"});
   expect_error([&] { rt.upload(buf + 1000, host.data(), 100); }, ErrorCode::BadPointer,
                {"runs 76 bytes past the end", "offset 1000"});
   expect_error([&] { rt.download(host.data(), 0x1234, 4); }, ErrorCode::BadPointer,
                {"0x1234 is not inside any buffer"});
-  expect_error([&] { rt.launch("ids3d_k", {0, 1, 1}, {64, 1, 1}, args(x, y)); }, ErrorCode::InvalidLaunch,
-               {"grid x is 0 workgroups"});
-  expect_error([&] { rt.launch("ids3d_k", {1, 1, 1}, {64, 32, 1}, args(x, y)); }, ErrorCode::InvalidLaunch,
-               {"2048 work-items exceeds 1024"});
-  expect_error([&] { rt.launch("gemv_f32_warp_k", {1, 1, 1}, {64, 1, 1}, args(x, x, y, 1u, 1u, 64u), 65536); },
-               ErrorCode::InvalidLaunch, {"LDS"});
+  expect_error(
+      [&] {
+        rt.launch("ids3d_k", {0, 1, 1}, {64, 1, 1}, args(x, y));
+      },
+      ErrorCode::InvalidLaunch, {"grid x is 0 workgroups"});
+  expect_error(
+      [&] {
+        rt.launch("ids3d_k", {1, 1, 1}, {64, 32, 1}, args(x, y));
+      },
+      ErrorCode::InvalidLaunch, {"2048 work-items exceeds 1024"});
+  expect_error(
+      [&] {
+        rt.launch("gemv_f32_warp_k", {1, 1, 1}, {64, 1, 1}, args(x, x, y, 1u, 1u, 64u), 65536);
+      },
+      ErrorCode::InvalidLaunch, {"LDS"});
   // Use after free and double free.
   rt.free(y);
-  expect_error([&] { rt.upload(y, host.data(), 4); }, ErrorCode::BadPointer, {"use after free", "was freed"});
-  expect_error([&] { rt.launch("fill_f32_k", 1, 64, args(y, 1.0f, 16u)); }, ErrorCode::InvalidLaunch,
+  expect_error([&] { rt.upload(y, host.data(), 4); }, ErrorCode::BadPointer,
+               {"use after free", "was freed"});
+  expect_error([&] { rt.launch("fill_f32_k", 1, 64, args(y, 1.0f, 16u)); },
+               ErrorCode::InvalidLaunch,
                {"'fill_f32_k' argument 0 (y)", "which was freed (use after free)"});
   expect_error([&] { rt.free(y); }, ErrorCode::BadPointer, {"double free"});
   expect_error([&] { rt.free(buf + 8); }, ErrorCode::BadPointer, {"not the start of a buffer"});
-  expect_error([&] { rt.free(0x42); }, ErrorCode::BadPointer, {"not a buffer allocated by this runtime"});
+  expect_error([&] { rt.free(0x42); }, ErrorCode::BadPointer,
+               {"not a buffer allocated by this runtime"});
   // The runtime still works afterwards.
   EXPECT_LT(test::quick_start_gemv(rt, 8, 64), 1e-5);
 }

@@ -80,7 +80,8 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
   return v;
 }
 
-std::vector<double> gemv_reference(const std::vector<float>& w, const std::vector<float>& x, size_t n, size_t k) {
+std::vector<double> gemv_reference(const std::vector<float>& w, const std::vector<float>& x,
+                                   size_t n, size_t k) {
   std::vector<double> y(n, 0.0);
   for (size_t r = 0; r < n; ++r)
     for (size_t i = 0; i < k; ++i) y[r] += double(w[r * k + i]) * x[i];

@@ -33,7 +33,8 @@ class ScopedEnv {
 
 std::vector<float> random_floats(size_t n, uint32_t seed);
 // y = W x in double precision.
-std::vector<double> gemv_reference(const std::vector<float>& w, const std::vector<float>& x, size_t n, size_t k);
+std::vector<double> gemv_reference(const std::vector<float>& w, const std::vector<float>& x,
+                                   size_t n, size_t k);
 
 // Runs the seed's quick start (GEMV by name, grid = workgroups) on `rt` and
 // returns the largest error relative to max|y|.

@@ -74,7 +74,7 @@ class Backend {
 
   // Queue. submit() returns at once; commands complete in ticket order.
   virtual Ticket submit(Dispatch d) = 0;
-  virtual Ticket marker() = 0;      // a timing event, timed when the queue reaches it
+  virtual Ticket marker() = 0;  // a timing event, timed when the queue reaches it
   virtual Ticket last_ticket() const = 0;
   virtual void wait(Ticket t) = 0;  // until every command up to t completed (or failed)
   // Steady-clock seconds at which marker t was reached; call after wait(t).

@@ -14,15 +14,15 @@
 namespace k100::runtime {
 
 enum class ErrorCode : int {
-  UnknownKernel = 1,   // lookup or symbol not loaded (message suggests the closest name)
-  WrongArgCount = 2,   // argv length != number of explicit arguments
-  KernargTooBig = 3,   // kernarg segment larger than kMaxKernarg
-  InvalidLaunch = 4,   // grid/workgroup sizes, LDS, scratch refused, argument values
-  BadPointer = 5,      // not a buffer, past the end, use after free, double free
-  DeviceFault = 6,     // a launched kernel faulted (report attached)
+  UnknownKernel = 1,  // lookup or symbol not loaded (message suggests the closest name)
+  WrongArgCount = 2,  // argv length != number of explicit arguments
+  KernargTooBig = 3,  // kernarg segment larger than kMaxKernarg
+  InvalidLaunch = 4,  // grid/workgroup sizes, LDS, scratch refused, argument values
+  BadPointer = 5,     // not a buffer, past the end, use after free, double free
+  DeviceFault = 6,    // a launched kernel faulted (report attached)
   OutOfMemory = 7,
-  Backend = 8,         // the device or HSA runtime failed or is unavailable
-  Package = 9,         // code object missing, unreadable or conflicting (duplicate names)
+  Backend = 8,           // the device or HSA runtime failed or is unavailable
+  Package = 9,           // code object missing, unreadable or conflicting (duplicate names)
   InvalidArgument = 10,  // other bad input to a runtime call
 };
 

@@ -75,8 +75,8 @@ int fm_launch(const char* kernel, uint32_t grid, uint32_t workgroup, const uint6
               int nargs);
 int fm_launch2d(const char* kernel, uint32_t gx, uint32_t gy, uint32_t wx, uint32_t wy,
                 const uint64_t* argv, int nargs);
-int fm_launch3d(const char* kernel, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t wx,
-                uint32_t wy, uint32_t wz, const uint64_t* argv, int nargs);
+int fm_launch3d(const char* kernel, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t wx, uint32_t wy,
+                uint32_t wz, const uint64_t* argv, int nargs);
 /* By symbol with the caller's layout: `layout` holds `nargs` triples {offset,
  * size, kind} (kind codes: 0 explicit, 1-3 hidden block count x/y/z, 4-6 group
  * size, 7-9 remainder, 10-12 global offset, 13 grid dims). */

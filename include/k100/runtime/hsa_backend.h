@@ -46,7 +46,7 @@ std::span<const char* const> hsa_required_symbols();
 std::vector<std::string> hsa_library_candidates(const std::string& explicit_path = {});
 
 struct HsaBackendOptions {
-  std::string library;  // "" = hsa_library_candidates()
+  std::string library;                // "" = hsa_library_candidates()
   bool multi_producer_queue = false;  // RT_HSART_QMULTI
   bool scratch_info = false;          // RT_HSART_SCRATCH_INFO
   static HsaBackendOptions from_environment();

@@ -23,20 +23,20 @@
 namespace k100::runtime {
 
 struct ArgInfo {
-  std::string name;        // "" when the metadata has none
+  std::string name;  // "" when the metadata has none
   uint32_t offset = 0;
   uint32_t size = 0;
   uint8_t kind = kExplicit;  // kind code
-  std::string value_kind;  // metadata spelling, e.g. "global_buffer", "hidden_block_count_x"
-  std::string type;        // metadata .type_name ("f32", "const f32*", "float"), "" when absent
+  std::string value_kind;    // metadata spelling, e.g. "global_buffer", "hidden_block_count_x"
+  std::string type;          // metadata .type_name ("f32", "const f32*", "float"), "" when absent
 };
 
 struct KernelInfo {
   int id = -1;
-  int package = -1;      // index of the package that defined it
-  int module = -1;       // backend module handle
-  std::string name;      // mangled symbol
-  std::string lookup;    // caller-facing name
+  int package = -1;           // index of the package that defined it
+  int module = -1;            // backend module handle
+  std::string name;           // mangled symbol
+  std::string lookup;         // caller-facing name
   std::vector<ArgInfo> args;  // explicit first, then hidden
   size_t explicit_args = 0;
   uint32_t kernarg_size = 0;
@@ -65,7 +65,7 @@ class KernelTable {
   // The checks of add_package alone (throws the same errors, changes nothing).
   void check_package(const std::vector<KernelInfo>& kernels, const std::string& origin) const;
 
-  const KernelInfo* find(std::string_view lookup) const;        // lookup, then mangled name
+  const KernelInfo* find(std::string_view lookup) const;         // lookup, then mangled name
   const KernelInfo* find_lookup(std::string_view lookup) const;  // lookup only (the C table rule)
   const KernelInfo* at(int id) const;
   // find() or RuntimeError(UnknownKernel) with a closest-match suggestion.

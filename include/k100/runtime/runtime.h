@@ -55,8 +55,8 @@ struct RuntimeOptions {
   // package (see package_path.h); empty and !default_package: no kernels yet.
   std::vector<std::string> packages;
   bool default_package = true;
-  unsigned emu_threads = 0;   // host threads per emulated dispatch (0: K100_EMU_THREADS or all)
-  std::string hsa_library;    // "" = K100_HSA_LIB or the default search
+  unsigned emu_threads = 0;  // host threads per emulated dispatch (0: K100_EMU_THREADS or all)
+  std::string hsa_library;   // "" = K100_HSA_LIB or the default search
 };
 
 // The argument layout of a dynamic launch (fm_launch_dyn): every entry,
@@ -104,9 +104,10 @@ class Runtime {
   std::vector<std::string> packages() const;
 
   // ---- catalog
-  KernelInfo kernel(std::string_view lookup) const;  // RuntimeError(UnknownKernel), with a suggestion
-  bool has_kernel(std::string_view lookup) const;    // by lookup name only
-  int kernel_id(std::string_view lookup) const;      // index in the table, -1 when unknown
+  KernelInfo kernel(
+      std::string_view lookup) const;              // RuntimeError(UnknownKernel), with a suggestion
+  bool has_kernel(std::string_view lookup) const;  // by lookup name only
+  int kernel_id(std::string_view lookup) const;    // index in the table, -1 when unknown
   std::optional<KernelInfo> kernel_by_id(int id) const;
   std::vector<KernelInfo> kernels(std::string_view pattern = {}) const;  // lookup contains pattern
   // The catalog JSON (PYTHON_API.md §2.1, args with "type") of every loaded
@@ -145,8 +146,7 @@ class Runtime {
   // `module` -1 searches every loaded code object, newest first; the symbol
   // may be given as "name", "name.kd" or "&name", or as a lookup name.
   void launch_dynamic(std::string_view symbol, Dim3 grid, Dim3 workgroup,
-                      const DynamicLayout& layout, std::span<const uint64_t> argv,
-                      int module = -1);
+                      const DynamicLayout& layout, std::span<const uint64_t> argv, int module = -1);
   // Waits for every queued launch; throws the first failure of this thread's launches.
   void sync();
 
@@ -162,10 +162,11 @@ class Runtime {
 };
 
 // ---- argv helpers: args(ptr, n, 1.5f) -> {ptr, n, f32 bits of 1.5}
-inline uint64_t arg_slot(float v) { return f32_arg(v); }
+inline uint64_t arg_slot(float v) {
+  return f32_arg(v);
+}
 template <class T>
-  requires std::is_integral_v<T> || std::is_enum_v<T>
-uint64_t arg_slot(T v) {
+requires std::is_integral_v<T> || std::is_enum_v<T> uint64_t arg_slot(T v) {
   if constexpr (std::is_signed_v<T>)
     return uint64_t(int64_t(v));
   else

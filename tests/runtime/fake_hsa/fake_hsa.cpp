@@ -60,15 +60,21 @@ struct Signal {
 
 bool satisfied(hsa_signal_condition_t c, int64_t v, int64_t cmp) {
   switch (c) {
-    case HSA_SIGNAL_CONDITION_EQ: return v == cmp;
-    case HSA_SIGNAL_CONDITION_NE: return v != cmp;
-    case HSA_SIGNAL_CONDITION_LT: return v < cmp;
-    case HSA_SIGNAL_CONDITION_GTE: return v >= cmp;
+    case HSA_SIGNAL_CONDITION_EQ:
+      return v == cmp;
+    case HSA_SIGNAL_CONDITION_NE:
+      return v != cmp;
+    case HSA_SIGNAL_CONDITION_LT:
+      return v < cmp;
+    case HSA_SIGNAL_CONDITION_GTE:
+      return v >= cmp;
   }
   return false;
 }
 
-Signal* sig(hsa_signal_t s) { return reinterpret_cast<Signal*>(s.handle); }
+Signal* sig(hsa_signal_t s) {
+  return reinterpret_cast<Signal*>(s.handle);
+}
 
 void set_value(Signal* s, int64_t v) {
   std::vector<Signal::Handler> fire;
@@ -166,12 +172,14 @@ struct Queue {
     uint32_t dims = (p.setup >> HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS) & 3;
     if (p.reserved0 || p.reserved2 || (p.setup >> 2))
       violation("dispatch packet with non-zero reserved fields");
-    if (dims < 1 || dims > 3) return fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, "dims " + std::to_string(dims));
+    if (dims < 1 || dims > 3)
+      return fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, "dims " + std::to_string(dims));
     if ((dims < 2 && (p.grid_size_y != 1 || p.workgroup_size_y != 1)) ||
         (dims < 3 && (p.grid_size_z != 1 || p.workgroup_size_z != 1)))
       violation("packet dims " + std::to_string(dims) + " but a higher dimension is not 1");
-    if (!p.workgroup_size_x || !p.workgroup_size_y || !p.workgroup_size_z || p.grid_size_x % p.workgroup_size_x ||
-        p.grid_size_y % p.workgroup_size_y || p.grid_size_z % p.workgroup_size_z)
+    if (!p.workgroup_size_x || !p.workgroup_size_y || !p.workgroup_size_z ||
+        p.grid_size_x % p.workgroup_size_x || p.grid_size_y % p.workgroup_size_y ||
+        p.grid_size_z % p.workgroup_size_z)
       violation("grid is not a whole number of workgroups in every dimension");
     auto* ko = reinterpret_cast<KernelObject*>(p.kernel_object);
     {
@@ -198,7 +206,8 @@ struct Queue {
     std::memcpy(kernarg.data(), p.kernarg_address, kernarg.size());
     try {
       auto r = st().device->dispatch(*ko->program, ko->name, cfg, kernarg, opts);
-      if (r.fault) return fail(hsa_status_t(HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION), r.fault->report());
+      if (r.fault)
+        return fail(hsa_status_t(HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION), r.fault->report());
     } catch (const std::exception& e) {
       return fail(HSA_STATUS_ERROR_INVALID_PACKET_FORMAT, e.what());
     }
@@ -255,7 +264,8 @@ struct Queue {
         continue;
       }
       if (broken) continue;
-      __atomic_store_n(reinterpret_cast<uint16_t*>(pkt), uint16_t(HSA_PACKET_TYPE_INVALID), __ATOMIC_RELAXED);
+      __atomic_store_n(reinterpret_cast<uint16_t*>(pkt), uint16_t(HSA_PACKET_TYPE_INVALID),
+                       __ATOMIC_RELAXED);
       __atomic_store_n(&amd->read_dispatch_id, r + 1, __ATOMIC_RELEASE);
     }
   }
@@ -263,17 +273,23 @@ struct Queue {
 
 const char* status_name(hsa_status_t s) {
   switch (s) {
-    case HSA_STATUS_SUCCESS: return "HSA_STATUS_SUCCESS";
-    case HSA_STATUS_ERROR_INVALID_ARGUMENT: return "HSA_STATUS_ERROR_INVALID_ARGUMENT: fake";
-    case HSA_STATUS_ERROR_OUT_OF_RESOURCES: return "HSA_STATUS_ERROR_OUT_OF_RESOURCES: fake";
-    case HSA_STATUS_ERROR_NOT_INITIALIZED: return "HSA_STATUS_ERROR_NOT_INITIALIZED: fake";
-    case hsa_status_t(HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION): return "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: fake";
-    default: return "HSA_STATUS_ERROR: fake";
+    case HSA_STATUS_SUCCESS:
+      return "HSA_STATUS_SUCCESS";
+    case HSA_STATUS_ERROR_INVALID_ARGUMENT:
+      return "HSA_STATUS_ERROR_INVALID_ARGUMENT: fake";
+    case HSA_STATUS_ERROR_OUT_OF_RESOURCES:
+      return "HSA_STATUS_ERROR_OUT_OF_RESOURCES: fake";
+    case HSA_STATUS_ERROR_NOT_INITIALIZED:
+      return "HSA_STATUS_ERROR_NOT_INITIALIZED: fake";
+    case hsa_status_t(HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION):
+      return "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: fake";
+    default:
+      return "HSA_STATUS_ERROR: fake";
   }
 }
 
-hsa_status_t copy_bytes(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_agent, size_t n,
-                        bool check_agents) {
+hsa_status_t copy_bytes(void* dst, hsa_agent_t dst_agent, const void* src, hsa_agent_t src_agent,
+                        size_t n, bool check_agents) {
   bool dd = is_device(dst), sd = is_device(src);
   {
     std::lock_guard l(st().mutex);
@@ -284,11 +300,13 @@ hsa_status_t copy_bytes(void* dst, hsa_agent_t dst_agent, const void* src, hsa_a
         st().violations += "async copy with an agent that does not own the memory\n";
       if (!dd) {
         HostBlock* b = host_block(dst, n);
-        if (b && !b->gpu_access) st().violations += "copy into host memory not made accessible to the GPU\n";
+        if (b && !b->gpu_access)
+          st().violations += "copy into host memory not made accessible to the GPU\n";
       }
       if (!sd) {
         HostBlock* b = host_block(src, n);
-        if (b && !b->gpu_access) st().violations += "copy from host memory not made accessible to the GPU\n";
+        if (b && !b->gpu_access)
+          st().violations += "copy from host memory not made accessible to the GPU\n";
       }
     }
   }
@@ -370,7 +388,8 @@ FAKE_API hsa_status_t hsa_iterate_agents(hsa_status_t (*callback)(hsa_agent_t, v
   return HSA_STATUS_SUCCESS;
 }
 
-FAKE_API hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void* value) {
+FAKE_API hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute,
+                                         void* value) {
   bool gpu = agent.handle == kGpu;
   if (agent.handle != kGpu && agent.handle != kCpu) return HSA_STATUS_ERROR_INVALID_AGENT;
   switch (attribute) {
@@ -396,11 +415,11 @@ FAKE_API hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t att
 
 // ------------------------------------------------------------------- pools
 
-FAKE_API hsa_status_t hsa_amd_agent_iterate_memory_pools(hsa_agent_t agent,
-                                                         hsa_status_t (*callback)(hsa_amd_memory_pool_t, void*),
-                                                         void* data) {
-  std::vector<uint64_t> pools = agent.handle == kGpu ? std::vector<uint64_t>{kPoolDevice}
-                                                     : std::vector<uint64_t>{kPoolKernarg, kPoolFine};
+FAKE_API hsa_status_t hsa_amd_agent_iterate_memory_pools(
+    hsa_agent_t agent, hsa_status_t (*callback)(hsa_amd_memory_pool_t, void*), void* data) {
+  std::vector<uint64_t> pools = agent.handle == kGpu
+                                    ? std::vector<uint64_t>{kPoolDevice}
+                                    : std::vector<uint64_t>{kPoolKernarg, kPoolFine};
   for (uint64_t p : pools) {
     hsa_status_t s = callback(hsa_amd_memory_pool_t{p}, data);
     if (s != HSA_STATUS_SUCCESS) {
@@ -411,7 +430,8 @@ FAKE_API hsa_status_t hsa_amd_agent_iterate_memory_pools(hsa_agent_t agent,
   return HSA_STATUS_SUCCESS;
 }
 
-FAKE_API hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t pool, hsa_amd_memory_pool_info_t attribute,
+FAKE_API hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t pool,
+                                                   hsa_amd_memory_pool_info_t attribute,
                                                    void* value) {
   switch (attribute) {
     case HSA_AMD_MEMORY_POOL_INFO_SEGMENT:
@@ -432,8 +452,8 @@ FAKE_API hsa_status_t hsa_amd_memory_pool_get_info(hsa_amd_memory_pool_t pool, h
   }
 }
 
-FAKE_API hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t pool, size_t size, uint32_t flags,
-                                                   void** ptr) {
+FAKE_API hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t pool, size_t size,
+                                                   uint32_t flags, void** ptr) {
   if (!ptr || !size) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   if (pool.handle == kPoolDevice) {
     try {
@@ -443,7 +463,8 @@ FAKE_API hsa_status_t hsa_amd_memory_pool_allocate(hsa_amd_memory_pool_t pool, s
     }
     return HSA_STATUS_SUCCESS;
   }
-  if (pool.handle != kPoolKernarg && pool.handle != kPoolFine) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (pool.handle != kPoolKernarg && pool.handle != kPoolFine)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   void* p = std::aligned_alloc(4096, (size + 4095) & ~size_t(4095));
   if (!p) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   std::lock_guard l(st().mutex);
@@ -482,8 +503,10 @@ FAKE_API hsa_status_t hsa_amd_agents_allow_access(uint32_t num_agents, const hsa
 }
 
 FAKE_API hsa_status_t hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst_agent, const void* src,
-                                                hsa_agent_t src_agent, size_t size, uint32_t num_dep_signals,
-                                                const hsa_signal_t* dep_signals, hsa_signal_t completion_signal) {
+                                                hsa_agent_t src_agent, size_t size,
+                                                uint32_t num_dep_signals,
+                                                const hsa_signal_t* dep_signals,
+                                                hsa_signal_t completion_signal) {
   if (const char* v = std::getenv("K100_FAKE_HSA_NO_ASYNC_COPY"); v && *v == '1')
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   hsa_status_t s = copy_bytes(dst, dst_agent, src, src_agent, size, true);
@@ -494,7 +517,8 @@ FAKE_API hsa_status_t hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst_agent
     std::lock_guard l(c->m);
     v = c->value - 1;
   }
-  if (const char* e = std::getenv("K100_FAKE_HSA_COPY_FAILS"); e && *e == '1') v = -1;  // as the runtime reports errors
+  if (const char* e = std::getenv("K100_FAKE_HSA_COPY_FAILS"); e && *e == '1')
+    v = -1;  // as the runtime reports errors
   set_value(c, v);
   return HSA_STATUS_SUCCESS;
 }
@@ -518,8 +542,12 @@ FAKE_API hsa_status_t hsa_signal_destroy(hsa_signal_t signal) {
   return HSA_STATUS_SUCCESS;
 }
 
-FAKE_API void hsa_signal_store_relaxed(hsa_signal_t signal, hsa_signal_value_t value) { set_value(sig(signal), value); }
-FAKE_API void hsa_signal_store_screlease(hsa_signal_t signal, hsa_signal_value_t value) { set_value(sig(signal), value); }
+FAKE_API void hsa_signal_store_relaxed(hsa_signal_t signal, hsa_signal_value_t value) {
+  set_value(sig(signal), value);
+}
+FAKE_API void hsa_signal_store_screlease(hsa_signal_t signal, hsa_signal_value_t value) {
+  set_value(sig(signal), value);
+}
 
 FAKE_API hsa_signal_value_t hsa_signal_load_scacquire(hsa_signal_t signal) {
   Signal* s = sig(signal);
@@ -527,8 +555,10 @@ FAKE_API hsa_signal_value_t hsa_signal_load_scacquire(hsa_signal_t signal) {
   return s->value;
 }
 
-FAKE_API hsa_signal_value_t hsa_signal_wait_scacquire(hsa_signal_t signal, hsa_signal_condition_t condition,
-                                                      hsa_signal_value_t compare_value, uint64_t timeout_hint,
+FAKE_API hsa_signal_value_t hsa_signal_wait_scacquire(hsa_signal_t signal,
+                                                      hsa_signal_condition_t condition,
+                                                      hsa_signal_value_t compare_value,
+                                                      uint64_t timeout_hint,
                                                       hsa_wait_state_t wait_state_hint) {
   Signal* s = sig(signal);
   std::unique_lock l(s->m);
@@ -538,8 +568,8 @@ FAKE_API hsa_signal_value_t hsa_signal_wait_scacquire(hsa_signal_t signal, hsa_s
 }
 
 FAKE_API hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal, hsa_signal_condition_t cond,
-                                                   hsa_signal_value_t value, hsa_amd_signal_handler handler,
-                                                   void* arg) {
+                                                   hsa_signal_value_t value,
+                                                   hsa_amd_signal_handler handler, void* arg) {
   Signal* s = sig(signal);
   bool now;
   {
@@ -554,11 +584,13 @@ FAKE_API hsa_status_t hsa_amd_signal_async_handler(hsa_signal_t signal, hsa_sign
 // ------------------------------------------------------------------ queues
 
 FAKE_API hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type,
-                                       void (*callback)(hsa_status_t, hsa_queue_t*, void*), void* data,
-                                       uint32_t private_segment_size, uint32_t group_segment_size,
-                                       hsa_queue_t** queue) {
-  if (agent.handle != kGpu || !size || (size & (size - 1)) || size > 128) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (private_segment_size != UINT32_MAX) violation("queue created with an explicit private segment size");
+                                       void (*callback)(hsa_status_t, hsa_queue_t*, void*),
+                                       void* data, uint32_t private_segment_size,
+                                       uint32_t group_segment_size, hsa_queue_t** queue) {
+  if (agent.handle != kGpu || !size || (size & (size - 1)) || size > 128)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (private_segment_size != UINT32_MAX)
+    violation("queue created with an explicit private segment size");
   auto* q = new Queue;
   q->amd = static_cast<amd_queue_t*>(std::aligned_alloc(64, sizeof(amd_queue_t)));
   std::memset(q->amd, 0, sizeof(amd_queue_t));
@@ -622,11 +654,13 @@ struct Reader {
   std::vector<uint8_t> bytes;
 };
 
-FAKE_API hsa_status_t hsa_code_object_reader_create_from_memory(const void* code_object, size_t size,
+FAKE_API hsa_status_t hsa_code_object_reader_create_from_memory(const void* code_object,
+                                                                size_t size,
                                                                 hsa_code_object_reader_t* reader) {
   if (!code_object || !size) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   auto* r = new Reader;
-  r->bytes.assign(static_cast<const uint8_t*>(code_object), static_cast<const uint8_t*>(code_object) + size);
+  r->bytes.assign(static_cast<const uint8_t*>(code_object),
+                  static_cast<const uint8_t*>(code_object) + size);
   reader->handle = reinterpret_cast<uint64_t>(r);
   return HSA_STATUS_SUCCESS;
 }
@@ -636,17 +670,16 @@ FAKE_API hsa_status_t hsa_code_object_reader_destroy(hsa_code_object_reader_t re
   return HSA_STATUS_SUCCESS;
 }
 
-FAKE_API hsa_status_t hsa_executable_create_alt(hsa_profile_t profile,
-                                                hsa_default_float_rounding_mode_t default_float_rounding_mode,
-                                                const char* options, hsa_executable_t* executable) {
+FAKE_API hsa_status_t hsa_executable_create_alt(
+    hsa_profile_t profile, hsa_default_float_rounding_mode_t default_float_rounding_mode,
+    const char* options, hsa_executable_t* executable) {
   executable->handle = reinterpret_cast<uint64_t>(new Executable);
   return HSA_STATUS_SUCCESS;
 }
 
-FAKE_API hsa_status_t hsa_executable_load_agent_code_object(hsa_executable_t executable, hsa_agent_t agent,
-                                                            hsa_code_object_reader_t code_object_reader,
-                                                            const char* options,
-                                                            hsa_loaded_code_object_t* loaded_code_object) {
+FAKE_API hsa_status_t hsa_executable_load_agent_code_object(
+    hsa_executable_t executable, hsa_agent_t agent, hsa_code_object_reader_t code_object_reader,
+    const char* options, hsa_loaded_code_object_t* loaded_code_object) {
   auto* e = reinterpret_cast<Executable*>(executable.handle);
   auto* r = reinterpret_cast<Reader*>(code_object_reader.handle);
   if (agent.handle != kGpu || e->frozen) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
@@ -668,12 +701,15 @@ FAKE_API hsa_status_t hsa_executable_destroy(hsa_executable_t executable) {
   return HSA_STATUS_SUCCESS;
 }
 
-FAKE_API hsa_status_t hsa_executable_get_symbol_by_name(hsa_executable_t executable, const char* symbol_name,
-                                                        const hsa_agent_t* agent, hsa_executable_symbol_t* symbol) {
+FAKE_API hsa_status_t hsa_executable_get_symbol_by_name(hsa_executable_t executable,
+                                                        const char* symbol_name,
+                                                        const hsa_agent_t* agent,
+                                                        hsa_executable_symbol_t* symbol) {
   auto* e = reinterpret_cast<Executable*>(executable.handle);
   if (!e->frozen) violation("symbol lookup in an executable that is not frozen");
   std::string name = symbol_name;
-  if (name.size() < 3 || name.compare(name.size() - 3, 3, ".kd") != 0) return HSA_STATUS_ERROR_INVALID_SYMBOL_NAME;
+  if (name.size() < 3 || name.compare(name.size() - 3, 3, ".kd") != 0)
+    return HSA_STATUS_ERROR_INVALID_SYMBOL_NAME;
   name.resize(name.size() - 3);
   for (auto& p : e->programs)
     if (const auto* k = p->find_kernel(name)) {
@@ -690,7 +726,8 @@ FAKE_API hsa_status_t hsa_executable_get_symbol_by_name(hsa_executable_t executa
 }
 
 FAKE_API hsa_status_t hsa_executable_symbol_get_info(hsa_executable_symbol_t executable_symbol,
-                                                     hsa_executable_symbol_info_t attribute, void* value) {
+                                                     hsa_executable_symbol_info_t attribute,
+                                                     void* value) {
   auto* ko = reinterpret_cast<KernelObject*>(executable_symbol.handle);
   switch (attribute) {
     case HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT:

@@ -1,0 +1,274 @@
+// Blocked softmax (KERNELS.md §3.9): block_max_k, reduce_max1_k,
+// block_exp_sum_k, reduce_sum1_k, div_scalar_k. A row of `cols` values is
+// split into 2^sh blocks; the five kernels compute softmax(x * inv) as
+//   part = block maxima -> M = max(part) -> y = exp((x - M) * inv), part = block sums
+//   -> S = sum(part) -> y /= S,
+// with M and S passed between kernels in device memory.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "k100/kernels/registry.h"
+#include "k100/kernels/test_support.h"
+#include "other_families.h"
+
+namespace k100::kernels {
+
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Block b of a row of `cols` values split into 2^sh blocks: [begin, end).
+// Every block has cols >> sh values except the last, which also takes the
+// remainder, so the blocks always cover the whole row.
+struct BlockRange {
+  int64_t begin, end;
+};
+BlockRange block_range(int64_t cols, int64_t sh, int64_t b) {
+  int64_t nb = int64_t(1) << sh, chunk = cols >> sh;
+  return {b * chunk, b == nb - 1 ? cols : (b + 1) * chunk};
+}
+
+std::vector<float> block_max_reference(const std::vector<float>& x, int64_t cols, int64_t sh) {
+  std::vector<float> part(size_t(1) << sh);
+  for (int64_t b = 0; b < int64_t(part.size()); ++b) {
+    auto r = block_range(cols, sh, b);
+    float m = kNegInf;
+    for (int64_t i = r.begin; i < r.end; ++i) m = std::max(m, x[size_t(i)]);
+    part[size_t(b)] = m;
+  }
+  return part;
+}
+
+// y = exp((x - M) * inv) and the block sums (double accumulation).
+void block_exp_sum_reference(const std::vector<float>& x, float m, float inv, int64_t cols, int64_t sh,
+                             std::vector<float>& y, std::vector<float>& part) {
+  y.assign(size_t(cols), 0.f);
+  part.assign(size_t(1) << sh, 0.f);
+  for (int64_t b = 0; b < int64_t(part.size()); ++b) {
+    auto r = block_range(cols, sh, b);
+    double s = 0;
+    for (int64_t i = r.begin; i < r.end; ++i) {
+      double e = std::exp((double(x[size_t(i)]) - double(m)) * double(inv));
+      y[size_t(i)] = float(e);
+      s += e;
+    }
+    part[size_t(b)] = float(s);
+  }
+}
+
+std::vector<Case> reduce1_cases(bool sweep) {
+  std::vector<Case> c = {make_case({{"nbpr", 1}}, 11), make_case({{"nbpr", 37}}, 12), make_case({{"nbpr", 64}}, 13),
+                         make_case({{"nbpr", 1000}}, 14)};
+  if (sweep)
+    for (int64_t n : {0, 2, 3, 63, 65, 127, 128, 255, 256, 257, 511, 1023, 1024, 1025, 1279, 1280, 4095, 4096, 5000,
+                      65536, 100003})
+      c.push_back(make_case({{"nbpr", n}}, uint32_t(100 + n)));
+  return c;
+}
+
+std::vector<Case> block_cases(bool sweep, uint32_t seed0) {
+  std::vector<Case> c = {make_case({{"cols", 256}, {"sh", 0}}, seed0 + 1), make_case({{"cols", 1000}, {"sh", 2}}, seed0 + 2),
+                         make_case({{"cols", 4096}, {"sh", 3}}, seed0 + 3), make_case({{"cols", 5}, {"sh", 2}}, seed0 + 4),
+                         make_case({{"cols", 3000}, {"sh", 1}}, seed0 + 5)};
+  if (sweep)
+    for (int64_t cols : {1, 7, 63, 255, 256, 257, 1023, 1024, 1025, 1279, 2048, 4095, 5000, 32000, 151936})
+      for (int64_t sh : {0, 1, 3, 6})
+        c.push_back(make_case({{"cols", cols}, {"sh", sh}}, uint32_t(seed0 + 7 * cols + sh)));
+  return c;
+}
+
+void register_block_max(Registry& r) {
+  KernelDef d;
+  d.lookup = "block_max_k";
+  d.family = "other";
+  d.source = "other/block_max_k.s";
+  d.description =
+      "Blocked softmax step 1: the row is split into 2^sh blocks, one wave per block writes the block maximum. "
+      "Lanes stream the block 16 bytes each (1 KiB per load instruction, four in flight, every line requested "
+      "once), the tail one dword per lane, then a DPP reduction. Any cols: the last block also takes the "
+      "cols % 2^sh values past 2^sh * (cols >> sh) (the reference required (cols >> sh) % 256 == 0), so "
+      "the blocks always cover the row. LDS: none (the reference used 256 bytes).";
+  d.semantics =
+      "chunk = cols >> sh; block b covers [b*chunk, b == 2^sh-1 ? cols : (b+1)*chunk); part[b] = max over the "
+      "block (-inf for an empty block)";
+  d.geometry = "grid = 2^sh (workgroups past it do nothing), wg = 64";
+  d.limits = "sh <= 31; any cols (swept 1 ... 151936, sh 0 ... 6); part holds 2^sh floats";
+  d.tolerance = Tolerance{};
+  d.cases = [](bool sweep) { return block_cases(sweep, 300); };
+  d.run = [](TestDevice& dev, const Case& c) {
+    int64_t cols = c["cols"], sh = c["sh"];
+    Rng rng(c.seed);
+    auto x = c.seed % 2 ? rng.uniform(size_t(cols), -300.f, -200.f) : rng.normal(size_t(cols), 0.f, 10.f);
+    size_t nb = size_t(1) << sh;
+    DeviceBuffer<float> dx(dev, x), dp(dev, std::vector<float>(nb + 1, 12345.f));
+    dev.launch("block_max_k", {uint32_t(nb)}, {64}, {dp.addr(), dx.addr(), u32(cols), u32(sh)});
+    auto want = block_max_reference(x, cols, sh);
+    want.push_back(12345.f);  // guard past the end
+    return compare(dp.download(), want, Tolerance{});
+  };
+  d.ideal_bytes = [](const Case& c) { return uint64_t(c["cols"] + (int64_t(1) << c["sh"])) * 4; };
+  d.bench_case = [] { return make_case({{"cols", 151936}, {"sh", 6}}); };
+  r.add(std::move(d));
+}
+
+// Softmax of x * inv through the five blocked-softmax kernels, as a user runs them.
+CaseResult run_blocked_softmax(TestDevice& dev, const std::vector<float>& x, int64_t cols, int64_t sh, float inv,
+                               const Tolerance& tol) {
+  uint32_t nb = uint32_t(1) << sh;
+  DeviceBuffer<float> dx(dev, x), dy(dev, size_t(cols)), dp(dev, nb), dm(dev, 1), ds(dev, 1);
+  dev.launch("block_max_k", {nb}, {64}, {dp.addr(), dx.addr(), u32(cols), u32(sh)});
+  dev.launch("reduce_max1_k", {1}, {64}, {dp.addr(), dm.addr(), u32(nb)});
+  dev.launch("block_exp_sum_k", {nb}, {64},
+             {dp.addr(), dy.addr(), dx.addr(), dm.addr(), u32(cols), u32(sh), f32(inv)});
+  dev.launch("reduce_sum1_k", {1}, {64}, {dp.addr(), ds.addr(), u32(nb)});
+  dev.launch("div_scalar_k", {uint32_t((cols + 63) / 64)}, {64}, {dy.addr(), ds.addr(), u32(cols)});
+  double m = -INFINITY, s = 0;
+  for (float v : x) m = std::max(m, double(v));
+  std::vector<double> e(x.size());
+  for (size_t i = 0; i < x.size(); ++i) s += e[i] = std::exp((double(x[i]) - m) * double(inv));
+  std::vector<float> want(x.size());
+  for (size_t i = 0; i < x.size(); ++i) want[i] = float(e[i] / s);
+  return compare(dy.download(), want, tol);
+}
+
+void register_block_exp_sum(Registry& r) {
+  KernelDef d;
+  d.lookup = "block_exp_sum_k";
+  d.family = "other";
+  d.source = "other/block_exp_sum_k.s";
+  d.description =
+      "Blocked softmax step 3: with M read from device memory (m[0], the output of reduce_max1_k), one wave per "
+      "block writes the unnormalised y = exp((x - M) * inv) of its block and the block sum to part[b]. Lanes "
+      "stream 16 bytes each (1 KiB per load and store instruction, four in flight), the tail one dword per lane, "
+      "then a DPP reduction of the per-lane sums. exp is v_exp_f32((x - M) * (inv * log2 e)). Blocks as in "
+      "block_max_k (any cols; the last block takes the remainder). LDS: none (the reference used 256 bytes).";
+  d.semantics =
+      "M = m[0]; for i in block b (see block_max_k): y[i] = exp((x[i] - M) * inv); part[b] = sum of y over the "
+      "block (0 for an empty block)";
+  d.geometry = "grid = 2^sh (workgroups past it do nothing), wg = 64";
+  d.limits =
+      "m is a device pointer (not a by-value float); sh <= 31; any cols (swept 1 ... 151936, sh 0 ... 6); "
+      "inv >= 0 and M >= max(x) keep every exp <= 1";
+  d.tolerance = Tolerance{1e-7, 1e-5};
+  d.cases = [](bool sweep) {
+    auto c = block_cases(sweep, 400);
+    // the whole blocked softmax (5 kernels) against a host softmax
+    c.push_back(make_case({{"cols", 3000}, {"sh", 2}, {"pipeline", 1}}, 450));
+    if (sweep)
+      for (int64_t cols : {1, 100, 4096, 32000, 151936})
+        c.push_back(make_case({{"cols", cols}, {"sh", 5}, {"pipeline", 1}}, uint32_t(451 + cols)));
+    return c;
+  };
+  d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {
+    int64_t cols = c["cols"], sh = c["sh"];
+    Rng rng(c.seed);
+    auto x = rng.normal(size_t(cols), 0.f, 3.f);
+    float inv = rng.uniform(1, 0.05f, 1.f)[0];
+    if (c.dims.count("pipeline")) return run_blocked_softmax(dev, x, cols, sh, inv, tol);
+    // M: the row maximum, or (odd seeds) a value above it
+    float m = -INFINITY;
+    for (float v : x) m = std::max(m, v);
+    if (c.seed % 2) m += 1.5f;
+    size_t nb = size_t(1) << sh;
+    auto yg = std::vector<float>(size_t(cols) + 1, 12345.f);
+    DeviceBuffer<float> dx(dev, x), dm(dev, std::vector<float>{m}), dy(dev, yg),
+        dp(dev, std::vector<float>(nb + 1, 12345.f));
+    dev.launch("block_exp_sum_k", {uint32_t(nb)}, {64},
+               {dp.addr(), dy.addr(), dx.addr(), dm.addr(), u32(cols), u32(sh), f32(inv)});
+    std::vector<float> want_y, want_p;
+    block_exp_sum_reference(x, m, inv, cols, sh, want_y, want_p);
+    want_y.push_back(12345.f);  // guards past the ends
+    want_p.push_back(12345.f);
+    return combine({compare(dy.download(), want_y, tol), compare(dp.download(), want_p, tol)});
+  };
+  d.ideal_bytes = [](const Case& c) { return uint64_t(2 * c["cols"] + (int64_t(1) << c["sh"]) + 1) * 4; };
+  d.bench_case = [] { return make_case({{"cols", 151936}, {"sh", 6}}); };
+  r.add(std::move(d));
+}
+
+void register_reduce1(Registry& r, bool is_max) {
+  KernelDef d;
+  d.lookup = is_max ? "reduce_max1_k" : "reduce_sum1_k";
+  d.family = "other";
+  d.source = is_max ? "other/reduce_max1_k.s" : "other/reduce_sum1_k.s";
+  d.description =
+      std::string(is_max ? "Maximum" : "Sum") +
+      " of nbpr partials into y[0] (blocked softmax step " + (is_max ? "2" : "4") +
+      "), one wave: lanes stream the partials 16 bytes each (1 KiB per load instruction, four in flight), "
+      "the tail one dword per lane, then a DPP reduction. Any nbpr: the reference package's limit of 64 partials "
+      "is lifted by the loop. LDS: none (the reference used 256 bytes).";
+  d.semantics = is_max ? "y[0] = max_{i < nbpr} part[i]  (-inf when nbpr = 0)" : "y[0] = sum_{i < nbpr} part[i]  (0 when nbpr = 0)";
+  d.geometry = "grid = 1, wg = 64 (extra workgroups and waves do nothing)";
+  d.limits = "any nbpr (swept 0 ... 100003); wg must be at least 64";
+  d.tolerance = is_max ? Tolerance{} : Tolerance{1e-6, 1e-5};
+  d.cases = reduce1_cases;
+  d.run = [is_max, lookup = d.lookup, tol = d.tolerance](TestDevice& dev, const Case& c) {
+    int64_t n = c["nbpr"];
+    Rng rng(c.seed);
+    // maxima: values of any sign (all negative for odd seeds); sums: positive block sums
+    auto part = is_max ? (c.seed % 2 ? rng.uniform(size_t(n), -100.f, -1.f) : rng.uniform(size_t(n), -50.f, 50.f))
+                       : rng.uniform(size_t(n), 0.f, 2.f);
+    double acc = is_max ? double(kNegInf) : 0.0;
+    for (float v : part) acc = is_max ? std::max(acc, double(v)) : acc + double(v);
+    DeviceBuffer<float> dp(dev, part), dy(dev, std::vector<float>{12345.f});
+    dev.launch(lookup, {1}, {64}, {dp.addr(), dy.addr(), u32(n)});
+    return compare(dy.download(), {float(acc)}, tol);
+  };
+  d.ideal_bytes = [](const Case& c) { return uint64_t(c["nbpr"] + 1) * 4; };
+  d.bench_case = [] { return make_case({{"nbpr", 64}}); };
+  r.add(std::move(d));
+}
+
+void register_div_scalar(Registry& r) {
+  KernelDef d;
+  d.lookup = "div_scalar_k";
+  d.family = "other";
+  d.source = "other/div_scalar_k.s";
+  d.description =
+      "In-place division by a scalar read from device memory (blocked softmax step 5: s is the sum written by "
+      "reduce_sum1_k), as a reciprocal (v_rcp_f32, 1 ulp) then a multiply; one element per lane, 64 per workgroup. "
+      "Workgroups past ceil(n/64) and waves past the first do nothing, so no element is scaled twice.";
+  d.semantics = "y[i] = y[i] * (1 / s[0]) for i < n";
+  d.geometry = "grid = ceil(n / 64), wg = 64";
+  d.limits = "s is a device pointer (not a by-value float); the grid must cover n (not grid-stride)";
+  d.tolerance = Tolerance{0, 1e-6};
+  d.cases = [](bool sweep) {
+    std::vector<Case> c = {make_case({{"n", 1}}, 21), make_case({{"n", 64}}, 22), make_case({{"n", 100}}, 23),
+                           make_case({{"n", 4099}}, 24)};
+    if (sweep)
+      for (int64_t n : {2, 63, 65, 127, 128, 129, 1000, 32000, 151936, 1000003})
+        c.push_back(make_case({{"n", n}}, uint32_t(200 + n)));
+    return c;
+  };
+  d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {
+    int64_t n = c["n"];
+    Rng rng(c.seed);
+    auto y = rng.uniform(size_t(n), 0.f, 1.f);
+    float s = rng.uniform(1, 0.5f, 3000.f)[0];
+    // a guard element past the end must stay untouched
+    auto yg = y;
+    yg.push_back(777.f);
+    DeviceBuffer<float> dy(dev, yg), ds(dev, std::vector<float>{s});
+    dev.launch("div_scalar_k", {uint32_t((n + 63) / 64)}, {64}, {dy.addr(), ds.addr(), u32(n)});
+    std::vector<float> want(yg.size());
+    for (size_t i = 0; i < y.size(); ++i) want[i] = float(double(y[i]) / double(s));
+    want.back() = 777.f;
+    return compare(dy.download(), want, tol);
+  };
+  d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 8 + 4; };
+  d.bench_case = [] { return make_case({{"n", 151936}}); };
+  r.add(std::move(d));
+}
+
+}  // namespace
+
+void register_other_softmax_kernels(Registry& r) {
+  register_block_max(r);
+  register_block_exp_sum(r);
+  register_reduce1(r, true);
+  register_reduce1(r, false);
+  register_div_scalar(r);
+}
+
+}  // namespace k100::kernels

@@ -1,0 +1,323 @@
+// Token embedding lookups: embed_f16_k (f16 table) and embed_k (int4 table
+// with f16 group scales). One workgroup per token; the workgroup's threads
+// walk the row in 16-byte output pieces (thread t takes pieces t, t + W, ...,
+// W = the workgroup size from the hidden block), four pieces per thread in
+// flight: all loads first, then convert and store each piece as its data
+// arrives. Every output store is a global_store_dwordx4 (a wave writes 1 KiB,
+// 16 whole lines); the table reads are coalesced the same way (8 bytes of f16
+// or 2 bytes of int4 per output piece).
+#include "ops/ops_elementwise_emit.h"
+#include "ops_elementwise_parts.h"
+
+namespace k100::kernels {
+
+namespace {
+
+using namespace as;
+using namespace elem;
+
+// embed_f16_k(y, ids, table, rows, dim): y[r][d] = f32(table[ids[r]][d]).
+codeobj::CodeObject build_embed_f16(isa::Target target) {
+  KernelBuilder b("embed_f16_k", target);
+  Regs r;
+  const SGPR args = r.s(8), hid = r.s(8);
+  const SGPR y = args.sub(0, 2), ids = args.sub(2, 2), table = args.sub(4, 2), rows = args[6], dim = args[7];
+  const SGPR id = r.s(), wg = r.s(), t = r.s(), count = r.s(), base = r.s(), src = r.s(2), dst = r.s(2);
+  const int batch = 4;
+  const VGPR units = r.v(batch), off = r.v(), h = r.v(2 * batch), f = r.v(4 * batch);
+  Label exit = b.label("exit"), odd = b.label("odd_dim");
+
+  b.s_load_dwordx8(args, kernarg_ptr(), 0);
+  load_hidden(b, hid, 32);
+  wait_lgkm(b, 0);
+  b.s_cmp_ge_u32(group_id(), rows);
+  b.s_cbranch_scc1(exit);
+  b.s_lshl_b32(t, group_id(), 2);
+  b.s_load_dword(id, ids, t);
+  b.s_and_b32(wg, hid[3], 0xffff);
+  scaled_address(b, dst, y, group_id(), dim, 2);
+  wait_lgkm(b, 0);
+  scaled_address(b, src, table, id, dim, 1);
+
+  BatchedWalk w{count, wg, base, t, units, batch, 1, 1, {}, {}};
+  // dim % 4 == 0: 4 halves (8 bytes) -> 4 floats per piece.
+  b.s_and_b32(t, dim, 3);
+  b.s_cbranch_scc1(odd);
+  b.s_lshr_b32(count, dim, 2);
+  w.load = [&](int j, VGPR u) {
+    b.v_lshlrev_b32(off, 3, u);
+    b.global_load_dwordx2(h.sub(2 * j, 2), off, src);
+  };
+  w.finish = [&](int j, VGPR u) {
+    VGPR o = f.sub(4 * j, 4);
+    b.v_cvt_f32_f16(o[0], h[2 * j]);
+    b.v_cvt_f32_f16(o[1], h[2 * j], sdwa_sel("src0_sel", "WORD_1"));
+    b.v_cvt_f32_f16(o[2], h[2 * j + 1]);
+    b.v_cvt_f32_f16(o[3], h[2 * j + 1], sdwa_sel("src0_sel", "WORD_1"));
+    b.v_lshlrev_b32(off, 4, u);
+    b.global_store_dwordx4(off, o, dst);
+  };
+  batched_walk(b, w);
+  b.s_branch(exit);
+
+  // Any other dim: one half -> one float per unit.
+  b.bind(odd);
+  b.s_mov_b32(count, dim);
+  w.load = [&](int j, VGPR u) {
+    b.v_lshlrev_b32(off, 1, u);
+    b.global_load_ushort(h[j], off, src);
+  };
+  w.finish = [&](int j, VGPR u) {
+    b.v_cvt_f32_f16(f[j], h[j]);
+    b.v_lshlrev_b32(off, 2, u);
+    b.global_store_dword(off, f[j], dst);
+  };
+  batched_walk(b, w);
+  b.bind(exit);
+  b.s_endpgm();
+
+  kernel_interface(b, codeobj::HiddenArgLayout::Compact, 0, 1024);
+  b.arg("y", "global_buffer", "f32*", "write_only");
+  b.arg("ids", "global_buffer", "const u32*", "read_only");
+  b.arg("table", "global_buffer", "const f16*", "read_only");
+  b.arg("rows", "by_value", "u32");
+  b.arg("dim", "by_value", "u32");
+  return b.code_object();
+}
+
+// embed_k(y, tbl, sc, ids, D, G): y[r][d] = nibble(tbl[id][d / 8], d % 8) * f32(sc[id][d / G]),
+// id = ids[r], r = workgroup id; nibbles two's complement, low nibble first.
+codeobj::CodeObject build_embed_int4(isa::Target target) {
+  KernelBuilder b("embed_k", target);
+  Regs r;
+  const SGPR args = r.s(8), dg = r.s(2), hid = r.s(8);
+  const SGPR y = args.sub(0, 2), tbl = args.sub(2, 2), sc = args.sub(4, 2), ids = args.sub(6, 2), D = dg[0],
+             G = dg[1];
+  const SGPR id = r.s(), wg = r.s(), t = r.s(), count = r.s(), base = r.s(), z = r.s(), groups = r.s(),
+             words = r.s(), wrow = r.s(2), srow = r.s(2), yrow = r.s(2);
+  const int batch = 4;
+  const VGPR units = r.v(batch), word = r.v(batch), shift = r.v(batch), scale = r.v(4 * batch),
+             out = r.v(4 * batch), q = r.v(), rem = r.v(), x = r.v(), tmp = r.v(4), off = r.v();
+  Label exit = b.label("exit"), per_element = b.label("per_element");
+
+  b.s_load_dwordx8(args, kernarg_ptr(), 0);
+  b.s_load_dwordx2(dg, kernarg_ptr(), 32);
+  load_hidden(b, hid, 40);
+  wait_lgkm(b, 0);
+  // D > 0, D % 8 == 0, G > 0, D % G == 0; otherwise nothing is written.
+  b.s_cmp_lt_i32(D, 8);
+  b.s_cbranch_scc1(exit);
+  b.s_and_b32(t, D, 7);
+  b.s_cbranch_scc1(exit);
+  b.s_cmp_lt_i32(G, 1);
+  b.s_cbranch_scc1(exit);
+  divider_init(b, G, z, t, tmp.sub(0, 2));
+  divide_scalar(b, groups, D, G, z, tmp);
+  b.s_mul_i32(t, groups, G);
+  b.s_cmp_lg_u32(t, D);
+  b.s_cbranch_scc1(exit);
+  b.s_lshl_b32(t, group_id(), 2);
+  b.s_load_dword(id, ids, t);
+  b.s_and_b32(wg, hid[3], 0xffff);
+  b.s_lshr_b32(words, D, 3);
+  b.s_lshr_b32(count, D, 2);  // 4-element pieces
+  scaled_address(b, yrow, y, group_id(), D, 2);
+  wait_lgkm(b, 0);
+  scaled_address(b, wrow, tbl, id, words, 2);
+  scaled_address(b, srow, sc, id, groups, 1);
+
+  // Piece u covers elements 4u..4u+3: word u / 2, nibbles from bit 16 (u & 1).
+  auto load_word = [&](int j, VGPR u) {
+    b.v_lshlrev_b32(off, 1, u);
+    b.v_and_b32(off, ~3u, off);
+    b.global_load_dword(word[j], off, wrow);
+  };
+  auto load_scale = [&](VGPR dst, VGPR element) {
+    divide(b, q, rem, element, G, z, x);
+    b.v_lshlrev_b32(off, 1, q);
+    b.global_load_ushort(dst, off, srow);
+  };
+  auto finish = [&](int j, VGPR u, bool per_element_scales) {
+    VGPR o = out.sub(4 * j, 4), s4 = scale.sub(4 * j, 4);
+    b.v_and_b32(shift[j], 1, u);
+    b.v_lshlrev_b32(shift[j], 4, shift[j]);
+    for (int k = 0; k < 4; ++k) {
+      if (k) b.v_add_u32(shift[j], 4, shift[j]);
+      b.v_bfe_i32(o[k], word[j], shift[j], 4);
+      b.v_cvt_f32_i32(o[k], o[k]);
+    }
+    for (int k = 0; k < (per_element_scales ? 4 : 1); ++k) b.v_cvt_f32_f16(s4[k], s4[k]);
+    for (int k = 0; k < 4; ++k) b.v_mul_f32(o[k], o[k], s4[per_element_scales ? k : 0]);
+    b.v_lshlrev_b32(off, 4, u);
+    b.global_store_dwordx4(off, o, yrow);
+  };
+  BatchedWalk w{count, wg, base, t, units, batch, 2, 1, {}, {}};
+  // G % 4 == 0: one scale per piece.
+  b.s_and_b32(t, G, 3);
+  b.s_cbranch_scc1(per_element);
+  w.load = [&](int j, VGPR u) {
+    load_word(j, u);
+    b.v_lshlrev_b32(tmp[3], 2, u);
+    load_scale(scale[4 * j], tmp[3]);
+  };
+  w.finish = [&](int j, VGPR u) { finish(j, u, false); };
+  batched_walk(b, w);
+  b.s_branch(exit);
+  // Other G: one scale per element.
+  b.bind(per_element);
+  w.loads = 5;
+  w.load = [&](int j, VGPR u) {
+    load_word(j, u);
+    for (int k = 0; k < 4; ++k) {
+      b.v_lshlrev_b32(tmp[3], 2, u);
+      if (k) b.v_add_u32(tmp[3], k, tmp[3]);
+      load_scale(scale[4 * j + k], tmp[3]);
+    }
+  };
+  w.finish = [&](int j, VGPR u) { finish(j, u, true); };
+  batched_walk(b, w);
+  b.bind(exit);
+  b.s_endpgm();
+
+  kernel_interface(b, codeobj::HiddenArgLayout::Full, 0, 1024);
+  b.arg("y", "global_buffer", "f32*", "write_only");
+  b.arg("tbl", "global_buffer", "const u32*", "read_only");
+  b.arg("sc", "global_buffer", "const f16*", "read_only");
+  b.arg("ids", "global_buffer", "const i32*", "read_only");
+  b.arg("D", "by_value", "i32");
+  b.arg("G", "by_value", "i32");
+  return b.code_object();
+}
+
+// ------------------------------------------------------------------ tests
+
+void add_embed_f16(Registry& reg) {
+  KernelDef d;
+  d.lookup = "embed_f16_k";
+  d.family = "ops";
+  d.generate = build_embed_f16;
+  d.description =
+      "Token embedding lookup from an f16 table [vocab][dim] into f32 rows, bit-exact (v_cvt_f32_f16; f16 "
+      "denormals become normal f32 values). One workgroup per token: with dim % 4 == 0 each thread converts "
+      "8-byte pieces (global_load_dwordx2 -> 4 x v_cvt_f32_f16 -> global_store_dwordx4), four pieces in flight; "
+      "any other dim goes one half per thread. Any workgroup size (read from the hidden block).";
+  d.semantics = "y[r][d] = f32(table[ids[r]][d]) for r < rows, d < dim";
+  d.geometry = "grid = rows (workgroups past rows do nothing), wg = 64 (any)";
+  d.limits = "ids[r] < vocab (not checked: the table size is not an argument); dim * 4 bytes < 4 GiB";
+  d.tolerance = Tolerance{};
+  d.cases = [](bool sweep) {
+    std::vector<Case> c = {make_case({{"rows", 1}, {"dim", 4}, {"vocab", 3}, {"wg", 64}, {"grid", 1}}, 1),
+                           make_case({{"rows", 5}, {"dim", 640}, {"vocab", 40}, {"wg", 64}, {"grid", 5}}, 2),
+                           make_case({{"rows", 3}, {"dim", 101}, {"vocab", 7}, {"wg", 64}, {"grid", 4}}, 3),
+                           make_case({{"rows", 4}, {"dim", 1030}, {"vocab", 9}, {"wg", 96}, {"grid", 4}}, 4)};
+    if (sweep) {
+      uint32_t seed = 30;
+      for (int64_t dim : {1, 2, 3, 4, 63, 64, 65, 256, 1000, 1024, 4095, 5120, 8192})
+        for (int64_t wg : {32, 64, 256, 1024})
+          c.push_back(make_case({{"rows", 7}, {"dim", dim}, {"vocab", 50}, {"wg", wg}, {"grid", 9}}, seed++));
+    }
+    return c;
+  };
+  d.run = [](TestDevice& dev, const Case& c) {
+    using namespace elem_test;
+    const int64_t rows = c["rows"], dim = c["dim"], vocab = c["vocab"];
+    Rng rng(c.seed);
+    auto table = random_halves(rng, size_t(vocab * dim));
+    auto idv = rng.integers(size_t(rows), 0, int32_t(vocab - 1));
+    std::vector<uint32_t> ids(idv.begin(), idv.end());
+    std::vector<float> want(size_t(rows * dim));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t e = 0; e < dim; ++e) want[size_t(r * dim + e)] = half_to_float(table[size_t(ids[size_t(r)] * dim + e)]);
+    DeviceBuffer<float> y(dev, with_guard(std::vector<float>(size_t(rows * dim), 0.f)));
+    DeviceBuffer<uint32_t> did(dev, ids);
+    DeviceBuffer<uint16_t> dt(dev, table);
+    dev.launch("embed_f16_k", {uint32_t(c["grid"])}, {uint32_t(c["wg"])},
+               {y.addr(), did.addr(), dt.addr(), u32(rows), u32(dim)});
+    return compare_guarded(y.download(), want, Tolerance{});
+  };
+  d.ideal_bytes = [](const Case& c) { return uint64_t(c["rows"] * (c["dim"] * 6 + 4)); };
+  d.bench_case = [] { return make_case({{"rows", 64}, {"dim", 5120}, {"vocab", 1024}, {"wg", 64}, {"grid", 64}}); };
+  reg.add(std::move(d));
+}
+
+// The documented formula: tbl [V][D/8] u32, nibble d % 8 of word d / 8 (low
+// nibble first, two's complement), times the f16 scale sc[id][d / G].
+std::vector<float> embed_int4_reference(const std::vector<uint32_t>& tbl, const std::vector<uint16_t>& sc,
+                                        const std::vector<int32_t>& ids, int64_t D, int64_t G) {
+  std::vector<float> y(ids.size() * size_t(D));
+  for (size_t r = 0; r < ids.size(); ++r)
+    for (int64_t e = 0; e < D; ++e) {
+      uint32_t w = tbl[size_t(ids[r] * (D / 8) + e / 8)];
+      int32_t nib = int32_t((w >> (4 * (e % 8))) & 15);
+      if (nib >= 8) nib -= 16;
+      y[r * size_t(D) + size_t(e)] = float(nib) * elem_test::half_to_float(sc[size_t(ids[r] * (D / G) + e / G)]);
+    }
+  return y;
+}
+
+void add_embed_int4(Registry& reg) {
+  KernelDef d;
+  d.lookup = "embed_k";
+  d.family = "ops";
+  d.generate = build_embed_int4;
+  d.description =
+      "Token embedding lookup from an int4 table with f16 group scales, bit-exact (a nibble times an f16 scale "
+      "is exact in f32). Row ids[r] of tbl ([V][D/8] u32, 8 two's-complement nibbles per word, low nibble "
+      "first) times its scale per G elements (sc [V][D/G] f16). One workgroup per token (the token count is the "
+      "grid); each thread makes 4 floats per piece from half a word (v_bfe_i32) and one scale (G % 4 == 0) or "
+      "four (other G), four pieces in flight, one global_store_dwordx4 each. The lane/row mapping of the "
+      "original was never reverse-engineered; this is the documented formula.";
+  d.semantics = "y[r][d] = sext4((tbl[ids[r]][d/8] >> 4 (d%8)) & 15) * f32(sc[ids[r]][d/G]), r < grid, d < D";
+  d.geometry = "grid = number of tokens, wg = 256 (any workgroup size)";
+  d.limits = "D % 8 == 0, G >= 1, D % G == 0 (otherwise nothing is written); 0 <= ids[r] < V (not checked)";
+  d.tolerance = Tolerance{};
+  d.cases = [](bool sweep) {
+    std::vector<Case> c = {make_case({{"tokens", 1}, {"D", 8}, {"G", 8}, {"vocab", 2}, {"wg", 256}}, 1),
+                           make_case({{"tokens", 3}, {"D", 640}, {"G", 32}, {"vocab", 20}, {"wg", 256}}, 2),
+                           make_case({{"tokens", 2}, {"D", 120}, {"G", 6}, {"vocab", 5}, {"wg", 64}}, 3),
+                           make_case({{"tokens", 4}, {"D", 2056}, {"G", 8}, {"vocab", 9}, {"wg", 96}}, 4),
+                           make_case({{"tokens", 2}, {"D", 12}, {"G", 4}, {"vocab", 3}, {"wg", 64}}, 5)};
+    if (sweep) {
+      uint32_t seed = 40;
+      for (auto [D, G] : std::vector<std::pair<int64_t, int64_t>>{{8, 1},      {8, 2},       {16, 16},   {64, 32},
+                                                                  {96, 12},    {96, 3},      {264, 8},   {1000, 40},
+                                                                  {2048, 128}, {5120, 32},   {5120, 64}, {8192, 128},
+                                                                  {40, 5},     {4096, 4096}, {12, 4},    {64, 7}})
+        for (int64_t wg : {64, 256, 1000})
+          c.push_back(make_case({{"tokens", 5}, {"D", D}, {"G", G}, {"vocab", 33}, {"wg", wg}}, seed++));
+    }
+    return c;
+  };
+  d.run = [](TestDevice& dev, const Case& c) {
+    using namespace elem_test;
+    const int64_t tokens = c["tokens"], D = c["D"], G = c["G"], vocab = c["vocab"];
+    const bool valid = D % 8 == 0 && D % G == 0;
+    Rng rng(c.seed);
+    std::vector<uint32_t> tbl(size_t(vocab * std::max<int64_t>(D / 8, 1)));
+    for (auto& w : tbl) w = rng.engine()();
+    auto sc = random_halves(rng, size_t(vocab * std::max<int64_t>(D / G, 1)));
+    auto ids = rng.integers(size_t(tokens), 0, int32_t(vocab - 1));
+    std::vector<float> want = valid ? embed_int4_reference(tbl, sc, ids, D, G) : std::vector<float>(size_t(tokens * D), 0.f);
+    DeviceBuffer<float> y(dev, with_guard(std::vector<float>(size_t(tokens * D), 0.f)));
+    DeviceBuffer<uint32_t> dt(dev, tbl);
+    DeviceBuffer<uint16_t> ds(dev, sc);
+    DeviceBuffer<int32_t> di(dev, ids);
+    dev.launch("embed_k", {uint32_t(tokens)}, {uint32_t(c["wg"])},
+               {y.addr(), dt.addr(), ds.addr(), di.addr(), i32(D), i32(G)});
+    return compare_guarded(y.download(), want, Tolerance{});
+  };
+  d.ideal_bytes = [](const Case& c) {
+    return uint64_t(c["tokens"] * (c["D"] / 2 + 2 * c["D"] / c["G"] + 4 * c["D"] + 4));
+  };
+  d.bench_case = [] { return make_case({{"tokens", 64}, {"D", 5120}, {"G", 32}, {"vocab", 1024}, {"wg", 256}}); };
+  reg.add(std::move(d));
+}
+
+}  // namespace
+
+void register_ops_elementwise_embed_kernels(Registry& r) {
+  add_embed_f16(r);
+  add_embed_int4(r);
+}
+
+}  // namespace k100::kernels

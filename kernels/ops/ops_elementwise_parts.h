@@ -1,0 +1,97 @@
+// The elementwise part of the transformer-operator family is registered from
+// several files (one per kernel group), plus the test helpers they share.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "k100/kernels/registry.h"
+#include "k100/kernels/test_support.h"
+
+namespace k100::kernels {
+
+void register_ops_elementwise_stream_kernels(Registry& r);  // fill_k, add_inplace_k, scale_mul_k, *_mul_k
+void register_ops_elementwise_concat_kernels(Registry& r);  // concat2_k
+void register_ops_elementwise_embed_kernels(Registry& r);   // embed_f16_k, embed_k
+void register_ops_elementwise_moe_kernels(Registry& r);     // moe_combine_k, moe_combine_gather_k
+void register_ops_elementwise_rope_kernels(Registry& r);    // rope_apply_k, rope_k
+
+namespace elem_test {
+
+// Words written after every output buffer by the tests: a kernel that writes
+// past the documented size changes them.
+inline constexpr size_t kGuardWords = 16;
+inline constexpr uint32_t kGuardBits = 0x7fc0dead;  // a NaN no kernel computes
+
+inline float guard_value() {
+  float f;
+  std::memcpy(&f, &kGuardBits, 4);
+  return f;
+}
+
+// Bit patterns of a float vector (for bit-exact comparisons).
+inline std::vector<uint32_t> bits_of(const std::vector<float>& v) {
+  std::vector<uint32_t> out(v.size());
+  std::memcpy(out.data(), v.data(), v.size() * 4);
+  return out;
+}
+
+// `host` followed by the guard words.
+inline std::vector<float> with_guard(std::vector<float> host) {
+  host.resize(host.size() + kGuardWords, guard_value());
+  return host;
+}
+
+// Compares a downloaded buffer (outputs + guard) with the expected outputs:
+// the outputs within `tol`, the guard words bit for bit.
+inline CaseResult compare_guarded(const std::vector<float>& got, const std::vector<float>& want,
+                                  const Tolerance& tol) {
+  std::vector<float> head(got.begin(), got.begin() + std::ptrdiff_t(std::min(got.size(), want.size())));
+  CaseResult r = tol.exact() ? compare_exact_u32(bits_of(head), bits_of(want)) : compare(head, want, tol);
+  for (size_t i = want.size(); i < got.size(); ++i) {
+    uint32_t b;
+    std::memcpy(&b, &got[i], 4);
+    if (b != kGuardBits && r.pass) {
+      r.pass = false;
+      r.note = "wrote past the output: word " + std::to_string(i) + " (output has " + std::to_string(want.size()) +
+               " elements)";
+    }
+  }
+  return r;
+}
+
+// IEEE half -> float, exact (denormals, infinities and NaN payloads kept).
+inline float half_to_float(uint16_t h) {
+  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 31, man = h & 0x3ff, bits;
+  if (exp == 31) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else if (exp) {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  } else if (man) {
+    int e = 113;  // normalise the denormal
+    while (!(man & 0x400)) {
+      man <<= 1;
+      --e;
+    }
+    bits = sign | (uint32_t(e) << 23) | ((man & 0x3ff) << 13);
+  } else {
+    bits = sign;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// Random finite halves (every exponent, denormals and zeros included).
+inline std::vector<uint16_t> random_halves(Rng& rng, size_t n) {
+  std::vector<uint16_t> v(n);
+  for (auto& h : v) {
+    do h = uint16_t(rng.engine()());
+    while (((h >> 10) & 31) == 31);
+  }
+  return v;
+}
+
+}  // namespace elem_test
+}  // namespace k100::kernels

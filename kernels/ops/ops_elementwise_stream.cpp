@@ -1,0 +1,441 @@
+// Streaming elementwise operators: fill_k, add_inplace_k, scale_mul_k,
+// silu_mul_k, sigmoid_mul_k (grid-stride, full hidden block) and gelu_mul_k
+// (one element per work-item, no hidden arguments).
+//
+// The grid-stride kernels move 16 bytes per lane and stream: lane l of a wave
+// handles the 4-float vector I + l, with I = (the wave's first global thread)
+// + k * (threads in the grid) in trip k, so one global_load_dwordx4 covers
+// 1 KiB of a stream (16 whole 64-byte lines, each requested once). Every
+// address is a 64-bit scalar base advanced per trip plus a lane offset below
+// 1 KiB, so any n below 2^34 works with any grid and workgroup size. The n % 4
+// trailing elements are handled by the grid's first work-item with dword
+// accesses. The activations use v_exp_f32 (2^x) and v_rcp_f32:
+// silu(g) * u = g * u / (1 + 2^(-g log2 e)); an overflowing exponential gives
+// 1/inf = 0, the correct limit.
+#include <cmath>
+#include <numbers>
+
+#include "ops/ops_elementwise_emit.h"
+#include "ops_elementwise_parts.h"
+
+namespace k100::kernels {
+
+namespace {
+
+using namespace as;
+using namespace elem;
+
+constexpr float kNegLog2e = -1.44269504088896340736f;
+
+enum class StreamOp { Fill, AddInplace, ScaleMul, SiluMul, SigmoidMul };
+
+struct StreamShape {
+  const char* name;
+  // Pointer arguments in order: (name, type, access); loaded operands are the
+  // pointers with `load` set, in order; the result goes to pointer `out`.
+  struct Ptr {
+    const char* name;
+    const char* type;
+    const char* access;
+    bool load;
+  };
+  std::vector<Ptr> ptrs;
+  const char* scalar = nullptr;  // f32 value argument after the first pointer (fill, scale)
+  int out = 0;
+};
+
+StreamShape shape_of(StreamOp op) {
+  switch (op) {
+    case StreamOp::Fill: return {"fill_k", {{"y", "f32*", "write_only", false}}, "value"};
+    case StreamOp::AddInplace:
+      return {"add_inplace_k", {{"y", "f32*", "read_write", true}, {"x", "const f32*", "read_only", true}}};
+    case StreamOp::ScaleMul: return {"scale_mul_k", {{"x", "f32*", "read_write", true}}, "s"};
+    case StreamOp::SiluMul:
+      return {"silu_mul_k",
+              {{"y", "f32*", "write_only", false},
+               {"gate", "const f32*", "read_only", true},
+               {"up", "const f32*", "read_only", true}}};
+    case StreamOp::SigmoidMul:
+      return {"sigmoid_mul_k",
+              {{"y", "f32*", "write_only", false},
+               {"x", "const f32*", "read_only", true},
+               {"g", "const f32*", "read_only", true}}};
+  }
+  return {};
+}
+
+// out[c] = op(in...) for components c < n. `t` is a temporary of n components.
+void emit_op(KernelBuilder& b, StreamOp op, const std::vector<VGPR>& in, VGPR out, VGPR t, SGPR scalar, int n) {
+  switch (op) {
+    case StreamOp::Fill:
+      for (int c = 0; c < n; ++c) b.v_mov_b32(out[c], scalar);
+      return;
+    case StreamOp::AddInplace:
+      for (int c = 0; c < n; ++c) b.v_add_f32(out[c], in[0][c], in[1][c]);
+      return;
+    case StreamOp::ScaleMul:
+      for (int c = 0; c < n; ++c) b.v_mul_f32(out[c], scalar, in[0][c]);
+      return;
+    case StreamOp::SiluMul:
+    case StreamOp::SigmoidMul: {
+      // silu: gate * up / (1 + 2^(-gate log2 e)); sigmoid: x / (1 + 2^(-g log2 e)).
+      VGPR gated = op == StreamOp::SiluMul ? in[0] : in[1];
+      for (int c = 0; c < n; ++c) b.v_mul_f32(t[c], kNegLog2e, gated[c]);
+      for (int c = 0; c < n; ++c) b.v_exp_f32(t[c], t[c]);
+      for (int c = 0; c < n; ++c) b.v_add_f32(t[c], 1.0f, t[c]);
+      for (int c = 0; c < n; ++c) b.v_rcp_f32(t[c], t[c]);
+      if (op == StreamOp::SiluMul) {
+        for (int c = 0; c < n; ++c) b.v_mul_f32(out[c], in[0][c], in[1][c]);
+        for (int c = 0; c < n; ++c) b.v_mul_f32(out[c], out[c], t[c]);
+      } else {
+        for (int c = 0; c < n; ++c) b.v_mul_f32(out[c], in[0][c], t[c]);
+      }
+      return;
+    }
+  }
+}
+
+codeobj::CodeObject build_stream(isa::Target target, StreamOp op) {
+  const StreamShape sh = shape_of(op);
+  KernelBuilder b(sh.name, target);
+  Regs r;
+  const int nptr = int(sh.ptrs.size());
+  // Explicit arguments: pointers (the scalar takes the second slot), then n (i64).
+  const int nslots = nptr + (sh.scalar ? 1 : 0);
+  const uint32_t n_offset = uint32_t(8 * nslots), hidden_offset = n_offset + 8;
+  const SGPR args = r.s(8), hid = r.s(8);
+  auto ptr_arg = [&](int i) { return args.sub(2 * (i == 0 || !sh.scalar ? i : i + 1), 2); };
+  const SGPR scalar = args[2];
+  const SGPR n = args.sub(2 * nslots, 2);
+  const SGPR total = r.s(), wgsize = r.s(), first = r.s(), index = r.s(), rem = r.s(), count = r.s(),
+             tail = r.s(), save = r.s(2), step = r.s(2), t64 = r.s(2);
+  std::vector<SGPR> run;
+  for (int i = 0; i < nptr; ++i) run.push_back(r.s(2));
+  const VGPR lane = r.v(), off = r.v(), zero = r.v();
+  std::vector<VGPR> in;
+  for (const auto& p : sh.ptrs)
+    if (p.load) in.push_back(r.v(4));
+  const VGPR out = r.v(4), t = r.v(4);
+  Label exit = b.label("exit");
+
+  b.s_load_dwordx8(args, kernarg_ptr(), 0);
+  load_hidden(b, hid, hidden_offset);
+  wait_lgkm(b, 0);
+  b.s_cmp_ge_u32(n[1], 4);  // n >= 2^34 or negative: nothing to do
+  b.s_cbranch_scc1(exit);
+  grid_geometry(b, hid, total, wgsize, first, lane);
+  b.v_lshlrev_b32(off, 4, lane);
+  b.s_lshr_b64(t64, n, 2);
+  b.s_mov_b32(count, t64[0]);  // whole 4-float vectors
+  b.s_lshl_b32(step[0], total, 4);
+  b.s_lshr_b32(step[1], total, 28);  // 16 * total as 64 bits
+  for (int i = 0; i < nptr; ++i) shifted_address(b, run[size_t(i)], ptr_arg(i), first, 4);
+  if (op == StreamOp::Fill) emit_op(b, op, in, out, t, scalar, 4);
+
+  StrideLoop loop{count, first, total, index, rem, save, lane};
+  stride_loop(
+      b, loop,
+      [&] {
+        int k = 0;
+        for (int i = 0; i < nptr; ++i)
+          if (sh.ptrs[size_t(i)].load) b.global_load_dwordx4(in[size_t(k++)], off, run[size_t(i)]);
+        if (k) wait_vm(b, 0);
+        if (op != StreamOp::Fill) emit_op(b, op, in, out, t, scalar, 4);
+        b.global_store_dwordx4(off, out, run[size_t(sh.out)]);
+      },
+      [&] {
+        for (int i = 0; i < nptr; ++i) add64(b, run[size_t(i)], step);
+      });
+
+  // The n % 4 trailing elements: the grid's first work-item, one dword each.
+  b.s_and_b32(tail, n[0], 3);
+  b.s_cbranch_scc0(exit);
+  b.s_cmp_lg_u32(first, 0);
+  b.s_cbranch_scc1(exit);
+  b.s_mov_b64(exec, 1);
+  b.v_mov_b32(zero, 0);
+  b.s_and_b32(t64[0], n[0], ~3u);
+  b.s_mov_b32(t64[1], n[1]);
+  b.s_lshl_b64(t64, t64, 2);
+  for (int i = 0; i < nptr; ++i) {
+    b.s_add_u32(run[size_t(i)][0], ptr_arg(i)[0], t64[0]);
+    b.s_addc_u32(run[size_t(i)][1], ptr_arg(i)[1], t64[1]);
+  }
+  for (int j = 0; j < 3; ++j) {
+    b.s_cmp_le_u32(tail, j);
+    b.s_cbranch_scc1(exit);
+    int k = 0;
+    for (int i = 0; i < nptr; ++i)
+      if (sh.ptrs[size_t(i)].load) b.global_load_dword(in[size_t(k++)][0], zero, run[size_t(i)], offset(4 * j));
+    if (k) wait_vm(b, 0);
+    emit_op(b, op, in, out, t, scalar, 1);
+    b.global_store_dword(zero, out[0], run[size_t(sh.out)], offset(4 * j));
+  }
+  b.bind(exit);
+  b.s_endpgm();
+
+  kernel_interface(b, codeobj::HiddenArgLayout::Full, 0, 1024);
+  for (int i = 0; i < nptr; ++i) {
+    const auto& p = sh.ptrs[size_t(i)];
+    b.arg(p.name, "global_buffer", p.type, p.access);
+    if (i == 0 && sh.scalar) b.arg(sh.scalar, "by_value", "f32");
+  }
+  b.arg("n", "by_value", "i64");
+  return b.code_object();
+}
+
+// gelu_mul_k(y, gate, up, n, group_size): y[i] = gelu_tanh(gate[i]) * up[i],
+// i = workgroup * group_size + local id for local ids below group_size.
+// gelu_tanh(g) = 0.5 g (1 + tanh(u)) = g / (1 + e^(-2u)), u = sqrt(2/pi) (g + 0.044715 g^3).
+codeobj::CodeObject build_gelu_mul(isa::Target target) {
+  KernelBuilder b("gelu_mul_k", target);
+  Regs r;
+  const SGPR args = r.s(8);
+  const SGPR y = args.sub(0, 2), gate = args.sub(2, 2), up = args.sub(4, 2), n = args[6], gs = args[7];
+  const SGPR base = r.s(), hi = r.s(), save = r.s(2), py = r.s(2), pg = r.s(2), pu = r.s(2);
+  const VGPR off = r.v(), g = r.v(), u = r.v(), t = r.v();
+  Label exit = b.label("exit");
+  const double k0 = -2.0 * std::sqrt(2.0 / std::numbers::pi) * 1.4426950408889634;  // -2 sqrt(2/pi) log2 e
+
+  b.s_load_dwordx8(args, kernarg_ptr(), 0);
+  wait_lgkm(b, 0);
+  b.s_mul_i32(base, group_id(), gs);
+  b.s_mul_hi_u32(hi, group_id(), gs);
+  b.s_cmp_lg_u32(hi, 0);
+  b.s_cbranch_scc1(exit);  // first index past 2^32 > n
+  b.s_cmp_ge_u32(base, n);
+  b.s_cbranch_scc1(exit);
+  b.s_sub_u32(hi, n, base);  // elements left from this workgroup's first
+  b.v_cmp_gt_u32(vcc, gs, local_id());
+  b.s_and_saveexec_b64(save, vcc);
+  b.v_cmp_gt_u32(vcc, hi, local_id());
+  b.s_and_b64(exec, exec, vcc);
+  b.s_cbranch_execz(exit);
+  shifted_address(b, py, y, base, 2);
+  shifted_address(b, pg, gate, base, 2);
+  shifted_address(b, pu, up, base, 2);
+  b.v_lshlrev_b32(off, 2, local_id());
+  b.global_load_dword(g, off, pg);
+  b.global_load_dword(u, off, pu);
+  wait_vm(b, 0);
+  b.v_mul_f32(t, g, g);
+  b.v_mul_f32(t, float(k0 * 0.044715), t);
+  b.v_add_f32(t, float(k0), t);
+  b.v_mul_f32(t, g, t);  // -2u log2 e
+  b.v_exp_f32(t, t);
+  b.v_add_f32(t, 1.0f, t);
+  b.v_rcp_f32(t, t);
+  b.v_mul_f32(g, g, u);
+  b.v_mul_f32(g, g, t);
+  b.global_store_dword(off, g, py);
+  b.bind(exit);
+  b.s_endpgm();
+
+  kernel_interface(b, codeobj::HiddenArgLayout::None, 32, 1024);
+  b.arg("y", "global_buffer", "f32*", "write_only");
+  b.arg("gate", "global_buffer", "const f32*", "read_only");
+  b.arg("up", "global_buffer", "const f32*", "read_only");
+  b.arg("n", "by_value", "u32");
+  b.arg("group_size", "by_value", "u32");
+  return b.code_object();
+}
+
+// ------------------------------------------------------------------ tests
+
+double silu(double g) { return g / (1.0 + std::exp(-g)); }
+double sigmoid(double g) { return 1.0 / (1.0 + std::exp(-g)); }
+double gelu_tanh(double g) {
+  return 0.5 * g * (1.0 + std::tanh(std::sqrt(2.0 / std::numbers::pi) * (g + 0.044715 * g * g * g)));
+}
+
+// Activation inputs: mostly N(0, 3), with saturating values mixed in.
+std::vector<float> activation_inputs(Rng& rng, size_t n) {
+  auto v = rng.normal(n, 0.f, 3.f);
+  const float extremes[] = {-200.f, -90.f, -30.f, 30.f, 90.f, 200.f, 0.f, -0.f};
+  for (size_t i = 0; i < n; i += 37) v[i] = extremes[(i / 37) % 8];
+  return v;
+}
+
+// Cases of a grid-stride kernel: n, workgroup size wg and grid (0 = ceil(n/wg)).
+std::vector<Case> stream_cases(bool sweep) {
+  std::vector<Case> c = {make_case({{"n", 1}, {"wg", 64}, {"grid", 0}}, 1),
+                         make_case({{"n", 1000}, {"wg", 64}, {"grid", 0}}, 2),
+                         make_case({{"n", 4099}, {"wg", 64}, {"grid", 3}}, 3),
+                         make_case({{"n", 771}, {"wg", 100}, {"grid", 2}}, 4),
+                         make_case({{"n", 2050}, {"wg", 256}, {"grid", 0}}, 5)};
+  if (sweep) {
+    uint32_t seed = 10;
+    for (int64_t n : {2, 3, 4, 5, 63, 64, 65, 255, 256, 257, 1023, 4096, 65537, 300001})
+      for (int64_t wg : {1, 32, 64, 192, 1024})
+        for (int64_t grid : {0, 1, 7}) c.push_back(make_case({{"n", n}, {"wg", wg}, {"grid", grid}}, seed++));
+  }
+  return c;
+}
+
+Dim3 stream_grid(const Case& c) {
+  int64_t n = c["n"], wg = c["wg"], grid = c["grid"];
+  if (!grid) grid = std::max<int64_t>(1, (n + wg - 1) / wg);
+  return Dim3{uint32_t(grid)};
+}
+
+void add_stream(Registry& reg, StreamOp op) {
+  const StreamShape sh = shape_of(op);
+  KernelDef d;
+  d.lookup = sh.name;
+  d.family = "ops";
+  d.generate = [op](isa::Target t) { return build_stream(t, op); };
+  d.geometry = "grid-stride: any grid and workgroup size (grid = ceil(n/64), wg = 64 typical)";
+  d.limits = "0 <= n < 2^34 (a negative or larger n writes nothing); pointers 4-byte aligned";
+  d.cases = stream_cases;
+  const char* common =
+      " Grid-stride: each lane moves 16 bytes per trip (global_load/store_dwordx4, every 64-byte line requested "
+      "once), any grid and workgroup size is correct; the n % 4 trailing elements are done by the grid's first "
+      "work-item.";
+  switch (op) {
+    case StreamOp::Fill:
+      d.description = std::string("Fills a float buffer with one value.") + common;
+      d.semantics = "y[i] = value for i < n (value passed as its f32 bit pattern)";
+      d.tolerance = Tolerance{};
+      d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 4; };
+      break;
+    case StreamOp::AddInplace:
+      d.description = std::string("In-place elementwise add (residual connections).") + common;
+      d.semantics = "y[i] += x[i] for i < n (one f32 addition, bit-exact)";
+      d.tolerance = Tolerance{};
+      d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 12; };
+      break;
+    case StreamOp::ScaleMul:
+      d.description = std::string(
+                          "In-place scaling by a scalar. The original kernel handled one element per work-item "
+                          "(grid had to cover n); this one is grid-stride, so the usual grid = ceil(n/64) and any "
+                          "smaller grid both give the full result.") +
+                      common;
+      d.semantics = "x[i] *= s for i < n (one f32 multiplication, bit-exact; s passed as its f32 bit pattern)";
+      d.tolerance = Tolerance{};
+      d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 8; };
+      break;
+    case StreamOp::SiluMul:
+      d.description = std::string("SwiGLU: silu of the gate (2nd argument) times up, computed as "
+                                  "gate*up / (1 + 2^(-gate*log2 e)) with v_exp_f32 and v_rcp_f32.") +
+                      common;
+      d.semantics = "y[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + e^-g), for i < n";
+      d.tolerance = Tolerance{1e-6, 4e-6};
+      d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 12; };
+      break;
+    case StreamOp::SigmoidMul:
+      d.description = std::string("Sigmoid gate: x times sigmoid of g, where the gated operand is the THIRD "
+                                  "argument (the opposite of silu_mul_k); x / (1 + 2^(-g*log2 e)).") +
+                      common;
+      d.semantics = "y[i] = x[i] * sigmoid(g[i]), sigmoid(g) = 1 / (1 + e^-g), for i < n";
+      d.tolerance = Tolerance{1e-6, 4e-6};
+      d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 12; };
+      break;
+  }
+  d.run = [op, tol = d.tolerance, name = std::string(sh.name)](TestDevice& dev, const Case& c) {
+    using namespace elem_test;
+    const size_t n = size_t(c["n"]);
+    Rng rng(c.seed);
+    std::vector<float> a, bvec, want(n);
+    float scalar = 0;
+    switch (op) {
+      case StreamOp::Fill:
+        scalar = rng.uniform(1)[0] * 1000.f;
+        a = rng.uniform(n);  // previous contents
+        for (size_t i = 0; i < n; ++i) want[i] = scalar;
+        break;
+      case StreamOp::AddInplace:
+        a = rng.normal(n);
+        bvec = rng.normal(n);
+        for (size_t i = 0; i < n; ++i) want[i] = a[i] + bvec[i];
+        break;
+      case StreamOp::ScaleMul:
+        a = rng.normal(n);
+        scalar = rng.uniform(1, 0.5f, 3.f)[0];
+        for (size_t i = 0; i < n; ++i) want[i] = a[i] * scalar;
+        break;
+      case StreamOp::SiluMul:
+      case StreamOp::SigmoidMul:
+        a = op == StreamOp::SiluMul ? activation_inputs(rng, n) : rng.normal(n);
+        bvec = op == StreamOp::SiluMul ? rng.normal(n) : activation_inputs(rng, n);
+        for (size_t i = 0; i < n; ++i)
+          want[i] = op == StreamOp::SiluMul ? float(silu(a[i]) * bvec[i]) : float(a[i] * sigmoid(bvec[i]));
+        break;
+    }
+    const Dim3 grid = stream_grid(c), wg{uint32_t(c["wg"])};
+    std::vector<uint64_t> argv;
+    CaseResult res;
+    if (op == StreamOp::Fill || op == StreamOp::ScaleMul) {
+      DeviceBuffer<float> x(dev, with_guard(a));
+      dev.launch(name, grid, wg, {x.addr(), f32(scalar), uint64_t(n)});
+      res = compare_guarded(x.download(), want, tol);
+    } else if (op == StreamOp::AddInplace) {
+      DeviceBuffer<float> y(dev, with_guard(a)), x(dev, bvec);
+      dev.launch(name, grid, wg, {y.addr(), x.addr(), uint64_t(n)});
+      res = compare_guarded(y.download(), want, tol);
+    } else {
+      DeviceBuffer<float> y(dev, with_guard(std::vector<float>(n, 0.f))), p(dev, a), q(dev, bvec);
+      dev.launch(name, grid, wg, {y.addr(), p.addr(), q.addr(), uint64_t(n)});
+      res = compare_guarded(y.download(), want, tol);
+    }
+    return res;
+  };
+  // A prefill-sized activation: 64 tokens x 17408 (the FFN width of a 5120-wide model).
+  d.bench_case = [op] {
+    int64_t n = op == StreamOp::SiluMul || op == StreamOp::SigmoidMul ? 64 * 17408 : 64 * 5120;
+    return make_case({{"n", n}, {"wg", 64}, {"grid", 0}});
+  };
+  reg.add(std::move(d));
+}
+
+void add_gelu(Registry& reg) {
+  KernelDef d;
+  d.lookup = "gelu_mul_k";
+  d.family = "ops";
+  d.generate = build_gelu_mul;
+  d.description =
+      "GELU (tanh approximation) of the gate times up, one element per work-item: "
+      "gelu_tanh(g) * u = g*u / (1 + 2^(-2 sqrt(2/pi) (g + 0.044715 g^3) log2 e)) with v_exp_f32 and v_rcp_f32; "
+      "the grid must cover n.";
+  d.semantics = "y[i] = gelu_tanh(gate[i]) * up[i], gelu_tanh(g) = 0.5 g (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))), "
+                "for i = workgroup * group_size + local id < n";
+  d.geometry = "grid = ceil(n/64), wg = 64 (one element per work-item, no stride loop)";
+  d.limits =
+      "group_size must equal the launched workgroup size (pass 64 with wg = 64, as the original required); "
+      "work-items with local id >= group_size do nothing; n < 2^32";
+  d.tolerance = Tolerance{1e-6, 1e-5};
+  d.cases = [](bool sweep) {
+    std::vector<Case> c = {make_case({{"n", 1}, {"wg", 64}}, 1), make_case({{"n", 200}, {"wg", 64}}, 2),
+                           make_case({{"n", 4097}, {"wg", 64}}, 3), make_case({{"n", 300}, {"wg", 128}}, 4)};
+    if (sweep)
+      for (int64_t n : {63, 64, 65, 1000, 65537, 300001})
+        for (int64_t wg : {32, 64, 256}) c.push_back(make_case({{"n", n}, {"wg", wg}}, uint32_t(n + wg)));
+    return c;
+  };
+  d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {
+    using namespace elem_test;
+    const size_t n = size_t(c["n"]);
+    const uint32_t wg = uint32_t(c["wg"]);
+    Rng rng(c.seed);
+    auto g = activation_inputs(rng, n);
+    auto u = rng.normal(n);
+    std::vector<float> want(n);
+    for (size_t i = 0; i < n; ++i) want[i] = float(gelu_tanh(g[i]) * u[i]);
+    DeviceBuffer<float> y(dev, with_guard(std::vector<float>(n, 0.f))), dg(dev, g), du(dev, u);
+    dev.launch("gelu_mul_k", {uint32_t((n + wg - 1) / wg)}, {wg}, {y.addr(), dg.addr(), du.addr(), u32(n), wg});
+    return compare_guarded(y.download(), want, tol);
+  };
+  d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 12; };
+  d.bench_case = [] { return make_case({{"n", 64 * 17408}, {"wg", 64}}); };
+  reg.add(std::move(d));
+}
+
+}  // namespace
+
+void register_ops_elementwise_stream_kernels(Registry& r) {
+  for (StreamOp op : {StreamOp::AddInplace, StreamOp::Fill, StreamOp::ScaleMul, StreamOp::SigmoidMul,
+                      StreamOp::SiluMul})
+    add_stream(r, op);
+  add_gelu(r);
+}
+
+}  // namespace k100::kernels

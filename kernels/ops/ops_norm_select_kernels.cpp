@@ -1,9 +1,920 @@
-// Selection: topk_k, router_top10_k, argmax_k, argmax_part_k, argmax_comb_k.
+// Selection: argmax_k, argmax_part_k, argmax_comb_k (argmax over a row, in
+// one or two stages) and topk_k, router_top10_k (per-row top-k by insertion,
+// one row per lane). Generators, registry entries, host references, tests.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
 #include "ops_norm_emit.h"
 #include "ops_norm_parts.h"
+#include "k100/base/error.h"
+#include "k100/kernels/test_support.h"
 
 namespace k100::kernels {
 
-void register_ops_norm_select_kernels(Registry& r) { (void)r; }
+namespace {
+
+using namespace as;
+using namespace norm;
+using codeobj::HiddenArgLayout;
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr uint32_t kNoChunk = 0x1fffffffu;  // chunk index of "no element": 4 * it + 3 = INT32_MAX
+constexpr uint32_t kNoIndex = 0x7fffffffu;
+constexpr uint32_t kQuietNaN = 0x7fc00000u;
+
+// ================================================================ argmax
+
+// SGPRs
+const SGPR sX = s(8, 2), sN = s(10, 2), sNb = s(12), sOut = s(14, 2), sIdxOut = s(16, 2);
+const SGPR sGroup = s(18), sThreads = s(19), sW16 = s(20), sWave = s(21), sWaves = s(22);
+const SGPR sSeg = s(24, 2), sLen = s(26), sStart = s(27);
+const SGPR sNq = s(28), sRem = s(29), sLeft = s(30), sScratch = s(31), sSave = s(32, 2), sTmp2 = s(34, 2);
+const SGPR sMask = s(38, 2), sBestV = s(40), sBestI = s(41), sChunk = s(42), sTmp = s(43);
+// VGPRs
+const VGPR vT = v(0), vLane = v(1), vBv = v(2, 4), vBc = v(6, 4), vQBase = v(10), vQ = v(11), vOffs = v(12, 4);
+constexpr int kData = 16;  // 4 chunks x 4
+const VGPR vV4 = v(32), vI4 = v(33), vTv = v(34), vTi = v(35), vDiv = v(36, 9), vAddr = v(45);
+
+// W from the hidden group size (multiple of 64, 64 when absent); wave index and count.
+void workgroup_threads(KernelBuilder& b, Label exit) {
+  b.s_and_b32(sThreads, sGroup, 0xffc0);
+  b.s_cmp_eq_u32(sThreads, 0);
+  b.s_cselect_b32(sThreads, 64, sThreads);
+  b.s_lshl_b32(sW16, sThreads, 4);
+  b.v_readfirstlane_b32(sWave, vT);
+  b.s_lshr_b32(sWave, sWave, 6);
+  b.s_lshr_b32(sWaves, sThreads, 6);
+  b.s_cmp_ge_u32(sWave, sWaves);
+  b.s_cbranch_scc1(exit);
+  b.v_and_b32(vLane, 63, vT);
+}
+
+// Every wave holds its best pair in lane 63 of (val, idx): combine through
+// LDS (8 bytes per wave); afterwards sBestV / sBestI hold the workgroup's best.
+void workgroup_argmax(KernelBuilder& b, VGPR val, VGPR idx) {
+  wave_argmax(b, val, idx, vTv, vTi, sMask);
+  b.v_readlane_b32(sBestV, val, 63);
+  b.v_readlane_b32(sBestI, idx, 63);
+  b.s_lshl_b32(sTmp, sWave, 3);
+  b.v_mov_b32(vAddr, sTmp);
+  b.v_mov_b32(vTv, sBestV);
+  b.v_mov_b32(vTi, sBestI);
+  b.s_mov_b64(sSave, exec);
+  b.s_mov_b64(exec, 1);
+  b.ds_write_b64(vAddr, v(vTv.index, 2));
+  b.s_mov_b64(exec, sSave);
+  wait_lgkm(b, 0);
+  b.s_barrier();
+  b.v_mov_b32(val, kNegInfBits);
+  b.v_mov_b32(idx, kNoIndex);
+  b.v_cmp_gt_u32(vcc, sWaves, vLane);
+  b.s_and_saveexec_b64(sSave, vcc);
+  b.v_lshlrev_b32(vAddr, 3, vLane);
+  b.ds_read_b64(v(vTv.index, 2), vAddr);
+  wait_lgkm(b, 0);
+  b.v_mov_b32(val, vTv);
+  b.v_mov_b32(idx, vTi);
+  b.s_mov_b64(exec, sSave);
+  wave_argmax(b, val, idx, vTv, vTi, sMask);
+  b.v_readlane_b32(sBestV, val, 63);
+  b.v_readlane_b32(sBestI, idx, 63);
+}
+
+// n (i64) clamped to [0, 2^31 - 1] in sN[0].
+void clamp_length(KernelBuilder& b) {
+  Label hi_zero = b.label("n_hi_zero"), done = b.label("n_done");
+  b.s_cmp_eq_u32(sN[1], 0);
+  b.s_cbranch_scc1(hi_zero);
+  b.s_cmp_lt_i32(sN[1], 0);
+  b.s_cselect_b32(sN[0], 0, 0x7fffffff);
+  b.s_branch(done);
+  b.bind(hi_zero);
+  b.s_cmp_lt_i32(sN[0], 0);
+  b.s_cselect_b32(sN[0], 0x7fffffff, sN[0]);
+  b.bind(done);
+}
+
+// Scans the segment sSeg[0 .. sLen) with the workgroup; leaves the best
+// (value, local index) in sBestV / sBestI (index >= sLen: no element).
+void scan_segment(KernelBuilder& b) {
+  b.s_lshr_b32(sNq, sLen, 2);
+  b.s_and_b32(sRem, sLen, 3);
+  ChunkWalk walk;
+  walk.single_wave = false;
+  walk.w_bytes16 = sW16;
+  walk.w_threads = sThreads;
+  walk.thread = vT;
+  walk.offsets = vOffs;
+  walk.max_batch = 4;
+  walk.left = sLeft;
+  walk.scratch = sScratch;
+  walk.save_exec = sSave;
+  chunk_offsets(b, walk);
+  // per component k: best value and the chunk it came from; initially -inf in
+  // the thread's first chunk (so -inf / NaN-only rows still give the first index)
+  b.v_mov_b32(vQ, kNoChunk);
+  b.v_cmp_gt_u32(vcc, sNq, vT);
+  b.v_cndmask_b32(vBc[0], vQ, vT, vcc);
+  for (int k = 0; k < 4; ++k) {
+    b.v_mov_b32(vBv[k], kNegInfBits);
+    if (k) b.v_mov_b32(vBc[k], vBc[0]);
+  }
+  b.v_mov_b32(vQBase, vT);
+  b.s_mov_b32(sLeft, sNq);
+  walk.loads_per_chunk = 1;
+  walk.load = [&](int i, VGPR voff, int) { b.global_load_dwordx4(v(kData + 4 * i, 4), voff, sSeg); };
+  walk.compute = [&](int i) {
+    VGPR q = vQBase;
+    if (i) {
+      b.s_mul_i32(sScratch, sThreads, i);
+      b.v_add_u32(vQ, sScratch, vQBase);
+      q = vQ;
+    }
+    for (int k = 0; k < 4; ++k) {  // strict >: the earlier chunk keeps ties, NaN never wins
+      b.v_cmp_gt_f32(vcc, v(kData + 4 * i + k), vBv[k]);
+      b.v_cndmask_b32(vBv[k], vBv[k], v(kData + 4 * i + k), vcc);
+      b.v_cndmask_b32(vBc[k], vBc[k], q, vcc);
+    }
+  };
+  walk.finish = [&](int n) {
+    b.s_mul_i32(sScratch, sThreads, n);
+    b.v_add_u32(vQBase, sScratch, vQBase);
+  };
+  walk.advance = [&](const Arg& bytes) { add64(b, sSeg, bytes); };
+  chunk_walk(b, walk, {4, 1});
+  // element tail: thread t < rem takes element 4 nq + t as a fifth candidate
+  b.v_mov_b32(vV4, kNegInfBits);
+  b.v_mov_b32(vI4, kNoIndex);
+  Label no_tail = b.label("tail_done");
+  b.s_cmp_eq_u32(sRem, 0);
+  b.s_cbranch_scc1(no_tail);
+  b.v_cmp_gt_u32(vcc, sRem, vT);
+  b.s_and_saveexec_b64(sSave, vcc);
+  b.s_lshl_b32(sScratch, sNq, 2);  // element index 4 nq
+  b.v_add_u32(vI4, sScratch, vT);
+  b.v_lshlrev_b32(vAddr, 2, vI4);
+  b.global_load_dword(vTv, vAddr, s(44, 2));
+  wait_vm(b, 0);
+  b.v_cmp_o_f32(vcc, vTv, vTv);  // NaN counts as -inf
+  b.v_cndmask_b32(vV4, vV4, vTv, vcc);
+  b.s_mov_b64(exec, sSave);
+  b.bind(no_tail);
+  // the thread's candidates: element index = 4 chunk + k, then the tail
+  for (int k = 0; k < 4; ++k) b.v_lshl_add_u32(vBc[k], vBc[k], 2, k);
+  for (int k = 1; k < 4; ++k) argmax_merge(b, vBv[0], vBc[0], vBv[k], vBc[k], sMask);
+  argmax_merge(b, vBv[0], vBc[0], vV4, vI4, sMask);
+  workgroup_argmax(b, vBv[0], vBc[0]);
+}
+
+// argmax_k (part = false) and argmax_part_k (part = true).
+codeobj::CodeObject generate_argmax(bool part, isa::Target target) {
+  KernelBuilder b(part ? "argmax_part_k" : "argmax_k", target);
+  Label exit = b.label("exit");
+  b.s_load_dwordx4(s(8, 4), s(4, 2), 0x0);  // x, n
+  if (part) {
+    b.s_load_dword(sNb, s(4, 2), 0x10);
+    b.s_load_dwordx2(sOut, s(4, 2), 0x18);  // val
+    b.s_load_dwordx2(sIdxOut, s(4, 2), 0x20);  // idx
+    b.s_load_dword(sGroup, s(4, 2), 40 + 12);
+  } else {
+    b.s_load_dwordx2(sOut, s(4, 2), 0x10);
+    b.s_load_dword(sGroup, s(4, 2), 24 + 12);
+  }
+  wait_lgkm(b, 0);
+  workgroup_threads(b, exit);
+  clamp_length(b);
+  if (part) {
+    // chunk size C = ceil(n / nb); workgroup b scans [b C, min(n, (b + 1) C))
+    b.s_cmp_lt_i32(sNb, 1);
+    b.s_cbranch_scc1(exit);
+    b.s_cmp_ge_u32(s(6), sNb);
+    b.s_cbranch_scc1(exit);
+    b.s_add_u32(sTmp, sN[0], sNb);
+    b.s_sub_u32(sTmp, sTmp, 1);
+    udiv32(b, sChunk, sTmp, sNb, vDiv);
+    b.s_mul_i32(sStart, s(6), sChunk);
+    b.s_sub_u32(sLen, sN[0], sStart);
+    b.s_cmp_ge_u32(sStart, sN[0]);
+    b.s_cselect_b32(sLen, 0, sLen);
+    b.s_cmp_lt_u32(sChunk, sLen);
+    b.s_cselect_b32(sLen, sChunk, sLen);
+  } else {
+    b.s_mov_b32(sStart, 0);
+    b.s_mov_b32(sLen, sN[0]);
+  }
+  // segment base (also kept in s[44:45] for the tail)
+  b.s_lshl_b32(sTmp, sStart, 2);
+  b.s_add_u32(sSeg[0], sX[0], sTmp);
+  b.s_addc_u32(sSeg[1], sX[1], 0);
+  b.s_mov_b64(s(44, 2), sSeg);
+  scan_segment(b);
+  // wave 0 writes: index >= len means the segment was empty
+  b.s_cmp_lg_u32(sWave, 0);
+  b.s_cbranch_scc1(exit);
+  b.s_add_u32(sTmp, sBestI, sStart);
+  b.s_cmp_lt_u32(sBestI, sLen);
+  b.s_cselect_b32(sBestV, sBestV, kNegInfBits);
+  b.s_cselect_b32(sBestI, sTmp, -1);
+  b.v_mov_b32(vTv, sBestV);
+  b.v_mov_b32(vTi, sBestI);
+  b.v_mov_b32(vAddr, 0);
+  b.s_mov_b64(exec, 1);
+  if (part) {
+    b.s_lshl_b32(sTmp, s(6), 2);
+    add64(b, sOut, sTmp);
+    add64(b, sIdxOut, sTmp);
+    b.global_store_dword(vAddr, vTv, sOut);
+    b.global_store_dword(vAddr, vTi, sIdxOut);
+  } else {
+    b.global_store_dword(vAddr, vTi, sOut);
+  }
+  b.bind(exit);
+  b.s_endpgm();
+
+  b.arg("x", "global_buffer", "const f32*", "read_only").arg("n", "by_value", "i64");
+  if (part) {
+    b.arg("nb", "by_value", "i32")
+        .arg("val", "global_buffer", "f32*", "write_only")
+        .arg("idx", "global_buffer", "i32*", "write_only");
+  } else {
+    b.arg("out", "global_buffer", "i32*", "write_only");
+  }
+  kernel_interface(b, HiddenArgLayout::Full, 128, 1024);
+  return b.code_object();
+}
+
+codeobj::CodeObject generate_argmax_comb(isa::Target target) {
+  KernelBuilder b("argmax_comb_k", target);
+  Label exit = b.label("exit");
+  const SGPR sVal = s(8, 2), sIdx = s(10, 2), sOutp = s(14, 2), sB = s(13);
+  b.s_load_dwordx4(s(8, 4), s(4, 2), 0x0);  // val, idx
+  b.s_load_dword(sNb, s(4, 2), 0x10);
+  b.s_load_dwordx2(sOutp, s(4, 2), 0x18);
+  b.s_load_dword(sGroup, s(4, 2), 32 + 12);
+  wait_lgkm(b, 0);
+  workgroup_threads(b, exit);
+  b.v_mov_b32(vBv[0], kNegInfBits);
+  b.v_mov_b32(vBc[0], kNoIndex);
+  b.v_mov_b32(vBv[1], kNegInfBits);  // constants for the selects
+  b.v_mov_b32(vBc[1], kNoIndex);
+  // thread t merges partials t, t + W, ...
+  b.s_mov_b32(sB, 0);
+  Label top = b.label("partials"), done = b.label("partials_done");
+  b.bind(top);
+  b.s_cmp_ge_i32(sB, sNb);
+  b.s_cbranch_scc1(done);
+  b.v_add_u32(vQ, sB, vT);
+  b.v_cmp_gt_i32(vcc, sNb, vQ);
+  b.s_and_saveexec_b64(sSave, vcc);
+  b.v_lshlrev_b32(vAddr, 2, vQ);
+  b.global_load_dword(vTv, vAddr, sVal);
+  b.global_load_dword(vTi, vAddr, sIdx);
+  wait_vm(b, 0);
+  b.v_cmp_u_f32(vcc, vTv, vTv);  // NaN counts as -inf
+  b.v_cndmask_b32(vTv, vTv, vBv[1], vcc);
+  b.v_cmp_gt_i32(vcc, 0, vTi);  // negative index: an empty partial
+  b.v_cndmask_b32(vTv, vTv, vBv[1], vcc);
+  b.v_cndmask_b32(vTi, vTi, vBc[1], vcc);
+  argmax_merge(b, vBv[0], vBc[0], vTv, vTi, sMask);
+  b.s_mov_b64(exec, sSave);
+  b.s_add_u32(sB, sB, sThreads);
+  b.s_branch(top);
+  b.bind(done);
+  workgroup_argmax(b, vBv[0], vBc[0]);
+  b.s_cmp_lg_u32(sWave, 0);
+  b.s_cbranch_scc1(exit);
+  b.s_cmp_eq_u32(sBestI, kNoIndex);
+  b.s_cselect_b32(sBestI, -1, sBestI);
+  b.v_mov_b32(vTi, sBestI);
+  b.v_mov_b32(vAddr, 0);
+  b.s_mov_b64(exec, 1);
+  b.global_store_dword(vAddr, vTi, sOutp);
+  b.bind(exit);
+  b.s_endpgm();
+
+  b.arg("val", "global_buffer", "const f32*", "read_only")
+      .arg("idx", "global_buffer", "const i32*", "read_only")
+      .arg("nb", "by_value", "i32")
+      .arg("out", "global_buffer", "i32*", "write_only");
+  kernel_interface(b, HiddenArgLayout::Full, 128, 1024);
+  return b.code_object();
+}
+
+// ================================================================ top-k
+
+namespace tk {
+
+const SGPR sX = s(8, 2), sIdx = s(10, 2), sVal = s(12, 2), sRows = s(14), sCols = s(15), sK = s(16);
+const SGPR sR0 = s(17), sBlk = s(18, 2), sBase = s(20, 2), sC = s(22), sF = s(23);
+const SGPR sP[2] = {s(24, 2), s(26, 2)};
+const SGPR sPc = s(28, 2), sEntry = s(30), sFetch = s(31), sSave = s(32, 2), sCol = s(35), sTmp2 = s(36, 2),
+           sRet = s(38, 2), sSteady = s(40, 2), sFill = s(42, 2), sTmp = s(44), sTmp1 = s(45), sOutV = s(46, 2),
+           sOutI = s(48, 2);
+const VGPR vLane = v(0), vRoff = v(1), vThr = v(2), vCol = v(3), vX = v(4), vOut = v(5), vTmp = v(6);
+constexpr int kA = 16, kI = 32, kXd = 48, kMaxK = 16;
+VGPR A(int j) { return v(kA + j); }
+VGPR I(int j) { return v(kI + j); }
+
+enum class Cmp { Greater, NotLessEqual };
+
+void compare(KernelBuilder& b, Cmp c, SGPR dst, VGPR x, VGPR a) {
+  if (c == Cmp::Greater)
+    b.v_cmp_gt_f32(dst, x, a);
+  else
+    b.v_cmp_nle_f32(dst, x, a);  // x > a, or a is an empty (NaN) slot
+}
+
+// Insertion of (vX, column sCol) into the sorted slots 0..K-1, bottom-up:
+// with c_j = (x beats slot j), slot j becomes slot j-1 when c_(j-1), else x
+// when c_j, else stays. Slots are descending; an equal value never beats a
+// slot (earlier column first).
+void insertion_block(KernelBuilder& b, Cmp c, int j) {
+  if (j > 0) compare(b, c, sP[(j - 1) % 2], vX, A(j - 1));
+  b.v_cndmask_b32(A(j), A(j), vX, sP[j % 2]);
+  if (j > 0) b.v_cndmask_b32(A(j), A(j), A(j - 1), sP[(j - 1) % 2]);
+  b.v_cndmask_b32(I(j), I(j), vCol, sP[j % 2]);
+  if (j > 0) b.v_cndmask_b32(I(j), I(j), I(j - 1), sP[(j - 1) % 2]);
+}
+
+// A computed jump: to (address of the s_add_u32 below) + offset.
+void computed_jump(KernelBuilder& b, SGPR offset_sgpr) {
+  b.s_getpc_b64(sPc);
+  b.s_add_u32(sPc[0], sPc[0], offset_sgpr);
+  b.s_addc_u32(sPc[1], sPc[1], 0);
+  b.s_setpc_b64(sPc);
+}
+
+// Byte sizes the jump tables rely on, checked against the encoder: an entry
+// (VOP3 compare + s_branch) 12 bytes, a threshold fetch (v_mov + s_setpc) 8,
+// the jump's s_add/s_addc/s_setpc 12.
+void check_table_sizes(isa::Target target) {
+  auto entry_size = [&](Cmp c) {
+    KernelBuilder e("size_check", target);
+    Label l = e.label();
+    compare(e, c, sP[1], vX, A(15));
+    e.s_branch(l);
+    e.bind(l);
+    return e.code().size();
+  };
+  KernelBuilder f("size_check", target);
+  f.v_mov_b32(vThr, A(15));
+  f.s_setpc_b64(sRet);
+  KernelBuilder g("size_check", target);
+  g.s_add_u32(sPc[0], sPc[0], sEntry);
+  g.s_addc_u32(sPc[1], sPc[1], 0);
+  g.s_setpc_b64(sPc);
+  if (entry_size(Cmp::Greater) != 12 || entry_size(Cmp::NotLessEqual) != 12 || f.code().size() != 8 ||
+      g.code().size() != 12)
+    throw Error("topk generator: jump-table entry sizes changed");
+}
+
+// The insertion routine: dynamic K (topk_k: jump tables on k) or K = 10.
+// Called with s_swappc_b64 sRet; returns through sRet.
+void insertion_routine(KernelBuilder& b, Cmp c, bool router) {
+  b.v_mov_b32(vCol, sCol);
+  if (router) {
+    compare(b, c, sP[9 % 2], vX, A(9));
+    for (int j = 9; j >= 0; --j) insertion_block(b, c, j);
+    b.s_setpc_b64(sRet);
+    return;
+  }
+  std::vector<Label> blocks;
+  for (int j = 0; j < kMaxK; ++j) blocks.push_back(b.label("block" + std::to_string(j)));
+  computed_jump(b, sEntry);  // entry j at 12 + 12 (15 - j)
+  for (int j = kMaxK - 1; j >= 0; --j) {
+    compare(b, c, sP[j % 2], vX, A(j));
+    b.s_branch(blocks[size_t(j)]);
+  }
+  for (int j = kMaxK - 1; j >= 0; --j) {
+    b.bind(blocks[size_t(j)]);
+    insertion_block(b, c, j);
+  }
+  computed_jump(b, sFetch);  // threshold fetch j at 12 + 8 (15 - j)
+  for (int j = kMaxK - 1; j >= 0; --j) {
+    b.v_mov_b32(vThr, A(j));
+    b.s_setpc_b64(sRet);
+  }
+}
+
+codeobj::CodeObject generate_topk(bool router, isa::Target target) {
+  if (!router) check_table_sizes(target);
+  KernelBuilder b(router ? "router_top10_k" : "topk_k", target);
+  Label exit = b.label("exit");
+  const int K = router ? 10 : kMaxK;  // slots kept
+
+  // the two insertion routines sit at the start; their addresses via s_getpc
+  Label after_steady = b.label("after_steady"), after_fill = b.label("after_fill");
+  b.s_getpc_b64(sSteady);
+  b.s_add_u32(sSteady[0], sSteady[0], 12);
+  b.s_addc_u32(sSteady[1], sSteady[1], 0);
+  b.s_branch(after_steady);
+  insertion_routine(b, Cmp::Greater, router);
+  b.bind(after_steady);
+  b.s_getpc_b64(sFill);
+  b.s_add_u32(sFill[0], sFill[0], 12);
+  b.s_addc_u32(sFill[1], sFill[1], 0);
+  b.s_branch(after_fill);
+  insertion_routine(b, Cmp::NotLessEqual, router);
+  b.bind(after_fill);
+
+  b.s_load_dwordx4(s(8, 4), s(4, 2), 0x0);
+  b.s_load_dwordx4(s(12, 4), s(4, 2), 0x10);
+  if (!router) b.s_load_dword(sK, s(4, 2), 0x20);
+  wait_lgkm(b, 0);
+  if (router) b.s_mov_b32(sK, 10);
+  b.v_readfirstlane_b32(sTmp, vLane);  // one wave: rows s6*64 + lane
+  b.s_cmp_ge_u32(sTmp, 64);
+  b.s_cbranch_scc1(exit);
+  b.s_cmp_eq_u32(sK, 0);
+  b.s_cbranch_scc1(exit);
+  b.s_lshl_b32(sR0, s(6), 6);
+  b.v_add_u32(vTmp, sR0, vLane);
+  b.v_cmp_gt_u32(vcc, sRows, vTmp);
+  b.s_and_b64(exec, exec, vcc);
+  b.s_cbranch_execz(exit);
+
+  if (!router) {
+    // k > 16 is not supported: every slot of the row gets idx -1 and val NaN
+    Label k_ok = b.label("k_ok");
+    b.s_cmp_le_u32(sK, kMaxK);
+    b.s_cbranch_scc1(k_ok);
+    b.s_lshl_b32(sTmp, sK, 2);
+    b.v_mul_lo_u32(vOut, sTmp, vLane);
+    row_address(b, sOutV, sVal, sR0, sK, 2, sTmp2);
+    row_address(b, sOutI, sIdx, sR0, sK, 2, sTmp2);
+    b.v_mov_b32(vTmp, kQuietNaN);
+    b.v_mov_b32(vX, -1);
+    b.s_mov_b32(sC, 0);
+    Label top = b.label("bad_k");
+    b.bind(top);
+    b.global_store_dword(vOut, vTmp, sOutV);
+    b.global_store_dword(vOut, vX, sOutI);
+    add64(b, sOutV, 4);
+    add64(b, sOutI, 4);
+    b.s_add_u32(sC, sC, 1);
+    b.s_cmp_lt_u32(sC, sK);
+    b.s_cbranch_scc1(top);
+    b.s_branch(exit);
+    b.bind(k_ok);
+    // jump-table offsets for k
+    b.s_sub_u32(sTmp, kMaxK, sK);
+    b.s_mul_i32(sEntry, sTmp, 12);
+    b.s_add_u32(sEntry, sEntry, 12);
+    b.s_lshl_b32(sFetch, sTmp, 3);
+    b.s_add_u32(sFetch, sFetch, 12);
+  }
+
+  // empty slots: NaN (every value beats them in the fill phase), column -1
+  for (int j = 0; j < K; ++j) {
+    b.v_mov_b32(A(j), kQuietNaN);
+    b.v_mov_b32(I(j), -1);
+  }
+  b.v_mov_b32(vThr, kQuietNaN);
+  b.s_lshl_b32(sTmp, sCols, 2);
+  b.v_mul_lo_u32(vRoff, sTmp, vLane);  // this lane's row, relative to row r0
+  row_address(b, sBlk, sX, sR0, sCols, 2, sTmp2);
+
+  // fill phase: the first min(k, cols) columns, NaN counted as -inf
+  b.s_min_u32(sF, sK, sCols);
+  b.v_mov_b32(vTmp, kNegInfBits);
+  b.s_mov_b32(sC, 0);
+  b.s_mov_b64(sBase, sBlk);
+  Label fill_top = b.label("fill"), fill_done = b.label("fill_done");
+  b.bind(fill_top);
+  b.s_cmp_ge_u32(sC, sF);
+  b.s_cbranch_scc1(fill_done);
+  b.global_load_dword(vX, vRoff, sBase);
+  wait_vm(b, 0);
+  b.v_cmp_o_f32(vcc, vX, vX);
+  b.v_cndmask_b32(vX, vTmp, vX, vcc);
+  b.s_mov_b32(sCol, sC);
+  b.s_swappc_b64(sRet, sFill);
+  b.s_add_u32(sC, sC, 1);
+  add64(b, sBase, 4);
+  b.s_branch(fill_top);
+  b.bind(fill_done);
+
+  // steady phase: a column enters only when it beats the k-th value
+  VGPR thr = router ? A(9) : vThr;
+  auto element = [&](int e) {
+    Label skip = b.label("skip");
+    b.v_cmp_gt_f32(vcc, v(kXd + e), thr);
+    b.s_cbranch_vccz(skip);
+    b.v_mov_b32(vX, v(kXd + e));
+    b.s_add_u32(sCol, sC, e);
+    b.s_swappc_b64(sRet, sSteady);
+    b.bind(skip);
+  };
+  for (int width : {16, 4, 1}) {
+    Label top = b.label("cols" + std::to_string(width)), done = b.label("cols" + std::to_string(width) + "_done");
+    b.bind(top);
+    b.s_sub_u32(sTmp, sCols, sC);
+    b.s_cmp_lt_u32(sTmp, width);
+    b.s_cbranch_scc1(done);
+    if (width == 1) {
+      b.global_load_dword(v(kXd), vRoff, sBase);
+      wait_vm(b, 0);
+      element(0);
+    } else {
+      for (int i = 0; i < width / 4; ++i) {
+        if (i)
+          b.global_load_dwordx4(v(kXd + 4 * i, 4), vRoff, sBase, offset(16 * i));
+        else
+          b.global_load_dwordx4(v(kXd, 4), vRoff, sBase);
+      }
+      for (int e = 0; e < width; ++e) {
+        if (e % 4 == 0) wait_vm(b, width / 4 - 1 - e / 4);
+        element(e);
+      }
+    }
+    b.s_add_u32(sC, sC, width);
+    add64(b, sBase, 4 * width);
+    b.s_branch(top);
+    b.bind(done);
+  }
+
+  // results: empty slots (cols < k) read as -inf with column -1
+  for (int j = 0; j < K; ++j) b.v_max_f32(A(j), kNegInfBits, A(j));
+  if (router) {
+    // weights = softmax over the 10 selected logits (the first is the largest)
+    // (A(0) - A(0) is 0, or NaN when every logit is -inf: then every weight is NaN)
+    for (int j = 0; j < 10; ++j) {
+      b.v_sub_f32(v(kXd + j), A(j), A(0));
+      b.v_mul_f32(v(kXd + j), kLog2e, v(kXd + j));
+      b.v_exp_f32(v(kXd + j), v(kXd + j));
+    }
+    b.v_mov_b32(vTmp, v(kXd));
+    for (int j = 1; j < 10; ++j) b.v_add_f32(vTmp, vTmp, v(kXd + j));
+    b.v_rcp_f32(vTmp, vTmp);
+    for (int j = 0; j < 10; ++j) b.v_mul_f32(v(kXd + j), v(kXd + j), vTmp);
+    b.v_mul_u32_u24(vOut, 40, vLane);
+    b.s_mov_b32(sTmp1, 10);
+    row_address(b, sOutI, sIdx, sR0, sTmp1, 2, sTmp2);
+    row_address(b, sOutV, sVal, sR0, sTmp1, 2, sTmp2);
+    for (int m = 0; m < 5; ++m) {
+      if (m) {
+        b.global_store_dwordx2(vOut, v(kI + 2 * m, 2), sOutI, offset(8 * m));
+        b.global_store_dwordx2(vOut, v(kXd + 2 * m, 2), sOutV, offset(8 * m));
+      } else {
+        b.global_store_dwordx2(vOut, v(kI, 2), sOutI);
+        b.global_store_dwordx2(vOut, v(kXd, 2), sOutV);
+      }
+    }
+  } else {
+    b.s_lshl_b32(sTmp, sK, 2);
+    b.v_mul_u32_u24(vOut, sTmp, vLane);
+    row_address(b, sOutV, sVal, sR0, sK, 2, sTmp2);
+    row_address(b, sOutI, sIdx, sR0, sK, 2, sTmp2);
+    for (int j = 0; j < kMaxK; ++j) {
+      if (j) {
+        b.global_store_dword(vOut, A(j), sOutV, offset(4 * j));
+        b.global_store_dword(vOut, I(j), sOutI, offset(4 * j));
+      } else {
+        b.global_store_dword(vOut, A(j), sOutV);
+        b.global_store_dword(vOut, I(j), sOutI);
+      }
+      if (j + 1 < kMaxK) {
+        b.s_cmp_eq_u32(sK, j + 1);
+        b.s_cbranch_scc1(exit);
+      }
+    }
+  }
+  b.bind(exit);
+  b.s_endpgm();
+
+  if (router) {
+    b.arg("logits", "global_buffer", "const f32*", "read_only")
+        .arg("ids", "global_buffer", "i32*", "write_only")
+        .arg("weights", "global_buffer", "f32*", "write_only")
+        .arg("rows", "by_value", "u32")
+        .arg("n_experts", "by_value", "u32");
+  } else {
+    b.arg("x", "global_buffer", "const f32*", "read_only")
+        .arg("idx", "global_buffer", "i32*", "write_only")
+        .arg("val", "global_buffer", "f32*", "write_only")
+        .arg("rows", "by_value", "u32")
+        .arg("cols", "by_value", "u32")
+        .arg("k", "by_value", "u32");
+  }
+  kernel_interface(b, HiddenArgLayout::None, 0, 1024);
+  return b.code_object();
+}
+
+}  // namespace tk
+
+// ================================================================ references
+
+float finite_or_neg_inf(float v) { return std::isnan(v) ? -INFINITY : v; }
+
+// Lowest index of the largest value of x[begin, end), NaN counted as -inf; -1 when empty.
+std::pair<float, int32_t> argmax_reference(const std::vector<float>& x, int64_t begin, int64_t end) {
+  if (begin >= end) return {-INFINITY, -1};
+  float best = finite_or_neg_inf(x[size_t(begin)]);
+  int64_t at = begin;
+  for (int64_t i = begin + 1; i < end; ++i)
+    if (finite_or_neg_inf(x[size_t(i)]) > best) best = finite_or_neg_inf(x[size_t(i)]), at = i;
+  return {best, int32_t(at)};
+}
+
+// The top k of each row: stable descending order (earlier column first on
+// ties), NaN counted as -inf; (-inf, -1) pads rows shorter than k.
+void topk_reference(const std::vector<float>& x, int64_t rows, int64_t cols, int64_t k, std::vector<int32_t>& idx,
+                    std::vector<float>& val) {
+  idx.assign(size_t(rows * k), -1);
+  val.assign(size_t(rows * k), -INFINITY);
+  std::vector<int64_t> order(static_cast<size_t>(cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t i = 0; i < cols; ++i) order[size_t(i)] = i;
+    auto v = [&](int64_t i) { return finite_or_neg_inf(x[size_t(r * cols + i)]); };
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return v(a) > v(b); });
+    for (int64_t j = 0; j < std::min(k, cols); ++j) {
+      idx[size_t(r * k + j)] = int32_t(order[size_t(j)]);
+      val[size_t(r * k + j)] = v(order[size_t(j)]);
+    }
+  }
+}
+
+// Inputs with ties, -inf and NaN: "kind" 0 = N(0, 1); 1 = values rounded to
+// tenths (many ties); 2 = like 1 with -inf and NaN entries; 3 = all -inf.
+std::vector<float> selection_inputs(size_t n, uint32_t seed, int64_t kind) {
+  Rng rng(seed);
+  auto x = rng.normal(n);
+  if (kind >= 1)
+    for (auto& v : x) v = std::round(v * 10.f) / 10.f;
+  if (kind == 2)
+    for (size_t i = 0; i < n; ++i) {
+      if (i % 5 == 3) x[i] = -INFINITY;
+      if (i % 11 == 7) x[i] = NAN;
+    }
+  if (kind == 3)
+    for (auto& v : x) v = -INFINITY;
+  return x;
+}
+
+// ================================================================ registration
+
+void register_argmax(Registry& r) {
+  KernelDef d;
+  d.lookup = "argmax_k";
+  d.family = "ops";
+  d.generate = [](isa::Target t) { return generate_argmax(false, t); };
+  d.description =
+      "Single-row argmax, first (lowest) index on ties. The workgroup's threads stream the row in 16-byte pieces "
+      "(dwordx4, consecutive threads on consecutive pieces, 4 loads in flight), each lane keeping a best value and "
+      "chunk per component with a strict > (earlier elements keep ties); the candidates are merged by (value, "
+      "lowest index) within the lane, across the wave with DPP and across waves through LDS. NaN counts as -inf "
+      "(an all -inf / NaN row gives index 0). Any workgroup size that is a multiple of 64 up to 1024 (read from "
+      "the hidden block); every workgroup scans the whole row and writes the same result. LDS 128 bytes.";
+  d.semantics = "out[0] = min { i : x[i] = max_j x[j] } (NaN as -inf); n = 0 gives -1";
+  d.geometry = "grid = 1 (any: every workgroup writes the same value), wg = 64 ... 1024 (multiple of 64)";
+  d.limits = "0 <= n < 2^31 (larger n is clamped to 2^31 - 1, negative n to 0); workgroup size a multiple of 64";
+  d.tolerance = Tolerance{};
+  d.cases = [](bool sweep) {
+    std::vector<Case> c = {make_case({{"n", 1}, {"wg", 64}, {"kind", 0}}, 1),
+                           make_case({{"n", 1000}, {"wg", 64}, {"kind", 1}}, 2),
+                           make_case({{"n", 4099}, {"wg", 1024}, {"kind", 2}}, 3),
+                           make_case({{"n", 700}, {"wg", 64}, {"kind", 3}}, 4),
+                           make_case({{"n", 3001}, {"wg", 256}, {"kind", 1}}, 6),
+                           make_case({{"n", 0}, {"wg", 64}, {"kind", 0}}, 5)};
+    if (sweep)
+      for (int64_t n : {2, 3, 4, 5, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025, 4096, 65537, 151936})
+        for (int64_t wg : {64, 256, 1024})
+          for (int64_t kind : {0, 1, 2}) c.push_back(make_case({{"n", n}, {"wg", wg}, {"kind", kind}}, uint32_t(n + wg + kind)));
+    return c;
+  };
+  d.run = [](TestDevice& dev, const Case& c) {
+    int64_t n = c["n"];
+    auto x = selection_inputs(size_t(n), c.seed, c["kind"]);
+    if (c["kind"] == 1 && n > 10) {  // ties at the maximum, two of them in the same lane and component
+      int64_t p = n / 5, q = p + 4 * c["wg"];
+      x[size_t(p)] = x[size_t(n - 1)] = 100.f;
+      if (q < n) x[size_t(q)] = 100.f;
+    }
+    DeviceBuffer<float> dx(dev, x);
+    DeviceBuffer<int32_t> dout(dev, std::vector<int32_t>{12345});
+    dev.launch("argmax_k", {2}, {uint32_t(c["wg"])}, {dx.addr(), uint64_t(n), dout.addr()});
+    return compare_exact(dout.download(), {argmax_reference(x, 0, n).second});
+  };
+  d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 4 + 4; };
+  d.bench_case = [] { return make_case({{"n", 151936}, {"wg", 1024}, {"kind", 0}}); };
+  r.add(std::move(d));
+}
+
+void register_argmax_part(Registry& r) {
+  KernelDef d;
+  d.lookup = "argmax_part_k";
+  d.family = "ops";
+  d.generate = [](isa::Target t) { return generate_argmax(true, t); };
+  d.description =
+      "First stage of the two-stage argmax: workgroup b scans the chunk [b C, min(n, (b+1) C)), C = ceil(n / nb), "
+      "exactly as argmax_k scans a row (dwordx4 streaming, per-lane bests, DPP and LDS merges, lowest index on "
+      "ties, NaN as -inf) and writes its maximum to val[b] and the global index to idx[b]. An empty chunk (possible "
+      "when nb does not divide n) writes val = -inf, idx = -1, which argmax_comb_k ignores. Workgroups b >= nb do "
+      "nothing. LDS 128 bytes.";
+  d.semantics = "C = ceil(n / nb); val[b] = max x[bC .. min(n, (b+1)C)), idx[b] = its lowest index";
+  d.geometry = "grid = nb (extra workgroups do nothing), wg = 64 ... 256 (any multiple of 64 up to 1024)";
+  d.limits = "0 <= n < 2^31 (clamped like argmax_k); nb >= 1 (nb <= 0: nothing written); val and idx hold nb "
+             "entries; workgroup size a multiple of 64";
+  d.tolerance = Tolerance{};
+  d.cases = [](bool sweep) {
+    std::vector<Case> c = {make_case({{"n", 1000}, {"nb", 4}, {"wg", 64}, {"kind", 0}}, 1),
+                           make_case({{"n", 10}, {"nb", 8}, {"wg", 64}, {"kind", 1}}, 2),
+                           make_case({{"n", 4099}, {"nb", 7}, {"wg", 256}, {"kind", 2}}, 3),
+                           make_case({{"n", 3000}, {"nb", 3}, {"wg", 64}, {"kind", 3}}, 4)};
+    if (sweep)
+      for (int64_t n : {1, 5, 64, 257, 1025, 4096, 65537, 151936})
+        for (int64_t nb : {1, 2, 3, 16, 37, 64, 200})
+          for (int64_t wg : {64, 256}) c.push_back(make_case({{"n", n}, {"nb", nb}, {"wg", wg}, {"kind", (n + nb) % 3}}, uint32_t(n * 3 + nb)));
+    return c;
+  };
+  d.run = [](TestDevice& dev, const Case& c) {
+    int64_t n = c["n"], nb = c["nb"];
+    auto x = selection_inputs(size_t(n), c.seed, c["kind"]);
+    DeviceBuffer<float> dx(dev, x), dval(dev, size_t(nb));
+    DeviceBuffer<int32_t> didx(dev, size_t(nb));
+    dev.launch("argmax_part_k", {uint32_t(nb + 1)}, {uint32_t(c["wg"])},
+               {dx.addr(), uint64_t(n), i32(nb), dval.addr(), didx.addr()});
+    int64_t chunk = (n + nb - 1) / nb;
+    std::vector<float> want_v;
+    std::vector<int32_t> want_i;
+    for (int64_t b = 0; b < nb; ++b) {
+      auto [v, i] = argmax_reference(x, std::min(n, b * chunk), std::min(n, (b + 1) * chunk));
+      want_v.push_back(v);
+      want_i.push_back(i);
+    }
+    return combine({compare_exact(didx.download(), want_i), compare(dval.download(), want_v, Tolerance{})});
+  };
+  d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"] + 2 * c["nb"]) * 4; };
+  d.bench_case = [] { return make_case({{"n", 151936}, {"nb", 120}, {"wg", 256}, {"kind", 0}}); };
+  r.add(std::move(d));
+}
+
+void register_argmax_comb(Registry& r) {
+  KernelDef d;
+  d.lookup = "argmax_comb_k";
+  d.family = "ops";
+  d.generate = [](isa::Target t) { return generate_argmax_comb(t); };
+  d.description =
+      "Second stage of the two-stage argmax: reduces the nb (value, index) pairs of argmax_part_k to the index of "
+      "the largest value, the lowest index among equal values (so the two stages together agree with argmax_k). "
+      "Threads stride over the pairs, merge by (value, lowest index), then DPP and LDS merges. Pairs with a "
+      "negative index (empty chunks) are ignored, NaN values count as -inf. Any nb (not limited to the original's "
+      "32 LDS slots); any workgroup size that is a multiple of 64. LDS 128 bytes.";
+  d.semantics = "out[0] = idx[b*] with b* maximising (val[b], -idx[b]) over b with idx[b] >= 0; -1 when none";
+  d.geometry = "grid = 1, wg = 64 (any multiple of 64 up to 1024)";
+  d.limits = "nb >= 0 (nb = 0 or all pairs empty: out[0] = -1); workgroup size a multiple of 64";
+  d.tolerance = Tolerance{};
+  d.cases = [](bool sweep) {
+    std::vector<Case> c = {make_case({{"nb", 1}, {"wg", 64}}, 1), make_case({{"nb", 37}, {"wg", 64}}, 2),
+                           make_case({{"nb", 200}, {"wg", 128}}, 3), make_case({{"nb", 0}, {"wg", 64}}, 4)};
+    if (sweep)
+      for (int64_t nb : {2, 3, 31, 32, 33, 63, 64, 65, 127, 1000, 4097})
+        for (int64_t wg : {64, 256, 1024}) c.push_back(make_case({{"nb", nb}, {"wg", wg}}, uint32_t(nb + wg)));
+    return c;
+  };
+  d.run = [](TestDevice& dev, const Case& c) {
+    int64_t nb = c["nb"];
+    Rng rng(c.seed);
+    auto val = rng.normal(size_t(nb));
+    auto idx = rng.integers(size_t(nb), 0, 1 << 20);
+    for (int64_t b = 0; b < nb; ++b) {
+      val[size_t(b)] = std::round(val[size_t(b)] * 4.f) / 4.f;  // ties at the maximum
+      if (b % 7 == 5) idx[size_t(b)] = -1, val[size_t(b)] = 1e30f;  // empty: ignored despite its value
+      if (b % 13 == 4) val[size_t(b)] = NAN;
+    }
+    int32_t want = -1;
+    float best = -INFINITY;
+    for (int64_t b = 0; b < nb; ++b) {
+      if (idx[size_t(b)] < 0) continue;
+      float v = finite_or_neg_inf(val[size_t(b)]);
+      if (want < 0 || v > best || (v == best && idx[size_t(b)] < want)) best = v, want = idx[size_t(b)];
+    }
+    DeviceBuffer<float> dval(dev, val);
+    DeviceBuffer<int32_t> didx(dev, idx), dout(dev, std::vector<int32_t>{12345});
+    dev.launch("argmax_comb_k", {1}, {uint32_t(c["wg"])}, {dval.addr(), didx.addr(), i32(nb), dout.addr()});
+    return compare_exact(dout.download(), {want});
+  };
+  d.ideal_bytes = [](const Case& c) { return uint64_t(2 * c["nb"] + 1) * 4; };
+  d.bench_case = [] { return make_case({{"nb", 120}, {"wg", 64}}); };
+  r.add(std::move(d));
+}
+
+void register_topk(Registry& r) {
+  KernelDef d;
+  d.lookup = "topk_k";
+  d.family = "ops";
+  d.generate = [](isa::Target t) { return tk::generate_topk(false, t); };
+  d.description =
+      "Per-row top-k by insertion, one row per lane (64 rows per workgroup). Each lane streams its row with dwordx4 "
+      "loads (16 columns in flight) and compares every column with its current k-th value; only a column that "
+      "beats it (strictly: ties keep the earlier column) calls the insertion routine, which shifts the sorted "
+      "slots bottom-up with compare/select pairs, entering at slot k-1 through a computed jump (s_setpc), so the "
+      "cost scales with k. The first k columns fill the slots (NaN counted as -inf, so -inf columns are "
+      "selectable). Rows shorter than k are padded with val = -inf, idx = -1. k > 16 is unsupported: every slot "
+      "of the row is written as idx = -1, val = NaN (a visible error, inside the buffers). Extra waves of a "
+      "larger workgroup exit. Rows are read per lane (strided): each 64-byte line is requested by up to four "
+      "instructions.";
+  d.semantics = "val[r][0..k-1] = the k largest x[r][c], descending (stable: earlier c first on ties), idx = their c";
+  d.geometry = "grid = ceil(rows / 64), wg = 64";
+  d.limits = "1 <= k <= 16 (k = 0: nothing written; k > 16: idx -1 / val NaN); cols < 2^24; NaN counts as -inf";
+  d.tolerance = Tolerance{};
+  d.cases = [](bool sweep) {
+    std::vector<Case> c = {make_case({{"rows", 1}, {"cols", 64}, {"k", 1}, {"kind", 0}}, 1),
+                           make_case({{"rows", 70}, {"cols", 37}, {"k", 10}, {"kind", 1}}, 2),
+                           make_case({{"rows", 5}, {"cols", 259}, {"k", 16}, {"kind", 2}}, 3),
+                           make_case({{"rows", 3}, {"cols", 5}, {"k", 8}, {"kind", 2}}, 4),
+                           make_case({{"rows", 2}, {"cols", 20}, {"k", 17}, {"kind", 0}}, 5),
+                           make_case({{"rows", 65}, {"cols", 128}, {"k", 4}, {"kind", 3}}, 6)};
+    if (sweep)
+      for (int64_t cols : {1, 2, 3, 15, 16, 17, 63, 64, 100, 1000, 4097})
+        for (int64_t k = 1; k <= 16; k += (cols > 100 ? 5 : 1))
+          c.push_back(make_case({{"rows", cols > 1000 ? 64 : 130}, {"cols", cols}, {"k", k}, {"kind", (cols + k) % 4}},
+                                uint32_t(cols * 31 + k)));
+    return c;
+  };
+  d.run = [](TestDevice& dev, const Case& c) {
+    int64_t rows = c["rows"], cols = c["cols"], k = c["k"];
+    auto x = selection_inputs(size_t(rows * cols), c.seed, c["kind"]);
+    DeviceBuffer<float> dx(dev, x), dval(dev, size_t(rows * k));
+    DeviceBuffer<int32_t> didx(dev, size_t(rows * k));
+    dev.launch("topk_k", {uint32_t((rows + 63) / 64)}, {64},
+               {dx.addr(), didx.addr(), dval.addr(), u32(rows), u32(cols), u32(k)});
+    std::vector<int32_t> want_i;
+    std::vector<float> want_v;
+    if (k > 16) {
+      want_i.assign(size_t(rows * k), -1);
+      want_v.assign(size_t(rows * k), NAN);
+    } else {
+      topk_reference(x, rows, cols, k, want_i, want_v);
+    }
+    return combine({compare_exact(didx.download(), want_i), compare(dval.download(), want_v, Tolerance{})});
+  };
+  d.ideal_bytes = [](const Case& c) { return uint64_t(c["rows"] * c["cols"] + 2 * c["rows"] * c["k"]) * 4; };
+  d.bench_case = [] { return make_case({{"rows", 512}, {"cols", 512}, {"k", 8}, {"kind", 0}}); };
+  r.add(std::move(d));
+}
+
+void register_router(Registry& r) {
+  KernelDef d;
+  d.lookup = "router_top10_k";
+  d.family = "ops";
+  d.generate = [](isa::Target t) { return tk::generate_topk(true, t); };
+  d.description =
+      "MoE router, one row (token) per lane: the 10 largest logits by insertion (the topk_k scheme with k fixed "
+      "at 10: dwordx4 streaming, a strict comparison with the 10th value so a later equal logit never displaces "
+      "an earlier one, insertion routine called only when needed), then the weights are the softmax over those 10 "
+      "logits (exp via v_exp_f32, one reciprocal). ids and weights rows are written with dwordx2 stores. With "
+      "fewer than 10 experts the missing slots are id -1, weight 0. NaN logits count as -inf.";
+  d.semantics = "ids[r][0..9] = columns of the 10 largest logits[r][:], descending (earlier first on ties); "
+                "weights[r][j] = exp(l_j - l_0) / sum_i exp(l_i - l_0) over those 10";
+  d.geometry = "grid = ceil(rows / 64) (the docs' grid = rows also works: extra lanes and groups idle), wg = 64";
+  d.limits = "n_experts < 2^24 (n_experts < 10: missing slots id -1, weight 0); a row of all -inf logits gives "
+             "NaN weights";
+  d.tolerance = Tolerance{1e-7, 2e-6};
+  d.cases = [](bool sweep) {
+    std::vector<Case> c = {make_case({{"rows", 1}, {"cols", 64}, {"kind", 0}}, 1),
+                           make_case({{"rows", 70}, {"cols", 40}, {"kind", 1}}, 2),
+                           make_case({{"rows", 3}, {"cols", 517}, {"kind", 2}}, 3),
+                           make_case({{"rows", 2}, {"cols", 7}, {"kind", 0}}, 4)};
+    if (sweep)
+      for (int64_t cols : {10, 11, 16, 40, 63, 64, 65, 128, 256, 512, 1024})
+        for (int64_t kind : {0, 1, 2})
+          c.push_back(make_case({{"rows", 130}, {"cols", cols}, {"kind", kind}}, uint32_t(cols * 3 + kind)));
+    return c;
+  };
+  d.run = [](TestDevice& dev, const Case& c) {
+    int64_t rows = c["rows"], cols = c["cols"];
+    auto x = selection_inputs(size_t(rows * cols), c.seed, c["kind"]);
+    DeviceBuffer<float> dx(dev, x), dw(dev, size_t(rows * 10));
+    DeviceBuffer<int32_t> dids(dev, size_t(rows * 10));
+    dev.launch("router_top10_k", {uint32_t((rows + 63) / 64)}, {64},
+               {dx.addr(), dids.addr(), dw.addr(), u32(rows), u32(cols)});
+    std::vector<int32_t> want_i;
+    std::vector<float> top, want_w(size_t(rows * 10));
+    topk_reference(x, rows, cols, 10, want_i, top);
+    for (int64_t r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (int j = 0; j < 10; ++j) sum += std::exp(double(top[size_t(r * 10 + j)]) - top[size_t(r * 10)]);
+      for (int j = 0; j < 10; ++j)
+        want_w[size_t(r * 10 + j)] = float(std::exp(double(top[size_t(r * 10 + j)]) - top[size_t(r * 10)]) / sum);
+    }
+    return combine({compare_exact(dids.download(), want_i), compare(dw.download(), want_w, Tolerance{1e-7, 2e-6})});
+  };
+  d.ideal_bytes = [](const Case& c) { return uint64_t(c["rows"] * c["cols"] + 20 * c["rows"]) * 4; };
+  d.bench_case = [] { return make_case({{"rows", 512}, {"cols", 512}, {"kind", 0}}); };
+  r.add(std::move(d));
+}
+
+}  // namespace
+
+void register_ops_norm_select_kernels(Registry& r) {
+  register_topk(r);
+  register_router(r);
+  register_argmax(r);
+  register_argmax_part(r);
+  register_argmax_comb(r);
+}
 
 }  // namespace k100::kernels

@@ -286,7 +286,7 @@ Step s_addk_i32(Exec&, Wave& w, const Op& op) {
   return Step::Next;
 }
 Step s_mulk_i32(Exec&, Wave& w, const Op& op) {
-  swrite(w, D(op).code, uint32_t(int32_t(sread(w, D(op))) * simm(op)));
+  swrite(w, D(op).code, sread(w, D(op)) * uint32_t(simm(op)));
   return Step::Next;
 }
 Step s_call_b64(Exec& e, Wave& w, const Op& op) {

@@ -157,7 +157,8 @@ void register_block_exp_sum(Registry& r) {
     c.push_back(make_case({{"cols", 3000}, {"sh", 2}, {"pipeline", 1}}, 450));
     if (sweep)
       for (int64_t cols : {1, 100, 4096, 32000, 151936})
-        c.push_back(make_case({{"cols", cols}, {"sh", 5}, {"pipeline", 1}}, uint32_t(451 + cols)));
+        for (int64_t sh : {0, 5, 10})
+          c.push_back(make_case({{"cols", cols}, {"sh", sh}, {"pipeline", 1}}, uint32_t(451 + cols + sh)));
     return c;
   };
   d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {
@@ -235,7 +236,9 @@ void register_div_scalar(Registry& r) {
   d.tolerance = Tolerance{0, 1e-6};
   d.cases = [](bool sweep) {
     std::vector<Case> c = {make_case({{"n", 1}}, 21), make_case({{"n", 64}}, 22), make_case({{"n", 100}}, 23),
-                           make_case({{"n", 4099}}, 24)};
+                           make_case({{"n", 4099}}, 24),
+                           // a 128-wide workgroup and 3 extra workgroups: still one scaling per element
+                           make_case({{"n", 1000}, {"wg", 128}, {"extra", 3}}, 25)};
     if (sweep)
       for (int64_t n : {2, 63, 65, 127, 128, 129, 1000, 32000, 151936, 1000003})
         c.push_back(make_case({{"n", n}}, uint32_t(200 + n)));
@@ -250,7 +253,8 @@ void register_div_scalar(Registry& r) {
     auto yg = y;
     yg.push_back(777.f);
     DeviceBuffer<float> dy(dev, yg), ds(dev, std::vector<float>{s});
-    dev.launch("div_scalar_k", {uint32_t((n + 63) / 64)}, {64}, {dy.addr(), ds.addr(), u32(n)});
+    uint32_t wg = c.dims.count("wg") ? uint32_t(c["wg"]) : 64, extra = c.dims.count("extra") ? uint32_t(c["extra"]) : 0;
+    dev.launch("div_scalar_k", {uint32_t((n + 63) / 64) + extra}, {wg}, {dy.addr(), ds.addr(), u32(n)});
     std::vector<float> want(yg.size());
     for (size_t i = 0; i < y.size(); ++i) want[i] = float(double(y[i]) / double(s));
     want.back() = 777.f;

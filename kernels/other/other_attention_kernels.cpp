@@ -252,7 +252,8 @@ void register_flash_dec_comb(Registry& r) {
       "and the denominator (DPP reductions); then, for each 64-wide slice of d, the weights of up to 64 splits "
       "go to LDS (256 bytes, read back as broadcasts) and lanes over d accumulate the po rows (256-byte loads, "
       "sixteen splits in flight). Any nsplit (the reference unrolled by 4 with a tail; tested to 12) and any dh. "
-      "Empty splits (pm = -inf) weigh 0; a head with no key at all (n_kv = 0) gets out = 0 instead of 0/0.";
+      "Empty splits (pm = -inf) weigh 0; a head with no key at all (n_kv = 0) gets out = 0 instead of 0/0. "
+      "LDS: 256 bytes (the reference used none).";
   d.semantics =
       "M = max_s pm[h][s]; w_s = exp((pm[h][s] - M)*inv) (0 for pm = -inf); out[h][d] = sum_s w_s*po[h][s][d] / "
       "sum_s w_s*pl[h][s] (0 when the denominator is 0)";

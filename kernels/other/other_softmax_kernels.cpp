@@ -18,6 +18,12 @@ namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
+// Launch geometry of a case: 2^sh workgroups (plus "extra") of 64 (or "wg").
+Dim3 block_grid(const Case& c) {
+  return {uint32_t((int64_t(1) << c["sh"]) + (c.dims.count("extra") ? c["extra"] : 0))};
+}
+Dim3 block_wg(const Case& c) { return {uint32_t(c.dims.count("wg") ? c["wg"] : 64)}; }
+
 // Block b of a row of `cols` values split into 2^sh blocks: [begin, end).
 // Every block has cols >> sh values except the last, which also takes the
 // remainder, so the blocks always cover the whole row.
@@ -70,7 +76,9 @@ std::vector<Case> reduce1_cases(bool sweep) {
 std::vector<Case> block_cases(bool sweep, uint32_t seed0) {
   std::vector<Case> c = {make_case({{"cols", 256}, {"sh", 0}}, seed0 + 1), make_case({{"cols", 1000}, {"sh", 2}}, seed0 + 2),
                          make_case({{"cols", 4096}, {"sh", 3}}, seed0 + 3), make_case({{"cols", 5}, {"sh", 2}}, seed0 + 4),
-                         make_case({{"cols", 3000}, {"sh", 1}}, seed0 + 5)};
+                         make_case({{"cols", 3000}, {"sh", 1}}, seed0 + 5),
+                         // 3 extra workgroups of 128: blocks past 2^sh and second waves do nothing
+                         make_case({{"cols", 999}, {"sh", 2}, {"extra", 3}, {"wg", 128}}, seed0 + 6)};
   if (sweep)
     for (int64_t cols : {1, 7, 63, 255, 256, 257, 1023, 1024, 1025, 1279, 2048, 4095, 5000, 32000, 151936})
       for (int64_t sh : {0, 1, 3, 6})
@@ -102,7 +110,7 @@ void register_block_max(Registry& r) {
     auto x = c.seed % 2 ? rng.uniform(size_t(cols), -300.f, -200.f) : rng.normal(size_t(cols), 0.f, 10.f);
     size_t nb = size_t(1) << sh;
     DeviceBuffer<float> dx(dev, x), dp(dev, std::vector<float>(nb + 1, 12345.f));
-    dev.launch("block_max_k", {uint32_t(nb)}, {64}, {dp.addr(), dx.addr(), u32(cols), u32(sh)});
+    dev.launch("block_max_k", block_grid(c), block_wg(c), {dp.addr(), dx.addr(), u32(cols), u32(sh)});
     auto want = block_max_reference(x, cols, sh);
     want.push_back(12345.f);  // guard past the end
     return compare(dp.download(), want, Tolerance{});
@@ -175,7 +183,7 @@ void register_block_exp_sum(Registry& r) {
     auto yg = std::vector<float>(size_t(cols) + 1, 12345.f);
     DeviceBuffer<float> dx(dev, x), dm(dev, std::vector<float>{m}), dy(dev, yg),
         dp(dev, std::vector<float>(nb + 1, 12345.f));
-    dev.launch("block_exp_sum_k", {uint32_t(nb)}, {64},
+    dev.launch("block_exp_sum_k", block_grid(c), block_wg(c),
                {dp.addr(), dy.addr(), dx.addr(), dm.addr(), u32(cols), u32(sh), f32(inv)});
     std::vector<float> want_y, want_p;
     block_exp_sum_reference(x, m, inv, cols, sh, want_y, want_p);

@@ -2,6 +2,7 @@
 // The kernels are generated (gemv_f32_wave.cpp, gemv_f32_rows8.cpp,
 // gemv_i8.cpp); this file registers them with their documentation, test
 // cases and host references.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -66,7 +67,7 @@ std::vector<Case> wave_cases(bool sweep) {
                          make_case({{"n", 129}, {"k", 1000}}, 5)};
   if (sweep) {
     for (int64_t n : {1, 2, 63, 65, 300})
-      for (int64_t k : {1, 7, 63, 64, 65, 255, 257, 511, 512, 513, 1024, 2049, 5120, 17408})
+      for (int64_t k : {0, 1, 7, 63, 64, 65, 255, 257, 511, 512, 513, 1024, 2049, 5120, 17408})
         c.push_back(make_case({{"n", n}, {"k", k}}, uint32_t(n * 7 + k)));
     // Workgroups other than one wave, and grids larger than nrows.
     for (int64_t wg : {32, 128, 256}) c.push_back(make_case({{"n", 40}, {"k", 777}, {"wg", wg}}, uint32_t(wg)));
@@ -106,7 +107,7 @@ std::vector<Case> rows8_cases(bool sweep) {
                          make_case({{"n", 24}, {"k", 1}}, 5)};
   if (sweep) {
     for (int64_t n : {1, 7, 8, 9, 63, 65, 300})
-      for (int64_t k : {1, 7, 127, 128, 129, 255, 256, 640, 1000, 5120, 17408})
+      for (int64_t k : {0, 1, 7, 127, 128, 129, 255, 256, 640, 1000, 5120, 17408})
         c.push_back(make_case({{"n", n}, {"k", k}}, uint32_t(n * 5 + k)));
     for (int64_t wg : {32, 128}) c.push_back(make_case({{"n", 40}, {"k", 300}, {"wg", wg}}, uint32_t(wg)));
     c.push_back(make_case({{"n", 33}, {"k", 256}, {"grid", 10}}, 9));
@@ -134,7 +135,7 @@ std::vector<Case> split_cases(bool sweep) {
                          make_case({{"n", 13}, {"k", 300}, {"stride", 333}, {"sh", 3}}, 4)};
   if (sweep)
     for (int64_t n : {1, 8, 13, 64})
-      for (int64_t k : {1, 100, 128, 1000, 4096})
+      for (int64_t k : {0, 1, 100, 128, 1000, 4096})
         for (int64_t sh : {0, 1, 4, 6})
           for (int64_t pad : {0, 3, 64})
             c.push_back(make_case({{"n", n}, {"k", k}, {"stride", k + pad}, {"sh", sh}}, uint32_t(n + k + sh + pad)));
@@ -147,7 +148,7 @@ CaseResult run_split(TestDevice& dev, const Case& c) {
   int64_t n = c["n"], k = c["k"], stride = c["stride"], sh = c["sh"];
   int64_t slices = int64_t(1) << sh;
   Rng rng(c.seed);
-  auto w = rng.uniform(size_t((n - 1) * stride + k));
+  auto w = rng.uniform(size_t(std::max<int64_t>((n - 1) * stride + k, 0)));
   auto x = rng.uniform(size_t(k));
   DeviceBuffer<float> dw(dev, w), dx(dev, x), dp(dev, std::vector<float>(size_t(n * slices), kNaN));
   dev.launch("gemv_f32_rows8_split_k", {ceil_div(n, 8) << sh}, {64},
@@ -183,8 +184,8 @@ std::vector<Case> groups_cases(bool sweep, bool i8) {
     add(65, 100, 64, 64, 65, 4);   // the package examples' grid = nrows
   }
   if (sweep) {
-    const std::vector<int64_t> ks = i8 ? std::vector<int64_t>{1, 31, 32, 33, 100, 160}
-                                       : std::vector<int64_t>{4, 64, 100, 1024, 5120, 17408};
+    const std::vector<int64_t> ks = i8 ? std::vector<int64_t>{0, 1, 31, 32, 33, 100, 160}
+                                       : std::vector<int64_t>{0, 4, 64, 100, 1024, 5120, 17408};
     for (int64_t n : {1, 63, 65, 300})
       for (int64_t k : ks)
         for (auto [group, wg] : std::vector<std::pair<int64_t, int64_t>>{
@@ -260,7 +261,7 @@ uint64_t f32_gemv_bytes(const Case& c, int64_t y_passes) {
 
 void register_gemv_kernels(Registry& r) {
   const std::string one_wave_limits =
-      "any nrows >= 1 and k >= 1 (k < 2^30); group_size is ignored: any workgroup size works (the first wave "
+      "any nrows >= 1 and k >= 0 (k < 2^30; k = 0 gives a sum of 0); group_size is ignored: any workgroup size works (the first wave "
       "computes the row, lanes a workgroup smaller than 64 did not launch are enabled), rows past nrows do nothing";
   {
     KernelDef d = generated("gemv_f32_warp_k", [](isa::Target t) { return gemv::build_wave_gemv(t, WaveGemv::Plain); });
@@ -311,7 +312,7 @@ void register_gemv_kernels(Registry& r) {
     r.add(std::move(d));
   }
   const std::string rows8_limits =
-      "any nrows >= 1 (a partial last block is masked) and any k >= 1 (k % 128 columns run as a dword tail; the "
+      "any nrows >= 1 (a partial last block is masked) and any k >= 0 (k % 128 columns run as a dword tail; the "
       "reference build required nrows % 8 = 0 and k % 128 = 0), k < 2^27; group_size is ignored: any workgroup size "
       "works (the first wave computes the block), blocks past ceil(nrows/8) do nothing";
   const char* rows8_how =
@@ -358,7 +359,7 @@ void register_gemv_kernels(Registry& r) {
         "L)), L = 128 * ceil(ceil(k/128) / 2^sh); sum_s part[n * 2^sh + s] = sum_(c<k) w[n * stride + c] * x[c]";
     d.geometry = "grid = ceil(nrows/8) << sh, wg = 64";
     d.limits =
-        "any nrows >= 1, any k >= 1 (k < 2^27), stride >= k in the usual case (w must hold (nrows-1) * stride + k "
+        "any nrows >= 1, any k >= 0 and stride < 2^27, stride >= k in the usual case (w must hold (nrows-1) * stride + k "
         "floats), sh <= 24 (larger sh writes nothing); part holds nrows * 2^sh floats; any workgroup size works";
     d.cases = split_cases;
     d.run = run_split;
@@ -381,7 +382,7 @@ void register_gemv_kernels(Registry& r) {
         "grid = ceil(nrows/group_size), wg = group_size (any wg works; the package examples' grid = nrows, wg = 64 "
         "is correct with idle workgroups)";
     d.limits =
-        "any nrows >= 1, nchunks >= 1 (nchunks < 2^25); group_size = rows per workgroup, 0 means the workgroup size; "
+        "any nrows >= 1, nchunks >= 0 (nchunks < 2^25); group_size = rows per workgroup, 0 means the workgroup size; "
         "grid * group_size must cover nrows; wg <= 256";
     d.cases = [](bool sweep) { return groups_cases(sweep, false); };
     d.run = run_gemv_f32;
@@ -406,7 +407,7 @@ void register_gemv_kernels(Registry& r) {
         "grid = ceil(nrows/group_size), wg = group_size (any wg works; the docs' grid = nrows, wg = 64 is correct "
         "with idle workgroups)";
     d.limits =
-        "any nrows >= 1, ngroups >= 1 (ngroups < 2^25); rowbytes >= 32 * ngroups and ws_stride >= 4 * ngroups, both "
+        "any nrows >= 1, ngroups >= 0 (ngroups < 2^25); rowbytes >= 32 * ngroups and ws_stride >= 4 * ngroups, both "
         "multiples of 4 (w, ws, x 4-byte aligned); group_size = rows per workgroup, 0 means the workgroup size; grid "
         "* group_size must cover nrows; wg <= 256";
     d.tolerance = gemv_tolerance();

@@ -1,4 +1,283 @@
+// MoE combine: moe_combine_k (dense: every expert's output for every row) and
+// moe_combine_gather_k (bucketed: each row's selected experts' outputs sit at
+// host-computed row offsets of one bucket tensor).
+//
+// One wave per output row (grid = rows, wg = 64; the catalog gives these
+// kernels no hidden arguments, so the workgroup size is not known: the first
+// wave does the row with all 64 lanes enabled, further waves end). The row is
+// walked in 1 KiB chunks (lane l owns floats 4l..4l+3 of a chunk, one
+// global_load_dwordx4 per expert per chunk, every line requested once); the
+// weights (and bucket offsets) are scalar loads, four experts' rows are loaded
+// before the first is accumulated, and the sum runs over experts in index
+// order with fused multiply-adds: acc = fma(w_e, x_e, acc). A tail of dim % 4
+// floats is done one dword per lane.
+#include "ops/ops_elementwise_emit.h"
 #include "ops_elementwise_parts.h"
+
 namespace k100::kernels {
-void register_ops_elementwise_moe_kernels(Registry& r) { (void)r; }
+
+namespace {
+
+using namespace as;
+using namespace elem;
+
+codeobj::CodeObject build_moe_combine(isa::Target target, bool gather) {
+  KernelBuilder b(gather ? "moe_combine_gather_k" : "moe_combine_k", target);
+  Regs r;
+  const SGPR args = r.s(8), more = r.s(4);
+  const SGPR y = args.sub(0, 2), src = args.sub(2, 2), weights = args.sub(4, 2), base = args.sub(6, 2);
+  const SGPR n = gather ? more[0] : args[6], rows = gather ? more[1] : args[7], dim = gather ? more[2] : more[0];
+  const SGPR t = r.s(), e = r.s(), eoff = r.s(), nq = r.s(), kq = r.s(), yrow = r.s(2), wrow = r.s(2),
+             brow = r.s(2), erow = r.s(2), estep = r.s(2), p = r.s(2), save = r.s(2), wq = r.s(4), bq = r.s(4);
+  std::vector<SGPR> ptr;
+  for (int j = 0; j < 4; ++j) ptr.push_back(r.s(2));
+  const VGPR lane = r.v(), voff = r.v(), acc = r.v(4), val = r.v(16);
+  Label exit = b.label("exit");
+
+  b.s_load_dwordx8(args, kernarg_ptr(), 0);
+  if (gather)
+    b.s_load_dwordx4(more, kernarg_ptr(), 32);
+  else
+    b.s_load_dword(more[0], kernarg_ptr(), 32);
+  // The first wave does the row with all lanes (a partial wave's missing lanes
+  // exist in hardware); other waves of a larger workgroup end.
+  b.v_readfirstlane_b32(t, local_id());
+  b.s_cmp_gt_u32(t, 63);
+  b.s_cbranch_scc1(exit);
+  b.s_mov_b64(exec, -1);
+  b.v_mbcnt_lo_u32_b32(lane, -1, 0);
+  b.v_mbcnt_hi_u32_b32(lane, -1, lane);
+  wait_lgkm(b, 0);
+  b.s_cmp_ge_u32(group_id(), rows);
+  b.s_cbranch_scc1(exit);
+  scaled_address(b, yrow, y, group_id(), dim, 2);
+  scaled_address(b, wrow, weights, group_id(), n, 2);
+  if (gather) {
+    scaled_address(b, brow, base, group_id(), n, 2);
+  } else {
+    scaled_address(b, erow, src, group_id(), dim, 2);  // exp_out[0][r]
+    b.s_mul_i32(estep[0], rows, dim);
+    b.s_mul_hi_u32(estep[1], rows, dim);
+    b.s_lshl_b64(estep, estep, 2);  // one expert's [rows][dim] block
+  }
+
+  // acc = sum_e w[r][e] * row_e[voff ..], `width` floats per lane.
+  auto accumulate = [&](int width) {
+    Label group = b.label("experts4"), single = b.label("expert1"), done = b.label("experts_done");
+    for (int c = 0; c < width; ++c) b.v_mov_b32(acc[c], 0);
+    b.s_mov_b32(e, 0);
+    if (!gather) b.s_mov_b64(p, erow);
+    auto row_of = [&](SGPR dst, int j) {  // expert row j of the current group
+      if (gather) {
+        scaled_address(b, dst, src, bq[j], dim, 2);
+      } else if (j == 0) {
+        b.s_mov_b64(dst, p);
+      } else {
+        b.s_add_u32(dst[0], ptr[size_t(j - 1)][0], estep[0]);
+        b.s_addc_u32(dst[1], ptr[size_t(j - 1)][1], estep[1]);
+      }
+    };
+    auto load = [&](int j) {
+      VGPR v4 = val.sub(4 * j, 4);
+      if (width == 4)
+        b.global_load_dwordx4(v4, voff, ptr[size_t(j)]);
+      else
+        b.global_load_dword(v4[0], voff, ptr[size_t(j)]);
+    };
+    b.bind(group);
+    b.s_add_u32(t, e, 4);
+    b.s_cmp_gt_u32(t, n);
+    b.s_cbranch_scc1(single);
+    b.s_lshl_b32(eoff, e, 2);
+    b.s_load_dwordx4(wq, wrow, eoff);
+    if (gather) b.s_load_dwordx4(bq, brow, eoff);
+    wait_lgkm(b, 0);
+    for (int j = 0; j < 4; ++j) row_of(ptr[size_t(j)], j);
+    for (int j = 0; j < 4; ++j) load(j);
+    for (int j = 0; j < 4; ++j) {
+      wait_vm(b, 3 - j);
+      for (int c = 0; c < width; ++c) b.v_fmac_f32(acc[c], wq[j], val[4 * j + c]);
+    }
+    b.s_mov_b32(e, t);
+    if (!gather) {
+      b.s_add_u32(p[0], ptr[3][0], estep[0]);
+      b.s_addc_u32(p[1], ptr[3][1], estep[1]);
+    }
+    b.s_branch(group);
+    b.bind(single);
+    b.s_cmp_ge_u32(e, n);
+    b.s_cbranch_scc1(done);
+    b.s_lshl_b32(eoff, e, 2);
+    b.s_load_dword(wq[0], wrow, eoff);
+    if (gather) b.s_load_dword(bq[0], brow, eoff);
+    wait_lgkm(b, 0);
+    row_of(ptr[0], 0);
+    load(0);
+    wait_vm(b, 0);
+    for (int c = 0; c < width; ++c) b.v_fmac_f32(acc[c], wq[0], val[c]);
+    b.s_add_u32(e, e, 1);
+    if (!gather) add64(b, p, estep);
+    b.s_branch(single);
+    b.bind(done);
+  };
+
+  // 1 KiB chunks: floats 256k + 4 lane .. +3.
+  Label chunk = b.label("chunk"), whole = b.label("whole"), tail = b.label("tail");
+  b.s_lshr_b32(nq, dim, 2);
+  b.s_mov_b32(kq, 0);
+  b.v_lshlrev_b32(voff, 4, lane);
+  b.bind(chunk);
+  b.s_cmp_ge_u32(kq, nq);
+  b.s_cbranch_scc1(tail);
+  b.s_mov_b64(save, exec);
+  b.s_sub_u32(t, nq, kq);
+  b.s_cmp_ge_u32(t, 64);
+  b.s_cbranch_scc1(whole);
+  b.v_cmp_gt_u32(vcc, t, lane);
+  b.s_and_b64(exec, exec, vcc);
+  b.bind(whole);
+  accumulate(4);
+  b.global_store_dwordx4(voff, acc, yrow);
+  b.s_mov_b64(exec, save);
+  b.v_add_u32(voff, 1024, voff);
+  b.s_add_u32(kq, kq, 64);
+  b.s_branch(chunk);
+  // dim % 4 floats: lane l < dim % 4 takes float 4 nq + l.
+  b.bind(tail);
+  b.s_and_b32(t, dim, 3);
+  b.s_cbranch_scc0(exit);
+  b.v_cmp_gt_u32(vcc, t, lane);
+  b.s_and_b64(exec, exec, vcc);
+  b.s_lshl_b32(t, nq, 2);
+  b.v_add_u32(voff, t, lane);
+  b.v_lshlrev_b32(voff, 2, voff);
+  accumulate(1);
+  b.global_store_dword(voff, acc[0], yrow);
+  b.bind(exit);
+  b.s_endpgm();
+
+  kernel_interface(b, codeobj::HiddenArgLayout::None, gather ? 48 : 40, 1024);
+  b.arg("y", "global_buffer", "f32*", "write_only");
+  b.arg(gather ? "exp_bucket" : "exp_out", "global_buffer", "const f32*", "read_only");
+  b.arg("weights", "global_buffer", "const f32*", "read_only");
+  if (gather) b.arg("base", "global_buffer", "const u32*", "read_only");
+  b.arg(gather ? "n_sel" : "n_exp", "by_value", "u32");
+  b.arg("rows", "by_value", "u32");
+  b.arg("dim", "by_value", "u32");
+  return b.code_object();
+}
+
+// ------------------------------------------------------------------ tests
+
+// Sums of up to 64 products of |w| <= 1 and |x| <= 1 in f32 fma order against
+// a double reference: a few ulps of partial sums that reach ~16 (ulp 2e-6).
+Tolerance moe_tolerance() { return Tolerance{6e-6, 2e-6}; }
+
+std::vector<Case> moe_cases(bool sweep) {
+  std::vector<Case> c = {make_case({{"rows", 1}, {"n", 1}, {"dim", 1}}, 1),
+                         make_case({{"rows", 3}, {"n", 4}, {"dim", 640}}, 2),
+                         make_case({{"rows", 5}, {"n", 7}, {"dim", 1030}}, 3),
+                         make_case({{"rows", 2}, {"n", 0}, {"dim", 100}}, 4),
+                         make_case({{"rows", 4}, {"n", 9}, {"dim", 259}}, 5)};
+  if (sweep) {
+    uint32_t seed = 50;
+    for (int64_t dim : {1, 3, 4, 63, 64, 255, 256, 257, 1000, 5120})
+      for (int64_t n : {1, 2, 3, 4, 5, 8, 16, 33})
+        for (int64_t rows : {1, 7}) c.push_back(make_case({{"rows", rows}, {"n", n}, {"dim", dim}}, seed++));
+  }
+  return c;
+}
+
+void add_moe(Registry& reg, bool gather) {
+  KernelDef d;
+  d.lookup = gather ? "moe_combine_gather_k" : "moe_combine_k";
+  d.family = "ops";
+  d.generate = [gather](isa::Target t) { return build_moe_combine(t, gather); };
+  const char* common =
+      " One wave per row (wg = 64; the first wave of a larger workgroup does the row, the others end): 1 KiB "
+      "chunks of the row, one global_load_dwordx4 per expert per chunk, four experts in flight, scalar loads of "
+      "the weights; fma accumulation over experts in index order.";
+  if (gather) {
+    d.description = std::string("Bucketed MoE combine: each row gathers its n_sel selected experts' output rows "
+                                "from one bucket tensor at host-computed row indices base[r][e] (bucket offset "
+                                "of the expert + rank of token r in it) and sums them with its routing weights.") +
+                    common;
+    d.semantics = "y[r][d] = sum_(e<n_sel) weights[r][e] * exp_bucket[base[r][e]][d] (rows of dim floats)";
+    d.limits = "base[r][e] < bucket rows (not checked); n_sel = 0 gives zeros; tolerance stated for n_sel <= 64, |w|, |x| <= 1";
+  } else {
+    d.description = std::string("Dense MoE combine: every expert's output for every row, weighted by the routing "
+                                "weights (exp_out [n_exp][rows][dim], weights [rows][n_exp]).") +
+                    common;
+    d.semantics = "y[r][d] = sum_(e<n_exp) weights[r][e] * exp_out[e][r][d]";
+    d.limits = "n_exp = 0 gives zeros; tolerance stated for n_exp <= 64, |w|, |x| <= 1";
+  }
+  d.geometry = "grid = rows (workgroups past rows do nothing), wg = 64";
+  d.tolerance = moe_tolerance();
+  d.cases = moe_cases;
+  d.run = [gather](TestDevice& dev, const Case& c) {
+    using namespace elem_test;
+    const int64_t rows = c["rows"], n = c["n"], dim = c["dim"];
+    Rng rng(c.seed);
+    auto w = rng.uniform(size_t(rows * n), 0.f, 1.f);
+    std::vector<float> want(size_t(rows * dim));
+    DeviceBuffer<float> y(dev, with_guard(std::vector<float>(size_t(rows * dim), 0.f))), dw(dev, w);
+    if (gather) {
+      // Buckets: expert e holds the rows routed to it; token r's pick j of expert ex lands at
+      // offset[ex] + rank. Built like the host router: a random expert choice per (r, j).
+      const int64_t experts = std::max<int64_t>(n, 3) + 2;
+      auto members = std::vector<std::vector<int64_t>>(size_t(experts));
+      std::vector<int64_t> pick(size_t(rows * n)), rank(size_t(rows * n));
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t ex = (r * 7 + j * 3 + int64_t(rng.engine()() % 3)) % experts;
+          pick[size_t(r * n + j)] = ex;
+          rank[size_t(r * n + j)] = int64_t(members[size_t(ex)].size());
+          members[size_t(ex)].push_back(r);
+        }
+      std::vector<int64_t> offset(size_t(experts) + 1, 0);
+      for (int64_t ex = 0; ex < experts; ++ex) offset[size_t(ex + 1)] = offset[size_t(ex)] + int64_t(members[size_t(ex)].size());
+      const int64_t bucket_rows = std::max<int64_t>(offset.back(), 1);
+      auto bucket = rng.uniform(size_t(bucket_rows * dim));
+      std::vector<uint32_t> base(size_t(rows * n));
+      for (size_t i = 0; i < base.size(); ++i) base[i] = uint32_t(offset[size_t(pick[i])] + rank[i]);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t e2 = 0; e2 < dim; ++e2) {
+          double s = 0;
+          for (int64_t j = 0; j < n; ++j)
+            s += double(w[size_t(r * n + j)]) * bucket[size_t(int64_t(base[size_t(r * n + j)]) * dim + e2)];
+          want[size_t(r * dim + e2)] = float(s);
+        }
+      DeviceBuffer<float> db(dev, bucket);
+      DeviceBuffer<uint32_t> dbase(dev, base.empty() ? std::vector<uint32_t>{0} : base);
+      dev.launch("moe_combine_gather_k", {uint32_t(rows)}, {64},
+                 {y.addr(), db.addr(), dw.addr(), dbase.addr(), u32(n), u32(rows), u32(dim)});
+    } else {
+      auto x = rng.uniform(size_t(std::max<int64_t>(n, 1) * rows * dim));
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t e2 = 0; e2 < dim; ++e2) {
+          double s = 0;
+          for (int64_t j = 0; j < n; ++j) s += double(w[size_t(r * n + j)]) * x[size_t((j * rows + r) * dim + e2)];
+          want[size_t(r * dim + e2)] = float(s);
+        }
+      DeviceBuffer<float> dx(dev, x);
+      dev.launch("moe_combine_k", {uint32_t(rows)}, {64}, {y.addr(), dx.addr(), dw.addr(), u32(n), u32(rows), u32(dim)});
+    }
+    return compare_guarded(y.download(), want, moe_tolerance());
+  };
+  d.ideal_bytes = [gather](const Case& c) {
+    uint64_t rows = uint64_t(c["rows"]), n = uint64_t(c["n"]), dim = uint64_t(c["dim"]);
+    return (n * rows * dim + rows * dim + rows * n * (gather ? 2 : 1)) * 4;
+  };
+  // 64 tokens, 8 experts (dense) / top-8 (bucketed), dim 5120.
+  d.bench_case = [] { return make_case({{"rows", 64}, {"n", 8}, {"dim", 5120}}); };
+  reg.add(std::move(d));
+}
+
+}  // namespace
+
+void register_ops_elementwise_moe_kernels(Registry& r) {
+  add_moe(r, false);
+  add_moe(r, true);
+}
+
 }  // namespace k100::kernels

@@ -1,4 +1,445 @@
+// Rotary position embeddings: rope_apply_k (caller-supplied cos/sin tables,
+// one workgroup per row) and rope_k (angles computed in the kernel, in place,
+// grid-stride over rotation pairs).
+//
+// Both rotate pairs (j, j + half) ("rotate half", HF/NeoX), not interleaved
+// pairs, and evaluate y_j = a c - b s and y_(j+half) = a s + b c with every
+// product rounded separately (no fused multiply-add), so rope_apply_k is
+// bit-exact against a NumPy/float32 evaluation of the formula.
+#include <bit>
+#include <cmath>
+#include <numbers>
+
+#include "ops/ops_elementwise_emit.h"
 #include "ops_elementwise_parts.h"
+
 namespace k100::kernels {
-void register_ops_elementwise_rope_kernels(Registry& r) { (void)r; }
+
+namespace {
+
+using namespace as;
+using namespace elem;
+
+// lo = a c - b s, hi = a s + b c per component; results replace c (lo) and s
+// (hi); t is 3 temporaries.
+void rotate(KernelBuilder& b, VGPR a, VGPR bb, VGPR c, VGPR s, VGPR t, int n) {
+  for (int k = 0; k < n; ++k) {
+    b.v_mul_f32(t[0], a[k], c[k]);
+    b.v_mul_f32(t[1], bb[k], s[k]);
+    b.v_mul_f32(t[2], a[k], s[k]);
+    b.v_mul_f32(c[k], bb[k], c[k]);
+    b.v_add_f32(s[k], t[2], c[k]);
+    b.v_sub_f32(c[k], t[0], t[1]);
+  }
+}
+
+// rope_apply_k(y, x, cos, sin, rows, dim, tsh, tbase): row r, table row t = (r >> tsh) + tbase.
+codeobj::CodeObject build_rope_apply(isa::Target target) {
+  KernelBuilder b("rope_apply_k", target);
+  Regs r;
+  const SGPR args = r.s(8), more = r.s(4), hid = r.s(8);
+  const SGPR y = args.sub(0, 2), x = args.sub(2, 2), cosp = args.sub(4, 2), sinp = args.sub(6, 2), rows = more[0],
+             dim = more[1], tsh = more[2], tbase = more[3];
+  const SGPR wg = r.s(), half = r.s(), trow = r.s(), count = r.s(), base = r.s(), t = r.s(), save = r.s(2),
+             xlo = r.s(2), xhi = r.s(2), ylo = r.s(2), yhi = r.s(2), clo = r.s(2), slo = r.s(2);
+  const int batch = 4;
+  const VGPR units = r.v(batch), off = r.v(batch), va = r.v(4 * batch), vb = r.v(4 * batch), vc = r.v(4 * batch),
+             vs = r.v(4 * batch), tmp = r.v(3);
+  Label exit = b.label("exit"), even = b.label("even");
+
+  b.s_load_dwordx8(args, kernarg_ptr(), 0);
+  b.s_load_dwordx4(more, kernarg_ptr(), 32);
+  load_hidden(b, hid, 48);
+  wait_lgkm(b, 0);
+  b.s_cmp_ge_u32(group_id(), rows);
+  b.s_cbranch_scc1(exit);
+  b.s_mov_b64(save, exec);
+  b.s_and_b32(wg, hid[3], 0xffff);
+  b.s_lshr_b32(half, dim, 1);
+  b.s_lshr_b32(trow, group_id(), tsh);
+  b.s_cmp_ge_u32(tsh, 32);  // a shift by 32 or more leaves 0
+  b.s_cselect_b32(trow, 0, trow);
+  b.s_add_u32(trow, trow, tbase);
+  scaled_address(b, xlo, x, group_id(), dim, 2);
+  scaled_address(b, ylo, y, group_id(), dim, 2);
+  scaled_address(b, clo, cosp, trow, half, 2);
+  scaled_address(b, slo, sinp, trow, half, 2);
+  b.s_lshl_b32(t, half, 2);
+  b.s_add_u32(xhi[0], xlo[0], t);
+  b.s_addc_u32(xhi[1], xlo[1], 0);
+  b.s_add_u32(yhi[0], ylo[0], t);
+  b.s_addc_u32(yhi[1], ylo[1], 0);
+
+  // Pieces of 4 pairs: thread unit u covers j = 4u..4u+3.
+  BatchedWalk w{count, wg, base, t, units, batch, 4, 2, {}, {}};
+  b.s_lshr_b32(count, half, 2);
+  w.load = [&](int j, VGPR u) {
+    b.v_lshlrev_b32(off[j], 4, u);
+    b.global_load_dwordx4(va.sub(4 * j, 4), off[j], xlo);
+    b.global_load_dwordx4(vb.sub(4 * j, 4), off[j], xhi);
+    b.global_load_dwordx4(vc.sub(4 * j, 4), off[j], clo);
+    b.global_load_dwordx4(vs.sub(4 * j, 4), off[j], slo);
+  };
+  w.finish = [&](int j, VGPR) {
+    rotate(b, va.sub(4 * j, 4), vb.sub(4 * j, 4), vc.sub(4 * j, 4), vs.sub(4 * j, 4), tmp, 4);
+    b.global_store_dwordx4(off[j], vc.sub(4 * j, 4), ylo);
+    b.global_store_dwordx4(off[j], vs.sub(4 * j, 4), yhi);
+  };
+  batched_walk(b, w);
+  // half % 4 single pairs after the pieces: unit u is pair 4 (half / 4) + u.
+  b.s_mov_b64(exec, save);
+  b.s_and_b32(count, half, 3);
+  b.s_lshl_b32(t, half, 2);
+  b.s_and_b32(t, t, ~15u);  // byte offset of the first single pair
+  w.batch = 1;
+  w.load = [&](int, VGPR u) {
+    b.v_lshlrev_b32(off[0], 2, u);
+    b.v_add_u32(off[0], t, off[0]);
+    b.global_load_dword(va[0], off[0], xlo);
+    b.global_load_dword(vb[0], off[0], xhi);
+    b.global_load_dword(vc[0], off[0], clo);
+    b.global_load_dword(vs[0], off[0], slo);
+  };
+  w.finish = [&](int, VGPR) {
+    rotate(b, va, vb, vc, vs, tmp, 1);
+    b.global_store_dword(off[0], vc[0], ylo);
+    b.global_store_dword(off[0], vs[0], yhi);
+  };
+  BatchedWalk w1 = w;
+  w1.base = base;
+  w1.tmp = trow;  // t holds the byte offset
+  batched_walk(b, w1);
+  // Odd dim: the unpaired last element is copied (a rotation by nothing).
+  b.s_mov_b64(exec, save);
+  b.s_bitcmp1_b32(dim, 0);
+  b.s_cbranch_scc0(even);
+  b.v_cmp_eq_u32(vcc, 0, local_id());
+  b.s_and_b64(exec, exec, vcc);
+  b.s_cbranch_execz(exit);
+  b.s_lshl_b32(t, dim, 2);
+  b.s_sub_u32(t, t, 4);
+  b.v_mov_b32(off[0], t);
+  b.global_load_dword(va[0], off[0], xlo);
+  wait_vm(b, 0);
+  b.global_store_dword(off[0], va[0], ylo);
+  b.bind(even);
+  b.bind(exit);
+  b.s_endpgm();
+
+  kernel_interface(b, codeobj::HiddenArgLayout::Compact, 0, 1024);
+  b.arg("y", "global_buffer", "f32*", "write_only");
+  b.arg("x", "global_buffer", "const f32*", "read_only");
+  b.arg("cos", "global_buffer", "const f32*", "read_only");
+  b.arg("sin", "global_buffer", "const f32*", "read_only");
+  b.arg("rows", "by_value", "u32");
+  b.arg("dim", "by_value", "u32");
+  b.arg("tsh", "by_value", "u32");
+  b.arg("tbase", "by_value", "u32");
+  return b.code_object();
+}
+
+// rope_k(q, k, pos, pos0, n_q, n_kv, nq_head, nkv_head, D, rot, theta), in place.
+codeobj::CodeObject build_rope(isa::Target target) {
+  KernelBuilder b("rope_k", target);
+  Regs r;
+  const SGPR args = r.s(16), hid = r.s(8);
+  const SGPR qp = args.sub(0, 2), kp = args.sub(2, 2), pos = args.sub(4, 2), pos0 = args[6], n_q = args[7],
+             n_kv = args[8], nq_head = args[9], nkv_head = args[10], D = args[11], rot = args[12], theta = args[13];
+  const SGPR total = r.s(), wgsize = r.s(), first = r.s(), index = r.s(), rem = r.s(), save = r.s(2), half = r.s(),
+             zhalf = r.s(), zhead = r.s(), nscr = r.s(), count = r.s(), hi = r.s(), cexp = r.s(), c_hi = r.s(),
+             c_lo = r.s(), carry = r.s(2), heads = r.s(), base = r.s(2);
+  const VGPR lane = r.v(), it = r.v(), hrow = r.v(), iq = r.v(), token = r.v(), rr = r.v(), elem = r.v(),
+             pa = r.v(2), pb = r.v(2), pp = r.v(2), va = r.v(), vb = r.v(), p = r.v(), f = r.v(), ahi = r.v(),
+             alo = r.v(), rhi = r.v(), rlo = r.v(), vc = r.v(), vs = r.v(), tmp = r.v(4);
+  Label exit = b.label("exit");
+  const double inv2pi = 1.0 / (2.0 * std::numbers::pi);
+  const float inv2pi_hi = float(inv2pi), inv2pi_lo = float(inv2pi - double(inv2pi_hi));
+
+  b.s_load_dwordx16(args, kernarg_ptr(), 0);
+  load_hidden(b, hid, 56);
+  wait_lgkm(b, 0);
+  // 1 <= D, 2 <= rot <= D (signed), else nothing to do.
+  b.s_cmp_lt_i32(rot, 2);
+  b.s_cbranch_scc1(exit);
+  b.s_cmp_gt_i32(rot, D);
+  b.s_cbranch_scc1(exit);
+  b.s_lshr_b32(half, rot, 1);
+  grid_geometry(b, hid, total, wgsize, first, lane);
+  // cexp = -2 log2(theta) / rot: pair i turns by position * 2^(i cexp) radians.
+  b.v_log_f32(tmp[0], theta);
+  b.v_cvt_f32_i32(tmp[1], rot);
+  b.v_rcp_f32(tmp[1], tmp[1]);
+  b.v_mul_f32(tmp[0], tmp[0], tmp[1]);
+  b.v_mul_f32(tmp[0], -2.0f, tmp[0]);
+  b.v_readfirstlane_b32(cexp, tmp[0]);
+  b.s_mov_b32(c_hi, std::bit_cast<uint32_t>(inv2pi_hi));
+  b.s_mov_b32(c_lo, std::bit_cast<uint32_t>(inv2pi_lo));
+  divider_init(b, half, zhalf, nscr, tmp.sub(0, 2));
+
+  // One part (q or k): items = tokens * heads * half, item t -> head row t / half,
+  // pair i = t % half, token = head row / heads.
+  auto part = [&](SGPR ptr, SGPR tokens, SGPR nheads, bool with_pos) {
+    Label skip = b.label("part_skip");
+    b.s_max_i32(count, tokens, 0);
+    b.s_max_i32(heads, nheads, 0);
+    b.s_mul_i32(count, count, heads);
+    b.s_mul_hi_u32(hi, count, half);
+    b.s_mul_i32(count, count, half);
+    b.s_cmp_lg_u32(hi, 0);  // more than 2^32 items: not supported, skipped
+    b.s_cbranch_scc1(skip);
+    b.s_cmp_eq_u32(count, 0);
+    b.s_cbranch_scc1(skip);
+    divider_init(b, heads, zhead, nscr, tmp.sub(0, 2));
+    b.s_mov_b64(base, ptr);
+    StrideLoop loop{count, first, total, index, rem, save, lane};
+    stride_loop(
+        b, loop,
+        [&] {
+          b.v_add_u32(it, index, lane);
+          divide(b, hrow, iq, it, half, zhalf, tmp[0]);
+          divide(b, token, rr, hrow, heads, zhead, tmp[0]);
+          if (with_pos) {
+            b.v_mad_u64_u32(pp, carry, token, 4, pos);
+            b.global_load_dword(p, pp, as::off);
+          }
+          b.v_mul_lo_u32(elem, hrow, D);
+          b.v_add_u32(elem, elem, iq);
+          b.v_mad_u64_u32(pa, carry, elem, 4, base);
+          b.v_add_u32(elem, half, elem);
+          b.v_mad_u64_u32(pb, carry, elem, 4, base);
+          b.global_load_dword(va, pa, as::off);
+          b.global_load_dword(vb, pb, as::off);
+          // 2^(i cexp) radians per position step.
+          b.v_cvt_f32_u32(f, iq);
+          b.v_mul_f32(f, cexp, f);
+          b.v_exp_f32(f, f);
+          if (with_pos) {
+            wait_vm(b, 2);
+          } else {
+            b.v_add_u32(p, pos0, token);
+          }
+          b.v_cvt_f32_i32(p, p);
+          // Angle in revolutions without losing its fraction: the product
+          // p f split exactly (hi + lo), times 1/(2 pi) as two floats.
+          b.v_mul_f32(ahi, p, f);
+          b.v_fma_f32(alo, p, f, as::neg(ahi));
+          b.v_mul_f32(rhi, c_hi, ahi);
+          b.v_fma_f32(rlo, ahi, c_hi, as::neg(rhi));
+          b.v_fma_f32(rlo, ahi, c_lo, rlo);
+          b.v_fma_f32(rlo, alo, c_hi, rlo);
+          b.v_fract_f32(rhi, rhi);  // v_sin/v_cos take revolutions in [-256, 256] on hardware
+          b.v_add_f32(rhi, rhi, rlo);
+          b.v_cos_f32(vc, rhi);
+          b.v_sin_f32(vs, rhi);
+          wait_vm(b, 0);
+          rotate(b, va, vb, vc, vs, tmp, 1);
+          b.global_store_dword(pa, vc, as::off);
+          b.global_store_dword(pb, vs, as::off);
+        },
+        [] {});
+    b.bind(skip);
+  };
+  Label no_pos = b.label("no_pos");
+  b.s_or_b32(hi, pos[0], pos[1]);
+  b.s_cmp_eq_u32(hi, 0);
+  b.s_cbranch_scc1(no_pos);
+  part(qp, n_q, nq_head, true);
+  part(kp, n_kv, nkv_head, true);
+  b.s_branch(exit);
+  b.bind(no_pos);
+  part(qp, n_q, nq_head, false);
+  part(kp, n_kv, nkv_head, false);
+  b.bind(exit);
+  b.s_endpgm();
+
+  kernel_interface(b, codeobj::HiddenArgLayout::Full, 0, 1024);
+  b.arg("q", "global_buffer", "f32*", "read_write");
+  b.arg("k", "global_buffer", "f32*", "read_write");
+  b.arg("pos", "global_buffer", "const i32*", "read_only");
+  b.arg("pos0", "by_value", "i32");
+  b.arg("n_q", "by_value", "i32");
+  b.arg("n_kv", "by_value", "i32");
+  b.arg("nq_head", "by_value", "i32");
+  b.arg("nkv_head", "by_value", "i32");
+  b.arg("D", "by_value", "i32");
+  b.arg("rot", "by_value", "i32");
+  b.arg("theta", "by_value", "f32");
+  return b.code_object();
+}
+
+// ------------------------------------------------------------------ tests
+
+// The formula with float32 roundings (each product rounded, then the sum).
+void rotate_ref(float a, float b, float c, float s, float& lo, float& hi) {
+  float ac = a * c, bs = b * s, as_ = a * s, bc = b * c;
+  lo = ac - bs;
+  hi = as_ + bc;
+}
+
+void add_rope_apply(Registry& reg) {
+  KernelDef d;
+  d.lookup = "rope_apply_k";
+  d.family = "ops";
+  d.generate = build_rope_apply;
+  d.description =
+      "Rotate-half RoPE with caller-supplied cos/sin tables ([max_len][dim/2] f32): pairs (j, j + dim/2) of row r "
+      "turn by table row (r >> tsh) + tbase (the multi-head trick: rows = heads of one token, tsh = log2(heads), "
+      "tbase = position). Products are rounded separately (no fma), so the result is bit-exact against a float32 "
+      "evaluation of the formula. One workgroup per row, 4 pairs per thread piece (x4 loads of x_lo, x_hi, cos, "
+      "sin; x4 stores), four pieces in flight; half % 4 single pairs; an odd dim's last element is copied.";
+  d.semantics =
+      "half = dim/2, t = (r >> tsh) + tbase; for j < half: y[r][j] = a c - b s, y[r][j+half] = a s + b c with "
+      "a = x[r][j], b = x[r][j+half], c = cos[t][j], s = sin[t][j]; odd dim: y[r][dim-1] = x[r][dim-1]";
+  d.geometry = "grid = rows (workgroups past rows do nothing), wg = 64 (any workgroup size)";
+  d.limits = "table rows (r >> tsh) + tbase must exist (not checked); tsh >= 32 acts as r >> tsh = 0";
+  d.tolerance = Tolerance{};
+  d.cases = [](bool sweep) {
+    std::vector<Case> c = {make_case({{"rows", 1}, {"dim", 128}, {"tsh", 0}, {"tbase", 0}, {"wg", 64}}, 1),
+                           make_case({{"rows", 5}, {"dim", 64}, {"tsh", 0}, {"tbase", 3}, {"wg", 64}}, 2),
+                           make_case({{"rows", 16}, {"dim", 128}, {"tsh", 2}, {"tbase", 5}, {"wg", 64}}, 3),
+                           make_case({{"rows", 3}, {"dim", 130}, {"tsh", 1}, {"tbase", 0}, {"wg", 96}}, 4),
+                           make_case({{"rows", 2}, {"dim", 7}, {"tsh", 0}, {"tbase", 1}, {"wg", 32}}, 5)};
+    if (sweep) {
+      uint32_t seed = 60;
+      for (int64_t dim : {1, 2, 3, 6, 8, 63, 64, 128, 130, 200, 256, 1000, 5120})
+        for (int64_t wg : {1, 32, 64, 256})
+          for (int64_t tsh : {0, 3, 40})
+            c.push_back(make_case({{"rows", 9}, {"dim", dim}, {"tsh", tsh}, {"tbase", 2}, {"wg", wg}}, seed++));
+    }
+    return c;
+  };
+  d.run = [](TestDevice& dev, const Case& c) {
+    using namespace elem_test;
+    const int64_t rows = c["rows"], dim = c["dim"], tsh = c["tsh"], tbase = c["tbase"], half = dim / 2;
+    auto table_row = [&](int64_t r) { return (tsh >= 32 ? 0 : r >> tsh) + tbase; };
+    const int64_t trows = table_row(rows - 1) + 1;
+    Rng rng(c.seed);
+    auto x = rng.normal(size_t(rows * dim));
+    auto cs = rng.uniform(size_t(std::max<int64_t>(trows * half, 1))), sn = rng.uniform(cs.size());
+    std::vector<float> want(x.size());
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* xr = &x[size_t(r * dim)];
+      for (int64_t j = 0; j < half; ++j) {
+        size_t ti = size_t(table_row(r) * half + j);
+        rotate_ref(xr[j], xr[j + half], cs[ti], sn[ti], want[size_t(r * dim + j)], want[size_t(r * dim + j + half)]);
+      }
+      if (dim % 2) want[size_t(r * dim + dim - 1)] = xr[dim - 1];
+    }
+    DeviceBuffer<float> y(dev, with_guard(std::vector<float>(x.size(), 0.f))), dx(dev, x), dc(dev, cs), ds(dev, sn);
+    dev.launch("rope_apply_k", {uint32_t(rows)}, {uint32_t(c["wg"])},
+               {y.addr(), dx.addr(), dc.addr(), ds.addr(), u32(rows), u32(dim), u32(tsh), u32(tbase)});
+    return compare_guarded(y.download(), want, Tolerance{});
+  };
+  d.ideal_bytes = [](const Case& c) {
+    int64_t rows = c["rows"], dim = c["dim"], tsh = c["tsh"];
+    int64_t trows = (tsh >= 32 ? 0 : (rows - 1) >> tsh) + 1;
+    return uint64_t(rows * dim * 8 + trows * (dim / 2) * 8);
+  };
+  // Decode step of 64 heads x 128 (multi-head trick), 32 tokens laid out as rows.
+  d.bench_case = [] { return make_case({{"rows", 2048}, {"dim", 128}, {"tsh", 6}, {"tbase", 100}, {"wg", 64}}); };
+  reg.add(std::move(d));
+}
+
+// Tolerance of rope_k: the angle p * theta^(-2i/rot) is formed in f32 (v_log_f32 and v_exp_f32 of an f32
+// exponent, about 2.5e-7 relative error in the frequency), so its error grows with the position: at most about
+// 2.5e-7 rad per unit of p, 1e-3 at the test positions (below 4096); the sweep measures ~1.6e-4.
+Tolerance rope_tolerance() { return Tolerance{1e-3, 0}; }
+
+void add_rope(Registry& reg) {
+  KernelDef d;
+  d.lookup = "rope_k";
+  d.family = "ops";
+  d.generate = build_rope;
+  d.description =
+      "In-place partial rotate-half RoPE on the first rot dims of every head of q [n_q][nq_head][D] and k "
+      "[n_kv][nkv_head][D], angles computed in the kernel: position p = pos[token] (or pos0 + token when pos is "
+      "null), pair i < rot/2 turns by p * theta^(-2i/rot) (inv. frequency 2^(i * (-2 log2(theta)/rot)) with "
+      "v_exp_f32; the angle's fraction of a turn is kept exactly with fma splits and a two-float 1/(2 pi), then "
+      "v_fract_f32 before v_sin_f32/v_cos_f32, whose hardware domain is +-256 turns). Grid-stride over the "
+      "(n_q nq_head + n_kv nkv_head) rot/2 pairs (q pairs, then k pairs), any grid. Accuracy is that of an f32 "
+      "angle: the error grows with the position (~1e-7 rad per unit of p).";
+  d.semantics =
+      "for every head row h of q and k (token = h / heads) and i < rot/2: a = x[h][i], b = x[h][i + rot/2], "
+      "ang = p(token) * theta^(-2i/rot); x[h][i] = a cos - b sin, x[h][i + rot/2] = a sin + b cos";
+  d.geometry = "grid-stride: grid = ceil(total/256), wg = 256 (any grid and workgroup size)";
+  d.limits =
+      "2 <= rot <= D (otherwise nothing is written); theta > 0; each part below 2^32 pairs and q, k below 2^32 "
+      "floats; pos[token] must exist for token < max(n_q, n_kv) when pos is not null; tolerance stated for positions "
+      "below 4096 and |x| <= 1 (the angle error grows with the position)";
+  d.tolerance = rope_tolerance();
+  d.cases = [](bool sweep) {
+    auto mk = [](int64_t nq, int64_t nkv, int64_t qh, int64_t kh, int64_t D, int64_t rot, int64_t theta,
+                 int64_t use_pos, int64_t pos0, int64_t grid, int64_t wg, uint32_t seed) {
+      return make_case({{"n_q", nq}, {"n_kv", nkv}, {"nq_head", qh}, {"nkv_head", kh}, {"D", D}, {"rot", rot},
+                        {"theta", theta}, {"use_pos", use_pos}, {"pos0", pos0}, {"grid", grid}, {"wg", wg}},
+                       seed);
+    };
+    std::vector<Case> c = {mk(1, 1, 4, 2, 128, 128, 10000, 0, 5, 0, 256, 1),
+                           mk(3, 3, 8, 2, 64, 32, 10000, 1, 0, 0, 256, 2),
+                           mk(5, 2, 3, 1, 80, 80, 1000000, 0, 3000, 1, 64, 3),
+                           mk(2, 4, 2, 3, 33, 31, 500000, 1, 0, 3, 100, 4),
+                           mk(2, 2, 2, 2, 16, 32, 10000, 0, 0, 0, 256, 5)};
+    if (sweep) {
+      uint32_t seed = 70;
+      for (int64_t D : {2, 64, 128, 256})
+        for (int64_t rot : {2, 16, 64, 128})
+          for (int64_t grid : {0, 1, 7})
+            c.push_back(mk(4, 3, 5, 2, D, rot, 10000, grid % 2, 4000, grid, grid == 7 ? 64 : 256, seed++));
+    }
+    return c;
+  };
+  d.run = [](TestDevice& dev, const Case& c) {
+    using namespace elem_test;
+    const int64_t nq = c["n_q"], nkv = c["n_kv"], qh = c["nq_head"], kh = c["nkv_head"], D = c["D"],
+                  rot = c["rot"], pos0 = c["pos0"];
+    const float theta = float(c["theta"]);
+    const bool use_pos = c["use_pos"] != 0;
+    Rng rng(c.seed);
+    auto q = rng.uniform(size_t(nq * qh * D)), k = rng.uniform(size_t(nkv * kh * D));
+    auto pos = rng.integers(size_t(std::max(nq, nkv)), 0, 4095);
+    auto rotate_all = [&](std::vector<float> x, int64_t heads) {
+      if (rot < 2 || rot > D) return x;
+      const int64_t half = rot / 2;
+      for (size_t h = 0; h < x.size() / size_t(D); ++h) {
+        const int64_t token = int64_t(h) / heads;
+        const double p = use_pos ? double(pos[size_t(token)]) : double(pos0 + token);
+        float* row = &x[h * size_t(D)];
+        for (int64_t i = 0; i < half; ++i) {
+          double ang = p * std::pow(double(theta), -2.0 * double(i) / double(rot));
+          double a = row[i], b = row[i + half];
+          row[i] = float(a * std::cos(ang) - b * std::sin(ang));
+          row[i + half] = float(a * std::sin(ang) + b * std::cos(ang));
+        }
+      }
+      return x;
+    };
+    auto want_q = rotate_all(q, qh), want_k = rotate_all(k, kh);
+    DeviceBuffer<float> dq(dev, with_guard(q)), dk(dev, with_guard(k));
+    DeviceBuffer<int32_t> dp(dev, pos);
+    const int64_t total = (rot >= 2 && rot <= D) ? (nq * qh + nkv * kh) * (rot / 2) : 1;
+    uint32_t grid = uint32_t(c["grid"] ? c["grid"] : std::max<int64_t>(1, (total + 255) / 256));
+    dev.launch("rope_k", {grid}, {uint32_t(c["wg"])},
+               {dq.addr(), dk.addr(), use_pos ? dp.addr() : 0, i32(pos0), i32(nq), i32(nkv), i32(qh), i32(kh),
+                i32(D), i32(rot), f32(theta)});
+    return combine({compare_guarded(dq.download(), want_q, rope_tolerance()),
+                    compare_guarded(dk.download(), want_k, rope_tolerance())});
+  };
+  d.ideal_bytes = [](const Case& c) {
+    return uint64_t((c["n_q"] * c["nq_head"] + c["n_kv"] * c["nkv_head"]) * c["rot"] * 8);
+  };
+  // Prefill of 512 tokens, 64 query heads and 8 KV heads of 128 at positions 0..511.
+  d.bench_case = [] {
+    return make_case({{"n_q", 512}, {"n_kv", 512}, {"nq_head", 64}, {"nkv_head", 8}, {"D", 128}, {"rot", 128},
+                      {"theta", 10000}, {"use_pos", 0}, {"pos0", 0}, {"grid", 0}, {"wg", 256}});
+  };
+  reg.add(std::move(d));
+}
+
+}  // namespace
+
+void register_ops_elementwise_rope_kernels(Registry& reg) {
+  add_rope_apply(reg);
+  add_rope(reg);
+}
+
 }  // namespace k100::kernels

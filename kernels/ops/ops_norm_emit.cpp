@@ -9,12 +9,14 @@ namespace k100::kernels::norm {
 
 using namespace as;
 
-void kernel_interface(KernelBuilder& b, codeobj::HiddenArgLayout hidden, uint32_t lds_bytes, uint32_t max_workgroup) {
+void kernel_interface(KernelBuilder& b, codeobj::HiddenArgLayout hidden, uint32_t lds_bytes, uint32_t max_workgroup,
+                      uint32_t kernarg_size) {
   b.setting(".amdhsa_user_sgpr_private_segment_buffer", 1)
       .setting(".amdhsa_user_sgpr_kernarg_segment_ptr", 1)
       .setting(".amdhsa_system_sgpr_workgroup_id_x", 1)
       .setting(".amdhsa_float_denorm_mode_32", 3);
   if (lds_bytes) b.setting(".amdhsa_group_segment_fixed_size", lds_bytes);
+  b.setting(".amdhsa_kernarg_size", kernarg_size);
   b.hidden_args(hidden);
   b.max_flat_workgroup_size(max_workgroup);
 }

@@ -31,9 +31,11 @@ constexpr uint32_t kNegInfBits = 0xff800000u;  // -inf
 constexpr uint32_t kNegMaxBits = 0xff7fffffu;  // -FLT_MAX
 
 // Kernel interface common to the family: the three user/system SGPR items,
-// IEEE f32 denormals, LDS bytes and the largest workgroup the kernel accepts.
-void kernel_interface(KernelBuilder& b, codeobj::HiddenArgLayout hidden, uint32_t lds_bytes,
-                      uint32_t max_workgroup);
+// IEEE f32 denormals, LDS bytes, the largest workgroup the kernel accepts, and
+// the kernarg size of the catalog (KERNELS.md: hidden-less kernels round their
+// explicit arguments up to 8 bytes).
+void kernel_interface(KernelBuilder& b, codeobj::HiddenArgLayout hidden, uint32_t lds_bytes, uint32_t max_workgroup,
+                      uint32_t kernarg_size);
 
 // s_nop for n wait states (n <= 0: nothing).
 void wait_states(KernelBuilder& b, int n);

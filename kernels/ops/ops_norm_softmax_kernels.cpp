@@ -229,7 +229,7 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
       .arg("rows", "by_value", "u32")
       .arg("cols", "by_value", "u32")
       .arg("group_size", "by_value", "u32");
-  kernel_interface(b, codeobj::HiddenArgLayout::None, 0, 1024);
+  kernel_interface(b, codeobj::HiddenArgLayout::None, 0, 1024, 32);
   return b.code_object();
 }
 

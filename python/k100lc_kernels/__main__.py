@@ -1,4 +1,4 @@
-"""python3 -m k100lc_kernels [list [SUBSTR] | info NAME]"""
+"""python3 -m k100lc_kernels [list [SUBSTR] | info NAME | selftest [flags]]"""
 from __future__ import annotations
 
 import json
@@ -20,6 +20,10 @@ def main(argv: list[str]) -> int:
             print(f"{e['lookup']:<32} kernarg={e['kernarg_size']:4d} lds={e['group_segment']:5d} "
                   f"priv={e['private_segment']:4d}")
         return 0
+    if argv[0] == "selftest":
+        from .selftest import run
+
+        return run(argv[1:])
     if argv[0] == "info" and len(argv) == 2:
         try:
             entry = info(argv[1])
@@ -32,7 +36,8 @@ def main(argv: list[str]) -> int:
 
 
 def usage() -> int:
-    print("usage: python3 -m k100lc_kernels [list|info NAME]", file=sys.stderr)
+    print("usage: python3 -m k100lc_kernels [list|info NAME|selftest [--group a,b] [--only x] [--sweep] "
+          "[--repeat N] [--json]]", file=sys.stderr)
     return 2
 
 

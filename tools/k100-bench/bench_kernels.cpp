@@ -139,7 +139,8 @@ struct Report {
   uint64_t requested_bytes = 0, ideal_bytes = 0, dram_bytes = 0, cache_request_bytes = 0;
   emu::Profile profile;
   std::vector<Region> regions;
-  uint32_t vgprs = 0, sgprs = 0, lds = 0, scratch = 0, waves_per_simd = 0;
+  uint32_t vgprs = 0, sgprs = 0, lds = 0, scratch = 0;
+  double waves_per_simd = 0;
   const char* occupancy_limit = "";
   double t_dram = 0, t_valu = 0, t_scalar = 0, t_lds = 0, t_tex = 0, t_launch = 0, modeled = 0, bound = 0;
   const char* limiter = "";
@@ -147,14 +148,16 @@ struct Report {
 
 // Waves per SIMD from the register and LDS use of one workgroup (GFX9 limits:
 // 256 VGPRs per lane in granules of 4, 800 SGPRs per SIMD in granules of 16,
-// 64 KiB LDS per CU, at most 10 waves per SIMD).
-uint32_t waves_per_simd(const Launch& l, const char** limit) {
-  uint32_t by_vgpr = 256 / std::max<uint32_t>(l.vgprs, 4);
-  uint32_t by_sgpr = 800 / ((std::max<uint32_t>(l.sgprs, 16) + 15) / 16 * 16);
+// 64 KiB LDS per CU shared by whole workgroups, at most 10 waves per SIMD).
+// LDS-limited counts are averages over the CU's 4 SIMDs (3 one-wave
+// workgroups per CU give 0.75).
+double waves_per_simd(const Launch& l, const char** limit) {
+  double by_vgpr = 256 / std::max<uint32_t>(l.vgprs, 4);
+  double by_sgpr = 800 / ((std::max<uint32_t>(l.sgprs, 16) + 15) / 16 * 16);
   uint32_t waves_per_group = uint32_t((l.wg_size + 63) / 64);
-  uint32_t by_lds = 10;
-  if (l.lds) by_lds = uint32_t((65536 / l.lds) * waves_per_group / kSimds);
-  uint32_t w = std::min<uint32_t>({10u, by_vgpr, by_sgpr, by_lds});
+  double by_lds = 10;
+  if (l.lds) by_lds = double((65536 / l.lds) * waves_per_group) / kSimds;
+  double w = std::min({10.0, by_vgpr, by_sgpr, by_lds});
   *limit = w == 10 ? "max" : w == by_vgpr ? "VGPR" : w == by_sgpr ? "SGPR" : "LDS";
   return w;
 }
@@ -204,7 +207,7 @@ Report measure(const KernelDef& def, kernels::EmuTestDevice& emu_dev, const Case
     r.lds = std::max(r.lds, l->lds);
     r.scratch = std::max(r.scratch, l->scratch);
     const char* lim = "";
-    uint32_t w = waves_per_simd(*l, &lim);
+    double w = waves_per_simd(*l, &lim);
     if (w < r.waves_per_simd) {
       r.waves_per_simd = w;
       r.occupancy_limit = lim;
@@ -271,7 +274,7 @@ void print_text(const Report& r) {
     std::printf(" %s %llu", emu::inst_class_name(emu::InstClass(i)), (unsigned long long)p.by_class[size_t(i)]);
   std::printf("\n  VALU utilization %.1f%%, LDS bank-conflict cycles %llu\n", 100 * p.valu_utilization(),
               (unsigned long long)p.lds_bank_conflicts);
-  std::printf("  VGPR %u, SGPR %u, LDS %u B, scratch %u B -> %u waves/SIMD (limit: %s)\n", r.vgprs, r.sgprs, r.lds,
+  std::printf("  VGPR %u, SGPR %u, LDS %u B, scratch %u B -> %.2f waves/SIMD (limit: %s)\n", r.vgprs, r.sgprs, r.lds,
               r.scratch, r.waves_per_simd, r.occupancy_limit);
   if (r.waves < 120 * kSimds)
     std::printf("  note: %llu waves cannot fill 480 SIMDs; the model assumes they could\n", (unsigned long long)r.waves);

@@ -312,8 +312,11 @@ const SGPR sP[2] = {s(24, 2), s(26, 2)};
 const SGPR sPc = s(28, 2), sEntry = s(30), sFetch = s(31), sSave = s(32, 2), sCol = s(35), sTmp2 = s(36, 2),
            sRet = s(38, 2), sSteady = s(40, 2), sFill = s(42, 2), sTmp = s(44), sTmp1 = s(45), sOutV = s(46, 2),
            sOutI = s(48, 2);
+const SGPR sPiece[4] = {s(50, 2), s(52, 2), s(54, 2), s(56, 2)}, sRowsExec = s(58, 2);
 const VGPR vLane = v(0), vRoff = v(1), vThr = v(2), vCol = v(3), vX = v(4), vOut = v(5), vTmp = v(6);
-constexpr int kA = 16, kI = 32, kXd = 48, kMaxK = 16;
+const VGPR vToff = v(8, 4), vLdsW = v(12), vLdsR = v(13);
+constexpr int kA = 16, kI = 32, kXd = 48, kStage = 64, kMaxK = 16;
+constexpr int kLdsRow = 72;  // bytes per LDS row: 16 floats + 2 (banks 18 r mod 32 are distinct for 16 lanes)
 VGPR A(int j) { return v(kA + j); }
 VGPR I(int j) { return v(kI + j); }
 
@@ -526,33 +529,99 @@ codeobj::CodeObject generate_topk(bool router, isa::Target target) {
     b.s_swappc_b64(sRet, sSteady);
     b.bind(skip);
   };
-  for (int width : {16, 4, 1}) {
-    Label top = b.label("cols" + std::to_string(width)), done = b.label("cols" + std::to_string(width) + "_done");
-    b.bind(top);
-    b.s_sub_u32(sTmp, sCols, sC);
-    b.s_cmp_lt_u32(sTmp, width);
-    b.s_cbranch_scc1(done);
-    if (width == 1) {
-      b.global_load_dword(v(kXd), vRoff, sBase);
-      wait_vm(b, 0);
-      element(0);
-    } else {
-      for (int i = 0; i < width / 4; ++i) {
-        if (i)
-          b.global_load_dwordx4(v(kXd + 4 * i, 4), vRoff, sBase, offset(16 * i));
-        else
-          b.global_load_dwordx4(v(kXd, 4), vRoff, sBase);
-      }
-      for (int e = 0; e < width; ++e) {
-        if (e % 4 == 0) wait_vm(b, width / 4 - 1 - e / 4);
-        element(e);
-      }
+  // 16-column tiles through LDS, so the global loads are coalesced: piece i
+  // of a tile is loaded by lane l as row 16 i + l/4, columns 4 (l % 4) .. +3
+  // (64 bytes of each of 16 rows per instruction), written to LDS rows of 72
+  // bytes (conflict-free 8-byte reads), and each lane reads back its own row.
+  // The next tile's loads are in flight while the current one is compared.
+  b.s_mov_b64(sRowsExec, exec);
+  b.s_mov_b64(exec, -1);
+  b.v_lshrrev_b32(vTmp, 2, vLane);       // l / 4
+  b.v_and_b32(vLdsR, 3, vLane);
+  b.v_lshlrev_b32(vLdsR, 4, vLdsR);      // 16 (l % 4)
+  b.v_mul_u32_u24(vLdsW, kLdsRow, vTmp);
+  b.v_add_u32(vLdsW, vLdsW, vLdsR);      // LDS write address of piece 0
+  b.s_lshl_b32(sTmp, sCols, 2);
+  for (int i = 0; i < 4; ++i) {
+    b.v_add_u32(vX, 16 * i, vTmp);       // tile row
+    b.v_mul_lo_u32(vToff[i], sTmp, vX);
+    b.v_add_u32(vToff[i], vToff[i], vLdsR);
+    b.v_add_u32(vX, sR0, vX);
+    b.v_cmp_gt_u32(sPiece[i], sRows, vX);  // rows past `rows` are not loaded
+  }
+  b.v_mul_u32_u24(vLdsR, kLdsRow, vLane);  // LDS read address: this lane's row
+  b.s_mov_b64(exec, sRowsExec);
+  auto tile_loads = [&](int imm) {
+    for (int i = 0; i < 4; ++i) {
+      b.s_mov_b64(exec, sPiece[i]);
+      if (imm)
+        b.global_load_dwordx4(v(kStage + 4 * i, 4), vToff[i], sBase, offset(imm));
+      else
+        b.global_load_dwordx4(v(kStage + 4 * i, 4), vToff[i], sBase);
     }
-    b.s_add_u32(sC, sC, width);
-    add64(b, sBase, 4 * width);
-    b.s_branch(top);
+    b.s_mov_b64(exec, sRowsExec);
+  };
+  // columns straight from each lane's row (4 or 1 at a time) up to `limit`
+  auto per_lane_columns = [&](SGPR limit) {
+    for (int width : {4, 1}) {
+      Label top = b.label("cols" + std::to_string(width)), done = b.label("cols" + std::to_string(width) + "_done");
+      b.bind(top);
+      b.s_sub_u32(sTmp, limit, sC);
+      b.s_cmp_lt_u32(sTmp, width);
+      b.s_cbranch_scc1(done);
+      if (width == 1)
+        b.global_load_dword(v(kXd), vRoff, sBase);
+      else
+        b.global_load_dwordx4(v(kXd, 4), vRoff, sBase);
+      wait_vm(b, 0);
+      for (int e = 0; e < width; ++e) element(e);
+      b.s_add_u32(sC, sC, width);
+      add64(b, sBase, 4 * width);
+      b.s_branch(top);
+      b.bind(done);
+    }
+  };
+  // up to a multiple of 16 columns first, so that tiles start on 64-byte lines when rows do
+  b.s_add_u32(sTmp1, sC, 15);
+  b.s_and_b32(sTmp1, sTmp1, ~15u);
+  b.s_min_u32(sTmp1, sTmp1, sCols);
+  per_lane_columns(sTmp1);
+  {
+    Label top = b.label("tiles"), done = b.label("tiles_done"), no_prefetch = b.label("no_prefetch");
+    b.s_sub_u32(sTmp, sCols, sC);
+    b.s_cmp_lt_u32(sTmp, 16);
+    b.s_cbranch_scc1(done);
+    tile_loads(0);
+    b.bind(top);
+    wait_vm(b, 0);
+    for (int i = 0; i < 4; ++i) {
+      b.s_mov_b64(exec, sPiece[i]);
+      b.ds_write_b64(vLdsW, v(kStage + 4 * i, 2), offset(16 * kLdsRow * i));
+      b.ds_write_b64(vLdsW, v(kStage + 4 * i + 2, 2), offset(16 * kLdsRow * i + 8));
+    }
+    b.s_mov_b64(exec, sRowsExec);
+    wait_lgkm(b, 0);
+    for (int q = 0; q < 8; ++q) {
+      if (q)
+        b.ds_read_b64(v(kXd + 2 * q, 2), vLdsR, offset(8 * q));
+      else
+        b.ds_read_b64(v(kXd, 2), vLdsR);
+    }
+    b.s_add_u32(sTmp, sC, 32);  // another whole tile after this one?
+    b.s_cmp_gt_u32(sTmp, sCols);
+    b.s_cbranch_scc1(no_prefetch);
+    tile_loads(64);
+    b.bind(no_prefetch);
+    wait_lgkm(b, 0);
+    for (int e = 0; e < 16; ++e) element(e);
+    b.s_add_u32(sC, sC, 16);
+    add64(b, sBase, 64);
+    b.s_sub_u32(sTmp, sCols, sC);
+    b.s_cmp_lt_u32(sTmp, 16);
+    b.s_cbranch_scc0(top);
     b.bind(done);
   }
+  per_lane_columns(sCols);  // the last columns (fewer than 16)
 
   // results: empty slots (cols < k) read as -inf with column -1
   for (int j = 0; j < K; ++j) b.v_max_f32(A(j), kNegInfBits, A(j));
@@ -617,7 +686,7 @@ codeobj::CodeObject generate_topk(bool router, isa::Target target) {
         .arg("cols", "by_value", "u32")
         .arg("k", "by_value", "u32");
   }
-  kernel_interface(b, HiddenArgLayout::None, 0, 1024, router ? 32 : 40);
+  kernel_interface(b, HiddenArgLayout::None, 64 * kLdsRow, 1024, router ? 32 : 40);
   return b.code_object();
 }
 
@@ -827,15 +896,17 @@ void register_topk(Registry& r) {
   d.family = "ops";
   d.generate = [](isa::Target t) { return tk::generate_topk(false, t); };
   d.description =
-      "Per-row top-k by insertion, one row per lane (64 rows per workgroup). Each lane streams its row with dwordx4 "
-      "loads (16 columns in flight) and compares every column with its current k-th value; only a column that "
-      "beats it (strictly: ties keep the earlier column) calls the insertion routine, which shifts the sorted "
-      "slots bottom-up with compare/select pairs, entering at slot k-1 through a computed jump (s_setpc), so the "
-      "cost scales with k. The first k columns fill the slots (NaN counted as -inf, so -inf columns are "
-      "selectable). Rows shorter than k are padded with val = -inf, idx = -1. k > 16 is unsupported: every slot "
-      "of the row is written as idx = -1, val = NaN (a visible error, inside the buffers). Extra waves of a "
-      "larger workgroup exit. Rows are read per lane (strided): each 64-byte line is requested by up to four "
-      "instructions.";
+      "Per-row top-k by insertion, one row per lane (64 rows per workgroup). The rows are read in 16-column "
+      "tiles staged through LDS: each global load covers 64 bytes of 16 rows (coalesced, the next tile in flight "
+      "while the current one is compared), then every lane reads its own row back from LDS (4.5 KiB of LDS; the "
+      "spec's 0 is an implementation detail). Each column is compared with the lane's current k-th value; only a "
+      "column that beats it (strictly: ties keep the earlier column) calls the insertion routine, which shifts the "
+      "sorted slots bottom-up (v_med3 for the values, selects for the columns), entering at slot k-1 through a "
+      "computed jump (s_setpc) and stopping as soon as no lane moves a slot. The first k columns fill the slots "
+      "(NaN counted as -inf, so -inf columns are selectable). Rows shorter than k are padded with val = -inf, "
+      "idx = -1. k > 16 is unsupported: every slot of the row is written as idx = -1, val = NaN (a visible "
+      "error, inside the buffers). Extra waves of a larger workgroup exit. A -0 tied with +0 may be reported as "
+      "+0.";
   d.semantics = "val[r][0..k-1] = the k largest x[r][c], descending (stable: earlier c first on ties), idx = their c";
   d.geometry = "grid = ceil(rows / 64), wg = 64";
   d.limits = "1 <= k <= 16 (k = 0: nothing written; k > 16: idx -1 / val NaN); cols < 2^24; NaN counts as -inf";
@@ -882,11 +953,12 @@ void register_router(Registry& r) {
   d.family = "ops";
   d.generate = [](isa::Target t) { return tk::generate_topk(true, t); };
   d.description =
-      "MoE router, one row (token) per lane: the 10 largest logits by insertion (the topk_k scheme with k fixed "
-      "at 10: dwordx4 streaming, a strict comparison with the 10th value so a later equal logit never displaces "
-      "an earlier one, insertion routine called only when needed), then the weights are the softmax over those 10 "
-      "logits (exp via v_exp_f32, one reciprocal). ids and weights rows are written with dwordx2 stores. With "
-      "fewer than 10 experts the missing slots are id -1, weight 0. NaN logits count as -inf.";
+      "MoE router, one row (token) per lane: the 10 largest logits by insertion, the topk_k scheme with k fixed "
+      "at 10 (16-column tiles staged through LDS for coalesced loads, a strict comparison with the 10th value so "
+      "a later equal logit never displaces an earlier one, the insertion routine called only when needed), then "
+      "the weights are the softmax over those 10 logits (v_exp_f32, one reciprocal). ids and weights rows are "
+      "written with dwordx2 stores. With fewer than 10 experts the missing slots are id -1, weight 0. NaN logits "
+      "count as -inf. LDS 4.5 KiB (the spec's 0 is an implementation detail).";
   d.semantics = "ids[r][0..9] = columns of the 10 largest logits[r][:], descending (earlier first on ties); "
                 "weights[r][j] = exp(l_j - l_0) / sum_i exp(l_i - l_0) over those 10";
   d.geometry = "grid = ceil(rows / 64) (the docs' grid = rows also works: extra lanes and groups idle), wg = 64";

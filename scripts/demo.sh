@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
-# The main demo, on the emulator (no DCU needed): assemble an example kernel
-# into a code object, then disassemble it and show its descriptor.
+# The main demo, on the default device (the emulator when there is no DCU):
+# the quick start in Python and C++ (y = W x with gemv_f32_warp_k, checked
+# against a host reference), a short self-test of the kernel library, and the
+# assembler and disassembler on an example kernel.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${K100_BUILD_DIR:-$root/build}
 bin=$build/bin
+export K100_BUILD_DIR=$build
+export PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
+python=/usr/bin/python3  # Debian's, with python3-numpy
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+echo "== quick start (Python): python3 examples/python_gemv.py"
+"$python" "$root/examples/python_gemv.py"
+echo
+echo "== quick start (C++): build/bin/cpp_gemv"
+"$bin/cpp_gemv"
+echo
+echo "== self-test: python3 -m k100lc_kernels selftest --group gemv,ops,other"
+"$python" -m k100lc_kernels selftest --group gemv,ops,other
+echo
 echo "== k100-as --show-encoding examples/vadd.s"
 "$bin/k100-as" --show-encoding "$root/examples/vadd.s"
 echo
-echo "== k100-as -o vadd.hsaco (gfx926 code object v5)"
+echo "== k100-as -o vadd.hsaco, then k100-objdump -d and --kernels"
 "$bin/k100-as" -o "$out/vadd.hsaco" "$root/examples/vadd.s"
-ls -l "$out/vadd.hsaco" | awk '{print $5 " bytes"}'
-echo
-echo "== k100-objdump -d vadd.hsaco"
 "$bin/k100-objdump" -d "$out/vadd.hsaco"
-echo
-echo "== k100-objdump --kernels vadd.hsaco"
 "$bin/k100-objdump" --kernels "$out/vadd.hsaco"

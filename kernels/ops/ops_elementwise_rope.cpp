@@ -139,18 +139,29 @@ codeobj::CodeObject build_rope_apply(isa::Target target) {
 }
 
 // rope_k(q, k, pos, pos0, n_q, n_kv, nq_head, nkv_head, D, rot, theta), in place.
+//
+// Heads of one token share the angles, so a work unit is (token, group of up
+// to 8 heads, pair i): the angle is computed once per unit and applied to the
+// group's heads, whose 16 loads are all issued before the first rotation. Units
+// are numbered ((token * groups) + group) * half + i, so consecutive lanes take
+// consecutive pairs of the same heads (coalesced). q's units come first, then
+// k's; each part is a grid-stride loop.
 codeobj::CodeObject build_rope(isa::Target target) {
   KernelBuilder b("rope_k", target);
   Regs r;
+  constexpr int kGroup = 8;
   const SGPR args = r.s(16), hid = r.s(8);
   const SGPR qp = args.sub(0, 2), kp = args.sub(2, 2), pos = args.sub(4, 2), pos0 = args[6], n_q = args[7],
              n_kv = args[8], nq_head = args[9], nkv_head = args[10], D = args[11], rot = args[12], theta = args[13];
   const SGPR total = r.s(), wgsize = r.s(), first = r.s(), index = r.s(), rem = r.s(), save = r.s(2), half = r.s(),
-             zhalf = r.s(), zhead = r.s(), nscr = r.s(), count = r.s(), hi = r.s(), cexp = r.s(), c_hi = r.s(),
-             c_lo = r.s(), carry = r.s(2), heads = r.s(), base = r.s(2);
-  const VGPR lane = r.v(), it = r.v(), hrow = r.v(), iq = r.v(), token = r.v(), rr = r.v(), elem = r.v(),
-             pa = r.v(2), pb = r.v(2), pp = r.v(2), va = r.v(), vb = r.v(), p = r.v(), f = r.v(), ahi = r.v(),
-             alo = r.v(), rhi = r.v(), rlo = r.v(), vc = r.v(), vs = r.v(), tmp = r.v(4);
+             zhalf = r.s(), zgroups = r.s(), nscr = r.s(), hi = r.s(), cexp = r.s(), c_hi = r.s(), c_lo = r.s(),
+             carry = r.s(2), d4 = r.s(), count[2] = {r.s(), r.s()}, heads[2] = {r.s(), r.s()},
+             groups[2] = {r.s(), r.s()}, lo_base = r.s(2), hi_base = r.s(2);
+  std::vector<SGPR> mask;
+  for (int j = 0; j < kGroup; ++j) mask.push_back(r.s(2));
+  const VGPR lane = r.v(), it = r.v(), unit = r.v(), iq = r.v(), token = r.v(), grp = r.v(), left = r.v(),
+             pp = r.v(2), p = r.v(), f = r.v(), ahi = r.v(), alo = r.v(), rhi = r.v(), rlo = r.v(), vc = r.v(),
+             vs = r.v(), tmp = r.v(4), off = r.v(kGroup), va = r.v(kGroup), vb = r.v(kGroup);
   Label exit = b.label("exit");
   const double inv2pi = 1.0 / (2.0 * std::numbers::pi);
   const float inv2pi_hi = float(inv2pi), inv2pi_lo = float(inv2pi - double(inv2pi_hi));
@@ -158,13 +169,34 @@ codeobj::CodeObject build_rope(isa::Target target) {
   b.s_load_dwordx16(args, kernarg_ptr(), 0);
   load_hidden(b, hid, 56);
   wait_lgkm(b, 0);
-  // 1 <= D, 2 <= rot <= D (signed), else nothing to do.
+  // 2 <= rot <= D (signed), else nothing to do.
   b.s_cmp_lt_i32(rot, 2);
   b.s_cbranch_scc1(exit);
   b.s_cmp_gt_i32(rot, D);
   b.s_cbranch_scc1(exit);
   b.s_lshr_b32(half, rot, 1);
+  b.s_lshl_b32(d4, D, 2);
   grid_geometry(b, hid, total, wgsize, first, lane);
+  // Units per part: tokens * ceil(heads / 8) * half; more than 2^32 is not supported (part skipped).
+  const SGPR tokens_arg[2] = {n_q, n_kv}, heads_arg[2] = {nq_head, nkv_head};
+  for (int k = 0; k < 2; ++k) {
+    Label ok = b.label("count_ok");
+    b.s_max_i32(heads[k], heads_arg[k], 0);
+    b.s_add_u32(groups[k], heads[k], kGroup - 1);
+    b.s_lshr_b32(groups[k], groups[k], 3);
+    b.s_max_i32(count[k], tokens_arg[k], 0);
+    b.s_mul_i32(count[k], count[k], groups[k]);
+    b.s_mul_hi_u32(hi, count[k], half);
+    b.s_mul_i32(count[k], count[k], half);
+    b.s_cmp_eq_u32(hi, 0);
+    b.s_cbranch_scc1(ok);
+    b.s_mov_b32(count[k], 0);
+    b.bind(ok);
+  }
+  // Waves past both parts end here.
+  b.s_max_u32(hi, count[0], count[1]);
+  b.s_cmp_ge_u32(first, hi);
+  b.s_cbranch_scc1(exit);
   // cexp = -2 log2(theta) / rot: pair i turns by position * 2^(i cexp) radians.
   b.v_log_f32(tmp[0], theta);
   b.v_cvt_f32_i32(tmp[1], rot);
@@ -176,45 +208,52 @@ codeobj::CodeObject build_rope(isa::Target target) {
   b.s_mov_b32(c_lo, std::bit_cast<uint32_t>(inv2pi_lo));
   divider_init(b, half, zhalf, nscr, tmp.sub(0, 2));
 
-  // One part (q or k): items = tokens * heads * half, item t -> head row t / half,
-  // pair i = t % half, token = head row / heads.
-  auto part = [&](SGPR ptr, SGPR tokens, SGPR nheads, bool with_pos) {
+  auto part = [&](int k, SGPR ptr, bool with_pos) {
     Label skip = b.label("part_skip");
-    b.s_max_i32(count, tokens, 0);
-    b.s_max_i32(heads, nheads, 0);
-    b.s_mul_i32(count, count, heads);
-    b.s_mul_hi_u32(hi, count, half);
-    b.s_mul_i32(count, count, half);
-    b.s_cmp_lg_u32(hi, 0);  // more than 2^32 items: not supported, skipped
+    b.s_cmp_ge_u32(first, count[k]);
     b.s_cbranch_scc1(skip);
-    b.s_cmp_eq_u32(count, 0);
-    b.s_cbranch_scc1(skip);
-    divider_init(b, heads, zhead, nscr, tmp.sub(0, 2));
-    b.s_mov_b64(base, ptr);
-    StrideLoop loop{count, first, total, index, rem, save, lane};
+    divider_init(b, groups[k], zgroups, nscr, tmp.sub(0, 2));
+    b.s_mov_b64(lo_base, ptr);
+    b.s_lshl_b32(hi, half, 2);
+    b.s_add_u32(hi_base[0], ptr[0], hi);
+    b.s_addc_u32(hi_base[1], ptr[1], 0);
+    StrideLoop loop{count[k], first, total, index, rem, save, lane};
     stride_loop(
         b, loop,
         [&] {
           b.v_add_u32(it, index, lane);
-          divide(b, hrow, iq, it, half, zhalf, tmp[0]);
-          divide(b, token, rr, hrow, heads, zhead, tmp[0]);
+          divide(b, unit, iq, it, half, zhalf, tmp[0]);           // unit = token * groups + group
+          divide(b, token, grp, unit, groups[k], zgroups, tmp[0]);
           if (with_pos) {
             b.v_mad_u64_u32(pp, carry, token, 4, pos);
             b.global_load_dword(p, pp, as::off);
           }
-          b.v_mul_lo_u32(elem, hrow, D);
-          b.v_add_u32(elem, elem, iq);
-          b.v_mad_u64_u32(pa, carry, elem, 4, base);
-          b.v_add_u32(elem, half, elem);
-          b.v_mad_u64_u32(pb, carry, elem, 4, base);
-          b.global_load_dword(va, pa, as::off);
-          b.global_load_dword(vb, pb, as::off);
+          // First head row of the group: token * heads + 8 group; heads left in it.
+          b.v_lshlrev_b32(grp, 3, grp);
+          b.v_sub_u32(left, heads[k], grp);
+          b.v_mul_lo_u32(tmp[1], token, heads[k]);
+          b.v_add_u32(tmp[1], tmp[1], grp);
+          b.v_mul_lo_u32(tmp[1], tmp[1], D);
+          b.v_add_u32(tmp[1], tmp[1], iq);
+          b.v_lshlrev_b32(off[0], 2, tmp[1]);
+          // Heads past the group's last one re-read the last head (a valid address, so every
+          // load runs with the full EXEC and counts in vmcnt) and are not stored.
+          for (int j = 1; j < kGroup; ++j) {
+            b.v_add_u32(off[j], d4, off[j - 1]);
+            b.v_cmp_lt_u32(vcc, j, left);
+            b.s_and_b64(mask[size_t(j)], exec, vcc);
+            b.v_cndmask_b32(off[j], off[j - 1], off[j], vcc);
+          }
+          for (int j = 0; j < kGroup; ++j) {
+            b.global_load_dword(va[j], off[j], lo_base);
+            b.global_load_dword(vb[j], off[j], hi_base);
+          }
           // 2^(i cexp) radians per position step.
           b.v_cvt_f32_u32(f, iq);
           b.v_mul_f32(f, cexp, f);
           b.v_exp_f32(f, f);
           if (with_pos) {
-            wait_vm(b, 2);
+            wait_vm(b, 2 * kGroup);
           } else {
             b.v_add_u32(p, pos0, token);
           }
@@ -231,10 +270,22 @@ codeobj::CodeObject build_rope(isa::Target target) {
           b.v_add_f32(rhi, rhi, rlo);
           b.v_cos_f32(vc, rhi);
           b.v_sin_f32(vs, rhi);
-          wait_vm(b, 0);
-          rotate(b, va, vb, vc, vs, tmp, 1);
-          b.global_store_dword(pa, vc, as::off);
-          b.global_store_dword(pb, vs, as::off);
+          for (int j = 0; j < kGroup; ++j) {
+            // Loads complete in issue order: only those of the later heads may remain.
+            wait_vm(b, 2 * (kGroup - 1 - j));
+            b.v_mul_f32(tmp[0], va[j], vc);
+            b.v_mul_f32(tmp[1], vb[j], vs);
+            b.v_mul_f32(tmp[2], va[j], vs);
+            b.v_mul_f32(tmp[3], vb[j], vc);
+            b.v_sub_f32(va[j], tmp[0], tmp[1]);
+            b.v_add_f32(vb[j], tmp[2], tmp[3]);
+          }
+          b.s_mov_b64(mask[0], exec);
+          for (int j = 0; j < kGroup; ++j) {
+            b.s_mov_b64(exec, mask[size_t(j)]);
+            b.global_store_dword(off[j], va[j], lo_base);
+            b.global_store_dword(off[j], vb[j], hi_base);
+          }
         },
         [] {});
     b.bind(skip);
@@ -243,12 +294,12 @@ codeobj::CodeObject build_rope(isa::Target target) {
   b.s_or_b32(hi, pos[0], pos[1]);
   b.s_cmp_eq_u32(hi, 0);
   b.s_cbranch_scc1(no_pos);
-  part(qp, n_q, nq_head, true);
-  part(kp, n_kv, nkv_head, true);
+  part(0, qp, true);
+  part(1, kp, true);
   b.s_branch(exit);
   b.bind(no_pos);
-  part(qp, n_q, nq_head, false);
-  part(kp, n_kv, nkv_head, false);
+  part(0, qp, false);
+  part(1, kp, false);
   b.bind(exit);
   b.s_endpgm();
 
@@ -381,10 +432,12 @@ void add_rope(Registry& reg) {
                            mk(2, 2, 2, 2, 16, 32, 10000, 0, 0, 0, 256, 5)};
     if (sweep) {
       uint32_t seed = 70;
-      for (int64_t D : {2, 64, 128, 256})
-        for (int64_t rot : {2, 16, 64, 128})
+      for (auto [qh, kh] : std::vector<std::pair<int64_t, int64_t>>{{5, 2}, {8, 8}, {9, 1}, {17, 3}})
+        for (auto [D, rot] : std::vector<std::pair<int64_t, int64_t>>{
+                 {2, 2}, {64, 16}, {64, 64}, {128, 128}, {128, 64}, {80, 79}, {256, 256}, {96, 100}})
           for (int64_t grid : {0, 1, 7})
-            c.push_back(mk(4, 3, 5, 2, D, rot, 10000, grid % 2, 4000, grid, grid == 7 ? 64 : 256, seed++));
+            c.push_back(mk(4, 3, qh, kh, D, rot, grid == 1 ? 1000000 : 10000, grid % 2, 4000, grid,
+                           grid == 7 ? 64 : 256, seed++));
     }
     return c;
   };
@@ -425,7 +478,8 @@ void add_rope(Registry& reg) {
                     compare_guarded(dk.download(), want_k, rope_tolerance())});
   };
   d.ideal_bytes = [](const Case& c) {
-    return uint64_t((c["n_q"] * c["nq_head"] + c["n_kv"] * c["nkv_head"]) * c["rot"] * 8);
+    // The rotated floats, read and written in place (each line counted once).
+    return uint64_t((c["n_q"] * c["nq_head"] + c["n_kv"] * c["nkv_head"]) * c["rot"] * 4);
   };
   // Prefill of 512 tokens, 64 query heads and 8 KV heads of 128 at positions 0..511.
   d.bench_case = [] {

@@ -183,6 +183,10 @@ void udiv32(KernelBuilder& b, SGPR q, SGPR n, SGPR d, VGPR t) {
   b.v_cvt_f64_u32(t.sub(0, 2), n);
   b.v_cvt_f64_u32(t.sub(2, 2), d);
   b.v_rcp_f64(t.sub(4, 2), t.sub(2, 2));
+  for (int i = 0; i < 2; ++i) {  // Newton steps: the estimate stays exact to far below 1 whatever rcp's accuracy
+    b.v_fma_f64(t.sub(6, 2), neg(t.sub(2, 2)), t.sub(4, 2), 1.0);
+    b.v_fma_f64(t.sub(4, 2), t.sub(4, 2), t.sub(6, 2), t.sub(4, 2));
+  }
   b.v_mul_f64(t.sub(4, 2), t.sub(0, 2), t.sub(4, 2));
   b.v_cvt_u32_f64(t[6], t.sub(4, 2));
   b.v_mul_lo_u32(t[7], t[6], d);

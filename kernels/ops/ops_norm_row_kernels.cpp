@@ -630,8 +630,8 @@ void register_ops_norm_row_kernels(Registry& r) {
         "Row LayerNorm, one wave per row, two passes: lanes accumulate sum(x - s) and sum((x - s)^2) over the "
         "row's 16-byte pieces (dwordx4), with the shift s = x[row][0] so the variance does not cancel for rows "
         "with a large mean; a DPP butterfly reduces both, then (x - mean)*rsqrt(var + eps)*w + b is written with "
-        "dwordx4 stores. Unlike the original, y is not used as scratch (any cols, y may equal x, and y may alias "
-        "nothing else). group_size is ignored: extra waves of a larger workgroup exit; rows past `rows` do "
+        "dwordx4 stores. Unlike the original, y is not used as scratch: any cols, and y may equal x (in place; it "
+        "must not overlap w or b). group_size is ignored: extra waves of a larger workgroup exit; rows past `rows` do "
         "nothing. No LDS (the spec's 1024 bytes are an implementation detail).";
     d.semantics = "y[r][i] = (x[r][i] - mean_r) / sqrt(var_r + eps) * w[i] + b[i], var_r biased (divided by cols)";
     d.geometry = "grid = rows (extra workgroups do nothing), wg = 64";

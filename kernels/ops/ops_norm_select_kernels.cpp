@@ -847,7 +847,8 @@ void register_argmax_comb(Registry& r) {
   d.generate = [](isa::Target t) { return generate_argmax_comb(t); };
   d.description =
       "Second stage of the two-stage argmax: reduces the nb (value, index) pairs of argmax_part_k to the index of "
-      "the largest value, the lowest index among equal values (so the two stages together agree with argmax_k). "
+      "the largest value, the lowest index among equal values (so the two stages together agree with argmax_k; "
+      "tested end to end). "
       "Threads stride over the pairs, merge by (value, lowest index), then DPP and LDS merges. Pairs with a "
       "negative index (empty chunks) are ignored, NaN values count as -inf. Any nb (not limited to the original's "
       "32 LDS slots); any workgroup size that is a multiple of 64. LDS 128 bytes.";
@@ -857,14 +858,29 @@ void register_argmax_comb(Registry& r) {
   d.tolerance = Tolerance{};
   d.cases = [](bool sweep) {
     std::vector<Case> c = {make_case({{"nb", 1}, {"wg", 64}}, 1), make_case({{"nb", 37}, {"wg", 64}}, 2),
-                           make_case({{"nb", 200}, {"wg", 128}}, 3), make_case({{"nb", 0}, {"wg", 64}}, 4)};
-    if (sweep)
+                           make_case({{"nb", 200}, {"wg", 128}}, 3), make_case({{"nb", 0}, {"wg", 64}}, 4),
+                           make_case({{"nb", 24}, {"wg", 64}, {"n", 20011}}, 5)};
+    if (sweep) {
       for (int64_t nb : {2, 3, 31, 32, 33, 63, 64, 65, 127, 1000, 4097})
         for (int64_t wg : {64, 256, 1024}) c.push_back(make_case({{"nb", nb}, {"wg", wg}}, uint32_t(nb + wg)));
+      for (int64_t n : {1, 100, 4099, 151936})
+        for (int64_t nb : {1, 7, 120, 300})
+          c.push_back(make_case({{"nb", nb}, {"wg", 64}, {"n", n}}, uint32_t(n + nb)));
+    }
     return c;
   };
   d.run = [](TestDevice& dev, const Case& c) {
     int64_t nb = c["nb"];
+    if (c.dims.count("n")) {  // both stages on a row with ties, -inf and NaN, against a plain argmax
+      int64_t n = c["n"];
+      auto x = selection_inputs(size_t(n), c.seed, 2);
+      if (n > 10) x[size_t(n / 3)] = x[size_t(n / 2)] = x[size_t(n - 1)] = 50.f;
+      DeviceBuffer<float> dx(dev, x), dval(dev, size_t(nb));
+      DeviceBuffer<int32_t> didx(dev, size_t(nb)), dout(dev, std::vector<int32_t>{12345});
+      dev.launch("argmax_part_k", {uint32_t(nb)}, {256}, {dx.addr(), uint64_t(n), i32(nb), dval.addr(), didx.addr()});
+      dev.launch("argmax_comb_k", {1}, {uint32_t(c["wg"])}, {dval.addr(), didx.addr(), i32(nb), dout.addr()});
+      return compare_exact(dout.download(), {argmax_reference(x, 0, n).second});
+    }
     Rng rng(c.seed);
     auto val = rng.normal(size_t(nb));
     auto idx = rng.integers(size_t(nb), 0, 1 << 20);

@@ -481,7 +481,7 @@ void register_rms_plain(Registry& r, const std::string& lookup, const std::strin
       "), a DPP butterfly gives the row sum, then x*rsqrt(mean + eps)*w is written with dwordx4 stores; a tail of "
       "dim % 4 floats is read one dword per lane. The per-lane summation order and the reduction are those of " +
       twin + ", so the outputs are bit-identical to it. Any dim (not only multiples of 64); extra waves of a larger "
-      "workgroup exit.";
+      "workgroup exit. No LDS (the spec's 1024 bytes are an implementation detail of the original).";
   d.semantics = "y[r][i] = x[r][i] * (sum_j x[r][j]^2 / dim + eps)^(-1/2) * w[i]";
   d.geometry = "grid = rows, wg = 64 (larger workgroups: waves past the first do nothing)";
   d.limits = "1 <= dim < 2^31 (dim = 0: nothing written); any dim, no alignment requirement beyond 4 bytes; "
@@ -559,7 +559,7 @@ void register_ops_norm_row_kernels(Registry& r) {
         "squares of the row's 16-byte pieces (dwordx4, consecutive threads on consecutive pieces), waves combine "
         "through a DPP butterfly and LDS, then the scaled row is written with dwordx4 stores. Any D (the spec's "
         "D % 64 == 0 constraint is lifted); any workgroup size that is a multiple of 64 (read from the hidden "
-        "block). LDS 64 bytes.";
+        "block). LDS 64 bytes (the spec's 128 is an implementation detail).";
     d.semantics = "y[r][i] = x[r][i] * (sum_j x[r][j]^2 / D + eps)^(-1/2) * W[i], W = w (zc = 0) or 1 + w (zc != 0)";
     d.geometry = "grid = rows, wg = 64 or 256 (any multiple of 64 up to 1024)";
     d.limits = "pass zc = 0 for standard RMSNorm; 1 <= D < 2^31 (D <= 0: nothing written); workgroup size a "
@@ -598,7 +598,7 @@ void register_ops_norm_row_kernels(Registry& r) {
         "In-place L2 normalisation of each row: the workgroup's threads sum the squares of the row's 16-byte "
         "pieces (dwordx4), waves combine through a DPP butterfly and LDS, then the row is scaled in place with "
         "dwordx4 stores. eps is added inside the root (not squared). Any S; any workgroup size that is a multiple "
-        "of 64 (read from the hidden block). LDS 64 bytes.";
+        "of 64 (read from the hidden block). LDS 64 bytes (the spec's 128 is an implementation detail).";
     d.semantics = "x[r][i] *= (sum_j x[r][j]^2 + eps)^(-1/2)";
     d.geometry = "grid = rows, wg = 64 or 128 (any multiple of 64 up to 1024)";
     d.limits = "1 <= S < 2^31 (S <= 0: nothing written); workgroup size a multiple of 64";

@@ -754,7 +754,7 @@ void register_argmax(Registry& r) {
       "chunk per component with a strict > (earlier elements keep ties); the candidates are merged by (value, "
       "lowest index) within the lane, across the wave with DPP and across waves through LDS. NaN counts as -inf "
       "(an all -inf / NaN row gives index 0). Any workgroup size that is a multiple of 64 up to 1024 (read from "
-      "the hidden block); every workgroup scans the whole row and writes the same result. LDS 128 bytes.";
+      "the hidden block); every workgroup scans the whole row and writes the same result. LDS 128 bytes (the spec's 256 is an implementation detail).";
   d.semantics = "out[0] = min { i : x[i] = max_j x[j] } (NaN as -inf); n = 0 gives -1";
   d.geometry = "grid = 1 (any: every workgroup writes the same value), wg = 64 ... 1024 (multiple of 64)";
   d.limits = "0 <= n < 2^31 (larger n is clamped to 2^31 - 1, negative n to 0); workgroup size a multiple of 64";
@@ -801,7 +801,7 @@ void register_argmax_part(Registry& r) {
       "exactly as argmax_k scans a row (dwordx4 streaming, per-lane bests, DPP and LDS merges, lowest index on "
       "ties, NaN as -inf) and writes its maximum to val[b] and the global index to idx[b]. An empty chunk (possible "
       "when nb does not divide n) writes val = -inf, idx = -1, which argmax_comb_k ignores. Workgroups b >= nb do "
-      "nothing. LDS 128 bytes.";
+      "nothing. LDS 128 bytes (the spec's 256 is an implementation detail).";
   d.semantics = "C = ceil(n / nb); val[b] = max x[bC .. min(n, (b+1)C)), idx[b] = its lowest index";
   d.geometry = "grid = nb (extra workgroups do nothing), wg = 64 ... 256 (any multiple of 64 up to 1024)";
   d.limits = "0 <= n < 2^31 (clamped like argmax_k); nb >= 1 (nb <= 0: nothing written); val and idx hold nb "
@@ -851,7 +851,7 @@ void register_argmax_comb(Registry& r) {
       "tested end to end). "
       "Threads stride over the pairs, merge by (value, lowest index), then DPP and LDS merges. Pairs with a "
       "negative index (empty chunks) are ignored, NaN values count as -inf. Any nb (not limited to the original's "
-      "32 LDS slots); any workgroup size that is a multiple of 64. LDS 128 bytes.";
+      "32 LDS slots); any workgroup size that is a multiple of 64. LDS 128 bytes (the spec's 256 is an implementation detail).";
   d.semantics = "out[0] = idx[b*] with b* maximising (val[b], -idx[b]) over b with idx[b] >= 0; -1 when none";
   d.geometry = "grid = 1, wg = 64 (any multiple of 64 up to 1024)";
   d.limits = "nb >= 0 (nb = 0 or all pairs empty: out[0] = -1); workgroup size a multiple of 64";

@@ -296,7 +296,8 @@ void register_softmax(Registry& r, const std::string& lookup, bool vec) {
              "a tail of cols % 4 is read one dword per lane. "
            : "Each lane reads one column per step (dword loads, 8 in flight). ") +
       "Any cols (the spec's " + (vec ? "cols % 256" : "cols % 64") +
-      " == 0 is lifted); group_size is ignored (extra waves exit); rows past `rows` do nothing.";
+      " == 0 is lifted); group_size is ignored (extra waves exit); rows past `rows` do nothing. No LDS (the spec's "
+      "1024 bytes are an implementation detail of the original).";
   d.semantics = "y[r][i] = exp(x[r][i] - max_j x[r][j]) / sum_j exp(x[r][j] - max_j x[r][j])";
   d.geometry = "grid = rows (extra workgroups do nothing), wg = 64";
   d.limits = "1 <= cols < 2^31; group_size is ignored; a row whose entries are all -inf gives NaN (0/0, as the "

@@ -4,11 +4,14 @@
 // Every kernel generated here sees s[0:3] private segment buffer, s[4:5]
 // kernarg pointer, s6 workgroup id x and v0 local id x; its own SGPRs start at
 // s8. The GFX9 wait states the hardware does not enforce are kept: s_waitcnt
-// before loaded data is used, five wait states between a VALU write of an SGPR
-// and a VMEM read of it (no kernel here feeds a VALU-written SGPR to a memory
-// instruction without SALU arithmetic in between, see `pointer_from_lane`), one
-// wait state before a VALU overwrites the data VGPRs of a store wider than two
-// dwords (stores here are followed by SALU bookkeeping or s_endpgm), and no DPP.
+// before loaded data is used (VMEM operations complete in issue order, so
+// progressive vmcnt waits are used, and no load whose completion is waited for
+// runs under an empty EXEC); five wait states between a VALU write of an SGPR
+// and a VMEM read of it (SGPRs written by the VALU here -- readfirstlane
+// results, vcc, v_mad_u64_u32 carries -- never reach a memory instruction
+// directly: addresses are SALU results); one wait state before a VALU
+// overwrites the data VGPRs of a store wider than two dwords (such stores are
+// followed by other instructions); no DPP.
 #pragma once
 
 #include <cstdint>

@@ -185,36 +185,40 @@ codeobj::CodeObject build_stream(isa::Target target, StreamOp op) {
 }
 
 // gelu_mul_k(y, gate, up, n, group_size): y[i] = gelu_tanh(gate[i]) * up[i],
-// i = workgroup * group_size + local id for local ids below group_size.
+// i = workgroup * 64 + lane, as the original (group_size is ignored). The
+// first wave of a workgroup does its 64 elements with all lanes enabled, so any
+// workgroup size gives the same result with grid = ceil(n/64).
 // gelu_tanh(g) = 0.5 g (1 + tanh(u)) = g / (1 + e^(-2u)), u = sqrt(2/pi) (g + 0.044715 g^3).
 codeobj::CodeObject build_gelu_mul(isa::Target target) {
   KernelBuilder b("gelu_mul_k", target);
   Regs r;
   const SGPR args = r.s(8);
-  const SGPR y = args.sub(0, 2), gate = args.sub(2, 2), up = args.sub(4, 2), n = args[6], gs = args[7];
-  const SGPR base = r.s(), hi = r.s(), save = r.s(2), py = r.s(2), pg = r.s(2), pu = r.s(2);
-  const VGPR off = r.v(), g = r.v(), u = r.v(), t = r.v();
+  const SGPR y = args.sub(0, 2), gate = args.sub(2, 2), up = args.sub(4, 2), n = args[6];
+  const SGPR base = r.s(), left = r.s(), py = r.s(2), pg = r.s(2), pu = r.s(2);
+  const VGPR lane = r.v(), off = r.v(), g = r.v(), u = r.v(), t = r.v();
   Label exit = b.label("exit");
   const double k0 = -2.0 * std::sqrt(2.0 / std::numbers::pi) * 1.4426950408889634;  // -2 sqrt(2/pi) log2 e
 
   b.s_load_dwordx8(args, kernarg_ptr(), 0);
+  b.v_readfirstlane_b32(base, local_id());
+  b.s_cmp_gt_u32(base, 63);
+  b.s_cbranch_scc1(exit);  // not the workgroup's first wave
+  b.s_mov_b64(exec, -1);   // a partial first wave still covers its 64 elements
+  b.v_mbcnt_lo_u32_b32(lane, -1, 0);
+  b.v_mbcnt_hi_u32_b32(lane, -1, lane);
   wait_lgkm(b, 0);
-  b.s_mul_i32(base, group_id(), gs);
-  b.s_mul_hi_u32(hi, group_id(), gs);
-  b.s_cmp_lg_u32(hi, 0);
+  b.s_cmp_ge_u32(group_id(), 1u << 26);
   b.s_cbranch_scc1(exit);  // first index past 2^32 > n
+  b.s_lshl_b32(base, group_id(), 6);
   b.s_cmp_ge_u32(base, n);
   b.s_cbranch_scc1(exit);
-  b.s_sub_u32(hi, n, base);  // elements left from this workgroup's first
-  b.v_cmp_gt_u32(vcc, gs, local_id());
-  b.s_and_saveexec_b64(save, vcc);
-  b.v_cmp_gt_u32(vcc, hi, local_id());
+  b.s_sub_u32(left, n, base);
+  b.v_cmp_gt_u32(vcc, left, lane);
   b.s_and_b64(exec, exec, vcc);
-  b.s_cbranch_execz(exit);
   shifted_address(b, py, y, base, 2);
   shifted_address(b, pg, gate, base, 2);
   shifted_address(b, pu, up, base, 2);
-  b.v_lshlrev_b32(off, 2, local_id());
+  b.v_lshlrev_b32(off, 2, lane);
   b.global_load_dword(g, off, pg);
   b.global_load_dword(u, off, pu);
   wait_vm(b, 0);
@@ -396,20 +400,22 @@ void add_gelu(Registry& reg) {
   d.description =
       "GELU (tanh approximation) of the gate times up, one element per work-item: "
       "gelu_tanh(g) * u = g*u / (1 + 2^(-2 sqrt(2/pi) (g + 0.044715 g^3) log2 e)) with v_exp_f32 and v_rcp_f32; "
-      "the grid must cover n.";
+      "64 elements per workgroup (the first wave, all lanes), so the grid must cover n; group_size is ignored as in "
+      "the original.";
   d.semantics = "y[i] = gelu_tanh(gate[i]) * up[i], gelu_tanh(g) = 0.5 g (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))), "
-                "for i = workgroup * group_size + local id < n";
-  d.geometry = "grid = ceil(n/64), wg = 64 (one element per work-item, no stride loop)";
+                "for i = workgroup * 64 + lane < n";
+  d.geometry = "grid = ceil(n/64), wg = 64 (64 elements per workgroup, no stride loop; any wg gives the same result)";
   d.limits =
-      "group_size must equal the launched workgroup size (pass 64 with wg = 64, as the original required); "
-      "work-items with local id >= group_size do nothing; n < 2^32";
+      "the grid must cover n (ceil(n/64) workgroups); group_size is ignored, as in the original (pass 64); "
+      "n < 2^32";
   d.tolerance = Tolerance{1e-6, 1e-5};
   d.cases = [](bool sweep) {
     std::vector<Case> c = {make_case({{"n", 1}, {"wg", 64}}, 1), make_case({{"n", 200}, {"wg", 64}}, 2),
-                           make_case({{"n", 4097}, {"wg", 64}}, 3), make_case({{"n", 300}, {"wg", 128}}, 4)};
+                           make_case({{"n", 4097}, {"wg", 64}}, 3), make_case({{"n", 300}, {"wg", 128}}, 4),
+                           make_case({{"n", 100}, {"wg", 32}}, 5)};
     if (sweep)
       for (int64_t n : {63, 64, 65, 1000, 65537, 300001})
-        for (int64_t wg : {32, 64, 256}) c.push_back(make_case({{"n", n}, {"wg", wg}}, uint32_t(n + wg)));
+        for (int64_t wg : {1, 32, 64, 256}) c.push_back(make_case({{"n", n}, {"wg", wg}}, uint32_t(n + wg)));
     return c;
   };
   d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {
@@ -422,7 +428,7 @@ void add_gelu(Registry& reg) {
     std::vector<float> want(n);
     for (size_t i = 0; i < n; ++i) want[i] = float(gelu_tanh(g[i]) * u[i]);
     DeviceBuffer<float> y(dev, with_guard(std::vector<float>(n, 0.f))), dg(dev, g), du(dev, u);
-    dev.launch("gelu_mul_k", {uint32_t((n + wg - 1) / wg)}, {wg}, {y.addr(), dg.addr(), du.addr(), u32(n), wg});
+    dev.launch("gelu_mul_k", {uint32_t((n + 63) / 64)}, {wg}, {y.addr(), dg.addr(), du.addr(), u32(n), wg});  // group_size: ignored
     return compare_guarded(y.download(), want, tol);
   };
   d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 12; };

@@ -29,6 +29,15 @@ printf 's_mov_b32 s0, s1\nv_add_f32 v0, v1, v2 clamp\nlabel:\n s_cbranch_scc0 la
 head -c 4096 /dev/urandom > "$corpus/isa/random.bin"
 { find "$root/tests" -name '*.hsaco' -size -256k 2>/dev/null || true; } | head -50 | \
   while read -r f; do cp "$f" "$corpus/codeobj/"; done
+# inputs that once crashed a target are run first
+for f in "$root"/tests/fuzz/regressions/*; do
+  [ -f "$f" ] || continue
+  case "$(basename "$f")" in
+    codeobj_reader_*) cp "$f" "$corpus/codeobj/" ;;
+    asm_parser_*) cp "$f" "$corpus/asm/" ;;
+    isa_decoder_*) cp "$f" "$corpus/isa/" ;;
+  esac
+done
 if command -v llvm-mc-14 >/dev/null && command -v ld.lld-14 >/dev/null; then
   printf '.amdgcn_target "amdgcn-amd-amdhsa--gfx906"\n.text\n.globl k\n.p2align 8\nk:\n s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n.amdhsa_next_free_vgpr 1\n.amdhsa_next_free_sgpr 1\n.end_amdhsa_kernel\n' \
     > "$build/seed.s"

@@ -478,8 +478,8 @@ void add_rope(Registry& reg) {
                     compare_guarded(dk.download(), want_k, rope_tolerance())});
   };
   d.ideal_bytes = [](const Case& c) {
-    // The rotated floats, read and written in place (each line counted once).
-    return uint64_t((c["n_q"] * c["nq_head"] + c["n_kv"] * c["nkv_head"]) * c["rot"] * 4);
+    // The rotated floats, read and written back in place.
+    return uint64_t((c["n_q"] * c["nq_head"] + c["n_kv"] * c["nkv_head"]) * c["rot"] * 8);
   };
   // Prefill of 512 tokens, 64 query heads and 8 KV heads of 128 at positions 0..511.
   d.bench_case = [] {

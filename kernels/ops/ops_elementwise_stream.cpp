@@ -306,7 +306,7 @@ void add_stream(Registry& reg, StreamOp op) {
       d.description = std::string("In-place elementwise add (residual connections).") + common;
       d.semantics = "y[i] += x[i] for i < n (one f32 addition, bit-exact)";
       d.tolerance = Tolerance{};
-      d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 8; };  // x, and y in place
+      d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 12; };  // x; y read and written back
       break;
     case StreamOp::ScaleMul:
       d.description = std::string(
@@ -316,7 +316,7 @@ void add_stream(Registry& reg, StreamOp op) {
                       common;
       d.semantics = "x[i] *= s for i < n (one f32 multiplication, bit-exact; s passed as its f32 bit pattern)";
       d.tolerance = Tolerance{};
-      d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 4; };  // x in place
+      d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 8; };  // x read and written back
       break;
     case StreamOp::SiluMul:
       d.description = std::string("SwiGLU: silu of the gate (2nd argument) times up, computed as "

@@ -36,8 +36,9 @@ def main(argv: list[str]) -> int:
 
 
 def usage() -> int:
-    print("usage: python3 -m k100lc_kernels [list|info NAME|selftest [--group a,b] [--only x] [--sweep] "
-          "[--repeat N] [--json]]", file=sys.stderr)
+    print("usage: python3 -m k100lc_kernels [list|info NAME]\n"
+          "       python3 -m k100lc_kernels selftest [--group a,b] [--only x,y] [--sweep] [--repeat N] [--json]",
+          file=sys.stderr)
     return 2
 
 

@@ -1,6 +1,7 @@
 // The assembler driver: statements, labels, symbols, directives, two passes.
 #include "k100/asm/assembler.h"
 
+#include <array>
 #include <cstring>
 #include <deque>
 #include <optional>
@@ -83,7 +84,9 @@ class Assembler {
   std::vector<std::string_view> lines_;      // comments blanked out (views into src_ or cleaned_)
   std::vector<std::string_view> raw_lines_;  // views into src_
   std::deque<std::string> cleaned_;          // storage of the lines that had comments
+  std::vector<Token> toks_;                  // the current statement's tokens (reused)
   std::string cur_section_;
+  size_t cur_section_index_ = 0;  // index of cur_section_ in prog_.sections
   std::unordered_map<std::string, size_t> sym_index_;
   std::unordered_map<std::string, SetSymbol> deferred_sets_;
   std::vector<PendingInst> pending_;
@@ -106,11 +109,12 @@ class Assembler {
     diags_.warning(l, msg, text);
   }
 
-  Section& sec() { return *prog_.section(cur_section_); }
+  Section& sec() { return prog_.sections[cur_section_index_]; }
 
   void switch_section(const std::string& name) {
     if (!prog_.section(name)) prog_.sections.push_back(Section{name, {}, 1});
     cur_section_ = name;
+    cur_section_index_ = size_t(prog_.section(name) - prog_.sections.data());
   }
 
   Symbol& symbol(const std::string& name) {
@@ -166,11 +170,13 @@ class Assembler {
     bool in_block = false;
     for (std::string_view raw : raw_lines_) {
       // most lines have no comment: keep the view
+      static constexpr auto kSpecial = [] {
+        std::array<bool, 256> t{};
+        for (unsigned char c : std::string_view(";/#\"")) t[c] = true;
+        return t;
+      }();
       bool plain = !in_block;
-      for (size_t i = 0; plain && i < raw.size(); ++i) {
-        char c = raw[i];
-        plain = !(c == ';' || c == '/' || c == '#' || c == '"');
-      }
+      for (size_t i = 0; plain && i < raw.size(); ++i) plain = !kSpecial[static_cast<unsigned char>(raw[i])];
       if (plain) {
         lines_.push_back(raw);
         continue;
@@ -226,7 +232,8 @@ class Assembler {
       prog_.metadata_yaml += std::string(raw_lines_[li]) + "\n";
       return;
     }
-    std::vector<Token> toks = lex_line(text);
+    std::vector<Token>& toks = toks_;
+    lex_line(text, toks);
     for (const auto& t : toks)
       if (t.kind == Tok::Error) {
         error(loc(li, t.col), "invalid token '" + std::string(t.text) + "'");
@@ -239,9 +246,8 @@ class Assembler {
       p += 2;
     }
     if (toks[p].kind == Tok::End) return;
-    std::vector<Token> rest;
-    if (p) rest.assign(toks.begin() + long(p), toks.end());  // a label came first
-    const std::vector<Token>& st = p ? rest : toks;
+    if (p) toks.erase(toks.begin(), toks.begin() + long(p));  // a label came first
+    const std::vector<Token>& st = toks;
     if (st[0].kind != Tok::Identifier) {
       error(loc(li, st[0].col), "unexpected token at start of statement");
       return;
@@ -250,9 +256,8 @@ class Assembler {
       assignment(li, std::string(st[0].text), st, 2);
       return;
     }
-    std::string head(st[0].text);
-    if (head[0] == '.') {
-      directive(li, head, st);
+    if (st[0].text[0] == '.') {
+      directive(li, std::string(st[0].text), st);
       return;
     }
     if (in_kernel_) {

@@ -24,9 +24,9 @@ class Failure {
 
 [[noreturn]] void fail(uint32_t col, std::string msg) { throw Failure{col, std::move(msg)}; }
 
-const char* kFlagMods[] = {"clamp", "glc", "slc", "lds", "tfe", "gds", "offen", "idxen", "nv",
+constexpr std::string_view kFlagMods[] = {"clamp", "glc", "slc", "lds", "tfe", "gds", "offen", "idxen", "nv",
                            "row_mirror", "row_half_mirror", "off_placeholder_"};
-const char* kValueMods[] = {"offset", "offset0", "offset1", "mul", "div", "op_sel", "op_sel_hi",
+constexpr std::string_view kValueMods[] = {"offset", "offset0", "offset1", "mul", "div", "op_sel", "op_sel_hi",
                             "neg_lo", "neg_hi", "dst_sel", "dst_unused", "src0_sel", "src1_sel",
                             "quad_perm", "row_shl", "row_shr", "row_ror", "wave_shl", "wave_rol",
                             "wave_shr", "wave_ror", "row_bcast", "row_mask", "bank_mask",
@@ -49,13 +49,13 @@ bool could_be_modifier(std::string_view s) {
 }
 bool is_flag_mod(std::string_view s) {
   if (!could_be_modifier(s)) return false;
-  for (const char* m : kFlagMods)
+  for (std::string_view m : kFlagMods)
     if (s == m) return true;
   return false;
 }
 bool is_value_mod(std::string_view s) {
   if (!could_be_modifier(s)) return false;
-  for (const char* m : kValueMods)
+  for (std::string_view m : kValueMods)
     if (s == m) return true;
   return false;
 }
@@ -119,7 +119,7 @@ struct ModifierInfo {
 const ModifierInfo& modifier_info(std::string_view name) {
   static const std::unordered_map<std::string_view, ModifierInfo> table = [] {
     std::unordered_map<std::string_view, ModifierInfo> t;
-    auto add = [&](const char* n) {
+    auto add = [&](std::string_view n) {
       std::string s(n);
       ModifierInfo i;
       i.rank = modifier_rank(s);
@@ -128,8 +128,8 @@ const ModifierInfo& modifier_info(std::string_view name) {
       i.dpp_control = i.dpp && s != "row_mask" && s != "bank_mask" && s != "bound_ctrl";
       t.emplace(n, i);
     };
-    for (const char* n : kFlagMods) add(n);
-    for (const char* n : kValueMods) add(n);
+    for (std::string_view n : kFlagMods) add(n);
+    for (std::string_view n : kValueMods) add(n);
     return t;
   }();
   static const ModifierInfo none;
@@ -242,12 +242,12 @@ class SyntaxParser {
     if (is_flag_mod(m.name) && cur().kind != Tok::Colon) return m;
     expect(Tok::Colon, "':'");
     m.has_value = true;
-    if (m.name == "op_sel" || m.name == "op_sel_hi" || m.name == "neg_lo" || m.name == "neg_hi" ||
-        m.name == "quad_perm") {
+    if (std::string_view(m.name) == "op_sel" || std::string_view(m.name) == "op_sel_hi" || std::string_view(m.name) == "neg_lo" || std::string_view(m.name) == "neg_hi" ||
+        std::string_view(m.name) == "quad_perm") {
       m.list = parse_list();
       return m;
     }
-    if (m.name == "format") {
+    if (std::string_view(m.name) == "format") {
       expect(Tok::LBracket, "'['");
       while (cur().kind == Tok::Identifier || cur().kind == Tok::Integer) {
         if (cur().kind == Tok::Integer) {
@@ -261,13 +261,13 @@ class SyntaxParser {
       expect(Tok::RBracket, "']'");
       return m;
     }
-    if (m.name == "dst_sel" || m.name == "dst_unused" || m.name == "src0_sel" || m.name == "src1_sel") {
+    if (std::string_view(m.name) == "dst_sel" || std::string_view(m.name) == "dst_unused" || std::string_view(m.name) == "src0_sel" || std::string_view(m.name) == "src1_sel") {
       if (cur().kind != Tok::Identifier) fail(cur().col, "expected a select name such as DWORD or BYTE_0");
       m.ident = std::string(cur().text);
       ++pos_;
       return m;
     }
-    if (m.name == "offset" && cur().kind == Tok::Identifier && cur().text == "swizzle") {
+    if (std::string_view(m.name) == "offset" && cur().kind == Tok::Identifier && cur().text == "swizzle") {
       m.ident = "swizzle";
       m.value = parse_swizzle();
       return m;
@@ -656,10 +656,10 @@ class SyntaxParser {
         if (s.rfind("vmcnt", 0) == 0 || s.rfind("expcnt", 0) == 0 || s.rfind("lgkmcnt", 0) == 0)
           return parse_waitcnt();
       }
-      if (auto r = try_register()) return *r;
+      if (auto r = try_register()) return std::move(*r);
     }
     if (cur().kind == Tok::LBracket) {
-      if (auto r = try_register()) return *r;
+      if (auto r = try_register()) return std::move(*r);
     }
     // expression
     size_t start = pos_;
@@ -750,8 +750,16 @@ class Matcher {
         }
       }
     }
-    std::vector<const SynOperand*> ops;
-    for (const auto& o : syn_.operands) ops.push_back(&o);
+    // The operands as pointers (no allocation): ops[i]->..., front() dropped for atomics.
+    struct OperandList {
+      const SynOperand* p;
+      size_t n;
+      size_t size() const { return n; }
+      bool empty() const { return n == 0; }
+      const SynOperand* operator[](size_t i) const { return p + i; }
+      const SynOperand* front() const { return p; }
+      const SynOperand* back() const { return p + n - 1; }
+    } ops{syn_.operands.data(), syn_.operands.size()};
     size_t nspec = specs.size();
     // SOPP with an optional immediate (s_endpgm)
     if (fam == Family::SOPP && d.has(kFlagOptImm) && ops.size() == 1 && ops[0]->kind == SynOperand::Kind::Const &&
@@ -766,7 +774,8 @@ class Matcher {
     if ((fam == Family::FLAT || fam == Family::GLOBAL || fam == Family::SCRATCH) &&
         d.has(kFlagAtomicRtn) && ops.size() == nspec + 1) {
       const SynOperand* dst = ops.front();
-      ops.erase(ops.begin());
+      ++ops.p;
+      --ops.n;
       if (dst->kind != SynOperand::Kind::Reg || dst->code < code::kVgprFirst)
         fail(dst->col, "invalid operand for instruction");
       inst.atomic_dst = Operand::vgpr(dst->code - code::kVgprFirst, dst->width);
@@ -1039,7 +1048,7 @@ class Matcher {
           ++dpp_controls > 1)
         fail(md.col, "invalid operand for instruction");
       if (md.sdwa) {
-        int rank = md.name == "dst_sel" ? 0 : md.name == "dst_unused" ? 1 : md.name == "src0_sel" ? 2 : 3;
+        int rank = std::string_view(md.name) == "dst_sel" ? 0 : std::string_view(md.name) == "dst_unused" ? 1 : std::string_view(md.name) == "src0_sel" ? 2 : 3;
         if (rank == 3 && !has_src1) fail(md.col, "invalid operand for instruction");
         if (rank == 2 && !has_src0) fail(md.col, "invalid operand for instruction");
         if (rank <= 1 && (d.family == Family::VOPC || !has_vdst)) fail(md.col, "invalid operand for instruction");
@@ -1048,13 +1057,13 @@ class Matcher {
       int rank = md.rank;
       static const int kOffset1Rank = modifier_rank("offset1"), kCacheRank = modifier_rank("glc");
       if (d.quirk(kQuirkLdsSyntax)) {  // "... offset:N lds glc slc": lds must precede cache bits
-        if (md.name == "lds") rank = kOffset1Rank;
-        if ((md.name == "glc" || md.name == "slc" || md.name == "tfe") && !m.lds) bad_order(md);
+        if (std::string_view(md.name) == "lds") rank = kOffset1Rank;
+        if ((std::string_view(md.name) == "glc" || std::string_view(md.name) == "slc" || std::string_view(md.name) == "tfe") && !m.lds) bad_order(md);
       }
       if (rank < last_rank || (rank == last_rank && rank != kCacheRank))
         fail(md.col, "invalid operand for instruction");
       last_rank = rank;
-      const std::string& n = md.name;
+      std::string_view n = md.name;  // compared with literals: length first, no strlen
       auto bad = [&]() { fail(md.col, "invalid operand for instruction"); };
       auto bits = [&](size_t max) -> uint8_t {
         if (md.list.empty() || md.list.size() > max) fail(md.col, "expected a list of 0 and 1");
@@ -1106,7 +1115,7 @@ class Matcher {
           m.dst_unused = SdwaUnused(*u);
         } else {
           auto s = sdwa_sel(md.ident);
-          if (!s) fail(md.col, "invalid " + n + " value");
+          if (!s) fail(md.col, "invalid " + std::string(n) + " value");
           if (n == "dst_sel") m.dst_sel = SdwaSel(*s);
           if (n == "src0_sel") m.src0_sel = SdwaSel(*s);
           if (n == "src1_sel") m.src1_sel = SdwaSel(*s);

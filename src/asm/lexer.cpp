@@ -1,20 +1,35 @@
 #include "lexer.h"
 
+#include <array>
 #include <cctype>
 #include <cstdlib>
 
 namespace k100::as {
 
 namespace {
-inline bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool ident_start(char c) { return is_alpha(c) || c == '_' || c == '.' || c == '$' || c == '@'; }
-bool ident_char(char c) { return is_alpha(c) || is_digit(c) || c == '_' || c == '.' || c == '$' || c == '@'; }
+// Character classes: bit 0 starts an identifier, bit 1 continues one.
+constexpr auto kCharClass = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    bool digit = c >= '0' && c <= '9';
+    bool extra = c == '_' || c == '.' || c == '$' || c == '@';
+    t[size_t(c)] = uint8_t(((alpha || extra) ? 1 : 0) | ((alpha || digit || extra) ? 2 : 0));
+  }
+  return t;
+}();
+inline bool ident_start(char c) { return kCharClass[uint8_t(c)] & 1; }
+inline bool ident_char(char c) { return kCharClass[uint8_t(c)] & 2; }
 }  // namespace
 
 std::vector<Token> lex_line(std::string_view s, uint32_t first_col) {
   std::vector<Token> out;
-  out.reserve(24);
+  lex_line(s, out, first_col);
+  return out;
+}
+
+void lex_line(std::string_view s, std::vector<Token>& out, uint32_t first_col) {
+  out.clear();
   size_t i = 0;
   bool space = false;
   while (i < s.size()) {
@@ -61,10 +76,10 @@ std::vector<Token> lex_line(std::string_view s, uint32_t first_col) {
         }
       }
       i = j;
-      std::string text(s.substr(start, i - start));
+      std::string_view text = s.substr(start, i - start);
       if (is_float) {
         t.kind = Tok::Float;
-        t.float_value = std::strtod(text.c_str(), nullptr);
+        t.float_value = std::strtod(std::string(text).c_str(), nullptr);
       } else {
         t.kind = Tok::Integer;
         uint64_t v = 0;
@@ -138,14 +153,13 @@ std::vector<Token> lex_line(std::string_view s, uint32_t first_col) {
       }
     }
     t.text = s.substr(start, i - start);
-    out.push_back(std::move(t));
+    out.push_back(t);
   }
   Token end;
   end.kind = Tok::End;
   end.col = uint32_t(s.size()) + first_col;
   end.space_before = space;
   out.push_back(end);
-  return out;
 }
 
 std::string string_value(const Token& t) {

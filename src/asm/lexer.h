@@ -34,6 +34,8 @@ std::string string_value(const Token& t);
 
 // Splits one logical line into tokens (comments removed by the caller).
 std::vector<Token> lex_line(std::string_view line, uint32_t first_col = 1);
+// The same into `out` (cleared first; reusing one vector avoids an allocation per line).
+void lex_line(std::string_view line, std::vector<Token>& out, uint32_t first_col = 1);
 
 const char* token_name(Tok t);
 

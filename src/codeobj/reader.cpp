@@ -150,6 +150,7 @@ class Reader {
         fail(at, section_label(i) + " contents (offset " + hex(s.offset) + ", size " + hex(s.size) +
                      ") extend past the end of the file (" + std::to_string(b_.size()) + " bytes)");
     }
+    if (shstrndx_ == 0) fail(62, "there is no section name table (e_shstrndx is 0)");
     const Shdr& names = sh_[shstrndx_];
     if (names.type != elf::kShtStrtab)
       fail(names.header_at, "section name table is not a string table");
@@ -161,6 +162,8 @@ class Reader {
   }
 
   std::string string_at(const Shdr& table, uint64_t off, uint64_t ref_at, const char* what) const {
+    if (table.type == elf::kShtNobits || !in_file(table.offset, table.size, b_.size()))
+      fail(ref_at, std::string(what) + ": its string table has no contents in the file");
     if (off >= table.size)
       fail(ref_at, std::string(what) + " offset " + std::to_string(off) +
                        " is outside its string table (" + std::to_string(table.size) + " bytes)");

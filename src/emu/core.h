@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -145,7 +146,8 @@ struct DispatchShared {
   std::mutex fault_mutex;
   std::optional<Fault> fault;
   std::mutex lines_mutex;
-  std::unordered_set<uint64_t> lines;  // distinct 64-byte lines (detailed profiling)
+  // Distinct 64-byte lines (detailed profiling): line -> kLineRead | kLineWritten.
+  std::unordered_map<uint64_t, uint8_t> lines;
   std::vector<AddressRange> regions;   // DispatchOptions::line_regions
 };
 
@@ -163,7 +165,7 @@ struct Exec {
   uint32_t nwaves = 0;
   std::vector<uint64_t> scratch_slots;  // per wave slot
   Profile prof;
-  std::unordered_set<uint64_t> lines;
+  std::unordered_map<uint64_t, uint8_t> lines;  // as DispatchShared::lines
   uint64_t budget_local = 0;
 
   Exec(DispatchShared& shared) : d(shared), mem(*shared.mem) {}
@@ -257,8 +259,10 @@ inline void for_lanes(uint64_t mask, F&& fn) {
   }
 }
 
-// Records the 64-byte lines a vector memory instruction touched (detailed profiling).
-void record_lines(Exec& e, const uint64_t* addrs, const uint32_t* sizes, int n);
+// Records the 64-byte lines a vector memory instruction touched (detailed
+// profiling); `access` says whether it read them, wrote them or both (atomics).
+constexpr uint8_t kLineRead = 1, kLineWritten = 2;
+void record_lines(Exec& e, const uint64_t* addrs, const uint32_t* sizes, int n, uint8_t access);
 // Whether 64-byte line number `line` overlaps the range.
 inline bool line_in_range(uint64_t line, const AddressRange& r) {
   return (line << 6) < r.end && (line << 6) + 64 > r.begin;

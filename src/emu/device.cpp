@@ -355,7 +355,7 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
         profiles[t] = e.prof;
         if (d.detailed) {
           std::lock_guard<std::mutex> lk(d.lines_mutex);
-          d.lines.insert(e.lines.begin(), e.lines.end());
+          for (const auto& [line, access] : e.lines) d.lines[line] |= access;
         }
       };
       if (threads == 1) {
@@ -370,9 +370,13 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
     for (const Profile& p : profiles) result.profile.merge(p);
     result.profile.detailed = d.detailed;
     result.profile.distinct_lines = d.lines.size();
+    for (const auto& [line, access] : d.lines) {
+      result.profile.distinct_lines_read += (access & detail::kLineRead) != 0;
+      result.profile.distinct_lines_written += (access & detail::kLineWritten) != 0;
+    }
     if (!d.regions.empty()) {
       result.profile.regions.resize(d.regions.size());
-      for (uint64_t line : d.lines)
+      for (const auto& [line, access] : d.lines)
         for (size_t r = 0; r < d.regions.size(); ++r)
           if (detail::line_in_range(line, d.regions[r])) ++result.profile.regions[r].distinct;
     }

@@ -28,7 +28,7 @@ void raise_lds(uint64_t offset, uint32_t size, bool write, int lane, uint32_t ld
   throw f;
 }
 
-void record_lines(Exec& e, const uint64_t* addrs, const uint32_t* sizes, int n) {
+void record_lines(Exec& e, const uint64_t* addrs, const uint32_t* sizes, int n, uint8_t access) {
   uint64_t lines[512];
   int m = 0;
   for (int i = 0; i < n && m < 510; ++i) {
@@ -40,7 +40,7 @@ void record_lines(Exec& e, const uint64_t* addrs, const uint32_t* sizes, int n) 
   int distinct = int(std::unique(lines, lines + m) - lines);
   ++e.prof.vmem_accesses;
   e.prof.vmem_lines += uint64_t(distinct);
-  for (int i = 0; i < distinct; ++i) e.lines.insert(lines[i]);
+  for (int i = 0; i < distinct; ++i) e.lines[lines[i]] |= access;
   if (!e.d.regions.empty()) {
     if (e.prof.regions.size() < e.d.regions.size()) e.prof.regions.resize(e.d.regions.size());
     for (int i = 0; i < distinct; ++i)

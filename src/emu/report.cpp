@@ -119,8 +119,11 @@ std::string Profile::format_text() const {
                 (unsigned long long)bytes_read, (unsigned long long)bytes_written);
   o << buf;
   if (detailed) {
-    std::snprintf(buf, sizeof buf, "  vector memory: %llu accesses, %.2f distinct 64-byte lines per access, %llu distinct lines\n",
-                  (unsigned long long)vmem_accesses, lines_per_vmem_access(), (unsigned long long)distinct_lines);
+    std::snprintf(buf, sizeof buf,
+                  "  vector memory: %llu accesses, %.2f distinct 64-byte lines per access, %llu distinct lines "
+                  "(%llu read, %llu written)\n",
+                  (unsigned long long)vmem_accesses, lines_per_vmem_access(), (unsigned long long)distinct_lines,
+                  (unsigned long long)distinct_lines_read, (unsigned long long)distinct_lines_written);
     o << buf;
     std::snprintf(buf, sizeof buf, "  lds: %llu accesses, %llu bank-conflict cycles\n",
                   (unsigned long long)lds_accesses, (unsigned long long)lds_bank_conflicts);
@@ -144,6 +147,7 @@ std::string Profile::format_json() const {
     std::snprintf(lpa, sizeof lpa, "%.6f", lines_per_vmem_access());
     o << ",\"vmem_accesses\":" << vmem_accesses << ",\"vmem_lines\":" << vmem_lines
       << ",\"lines_per_vmem_access\":" << lpa << ",\"distinct_lines\":" << distinct_lines
+      << ",\"distinct_lines_read\":" << distinct_lines_read << ",\"distinct_lines_written\":" << distinct_lines_written
       << ",\"lds_accesses\":" << lds_accesses << ",\"lds_bank_conflicts\":" << lds_bank_conflicts;
   }
   o << "}";

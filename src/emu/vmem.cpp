@@ -699,7 +699,13 @@ Step vmem(Exec& e, Wave& w, const Op& op) {
     }
     case MemKind::Nop: break;
   }
-  if (lines && lines->n) record_lines(e, lines->addr, lines->size, lines->n);
+  if (lines && lines->n) {
+    uint8_t access = m.kind == MemKind::Atomic ? detail::kLineRead | detail::kLineWritten
+                     : (m.kind == MemKind::Store || m.kind == MemKind::StoreFormat || m.kind == MemKind::StoreLds)
+                         ? detail::kLineWritten
+                         : detail::kLineRead;
+    record_lines(e, lines->addr, lines->size, lines->n, access);
+  }
   return Step::Next;
 }
 

@@ -261,7 +261,7 @@ uint8_t InstDesc::accept_of(Encoding e, const OperandSpec& spec) const {
   return spec.accept;
 }
 
-const std::vector<InstDesc>& instructions() { return tables().rows; }
+const std::vector<InstDesc>& detail::load_instructions() { return tables().rows; }
 
 const InstDesc* find_instruction(std::string_view name) {
   const auto& t = tables();

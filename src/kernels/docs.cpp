@@ -10,11 +10,14 @@ namespace k100::kernels {
 
 namespace {
 
-// The first sentence of a description, for the contents table.
+// The first sentence of a description, for the contents table: up to the first
+// ". " that is followed by a capital letter (so "e.g. a" and "..., x" do not end it).
 std::string first_sentence(const std::string& text) {
-  size_t dot = text.find(". ");
-  std::string s = dot == std::string::npos ? text : text.substr(0, dot + 1);
-  return s;
+  for (size_t dot = text.find(". "); dot != std::string::npos; dot = text.find(". ", dot + 1)) {
+    if (dot + 2 < text.size() && std::isupper(static_cast<unsigned char>(text[dot + 2])))
+      return text.substr(0, dot + 1);
+  }
+  return text;
 }
 
 // Markdown table cells must not contain '|' or line breaks.

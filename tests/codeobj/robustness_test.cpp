@@ -3,6 +3,8 @@
 // another exception type.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "k100/base/error.h"
@@ -91,6 +93,28 @@ TEST(ReaderRobustness, HeaderFieldErrorsNameTheProblem) {
   EXPECT_NE(with(16, 1).find("relocatable object"), std::string::npos);
   EXPECT_NE(with(18, 0x3e).find("is not EM_AMDGPU"), std::string::npos);
   EXPECT_NE(with(63, 0x7f).find("section name table index"), std::string::npos);
+}
+
+// Inputs the fuzzer once crashed the reader with (tests/fuzz/regressions/codeobj_reader_*).
+TEST(ReaderRobustness, FuzzerRegressionsAreNamedErrors) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(K100_SOURCE_DIR) / "tests" / "fuzz" / "regressions";
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("codeobj_reader_", 0) != 0) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(try_read(bytes), "") << entry.path() << " parsed";
+    ++seen;
+  }
+  EXPECT_GE(seen, 1);
+}
+
+TEST(ReaderRobustness, NoSectionNameTable) {
+  std::vector<uint8_t> b = sample_bytes();
+  b[62] = 0;  // e_shstrndx = SHN_UNDEF
+  b[63] = 0;
+  EXPECT_NE(try_read(b).find("no section name table"), std::string::npos);
 }
 
 }  // namespace

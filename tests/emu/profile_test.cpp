@@ -120,11 +120,37 @@ TEST_F(EmuProfile, LinesAndBankConflicts) {
   EXPECT_EQ(p.vmem_accesses, 2u);
   EXPECT_EQ(p.vmem_lines, 4u + 64u);
   EXPECT_EQ(p.distinct_lines, 64u);  // the strided access covers the coalesced one's lines
+  EXPECT_EQ(p.distinct_lines_read, 64u);
+  EXPECT_EQ(p.distinct_lines_written, 0u);
   // LDS: consecutive dwords no conflict; a 128-byte stride puts 32 lanes of each
   // half-wave into one bank (31 extra cycles per half); a broadcast is free.
   EXPECT_EQ(p.lds_accesses, 3u);
   EXPECT_EQ(p.lds_bank_conflicts, 62u);
   EXPECT_NE(p.format_json().find("\"lds_bank_conflicts\":62"), std::string::npos);
+}
+
+TEST_F(EmuProfile, LinesReadWrittenAndPerRange) {
+  Buffers buf(dev_);
+  uint64_t data = buf.zeros(64 * 4 * 4);
+  LaunchConfig l;
+  l.grid = {256, 1, 1};
+  l.workgroup = {64, 1, 1};
+  DispatchOptions opt;
+  opt.detailed_profile = true;
+  opt.line_regions = {{data, data + 128}, {data + 128, data + 1024}};
+  DispatchResult r = dev_.dispatch(*prog_, "mix", l, Args().add(data).bytes(), opt);
+  ASSERT_TRUE(r.ok()) << r.fault->report();
+  const Profile& p = r.profile;
+  // Every wave loads the same 256 bytes (4 lines) and stores 32 lanes x 4 bytes (2 lines).
+  EXPECT_EQ(p.distinct_lines, 4u);
+  EXPECT_EQ(p.distinct_lines_read, 4u);
+  EXPECT_EQ(p.distinct_lines_written, 2u);
+  ASSERT_EQ(p.regions.size(), 2u);
+  EXPECT_EQ(p.regions[0].distinct, 2u);
+  EXPECT_EQ(p.regions[0].requested, 4u * (2 + 2));  // per wave: 2 lines loaded, 2 stored
+  EXPECT_EQ(p.regions[1].distinct, 2u);
+  EXPECT_EQ(p.regions[1].requested, 4u * 2);        // per wave: the load's other 2 lines
+  EXPECT_NE(p.format_json().find("\"distinct_lines_written\":2"), std::string::npos);
 }
 
 TEST_F(EmuProfile, TracePrintsInstructionsAndWrittenRegisters) {

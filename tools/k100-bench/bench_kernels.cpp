@@ -44,8 +44,8 @@ constexpr int kSimds = 4;
 
 const char* kModelHeader =
     "MODELED K100_LC time (not a measurement): t = max(t_dram, t_valu, t_scalar, t_lds, t_tex) + t_launch\n"
-    "  t_dram   = distinct 64-byte lines x 64 B / 896 GB/s   (infinite-cache approximation: each line "
-    "fetched once)\n"
+    "  t_dram   = DRAM bytes / 896 GB/s; DRAM bytes = (distinct 64-byte lines read + distinct lines written) x 64\n"
+    "             (infinite-cache approximation: each line fetched at most once and written back at most once)\n"
     "  t_valu   = VALU wave-instructions x 64 lanes / 9.7536e12 lane-slots/s (120 CU x 64 x 1.27 GHz)\n"
     "  t_scalar = (SALU + SMEM + branch + waitcnt + other) wave-instructions / (120 CU x 1.27 GHz)\n"
     "  t_lds    = (2 x DS wave-instructions + bank-conflict cycles) / (120 CU x 1.27 GHz)\n"
@@ -190,7 +190,7 @@ Report measure(const KernelDef& def, kernels::EmuTestDevice& emu_dev, const Case
     r.dispatches++;
     r.groups += l->groups;
     r.profile.merge(l->profile);
-    r.dram_bytes += l->profile.distinct_lines * 64;
+    r.dram_bytes += (l->profile.distinct_lines_read + l->profile.distinct_lines_written) * 64;
     r.cache_request_bytes += l->profile.vmem_lines * 64;
     for (const auto& reg : l->regions) {
       auto it = std::find_if(r.regions.begin(), r.regions.end(), [&](const Region& x) { return x.name == reg.name; });
@@ -261,7 +261,7 @@ void print_text(const Report& r) {
     std::printf("  ideal bytes                %s\n", mb(r.ideal_bytes).c_str());
   else
     std::printf("  ideal bytes                (not declared)\n");
-  std::printf("  DRAM (distinct lines x 64) %s%s\n", mb(r.dram_bytes).c_str(),
+  std::printf("  DRAM (lines read+written) %s%s\n", mb(r.dram_bytes).c_str(),
               r.ideal_bytes ? (" = " + std::to_string(double(r.dram_bytes) / double(r.ideal_bytes)).substr(0, 5) + "x ideal").c_str() : "");
   std::printf("  cache requests (lines x 64)%s = %.3fx DRAM\n", (" " + mb(r.cache_request_bytes)).c_str(),
               r.dram_bytes ? double(r.cache_request_bytes) / double(r.dram_bytes) : 0.0);

@@ -33,6 +33,8 @@ struct Profile {
   uint64_t vmem_accesses = 0;      // vector memory instructions with at least one lane
   uint64_t vmem_lines = 0;         // sum of distinct 64-byte lines per such instruction
   uint64_t distinct_lines = 0;     // distinct 64-byte lines touched in the dispatch
+  uint64_t distinct_lines_read = 0;     // ... of which some instruction read (atomics included)
+  uint64_t distinct_lines_written = 0;  // ... of which some instruction wrote (atomics included)
   uint64_t lds_accesses = 0;       // DS instructions that touched LDS memory
   uint64_t lds_bank_conflicts = 0; // extra cycles from bank conflicts
   // Per DispatchOptions::line_regions entry: lines of that range requested by

@@ -154,7 +154,14 @@ struct InstDesc {
 };
 
 // The whole table, in table order (id = index).
-const std::vector<InstDesc>& instructions();
+namespace detail {
+const std::vector<InstDesc>& load_instructions();
+}
+// Every row of the table, indexed by InstDesc::id (built on first use).
+inline const std::vector<InstDesc>& instructions() {
+  static const std::vector<InstDesc>& rows = detail::load_instructions();  // one guarded load per call
+  return rows;
+}
 // By base name (v_add_f32) or printed mnemonic (v_add_f32_e32); null if unknown.
 const InstDesc* find_instruction(std::string_view name);
 // The row a (family, opcode) pair decodes to; VOP3 opcodes of e64 forms map

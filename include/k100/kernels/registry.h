@@ -81,8 +81,9 @@ struct KernelDef {
   std::function<std::vector<Case>(bool sweep)> cases;
   // Runs one case on the device and compares with the host reference.
   std::function<CaseResult(TestDevice&, const Case&)> run;
-  // Bytes the operation must touch at least (weights once, inputs, outputs),
-  // for the benchmark's ideal-traffic column; 0 when not declared.
+  // Bytes the operation must move at least (weights once, inputs once, outputs
+  // once; a buffer updated in place counts twice: read, then written back), for
+  // the benchmark's ideal-traffic column; 0 when not declared.
   std::function<uint64_t(const Case&)> ideal_bytes;
   // The case the benchmark runs (k100-bench kernels); empty: the first test case.
   std::function<Case()> bench_case;

@@ -521,7 +521,7 @@ class SyntaxParser {
           b = parse_int_expr("a register index");
         }
         expect(Tok::RBracket, "']'");
-        if (b < a || a < 0) fail(o.col, "invalid register range");
+        if (b < a || a < 0 || b > 511) fail(o.col, "invalid register range");
         first = unsigned(a);
         width = unsigned(b - a + 1);
       }
@@ -529,7 +529,9 @@ class SyntaxParser {
       for (char c : rest)
         if (!std::isdigit(uint8_t(c))) return std::nullopt;
       if (rest.size() > 1 && rest[0] == '0') return std::nullopt;
-      first = unsigned(std::stoul(std::string(rest)));
+      if (rest.size() > 4) fail(o.col, "register index is out of range");
+      first = 0;
+      for (char c : rest) first = first * 10 + unsigned(c - '0');
       ++pos_;
     }
     if (width > 16 && prefix != "v") fail(o.col, "invalid register range");

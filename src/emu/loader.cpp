@@ -23,41 +23,6 @@ T rd(std::span<const uint8_t> b, uint64_t at, const std::string& origin) {
   return v;
 }
 
-ArgKind map_kind(codeobj::ValueKind k) {
-  using V = codeobj::ValueKind;
-  switch (k) {
-    case V::ByValue: return ArgKind::ByValue;
-    case V::GlobalBuffer: return ArgKind::GlobalBuffer;
-    case V::DynamicSharedPointer: return ArgKind::DynamicSharedPointer;
-    case V::Sampler: case V::Image: case V::Pipe: case V::Queue: return ArgKind::Other;
-    case V::HiddenGlobalOffsetX: return ArgKind::HiddenGlobalOffsetX;
-    case V::HiddenGlobalOffsetY: return ArgKind::HiddenGlobalOffsetY;
-    case V::HiddenGlobalOffsetZ: return ArgKind::HiddenGlobalOffsetZ;
-    case V::HiddenNone: return ArgKind::HiddenNone;
-    case V::HiddenPrintfBuffer: return ArgKind::HiddenPrintfBuffer;
-    case V::HiddenHostcallBuffer: return ArgKind::HiddenHostcallBuffer;
-    case V::HiddenDefaultQueue: return ArgKind::HiddenDefaultQueue;
-    case V::HiddenCompletionAction: return ArgKind::HiddenCompletionAction;
-    case V::HiddenMultigridSyncArg: return ArgKind::HiddenMultigridSyncArg;
-    case V::HiddenBlockCountX: return ArgKind::HiddenBlockCountX;
-    case V::HiddenBlockCountY: return ArgKind::HiddenBlockCountY;
-    case V::HiddenBlockCountZ: return ArgKind::HiddenBlockCountZ;
-    case V::HiddenGroupSizeX: return ArgKind::HiddenGroupSizeX;
-    case V::HiddenGroupSizeY: return ArgKind::HiddenGroupSizeY;
-    case V::HiddenGroupSizeZ: return ArgKind::HiddenGroupSizeZ;
-    case V::HiddenRemainderX: return ArgKind::HiddenRemainderX;
-    case V::HiddenRemainderY: return ArgKind::HiddenRemainderY;
-    case V::HiddenRemainderZ: return ArgKind::HiddenRemainderZ;
-    case V::HiddenGridDims: return ArgKind::HiddenGridDims;
-    case V::HiddenHeapV1: return ArgKind::HiddenHeapV1;
-    case V::HiddenPrivateBase: return ArgKind::HiddenPrivateBase;
-    case V::HiddenSharedBase: return ArgKind::HiddenSharedBase;
-    case V::HiddenQueuePtr: return ArgKind::HiddenQueuePtr;
-    case V::HiddenDynamicLdsSize: return ArgKind::HiddenDynamicLdsSize;
-  }
-  return ArgKind::Other;
-}
-
 }  // namespace
 
 CodeImage image_from_code_object(std::span<const uint8_t> elf, std::string origin) {
@@ -126,7 +91,7 @@ CodeImage image_from_code_object(std::span<const uint8_t> elf, std::string origi
     s.code_object_version = unsigned(co.version);
     if (k.meta) {
       for (const codeobj::ArgMeta& a : k.meta->args)
-        s.args.push_back({a.name.value_or(""), a.offset, a.size, map_kind(a.value_kind)});
+        s.args.push_back({a.name.value_or(""), a.offset, a.size, a.value_kind});
       if (!s.kernarg_size) s.kernarg_size = uint32_t(k.meta->kernarg_segment_size);
     }
     img.kernels.push_back(std::move(s));

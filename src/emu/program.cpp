@@ -96,42 +96,6 @@ const KernelSpec* Program::find_kernel(std::string_view name) const { return imp
 
 // ----------------------------------------------------------- code image ---
 
-bool is_hidden(ArgKind k) { return k >= ArgKind::HiddenGlobalOffsetX; }
-
-const char* arg_kind_name(ArgKind k) {
-  switch (k) {
-    case ArgKind::ByValue: return "by_value";
-    case ArgKind::GlobalBuffer: return "global_buffer";
-    case ArgKind::DynamicSharedPointer: return "dynamic_shared_pointer";
-    case ArgKind::Other: return "other";
-    case ArgKind::HiddenGlobalOffsetX: return "hidden_global_offset_x";
-    case ArgKind::HiddenGlobalOffsetY: return "hidden_global_offset_y";
-    case ArgKind::HiddenGlobalOffsetZ: return "hidden_global_offset_z";
-    case ArgKind::HiddenNone: return "hidden_none";
-    case ArgKind::HiddenPrintfBuffer: return "hidden_printf_buffer";
-    case ArgKind::HiddenHostcallBuffer: return "hidden_hostcall_buffer";
-    case ArgKind::HiddenDefaultQueue: return "hidden_default_queue";
-    case ArgKind::HiddenCompletionAction: return "hidden_completion_action";
-    case ArgKind::HiddenMultigridSyncArg: return "hidden_multigrid_sync_arg";
-    case ArgKind::HiddenBlockCountX: return "hidden_block_count_x";
-    case ArgKind::HiddenBlockCountY: return "hidden_block_count_y";
-    case ArgKind::HiddenBlockCountZ: return "hidden_block_count_z";
-    case ArgKind::HiddenGroupSizeX: return "hidden_group_size_x";
-    case ArgKind::HiddenGroupSizeY: return "hidden_group_size_y";
-    case ArgKind::HiddenGroupSizeZ: return "hidden_group_size_z";
-    case ArgKind::HiddenRemainderX: return "hidden_remainder_x";
-    case ArgKind::HiddenRemainderY: return "hidden_remainder_y";
-    case ArgKind::HiddenRemainderZ: return "hidden_remainder_z";
-    case ArgKind::HiddenGridDims: return "hidden_grid_dims";
-    case ArgKind::HiddenHeapV1: return "hidden_heap_v1";
-    case ArgKind::HiddenPrivateBase: return "hidden_private_base";
-    case ArgKind::HiddenSharedBase: return "hidden_shared_base";
-    case ArgKind::HiddenQueuePtr: return "hidden_queue_ptr";
-    case ArgKind::HiddenDynamicLdsSize: return "hidden_dynamic_lds_size";
-  }
-  return "?";
-}
-
 std::vector<const KernelArg*> KernelSpec::explicit_args() const {
   std::vector<const KernelArg*> out;
   for (const KernelArg& a : args)

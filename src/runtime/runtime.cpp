@@ -8,12 +8,12 @@
 #include <iostream>
 #include <iterator>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <shared_mutex>
 #include <unordered_map>
 
 #include "allocation_tracker.h"
 #include "k100/base/closest_match.h"
+#include "k100/codeobj/catalog.h"
 #include "k100/codeobj/reader.h"
 #include "k100/runtime/package_path.h"
 
@@ -272,37 +272,32 @@ std::vector<KernelInfo> Runtime::kernels(std::string_view pattern) const {
 }
 
 std::string Runtime::catalog_json(const std::string& origin) const {
-  using J = nlohmann::ordered_json;
+  // the same document the package build writes next to the code object
   std::shared_lock lock(impl_->table_mutex);
   const auto& origins = impl_->table.packages();
-  J kernels = J::array();
+  std::vector<codeobj::CatalogEntry> entries;
   for (const auto& k : impl_->table.all()) {
     if (!origin.empty() && origins[size_t(k.package)] != origin) continue;
-    J args = J::array();
+    codeobj::CatalogEntry e;
+    e.name = k.name;
+    e.lookup = k.lookup;
+    e.kernarg_size = k.kernarg_size;
+    e.group_segment = k.group_segment;
+    e.private_segment = k.private_segment;
+    e.sgpr_count = k.sgpr_count;
+    e.vgpr_count = k.vgpr_count;
     for (const auto& a : k.args) {
-      J j = J::object();
-      if (!a.name.empty()) j["name"] = a.name;
-      j["off"] = a.offset;
-      j["size"] = a.size;
-      j["kind"] = a.value_kind;
-      if (!a.type.empty()) j["type"] = a.type;
-      args.push_back(std::move(j));
+      codeobj::CatalogArg c;
+      if (!a.name.empty()) c.name = a.name;
+      c.offset = a.offset;
+      c.size = a.size;
+      c.kind = a.value_kind;
+      if (!a.type.empty()) c.type = a.type;
+      e.args.push_back(std::move(c));
     }
-    J e = J::object();
-    e["name"] = k.name;
-    e["lookup"] = k.lookup;
-    e["args"] = std::move(args);
-    e["kernarg_size"] = k.kernarg_size;
-    e["group_segment"] = k.group_segment;
-    e["private_segment"] = k.private_segment;
-    e["sgpr_count"] = k.sgpr_count;
-    e["vgpr_count"] = k.vgpr_count;
-    kernels.push_back(std::move(e));
+    entries.push_back(std::move(e));
   }
-  J doc = J::object();
-  doc["version"] = 1;
-  doc["kernels"] = std::move(kernels);
-  return doc.dump(2) + "\n";
+  return codeobj::catalog_json(entries);
 }
 
 // ------------------------------------------------------------------ memory

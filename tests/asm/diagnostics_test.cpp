@@ -2,7 +2,10 @@
 // caret, the rest of the file is still checked, and nothing crashes.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "k100/asm/assembler.h"
 
@@ -91,6 +94,34 @@ TEST(Diagnostics, RandomGarbageNeverCrashes) {
     EXPECT_GT(g.loc.line, 0u);
     EXPECT_FALSE(g.message.empty());
   }
+}
+
+TEST(Diagnostics, HugeRegisterIndicesAreRangeErrors) {
+  auto d = run("s_mov_b32 s99999999999999999999999, 0\n"
+               "v_mov_b32 v4294967296, 0\n"
+               "v_mov_b32 v[4294967296:4294967297], 0\n"
+               "s_load_dwordx4 s99999999999999[8:11], s[4:5], 0x0\n"
+               "v_mov_b32 v256, 0\n");
+  ASSERT_EQ(d.error_count(), 5u);
+  for (const auto& g : d.diagnostics()) EXPECT_NE(g.message.find("register"), std::string::npos) << g.message;
+  EXPECT_NE(d.diagnostics()[0].message.find("out of range"), std::string::npos);
+  EXPECT_EQ(d.diagnostics()[0].loc.col, 11u);
+}
+
+// Inputs the fuzzer once crashed the assembler with (tests/fuzz/regressions/asm_parser_*):
+// each assembles or gives diagnostics, never an exception.
+TEST(Diagnostics, FuzzerRegressionsGiveDiagnostics) {
+  namespace fs = std::filesystem;
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(K100_SOURCE_DIR) / "tests" / "fuzz" / "regressions")) {
+    if (entry.path().filename().string().rfind("asm_parser_", 0) != 0) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NO_THROW(run(text.str(), 1000)) << entry.path();
+    ++seen;
+  }
+  EXPECT_GE(seen, 1);
 }
 
 }  // namespace

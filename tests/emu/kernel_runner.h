@@ -39,6 +39,17 @@ DispatchResult run_kernel(const Program& p, const std::string& kernel, const Lau
 
 LaunchConfig global(Dim3 items, Dim3 wg);
 
+// The common shape kernel(const In* in, Out* out, uint n): uploads `in`, runs on a zeroed
+// output of `out_count` elements and returns it.
+template <class Out, class In>
+std::vector<Out> run_in_out(const Program& p, const std::string& kernel, const LaunchConfig& launch,
+                            const std::vector<In>& in, uint32_t n, size_t out_count) {
+  Buffers buf(shared_device());
+  uint64_t di = buf.upload(in), dout = buf.zeros(out_count * sizeof(Out));
+  run_kernel(p, kernel, launch, Args().add(di).add(dout).add(n));
+  return buf.download<Out>(dout, out_count);
+}
+
 // Deterministic pseudo-random data.
 class Rng {
  public:

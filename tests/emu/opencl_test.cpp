@@ -226,10 +226,7 @@ TEST_P(OpenCl, ReduceSumF32) {
   Rng rng(9);
   const uint32_t n = 1000, groups = 4;
   auto in = rng.floats(n, -1, 1);
-  Buffers buf(dev());
-  uint64_t di = buf.upload(in), dout = buf.zeros(groups * 4);
-  run_kernel(*p, "reduce_sum_f32", global({groups * 256, 1, 1}, {256, 1, 1}), Args().add(di).add(dout).add(n));
-  auto out = buf.download<float>(dout, groups);
+  auto out = run_in_out<float>(*p, "reduce_sum_f32", global({groups * 256, 1, 1}, {256, 1, 1}), in, n, groups);
   for (uint32_t g = 0; g < groups; ++g) {
     float t[256];
     for (uint32_t l = 0; l < 256; ++l) t[l] = g * 256 + l < n ? in[g * 256 + l] : 0.0f;
@@ -244,10 +241,7 @@ TEST_P(OpenCl, ReduceMaxI32) {
   Rng rng(10);
   const uint32_t n = 5000, groups = 6;
   auto in = rng.ints(n, INT_MIN, INT_MAX);
-  Buffers buf(dev());
-  uint64_t di = buf.upload(in), dout = buf.zeros(groups * 4);
-  run_kernel(*p, "reduce_max_i32", global({groups * 128, 1, 1}, {128, 1, 1}), Args().add(di).add(dout).add(n));
-  auto out = buf.download<int32_t>(dout, groups);
+  auto out = run_in_out<int32_t>(*p, "reduce_max_i32", global({groups * 128, 1, 1}, {128, 1, 1}), in, n, groups);
   for (uint32_t g = 0; g < groups; ++g) {
     int32_t m = INT_MIN;
     for (uint32_t l = 0; l < 128; ++l)
@@ -408,10 +402,7 @@ TEST_P(OpenCl, LocalAtomics) {
   const uint32_t n = 1000, groups = 4;
   auto in = rng.words(n);
   for (auto& v : in) v %= 100000;
-  Buffers buf(dev());
-  uint64_t di = buf.upload(in), dout = buf.zeros(groups * 12);
-  run_kernel(*p, "local_atomics", global({groups * 256, 1, 1}, {256, 1, 1}), Args().add(di).add(dout).add(n));
-  auto o = buf.download<uint32_t>(dout, 3 * groups);
+  auto o = run_in_out<uint32_t>(*p, "local_atomics", global({groups * 256, 1, 1}, {256, 1, 1}), in, n, 3 * groups);
   for (uint32_t g = 0; g < groups; ++g) {
     uint32_t cnt = 0, mn = 0xffffffffu, tot = 0;
     for (uint32_t l = 0; l < 256 && g * 256 + l < n; ++l) {
@@ -910,10 +901,7 @@ TEST_P(OpenCl, DivergentIf) {
   Rng rng(39);
   const uint32_t n = 500;
   auto in = rng.ints(n, -100000, 100000);
-  Buffers buf(dev());
-  uint64_t di = buf.upload(in), dout = buf.zeros(n * 4);
-  run_kernel(*p, "divergent_if", global({n, 1, 1}, {64, 1, 1}), Args().add(di).add(dout).add(n));
-  auto o = buf.download<int32_t>(dout, n);
+  auto o = run_in_out<int32_t>(*p, "divergent_if", global({n, 1, 1}, {64, 1, 1}), in, n, n);
   for (uint32_t i = 0; i < n; ++i) {
     int32_t v = in[i], r;
     if (v & 1) r = (v & 2) ? v * 3 : v - 100;
@@ -949,10 +937,7 @@ TEST_P(OpenCl, SwitchCase) {
   Rng rng(41);
   const uint32_t n = 256;
   auto in = rng.ints(n, -1000000, 1000000);
-  Buffers buf(dev());
-  uint64_t di = buf.upload(in), dout = buf.zeros(n * 4);
-  run_kernel(*p, "switch_case", global({n, 1, 1}, {64, 1, 1}), Args().add(di).add(dout).add(n));
-  auto o = buf.download<int32_t>(dout, n);
+  auto o = run_in_out<int32_t>(*p, "switch_case", global({n, 1, 1}, {64, 1, 1}), in, n, n);
   for (uint32_t i = 0; i < n; ++i) {
     int32_t v = in[i], r;
     switch (v & 7) {
@@ -973,10 +958,7 @@ TEST_P(OpenCl, Collatz) {
   Rng rng(42);
   const uint32_t n = 256;
   auto in = rng.words(n);
-  Buffers buf(dev());
-  uint64_t di = buf.upload(in), dout = buf.zeros(n * 4);
-  run_kernel(*p, "collatz", global({n, 1, 1}, {64, 1, 1}), Args().add(di).add(dout).add(n));
-  auto o = buf.download<uint32_t>(dout, n);
+  auto o = run_in_out<uint32_t>(*p, "collatz", global({n, 1, 1}, {64, 1, 1}), in, n, n);
   for (uint32_t i = 0; i < n; ++i) {
     uint64_t x = in[i] % 10000 + 1;
     uint32_t s = 0;
@@ -1014,10 +996,7 @@ TEST_P(OpenCl, PrivateArrayInScratch) {
   Rng rng(44);
   const uint32_t n = 300;
   auto in = rng.words(n);
-  Buffers buf(dev());
-  uint64_t di = buf.upload(in), dout = buf.zeros(n * 4);
-  run_kernel(*p, "private_array", global({n, 1, 1}, {64, 1, 1}), Args().add(di).add(dout).add(n));
-  auto o = buf.download<uint32_t>(dout, n);
+  auto o = run_in_out<uint32_t>(*p, "private_array", global({n, 1, 1}, {64, 1, 1}), in, n, n);
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t arr[64];
     for (uint32_t k = 0; k < 64; ++k) arr[k] = in[i] * (k + 1) + k;
@@ -1036,10 +1015,7 @@ TEST_P(OpenCl, PrivateThroughGenericPointer) {
   Rng rng(45);
   const uint32_t n = 200;
   auto in = rng.words(n);
-  Buffers buf(dev());
-  uint64_t di = buf.upload(in), dout = buf.zeros(n * 4);
-  run_kernel(*p, "private_generic", global({n, 1, 1}, {64, 1, 1}), Args().add(di).add(dout).add(n));
-  auto o = buf.download<uint32_t>(dout, n);
+  auto o = run_in_out<uint32_t>(*p, "private_generic", global({n, 1, 1}, {64, 1, 1}), in, n, n);
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t b[24];
     for (uint32_t k = 0; k < 24; ++k) b[k] = in[i] * 2654435761u + k;
@@ -1054,10 +1030,7 @@ TEST_P(OpenCl, RegisterSpills) {
   Rng rng(46);
   const uint32_t n = 128;
   auto in = rng.floats(n, -1, 1);
-  Buffers buf(dev());
-  uint64_t di = buf.upload(in), dout = buf.zeros(n * 4);
-  run_kernel(*p, "private_spill", global({n, 1, 1}, {64, 1, 1}), Args().add(di).add(dout).add(n));
-  auto o = buf.download<float>(dout, n);
+  auto o = run_in_out<float>(*p, "private_spill", global({n, 1, 1}, {64, 1, 1}), in, n, n);
   // The final weighted sum may be contracted into fmas: relative tolerance 1e-5.
   for (uint32_t i = 0; i < n; ++i) {
     float v[40];

@@ -14,43 +14,16 @@
 #include <string_view>
 #include <vector>
 
+#include "k100/codeobj/kernel_metadata.h"
+
 namespace k100::emu {
 
-// How the dispatch fills a kernarg slot. Explicit arguments (ByValue,
-// GlobalBuffer, DynamicSharedPointer, Other) come from the caller's bytes;
-// hidden ones are written by the dispatch as the HSA runtime would.
-enum class ArgKind : uint8_t {
-  ByValue,
-  GlobalBuffer,
-  DynamicSharedPointer,
-  Other,  // images, samplers, pipes, queues: copied from the caller's bytes
-  HiddenGlobalOffsetX,
-  HiddenGlobalOffsetY,
-  HiddenGlobalOffsetZ,
-  HiddenNone,
-  HiddenPrintfBuffer,
-  HiddenHostcallBuffer,
-  HiddenDefaultQueue,
-  HiddenCompletionAction,
-  HiddenMultigridSyncArg,
-  HiddenBlockCountX,
-  HiddenBlockCountY,
-  HiddenBlockCountZ,
-  HiddenGroupSizeX,
-  HiddenGroupSizeY,
-  HiddenGroupSizeZ,
-  HiddenRemainderX,
-  HiddenRemainderY,
-  HiddenRemainderZ,
-  HiddenGridDims,
-  HiddenHeapV1,
-  HiddenPrivateBase,
-  HiddenSharedBase,
-  HiddenQueuePtr,
-  HiddenDynamicLdsSize,
-};
-bool is_hidden(ArgKind k);
-const char* arg_kind_name(ArgKind k);
+// How the dispatch fills a kernarg slot: the metadata value kind. Explicit
+// arguments (by value, buffers, dynamic LDS pointers, images, samplers, pipes,
+// queues) come from the caller's bytes; hidden ones are written by the
+// dispatch as the HSA runtime would.
+using ArgKind = codeobj::ValueKind;
+using codeobj::is_hidden;
 
 struct KernelArg {
   std::string name;

@@ -45,6 +45,16 @@ void add_transcendental_ops(Defs& d);
 using True = std::true_type;
 using False = std::false_type;
 
+// r[i] = g(a[i]), g(a[i], b[i]) or g(a[i], b[i], c[i]) for the 64 lanes.
+template <int N, class R, class S, class G>
+inline void for_lanes(R* r, const S* a, const S* b, const S* c, G g) {
+  for (int i = 0; i < kLanes; ++i) {
+    if constexpr (N == 1) r[i] = g(a[i]);
+    else if constexpr (N == 2) r[i] = g(a[i], b[i]);
+    else r[i] = g(a[i], b[i], c[i]);
+  }
+}
+
 // ---- 32-bit integer results ------------------------------------------------
 
 // r = f(a, b, c) on the b32 views of the sources.
@@ -55,11 +65,7 @@ inline void run_b32(WaveState& w, const isa::Inst& in, F f, Half h = Half::Full)
   const uint32_t* b = N > 1 ? v.b32(1) : a;
   const uint32_t* c = N > 2 ? v.b32(2) : a;
   uint32_t* r = h == Half::Full ? v.out32_direct() : v.out32();
-  for (int i = 0; i < kLanes; ++i) {
-    if constexpr (N == 1) r[i] = f(a[i]);
-    else if constexpr (N == 2) r[i] = f(a[i], b[i]);
-    else r[i] = f(a[i], b[i], c[i]);
-  }
+  for_lanes<N>(r, a, b, c, f);
   v.write32(r, h);
 }
 
@@ -98,12 +104,7 @@ inline void run_b16(WaveState& w, const isa::Inst& in, F f, Half h) {
   const uint32_t* b = N > 1 ? v.b16(1) : a;
   const uint32_t* c = N > 2 ? v.b16(2) : a;
   uint32_t* r = v.out32();
-  for (int i = 0; i < kLanes; ++i) {
-    uint16_t x = uint16_t(a[i]), y = uint16_t(b[i]), z = uint16_t(c[i]);
-    if constexpr (N == 1) r[i] = uint16_t(f(x));
-    else if constexpr (N == 2) r[i] = uint16_t(f(x, y));
-    else r[i] = uint16_t(f(x, y, z));
-  }
+  for_lanes<N>(r, a, b, c, [&](auto... x) -> uint32_t { return uint16_t(f(uint16_t(x)...)); });
   v.write32(r, h);
 }
 
@@ -128,11 +129,7 @@ inline void run_f32(WaveState& w, const isa::Inst& in, F f, bool mad_flush = fal
   uint32_t* r = v.out32_direct();
   {
     HostRounding g(v.mode.round32());
-    for (int i = 0; i < kLanes; ++i) {
-      if constexpr (N == 1) r[i] = bits_of(float(f(as_f32(a[i]))));
-      else if constexpr (N == 2) r[i] = bits_of(float(f(as_f32(a[i]), as_f32(b[i]))));
-      else r[i] = bits_of(float(f(as_f32(a[i]), as_f32(b[i]), as_f32(c[i]))));
-    }
+    for_lanes<N>(r, a, b, c, [&](auto... x) { return bits_of(float(f(as_f32(x)...))); });
   }
   v.finish_f32(r, mad_flush);
 }
@@ -147,11 +144,7 @@ inline void run_f32_bits(WaveState& w, const isa::Inst& in, F f) {
   uint32_t* r = v.out32_direct();
   {
     HostRounding g(v.mode.round32());
-    for (int i = 0; i < kLanes; ++i) {
-      if constexpr (N == 1) r[i] = f(a[i]);
-      else if constexpr (N == 2) r[i] = f(a[i], b[i]);
-      else r[i] = f(a[i], b[i], c[i]);
-    }
+    for_lanes<N>(r, a, b, c, f);
   }
   v.finish_f32(r);
 }
@@ -167,11 +160,7 @@ inline void run_f64(WaveState& w, const isa::Inst& in, F f) {
   uint64_t* r = v.out64();
   {
     HostRounding g(v.mode.round16_64());
-    for (int i = 0; i < kLanes; ++i) {
-      if constexpr (N == 1) r[i] = bits_of(double(f(as_f64(a[i]))));
-      else if constexpr (N == 2) r[i] = bits_of(double(f(as_f64(a[i]), as_f64(b[i]))));
-      else r[i] = bits_of(double(f(as_f64(a[i]), as_f64(b[i]), as_f64(c[i]))));
-    }
+    for_lanes<N>(r, a, b, c, [&](auto... x) { return bits_of(double(f(as_f64(x)...))); });
   }
   v.finish_f64(r);
 }
@@ -185,11 +174,7 @@ inline void run_f64_bits(WaveState& w, const isa::Inst& in, F f) {
   uint64_t* r = v.out64();
   {
     HostRounding g(v.mode.round16_64());
-    for (int i = 0; i < kLanes; ++i) {
-      if constexpr (N == 1) r[i] = f(a[i]);
-      else if constexpr (N == 2) r[i] = f(a[i], b[i]);
-      else r[i] = f(a[i], b[i], c[i]);
-    }
+    for_lanes<N>(r, a, b, c, f);
   }
   v.finish_f64(r);
 }
@@ -210,11 +195,7 @@ inline void run_f16(WaveState& w, const isa::Inst& in, F f, Half h, bool mad_flu
   if (N > 1) f16_to_f64_lanes(x[1], b);
   if (N > 2) f16_to_f64_lanes(x[2], c);
   double* r = v.outd();
-  for (int i = 0; i < kLanes; ++i) {
-    if constexpr (N == 1) r[i] = f(x[0][i]);
-    else if constexpr (N == 2) r[i] = f(x[0][i], x[1][i]);
-    else r[i] = f(x[0][i], x[1][i], x[2][i]);
-  }
+  for_lanes<N>(r, x[0], x[1], x[2], f);
   v.finish_f16(r, h, mad_flush);
 }
 
@@ -226,12 +207,7 @@ inline void run_f16_bits(WaveState& w, const isa::Inst& in, F f, Half h) {
   const uint32_t* b = N > 1 ? v.f16(1) : a;
   const uint32_t* c = N > 2 ? v.f16(2) : a;
   uint32_t* r = v.out32();
-  for (int i = 0; i < kLanes; ++i) {
-    uint32_t x = a[i] & 0xffffu, y = b[i] & 0xffffu, z = c[i] & 0xffffu;
-    if constexpr (N == 1) r[i] = f(x) & 0xffffu;
-    else if constexpr (N == 2) r[i] = f(x, y) & 0xffffu;
-    else r[i] = f(x, y, z) & 0xffffu;
-  }
+  for_lanes<N>(r, a, b, c, [&](auto... x) -> uint32_t { return f(uint32_t(x & 0xffffu)...) & 0xffffu; });
   v.finish_f16_bits(r, h);
 }
 

@@ -470,28 +470,18 @@ void add_integer_ops(Defs& d) {
   d.push_back({"v_med3_u16", K100_VALU {
     run_b16<3>(w, in, [](uint16_t a, uint16_t b, uint16_t c) { return uint16_t(med3u(a, b, c)); }, O);
   }});
-  d.push_back({"v_mad_u16", K100_VALU {
-    run_b16_clamp<3>(w, in, [](auto c, uint16_t a, uint16_t b, uint16_t s) {
-      return c ? sat_u16(int64_t(a) * b + s) : uint16_t(a * b + s);
-    }, O);
-  }});
-  d.push_back({"v_mad_i16", K100_VALU {
-    run_b16_clamp<3>(w, in, [](auto c, uint16_t a, uint16_t b, uint16_t s) {
-      int64_t t = int64_t(int16_t(a)) * int16_t(b) + int16_t(s);
-      return c ? sat_i16(t) : uint16_t(t);
-    }, O);
-  }});
-  d.push_back({"v_mad_legacy_u16", K100_VALU {
-    run_b16_clamp<3>(w, in, [](auto c, uint16_t a, uint16_t b, uint16_t s) {
-      return c ? sat_u16(int64_t(a) * b + s) : uint16_t(a * b + s);
-    }, Z);
-  }});
-  d.push_back({"v_mad_legacy_i16", K100_VALU {
-    run_b16_clamp<3>(w, in, [](auto c, uint16_t a, uint16_t b, uint16_t s) {
-      int64_t t = int64_t(int16_t(a)) * int16_t(b) + int16_t(s);
-      return c ? sat_i16(t) : uint16_t(t);
-    }, Z);
-  }});
+  // the legacy forms differ only in what they do with the destination's high half
+  static constexpr auto mad_u16 = [](auto c, uint16_t a, uint16_t b, uint16_t s) {
+    return c ? sat_u16(int64_t(a) * b + s) : uint16_t(a * b + s);
+  };
+  static constexpr auto mad_i16 = [](auto c, uint16_t a, uint16_t b, uint16_t s) {
+    int64_t t = int64_t(int16_t(a)) * int16_t(b) + int16_t(s);
+    return c ? sat_i16(t) : uint16_t(t);
+  };
+  d.push_back({"v_mad_u16", K100_VALU { run_b16_clamp<3>(w, in, mad_u16, O); }});
+  d.push_back({"v_mad_i16", K100_VALU { run_b16_clamp<3>(w, in, mad_i16, O); }});
+  d.push_back({"v_mad_legacy_u16", K100_VALU { run_b16_clamp<3>(w, in, mad_u16, Z); }});
+  d.push_back({"v_mad_legacy_i16", K100_VALU { run_b16_clamp<3>(w, in, mad_i16, Z); }});
   // 16 x 16 + 32 -> 32
   d.push_back({"v_mad_u32_u16", K100_VALU {
     Vop v(w, in);

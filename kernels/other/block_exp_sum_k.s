@@ -13,6 +13,39 @@
 //
 // s[0:3] private segment buffer, s[4:5] kernarg pointer, s6 workgroup id, v0 local id.
 
+	.include "common/kernel_util.inc"
+	.include "common/wave_reduce.inc"
+
+// exp_scaled R...: vR = exp((vR - M) * inv) for each register number R, as
+// v_exp_f32((vR - s19) * v20) with s19 = M and v20 = inv * log2(e).
+.macro exp_scaled regs:vararg
+	.irp r, \regs
+	v_subrev_f32 v\r, s19, v\r
+	.endr
+	.irp r, \regs
+	v_mul_f32 v\r, v\r, v20
+	.endr
+	.irp r, \regs
+	v_exp_f32 v\r, v\r
+	.endr
+.endm
+
+// sum_into_v1 R...: v1 += vR for each register number R, in order.
+.macro sum_into_v1 regs:vararg
+	.irp r, \regs
+	v_add_f32 v1, v1, v\r
+	.endr
+.endm
+
+// tail_exp_store MASK, R, OFFSET: in the lanes of s[MASK:MASK+1], vR becomes
+// its exp_scaled value, is stored at s[26:27] + v3 + OFFSET and added to v1.
+.macro tail_exp_store mask, r, offset
+	s_mov_b64 exec, s[\mask:\mask+1]
+	exp_scaled \r
+	global_store_dword v3, v\r, s[26:27] offset:\offset
+	v_add_f32 v1, v1, v\r
+.endm
+
 	.text
 	.globl	block_exp_sum_k
 	.p2align	8
@@ -21,9 +54,7 @@ block_exp_sum_k:
 	s_load_dwordx8 s[8:15], s[4:5], 0x0        // part, y, x, m
 	s_load_dwordx2 s[16:17], s[4:5], 0x20      // cols, sh
 	s_load_dword s18, s[4:5], 0x28             // inv
-	v_readfirstlane_b32 s7, v0
-	s_cmp_ge_u32 s7, 64
-	s_cbranch_scc1 .Lexit                      // not the first wave
+	first_wave_only .Lexit
 	v_mov_b32 v1, 0                            // per-lane sum
 	v_lshlrev_b32 v2, 4, v0                    // 16 * lane
 	v_mov_b32 v20, 0x3fb8aa3b                  // log2(e)
@@ -40,10 +71,7 @@ block_exp_sum_k:
 	s_cmp_eq_u32 s6, s17
 	s_cselect_b32 s22, s28, s29                // values in this block
 	// s[20:21] = x + 4 * first, s[26:27] = y + 4 * first (64-bit)
-	s_lshl_b32 s28, s31, 2
-	s_lshr_b32 s29, s31, 30
-	s_add_u32 s20, s12, s28
-	s_addc_u32 s21, s13, s29
+	add_index4 20, 12, s31, 28
 	s_add_u32 s26, s10, s28
 	s_addc_u32 s27, s11, s29
 	s_waitcnt lgkmcnt(0)
@@ -60,54 +88,7 @@ block_exp_sum_k:
 	s_addc_u32 s21, s21, 0
 	s_sub_u32 s23, s23, 1
 	s_waitcnt vmcnt(0)
-	v_subrev_f32 v4, s19, v4
-	v_subrev_f32 v5, s19, v5
-	v_subrev_f32 v6, s19, v6
-	v_subrev_f32 v7, s19, v7
-	v_subrev_f32 v8, s19, v8
-	v_subrev_f32 v9, s19, v9
-	v_subrev_f32 v10, s19, v10
-	v_subrev_f32 v11, s19, v11
-	v_subrev_f32 v12, s19, v12
-	v_subrev_f32 v13, s19, v13
-	v_subrev_f32 v14, s19, v14
-	v_subrev_f32 v15, s19, v15
-	v_subrev_f32 v16, s19, v16
-	v_subrev_f32 v17, s19, v17
-	v_subrev_f32 v18, s19, v18
-	v_subrev_f32 v19, s19, v19
-	v_mul_f32 v4, v4, v20
-	v_mul_f32 v5, v5, v20
-	v_mul_f32 v6, v6, v20
-	v_mul_f32 v7, v7, v20
-	v_mul_f32 v8, v8, v20
-	v_mul_f32 v9, v9, v20
-	v_mul_f32 v10, v10, v20
-	v_mul_f32 v11, v11, v20
-	v_mul_f32 v12, v12, v20
-	v_mul_f32 v13, v13, v20
-	v_mul_f32 v14, v14, v20
-	v_mul_f32 v15, v15, v20
-	v_mul_f32 v16, v16, v20
-	v_mul_f32 v17, v17, v20
-	v_mul_f32 v18, v18, v20
-	v_mul_f32 v19, v19, v20
-	v_exp_f32 v4, v4
-	v_exp_f32 v5, v5
-	v_exp_f32 v6, v6
-	v_exp_f32 v7, v7
-	v_exp_f32 v8, v8
-	v_exp_f32 v9, v9
-	v_exp_f32 v10, v10
-	v_exp_f32 v11, v11
-	v_exp_f32 v12, v12
-	v_exp_f32 v13, v13
-	v_exp_f32 v14, v14
-	v_exp_f32 v15, v15
-	v_exp_f32 v16, v16
-	v_exp_f32 v17, v17
-	v_exp_f32 v18, v18
-	v_exp_f32 v19, v19
+	exp_scaled 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19
 	global_store_dwordx4 v2, v[4:7], s[26:27]
 	global_store_dwordx4 v2, v[8:11], s[26:27] offset:1024
 	global_store_dwordx4 v2, v[12:15], s[26:27] offset:2048
@@ -115,22 +96,7 @@ block_exp_sum_k:
 	s_add_u32 s26, s26, 0x1000
 	s_addc_u32 s27, s27, 0
 	// the stored registers are only read until the next loads overwrite them
-	v_add_f32 v1, v1, v4
-	v_add_f32 v1, v1, v5
-	v_add_f32 v1, v1, v6
-	v_add_f32 v1, v1, v7
-	v_add_f32 v1, v1, v8
-	v_add_f32 v1, v1, v9
-	v_add_f32 v1, v1, v10
-	v_add_f32 v1, v1, v11
-	v_add_f32 v1, v1, v12
-	v_add_f32 v1, v1, v13
-	v_add_f32 v1, v1, v14
-	v_add_f32 v1, v1, v15
-	v_add_f32 v1, v1, v16
-	v_add_f32 v1, v1, v17
-	v_add_f32 v1, v1, v18
-	v_add_f32 v1, v1, v19
+	sum_into_v1 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19
 	s_cmp_lg_u32 s23, 0
 	s_cbranch_scc1 .Lg1024
 .Lg256:
@@ -144,25 +110,11 @@ block_exp_sum_k:
 	s_addc_u32 s21, s21, 0
 	s_sub_u32 s23, s23, 1
 	s_waitcnt vmcnt(0)
-	v_subrev_f32 v4, s19, v4
-	v_subrev_f32 v5, s19, v5
-	v_subrev_f32 v6, s19, v6
-	v_subrev_f32 v7, s19, v7
-	v_mul_f32 v4, v4, v20
-	v_mul_f32 v5, v5, v20
-	v_mul_f32 v6, v6, v20
-	v_mul_f32 v7, v7, v20
-	v_exp_f32 v4, v4
-	v_exp_f32 v5, v5
-	v_exp_f32 v6, v6
-	v_exp_f32 v7, v7
+	exp_scaled 4, 5, 6, 7
 	global_store_dwordx4 v2, v[4:7], s[26:27]
 	s_add_u32 s26, s26, 0x400
 	s_addc_u32 s27, s27, 0
-	v_add_f32 v1, v1, v4
-	v_add_f32 v1, v1, v5
-	v_add_f32 v1, v1, v6
-	v_add_f32 v1, v1, v7
+	sum_into_v1 4, 5, 6, 7
 	s_cmp_lg_u32 s23, 0
 	s_cbranch_scc1 .Lg256_step
 .Ltail:
@@ -189,59 +141,14 @@ block_exp_sum_k:
 	s_mov_b64 exec, s[38:39]
 	global_load_dword v7, v3, s[20:21] offset:768
 	s_waitcnt vmcnt(0)
-	s_mov_b64 exec, s[32:33]
-	v_subrev_f32 v4, s19, v4
-	v_mul_f32 v4, v4, v20
-	v_exp_f32 v4, v4
-	global_store_dword v3, v4, s[26:27]
-	v_add_f32 v1, v1, v4
-	s_mov_b64 exec, s[34:35]
-	v_subrev_f32 v5, s19, v5
-	v_mul_f32 v5, v5, v20
-	v_exp_f32 v5, v5
-	global_store_dword v3, v5, s[26:27] offset:256
-	v_add_f32 v1, v1, v5
-	s_mov_b64 exec, s[36:37]
-	v_subrev_f32 v6, s19, v6
-	v_mul_f32 v6, v6, v20
-	v_exp_f32 v6, v6
-	global_store_dword v3, v6, s[26:27] offset:512
-	v_add_f32 v1, v1, v6
-	s_mov_b64 exec, s[38:39]
-	v_subrev_f32 v7, s19, v7
-	v_mul_f32 v7, v7, v20
-	v_exp_f32 v7, v7
-	global_store_dword v3, v7, s[26:27] offset:768
-	v_add_f32 v1, v1, v7
+	tail_exp_store 32, 4, 0
+	tail_exp_store 34, 5, 256
+	tail_exp_store 36, 6, 512
+	tail_exp_store 38, 7, 768
 	s_mov_b64 exec, s[24:25]
 .Lreduce:
-	// sum of the 64 lanes into lane 63. Two wait states (s_nop 1) between the
-	// write of any VGPR a DPP instruction reads and the DPP instruction; lanes
-	// whose DPP source is outside the row are not written (no bound_ctrl).
-	v_mov_b32 v3, v1
-	v_mov_b32 v2, 0
-	s_nop 1
-	v_add_f32_dpp v1, v3, v1 row_shr:1
-	s_nop 1
-	v_add_f32_dpp v1, v3, v1 row_shr:2
-	s_nop 1
-	v_add_f32_dpp v1, v3, v1 row_shr:3
-	s_nop 1
-	v_add_f32_dpp v1, v1, v1 row_shr:4 bank_mask:0xe
-	s_nop 1
-	v_add_f32_dpp v1, v1, v1 row_shr:8 bank_mask:0xc
-	s_nop 1
-	v_add_f32_dpp v1, v1, v1 row_bcast:15 row_mask:0xa
-	s_nop 1
-	v_add_f32_dpp v1, v1, v1 row_bcast:31 row_mask:0xc
-	// part[b], written by lane 63
-	s_lshl_b32 s18, s6, 2
-	s_lshr_b32 s19, s6, 30
-	s_add_u32 s8, s8, s18
-	s_addc_u32 s9, s9, s19
-	s_mov_b32 exec_lo, 0
-	s_mov_b32 exec_hi, 0x80000000
-	global_store_dword v2, v1, s[8:9]
+	// part[b] = sum of the 64 lanes (lane 63)
+	wave_reduce_to_part v_add_f32
 .Lexit:
 	s_endpgm
 .Lblock_exp_sum_k_end:

@@ -10,6 +10,9 @@
 //
 // s[0:3] private segment buffer, s[4:5] kernarg pointer, s6 workgroup id, v0 local id.
 
+	.include "common/kernel_util.inc"
+	.include "common/wave_reduce.inc"
+
 	.text
 	.globl	block_max_k
 	.p2align	8
@@ -17,9 +20,7 @@
 block_max_k:
 	s_load_dwordx4 s[8:11], s[4:5], 0x0        // part, x
 	s_load_dwordx2 s[12:13], s[4:5], 0x10      // cols, sh
-	v_readfirstlane_b32 s7, v0
-	s_cmp_ge_u32 s7, 64
-	s_cbranch_scc1 .Lexit                      // not the first wave
+	first_wave_only .Lexit
 	v_mov_b32 v1, 0xff800000                   // per-lane maximum (-inf)
 	v_lshlrev_b32 v2, 4, v0                    // 16 * lane
 	s_waitcnt lgkmcnt(0)
@@ -33,120 +34,10 @@ block_max_k:
 	s_cmp_eq_u32 s6, s17
 	s_cselect_b32 s22, s18, s15                // values in this block
 	// s[20:21] = x + 4 * first (64-bit)
-	s_lshl_b32 s18, s16, 2
-	s_lshr_b32 s19, s16, 30
-	s_add_u32 s20, s10, s18
-	s_addc_u32 s21, s11, s19
-	// 1024 values per step: four 1 KiB loads
-	s_lshr_b32 s23, s22, 10
-	s_cmp_eq_u32 s23, 0
-	s_cbranch_scc1 .Lg256
-.Lg1024:
-	global_load_dwordx4 v[4:7], v2, s[20:21]
-	global_load_dwordx4 v[8:11], v2, s[20:21] offset:1024
-	global_load_dwordx4 v[12:15], v2, s[20:21] offset:2048
-	global_load_dwordx4 v[16:19], v2, s[20:21] offset:3072
-	s_add_u32 s20, s20, 0x1000
-	s_addc_u32 s21, s21, 0
-	s_sub_u32 s23, s23, 1
-	s_waitcnt vmcnt(0)
-	v_max_f32 v4, v4, v5
-	v_max_f32 v6, v6, v7
-	v_max_f32 v8, v8, v9
-	v_max_f32 v10, v10, v11
-	v_max_f32 v12, v12, v13
-	v_max_f32 v14, v14, v15
-	v_max_f32 v16, v16, v17
-	v_max_f32 v18, v18, v19
-	v_max_f32 v4, v4, v6
-	v_max_f32 v8, v8, v10
-	v_max_f32 v12, v12, v14
-	v_max_f32 v16, v16, v18
-	v_max_f32 v4, v4, v8
-	v_max_f32 v12, v12, v16
-	v_max_f32 v4, v4, v12
-	v_max_f32 v1, v1, v4
-	s_cmp_lg_u32 s23, 0
-	s_cbranch_scc1 .Lg1024
-.Lg256:
-	// then up to three 256-value steps
-	s_bfe_u32 s23, s22, 0x20008
-	s_cmp_eq_u32 s23, 0
-	s_cbranch_scc1 .Ltail
-.Lg256_step:
-	global_load_dwordx4 v[4:7], v2, s[20:21]
-	s_add_u32 s20, s20, 0x400
-	s_addc_u32 s21, s21, 0
-	s_sub_u32 s23, s23, 1
-	s_waitcnt vmcnt(0)
-	v_max_f32 v4, v4, v5
-	v_max_f32 v6, v6, v7
-	v_max_f32 v4, v4, v6
-	v_max_f32 v1, v1, v4
-	s_cmp_lg_u32 s23, 0
-	s_cbranch_scc1 .Lg256_step
-.Ltail:
-	// the last (< 256) values: lane l takes l, l+64, l+128, l+192 when present
-	s_and_b32 s23, s22, 0xff
-	s_cmp_eq_u32 s23, 0
-	s_cbranch_scc1 .Lreduce
-	v_mov_b32 v4, 0xff800000
-	v_mov_b32 v5, 0xff800000
-	v_mov_b32 v6, 0xff800000
-	v_mov_b32 v7, 0xff800000
-	v_lshlrev_b32 v3, 2, v0
-	v_add_u32 v8, 64, v0
-	v_add_u32 v9, 0x80, v0
-	v_add_u32 v10, 0xc0, v0
-	v_cmp_gt_u32 vcc, s23, v0
-	s_and_saveexec_b64 s[24:25], vcc
-	global_load_dword v4, v3, s[20:21]
-	s_mov_b64 exec, s[24:25]
-	v_cmp_gt_u32 vcc, s23, v8
-	s_and_saveexec_b64 s[24:25], vcc
-	global_load_dword v5, v3, s[20:21] offset:256
-	s_mov_b64 exec, s[24:25]
-	v_cmp_gt_u32 vcc, s23, v9
-	s_and_saveexec_b64 s[24:25], vcc
-	global_load_dword v6, v3, s[20:21] offset:512
-	s_mov_b64 exec, s[24:25]
-	v_cmp_gt_u32 vcc, s23, v10
-	s_and_saveexec_b64 s[24:25], vcc
-	global_load_dword v7, v3, s[20:21] offset:768
-	s_mov_b64 exec, s[24:25]
-	s_waitcnt vmcnt(0)
-	v_max_f32 v4, v4, v5
-	v_max_f32 v6, v6, v7
-	v_max_f32 v4, v4, v6
-	v_max_f32 v1, v1, v4
-.Lreduce:
-	// maximum of the 64 lanes into lane 63. Two wait states (s_nop 1) between
-	// the write of any VGPR a DPP instruction reads and the DPP instruction;
-	// lanes whose DPP source is outside the row are not written (no bound_ctrl).
-	v_mov_b32 v3, v1
-	v_mov_b32 v2, 0
-	s_nop 1
-	v_max_f32_dpp v1, v3, v1 row_shr:1
-	s_nop 1
-	v_max_f32_dpp v1, v3, v1 row_shr:2
-	s_nop 1
-	v_max_f32_dpp v1, v3, v1 row_shr:3
-	s_nop 1
-	v_max_f32_dpp v1, v1, v1 row_shr:4 bank_mask:0xe
-	s_nop 1
-	v_max_f32_dpp v1, v1, v1 row_shr:8 bank_mask:0xc
-	s_nop 1
-	v_max_f32_dpp v1, v1, v1 row_bcast:15 row_mask:0xa
-	s_nop 1
-	v_max_f32_dpp v1, v1, v1 row_bcast:31 row_mask:0xc
-	// part[b], written by lane 63
-	s_lshl_b32 s18, s6, 2
-	s_lshr_b32 s19, s6, 30
-	s_add_u32 s8, s8, s18
-	s_addc_u32 s9, s9, s19
-	s_mov_b32 exec_lo, 0
-	s_mov_b32 exec_hi, 0x80000000
-	global_store_dword v2, v1, s[8:9]
+	add_index4 20, 10, s16, 18
+	stream_reduce_f32 v_max_f32, 0xff800000
+	// part[b] = maximum of the 64 lanes (lane 63)
+	wave_reduce_to_part v_max_f32
 .Lexit:
 	s_endpgm
 .Lblock_max_k_end:

@@ -7,6 +7,8 @@
 //
 // s[0:3] private segment buffer, s[4:5] kernarg pointer, s6 workgroup id, v0 local id.
 
+	.include "common/kernel_util.inc"
+
 	.text
 	.globl	div_scalar_k
 	.p2align	8
@@ -14,17 +16,10 @@
 div_scalar_k:
 	s_load_dwordx4 s[8:11], s[4:5], 0x0        // y, s
 	s_load_dword s12, s[4:5], 0x10             // n
-	v_readfirstlane_b32 s7, v0
-	s_cmp_ge_u32 s7, 64
-	s_cbranch_scc1 .Lexit                      // not the first wave
+	first_wave_only .Lexit
 	s_waitcnt lgkmcnt(0)
 	s_load_dword s13, s[10:11], 0x0            // the divisor s[0]
-	s_lshr_b32 s14, s12, 6
-	s_and_b32 s15, s12, 63
-	s_cmp_lg_u32 s15, 0
-	s_addc_u32 s14, s14, 0                     // ceil(n / 64)
-	s_cmp_ge_u32 s6, s14
-	s_cbranch_scc1 .Lexit                      // workgroup past the end
+	branch_if_past_tiles64 s6, s12, s14, s15, .Lexit  // workgroup past the end
 	s_lshl_b32 s15, s6, 6                      // first element of this workgroup
 	s_sub_u32 s16, s12, s15                    // elements left from there
 	s_min_u32 s16, s16, 64

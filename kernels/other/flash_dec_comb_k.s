@@ -14,6 +14,9 @@
 //
 // s[0:3] private segment buffer, s[4:5] kernarg pointer, s6 workgroup id (head), v0 local id.
 
+	.include "common/kernel_util.inc"
+	.include "common/wave_reduce.inc"
+
 	.text
 	.globl	flash_dec_comb_k
 	.p2align	8
@@ -22,9 +25,7 @@ flash_dec_comb_k:
 	s_load_dwordx8 s[8:15], s[4:5], 0x0        // out, po, pm, pl
 	s_load_dwordx2 s[16:17], s[4:5], 0x20      // dh, nsplit
 	s_load_dword s18, s[4:5], 0x28             // inv
-	v_readfirstlane_b32 s7, v0
-	s_cmp_ge_u32 s7, 64
-	s_cbranch_scc1 .Lexit                      // not the first wave
+	first_wave_only .Lexit
 	v_lshlrev_b32 v1, 2, v0                    // 4 * lane
 	v_mov_b32 v20, 0
 	v_mov_b32 v45, 0xff800000                  // -inf
@@ -34,10 +35,7 @@ flash_dec_comb_k:
 	v_mul_f32 v40, s18, v40                    // c = inv * log2(e)
 	// per-head pointers: pm/pl + 4 h nsplit, po + 4 h nsplit dh, out + 4 h dh (64-bit)
 	s_mul_i32 s46, s6, s17                     // h * nsplit
-	s_lshl_b32 s42, s46, 2
-	s_lshr_b32 s43, s46, 30
-	s_add_u32 s20, s12, s42
-	s_addc_u32 s21, s13, s43
+	add_index4 20, 12, s46, 42
 	s_add_u32 s22, s14, s42
 	s_addc_u32 s23, s15, s43
 	s_mul_i32 s24, s46, s16
@@ -72,23 +70,9 @@ flash_dec_comb_k:
 	s_mov_b64 exec, s[40:41]
 	s_branch .Lmax
 .Lmax_done:
-	// wave maximum into lane 63; two wait states between the write of any VGPR
-	// a DPP instruction reads and the DPP instruction
+	// wave maximum into lane 63
 	v_mov_b32 v42, v2
-	s_nop 1
-	v_max_f32_dpp v2, v42, v2 row_shr:1
-	s_nop 1
-	v_max_f32_dpp v2, v42, v2 row_shr:2
-	s_nop 1
-	v_max_f32_dpp v2, v42, v2 row_shr:3
-	s_nop 1
-	v_max_f32_dpp v2, v2, v2 row_shr:4 bank_mask:0xe
-	s_nop 1
-	v_max_f32_dpp v2, v2, v2 row_shr:8 bank_mask:0xc
-	s_nop 1
-	v_max_f32_dpp v2, v2, v2 row_bcast:15 row_mask:0xa
-	s_nop 1
-	v_max_f32_dpp v2, v2, v2 row_bcast:31 row_mask:0xc
+	wave_reduce_dpp v_max_f32, v2, v42
 	v_readlane_b32 s28, v2, 63
 	s_cmp_eq_u32 s28, 0xff800000
 	s_cselect_b32 s28, 0, s28                  // every split empty: M = 0, all weights 0
@@ -125,20 +109,7 @@ flash_dec_comb_k:
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	v_mov_b32 v42, v2
-	s_nop 1
-	v_add_f32_dpp v2, v42, v2 row_shr:1
-	s_nop 1
-	v_add_f32_dpp v2, v42, v2 row_shr:2
-	s_nop 1
-	v_add_f32_dpp v2, v42, v2 row_shr:3
-	s_nop 1
-	v_add_f32_dpp v2, v2, v2 row_shr:4 bank_mask:0xe
-	s_nop 1
-	v_add_f32_dpp v2, v2, v2 row_shr:8 bank_mask:0xc
-	s_nop 1
-	v_add_f32_dpp v2, v2, v2 row_bcast:15 row_mask:0xa
-	s_nop 1
-	v_add_f32_dpp v2, v2, v2 row_bcast:31 row_mask:0xc
+	wave_reduce_dpp v_add_f32, v2, v42
 	v_readlane_b32 s46, v2, 63
 	v_rcp_f32 v3, s46
 	v_readfirstlane_b32 s29, v3
@@ -186,89 +157,12 @@ flash_dec_comb_k:
 .Lg16:
 	s_cmp_lt_u32 s35, 16
 	s_cbranch_scc1 .Lg1
-	ds_read_b128 v[22:25], v43
-	ds_read_b128 v[26:29], v43 offset:16
-	ds_read_b128 v[30:33], v43 offset:32
-	ds_read_b128 v[34:37], v43 offset:48
-	global_load_dword v4, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v5, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v6, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v7, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v8, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v9, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v10, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v11, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v12, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v13, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v14, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v15, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v16, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v17, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v18, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	global_load_dword v19, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	v_add_u32 v43, 64, v43
-	s_sub_u32 s35, s35, 16
-	s_waitcnt vmcnt(0) lgkmcnt(0)
-	v_fmac_f32 v21, v22, v4
-	v_fmac_f32 v21, v23, v5
-	v_fmac_f32 v21, v24, v6
-	v_fmac_f32 v21, v25, v7
-	v_fmac_f32 v21, v26, v8
-	v_fmac_f32 v21, v27, v9
-	v_fmac_f32 v21, v28, v10
-	v_fmac_f32 v21, v29, v11
-	v_fmac_f32 v21, v30, v12
-	v_fmac_f32 v21, v31, v13
-	v_fmac_f32 v21, v32, v14
-	v_fmac_f32 v21, v33, v15
-	v_fmac_f32 v21, v34, v16
-	v_fmac_f32 v21, v35, v17
-	v_fmac_f32 v21, v36, v18
-	v_fmac_f32 v21, v37, v19
+	lds_weighted_rows16 36, 38, s35
 	s_branch .Lg16
 .Lg1:
 	s_cmp_eq_u32 s35, 0
 	s_cbranch_scc1 .Lgroup_next
-	ds_read_b32 v22, v43
-	global_load_dword v4, v44, s[36:37]
-	s_add_u32 s36, s36, s38
-	s_addc_u32 s37, s37, s39
-	v_add_u32 v43, 4, v43
-	s_sub_u32 s35, s35, 1
-	s_waitcnt vmcnt(0) lgkmcnt(0)
-	v_fmac_f32 v21, v22, v4
+	lds_weighted_row1 36, 38, s35
 	s_branch .Lg1
 .Lgroup_next:
 	s_mov_b64 exec, s[40:41]

@@ -21,6 +21,9 @@
 //
 // s[0:3] private segment buffer, s[4:5] kernarg pointer, s6 workgroup id, v0 local id.
 
+	.include "common/kernel_util.inc"
+	.include "common/wave_reduce.inc"
+
 	.text
 	.globl	flash_dec_part_k
 	.p2align	8
@@ -30,9 +33,7 @@ flash_dec_part_k:
 	// n_kv s20, dh s21, pad s22, max_len s23, cshift s24, inv s25, vstride s26
 	s_load_dwordx16 s[8:23], s[4:5], 0x0
 	s_load_dwordx4 s[24:27], s[4:5], 0x40
-	v_readfirstlane_b32 s7, v0
-	s_cmp_ge_u32 s7, 64
-	s_cbranch_scc1 .Lexit                      // not the first wave
+	first_wave_only .Lexit
 	v_lshlrev_b32 v1, 2, v0                    // 4 * lane
 	v_mov_b32 v20, 0
 	v_mov_b32 v3, 0                            // per-lane sum of p
@@ -56,10 +57,7 @@ flash_dec_part_k:
 	s_cselect_b32 s32, s32, 0                  // rows of the split
 	s_mov_b32 s46, 0xff800000                  // running maximum m
 	// outputs: pm + 4 id, pl + 4 id, po + 4 id dh (64-bit)
-	s_lshl_b32 s48, s6, 2
-	s_lshr_b32 s49, s6, 30
-	s_add_u32 s10, s10, s48
-	s_addc_u32 s11, s11, s49
+	add_index4 10, 10, s6, 48
 	s_add_u32 s12, s12, s48
 	s_addc_u32 s13, s13, s49
 	s_mul_i32 s48, s6, s21
@@ -96,25 +94,9 @@ flash_dec_part_k:
 	s_add_u32 s34, s34, s14
 	s_addc_u32 s35, s35, s15
 	// kt of the block's first row and d = 0: s[36:37] = kt + 4 (h dh max_len + j0), d step 4 max_len
-	s_mul_i32 s36, s48, s23
-	s_mul_hi_u32 s37, s48, s23
-	s_add_u32 s36, s36, s31
-	s_addc_u32 s37, s37, 0
-	s_lshl_b64 s[36:37], s[36:37], 2
-	s_add_u32 s36, s36, s16
-	s_addc_u32 s37, s37, s17
-	s_lshl_b32 s38, s23, 2
-	s_lshr_b32 s39, s23, 30
+	row_ptr 36, s48, s23, s31, 16, 38
 	// v row of the block's first row: s[40:41] = v + 4 (j0 vstride + h dh), row step 4 vstride, block step 256 vstride
-	s_mul_i32 s40, s31, s26
-	s_mul_hi_u32 s41, s31, s26
-	s_add_u32 s40, s40, s48
-	s_addc_u32 s41, s41, 0
-	s_lshl_b64 s[40:41], s[40:41], 2
-	s_add_u32 s40, s40, s18
-	s_addc_u32 s41, s41, s19
-	s_lshl_b32 s42, s26, 2
-	s_lshr_b32 s43, s26, 30
+	row_ptr 40, s31, s26, s48, 18, 42
 	s_lshl_b32 s44, s26, 8
 	s_lshr_b32 s45, s26, 24
 .Lblock:
@@ -132,72 +114,12 @@ flash_dec_part_k:
 	s_load_dwordx16 s[64:79], s[56:57], 0x0
 	s_add_u32 s56, s56, 64
 	s_addc_u32 s57, s57, 0
-	global_load_dword v4, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v5, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v6, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v7, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v8, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v9, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v10, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v11, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v12, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v13, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v14, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v15, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v16, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v17, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v18, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
-	global_load_dword v19, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
+	load_rows v1, 54, 38, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19  // kt rows d .. d+15
 	s_sub_u32 s52, s52, 16
 	s_waitcnt vmcnt(0) lgkmcnt(0)
-	v_fmac_f32 v2, s64, v4
-	v_fmac_f32 v2, s65, v5
-	v_fmac_f32 v2, s66, v6
-	v_fmac_f32 v2, s67, v7
-	v_fmac_f32 v2, s68, v8
-	v_fmac_f32 v2, s69, v9
-	v_fmac_f32 v2, s70, v10
-	v_fmac_f32 v2, s71, v11
-	v_fmac_f32 v2, s72, v12
-	v_fmac_f32 v2, s73, v13
-	v_fmac_f32 v2, s74, v14
-	v_fmac_f32 v2, s75, v15
-	v_fmac_f32 v2, s76, v16
-	v_fmac_f32 v2, s77, v17
-	v_fmac_f32 v2, s78, v18
-	v_fmac_f32 v2, s79, v19
+	.irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	v_fmac_f32 v2, s[64+\i], v[4+\i]
+	.endr
 	s_branch .Ld16
 .Ld1:
 	s_cmp_eq_u32 s52, 0
@@ -205,9 +127,7 @@ flash_dec_part_k:
 	s_load_dword s64, s[56:57], 0x0
 	s_add_u32 s56, s56, 4
 	s_addc_u32 s57, s57, 0
-	global_load_dword v4, v1, s[54:55]
-	s_add_u32 s54, s54, s38
-	s_addc_u32 s55, s55, s39
+	load_rows v1, 54, 38, 4                   // kt row d
 	s_sub_u32 s52, s52, 1
 	s_waitcnt vmcnt(0) lgkmcnt(0)
 	v_fmac_f32 v2, s64, v4
@@ -218,20 +138,7 @@ flash_dec_part_k:
 	// block maximum (lane 63) -> new running maximum s49
 	v_mov_b32 v41, v2
 	v_mov_b32 v42, v41
-	s_nop 1
-	v_max_f32_dpp v41, v42, v41 row_shr:1
-	s_nop 1
-	v_max_f32_dpp v41, v42, v41 row_shr:2
-	s_nop 1
-	v_max_f32_dpp v41, v42, v41 row_shr:3
-	s_nop 1
-	v_max_f32_dpp v41, v41, v41 row_shr:4 bank_mask:0xe
-	s_nop 1
-	v_max_f32_dpp v41, v41, v41 row_shr:8 bank_mask:0xc
-	s_nop 1
-	v_max_f32_dpp v41, v41, v41 row_bcast:15 row_mask:0xa
-	s_nop 1
-	v_max_f32_dpp v41, v41, v41 row_bcast:31 row_mask:0xc
+	wave_reduce_dpp v_max_f32, v41, v42
 	v_readlane_b32 s48, v41, 63
 	v_mov_b32 v39, s48
 	v_max_f32 v39, s46, v39
@@ -273,89 +180,12 @@ flash_dec_part_k:
 .Lr16:
 	s_cmp_lt_u32 s52, 16
 	s_cbranch_scc1 .Lr1
-	ds_read_b128 v[22:25], v43
-	ds_read_b128 v[26:29], v43 offset:16
-	ds_read_b128 v[30:33], v43 offset:32
-	ds_read_b128 v[34:37], v43 offset:48
-	global_load_dword v4, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v5, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v6, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v7, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v8, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v9, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v10, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v11, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v12, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v13, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v14, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v15, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v16, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v17, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v18, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	global_load_dword v19, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	v_add_u32 v43, 64, v43
-	s_sub_u32 s52, s52, 16
-	s_waitcnt vmcnt(0) lgkmcnt(0)
-	v_fmac_f32 v21, v22, v4
-	v_fmac_f32 v21, v23, v5
-	v_fmac_f32 v21, v24, v6
-	v_fmac_f32 v21, v25, v7
-	v_fmac_f32 v21, v26, v8
-	v_fmac_f32 v21, v27, v9
-	v_fmac_f32 v21, v28, v10
-	v_fmac_f32 v21, v29, v11
-	v_fmac_f32 v21, v30, v12
-	v_fmac_f32 v21, v31, v13
-	v_fmac_f32 v21, v32, v14
-	v_fmac_f32 v21, v33, v15
-	v_fmac_f32 v21, v34, v16
-	v_fmac_f32 v21, v35, v17
-	v_fmac_f32 v21, v36, v18
-	v_fmac_f32 v21, v37, v19
+	lds_weighted_rows16 54, 42, s52
 	s_branch .Lr16
 .Lr1:
 	s_cmp_eq_u32 s52, 0
 	s_cbranch_scc1 .Lr_done
-	ds_read_b32 v22, v43
-	global_load_dword v4, v44, s[54:55]
-	s_add_u32 s54, s54, s42
-	s_addc_u32 s55, s55, s43
-	v_add_u32 v43, 4, v43
-	s_sub_u32 s52, s52, 1
-	s_waitcnt vmcnt(0) lgkmcnt(0)
-	v_fmac_f32 v21, v22, v4
+	lds_weighted_row1 54, 42, s52
 	s_branch .Lr1
 .Lr_done:
 	ds_write_b32 v44, v21 offset:256
@@ -377,23 +207,9 @@ flash_dec_part_k:
 .Lfinish:
 	// pl = sum over lanes (lane 63), pm = m; po[d] = acc[d]
 	v_mov_b32 v42, v3
-	s_nop 1
-	v_add_f32_dpp v3, v42, v3 row_shr:1
-	s_nop 1
-	v_add_f32_dpp v3, v42, v3 row_shr:2
-	s_nop 1
-	v_add_f32_dpp v3, v42, v3 row_shr:3
-	s_nop 1
-	v_add_f32_dpp v3, v3, v3 row_shr:4 bank_mask:0xe
-	s_nop 1
-	v_add_f32_dpp v3, v3, v3 row_shr:8 bank_mask:0xc
-	s_nop 1
-	v_add_f32_dpp v3, v3, v3 row_bcast:15 row_mask:0xa
-	s_nop 1
-	v_add_f32_dpp v3, v3, v3 row_bcast:31 row_mask:0xc
+	wave_reduce_dpp v_add_f32, v3, v42
 	v_mov_b32 v2, s46
-	s_mov_b32 exec_lo, 0
-	s_mov_b32 exec_hi, 0x80000000
+	exec_lane63
 	global_store_dword v20, v3, s[12:13]
 	global_store_dword v20, v2, s[10:11]
 	s_mov_b64 exec, s[60:61]

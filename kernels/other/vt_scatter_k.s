@@ -12,6 +12,8 @@
 //
 // s[0:3] private segment buffer, s[4:5] kernarg pointer, s6 workgroup id, v0 local id.
 
+	.include "common/kernel_util.inc"
+
 	.text
 	.globl	vt_scatter_k
 	.p2align	8
@@ -19,44 +21,16 @@
 vt_scatter_k:
 	s_load_dwordx8 s[8:15], s[4:5], 0x0        // vt, v, rows, dim, vstride, ystride
 	s_load_dwordx2 s[16:17], s[4:5], 0x20      // y0, cshift
-	v_readfirstlane_b32 s7, v0
-	s_cmp_ge_u32 s7, 64
-	s_cbranch_scc1 .Lexit                      // not the first wave
+	first_wave_only .Lexit
 	v_lshlrev_b32 v1, 2, v0                    // 4 * lane: global offset, tile row write
 	v_mul_u32_u24 v2, 0x104, v0                // 260 * lane: tile column read
 	s_waitcnt lgkmcnt(0)
-	s_lshl_b32 s18, 1, s17
-	s_add_u32 s18, s18, -1
-	s_and_b32 s19, s6, s18                     // d tile
-	s_lshr_b32 s20, s6, s17                    // t tile
-	s_lshr_b32 s22, s13, 6
-	s_and_b32 s23, s13, 63
-	s_cmp_lg_u32 s23, 0
-	s_addc_u32 s22, s22, 0                     // ceil(dim / 64)
-	s_cmp_ge_u32 s19, s22
-	s_cbranch_scc1 .Lexit                      // d tile past dim
-	s_lshr_b32 s22, s12, 6
-	s_and_b32 s23, s12, 63
-	s_cmp_lg_u32 s23, 0
-	s_addc_u32 s22, s22, 0                     // ceil(rows / 64)
-	s_cmp_ge_u32 s20, s22
-	s_cbranch_scc1 .Lexit                      // t tile past rows
-	s_lshl_b32 s21, s19, 6                     // D0
-	s_lshl_b32 s22, s20, 6                     // T0
-	s_sub_u32 s24, s13, s21
-	s_min_u32 s24, s24, 64                     // nd: d values in the tile
-	s_sub_u32 s25, s12, s22
-	s_min_u32 s25, s25, 64                     // nt: rows in the tile
+	tile64_split s6, s17, s18, s19, s20        // d tile s19, t tile s20
+	branch_if_past_tiles64 s19, s13, s22, s23, .Lexit  // d tile past dim
+	branch_if_past_tiles64 s20, s12, s22, s23, .Lexit  // t tile past rows
+	tile64_extent s21, s22, s19, s20, s24, s25, s13, s12  // D0 s21, T0 s22, nd s24, nt s25
 	// s[26:27] = v + 4 * (T0 * vstride + D0), stepping 4 * vstride (s[28:29])
-	s_mul_i32 s26, s22, s14
-	s_mul_hi_u32 s27, s22, s14
-	s_add_u32 s26, s26, s21
-	s_addc_u32 s27, s27, 0
-	s_lshl_b64 s[26:27], s[26:27], 2
-	s_add_u32 s26, s26, s10
-	s_addc_u32 s27, s27, s11
-	s_lshl_b32 s28, s14, 2
-	s_lshr_b32 s29, s14, 30
+	row_ptr 26, s22, s14, s21, 10, 28
 	// s[30:31] = vt + 4 * (D0 * ystride + y0 + T0), stepping 4 * ystride (s[34:35])
 	s_mul_i32 s30, s21, s15
 	s_mul_hi_u32 s31, s21, s15
@@ -78,48 +52,15 @@ vt_scatter_k:
 .Lrow8:
 	s_cmp_lt_u32 s38, 8
 	s_cbranch_scc1 .Lrow1
-	global_load_dword v4, v1, s[26:27]
-	s_add_u32 s26, s26, s28
-	s_addc_u32 s27, s27, s29
-	global_load_dword v5, v1, s[26:27]
-	s_add_u32 s26, s26, s28
-	s_addc_u32 s27, s27, s29
-	global_load_dword v6, v1, s[26:27]
-	s_add_u32 s26, s26, s28
-	s_addc_u32 s27, s27, s29
-	global_load_dword v7, v1, s[26:27]
-	s_add_u32 s26, s26, s28
-	s_addc_u32 s27, s27, s29
-	global_load_dword v8, v1, s[26:27]
-	s_add_u32 s26, s26, s28
-	s_addc_u32 s27, s27, s29
-	global_load_dword v9, v1, s[26:27]
-	s_add_u32 s26, s26, s28
-	s_addc_u32 s27, s27, s29
-	global_load_dword v10, v1, s[26:27]
-	s_add_u32 s26, s26, s28
-	s_addc_u32 s27, s27, s29
-	global_load_dword v11, v1, s[26:27]
-	s_add_u32 s26, s26, s28
-	s_addc_u32 s27, s27, s29
+	load_rows v1, 26, 28, 4, 5, 6, 7, 8, 9, 10, 11  // v rows t .. t+7
 	s_sub_u32 s38, s38, 8
 	s_waitcnt vmcnt(0)
-	ds_write_b32 v3, v4
-	ds_write_b32 v3, v5 offset:260
-	ds_write_b32 v3, v6 offset:520
-	ds_write_b32 v3, v7 offset:780
-	ds_write_b32 v3, v8 offset:1040
-	ds_write_b32 v3, v9 offset:1300
-	ds_write_b32 v3, v10 offset:1560
-	ds_write_b32 v3, v11 offset:1820
-	v_add_u32 v3, 0x820, v3
+	tile64_write_rows8
 	s_branch .Lrow8
 .Lrow1:
 	s_cmp_eq_u32 s38, 0
 	s_cbranch_scc1 .Lphase2
-	global_load_dword v4, v1, s[26:27]
-	s_add_u32 s26, s26, s28
-	s_addc_u32 s27, s27, s29
+	load_rows v1, 26, 28, 4                   // v row t
 	s_sub_u32 s38, s38, 1
 	s_waitcnt vmcnt(0)
 	ds_write_b32 v3, v4
@@ -127,62 +68,7 @@ vt_scatter_k:
 	s_branch .Lrow1
 .Lphase2:
 	// phase 2: vt[D0 + d][y0 + T0 + l] = tile[l][d] for d < nd, lanes l < nt
-	s_waitcnt lgkmcnt(0)
-	s_barrier
-	s_mov_b64 exec, s[36:37]
-	v_cmp_gt_u32 vcc, s25, v0
-	s_and_b64 exec, s[36:37], vcc
-	s_mov_b32 s38, s24                         // columns left
-.Lcol8:
-	s_cmp_lt_u32 s38, 8
-	s_cbranch_scc1 .Lcol1
-	ds_read_b32 v4, v2
-	ds_read_b32 v5, v2 offset:4
-	ds_read_b32 v6, v2 offset:8
-	ds_read_b32 v7, v2 offset:12
-	ds_read_b32 v8, v2 offset:16
-	ds_read_b32 v9, v2 offset:20
-	ds_read_b32 v10, v2 offset:24
-	ds_read_b32 v11, v2 offset:28
-	v_add_u32 v2, 32, v2
-	s_sub_u32 s38, s38, 8
-	s_waitcnt lgkmcnt(0)
-	global_store_dword v1, v4, s[30:31]
-	s_add_u32 s30, s30, s34
-	s_addc_u32 s31, s31, s35
-	global_store_dword v1, v5, s[30:31]
-	s_add_u32 s30, s30, s34
-	s_addc_u32 s31, s31, s35
-	global_store_dword v1, v6, s[30:31]
-	s_add_u32 s30, s30, s34
-	s_addc_u32 s31, s31, s35
-	global_store_dword v1, v7, s[30:31]
-	s_add_u32 s30, s30, s34
-	s_addc_u32 s31, s31, s35
-	global_store_dword v1, v8, s[30:31]
-	s_add_u32 s30, s30, s34
-	s_addc_u32 s31, s31, s35
-	global_store_dword v1, v9, s[30:31]
-	s_add_u32 s30, s30, s34
-	s_addc_u32 s31, s31, s35
-	global_store_dword v1, v10, s[30:31]
-	s_add_u32 s30, s30, s34
-	s_addc_u32 s31, s31, s35
-	global_store_dword v1, v11, s[30:31]
-	s_add_u32 s30, s30, s34
-	s_addc_u32 s31, s31, s35
-	s_branch .Lcol8
-.Lcol1:
-	s_cmp_eq_u32 s38, 0
-	s_cbranch_scc1 .Lexit
-	ds_read_b32 v4, v2
-	v_add_u32 v2, 4, v2
-	s_sub_u32 s38, s38, 1
-	s_waitcnt lgkmcnt(0)
-	global_store_dword v1, v4, s[30:31]
-	s_add_u32 s30, s30, s34
-	s_addc_u32 s31, s31, s35
-	s_branch .Lcol1
+	tile64_store_cols 36, s25, s24, s38, 30, 34, .Lexit
 .Lexit:
 	s_endpgm
 .Lvt_scatter_k_end:

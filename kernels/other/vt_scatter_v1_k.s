@@ -9,6 +9,8 @@
 //
 // s[0:3] private segment buffer, s[4:5] kernarg pointer, s6 workgroup id, v0 local id.
 
+	.include "common/kernel_util.inc"
+
 	.text
 	.globl	vt_scatter_v1_k
 	.p2align	8
@@ -17,16 +19,9 @@ vt_scatter_v1_k:
 	s_load_dwordx8 s[8:15], s[4:5], 0x0        // vt, vc, k, v
 	s_load_dwordx2 s[16:17], s[4:5], 0x20      // dim, ystride
 	s_load_dword s18, s[4:5], 0x28             // y0
-	v_readfirstlane_b32 s7, v0
-	s_cmp_ge_u32 s7, 64
-	s_cbranch_scc1 .Lexit                      // not the first wave
+	first_wave_only .Lexit
 	s_waitcnt lgkmcnt(0)
-	s_lshr_b32 s19, s16, 6
-	s_and_b32 s20, s16, 63
-	s_cmp_lg_u32 s20, 0
-	s_addc_u32 s19, s19, 0                     // ceil(dim / 64)
-	s_cmp_ge_u32 s6, s19
-	s_cbranch_scc1 .Lexit                      // workgroup past the end
+	branch_if_past_tiles64 s6, s16, s19, s20, .Lexit  // workgroup past the end
 	s_lshl_b32 s20, s6, 6                      // first d of this workgroup
 	s_sub_u32 s21, s16, s20
 	s_min_u32 s21, s21, 64                     // d values here
@@ -37,10 +32,7 @@ vt_scatter_v1_k:
 	global_load_dword v3, v2, s[12:13]         // k[d]
 	global_load_dword v4, v2, s[14:15]         // v[d]
 	// vt + 4 * (d * ystride + y0)
-	s_lshl_b32 s22, s18, 2
-	s_lshr_b32 s23, s18, 30
-	s_add_u32 s22, s8, s22
-	s_addc_u32 s23, s9, s23
+	add_index4 22, 8, s18, 22
 	v_mad_u64_u32 v[6:7], s[24:25], v1, s17, 0
 	v_lshlrev_b64 v[6:7], 2, v[6:7]
 	v_mov_b32 v8, s23

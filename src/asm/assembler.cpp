@@ -4,13 +4,18 @@
 #include <array>
 #include <cstring>
 #include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <optional>
+#include <sstream>
 #include <unordered_map>
 
 #include "expression.h"
 #include "instruction_parser.h"
 #include "k100/base/closest_match.h"
 #include "lexer.h"
+#include "preprocess.h"
 
 namespace k100::as {
 
@@ -42,7 +47,14 @@ const char* const kDirectives[] = {
     ".amdhsa_kernel", ".end_amdhsa_kernel", ".amdgpu_metadata", ".end_amdgpu_metadata",
     ".amdhsa_code_object_version", ".addrsig", ".addrsig_sym", ".k100_arg", ".k100_hidden_args",
     ".amd_amdgpu_isa", ".amdgpu_hsa_kernel", ".loc", ".cfi_sections", ".cfi_startproc",
-    ".cfi_endproc", ".previous"};
+    ".cfi_endproc", ".previous", ".include", ".macro", ".endm", ".endmacro", ".exitm", ".purgem", ".rept",
+    ".irp", ".irpc", ".endr"};
+
+// Limits of the macro language: nested .include files, nested expansions
+// (macros, .rept, .irp; llvm-mc's default), and lines produced by expansions.
+constexpr int kMaxIncludeDepth = 32;
+constexpr int kMaxExpansionDepth = 20;
+constexpr uint64_t kMaxExpandedLines = uint64_t(1) << 22;
 
 struct PendingInst {
   std::string section;
@@ -50,6 +62,7 @@ struct PendingInst {
   ParsedInstruction parsed;
   size_t listing_index;
   SourceLoc loc;
+  size_t li;  // the statement's line (index of the executed lines)
 };
 
 struct PendingData {
@@ -58,6 +71,7 @@ struct PendingData {
   int size;
   std::vector<Token> expr;
   SourceLoc loc;
+  size_t li;
 };
 
 struct SetSymbol {
@@ -66,6 +80,7 @@ struct SetSymbol {
   uint64_t dot = 0;
   SourceLoc loc;
   std::string line;
+  size_t li = SIZE_MAX;
 };
 
 class Assembler {
@@ -96,17 +111,122 @@ class Assembler {
   bool pass2_ = false;
   int set_depth_ = 0;
 
+  // ---- the macro language (only used when the source has .macro, .rept,
+  // .irp, .irpc or .include: `pp_`). Then lines_/raw_lines_ hold the executed
+  // lines in order, and origins_ where each one was written.
+  struct Origin {
+    uint32_t file = 0;       // index into files_
+    uint32_t line = 0;       // 1-based line in that file
+    uint32_t expansion = 0;  // index into expansions_, 0 = not expanded
+    uint32_t colmap = 0;     // index into colmaps_, 0 = columns as written
+  };
+  struct PLine {
+    std::string_view text, raw;  // comments blanked / as written
+    Origin origin;
+  };
+  struct SourceFile {
+    std::string name;
+    std::string owned;
+    std::string_view text;
+    std::vector<std::string_view> raw, clean;
+    std::deque<std::string> storage;
+  };
+  struct Expansion {
+    std::string what;  // "macro 'name'", ".rept", ...
+    size_t li;         // the executed line that started it
+    uint32_t col;
+  };
+  struct ColumnMap {
+    std::vector<ColumnSegment> segments;
+    uint32_t parent = 0;  // the map of the line the substituted line was made from
+  };
+  struct Macro {
+    std::string name;
+    std::vector<MacroParam> params;
+    std::vector<PLine> body;
+  };
+  struct Frame {
+    enum class Kind { File, Macro, Rept, Irp } kind = Kind::File;
+    std::vector<PLine> lines;
+    size_t pos = 0;
+    uint64_t reps = 1, iter = 0;      // Rept: count; Irp: values.size()
+    std::vector<std::string> values;  // Irp: one per iteration
+    std::string param;                // Irp
+    std::vector<PLine> body;          // Irp: the body before substitution
+    uint32_t expansion = 0;
+    uint64_t at = 0;                  // Irp: the value of \@
+  };
+  struct Recording {
+    enum class Kind { Macro, Rept, Irp } kind = Kind::Macro;
+    size_t li = 0;  // the .macro/.rept/.irp line
+    uint32_t col = 1;
+    size_t frame_depth = 0;
+    int depth = 0;  // nested definitions of the same kind
+    bool valid = true;
+    Macro macro;
+    uint64_t reps = 0;
+    std::string param;
+    std::vector<std::string> values;
+    std::vector<PLine> body;
+  };
+  bool pp_ = false;
+  std::deque<SourceFile> files_;
+  std::unordered_map<std::string, uint32_t> file_index_;
+  std::vector<Origin> origins_;
+  std::vector<Expansion> expansions_{Expansion{}};
+  std::vector<ColumnMap> colmaps_{ColumnMap{}};
+  std::map<std::string, Macro, std::less<>> macros_;
+  std::vector<Frame> frames_;
+  std::optional<Recording> rec_;
+  std::deque<std::string> expanded_text_;
+  uint64_t macro_count_ = 0;  // \@: macro expansions so far
+  uint64_t expanded_lines_ = 0;
+  bool stop_ = false;
+  size_t diag_li_ = SIZE_MAX;  // the executed line whose expansions the next diagnostics note
+
   // ---------------------------------------------------------- helpers
 
-  SourceLoc loc(size_t line, uint32_t col) const { return {file_, uint32_t(line + 1), col ? col : 1}; }
+  SourceLoc loc(size_t line, uint32_t col) const {
+    if (!pp_) return {file_, uint32_t(line + 1), col ? col : 1};
+    const Origin& o = origins_[line];
+    uint32_t c = col ? col : 1;
+    for (uint32_t m = o.colmap; m; m = colmaps_[m].parent) c = map_column(colmaps_[m].segments, c);
+    return {files_[o.file].name, o.line, c};
+  }
+
+  std::string line_text(const SourceLoc& l) const {
+    if (!l.line) return {};
+    if (!pp_) return l.line <= raw_lines_.size() ? std::string(raw_lines_[l.line - 1]) : std::string();
+    auto it = file_index_.find(l.file);
+    if (it == file_index_.end()) return {};
+    const SourceFile& f = files_[it->second];
+    return l.line <= f.raw.size() ? std::string(f.raw[l.line - 1]) : std::string();
+  }
+
+  // Notes naming the expansions (innermost first) the line diag_li_ came from.
+  void expansion_notes() {
+    if (!pp_ || diag_li_ >= origins_.size()) return;
+    constexpr int kMaxNotes = 6;
+    uint32_t e = origins_[diag_li_].expansion;
+    int n = 0;
+    for (; e && n < kMaxNotes; ++n) {
+      const Expansion& x = expansions_[e];
+      SourceLoc l = loc(x.li, x.col);
+      diags_.report(Diagnostic{Severity::Note, l, "in expansion of " + x.what, line_text(l)});
+      e = origins_[x.li].expansion;
+    }
+    int more = 0;
+    for (; e; e = origins_[expansions_[e].li].expansion) ++more;
+    if (more) diags_.report(Diagnostic{Severity::Note, {}, "... and " + std::to_string(more) + " outer expansions", {}});
+  }
 
   void error(const SourceLoc& l, const std::string& msg) {
-    std::string text = l.line && l.line <= raw_lines_.size() ? std::string(raw_lines_[l.line - 1]) : std::string();
-    diags_.error(l, msg, text);
+    diags_.error(l, msg, line_text(l));
+    expansion_notes();
   }
   void warning(const SourceLoc& l, const std::string& msg) {
-    std::string text = l.line && l.line <= raw_lines_.size() ? std::string(raw_lines_[l.line - 1]) : std::string();
-    diags_.warning(l, msg, text);
+    diags_.warning(l, msg, line_text(l));
+    expansion_notes();
   }
 
   Section& sec() { return prog_.sections[cur_section_index_]; }
@@ -153,71 +273,6 @@ class Assembler {
 
   // ---------------------------------------------------------- lines
 
-  // Source lines, and the same lines with comments blanked out (columns kept).
-  void split_lines() {
-    size_t start = 0;
-    raw_lines_.reserve(src_.size() / 24 + 16);
-    while (start <= src_.size()) {
-      const void* nl = std::memchr(src_.data() + start, '\n', src_.size() - start);
-      size_t end = nl ? size_t(static_cast<const char*>(nl) - src_.data()) : src_.size();
-      std::string_view l = src_.substr(start, end - start);
-      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-      raw_lines_.push_back(l);
-      if (end == src_.size()) break;
-      start = end + 1;
-    }
-    lines_.reserve(raw_lines_.size());
-    bool in_block = false;
-    for (std::string_view raw : raw_lines_) {
-      // most lines have no comment: keep the view
-      static constexpr auto kSpecial = [] {
-        std::array<bool, 256> t{};
-        for (unsigned char c : std::string_view(";/#\"")) t[c] = true;
-        return t;
-      }();
-      bool plain = !in_block;
-      for (size_t i = 0; plain && i < raw.size(); ++i) plain = !kSpecial[static_cast<unsigned char>(raw[i])];
-      if (plain) {
-        lines_.push_back(raw);
-        continue;
-      }
-      std::string cur(raw.size(), ' ');
-      for (size_t i = 0; i < raw.size(); ++i) {
-        char c = raw[i];
-        if (in_block) {
-          if (c == '*' && i + 1 < raw.size() && raw[i + 1] == '/') {
-            in_block = false;
-            ++i;
-          }
-          continue;
-        }
-        if (c == '"') {
-          cur[i] = c;
-          for (++i; i < raw.size(); ++i) {
-            cur[i] = raw[i];
-            if (raw[i] == '\\' && i + 1 < raw.size()) {
-              cur[i + 1] = raw[i + 1];
-              ++i;
-              continue;
-            }
-            if (raw[i] == '"') break;
-          }
-          continue;
-        }
-        if (c == ';' || (c == '/' && i + 1 < raw.size() && raw[i + 1] == '/')) break;
-        if (c == '#' && raw.find_first_not_of(" \t") == i) break;  // '#' comment lines
-        if (c == '/' && i + 1 < raw.size() && raw[i + 1] == '*') {
-          in_block = true;
-          ++i;
-          continue;
-        }
-        cur[i] = c;
-      }
-      cleaned_.push_back(std::move(cur));
-      lines_.push_back(cleaned_.back());
-    }
-  }
-
   // ---------------------------------------------------------- statements
 
   void statement(size_t li) {
@@ -256,6 +311,13 @@ class Assembler {
       assignment(li, std::string(st[0].text), st, 2);
       return;
     }
+    if (!macros_.empty()) {
+      auto m = macros_.find(st[0].text);
+      if (m != macros_.end()) {
+        invoke_macro(li, m->second, st);
+        return;
+      }
+    }
     if (st[0].text[0] == '.') {
       directive(li, std::string(st[0].text), st);
       return;
@@ -274,7 +336,9 @@ class Assembler {
     }
     Symbol& s = symbol(name);
     if (s.is_label || s.loc.line) {
-      error(l, "invalid symbol redefinition: '" + name + "' (first defined at line " + std::to_string(s.loc.line) + ")");
+      std::string where = s.loc.file == l.file ? "line " + std::to_string(s.loc.line)
+                                               : s.loc.file + ":" + std::to_string(s.loc.line);
+      error(l, "invalid symbol redefinition: '" + name + "' (first defined at " + where + ")");
       return;
     }
     s.is_label = true;
@@ -310,7 +374,7 @@ class Assembler {
       prog_.listing.push_back(std::move(ll));
       listing_index = prog_.listing.size() - 1;
     }
-    PendingInst p{cur_section_, off, std::move(pi), listing_index, loc(li, st[0].col)};
+    PendingInst p{cur_section_, off, std::move(pi), listing_index, loc(li, st[0].col), li};
     pending_.push_back(std::move(p));
   }
 
@@ -322,9 +386,9 @@ class Assembler {
       auto& inst = p.parsed.inst;
       std::vector<std::string> override_text(isa::kMaxOperands);
       bool ok = true;
+      diag_li_ = p.li;
       for (const auto& f : p.parsed.fixups) {
-        SourceLoc l = p.loc;
-        l.col = f.col;
+        SourceLoc l = loc(p.li, f.col);
         size_t pos = 0;
         auto r = parse_expression(f.expr, pos, [this](const std::string& n) { return lookup(n); });
         override_text[size_t(f.operand)] = f.text;
@@ -412,6 +476,7 @@ class Assembler {
       }
     }
     for (auto& d : pending_data_) {
+      diag_li_ = d.li;
       size_t pos = 0;
       auto r = parse_expression(d.expr, pos, [this](const std::string& n) { return lookup(n); });
       if (!r.error.empty() || !r.value) {
@@ -430,6 +495,7 @@ class Assembler {
   void finish_symbols() {
     // .set symbols defined late get their final value
     for (auto& [name, set] : deferred_sets_) {
+      diag_li_ = set.li;
       size_t pos = 0;
       auto r = parse_expression(set.expr, pos, [this](const std::string& n) { return lookup(n); });
       if (!r.value) {
@@ -441,6 +507,7 @@ class Assembler {
       s.section = r.value->section;
       s.loc = set.loc;
     }
+    diag_li_ = SIZE_MAX;
     for (auto& s : prog_.symbols) {
       if (!s.is_label && s.loc.line == 0 && s.global)
         error(s.loc.line ? s.loc : SourceLoc{file_, 0, 0}, "undefined global symbol '" + s.name + "'");
@@ -518,6 +585,7 @@ class Assembler {
     end.kind = Tok::End;
     d.expr.push_back(end);
     d.loc = loc(li, st[0].col);
+    d.li = li;
     deferred_sets_[name] = d;
   }
 
@@ -552,7 +620,7 @@ class Assembler {
       if (r.value && r.value->absolute()) {
         write_int(sec().bytes, off, size, r.value->value, loc(li, col));
       } else {
-        PendingData d{cur_section_, off, size, {}, loc(li, col)};
+        PendingData d{cur_section_, off, size, {}, loc(li, col), li};
         d.expr.assign(st.begin() + long(start), st.begin() + long(p));
         Token end;
         end.kind = Tok::End;
@@ -571,7 +639,8 @@ class Assembler {
     size_t p = 1;
     SourceLoc here = loc(li, st[0].col);
     if (in_kernel_ && d != ".end_amdhsa_kernel") {
-      kernel_directive(li, d, st);
+      if (is_macro_directive(d)) macro_directive(li, d, st);
+      else kernel_directive(li, d, st);
       return;
     }
     if (d == ".text" || d == ".data" || d == ".rodata") {
@@ -677,7 +746,7 @@ class Assembler {
       else if (r.value) return error(here, ".size expression must be absolute");
       else {
         // forward reference (e.g. .Lfunc_end0 - foo written before .Lfunc_end0): defer
-        PendingSize ps{name, std::vector<Token>(st.begin() + 3, st.begin() + long(p)), here};
+        PendingSize ps{name, std::vector<Token>(st.begin() + 3, st.begin() + long(p)), here, li};
         Token end;
         end.kind = Tok::End;
         ps.expr.push_back(end);
@@ -732,6 +801,8 @@ class Assembler {
       // accepted for compatibility with compiler output; no effect here
     } else if (d == ".k100_arg" || d == ".k100_hidden_args") {
       error(here, std::string(d) + " is only allowed inside .amdhsa_kernel");
+    } else if (is_macro_directive(d)) {
+      macro_directive(li, d, st);
     } else {
       std::vector<std::string> names(std::begin(kDirectives), std::end(kDirectives));
       std::string near = closest_match(d, names);
@@ -783,16 +854,411 @@ class Assembler {
     k.setting_locs.push_back(here);
   }
 
+  // ---------------------------------------------------------- macros and includes
+
+  static bool is_macro_directive(const std::string& d) {
+    return d == ".include" || d == ".macro" || d == ".endm" || d == ".endmacro" || d == ".exitm" ||
+           d == ".purgem" || d == ".rept" || d == ".irp" || d == ".irpc" || d == ".endr";
+  }
+
+  // The file `path` (loaded once), or nullopt when it cannot be read.
+  std::optional<uint32_t> load_file(const std::string& path) {
+    auto it = file_index_.find(path);
+    if (it != file_index_.end()) return it->second;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+    if (std::filesystem::file_size(path, ec) > (uint64_t(1) << 30)) return std::nullopt;  // not a source file
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return std::nullopt;
+    std::stringstream ss;
+    ss << f.rdbuf();
+    uint32_t index = uint32_t(files_.size());
+    files_.emplace_back();
+    SourceFile& sf = files_.back();
+    sf.name = path;
+    sf.owned = ss.str();
+    sf.text = sf.owned;
+    split_source(sf.text, sf.raw, sf.clean, sf.storage);
+    file_index_[path] = index;
+    return index;
+  }
+
+  void push_file(uint32_t index) {
+    const SourceFile& sf = files_[index];
+    Frame f;
+    f.kind = Frame::Kind::File;
+    f.lines.reserve(sf.clean.size());
+    for (size_t i = 0; i < sf.clean.size(); ++i) f.lines.push_back({sf.clean[i], sf.raw[i], {index, uint32_t(i + 1), 0, 0}});
+    frames_.push_back(std::move(f));
+  }
+
+  int depth_of(bool files) const {
+    int n = 0;
+    for (const Frame& f : frames_) n += (f.kind == Frame::Kind::File) == files;
+    return n;
+  }
+
+  // `body` with the substitutions made, as lines of expansion `expansion`.
+  std::vector<PLine> expand(const std::vector<PLine>& body, const std::vector<std::string_view>& names,
+                            const std::vector<std::string_view>& values, bool at_enabled, uint64_t at,
+                            uint32_t expansion) {
+    std::vector<PLine> out;
+    out.reserve(body.size());
+    std::string text;
+    std::vector<ColumnSegment> segments;
+    for (const PLine& b : body) {
+      if (!substitute(b.text, names, values, at_enabled, at, text, segments)) {
+        out.push_back({b.text, b.raw, {b.origin.file, b.origin.line, expansion, b.origin.colmap}});
+        continue;
+      }
+      expanded_text_.push_back(text);
+      std::string_view v = expanded_text_.back();
+      colmaps_.push_back(ColumnMap{segments, b.origin.colmap});
+      out.push_back({v, v, {b.origin.file, b.origin.line, expansion, uint32_t(colmaps_.size() - 1)}});
+    }
+    return out;
+  }
+
+  uint32_t new_expansion(std::string what, size_t li, uint32_t col) {
+    expansions_.push_back(Expansion{std::move(what), li, col});
+    return uint32_t(expansions_.size() - 1);
+  }
+
+  // The next line to run (or to record), from the innermost file or expansion.
+  bool next_line(PLine& out) {
+    while (!frames_.empty() && !stop_) {
+      Frame& f = frames_.back();
+      if (f.pos < f.lines.size()) {
+        out = f.lines[f.pos++];
+        return true;
+      }
+      if (rec_ && rec_->frame_depth == frames_.size()) unterminated();
+      if (f.kind == Frame::Kind::Rept && ++f.iter < f.reps) {
+        f.pos = 0;
+        continue;
+      }
+      if (f.kind == Frame::Kind::Irp && ++f.iter < f.values.size()) {
+        fill_irp(f);
+        continue;
+      }
+      frames_.pop_back();
+    }
+    return false;
+  }
+
+  void fill_irp(Frame& f) {
+    std::vector<std::string_view> names{f.param}, values{f.values[f.iter]};
+    f.lines = expand(f.body, names, values, true, f.at, f.expansion);
+    f.pos = 0;
+  }
+
+  void unterminated() {
+    Recording r = std::move(*rec_);
+    rec_.reset();
+    diag_li_ = r.li;
+    const char* what = r.kind == Recording::Kind::Macro ? "'.macro' without '.endm'" :
+                       r.kind == Recording::Kind::Rept ? "'.rept' without '.endr'" : "'.irp' without '.endr'";
+    bool in_expansion = !frames_.empty() && frames_.back().kind != Frame::Kind::File;
+    error(loc(r.li, r.col), std::string(what) + " before the end of the " + (in_expansion ? "expansion" : "file"));
+  }
+
+  size_t run_line(const PLine& pl) {
+    size_t li = lines_.size();
+    lines_.push_back(pl.text);
+    raw_lines_.push_back(pl.raw);
+    origins_.push_back(pl.origin);
+    diag_li_ = li;
+    return li;
+  }
+
+  // A line of a .macro/.rept/.irp body; the matching .endm/.endr ends it.
+  void record(const PLine& pl) {
+    Recording& r = *rec_;
+    std::string_view w = first_word(pl.text);
+    bool end = false;
+    if (r.kind == Recording::Kind::Macro) {
+      if (w == ".macro") ++r.depth;
+      else if (w == ".endm" || w == ".endmacro") end = r.depth-- == 0;
+    } else {
+      if (w == ".rept" || w == ".irp" || w == ".irpc") ++r.depth;
+      else if (w == ".endr") end = r.depth-- == 0;
+    }
+    if (!end) {
+      r.body.push_back(pl);
+      return;
+    }
+    size_t li = run_line(pl);
+    lex_line(lines_[li], toks_);
+    if (toks_[1].kind != Tok::End)
+      error(loc(li, toks_[1].col), "unexpected '" + std::string(toks_[1].text) + "' after " + std::string(w));
+    Recording done = std::move(*rec_);
+    rec_.reset();
+    diag_li_ = done.li;
+    if (!done.valid) return;
+    if (done.kind == Recording::Kind::Macro) {
+      if (macros_.count(done.macro.name))
+        return error(loc(done.li, done.col), "macro '" + done.macro.name + "' is already defined");
+      done.macro.body = std::move(done.body);
+      std::string name = done.macro.name;
+      macros_.emplace(name, std::move(done.macro));
+      return;
+    }
+    bool irp = done.kind == Recording::Kind::Irp;
+    if (done.body.empty() || (irp ? done.values.empty() : done.reps == 0)) return;
+    if (depth_of(false) >= kMaxExpansionDepth) {
+      error(loc(done.li, done.col), "expansions cannot be nested more than " + std::to_string(kMaxExpansionDepth) +
+                                        " levels deep");
+      stop_ = true;
+      return;
+    }
+    uint64_t count = irp ? done.values.size() : done.reps;
+    if (!charge_expansion(count, done.body.size(), loc(done.li, done.col))) return;
+    Frame f;
+    f.expansion = new_expansion(irp ? std::string(first_word(lines_[done.li])) : ".rept", done.li, done.col);
+    if (irp) {
+      f.kind = Frame::Kind::Irp;
+      f.values = std::move(done.values);
+      f.param = std::move(done.param);
+      f.body = std::move(done.body);
+      f.at = macro_count_;
+      fill_irp(f);
+    } else {
+      f.kind = Frame::Kind::Rept;
+      f.reps = done.reps;
+      f.lines = expand(done.body, {}, {}, false, 0, f.expansion);
+    }
+    frames_.push_back(std::move(f));
+  }
+
+  // Counts the lines an expansion will produce (all of its repetitions at
+  // once), against kMaxExpandedLines; past it, assembly stops with an error.
+  bool charge_expansion(uint64_t count, uint64_t lines, const SourceLoc& where) {
+    uint64_t left = kMaxExpandedLines - std::min(expanded_lines_, kMaxExpandedLines);
+    if (lines && count > left / lines) {
+      error(where, "macro expansions would produce more than " + std::to_string(kMaxExpandedLines) +
+                       " lines (a .rept count too large, or macros that expand without end?)");
+      stop_ = true;  // the enclosing expansions would only repeat the error
+      return false;
+    }
+    expanded_lines_ += count * lines;
+    return true;
+  }
+
+  void start_recording(Recording::Kind kind, size_t li, const std::vector<Token>& st) {
+    rec_ = Recording{};
+    rec_->kind = kind;
+    rec_->li = li;
+    rec_->col = st[0].col;
+    rec_->frame_depth = frames_.size();
+  }
+
+  void invoke_macro(size_t li, const Macro& m, const std::vector<Token>& st) {
+    if (depth_of(false) >= kMaxExpansionDepth) {
+      error(loc(li, st[0].col), "macros cannot be nested more than " + std::to_string(kMaxExpansionDepth) +
+                                    " levels deep (does '" + m.name + "' expand to itself?)");
+      stop_ = true;  // a runaway recursion: every other branch of it would fail the same way
+      return;
+    }
+    size_t vararg = !m.params.empty() && m.params.back().vararg ? m.params.size() - 1 : SIZE_MAX;
+    std::vector<MacroArg> args;
+    uint32_t err_col = 0;
+    std::string err = split_macro_args(lines_[li], st, 1, vararg, true, args, &err_col);
+    if (!err.empty()) return error(loc(li, err_col), err);
+    std::vector<std::string> values(m.params.size());
+    std::vector<bool> given(m.params.size(), false);
+    bool named = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const MacroArg& a = args[i];
+      size_t pi = i;
+      if (!a.name.empty()) {
+        named = true;
+        for (pi = 0; pi < m.params.size() && m.params[pi].name != a.name; ++pi) {}
+        if (pi == m.params.size())
+          return error(loc(li, a.col), "macro '" + m.name + "' has no parameter named '" + a.name + "'");
+      } else if (named) {
+        return error(loc(li, a.col), "positional argument after a named one in the call of macro '" + m.name + "'");
+      }
+      if (pi >= m.params.size()) {
+        if (m.params.empty() && a.value.empty()) continue;
+        return error(loc(li, a.col), "too many arguments for macro '" + m.name + "' (it takes " +
+                                         std::to_string(m.params.size()) + ")");
+      }
+      if (given[pi] && !a.value.empty())
+        return error(loc(li, a.col), "parameter '" + m.params[pi].name + "' of macro '" + m.name + "' given twice");
+      if (!a.value.empty()) {
+        values[pi] = a.value;
+        given[pi] = true;
+      }
+    }
+    for (size_t i = 0; i < m.params.size(); ++i) {
+      if (given[i]) continue;
+      if (m.params[i].required)
+        return error(loc(li, st[0].col), "missing value for required parameter '" + m.params[i].name +
+                                             "' of macro '" + m.name + "'");
+      values[i] = m.params[i].default_value;
+    }
+    std::vector<std::string_view> names, vals;
+    for (size_t i = 0; i < m.params.size(); ++i) {
+      names.push_back(m.params[i].name);
+      vals.push_back(values[i]);
+    }
+    if (!charge_expansion(1, m.body.size(), loc(li, st[0].col))) return;
+    Frame f;
+    f.kind = Frame::Kind::Macro;
+    f.expansion = new_expansion("macro '" + m.name + "'", li, st[0].col);
+    f.lines = expand(m.body, names, vals, true, macro_count_++, f.expansion);
+    if (!f.lines.empty()) frames_.push_back(std::move(f));
+  }
+
+  void macro_directive(size_t li, const std::string& d, const std::vector<Token>& st) {
+    size_t p = 1;
+    SourceLoc here = loc(li, st[0].col);
+    if (!pp_) {  // a source without .macro/.rept/.irp/.include (only the stray closers can get here)
+      if (d == ".endm" || d == ".endmacro") return error(here, "'" + d + "' without '.macro'");
+      if (d == ".endr") return error(here, "'.endr' without '.rept' or '.irp'");
+      if (d == ".exitm") return error(here, "'.exitm' outside of a macro");
+      if (d == ".purgem") return error(here, "'.purgem': no macro is defined");
+      return error(here, "internal error: '" + d + "' outside of the macro processor");
+    }
+    if (d == ".include") {
+      if (st[p].kind != Tok::String) return error(loc(li, st[p].col), "expected a quoted file name after .include");
+      std::string name = string_value(st[p]);
+      ++p;
+      if (!expect_end(li, st, p)) return;
+      if (depth_of(true) > kMaxIncludeDepth)
+        return error(here, "'.include' nested more than " + std::to_string(kMaxIncludeDepth) +
+                               " levels deep (does '" + name + "' include itself?)");
+      std::string own_dir = dir_of(files_[origins_[li].file].name);
+      std::vector<std::string> dirs{own_dir};
+      if (!name.empty() && name[0] != '/') dirs.insert(dirs.end(), opts_.include_dirs.begin(), opts_.include_dirs.end());
+      for (const std::string& dir : dirs)
+        if (auto index = load_file(join_path(dir, name))) return push_file(*index);
+      std::string searched;
+      for (const std::string& dir : dirs) searched += (searched.empty() ? "" : ", ") + (dir.empty() ? std::string(".") : dir);
+      return error(loc(li, st[1].col), "cannot find include file '" + name + "' (searched: " + searched + ")");
+    }
+    if (d == ".macro") {
+      start_recording(Recording::Kind::Macro, li, st);
+      Recording& r = *rec_;
+      r.valid = false;
+      if (st[p].kind != Tok::Identifier) return error(loc(li, st[p].col), "expected a macro name after .macro");
+      r.macro.name = std::string(st[p].text);
+      ++p;
+      if (st[p].kind == Tok::Comma) ++p;
+      while (st[p].kind != Tok::End) {
+        if (!r.macro.params.empty() && r.macro.params.back().vararg)
+          return error(loc(li, st[p].col), "vararg parameter '" + r.macro.params.back().name + "' must be the last one");
+        if (st[p].kind != Tok::Identifier) return error(loc(li, st[p].col), "expected a parameter name");
+        MacroParam mp;
+        mp.name = std::string(st[p].text);
+        uint32_t col = st[p].col;
+        ++p;
+        for (const auto& q : r.macro.params)
+          if (q.name == mp.name)
+            return error(loc(li, col), "macro '" + r.macro.name + "' has two parameters named '" + mp.name + "'");
+        if (st[p].kind == Tok::Colon) {
+          ++p;
+          std::string_view qual = st[p].kind == Tok::Identifier ? st[p].text : std::string_view();
+          if (qual == "req") mp.required = true;
+          else if (qual == "vararg") mp.vararg = true;
+          else return error(loc(li, st[p].col), "expected 'req' or 'vararg' after '" + mp.name + ":'");
+          ++p;
+        }
+        if (st[p].kind == Tok::Equal) {
+          ++p;
+          uint32_t err_col = 0;
+          std::string err = macro_value(st, p, mp.default_value, &err_col);
+          if (!err.empty()) return error(loc(li, err_col), err);
+        }
+        r.macro.params.push_back(std::move(mp));
+        if (st[p].kind == Tok::Comma) ++p;
+      }
+      r.valid = true;
+      return;
+    }
+    if (d == ".rept") {
+      start_recording(Recording::Kind::Rept, li, st);
+      auto n = abs_expr(li, st, p, "the repeat count");
+      if (!n) return;
+      if (!expect_end(li, st, p)) return;
+      if (*n < 0) return error(loc(li, st[1].col), "repeat count is negative (" + std::to_string(*n) + ")");
+      rec_->reps = uint64_t(*n);
+      return;
+    }
+    if (d == ".irp" || d == ".irpc") {
+      start_recording(Recording::Kind::Irp, li, st);
+      Recording& r = *rec_;
+      if (st[p].kind != Tok::Identifier) return error(loc(li, st[p].col), "expected a symbol name after " + d);
+      r.param = std::string(st[p].text);
+      ++p;
+      if (st[p].kind == Tok::Comma) ++p;
+      std::vector<MacroArg> args;
+      uint32_t err_col = 0;
+      std::string err = split_macro_args(lines_[li], st, p, SIZE_MAX, false, args, &err_col);
+      if (!err.empty()) return error(loc(li, err_col), err);
+      // like llvm-mc: the list ends with its last non-empty value
+      while (!args.empty() && args.back().value.empty()) args.pop_back();
+      if (d == ".irp") {
+        for (const auto& a : args) r.values.push_back(a.value);
+      } else {
+        if (args.size() > 1) return error(loc(li, args[1].col), "'.irpc' takes one string of characters");
+        if (!args.empty())
+          for (char c : args[0].value) r.values.emplace_back(1, c);
+      }
+      return;
+    }
+    if (d == ".endm" || d == ".endmacro") return error(here, "'" + d + "' without '.macro'");
+    if (d == ".endr") return error(here, "'.endr' without '.rept' or '.irp'");
+    if (d == ".exitm") {
+      if (frames_.empty() || frames_.back().kind == Frame::Kind::File)
+        return error(here, "'.exitm' outside of a macro");
+      frames_.pop_back();
+      return;
+    }
+    if (d == ".purgem") {
+      if (st[p].kind != Tok::Identifier) return error(loc(li, st[p].col), "expected a macro name after .purgem");
+      auto m = macros_.find(st[p].text);
+      if (m == macros_.end()) return error(loc(li, st[p].col), "macro '" + std::string(st[p].text) + "' is not defined");
+      macros_.erase(m);
+      ++p;
+      expect_end(li, st, p);
+      return;
+    }
+  }
+
+  void run_preprocessed() {
+    pp_ = true;
+    files_.emplace_back();
+    SourceFile& main = files_.back();
+    main.name = file_;
+    main.text = src_;
+    split_source(main.text, main.raw, main.clean, main.storage);
+    file_index_[file_] = 0;
+    push_file(0);
+    PLine pl;
+    while (!diags_.limit_reached() && next_line(pl)) {
+      if (rec_) {
+        record(pl);
+        continue;
+      }
+      statement(run_line(pl));
+    }
+    if (rec_ && !stop_) unterminated();
+    diag_li_ = SIZE_MAX;
+  }
+
   struct PendingSize {
     std::string name;
     std::vector<Token> expr;
     SourceLoc loc;
+    size_t li;
   };
   std::vector<PendingSize> pending_sizes_;
 
  public:
   void resolve_sizes() {
     for (auto& ps : pending_sizes_) {
+      diag_li_ = ps.li;
       size_t pos = 0;
       auto r = parse_expression(ps.expr, pos, [this](const std::string& n) { return lookup(n); });
       if (!r.value || !r.value->absolute()) {
@@ -805,8 +1271,12 @@ class Assembler {
   Program take() { return std::move(prog_); }
   Program run_all() {
     switch_section(".text");
-    split_lines();
-    for (size_t i = 0; i < lines_.size() && !diags_.limit_reached(); ++i) statement(i);
+    if (needs_preprocessing(src_)) {
+      run_preprocessed();
+    } else {
+      split_source(src_, raw_lines_, lines_, cleaned_);
+      for (size_t i = 0; i < lines_.size() && !diags_.limit_reached(); ++i) statement(i);
+    }
     if (in_kernel_) error(kernel_start_, "missing .end_amdhsa_kernel");
     if (in_metadata_) error(metadata_start_, "missing .end_amdgpu_metadata");
     pass2();

@@ -30,6 +30,7 @@ Package build_package(const Registry& registry, isa::Target target, const std::s
         opts.target = target;
         opts.target_explicit = true;
         opts.code_object_version = int(version);
+        opts.include_dirs = {kernels_dir};  // .include "common/..." (shared macros)
         auto co = as::assemble_code_object(ss.str(), path, opts, diags);
         if (!co) throw Error(diags.format_all());
         parts.push_back(std::move(*co));

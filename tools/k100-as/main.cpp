@@ -1,6 +1,6 @@
 // k100-as: assembler and disassembler with llvm-mc compatible flags.
 //
-//   k100-as [--mcpu=gfx926|gfx906] [--show-encoding] [-o OUT] [FILE]
+//   k100-as [--mcpu=gfx926|gfx906] [--show-encoding] [-I DIR]... [-o OUT] [FILE]
 //   k100-as --disassemble [--show-encoding] [FILE]      (llvm-mc's byte-list input)
 #include <cstdio>
 #include <cstring>
@@ -27,6 +27,7 @@ void usage() {
                "  --disassemble             read byte lists ([0x..,...] groups or a stream) and print assembly\n"
                "  -o FILE                   write a code object (.hsaco) to FILE; with --raw, the .text bytes\n"
                "  --raw                     write raw code instead of a code object\n"
+               "  -I DIR                    where .include looks after the including file's directory (repeatable)\n"
                "  --max-errors=N            stop after N errors (default 100, 0 = no limit)\n"
                "  --amdhsa-code-object-version=4|5\n");
 }
@@ -81,6 +82,7 @@ int main(int argc, char** argv) {
   isa::Target target = isa::Target::gfx926;
   bool show = false, disasm = false, raw = false, target_explicit = false;
   std::string input = "-", output;
+  std::vector<std::string> include_dirs;
   int cov = 5;
   size_t max_errors = 100;
   for (int i = 1; i < argc; ++i) {
@@ -106,6 +108,9 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(a, "--disassemble") || !std::strcmp(a, "-disassemble")) disasm = true;
     else if (!std::strcmp(a, "--raw")) raw = true;
     else if (!std::strcmp(a, "-o") && i + 1 < argc) output = argv[++i];
+    else if (!std::strcmp(a, "-I") && i + 1 < argc) include_dirs.push_back(argv[++i]);
+    else if (starts(a, "-I") && a[2]) include_dirs.push_back(a + 2);
+    else if (starts(a, "--include-dir=")) include_dirs.push_back(std::strchr(a, '=') + 1);
     else if (starts(a, "--max-errors=")) {
       long n = std::atol(a + 13);
       max_errors = n <= 0 ? size_t(-1) : size_t(n);
@@ -169,6 +174,7 @@ int main(int argc, char** argv) {
   opts.target_explicit = target_explicit;
   opts.code_object_version = cov;
   opts.error_limit = max_errors;
+  opts.include_dirs = include_dirs;
   opts.listing = output.empty();  // the listing is only printed when no output file is written
   as::Program prog = as::assemble(text, name, opts, diags);
   bool prog_has_errors = diags.has_errors();

@@ -2,8 +2,12 @@
 //
 // assemble() reads a whole source file in llvm's AMDGPU syntax (labels,
 // expressions, .set symbols, data and alignment directives, kernel
-// descriptor and metadata blocks) and produces sections, symbols and a
-// listing. Every problem becomes a diagnostic with file:line:col and a caret;
+// descriptor and metadata blocks, and the GNU/llvm-mc macro language:
+// .include, .macro/.endm/.exitm/.purgem, .rept, .irp and .irpc ... .endr)
+// and produces sections, symbols and a listing. Diagnostics name the file and
+// line a statement was written at (an included file's own path and line; in a
+// macro expansion the line of the macro body, followed by notes naming the
+// expansions it came from). Every problem becomes a diagnostic with file:line:col and a caret;
 // the whole file is checked (up to an error limit) before giving up, and the
 // assembler never throws on bad input.
 #pragma once
@@ -27,6 +31,9 @@ struct Options {
   int code_object_version = 5;
   size_t error_limit = 100;
   bool listing = true;  // fill Program::listing (printed text per instruction)
+  // Where `.include "name"` looks after the directory of the including file
+  // (k100-as -I DIR), in order.
+  std::vector<std::string> include_dirs;
 };
 
 struct Section {
@@ -90,6 +97,7 @@ struct Program {
 };
 
 // Assembles `source`; diagnostics go to `diags` (name `filename` in them).
+// `filename` is also where `.include` starts looking (its directory).
 Program assemble(std::string_view source, const std::string& filename, const Options& options,
                  DiagnosticSink& diags);
 

@@ -15,36 +15,13 @@
 #include <sstream>
 
 #include "k100/asm/assembler.h"
+#include "tools.h"
 
 namespace k100::as {
 namespace {
 
-std::string find_tool(const std::string& name) {
-  std::vector<std::string> dirs;
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    std::string d;
-    while (std::getline(ss, d, ':'))
-      if (!d.empty()) dirs.push_back(d);
-  }
-  dirs.push_back("/usr/bin");
-  for (const char* v : {"14", "15", "16", "19"}) dirs.push_back(std::string("/usr/lib/llvm-") + v + "/bin");
-  for (const std::string& d : dirs) {
-    std::string p = d + "/" + name;
-    if (access(p.c_str(), X_OK) == 0) return p;
-  }
-  return "";
-}
-
-int run(const std::string& cmd, std::string* output) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) output->append(buf.data(), n);
-  int rc = pclose(p);
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
+using k100::test::find_tool;
+int run(const std::string& cmd, std::string* output) { return k100::test::run_shell(cmd, output); }
 
 // A fresh folder of its own for each test, under the build tree.
 std::string test_dir() {

@@ -13,22 +13,6 @@
 
 namespace k100::emu::test {
 
-std::string find_tool(const std::string& name) {
-  std::vector<std::string> dirs;
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    std::string d;
-    while (std::getline(ss, d, ':'))
-      if (!d.empty()) dirs.push_back(d);
-  }
-  dirs.push_back("/usr/bin");
-  for (const char* v : {"14", "15", "16", "19"}) dirs.push_back(std::string("/usr/lib/llvm-") + v + "/bin");
-  for (const std::string& d : dirs) {
-    std::string p = d + "/" + name;
-    if (access(p.c_str(), X_OK) == 0) return p;
-  }
-  return "";
-}
 
 std::string work_dir() {
   static const std::string dir = [] {
@@ -73,16 +57,7 @@ std::string kernel_asm(const std::string& name, const std::string& body, const K
 }
 
 namespace {
-int run(const std::string& cmd, std::string* output) {
-  std::string full = cmd + " 2>&1";
-  FILE* p = popen(full.c_str(), "r");
-  if (!p) return -1;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) output->append(buf.data(), n);
-  int rc = pclose(p);
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
+int run(const std::string& cmd, std::string* output) { return k100::test::run_shell(cmd, output); }
 }  // namespace
 
 std::optional<std::vector<uint8_t>> read_file(const std::string& path) {

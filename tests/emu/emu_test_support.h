@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "k100/emu/device.h"
+#include "tools.h"
 
 namespace k100::emu::test {
 
-// Full path of an executable found on PATH (or in /usr/bin, /usr/lib/llvm-N/bin), or "".
-std::string find_tool(const std::string& name);
+using k100::test::find_tool;
 
 // Scratch directory for this test binary's files (created on demand).
 std::string work_dir();

@@ -19,10 +19,10 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 cmake --build "$build" --target asm_parser_fuzz isa_decoder_fuzz codeobj_reader_fuzz -j "$(nproc)"
 
-# seed corpora: the repository's assembly, random words, and a few code objects
+# seed corpora: the repository's assembly (sources and macro includes), random words, and a few code objects
 corpus=$build/corpus
 mkdir -p "$corpus/asm" "$corpus/isa" "$corpus/codeobj"
-{ find "$root/examples" "$root/kernels" "$root/tests" -name '*.s' -size -64k 2>/dev/null || true; } | head -200 | \
+{ find "$root/examples" "$root/kernels" "$root/tests" \( -name '*.s' -o -name '*.inc' \) -size -64k 2>/dev/null || true; } | head -200 | \
   while read -r f; do cp "$f" "$corpus/asm/"; done
 printf 's_mov_b32 s0, s1\nv_add_f32 v0, v1, v2 clamp\nlabel:\n s_cbranch_scc0 label\n.set x, 4\nglobal_load_dword v0, v[0:1], off offset:-8\n' \
   > "$corpus/asm/seed.s"

@@ -107,6 +107,7 @@ bool needs_preprocessing(std::string_view src) {
     const void* dot = std::memchr(p, '.', size_t(end - p));
     if (!dot) return false;
     p = static_cast<const char*>(dot) + 1;
+    if (p == end) return false;  // a '.' as the last character
     size_t left = size_t(end - p);
     auto at = [&](const char* word, size_t n) { return left >= n && std::memcmp(p, word, n) == 0; };
     switch (*p) {

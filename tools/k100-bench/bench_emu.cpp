@@ -167,14 +167,16 @@ std::vector<uint8_t> pack(std::initializer_list<T> vals, std::vector<uint8_t> by
 
 int run(int argc, char** argv) {
   unsigned all = std::max(1u, std::thread::hardware_concurrency());
-  int reps = 3;
+  // the best of several runs: a short run is easily disturbed by other work on the host
+  int reps = 9;
   uint32_t scale = 1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") scale = 0;
     else if (a.rfind("--threads=", 0) == 0) all = unsigned(std::atoi(a.c_str() + 10));
+    else if (a.rfind("--repeat=", 0) == 0 && std::atoi(a.c_str() + 9) > 0) reps = std::atoi(a.c_str() + 9);
     else {
-      std::fprintf(stderr, "usage: k100-bench emu [--quick] [--threads=N]\n");
+      std::fprintf(stderr, "usage: k100-bench emu [--quick] [--threads=N] [--repeat=N]\n");
       return 2;
     }
   }

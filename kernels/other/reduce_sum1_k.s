@@ -2,8 +2,6 @@
 // nbpr = 0), any nbpr, one wave; the reference package limited nbpr to 64.
 // The kernel is reduce1_kernel (common/reduce1_kernel.inc), shared with reduce_max1_k.
 
-	.include "common/kernel_util.inc"
-	.include "common/wave_reduce.inc"
 	.include "common/reduce1_kernel.inc"
 
 	reduce1_kernel reduce_sum1_k, v_add_f32, 0

@@ -48,7 +48,8 @@ const char* const kDirectives[] = {
     ".amdhsa_code_object_version", ".addrsig", ".addrsig_sym", ".k100_arg", ".k100_hidden_args",
     ".amd_amdgpu_isa", ".amdgpu_hsa_kernel", ".loc", ".cfi_sections", ".cfi_startproc",
     ".cfi_endproc", ".previous", ".include", ".macro", ".endm", ".endmacro", ".exitm", ".purgem", ".rept",
-    ".irp", ".irpc", ".endr"};
+    ".irp", ".irpc", ".endr", ".if", ".ifne", ".ifeq", ".ifge", ".ifgt", ".ifle", ".iflt", ".ifdef",
+    ".ifndef", ".ifnotdef", ".ifb", ".ifnb", ".ifc", ".ifnc", ".else", ".elseif", ".endif"};
 
 // Limits of the macro language: nested .include files, nested expansions
 // (macros, .rept, .irp; llvm-mc's default), and lines produced by expansions.
@@ -112,8 +113,9 @@ class Assembler {
   int set_depth_ = 0;
 
   // ---- the macro language (only used when the source has .macro, .rept,
-  // .irp, .irpc or .include: `pp_`). Then lines_/raw_lines_ hold the executed
-  // lines in order, and origins_ where each one was written.
+  // .irp, .irpc, .include or .if-family conditionals: `pp_`). Then
+  // lines_/raw_lines_ hold the executed lines in order, and origins_ where
+  // each one was written.
   struct Origin {
     uint32_t file = 0;       // index into files_
     uint32_t line = 0;       // 1-based line in that file
@@ -182,6 +184,18 @@ class Assembler {
   uint64_t macro_count_ = 0;  // \@: macro expansions so far
   uint64_t expanded_lines_ = 0;
   bool stop_ = false;
+  // Open conditionals (.if ... .endif), innermost last.
+  struct Cond {
+    size_t li = 0;  // the .if line
+    uint32_t col = 1;
+    std::string what;          // the directive that opened it
+    size_t frame_depth = 0;    // frames_.size() when it was opened
+    bool outer_skip = false;   // inside a skipped region: no branch runs
+    bool met = false;          // a branch has run (or been chosen)
+    bool in_else = false;      // after .else
+    bool active = false;       // the lines of the current branch run
+  };
+  std::vector<Cond> conds_;
   size_t diag_li_ = SIZE_MAX;  // the executed line whose expansions the next diagnostics note
 
   // ---------------------------------------------------------- helpers
@@ -640,6 +654,7 @@ class Assembler {
     SourceLoc here = loc(li, st[0].col);
     if (in_kernel_ && d != ".end_amdhsa_kernel") {
       if (is_macro_directive(d)) macro_directive(li, d, st);
+      else if (is_cond_directive(d)) cond_directive(li, d, st);
       else kernel_directive(li, d, st);
       return;
     }
@@ -803,6 +818,8 @@ class Assembler {
       error(here, std::string(d) + " is only allowed inside .amdhsa_kernel");
     } else if (is_macro_directive(d)) {
       macro_directive(li, d, st);
+    } else if (is_cond_directive(d)) {
+      cond_directive(li, d, st);
     } else {
       std::vector<std::string> names(std::begin(kDirectives), std::end(kDirectives));
       std::string near = closest_match(d, names);
@@ -859,6 +876,150 @@ class Assembler {
   static bool is_macro_directive(const std::string& d) {
     return d == ".include" || d == ".macro" || d == ".endm" || d == ".endmacro" || d == ".exitm" ||
            d == ".purgem" || d == ".rept" || d == ".irp" || d == ".irpc" || d == ".endr";
+  }
+
+  // ---------------------------------------------------------- conditionals
+
+  static bool is_cond_directive(std::string_view d) {
+    if (d.size() < 3 || d[0] != '.') return false;
+    if (d[1] == 'e') return d == ".else" || d == ".elseif" || d == ".endif";
+    if (d[1] != 'i' || d[2] != 'f') return false;
+    static const char* const kIfs[] = {".if",     ".ifne",     ".ifeq", ".ifge", ".ifgt", ".ifle", ".iflt", ".ifdef",
+                                       ".ifndef", ".ifnotdef", ".ifb",  ".ifnb", ".ifc",  ".ifnc"};
+    for (const char* n : kIfs)
+      if (d == n) return true;
+    return false;
+  }
+
+  bool skipping() const { return !conds_.empty() && !conds_.back().active; }
+
+  std::string cond_origin(const Cond& c) const {
+    SourceLoc l = loc(c.li, c.col);
+    return l.file + ":" + std::to_string(l.line);
+  }
+
+  // A line inside a skipped region: only conditional directives are looked at
+  // (to keep track of the nesting); everything else is dropped unparsed.
+  void skipped_line(const PLine& pl) {
+    std::string_view w = first_word(pl.text);
+    if (!is_cond_directive(w)) return;
+    size_t li = run_line(pl);
+    lex_line(lines_[li], toks_);
+    cond_directive(li, std::string(w), toks_);
+  }
+
+  void cond_directive(size_t li, const std::string& d, const std::vector<Token>& st) {
+    size_t p = 1;
+    SourceLoc here = loc(li, st[0].col);
+    if (d == ".else") {
+      if (!expect_end(li, st, p)) return;
+      if (conds_.empty()) return error(here, "'.else' without '.if'");
+      Cond& c = conds_.back();
+      if (c.in_else) return error(here, "second '.else' for the '" + c.what + "' at " + cond_origin(c));
+      c.in_else = true;
+      c.active = !c.outer_skip && !c.met;
+      c.met = true;
+      return;
+    }
+    if (d == ".elseif") {
+      if (conds_.empty()) return error(here, "'.elseif' without '.if'");
+      if (conds_.back().in_else)
+        return error(here, "'.elseif' after '.else' of the '" + conds_.back().what + "' at " + cond_origin(conds_.back()));
+      if (conds_.back().outer_skip || conds_.back().met) {
+        conds_.back().active = false;  // not evaluated, as llvm-mc
+        return;
+      }
+      conds_.back().met = true;  // on a bad expression no branch runs
+      conds_.back().active = false;
+      auto v = abs_expr(li, st, p, "'.elseif'");
+      if (!v || !expect_end(li, st, p)) return;
+      conds_.back().active = conds_.back().met = *v != 0;
+      return;
+    }
+    if (d == ".endif") {
+      if (!expect_end(li, st, p)) return;
+      if (conds_.empty()) return error(here, "'.endif' without '.if'");
+      conds_.pop_back();
+      return;
+    }
+    Cond c;
+    c.what = d;
+    c.li = li;
+    c.col = st[0].col;
+    c.frame_depth = frames_.size();
+    c.met = true;  // skipped, or a bad condition: no branch runs
+    if (skipping()) {
+      c.outer_skip = true;
+    } else if (auto v = if_condition(li, d, st)) {
+      c.active = c.met = *v;
+    }
+    conds_.push_back(std::move(c));
+  }
+
+  // The condition of an .if-family directive, or nullopt after an error.
+  std::optional<bool> if_condition(size_t li, const std::string& d, const std::vector<Token>& st) {
+    size_t p = 1;
+    if (d == ".ifdef" || d == ".ifndef" || d == ".ifnotdef") {
+      if (st[p].kind != Tok::Identifier) {
+        error(loc(li, st[p].col), "expected a symbol name after '" + d + "'");
+        return std::nullopt;
+      }
+      std::string name(st[p].text);
+      ++p;
+      if (!expect_end(li, st, p)) return std::nullopt;
+      bool def = defined(name) || deferred_sets_.count(name);
+      return d == ".ifdef" ? def : !def;
+    }
+    if (d == ".ifb" || d == ".ifnb") return (st[p].kind == Tok::End) == (d == ".ifb");
+    if (d == ".ifc" || d == ".ifnc") {
+      size_t q = p;
+      while (st[q].kind != Tok::Comma && st[q].kind != Tok::End) ++q;
+      if (st[q].kind != Tok::Comma) {
+        error(loc(li, st[q].col), "expected ',' between the two strings of '" + d + "'");
+        return std::nullopt;
+      }
+      std::string_view line = lines_[li];
+      auto trimmed = [&](size_t from, size_t to) {
+        from = std::min(from, line.size());
+        to = std::min(std::max(to, from), line.size());
+        std::string_view v = line.substr(from, to - from);
+        while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+        while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r')) v.remove_suffix(1);
+        return v;
+      };
+      std::string_view a = trimmed(st[p].col - 1, st[q].col - 1);
+      std::string_view b = trimmed(st[q].col, line.size());
+      return (a == b) == (d == ".ifc");
+    }
+    std::string what = "the condition of '" + d + "'";
+    auto v = abs_expr(li, st, p, what.c_str());
+    if (!v || !expect_end(li, st, p)) return std::nullopt;
+    if (d == ".ifeq") return *v == 0;
+    if (d == ".ifge") return *v >= 0;
+    if (d == ".ifgt") return *v > 0;
+    if (d == ".ifle") return *v <= 0;
+    if (d == ".iflt") return *v < 0;
+    return *v != 0;  // .if, .ifne
+  }
+
+  // The end of a file or of one pass over an expansion's lines. Conditionals
+  // opened in an included file may be closed by the file that included it
+  // (as llvm-mc allows); those opened in an expansion must end in it.
+  void end_of_frame_conds(const Frame& f) {
+    size_t depth = frames_.size();
+    if (f.kind == Frame::Kind::File) {
+      if (depth > 1)
+        for (Cond& c : conds_)
+          if (c.frame_depth == depth) c.frame_depth = depth - 1;
+      return;
+    }
+    while (!conds_.empty() && conds_.back().frame_depth >= depth) {
+      Cond c = std::move(conds_.back());
+      conds_.pop_back();
+      if (c.frame_depth != depth) continue;
+      diag_li_ = c.li;
+      error(loc(c.li, c.col), "'" + c.what + "' without '.endif' before the end of the expansion");
+    }
   }
 
   // The file `path` (loaded once), or nullopt when it cannot be read.
@@ -933,6 +1094,7 @@ class Assembler {
         return true;
       }
       if (rec_ && rec_->frame_depth == frames_.size()) unterminated();
+      if (!conds_.empty()) end_of_frame_conds(f);
       if (f.kind == Frame::Kind::Rept && ++f.iter < f.reps) {
         f.pos = 0;
         continue;
@@ -1212,6 +1374,7 @@ class Assembler {
     if (d == ".exitm") {
       if (frames_.empty() || frames_.back().kind == Frame::Kind::File)
         return error(here, "'.exitm' outside of a macro");
+      while (!conds_.empty() && conds_.back().frame_depth >= frames_.size()) conds_.pop_back();  // as llvm-mc
       frames_.pop_back();
       return;
     }
@@ -1241,9 +1404,18 @@ class Assembler {
         record(pl);
         continue;
       }
+      if (skipping()) {
+        skipped_line(pl);
+        continue;
+      }
       statement(run_line(pl));
     }
     if (rec_ && !stop_) unterminated();
+    if (!stop_)
+      for (const Cond& c : conds_) {
+        diag_li_ = c.li;
+        error(loc(c.li, c.col), "'" + c.what + "' without '.endif' before the end of the file");
+      }
     diag_li_ = SIZE_MAX;
   }
 

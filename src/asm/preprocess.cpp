@@ -112,7 +112,7 @@ bool needs_preprocessing(std::string_view src) {
     auto at = [&](const char* word, size_t n) { return left >= n && std::memcmp(p, word, n) == 0; };
     switch (*p) {
       case 'm': if (at("macro", 5)) return true; break;
-      case 'i': if (at("include", 7) || at("irp", 3)) return true; break;
+      case 'i': if (at("if", 2) || at("include", 7) || at("irp", 3)) return true; break;
       case 'r': if (at("rept", 4)) return true; break;
       default: break;
     }

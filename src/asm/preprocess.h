@@ -22,8 +22,9 @@ namespace k100::as {
 void split_source(std::string_view src, std::vector<std::string_view>& raw, std::vector<std::string_view>& clean,
                   std::deque<std::string>& storage);
 
-// True when `src` may use .macro, .rept, .irp, .irpc or .include; sources
-// without any of them are assembled line by line without the macro machinery.
+// True when `src` may use .macro, .rept, .irp, .irpc, .include or the
+// conditionals (.if, .ifdef, ...); sources without any of them are assembled
+// line by line without the macro machinery.
 bool needs_preprocessing(std::string_view src);
 
 // The first word of a line (an identifier or directive name), "" when none.

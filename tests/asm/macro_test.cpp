@@ -1,5 +1,5 @@
 // The macro language: .include, .macro/.endm/.exitm/.purgem, .rept, .irp,
-// .irpc. Sources using them assemble to the same .text bytes as llvm-mc
+// .irpc, and the conditionals (.if family, .else, .elseif, .endif). Sources using them assemble to the same .text bytes as llvm-mc
 // (skipped when llvm-mc is not installed), and every misuse is a diagnostic at
 // the file, line and column where it was written.
 #include <gtest/gtest.h>
@@ -227,6 +227,149 @@ TEST(MacroDifferential, ReptIrpIrpcWithSymbolsAndRegisterExpressions) {
       100);
 }
 
+TEST(MacroDifferential, ConditionalsOnExpressionsNestedWithElseAndElseif) {
+  expect_same_as_llvm(
+      {{"main.s",
+        ".set MODE, 2\n"
+        "WIDTH = 64\n"
+        ".if MODE == 1\n"
+        "  s_nop 1\n"
+        ".elseif MODE == 2\n"
+        "  s_nop 2\n"
+        "  .if WIDTH > 32\n"
+        "    s_movk_i32 s0, 0x40\n"
+        "    .if 0\n"
+        "      this line is not parsed at all\n"
+        "      .rept 3\n"
+        "      .macro half_open\n"
+        "      .if 1\n"
+        "        s_nop 9\n"
+        "      .else\n"
+        "        s_nop 8\n"
+        "      .endif\n"
+        "    .elseif 1\n"
+        "      s_movk_i32 s1, 0x41\n"
+        "    .else\n"
+        "      s_movk_i32 s1, 0x42\n"
+        "    .endif\n"
+        "  .else\n"
+        "    s_movk_i32 s0, 0x20\n"
+        "  .endif\n"
+        ".elseif undefined_but_never_evaluated\n"
+        "  s_nop 3\n"
+        ".else\n"
+        "  s_nop 4\n"
+        ".endif\n"
+        ".ifne MODE - 2\n  s_nop 5\n.else\n  s_movk_i32 s2, 0x102\n.endif\n"
+        ".ifeq MODE - 2\n  s_movk_i32 s2, 0x103\n.endif\n"
+        ".ifge -1\n  s_nop 6\n.endif\n.ifge 0\n  s_movk_i32 s2, 0x104\n.endif\n"
+        ".ifgt 0\n  s_nop 6\n.endif\n.ifgt 1\n  s_movk_i32 s2, 0x105\n.endif\n"
+        ".ifle 1\n  s_nop 6\n.endif\n.ifle 0\n  s_movk_i32 s2, 0x106\n.endif\n"
+        ".iflt 0\n  s_nop 6\n.endif\n.iflt -5\n  s_movk_i32 s2, 0x107\n.endif\n"
+        "  s_endpgm\n"}},
+      40);
+}
+
+TEST(MacroDifferential, IfdefOnLabelsAndSetSymbolsIfcAndIfb) {
+  expect_same_as_llvm(
+      {{"main.s",
+        ".ifdef later\n  s_movk_i32 s0, 1\n.endif\n"  // defined further down: not yet
+        ".ifndef later\n  s_movk_i32 s0, 2\n.endif\n"
+        "later:\n"
+        ".ifdef later\n  s_movk_i32 s0, 3\n.endif\n"
+        ".ifnotdef COUNT\n  s_movk_i32 s0, 4\n.endif\n"
+        ".set COUNT, 3\n"
+        ".ifdef COUNT\n  s_movk_i32 s0, COUNT\n.endif\n"
+        ".ifndef COUNT\n  s_nop 1\n.endif\n"
+        ".ifdef never_defined\n  s_nop 2\n.else\n  s_movk_i32 s0, 5\n.endif\n"
+        ".ifc  abc , abc\n  s_movk_i32 s1, 6\n.endif\n"
+        ".ifc a b,a c\n  s_nop 3\n.else\n  s_movk_i32 s1, 7\n.endif\n"
+        ".ifnc x, y\n  s_movk_i32 s1, 8\n.endif\n"
+        ".ifb\n  s_movk_i32 s1, 9\n.endif\n"
+        ".ifnb   ; only a comment\n  s_nop 4\n.else\n  s_movk_i32 s1, 10\n.endif\n"
+        ".ifnb x\n  s_movk_i32 s1, 11\n.endif\n"
+        "  s_branch later\n"}},
+      40);
+}
+
+TEST(MacroDifferential, ConditionalsInsideMacrosReptAndIncludes) {
+  expect_same_as_llvm(
+      {{"main.s",
+        ".include \"guarded.inc\"\n"
+        ".include \"guarded.inc\"\n"  // the include guard makes this one empty
+        ".macro load dst, src, off\n"
+        "  .ifb \\off\n"
+        "    s_load_dword \\dst, \\src, 0x0\n"
+        "  .else\n"
+        "    s_load_dword \\dst, \\src, \\off\n"
+        "  .endif\n"
+        "  .ifnb \\src\n"
+        "    .ifc \\dst, s4\n"
+        "      s_nop 1\n"
+        "    .endif\n"
+        "    .ifnc \\dst, s4\n"
+        "      s_nop 2\n"
+        "    .endif\n"
+        "  .endif\n"
+        ".endm\n"
+        ".macro unroll n\n"
+        "  .if \\n <= 0\n"
+        "    .exitm\n"
+        "  .endif\n"
+        "  v_add_f32 v[\\n], v[\\n], v0\n"
+        "  unroll (\\n - 1)\n"
+        ".endm\n"
+        ".macro pick kind\n"
+        "  .ifc \\kind, max\n"
+        "    v_max_f32 v1, v1, v2\n"
+        "  .elseif GUARDED_VALUE == 7\n"
+        "    v_min_f32 v1, v1, v2\n"
+        "  .endif\n"
+        ".endm\n"
+        "  load s4, s[0:1]\n"
+        "  load s5, s[0:1], 0x8\n"
+        "  unroll 3\n"
+        "  pick max\n"
+        "  pick min\n"
+        ".set I, 0\n"
+        ".rept 5\n"
+        "  .if I & 1\n"
+        "    s_movk_i32 s3, I\n"
+        "  .elseif I == 4\n"
+        "    s_nop 4\n"
+        "  .else\n"
+        "    s_movk_i32 s2, I + 0x100\n"
+        "  .endif\n"
+        "  .set I, I + 1\n"
+        ".endr\n"
+        ".irp r, 6, 7, 8\n"
+        "  .ifeq \\r - 7\n"
+        "    s_movk_i32 s\\r, 0x77\n"
+        "  .else\n"
+        "    s_mov_b32 s\\r, 0\n"
+        "  .endif\n"
+        ".endr\n"
+        ".if 0\n"
+        "  load s9, s[0:1]\n"  // a macro call in a skipped region does not expand
+        "  .include \"missing_but_skipped.inc\"\n"
+        ".endif\n"
+        "  s_endpgm\n"},
+       {"inc/guarded.inc",
+        ".ifndef GUARDED_INC\n"
+        ".set GUARDED_INC, 1\n"
+        ".set GUARDED_VALUE, 7\n"
+        "  s_movk_i32 s10, GUARDED_VALUE\n"
+        ".endif\n"}},
+      60);
+}
+
+TEST(MacroDifferential, AnIfOpenedInAnIncludedFileMayEndInTheIncludingFile) {
+  // llvm-mc accepts this; so do we
+  expect_same_as_llvm({{"main.s", ".include \"open.inc\"\n  s_nop 1\n.else\n  s_nop 2\n.endif\n  s_endpgm\n"},
+                       {"inc/open.inc", ".if 1\n  s_nop 0\n"}},
+                      12);
+}
+
 TEST(MacroDifferential, IncludeFromTheIncludePathAndNestedIncludes) {
   expect_same_as_llvm(
       {{"inc/reduce.inc",
@@ -432,6 +575,98 @@ TEST(MacroErrors, BadDefinitionsAndStrayDirectives) {
   EXPECT_NE(r.text.find("main.s:16:1: error: unknown directive '.macr', did you mean '.macro'?"), std::string::npos)
       << r.text;
   EXPECT_EQ(r.errors, 9u) << r.text;
+}
+
+TEST(MacroErrors, ConditionalMisuse) {
+  auto r = errors_of({{"main.s",
+                       ".else\n"                  // 1
+                       ".elseif 1\n"              // 2
+                       ".endif\n"                 // 3
+                       ".if 1\n"                  // 4
+                       ".else\n"                  // 5
+                       ".else\n"                  // 6
+                       ".elseif 0\n"              // 7
+                       ".endif\n"                 // 8
+                       ".if undefined_sym\n"      // 9
+                       "  s_nop 0\n"              // 10
+                       ".endif\n"                 // 11
+                       ".if 1 +\n"                // 12
+                       ".endif\n"                 // 13
+                       ".ifdef 3\n"               // 14
+                       ".endif\n"                 // 15
+                       ".ifc abc\n"               // 16
+                       ".endif\n"                 // 17
+                       ".if 0\n"                  // 18
+                       ".elseif nope\n"           // 19
+                       ".else junk\n"             // 20
+                       ".endif\n"                 // 21
+                       ".ifeq 0 junk\n"           // 22
+                       ".endif\n"                 // 23
+                       ".iff 1\n"}});             // 24
+  EXPECT_NE(r.text.find("main.s:1:1: error: '.else' without '.if'"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("main.s:2:1: error: '.elseif' without '.if'"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("main.s:3:1: error: '.endif' without '.if'"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("main.s:6:1: error: second '.else' for the '.if' at "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("main.s:7:1: error: '.elseif' after '.else' of the '.if' at "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("main.s:9:5: error: expected an absolute expression for the condition of '.if' "
+                        "(undefined symbol 'undefined_sym')"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("main.s:12:"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("main.s:14:8: error: expected a symbol name after '.ifdef'"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("main.s:16:9: error: expected ',' between the two strings of '.ifc'"), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("main.s:19:9: error: expected an absolute expression for '.elseif'"), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("main.s:20:7: error: unexpected 'junk'"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("main.s:22:9: error: unexpected 'junk'"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("main.s:24:1: error: unknown directive '.iff', did you mean '.if'?"), std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.errors, 13u) << r.text;
+  EXPECT_EQ(r.text.find("main.s:10:"), std::string::npos) << r.text;  // the body of a bad .if does not run
+}
+
+TEST(MacroErrors, UnterminatedConditionalsPointAtTheirIf) {
+  auto r = errors_of({{"main.s", "  s_nop 0\n  .if 1\n  .ifdef x\n  .endif\n  s_nop 1\n"}});
+  EXPECT_EQ(r.errors, 1u) << r.text;
+  EXPECT_NE(r.text.find("main.s:2:3: error: '.if' without '.endif' before the end of the file"), std::string::npos)
+      << r.text;
+  // skipped regions track nesting too
+  r = errors_of({{"main.s", ".if 0\n.ifne 1\n.endif\n"}});
+  EXPECT_EQ(r.errors, 1u) << r.text;
+  EXPECT_NE(r.text.find("main.s:1:1: error: '.if' without '.endif' before the end of the file"), std::string::npos)
+      << r.text;
+  // left open at the end of an included file and never closed: points into that file
+  r = errors_of({{"main.s", ".include \"open.inc\"\n  s_nop 0\n"}, {"inc/open.inc", "\n.ifndef GUARD\n"}});
+  EXPECT_EQ(r.errors, 1u) << r.text;
+  EXPECT_NE(r.text.find("open.inc:2:1: error: '.ifndef' without '.endif' before the end of the file"),
+            std::string::npos)
+      << r.text;
+  // a macro body or a .rept body must close what it opens
+  r = errors_of({{"main.s", ".macro m\n  .if 0\n.endm\n  m\n  s_nop 0\n"}});
+  EXPECT_EQ(r.errors, 1u) << r.text;
+  EXPECT_NE(r.text.find("main.s:2:3: error: '.if' without '.endif' before the end of the expansion"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("main.s:4:3: note: in expansion of macro 'm'"), std::string::npos) << r.text;
+  r = errors_of({{"main.s", ".rept 1\n  .ifb\n.endr\n"}});
+  EXPECT_EQ(r.errors, 1u) << r.text;
+  EXPECT_NE(r.text.find("main.s:2:3: error: '.ifb' without '.endif' before the end of the expansion"),
+            std::string::npos)
+      << r.text;
+  // .exitm leaves the conditionals the macro opened
+  r = errors_of({{"main.s", ".macro m\n  .if 1\n  .exitm\n  .endif\n.endm\n  m\n  s_nop 0\n"}});
+  EXPECT_EQ(r.errors, 0u) << r.text;
+}
+
+TEST(MacroErrors, StrayConditionalClosersInPlainSources) {
+  DiagnosticSink d;
+  Options o;
+  assemble("  s_nop 0\n.endif\n  .else\n", "plain.s", o, d);
+  std::string t = d.format_all();
+  EXPECT_EQ(d.error_count(), 2u) << t;
+  EXPECT_NE(t.find("plain.s:2:1: error: '.endif' without '.if'"), std::string::npos) << t;
+  EXPECT_NE(t.find("plain.s:3:3: error: '.else' without '.if'"), std::string::npos) << t;
 }
 
 TEST(MacroErrors, RunawayExpansionsStopWithANamedError) {

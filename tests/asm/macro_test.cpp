@@ -4,15 +4,14 @@
 // the file, line and column where it was written.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <utility>
 
 #include "k100/asm/assembler.h"
 #include "tools.h"
@@ -659,12 +658,17 @@ TEST(MacroErrors, UnterminatedConditionalsPointAtTheirIf) {
   EXPECT_EQ(r.errors, 0u) << r.text;
 }
 
-TEST(MacroErrors, StrayConditionalClosersInPlainSources) {
+// Errors of a source that takes the plain path (no macro directives), as plain.s.
+std::pair<size_t, std::string> plain_errors(const std::string& src) {
   DiagnosticSink d;
   Options o;
-  assemble("  s_nop 0\n.endif\n  .else\n", "plain.s", o, d);
-  std::string t = d.format_all();
-  EXPECT_EQ(d.error_count(), 2u) << t;
+  assemble(src, "plain.s", o, d);
+  return {d.error_count(), d.format_all()};
+}
+
+TEST(MacroErrors, StrayConditionalClosersInPlainSources) {
+  auto [n, t] = plain_errors("  s_nop 0\n.endif\n  .else\n");
+  EXPECT_EQ(n, 2u) << t;
   EXPECT_NE(t.find("plain.s:2:1: error: '.endif' without '.if'"), std::string::npos) << t;
   EXPECT_NE(t.find("plain.s:3:3: error: '.else' without '.if'"), std::string::npos) << t;
 }
@@ -687,11 +691,8 @@ TEST(MacroErrors, RunawayExpansionsStopWithANamedError) {
 }
 
 TEST(MacroErrors, StrayClosersInSourcesWithoutMacrosAreErrorsToo) {
-  DiagnosticSink d;
-  Options o;
-  assemble("  s_nop 0\n.endm\n.exitm\n", "plain.s", o, d);
-  std::string t = d.format_all();
-  EXPECT_EQ(d.error_count(), 2u) << t;
+  auto [n, t] = plain_errors("  s_nop 0\n.endm\n.exitm\n");
+  EXPECT_EQ(n, 2u) << t;
   EXPECT_NE(t.find("plain.s:2:1: error: '.endm' without '.macro'"), std::string::npos) << t;
 }
 

@@ -1,6 +1,10 @@
 # Helpers shared by every module's CMakeLists.
 
-set(K100_WARNINGS -Wall -Wextra -Wno-unused-parameter)
+set(K100_WARNINGS -Wall -Wextra)
+# CI builds with warnings as errors (scripts/setup.sh sets it when CI=true).
+if(K100_WERROR)
+  list(APPEND K100_WARNINGS -Werror)
+endif()
 
 # k100_module(NAME SOURCES ... DEPENDS ...): one static library per module,
 # public headers from include/, private headers from its own folder.

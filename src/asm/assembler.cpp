@@ -255,7 +255,9 @@ class Assembler {
     auto it = sym_index_.find(name);
     if (it != sym_index_.end()) return prog_.symbols[it->second];
     sym_index_[name] = prog_.symbols.size();
-    prog_.symbols.push_back(Symbol{name});
+    Symbol sym;
+    sym.name = name;
+    prog_.symbols.push_back(std::move(sym));
     return prog_.symbols.back();
   }
   bool defined(const std::string& name) const {

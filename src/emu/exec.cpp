@@ -115,7 +115,10 @@ void take(const Wave& w, const std::vector<int>& lanes, Snapshot& s) {
 
 std::string sgpr_name(unsigned c) {
   std::string n = isa::scalar_reg_name(uint16_t(c));
-  return n.empty() ? "s" + std::to_string(c) : n;
+  if (!n.empty()) return n;
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "s%u", c);
+  return buf;
 }
 
 void trace_line(Exec& e, const Wave& w, const Op& op, const std::vector<int>& lanes, const Snapshot& before,

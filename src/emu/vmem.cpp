@@ -185,7 +185,7 @@ void lane_read(Exec& e, const Addressing& a, int lane, uint8_t* dst, uint32_t n,
     for (uint32_t k = c; k < c + clen;) {
       uint32_t len = c + clen - k;
       if (a.space[lane] == Space::Swizzled) len = std::min<uint32_t>(len, a.elem - uint32_t((a.off[lane] + k) % a.elem));
-      uint64_t da;
+      uint64_t da = ~uint64_t(0);
       std::memcpy(dst + k, lane_ptr(e, a, lane, k, len, false, &da), len);
       if (lines) lines->add(da, len);
       k += len;
@@ -201,7 +201,7 @@ void lane_write(Exec& e, const Addressing& a, int lane, const uint8_t* src, uint
     for (uint32_t k = c; k < c + clen;) {
       uint32_t len = c + clen - k;
       if (a.space[lane] == Space::Swizzled) len = std::min<uint32_t>(len, a.elem - uint32_t((a.off[lane] + k) % a.elem));
-      uint64_t da;
+      uint64_t da = ~uint64_t(0);
       std::memcpy(lane_ptr(e, a, lane, k, len, true, &da), src + k, len);
       if (lines) lines->add(da, len);
       k += len;
@@ -609,7 +609,7 @@ Step vmem(Exec& e, Wave& w, const Op& op) {
         }
         if (a.space[lane] == Space::Swizzled && (a.off[lane] % a.elem) + bytes > a.elem)
           raise(FaultKind::Unsupported, "atomic access crosses a swizzle element", lane);
-        uint64_t da;
+        uint64_t da = ~uint64_t(0);
         uint8_t* p = lane_ptr(e, a, lane, 0, bytes, true, &da);
         if (lines) lines->add(da, bytes);
         uint64_t old = 0;

@@ -91,7 +91,8 @@ std::string kernels_markdown(const Registry& registry, const std::vector<codeobj
       int idx = 0;
       for (const auto& a : e.args) {
         if (a.kind.rfind("hidden_", 0) == 0) continue;
-        o << "| " << idx++ << " | `" << cell(a.name.value_or("arg" + std::to_string(idx - 1))) << "` | "
+        const int index = idx++;
+        o << "| " << index << " | `" << cell(a.name.value_or("arg" + std::to_string(index))) << "` | "
           << cell(a.type.value_or(a.kind)) << " | " << a.offset << " | " << a.size << " |\n";
       }
       bool any_hidden = false;

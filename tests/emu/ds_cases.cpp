@@ -164,7 +164,9 @@ void add_atomic(std::vector<VectorCase>& c, const std::string& mnemonic, Op op, 
                    uint64_t nv = model(op, old, a, b, wide);
                    if (rtn) {
                      EXPECT_EQ(r.reg(2, l), uint32_t(old)) << mnemonic << " return, lane " << l;
-                     if (wide) EXPECT_EQ(r.reg(3, l), uint32_t(old >> 32)) << mnemonic << " return hi, lane " << l;
+                     if (wide) {
+                       EXPECT_EQ(r.reg(3, l), uint32_t(old >> 32)) << mnemonic << " return hi, lane " << l;
+                     }
                    }
                    m[i] = uint32_t(nv);
                    if (wide) m[i + 1] = uint32_t(nv >> 32);

@@ -9,7 +9,7 @@ Device& shared_device() {
   return dev;
 }
 
-std::shared_ptr<const Program> kernel_program(const std::string& stem, bool hip) {
+std::shared_ptr<const Program> kernel_program(const std::string& stem, bool /*hip*/) {
   static std::map<std::string, std::shared_ptr<const Program>> cache;
   auto it = cache.find(stem);
   if (it != cache.end()) return it->second;

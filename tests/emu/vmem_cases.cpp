@@ -162,7 +162,9 @@ void check_atomic(const VecResult& r, int op, bool wide, bool ret, unsigned ret_
     }
     if (ret) {
       EXPECT_EQ(r.reg(ret_reg, l), uint32_t(old)) << what << " returned value, lane " << l;
-      if (wide) EXPECT_EQ(r.reg(ret_reg + 1, l), uint32_t(old >> 32)) << what << " returned high, lane " << l;
+      if (wide) {
+        EXPECT_EQ(r.reg(ret_reg + 1, l), uint32_t(old >> 32)) << what << " returned high, lane " << l;
+      }
     }
   }
   for (size_t i = 0; i < 128; ++i) EXPECT_EQ(r.in_after[i], want[i]) << what << " in[" << i << "]";

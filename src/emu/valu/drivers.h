@@ -40,7 +40,7 @@ void add_lane_ops(Defs& d);
 void add_special_ops(Defs& d);
 void add_transcendental_ops(Defs& d);
 
-#define K100_VALU [](::k100::emu::WaveState & w, const ::k100::isa::Inst& in)
+#define K100_VALU [](::k100::emu::WaveState & w [[maybe_unused]], const ::k100::isa::Inst& in [[maybe_unused]])
 
 using True = std::true_type;
 using False = std::false_type;

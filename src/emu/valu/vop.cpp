@@ -270,7 +270,7 @@ const uint32_t* Vop::dpp_permute(const uint32_t* p) {
   return out;
 }
 
-uint32_t* Vop::vgpr_row(int operand_index, int role) {
+uint32_t* Vop::vgpr_row(int operand_index, int /*role*/) {
   // VGPR index mode (s_set_gpr_idx_on) is applied by the core, which rewrites
   // the operands before calling the semantic function.
   unsigned idx = in.ops[operand_index].vgpr_index();

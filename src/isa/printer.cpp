@@ -70,6 +70,12 @@ std::string value_text(const Operand& o, const OperandSpec& s) {
   return special_source_text(o.code);
 }
 
+// Inline integer, inline float or literal: values whose text already may
+// carry a sign, so a neg modifier on them needs the neg(...) form.
+bool is_constant(const Operand& o) {
+  return o.is_inline() || o.is_literal();
+}
+
 int source_slot(Field f) {
   switch (f) {
     case Field::src0: case Field::ssrc0: return 0;
@@ -174,7 +180,11 @@ std::string print_operand(const Inst& inst, int index) {
       fam == Family::VOP3P) {
     if (fam == Family::VOP3 && inst.find(Field::sdst_vop3b)) abs = false;
     if (abs) t = "|" + t + "|";
-    if (neg) t = "-" + t;
+    if (neg && !abs && is_constant(o)) {
+      t = "neg(" + t + ")";  // `-12` would read back as the inline constant -12, `-1.0` as -1.0
+    } else if (neg) {
+      t = "-" + t;
+    }
     if (sext) t = "sext(" + t + ")";
   }
   return t;
@@ -283,9 +293,11 @@ std::string print(const Inst& inst, const PrintOptions& opts) {
       if (m.idxen) mod("idxen");
       if (m.offen) mod("offen");
       if (m.offset) mod("offset:" + std::to_string(m.offset));
+      // buffer_store_lds_dword spells its always-set lds bit before the cache bits
+      if (m.lds && d.quirk(kQuirkLdsSyntax)) mod("lds");
       if (m.glc) mod("glc");
       if (m.slc) mod("slc");
-      if (m.lds) mod("lds");
+      if (m.lds && !d.quirk(kQuirkLdsSyntax)) mod("lds");
       if (m.tfe) mod("tfe");
       break;
     case Family::FLAT:

@@ -247,6 +247,11 @@ def modifier_pool(row, ops, fam, enc):
     return mods
 
 
+# Source-modifier spellings: llvm's two syntaxes for neg and abs, both
+# together, the integer sext, and combinations llvm refuses (sext with neg).
+SOURCE_MODIFIERS = ["-{}", "|{}|", "-|{}|", "abs({})", "neg({})", "neg(|{}|)", "-abs({})", "neg(abs({}))",
+                    "sext({})", "-sext({})", "sext(-{})", "neg(-{})", "|-{}|"]
+
 MUBUF_ADDRESSING = ["off, {rsrc}, 0 offset:4095", "v1, {rsrc}, s4 offen", "v1, {rsrc}, 0 idxen",
                     "v[1:2], {rsrc}, -1 idxen offen", "v1, {rsrc}, 0", "off, {rsrc}, 0 offen",
                     "v1, {rsrc}, src_shared_base offen", "v[2:3], {rsrc}, s5 offen offset:12"]
@@ -284,10 +289,13 @@ def gen_lines(rows, rng, min_lines):
                     lines.append(line(vals))
                 if o["mods"] or (fam in ("VOP3", "VOP3P") or enc in ("e64", "sdwa", "dpp")):
                     if o["field"] in ("src0", "src1", "src2", "vsrc1"):
-                        for wrap in ("-{}", "|{}|", "-|{}|", "sext({})", "abs({})", "neg({})"):
-                            vals = list(base)
-                            vals[i] = wrap.format(base[i])
-                            lines.append(line(vals))
+                        # every source modifier on every kind of value the
+                        # operand takes (and the kinds it refuses)
+                        for wrap in SOURCE_MODIFIERS:
+                            for v in value_pool(o, fam, enc):
+                                vals = list(base)
+                                vals[i] = wrap.format(v)
+                                lines.append(line(vals))
             for m in modifier_pool(row, ops, fam, enc):
                 lines.append(line(base, [m]))
             if fam in ("MUBUF", "MTBUF") and any(o["field"] == "vaddr" for o in ops):

@@ -64,7 +64,12 @@ std::string value_text(const Operand& o, const OperandSpec& s) {
   if (o.is_vgpr()) return range("v", o.vgpr_index(), o.width);
   if (o.is_sgpr()) return scalar_text(o.code, o.width);
   if (o.code >= code::kZero && o.code <= code::kIntNegLast) return std::to_string(inline_int_value(o.code));
+  // an integer 16-bit operand has no float constants: llvm prints the bit pattern
+  if (o.code >= code::kFloatFirst && o.code <= code::kInvTwoPi && (s.type == OpType::I16 || s.type == OpType::V2I16))
+    return hex(inline_float_bits16(o.code));
   if (o.code >= code::kFloatFirst && o.code <= code::kInvTwoPi) return float_text(o.code, s.type);
+  // a 16-bit operand's literal prints as its low half, as llvm prints it
+  if (o.is_literal() && (s.type == OpType::F16 || s.type == OpType::I16)) return hex(o.value & 0xffff);
   if (o.is_literal()) return hex(o.value);
   if (o.is_imm()) return hex(o.value);
   return special_source_text(o.code);

@@ -437,6 +437,7 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
   bool modifier_bits = fam == Family::VOP3 || fam == Family::VOP3P || inst.encoding == Encoding::SDWA ||
                        inst.encoding == Encoding::DPP;
   if (modifier_bits && !refuse_modifier_bits(inst)) return out;
+  if (d->quirk(kQuirkLdsSyntax) && !m.lds) return out;  // its lds bit is part of the opcode
   for (size_t i = 0; i < specs.size(); ++i)  // a VGPR range ends at v255
     if (inst.ops[i].is_vgpr() && inst.ops[i].vgpr_index() + inst.ops[i].width > 256) return out;
   for (size_t i = 0; i < specs.size(); ++i)  // lds_direct is a 32-bit source only

@@ -26,6 +26,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "isa"))
 from mc_oracle import assemble as mc_assemble, disassemble as mc_disassemble  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+import oracle  # noqa: E402
 
 
 # ----------------------------------------------------------------- k100-as runs
@@ -372,8 +374,7 @@ def main():
     args = ap.parse_args()
     mc = args.mc or shutil.which("llvm-mc-14") or shutil.which("llvm-mc")
     if not mc:
-        print("SKIP: llvm-mc-14 not installed (apt-get install llvm-14)")
-        return 0
+        return oracle.missing("llvm-mc-14 not installed (apt-get install llvm-14)")
     table = subprocess.run([args.k100_as, "--dump-table"], capture_output=True, text=True, check=True).stdout
     rows = [json.loads(l) for l in table.splitlines()]
     if args.only:

@@ -32,6 +32,8 @@ sys.path.insert(0, HERE)
 from mc_oracle import assemble as mc_assemble, disassemble as mc_disassemble  # noqa: E402
 from asm_differential import k100_assemble, k100_disassemble  # noqa: E402
 from modifier_encodings import all_words as modifier_words  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+import oracle  # noqa: E402
 
 # Interpolation, image and export instructions are graphics-only: k100lc's
 # table leaves them out on purpose.
@@ -115,8 +117,7 @@ def main():
     args = ap.parse_args()
     mc = args.mc or shutil.which("llvm-mc-14") or shutil.which("llvm-mc")
     if not mc:
-        print("SKIP: llvm-mc-14 not installed (apt-get install llvm-14)")
-        return 0
+        return oracle.missing("llvm-mc-14 not installed (apt-get install llvm-14)")
     rng = random.Random(args.seed)
     texts = []
     per_family = {}

@@ -107,7 +107,9 @@ bool refuse_modifier_bits(Inst& inst) {
     uint8_t bit = uint8_t(1u << slot);
     if (inst.encoding == Encoding::SDWA || inst.encoding == Encoding::DPP) {
       if ((m.sext & bit) && !(allowed & kModSext)) return false;
-      if ((m.neg & bit) && !(allowed & kModNeg)) return false;
+      // DPP keeps sext in the neg bit
+      uint8_t neg_ok = inst.encoding == Encoding::DPP ? (kModNeg | kModSext) : kModNeg;
+      if ((m.neg & bit) && !(allowed & neg_ok)) return false;
       if ((m.abs & bit) && !(allowed & kModAbs)) return false;
       continue;
     }

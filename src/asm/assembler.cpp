@@ -1445,6 +1445,11 @@ class Assembler {
   Program take() { return std::move(prog_); }
   Program run_all() {
     switch_section(".text");
+    for (const auto& [name, value] : opts_.predefined_symbols) {
+      Symbol& sym = symbol(name);
+      sym.value = value;
+      sym.loc = SourceLoc{"<command line>", 1, 1};
+    }
     if (needs_preprocessing(src_)) {
       run_preprocessed();
     } else {

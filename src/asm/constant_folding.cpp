@@ -132,6 +132,14 @@ bool constant_operand(const ConstantValue& v, OpType type, bool vop3, Operand& o
         if (!vop3) {
           if (int c = inline16(b, false); c >= 0) return set(out, c), true;
         }
+        // llvm's parser takes a pattern of an f16 inline constant (0xc400 =
+        // -4.0) as inline and keeps the value unchanged; the encoder, which
+        // has no float constants for integer operands, writes it as a literal
+        // of the value's low 32 bits (-0x3c00 -> 0xffffc400)
+        if (inline_f16_code(b) >= 0) {
+          out = Operand::literal(uint32_t(i));
+          return true;
+        }
         out = Operand::literal(b);
         return true;
       }

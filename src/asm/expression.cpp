@@ -1,5 +1,7 @@
 #include "expression.h"
 
+#include <cstring>
+
 namespace k100::as {
 
 namespace {
@@ -9,6 +11,7 @@ struct Parser {
   size_t& pos;
   const SymbolLookup& lookup;
   bool in_abs = false;
+  bool float_bits = false;
   ExprResult res;
   bool unresolved = false;
 
@@ -99,6 +102,11 @@ struct Parser {
         ++pos;
         v.value = int64_t(tk.int_value);
         return v;
+      case Tok::Float:
+        if (!float_bits) break;
+        ++pos;
+        std::memcpy(&v.value, &tk.float_value, sizeof v.value);
+        return v;
       case Tok::Identifier: {
         ++pos;
         std::string name(tk.text);
@@ -131,10 +139,11 @@ struct Parser {
         return a;
       }
       default:
-        fail(std::string("expected an expression, found ") + token_name(tk.kind), tk.col);
-        if (tk.kind != Tok::End) ++pos;
-        return v;
+        break;
     }
+    fail(std::string("expected an expression, found ") + token_name(tk.kind), tk.col);
+    if (tk.kind != Tok::End) ++pos;
+    return v;
   }
 
   ExprValue binary(int min_prec) {
@@ -166,8 +175,8 @@ bool starts_expression(const std::vector<Token>& t, size_t pos) {
 }
 
 ExprResult parse_expression(const std::vector<Token>& tokens, size_t& pos, const SymbolLookup& lookup,
-                            bool in_abs) {
-  Parser p{tokens, pos, lookup, in_abs, {}};
+                            bool in_abs, bool float_bits) {
+  Parser p{tokens, pos, lookup, in_abs, float_bits, {}};
   ExprValue v = p.binary(1);
   if (p.res.error.empty() && !p.unresolved) p.res.value = v;
   return std::move(p.res);

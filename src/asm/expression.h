@@ -32,8 +32,11 @@ struct ExprResult {
 // Parses one expression starting at tokens[pos]; advances pos past it.
 // Stops before ',' ':' ']' ')' (unmatched) and end of statement.
 // `in_abs` stops at '|' (the closing bar of |x|) instead of reading it as "or".
+// `float_bits` reads a floating-point number inside an expression as the bit
+// pattern of the double, as llvm's expression parser does in instruction
+// operands (`--1.0` is the integer 0x3ff0000000000000).
 ExprResult parse_expression(const std::vector<Token>& tokens, size_t& pos, const SymbolLookup& lookup,
-                            bool in_abs = false);
+                            bool in_abs = false, bool float_bits = false);
 
 // True when tokens[pos] can start an expression.
 bool starts_expression(const std::vector<Token>& tokens, size_t pos);

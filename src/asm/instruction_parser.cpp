@@ -3,6 +3,7 @@
 #include "syntax.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
@@ -20,6 +21,10 @@ class Failure {
  public:
   uint32_t col;
   std::string message;
+};
+
+struct Validation {
+  Failure failure;
 };
 
 [[noreturn]] void fail(uint32_t col, std::string msg) { throw Failure{col, std::move(msg)}; }
@@ -137,9 +142,62 @@ const ModifierInfo& modifier_info(std::string_view name) {
   return it == table.end() ? none : it->second;
 }
 
+// How llvm reads the operand at one position of a mnemonic. It chooses by
+// the row (every encoding of the name, whatever suffix was written): a
+// position where some encoding takes neg/abs is read with the floating-point
+// modifier syntax, one that takes only sext with the integer syntax.
+// (v_cndmask_b32 takes both kinds: sext(x) reads as integer, the rest as floating point.)
+enum class OperandSyntax : uint8_t { Plain, FpModifiers, IntModifiers, BothModifiers };
+
+struct OperandSyntaxes {
+  OperandSyntax at[8] = {};
+  size_t n = 0;
+  size_t size() const { return n; }
+  OperandSyntax operator[](size_t i) const { return at[i]; }
+};
+
+int source_slot(Field f);
+
+OperandSyntaxes operand_syntaxes(const InstDesc* d) {
+  OperandSyntaxes out;
+  if (!d) return out;
+  auto visit = [&](Encoding e) {
+    const auto& specs = d->operands_of(e);
+    for (size_t i = 0; i < specs.size() && i < std::size(out.at); ++i) {
+      out.n = std::max(out.n, i + 1);
+      if (source_slot(specs[i].field) < 0) continue;
+      uint8_t m = d->source_mods(e, specs[i]);
+      bool fp = (m & (kModNeg | kModAbs)) || out.at[i] == OperandSyntax::FpModifiers ||
+                out.at[i] == OperandSyntax::BothModifiers;
+      bool integer = (m & kModSext) || out.at[i] == OperandSyntax::IntModifiers ||
+                     out.at[i] == OperandSyntax::BothModifiers;
+      out.at[i] = fp && integer ? OperandSyntax::BothModifiers
+                  : fp          ? OperandSyntax::FpModifiers
+                  : integer     ? OperandSyntax::IntModifiers
+                                : OperandSyntax::Plain;
+    }
+  };
+  visit(Encoding::Native);
+  if (d->has_e64()) visit(Encoding::E64);
+  if (d->has(kFlagSdwa)) visit(Encoding::SDWA);
+  if (d->has(kFlagDpp)) visit(Encoding::DPP);
+  return out;
+}
+
+// The row a mnemonic names, with or without an encoding suffix.
+const InstDesc* row_of_mnemonic(std::string_view mnemonic) {
+  for (std::string_view suffix : {"_e32", "_e64", "_sdwa", "_dpp"}) {
+    if (mnemonic.size() <= suffix.size() || mnemonic.substr(mnemonic.size() - suffix.size()) != suffix) continue;
+    std::string_view base = mnemonic.substr(0, mnemonic.size() - suffix.size());
+    if (const InstDesc* d = find_instruction(base); d && d->name == base) return d;
+  }
+  return find_instruction(mnemonic);
+}
+
 class SyntaxParser {
  public:
-  SyntaxParser(const std::vector<Token>& t, const SymbolLookup& lookup) : t_(t), lookup_(lookup) {}
+  SyntaxParser(const std::vector<Token>& t, const SymbolLookup& lookup, const OperandSyntaxes& syntaxes)
+      : t_(t), lookup_(lookup), syntaxes_(syntaxes) {}
 
   // Fills `out` (cleared first; its vectors keep their capacity between statements).
   void parse_all(bool waitcnt_statement, Syntax& out) {
@@ -160,7 +218,8 @@ class SyntaxParser {
         if (cur().kind == Tok::Comma) ++pos_;
         continue;
       }
-      out.operands.push_back(parse_operand());
+      size_t index = out.operands.size();
+      out.operands.push_back(parse_operand(index < syntaxes_.size() ? syntaxes_[index] : OperandSyntax::Plain));
       if (cur().kind == Tok::Comma) {
         ++pos_;
         if (cur().kind == Tok::End) fail(cur().col, "expected an operand after ','");
@@ -178,8 +237,8 @@ class SyntaxParser {
  private:
   const std::vector<Token>& t_;
   const SymbolLookup& lookup_;
+  const OperandSyntaxes& syntaxes_;
   size_t pos_ = 1;
-  int abs_depth_ = 0;
 
   const Token& cur() const { return t_[pos_]; }
   const Token& peek(size_t n = 1) const { return t_[std::min(pos_ + n, t_.size() - 1)]; }
@@ -580,60 +639,83 @@ class SyntaxParser {
     return o;
   }
 
-  SynOperand parse_operand() {
-    SynOperand o;
-    o.col = cur().col;
-    // source modifiers
-    if (cur().kind == Tok::Identifier && peek().kind == Tok::LParen &&
-        (cur().text == "abs" || cur().text == "neg" || cur().text == "sext")) {
-      std::string which(cur().text);
-      pos_ += 2;
-      SynOperand inner = parse_operand();
-      expect(Tok::RParen, "')'");
-      if (which == "abs") {
-        if (inner.abs) fail(o.col, "invalid syntax, expected 'abs' modifier");
-        inner.abs = true;
-      } else if (which == "neg") {
-        if (inner.neg) fail(o.col, "invalid syntax, expected 'neg' modifier");
-        inner.neg = true;
-      } else {
-        inner.sext = true;
-      }
-      inner.col = o.col;
-      return inner;
-    }
-    if (cur().kind == Tok::Pipe) {
-      ++pos_;
-      ++abs_depth_;
-      SynOperand inner = parse_operand();
-      --abs_depth_;
-      if (cur().kind != Tok::Pipe) fail(cur().col, "expected vertical bar");
-      ++pos_;
-      if (inner.abs) fail(o.col, "invalid syntax, expected 'abs' modifier");
-      inner.abs = true;
-      inner.col = o.col;
-      return inner;
-    }
+  // One operand, read the way llvm reads the operand at this position of the
+  // mnemonic: with floating-point source modifiers (-x, |x|, neg(x), abs(x)),
+  // with the integer one (sext(x)), or plain (a '-' is part of the number).
+  SynOperand parse_operand(OperandSyntax syntax) {
+    if (syntax == OperandSyntax::BothModifiers) return at_call("sext") ? parse_int_modifiers() : parse_fp_modifiers();
+    if (syntax == OperandSyntax::FpModifiers) return parse_fp_modifiers();
+    if (syntax == OperandSyntax::IntModifiers) return parse_int_modifiers();
+    return parse_reg_or_imm(false);
+  }
+
+  bool at_call(std::string_view name) const {
+    return cur().kind == Tok::Identifier && cur().text == name && peek().kind == Tok::LParen;
+  }
+
+  SynOperand parse_fp_modifiers() {
+    uint32_t col = cur().col;
+    // `--1` is ambiguous (neg of -1, or the number 1): llvm asks for neg(-1)
+    if (cur().kind == Tok::Minus && peek().kind == Tok::Minus) fail(col, "invalid syntax, expected 'neg' modifier");
+    bool sp3_neg = false;
     if (cur().kind == Tok::Minus) {
       const Token& nx = peek();
-      bool modifier = nx.kind == Tok::Pipe ||
-                      (nx.kind == Tok::Identifier && (nx.text == "abs" || is_register_name(nx, peek(2))));
-      if (nx.kind == Tok::Float) {
-        pos_ += 2;
-        o.kind = SynOperand::Kind::Const;
-        o.cval.is_float = true;
-        o.cval.f = -nx.float_value;
-        o.text = "-" + std::string(nx.text);
-        return o;
-      }
-      if (modifier) {
+      if (nx.kind == Tok::Pipe || (nx.kind == Tok::Identifier && (nx.text == "abs" || is_register_name(nx, peek(2))))) {
+        sp3_neg = true;
         ++pos_;
-        SynOperand inner = parse_operand();
-        if (inner.neg) fail(o.col, "invalid syntax, expected 'neg' modifier");
-        inner.neg = true;
-        inner.col = o.col;
-        return inner;
       }
+    }
+    bool neg = false, abs = false, sp3_abs = false;
+    if (at_call("neg")) {
+      if (sp3_neg) fail(cur().col, "expected register or immediate");
+      neg = true;
+      pos_ += 2;
+    }
+    if (at_call("abs")) {
+      abs = true;
+      pos_ += 2;
+    }
+    if (cur().kind == Tok::Pipe) {
+      if (abs) fail(cur().col, "expected register or immediate");
+      sp3_abs = true;
+      ++pos_;
+    }
+    SynOperand o = parse_reg_or_imm(sp3_abs);
+    if (sp3_abs) expect(Tok::Pipe, "vertical bar");
+    if (abs) expect(Tok::RParen, "closing parentheses");
+    if (neg) expect(Tok::RParen, "closing parentheses");
+    o.neg = neg || sp3_neg;
+    o.abs = abs || sp3_abs;
+    if ((o.neg || o.abs) && o.kind == SynOperand::Kind::Expr) fail(col, "expected an absolute expression");
+    if (o.neg || o.abs) o.col = col;
+    return o;
+  }
+
+  SynOperand parse_int_modifiers() {
+    uint32_t col = cur().col;
+    bool sext = at_call("sext");
+    if (sext) pos_ += 2;
+    SynOperand o = parse_reg_or_imm(false);
+    if (!sext) return o;
+    expect(Tok::RParen, "closing parentheses");
+    if (o.kind == SynOperand::Kind::Expr) fail(col, "expected an absolute expression");
+    o.sext = true;
+    o.col = col;
+    return o;
+  }
+
+  // A register, a number or an expression, without source modifiers.
+  SynOperand parse_reg_or_imm(bool in_abs) {
+    SynOperand o;
+    o.col = cur().col;
+    if (cur().kind == Tok::Minus && peek().kind == Tok::Float) {
+      const Token& nx = peek();
+      pos_ += 2;
+      o.kind = SynOperand::Kind::Const;
+      o.cval.is_float = true;
+      o.cval.f = -nx.float_value;
+      o.text = "-" + std::string(nx.text);
+      return o;
     }
     if (cur().kind == Tok::Float) {
       o.kind = SynOperand::Kind::Const;
@@ -665,7 +747,7 @@ class SyntaxParser {
     }
     // expression
     size_t start = pos_;
-    auto r = parse_expression(t_, pos_, lookup_, abs_depth_ > 0);
+    auto r = parse_expression(t_, pos_, lookup_, in_abs, true);
     if (!r.error.empty()) fail(r.error_col, r.error);
     for (size_t i = start; i < pos_; ++i) {
       if (i > start && t_[i].space_before) o.text += ' ';
@@ -718,6 +800,34 @@ int source_slot(Field f) {
 
 bool name_ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+unsigned operand_bits(OpType type) {
+  if (type == OpType::F16 || type == OpType::I16) return 16;
+  if (type == OpType::F64 || type == OpType::B64) return 64;
+  return 32;
+}
+
+// v fits `bits` bits as a signed or an unsigned number
+bool fits_bits(int64_t v, unsigned bits) {
+  return (v >= -(int64_t(1) << (bits - 1)) && v < (int64_t(1) << (bits - 1))) ||
+         (v >= 0 && v < (int64_t(1) << bits));
+}
+
+// neg/abs applied to a constant's sign bit: bit 63 of a floating-point
+// number (read as a double), else the top bit of the operand's size.
+ConstantValue with_sign_modifiers(ConstantValue v, bool neg, bool abs, OpType type) {
+  if (v.is_float) {
+    if (abs) v.f = std::fabs(v.f);
+    if (neg) v.f = -v.f;
+    return v;
+  }
+  unsigned bits = operand_bits(type);
+  uint64_t sign = 1ull << (bits - 1), x = uint64_t(v.i);
+  if (abs) x &= ~sign;
+  if (neg) x ^= sign;
+  v.i = int64_t(x);
+  return v;
 }
 
 class Matcher {
@@ -837,6 +947,29 @@ class Matcher {
       if (s.type == OpType::None) s.type = OpType::B32;
     }
     int slot = source_slot(s.field);
+    if ((so.neg || so.abs || so.sext) && slot >= 0 && c_.desc->source_mods(c_.enc, s) == 0 &&
+        so.kind == SynOperand::Kind::Const && s.type != OpType::GprIdx) {
+      // A constant with modifiers where this encoding has no modifier bits
+      // (the e32 form of v_add_f32): llvm applies neg and abs to the value's
+      // sign bit and drops sext.
+      SynOperand plain = so;
+      plain.neg = plain.abs = plain.sext = false;
+      if (so.neg || so.abs) {
+        Operand check;
+        if (!constant_operand(so.cval, s.type, vop3, check)) fail(so.col, "invalid operand for instruction");
+        // an integer under neg/abs for a 64-bit float operand would mean
+        // different things in VOP1/2/C and VOP3: llvm refuses it
+        if (!so.cval.is_float && s.type == OpType::F64) fail(so.col, "invalid operand for instruction");
+        plain.cval = with_sign_modifiers(so.cval, so.neg, so.abs, s.type);
+        unsigned bits = operand_bits(s.type);
+        // a value that no longer fits the operand keeps its low bits (which
+        // may then be an inline constant, as the encoder sees them)
+        if (!plain.cval.is_float && bits < 64 && !fits_bits(plain.cval.i, bits))
+          plain.cval.i = int64_t(uint64_t(plain.cval.i) & ((1ull << bits) - 1));
+      }
+      convert(inst, idx, spec, plain, vop3, fam);
+      return;
+    }
     if (so.neg || so.abs || so.sext) {
       bool ok = slot >= 0 && s.type != OpType::GprIdx;
       uint8_t allowed = c_.desc->source_mods(c_.enc, s);
@@ -898,6 +1031,8 @@ class Matcher {
         if (!constant_operand(so.cval, s.type, vop3, o)) fail(so.col, "invalid operand for instruction");
         if (o.is_literal() && !(s.accept & kAcceptLiteral)) {
           if (vop3 || fam == Family::VOP3P) fail(so.col, "literal operands are not supported");
+          if (reads_vcc_in_e32())  // llvm matches the e32 form, then its constant bus check fails
+            throw Validation{Failure{so.col, "invalid operand (violates constant bus restrictions)"}};
           fail(so.col, "invalid operand for instruction");
         }
         return;
@@ -912,6 +1047,13 @@ class Matcher {
       case SynOperand::Kind::Imm:
         fail(so.col, "invalid operand for instruction");
     }
+  }
+
+  // v_cndmask_b32, v_addc_co_u32, ...: their e32 form reads VCC as a last operand
+  bool reads_vcc_in_e32() const {
+    const auto& specs = c_.desc->operands_of(c_.enc);
+    return c_.enc == Encoding::Native && c_.desc->family == Family::VOP2 && !specs.empty() &&
+           specs.back().field == Field::vcc;
   }
 
   void convert_immediate(Inst& inst, int idx, const OperandSpec& s, const SynOperand& so) {
@@ -1323,10 +1465,16 @@ bool match_syntax(std::string_view mnemonic_text, uint32_t mnemonic_col, const S
         Matcher m(syn, c, fixups);
         Inst inst = m.build();
         std::string problem = check(inst, target);
+        // llvm checks the constant bus of the encoding it matched and does
+        // not try the next one when that fails (v_cndmask_b32 with a literal and vcc)
+        if (!problem.empty() && problem.find("constant bus") != std::string::npos)
+          throw Validation{Failure{mnemonic_col, problem}};
         if (!problem.empty()) throw Failure{mnemonic_col, problem};
         out.inst = inst;
         out.fixups = std::move(fixups);
         return true;
+      } catch (const Validation& v) {
+        throw v.failure;
       } catch (const Failure& f) {
         // Prefer the error of the encoding the user most likely meant: the
         // VOP3 form when the native one cannot hold the operands.
@@ -1347,7 +1495,8 @@ bool match_syntax(std::string_view mnemonic_text, uint32_t mnemonic_col, const S
 bool InstructionParser::parse(const std::vector<Token>& tokens, ParsedInstruction& out, ParseError& err) const {
   thread_local Syntax syn;  // reused: its vectors keep their capacity
   try {
-    SyntaxParser sp(tokens, lookup_);
+    OperandSyntaxes syntaxes = operand_syntaxes(row_of_mnemonic(tokens[0].text));
+    SyntaxParser sp(tokens, lookup_, syntaxes);
     sp.parse_all(std::string_view(tokens[0].text) == "s_waitcnt", syn);
   } catch (const Failure& f) {
     err.col = f.col ? f.col : tokens[0].col;

@@ -77,6 +77,51 @@ Family family_of_word(uint32_t w, uint32_t* opcode) {
   return Family::SOPP;
 }
 
+// Modifier bits on a source that takes no such modifier: llvm refuses the
+// word (it would print a modifier its assembler rejects), except abs on an
+// integer VOP3 source that takes sext in the neg bit, which it ignores.
+// Returns false to refuse.
+bool refuse_modifier_bits(Inst& inst) {
+  const InstDesc& d = inst.desc();
+  const auto& specs = inst.specs();
+  Modifiers& m = inst.mods;
+  if (inst.family() == Family::VOP3P) {
+    if (d.quirk(kQuirkMix)) return true;  // neg and abs (in neg_hi) on every source
+    if (!(m.neg == 0 || d.has(kFlagNegLo)) || !(m.neg_hi == 0 || d.has(kFlagNegHi))) return false;
+    for (const auto& s : specs)  // packed 16-bit integers: neg on src0 only
+      if (s.type == OpType::V2I16 && (s.field == Field::src1 || s.field == Field::src2)) {
+        uint8_t bit = uint8_t(s.field == Field::src1 ? 2 : 4);
+        if ((m.neg | m.neg_hi) & bit) return false;
+      }
+    return true;
+  }
+  if (d.name == "v_readlane_b32") {
+    m.neg = m.abs = 0;  // llvm ignores the bits here (and refuses them on v_writelane_b32)
+    return true;
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    int slot = specs[i].field == Field::src0 ? 0 : (specs[i].field == Field::src1 || specs[i].field == Field::vsrc1) ? 1
+             : specs[i].field == Field::src2 ? 2 : -1;
+    if (slot < 0) continue;
+    uint8_t allowed = d.source_mods(inst.encoding, specs[i]);
+    uint8_t bit = uint8_t(1u << slot);
+    if (inst.encoding == Encoding::SDWA || inst.encoding == Encoding::DPP) {
+      if ((m.sext & bit) && !(allowed & kModSext)) return false;
+      // DPP keeps sext in the neg bit
+      uint8_t neg_ok = inst.encoding == Encoding::DPP ? (kModNeg | kModSext) : kModNeg;
+      if ((m.neg & bit) && !(allowed & neg_ok)) return false;
+      if ((m.abs & bit) && !(allowed & kModAbs)) return false;
+      continue;
+    }
+    if ((m.neg & bit) && !(allowed & (kModNeg | kModSext))) return false;
+    if ((m.abs & bit) && !(allowed & kModAbs)) {
+      if (!(allowed & kModSext)) return false;
+      m.abs &= uint8_t(~bit);
+    }
+  }
+  return true;
+}
+
 int32_t sext16(uint32_t v) { return int32_t(int16_t(uint16_t(v))); }
 
 }  // namespace
@@ -391,6 +436,14 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
     if (d->quirk(kQuirkCmpswap)) w /= 2;
     inst.atomic_dst = Operand::vgpr((w1 >> 24) & 0xff, uint8_t(w));
   }
+  bool modifier_bits = fam == Family::VOP3 || fam == Family::VOP3P || inst.encoding == Encoding::SDWA ||
+                       inst.encoding == Encoding::DPP;
+  if (modifier_bits && !refuse_modifier_bits(inst)) return out;
+  if (d->quirk(kQuirkLdsSyntax) && !m.lds) return out;  // its lds bit is part of the opcode
+  for (size_t i = 0; i < specs.size(); ++i)  // a VGPR range ends at v255
+    if (inst.ops[i].is_vgpr() && inst.ops[i].vgpr_index() + inst.ops[i].width > 256) return out;
+  for (size_t i = 0; i < specs.size(); ++i)  // lds_direct is a 32-bit source only
+    if (inst.ops[i].code == code::kLdsDirect && inst.ops[i].width == 1 && specs[i].width == 2) return out;
   if (!wd.ok) return out;
   out.size = uint8_t(wd.used);
   if (literal_read) out.size = uint8_t(std::max<size_t>(wd.used, (next_dw + 1) * 4));

@@ -64,10 +64,21 @@ std::string value_text(const Operand& o, const OperandSpec& s) {
   if (o.is_vgpr()) return range("v", o.vgpr_index(), o.width);
   if (o.is_sgpr()) return scalar_text(o.code, o.width);
   if (o.code >= code::kZero && o.code <= code::kIntNegLast) return std::to_string(inline_int_value(o.code));
+  // an integer 16-bit operand has no float constants: llvm prints the bit pattern
+  if (o.code >= code::kFloatFirst && o.code <= code::kInvTwoPi && (s.type == OpType::I16 || s.type == OpType::V2I16))
+    return hex(inline_float_bits16(o.code));
   if (o.code >= code::kFloatFirst && o.code <= code::kInvTwoPi) return float_text(o.code, s.type);
+  // a 16-bit operand's literal prints as its low half, as llvm prints it
+  if (o.is_literal() && (s.type == OpType::F16 || s.type == OpType::I16)) return hex(o.value & 0xffff);
   if (o.is_literal()) return hex(o.value);
   if (o.is_imm()) return hex(o.value);
   return special_source_text(o.code);
+}
+
+// Inline integer, inline float or literal: values whose text already may
+// carry a sign, so a neg modifier on them needs the neg(...) form.
+bool is_constant(const Operand& o) {
+  return o.is_inline() || o.is_literal();
 }
 
 int source_slot(Field f) {
@@ -174,7 +185,11 @@ std::string print_operand(const Inst& inst, int index) {
       fam == Family::VOP3P) {
     if (fam == Family::VOP3 && inst.find(Field::sdst_vop3b)) abs = false;
     if (abs) t = "|" + t + "|";
-    if (neg) t = "-" + t;
+    if (neg && !abs && is_constant(o)) {
+      t = "neg(" + t + ")";  // `-12` would read back as the inline constant -12, `-1.0` as -1.0
+    } else if (neg) {
+      t = "-" + t;
+    }
     if (sext) t = "sext(" + t + ")";
   }
   return t;
@@ -283,9 +298,11 @@ std::string print(const Inst& inst, const PrintOptions& opts) {
       if (m.idxen) mod("idxen");
       if (m.offen) mod("offen");
       if (m.offset) mod("offset:" + std::to_string(m.offset));
+      // buffer_store_lds_dword spells its always-set lds bit before the cache bits
+      if (m.lds && d.quirk(kQuirkLdsSyntax)) mod("lds");
       if (m.glc) mod("glc");
       if (m.slc) mod("slc");
-      if (m.lds) mod("lds");
+      if (m.lds && !d.quirk(kQuirkLdsSyntax)) mod("lds");
       if (m.tfe) mod("tfe");
       break;
     case Family::FLAT:

@@ -25,6 +25,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import oracle  # noqa: E402
+
 BODY = [
     "s_load_dwordx4 s[8:11], s[4:5], 0x0",
     "s_load_dword s12, s[4:5], 0x10",
@@ -143,8 +146,8 @@ def main():
              5: ("llvm-mc-15", "ld.lld-15", "llvm-readelf-15", "llvm-objdump-15")}
     missing = [t for v in tools.values() for t in v if not shutil.which(t)]
     if missing:
-        print("SKIP: missing " + ", ".join(sorted(set(missing))) + " (apt-get install llvm-14 lld-14 llvm-15 lld-15)")
-        return 0
+        return oracle.missing("missing " + ", ".join(sorted(set(missing))) +
+                              " (apt-get install llvm-14 lld-14 llvm-15 lld-15)")
     rng = random.Random(args.seed)
     failures = []
     checked = {"files": 0, "kernels": 0}

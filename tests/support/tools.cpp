@@ -19,13 +19,16 @@ std::string find_tool(const std::string& name) {
     while (std::getline(ss, d, ':'))
       if (!d.empty()) dirs.push_back(d);
   }
-  dirs.push_back("/usr/bin");
-  for (const char* v : {"14", "15", "16", "19"}) dirs.push_back(std::string("/usr/lib/llvm-") + v + "/bin");
   for (const std::string& d : dirs) {
     std::string p = d + "/" + name;
     if (access(p.c_str(), X_OK) == 0) return p;
   }
   return "";
+}
+
+bool oracle_required() {
+  const char* ci = std::getenv("CI");
+  return ci && std::string(ci) == "true";
 }
 
 int run_shell(const std::string& cmd, std::string* output) {

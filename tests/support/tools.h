@@ -6,9 +6,12 @@
 
 namespace k100::test {
 
-// Full path of an executable found on PATH, in /usr/bin or in /usr/lib/llvm-N/bin
-// (N = 14, 15, 16, 19), or "" when there is none.
+// Full path of an executable found on PATH, or "" when there is none. Only
+// PATH counts, so a PATH without the LLVM tools makes their oracle tests skip.
 std::string find_tool(const std::string& name);
+
+// True when CI=true: a missing oracle tool is then a failure, not a skip.
+bool oracle_required();
 
 // Runs `cmd` through /bin/sh with stderr joined to stdout, appends what it
 // printed to *output, and returns its exit status (-1 when it could not run or
@@ -16,3 +19,11 @@ std::string find_tool(const std::string& name);
 int run_shell(const std::string& cmd, std::string* output);
 
 }  // namespace k100::test
+
+// In a GoogleTest body: an oracle tool is missing. Skips the test (CTest
+// reports it as skipped), or fails it under CI=true, where CI installs them.
+#define K100_ORACLE_MISSING(why)                                                              \
+  do {                                                                                          \
+    if (::k100::test::oracle_required()) GTEST_FAIL() << (why) << " (CI=true: oracle tools are required)"; \
+    GTEST_SKIP() << (why);                                                                      \
+  } while (0)

@@ -1,7 +1,8 @@
 // k100-as: assembler and disassembler with llvm-mc compatible flags.
 //
-//   k100-as [--mcpu=gfx926|gfx906] [--show-encoding] [-I DIR]... [-o OUT] [FILE]
+//   k100-as [--mcpu=gfx926|gfx906] [--show-encoding] [-I DIR]... [-filetype=obj|asm] [-o OUT] [FILE]
 //   k100-as --disassemble [--show-encoding] [FILE]      (llvm-mc's byte-list input)
+// The options are listed in one table (main); `k100-as --help` prints it.
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -16,23 +17,10 @@
 #include "k100/codeobj/target.h"
 #include "k100/codeobj/writer.h"
 #include "k100/isa/codec.h"
+#include "option_table.h"
 
 namespace {
 
-void usage() {
-  std::fprintf(stderr,
-               "usage: k100-as [options] [FILE|-]\n"
-               "  --mcpu=gfx926|gfx906      target (default gfx926)\n"
-               "  --show-encoding           print each instruction with its encoding\n"
-               "  --disassemble             read byte lists ([0x..,...] groups or a stream) and print assembly\n"
-               "  -o FILE                   write a code object (.hsaco) to FILE; with --raw, the .text bytes\n"
-               "  --raw                     write raw code instead of a code object\n"
-               "  -I DIR                    where .include looks after the including file's directory (repeatable)\n"
-               "  --max-errors=N            stop after N errors (default 100, 0 = no limit)\n"
-               "  --amdhsa-code-object-version=4|5\n");
-}
-
-bool starts(const char* a, const char* p) { return std::strncmp(a, p, std::strlen(p)) == 0; }
 
 // One JSON object per line per table row: what the test generators enumerate.
 void dump_table() {
@@ -75,67 +63,22 @@ void dump_table() {
   }
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
-  using namespace k100;
-  isa::Target target = isa::Target::gfx926;
-  bool show = false, disasm = false, raw = false, target_explicit = false;
-  std::string input = "-", output;
-  std::vector<std::string> include_dirs;
-  int cov = 5;
-  size_t max_errors = 100;
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    const char* v = nullptr;
-    if (starts(a, "--mcpu=")) v = a + 7;
-    else if (starts(a, "-mcpu=")) v = a + 6;
-    if (v) {
-      auto t = isa::parse_target(v);
-      if (!t) {
-        std::fprintf(stderr, "k100-as: unknown --mcpu '%s' (expected gfx926 or gfx906)\n", v);
-        return 2;
-      }
-      target = *t;
-      target_explicit = true;
-      continue;
-    }
-    if (!std::strcmp(a, "--dump-table")) {
-      dump_table();
-      return 0;
-    }
-    if (!std::strcmp(a, "--show-encoding") || !std::strcmp(a, "-show-encoding")) show = true;
-    else if (!std::strcmp(a, "--disassemble") || !std::strcmp(a, "-disassemble")) disasm = true;
-    else if (!std::strcmp(a, "--raw")) raw = true;
-    else if (!std::strcmp(a, "-o") && i + 1 < argc) output = argv[++i];
-    else if (!std::strcmp(a, "-I") && i + 1 < argc) include_dirs.push_back(argv[++i]);
-    else if (starts(a, "-I") && a[2]) include_dirs.push_back(a + 2);
-    else if (starts(a, "--include-dir=")) include_dirs.push_back(std::strchr(a, '=') + 1);
-    else if (starts(a, "--max-errors=")) {
-      long n = std::atol(a + 13);
-      max_errors = n <= 0 ? size_t(-1) : size_t(n);
-    }
-    else if (starts(a, "--amdhsa-code-object-version=") || starts(a, "-amdhsa-code-object-version=")) {
-      cov = std::atoi(std::strchr(a, '=') + 1);
-      if (cov != 4 && cov != 5) {
-        std::fprintf(stderr, "k100-as: code object version must be 4 or 5\n");
-        return 2;
-      }
-    } else if (starts(a, "--triple") || starts(a, "-triple") || starts(a, "--arch") || starts(a, "-arch")) {
-      if (!std::strchr(a, '=') && i + 1 < argc) ++i;  // only amdgcn exists here
-    } else if (!std::strcmp(a, "-h") || !std::strcmp(a, "--help")) {
-      usage();
-      return 0;
-    } else if (a[0] == '-' && a[1] != 0) {
-      std::fprintf(stderr, "k100-as: unknown option '%s'\n", a);
-      usage();
-      return 2;
-    } else {
-      input = a;
-    }
+
+// Writes to FILE, or to standard output for "-" (and for "" where noted).
+bool write_bytes(const std::string& file, const std::string& data) {
+  if (file == "-") return std::fwrite(data.data(), 1, data.size(), stdout) == data.size();
+  std::ofstream f(file, std::ios::binary);
+  if (!f || !f.write(data.data(), std::streamsize(data.size()))) {
+    std::fprintf(stderr, "k100-as: cannot write '%s'\n", file.c_str());
+    return false;
   }
-  std::string text;
-  std::string name = input == "-" ? "<stdin>" : input;
+  return true;
+}
+bool write_text(const std::string& file, const std::string& text) { return write_bytes(file.empty() ? "-" : file, text); }
+
+// The source as text; a binary file (an ELF object, NUL bytes) is named as such.
+bool read_source(const std::string& input, std::string& text) {
   if (input == "-") {
     std::stringstream ss;
     ss << std::cin.rdbuf();
@@ -144,12 +87,133 @@ int main(int argc, char** argv) {
     std::ifstream f(input, std::ios::binary);
     if (!f) {
       std::fprintf(stderr, "k100-as: cannot open '%s'\n", input.c_str());
-      return 1;
+      return false;
     }
     std::stringstream ss;
     ss << f.rdbuf();
     text = ss.str();
   }
+  std::string name = input == "-" ? "<stdin>" : input;
+  if (text.size() >= 4 && text.compare(0, 4, "\x7f" "ELF") == 0) {
+    std::fprintf(stderr, "k100-as: %s: is a binary file (an ELF object), not assembly source; "
+                         "k100-objdump -d disassembles it\n", name.c_str());
+    return false;
+  }
+  if (text.find('\0') != std::string::npos) {
+    std::fprintf(stderr, "k100-as: %s: is a binary file (it contains NUL bytes), not assembly source\n", name.c_str());
+    return false;
+  }
+  return true;
+}
+
+// -mattr=+xnack,-sramecc -> "gfx906:sramecc-:xnack+" (validated by the target-id parser)
+std::string target_with_features(const std::string& processor, const std::string& mattr) {
+  std::string id = processor;
+  std::string sramecc, xnack;
+  std::stringstream ss(mattr);
+  std::string f;
+  while (std::getline(ss, f, ',')) {
+    if (f.empty()) continue;
+    if (f[0] != '+' && f[0] != '-') throw k100::tools::OptionTable::UsageProblem{"-mattr: '" + f + "' must start with + or -"};
+    std::string n = f.substr(1);
+    if (n == "sramecc" || n == "sram-ecc") sramecc = f.substr(0, 1);
+    else if (n == "xnack") xnack = f.substr(0, 1);
+    else throw k100::tools::OptionTable::UsageProblem{"-mattr: unknown feature '" + n + "' (xnack, sramecc)"};
+  }
+  if (!sramecc.empty()) id += ":sramecc" + sramecc;
+  if (!xnack.empty()) id += ":xnack" + xnack;
+  return id;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace k100;
+  using tools::OptionTable;
+  isa::Target target = isa::Target::gfx926;
+  bool show = false, disasm = false, raw = false, target_explicit = false, table = false;
+  std::string input = "-", output, filetype, mattr;
+  std::vector<std::string> include_dirs;
+  std::vector<std::pair<std::string, int64_t>> defsyms;
+  int cov = 5;
+  size_t max_errors = 100;
+  int inputs = 0;
+  OptionTable opts_table("k100-as", "assembles AMDGPU (gfx926/gfx906) assembly into code objects, and disassembles "
+                         "byte lists, with llvm-mc's flags",
+                         {"k100-as [options] [FILE|-]", "k100-as --disassemble [--show-encoding] [FILE|-]"});
+  opts_table
+      .value({"--mcpu"}, "gfx926|gfx906", "target processor (default gfx926)",
+             [&](const std::string& v) {
+               auto t = isa::parse_target(v);
+               if (!t) throw OptionTable::UsageProblem{"unknown --mcpu '" + v + "' (expected gfx926 or gfx906)"};
+               target = *t;
+               target_explicit = true;
+             })
+      .value({"--triple", "--arch"}, "TRIPLE", "amdgcn-amd-amdhsa (or amdgcn): the only target this assembler has",
+             [&](const std::string& v) {
+               if (v != "amdgcn" && v.rfind("amdgcn-", 0) != 0)
+                 throw OptionTable::UsageProblem{"unsupported triple '" + v + "' (expected amdgcn-amd-amdhsa)"};
+             })
+      .value({"--mattr"}, "+F,-F", "target features of the code object's target id: xnack, sramecc",
+             [&](const std::string& v) { mattr = v; })
+      .value({"--filetype"}, "obj|asm", "obj: write a code object; asm: print the listing (default: obj with -o, else asm)",
+             [&](const std::string& v) {
+               if (v != "obj" && v != "asm") throw OptionTable::UsageProblem{"-filetype must be obj or asm, not '" + v + "'"};
+               filetype = v;
+             })
+      .value({"-o"}, "FILE", "output file; '-' is standard output", [&](const std::string& v) { output = v; })
+      .value({"--defsym"}, "NAME=VALUE", "define an absolute symbol before the first line (repeatable)",
+             [&](const std::string& v) {
+               size_t eq = v.find('=');
+               if (eq == 0 || eq == std::string::npos)
+                 throw OptionTable::UsageProblem{"-defsym expects NAME=VALUE, not '" + v + "'"};
+               try {
+                 size_t pos = 0;
+                 long long x = std::stoll(v.substr(eq + 1), &pos, 0);
+                 if (pos != v.size() - eq - 1) throw 0;
+                 defsyms.emplace_back(v.substr(0, eq), x);
+               } catch (...) {
+                 throw OptionTable::UsageProblem{"-defsym " + v + ": the value must be an integer"};
+               }
+             })
+      .value({"-I", "--include-dir"}, "DIR", "where .include looks after the including file's folder (repeatable)",
+             [&](const std::string& v) { include_dirs.push_back(v); })
+      .flag({"--show-encoding"}, "print each instruction with its encoding", [&] { show = true; })
+      .flag({"--disassemble"}, "read byte lists ([0x..,...] groups or a stream) and print assembly",
+            [&] { disasm = true; })
+      .flag({"--raw"}, "with -filetype=obj: write the .text bytes instead of a code object", [&] { raw = true; })
+      .value({"--max-errors"}, "N", "stop after N errors (default 100, 0 = no limit)",
+             [&](const std::string& v) {
+               long n = std::atol(v.c_str());
+               max_errors = n <= 0 ? size_t(-1) : size_t(n);
+             })
+      .value({"--amdhsa-code-object-version"}, "4|5", "code object version (default 5)",
+             [&](const std::string& v) {
+               cov = std::atoi(v.c_str());
+               if (cov != 4 && cov != 5) throw OptionTable::UsageProblem{"code object version must be 4 or 5"};
+             })
+      .flag({"--dump-table"}, "print the instruction table, one JSON object per row", [&] { table = true; })
+      .epilog("FILE is assembly source ('-' or nothing: standard input). Without -o (or with -filetype=asm)\n"
+              "the listing goes to standard output; errors go to standard error as FILE:LINE:COL.\n\n"
+              "examples:\n"
+              "  k100-as -o vadd.hsaco vadd.s                 # code object for the emulator or a DCU\n"
+              "  k100-as -mcpu gfx906 --show-encoding x.s     # listing with encodings, as llvm-mc -show-encoding\n"
+              "  echo '[0x00,0x00,0x81,0xbf]' | k100-as --disassemble\n\n"
+              "exit status: 0 success, 1 errors in the input, 2 usage error\n");
+  int rc = opts_table.parse(argc, argv, [&](const std::string& a) {
+    input = a;
+    ++inputs;
+  });
+  if (rc >= 0) return rc;
+  if (inputs > 1) return opts_table.usage_error("one input file at a time");
+  if (table) {
+    dump_table();
+    return 0;
+  }
+  bool write_object = filetype == "obj" || (filetype.empty() && !output.empty());
+  std::string text;
+  std::string name = input == "-" ? "<stdin>" : input;
+  if (!read_source(input, text)) return 1;
   DiagnosticSink diags(max_errors);
   std::string out;
   out += "\t.text\n";
@@ -175,8 +239,19 @@ int main(int argc, char** argv) {
   opts.code_object_version = cov;
   opts.error_limit = max_errors;
   opts.include_dirs = include_dirs;
-  opts.listing = output.empty();  // the listing is only printed when no output file is written
+  opts.predefined_symbols = defsyms;
+  opts.listing = !write_object;  // the listing is only printed when no object is written
   as::Program prog = as::assemble(text, name, opts, diags);
+  if (!mattr.empty() && prog.amdgcn_target.empty()) {
+    try {
+      std::string id = target_with_features(isa::target_name(target), mattr);
+      prog.amdgcn_target = codeobj::parse_target_id(id).id();
+    } catch (const OptionTable::UsageProblem& p) {
+      return opts_table.usage_error(p.message);
+    } catch (const Error& e) {
+      return opts_table.usage_error(std::string("-mattr: ") + e.what());
+    }
+  }
   bool prog_has_errors = diags.has_errors();
   size_t prog_errors = diags.error_count();
   std::string target_id = codeobj::default_target(isa::target_name(target)).id();
@@ -197,11 +272,11 @@ int main(int argc, char** argv) {
   diags.clear();
   if (prog_has_errors) {
     // like llvm-mc, the listing of the good lines is still printed
-    if (output.empty()) std::fputs(out.c_str(), stdout);
+    if (!write_object) write_text(output, out);
     std::fprintf(stderr, "k100-as: %zu error%s\n", prog_errors, prog_errors == 1 ? "" : "s");
     return 1;
   }
-  if (!output.empty()) {
+  if (write_object) {
     std::vector<uint8_t> bytes;
     if (raw) {
       if (const as::Section* s = prog.section(".text")) bytes = s->bytes;
@@ -216,13 +291,7 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    std::ofstream f(output, std::ios::binary);
-    if (!f || !f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()))) {
-      std::fprintf(stderr, "k100-as: cannot write '%s'\n", output.c_str());
-      return 1;
-    }
-    return 0;
+    return write_bytes(output.empty() ? "-" : output, std::string(bytes.begin(), bytes.end())) ? 0 : 1;
   }
-  std::fputs(out.c_str(), stdout);
-  return 0;
+  return write_text(output, out) ? 0 : 1;
 }

@@ -11,13 +11,9 @@
 #include "k100/base/error.h"
 #include "k100/codeobj/catalog.h"
 #include "k100/codeobj/reader.h"
+#include "option_table.h"
 
 namespace {
-
-int usage() {
-  std::cerr << "usage: k100-catalog CODE_OBJECT [-o CATALOG.json] [--header KERNELS.h]\n";
-  return 2;
-}
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
@@ -30,26 +26,22 @@ void write_text(const std::string& path, const std::string& text) {
 
 int main(int argc, char** argv) {
   std::string input, json_out, header_out;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if ((a == "-o" || a == "--output") && i + 1 < argc) {
-      json_out = argv[++i];
-    } else if (a == "--header" && i + 1 < argc) {
-      header_out = argv[++i];
-    } else if (a == "-h" || a == "--help") {
-      usage();
-      return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "k100-catalog: unknown option '" << a << "'\n";
-      return usage();
-    } else if (input.empty()) {
-      input = a;
-    } else {
-      std::cerr << "k100-catalog: more than one input given\n";
-      return usage();
-    }
-  }
-  if (input.empty()) return usage();
+  int inputs = 0;
+  k100::tools::OptionTable table("k100-catalog", "writes the kernel catalog (JSON) and a C kernel table of a code "
+                                 "object, from its metadata",
+                                 {"k100-catalog CODE_OBJECT [-o CATALOG.json] [--header KERNELS.h]"});
+  table.value({"-o", "--output"}, "FILE", "write the JSON catalog to FILE ('-' or none: standard output)",
+              [&](const std::string& v) { json_out = v == "-" ? "" : v; })
+      .value({"--header"}, "FILE", "also write a C header with one entry per kernel",
+             [&](const std::string& v) { header_out = v; })
+      .epilog("example:\n  k100-catalog k100lc_kernels.hsaco -o catalog.json --header k100lc_kernels.h\n\n"
+              "exit status: 0 success, 1 the code object could not be read or a file written, 2 usage error\n");
+  int rc = table.parse(argc, argv, [&](const std::string& a) {
+    input = a;
+    ++inputs;
+  });
+  if (rc >= 0) return rc;
+  if (inputs != 1) return table.usage_error(inputs ? "more than one input given" : "no code object given");
   try {
     k100::codeobj::CodeObject co = k100::codeobj::read_code_object_file(input);
     auto entries = k100::codeobj::make_catalog(co);

@@ -16,6 +16,7 @@
 #include "k100/asm/object_builder.h"
 #include "k100/base/error.h"
 #include "k100/codeobj/merge.h"
+#include "option_table.h"
 #include "k100/codeobj/reader.h"
 #include "k100/codeobj/writer.h"
 
@@ -25,35 +26,33 @@ int main(int argc, char** argv) {
   bool allow_duplicates = false;
   std::string output;
   std::vector<std::string> inputs;
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    if (!std::strncmp(a, "--mcpu=", 7)) {
-      auto t = isa::parse_target(a + 7);
-      if (!t) {
-        std::fprintf(stderr, "k100-link: unknown --mcpu '%s'\n", a + 7);
-        return 2;
-      }
-      opts.target = *t;
-      opts.target_explicit = true;
-    } else if (!std::strncmp(a, "--amdhsa-code-object-version=", 29)) {
-      opts.code_object_version = std::atoi(a + 29);
-    } else if (!std::strcmp(a, "--allow-duplicates")) {
-      allow_duplicates = true;
-    } else if (!std::strcmp(a, "-o") && i + 1 < argc) {
-      output = argv[++i];
-    } else if (a[0] == '-') {
-      std::fprintf(stderr, "k100-link: unknown option '%s'\n", a);
-      return 2;
-    } else {
-      inputs.push_back(a);
-    }
-  }
-  if (output.empty() || inputs.empty()) {
-    std::fprintf(stderr,
-                 "usage: k100-link [--mcpu=gfx926|gfx906] [--amdhsa-code-object-version=4|5] "
-                 "[--allow-duplicates] -o OUT.hsaco INPUT...\n");
-    return 2;
-  }
+  using tools::OptionTable;
+  OptionTable table("k100-link", "links assembly files and code objects into one AMDGPU code object; a kernel "
+                    "defined twice is an error naming both inputs",
+                    {"k100-link [options] -o OUT.hsaco INPUT..."});
+  table.value({"--mcpu"}, "gfx926|gfx906", "target for the .s inputs (default gfx926)",
+              [&](const std::string& v) {
+                auto t = isa::parse_target(v);
+                if (!t) throw OptionTable::UsageProblem{"unknown --mcpu '" + v + "' (expected gfx926 or gfx906)"};
+                opts.target = *t;
+                opts.target_explicit = true;
+              })
+      .value({"--amdhsa-code-object-version"}, "4|5", "code object version of the .s inputs (default 5)",
+             [&](const std::string& v) {
+               opts.code_object_version = std::atoi(v.c_str());
+               if (opts.code_object_version != 4 && opts.code_object_version != 5)
+                 throw OptionTable::UsageProblem{"code object version must be 4 or 5"};
+             })
+      .flag({"--allow-duplicates"}, "keep the later of two kernels with one name (and say so)",
+            [&] { allow_duplicates = true; })
+      .value({"-o"}, "FILE", "the output code object; '-' is standard output", [&](const std::string& v) { output = v; })
+      .epilog("INPUT: a .s file (assembled) or a code object (an ELF file, read).\n\n"
+              "example:\n  k100-link -o all.hsaco vadd.s gemv.hsaco\n\n"
+              "exit status: 0 success, 1 an input could not be read or linked, 2 usage error\n");
+  int rc = table.parse(argc, argv, [&](const std::string& a) { inputs.push_back(a); });
+  if (rc >= 0) return rc;
+  if (output.empty()) return table.usage_error("no output file (-o OUT.hsaco)");
+  if (inputs.empty()) return table.usage_error("no input file");
   std::vector<codeobj::CodeObject> objects;
   bool failed = false;
   for (const auto& in : inputs) {
@@ -92,9 +91,14 @@ int main(int argc, char** argv) {
     mo.on_warning = [](const std::string& w) { std::fprintf(stderr, "k100-link: warning: %s\n", w.c_str()); };
     mo.origin = output;
     codeobj::CodeObject merged = codeobj::merge_code_objects(objects, mo);
-    codeobj::write_code_object_file(merged, output);
+    if (output == "-") {
+      std::vector<uint8_t> bytes = codeobj::write_code_object(merged);
+      if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size()) throw Error("cannot write standard output");
+    } else {
+      codeobj::write_code_object_file(merged, output);
+    }
     std::fprintf(stderr, "k100-link: %zu kernels from %zu inputs -> %s\n", merged.kernels.size(), inputs.size(),
-                 output.c_str());
+                 output == "-" ? "standard output" : output.c_str());
   } catch (const Error& e) {
     std::fprintf(stderr, "k100-link: %s\n", e.what());
     return 1;

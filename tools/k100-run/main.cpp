@@ -15,6 +15,7 @@
 // SPEC is "wg=N|all,wave=N|all,lanes=L" with L like "0-3,7" or "all"
 // (default wg=0,wave=0,lanes=0).
 // Exit status: 0 success, 1 fault (report on stderr), 2 usage or input error.
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,17 +29,15 @@
 #include "k100/base/error.h"
 #include "k100/emu/device.h"
 #include "k100/emu/loader.h"
+#include "k100/base/closest_match.h"
+#include "k100/codeobj/reader.h"
+#include "option_table.h"
 
 using namespace k100;
 using namespace k100::emu;
 
 namespace {
 
-const char* kUsage =
-    "usage: k100-run OBJ KERNEL (--grid GX[,GY[,GZ]] | --global NX[,NY[,NZ]]) --wg WX[,WY[,WZ]]\n"
-    "                [--profile] [--json] [--trace[=wg=N,wave=N,lanes=L]] [--threads N] [--budget N]\n"
-    "                [--dynamic-lds BYTES] ARG...\n"
-    "ARG: in:FILE | out:NBYTES:FILE | io:FILE:OUTFILE | u32:V | i32:V | u64:V | i64:V | f32:V\n";
 
 struct UsageError : Error {
   using Error::Error;
@@ -170,6 +169,40 @@ struct OutBuffer {
   std::string path;
 };
 
+// "k100-run: k100-run: x" -> "x": messages are built in layers, each may add the prefix.
+std::string strip_prefix(std::string m) {
+  while (m.rfind("k100-run: ", 0) == 0) m = m.substr(10);
+  return m;
+}
+
+// A command-line value's kind against the kernel's metadata record: a buffer
+// for a pointer, f32: for a floating-point scalar, an integer kind otherwise.
+void check_kind(const std::string& kind, const codeobj::ArgMeta& m, const std::string& where) {
+  std::string arg = m.name ? " '" + *m.name + "'" : "";
+  std::string type = m.type_name.value_or("");
+  bool buffer_kind = kind == "in" || kind == "out" || kind == "io";
+  bool pointer = m.value_kind == codeobj::ValueKind::GlobalBuffer || m.value_kind == codeobj::ValueKind::DynamicSharedPointer ||
+                 type.find('*') != std::string::npos;
+  if (kind != "in" && kind != "out" && kind != "io" && kind != "u32" && kind != "i32" && kind != "u64" &&
+      kind != "i64" && kind != "f32")
+    return;  // reported as an unknown kind below
+  // u64: stays allowed for a pointer: a raw address (u64:0 tests a kernel's null-pointer handling)
+  if (pointer && !buffer_kind && kind != "u64")
+    throw UsageError(where + ": kernel argument" + arg + " is a pointer (" + type + "): give in:, out:, io: or u64:");
+  if (!pointer && buffer_kind)
+    throw UsageError(where + ": kernel argument" + arg + " is a " + (type.empty() ? "scalar" : type) +
+                     " value, not a buffer");
+  if (pointer || type.empty()) return;
+  // C spellings (float, double, half) and the package's (f32, f16, bf16)
+  bool floating = type.find("float") != std::string::npos || type.find("double") != std::string::npos ||
+                  type.find("half") != std::string::npos || type.find("bf16") != std::string::npos ||
+                  (type.size() >= 2 && type[0] == 'f' && std::isdigit(uint8_t(type[1])));
+  if (kind == "f32" && !floating)
+    throw UsageError(where + ": kernel argument" + arg + " is " + type + ", an integer: give i32:/u32:/i64:/u64:");
+  if (kind != "f32" && floating)
+    throw UsageError(where + ": kernel argument" + arg + " is " + type + ": give f32:");
+}
+
 int run(int argc, char** argv) {
   std::vector<std::string> pos;
   bool profile = false, json = false, have_grid = false, have_global = false, have_wg = false;
@@ -178,45 +211,66 @@ int run(int argc, char** argv) {
   TraceOptions trace;
   trace.out = &std::cout;
   uint32_t dynamic_lds = 0;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const std::string& name) -> std::string {
-      if (a.size() > name.size() && a[name.size()] == '=') return a.substr(name.size() + 1);
-      if (i + 1 >= argc) throw UsageError("k100-run: " + name + " needs a value");
-      return argv[++i];
+  using tools::OptionTable;
+  // One row per option: add new ones here (the help and suggestions follow).
+  OptionTable table("k100-run", "runs one kernel of a code object on the emulator, with buffers from and to files",
+                    {"k100-run OBJ KERNEL (--grid GX[,GY[,GZ]] | --global NX[,NY[,NZ]]) --wg WX[,WY[,WZ]] "
+                     "[options] ARG..."});
+  auto dims = [](const char* what, Dim3& d, bool& have) {
+    return [what, &d, &have](const std::string& v) {
+      try {
+        d = parse_dims(v, what);
+      } catch (const UsageError& e) {
+        throw OptionTable::UsageProblem{strip_prefix(e.what())};
+      }
+      have = true;
     };
-    auto is = [&](const std::string& name) { return a == name || a.rfind(name + "=", 0) == 0; };
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (is("--grid")) {
-      grid = parse_dims(value("--grid"), "--grid");
-      have_grid = true;
-    } else if (is("--global")) {
-      grid = parse_dims(value("--global"), "--global");
-      have_global = true;
-    } else if (is("--wg")) {
-      wg = parse_dims(value("--wg"), "--wg");
-      have_wg = true;
-    } else if (a == "--profile") {
-      profile = true;
-    } else if (a == "--json") {
-      json = true;
-    } else if (a == "--trace" || a.rfind("--trace=", 0) == 0) {
-      trace.filters.push_back(parse_trace(a == "--trace" ? "" : a.substr(8)));
-    } else if (is("--threads")) {
-      opt.threads = unsigned(parse_uint(value("--threads"), "--threads"));
-    } else if (is("--budget")) {
-      opt.instruction_budget = parse_uint(value("--budget"), "--budget");
-    } else if (is("--dynamic-lds")) {
-      dynamic_lds = uint32_t(parse_uint(value("--dynamic-lds"), "--dynamic-lds"));
-    } else if (a.size() > 1 && a[0] == '-' && a[1] == '-') {
-      throw UsageError("k100-run: unknown option '" + a + "'");
-    } else {
-      pos.push_back(a);
-    }
-  }
-  if (pos.size() < 2) throw UsageError(std::string("k100-run: missing OBJ or KERNEL\n") + kUsage);
+  };
+  auto number = [](const char* what, auto& out) {
+    return [what, &out](const std::string& v) {
+      try {
+        out = decltype(out + 0)(parse_uint(v, what));
+      } catch (const UsageError& e) {
+        throw OptionTable::UsageProblem{strip_prefix(e.what())};
+      }
+    };
+  };
+  uint64_t budget = opt.instruction_budget;
+  table.value({"--grid"}, "GX[,GY[,GZ]]", "number of workgroups in each dimension", dims("--grid", grid, have_grid))
+      .value({"--global"}, "NX[,NY[,NZ]]", "HSA grid size in work-items (the last workgroup may be partial)",
+             dims("--global", grid, have_global))
+      .value({"--wg"}, "WX[,WY[,WZ]]", "workgroup size in work-items (required)", dims("--wg", wg, have_wg))
+      .value({"--budget"}, "N", "instruction budget per wave; a kernel that runs longer is stopped with a fault",
+             number("--budget", budget))
+      .value({"--threads"}, "N", "host threads that run workgroups (default: all cores)", number("--threads", opt.threads))
+      .value({"--dynamic-lds"}, "BYTES", "LDS bytes added to the kernel's static LDS", number("--dynamic-lds", dynamic_lds))
+      .flag({"--profile"}, "print the profile counters after the run", [&] { profile = true; })
+      .flag({"--json"}, "print the result (profile, fault) as one JSON object", [&] { json = true; })
+      .optional_value({"--trace"}, "wg=N,wave=N,lanes=L",
+                      "print each executed instruction and the registers it wrote (repeatable; default wg=0,wave=0,lanes=0)",
+                      [&](const std::string& v) {
+                        try {
+                          trace.filters.push_back(parse_trace(v));
+                        } catch (const UsageError& e) {
+                          throw OptionTable::UsageProblem{strip_prefix(e.what())};
+                        }
+                      })
+      .epilog("ARG: one per explicit kernel argument, in order:\n"
+              "  in:FILE             a buffer holding FILE's bytes (read by the kernel)\n"
+              "  out:NBYTES:FILE     a zeroed buffer of NBYTES, written to FILE after the run\n"
+              "  io:FILE:OUTFILE     a buffer holding FILE's bytes, written to OUTFILE after the run\n"
+              "  u32:V i32:V u64:V i64:V f32:V   a scalar; its kind must match the kernel's metadata\n"
+              "    (f32: for a float argument, the integer kinds for integer ones; u64: also for a\n"
+              "    pointer, as a raw address)\n\n"
+              "--grid counts workgroups (grid = groups x workgroup in each dimension); --global gives the\n"
+              "grid in work-items, as the HSA dispatch packet does. Give exactly one of them.\n\n"
+              "example:\n"
+              "  k100-run vadd.hsaco vadd --grid 4 --wg 64 in:a.bin in:b.bin out:1024:c.bin u32:256\n\n"
+              "exit status: 0 the kernel ran, 1 it faulted (report on standard error), 2 usage or input error\n");
+  int rc = table.parse(argc, argv, [&](const std::string& a) { pos.push_back(a); });
+  if (rc >= 0) return rc;
+  opt.instruction_budget = budget;
+  if (pos.size() < 2) return table.usage_error("missing OBJ or KERNEL");
   if (have_grid == have_global) throw UsageError("k100-run: give exactly one of --grid and --global");
   if (!have_wg) throw UsageError("k100-run: --wg is required");
 
@@ -225,8 +279,25 @@ int run(int argc, char** argv) {
   const KernelSpec* k = prog->find_kernel(pos[1]);
   if (!k) {
     std::string names;
-    for (const KernelSpec& x : prog->image().kernels) names += " " + x.name;
-    throw UsageError("k100-run: " + pos[0] + " has no kernel '" + pos[1] + "'; kernels:" + names);
+    std::vector<std::string> all;
+    for (const KernelSpec& x : prog->image().kernels) {
+      names += " " + x.name;
+      all.push_back(x.name);
+    }
+    std::string near = closest_match(pos[1], all);
+    throw UsageError("k100-run: " + pos[0] + " has no kernel '" + pos[1] + "'" +
+                     (near.empty() ? "" : "; did you mean '" + near + "'?") + " (kernels:" + names + ")");
+  }
+  // The metadata's argument records, for the kinds of the command-line values.
+  std::vector<codeobj::ArgMeta> meta_args;
+  try {
+    codeobj::CodeObject co = codeobj::read_code_object_file(pos[0]);
+    for (const auto& ck : co.kernels)
+      if (ck.name == k->name && ck.meta)
+        for (const auto& a : ck.meta->args)
+          if (!codeobj::is_hidden(a.value_kind)) meta_args.push_back(a);
+  } catch (const Error&) {
+    // the emulator loaded it: a reader problem only costs the kind checks
   }
   LaunchConfig launch = have_grid ? LaunchConfig::groups(grid, wg) : LaunchConfig{};
   if (!have_grid) {
@@ -252,6 +323,7 @@ int run(int argc, char** argv) {
     size_t colon = a.find(':');
     if (colon == std::string::npos) throw UsageError(where + ": expected KIND:VALUE");
     std::string kind = a.substr(0, colon), rest = a.substr(colon + 1);
+    if (i < meta_args.size()) check_kind(kind, meta_args[i], where);
     std::vector<uint8_t> value;
     auto scalar = [&](uint64_t v, size_t n) {
       for (size_t b = 0; b < n; ++b) value.push_back(uint8_t(v >> (8 * b)));
@@ -345,11 +417,8 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
   } catch (const std::exception& e) {
-    std::cerr << "k100-run: " << e.what() << "\n";
+    std::cerr << "k100-run: " << strip_prefix(e.what()) << "\n";
     return 2;
   }
 }

@@ -34,6 +34,8 @@ struct Options {
   // Where `.include "name"` looks after the directory of the including file
   // (k100-as -I DIR), in order.
   std::vector<std::string> include_dirs;
+  // Absolute symbols defined before the first line (k100-as -defsym NAME=VALUE).
+  std::vector<std::pair<std::string, int64_t>> predefined_symbols;
 };
 
 struct Section {

@@ -2,7 +2,7 @@
 //
 //   k100-run OBJ KERNEL (--grid GX[,GY[,GZ]] | --global NX[,NY[,NZ]]) --wg WX[,WY[,WZ]]
 //            [--profile] [--json] [--trace[=SPEC]]... [--threads N] [--budget N]
-//            [--dynamic-lds BYTES] ARG...
+//            [--dynamic-lds BYTES] [--schedule=random[:SEED]] [--no-check] ARG...
 //
 // One ARG per explicit kernel argument, in order:
 //   in:FILE             buffer initialised from the file's bytes
@@ -14,6 +14,9 @@
 // --trace prints each executed instruction and the registers it wrote;
 // SPEC is "wg=N|all,wave=N|all,lanes=L" with L like "0-3,7" or "all"
 // (default wg=0,wave=0,lanes=0).
+// The emulator checks missing waits, hazards and LDS races (a report is a
+// fault); --no-check turns them off. --schedule=random[:SEED] interleaves the
+// waves of a workgroup randomly between barriers.
 // Exit status: 0 success, 1 fault (report on stderr), 2 usage or input error.
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -37,7 +41,7 @@ namespace {
 const char* kUsage =
     "usage: k100-run OBJ KERNEL (--grid GX[,GY[,GZ]] | --global NX[,NY[,NZ]]) --wg WX[,WY[,WZ]]\n"
     "                [--profile] [--json] [--trace[=wg=N,wave=N,lanes=L]] [--threads N] [--budget N]\n"
-    "                [--dynamic-lds BYTES] ARG...\n"
+    "                [--dynamic-lds BYTES] [--schedule=random[:SEED]] [--no-check] ARG...\n"
     "ARG: in:FILE | out:NBYTES:FILE | io:FILE:OUTFILE | u32:V | i32:V | u64:V | i64:V | f32:V\n";
 
 struct UsageError : Error {
@@ -175,6 +179,9 @@ int run(int argc, char** argv) {
   bool profile = false, json = false, have_grid = false, have_global = false, have_wg = false;
   Dim3 grid, wg;
   DispatchOptions opt;
+  apply_environment(opt);  // K100_EMU_CHECK, K100_EMU_SCHEDULE; the options below win
+  std::optional<ScheduleOptions> schedule;
+  bool no_check = false;
   TraceOptions trace;
   trace.out = &std::cout;
   uint32_t dynamic_lds = 0;
@@ -208,6 +215,13 @@ int run(int argc, char** argv) {
       opt.threads = unsigned(parse_uint(value("--threads"), "--threads"));
     } else if (is("--budget")) {
       opt.instruction_budget = parse_uint(value("--budget"), "--budget");
+    } else if (is("--schedule")) {
+      std::string v = value("--schedule");
+      auto sched = parse_schedule(v);
+      if (!sched) throw UsageError("k100-run: --schedule: '" + v + "' is not random, random:SEED or in-order");
+      schedule = *sched;
+    } else if (a == "--no-check") {
+      no_check = true;
     } else if (is("--dynamic-lds")) {
       dynamic_lds = uint32_t(parse_uint(value("--dynamic-lds"), "--dynamic-lds"));
     } else if (a.size() > 1 && a[0] == '-' && a[1] == '-') {
@@ -317,6 +331,8 @@ int run(int argc, char** argv) {
   }
 
   if (!trace.filters.empty()) opt.trace = &trace;
+  if (schedule) opt.schedule = *schedule;
+  if (no_check) opt.checks = CheckOptions::none();
   opt.detailed_profile = profile;
   DispatchResult r = dev.dispatch(*prog, k->name, launch, kernarg, opt);
   if (r.ok())

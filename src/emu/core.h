@@ -57,8 +57,12 @@ struct StopSignal {};
 struct Exec;
 struct Wave;
 struct Op;
-// Records an LDS access for race detection; throws CoreFault on a race.
-void lds_race_access(Exec& e, uint64_t offset, uint32_t size, bool write, int lane);
+// Records an LDS access for race detection; throws CoreFault on a race
+// (defined after Exec below).
+inline void lds_race_access(Exec& e, uint64_t offset, uint32_t size, bool write, int lane);
+// The race report (src/emu/checks/lds_race.cpp).
+[[noreturn]] void report_lds_race(Exec& e, uint64_t dword, bool write, bool other_write, unsigned other_wave,
+                                  uint32_t other_pc, int lane);
 
 enum class Step : uint8_t { Next, Jump, Barrier, End };
 using CoreFn = Step (*)(Exec&, Wave&, const Op&);
@@ -226,6 +230,49 @@ struct Exec {
   }
 };
 
+// LDS race detection: every LDS access of a workgroup records, per dword,
+// the last writer and the readers of the current barrier epoch (the stretch
+// between two s_barrier releases). Two different waves in the same epoch,
+// one of them writing, is a race whatever order they ran in: the record of
+// the first access is there when the second comes, whichever came first.
+// Atomics against atomics are not races.
+inline void lds_race_access(Exec& e, uint64_t offset, uint32_t size, bool write, int lane) {
+  if (!e.cur_wave) return;
+  const unsigned wave = e.cur_wave->index;
+  const uint32_t epoch = e.epoch;
+  const uint8_t atomic = e.lds_atomic ? 1 : 0;
+  for (uint64_t d = offset >> 2, last = (offset + size - 1) >> 2; d <= last && d < e.lds_shadow.size(); ++d) {
+    LdsShadow& s = e.lds_shadow[size_t(d)];
+    if (s.write_epoch == epoch && s.write_wave != wave && !(atomic && s.write_atomic))
+      report_lds_race(e, d, write, true, s.write_wave, s.write_pc, lane);
+    if (write) {
+      if (s.read_epoch == epoch && (s.read_mask & ~(1u << wave))) {
+        int k = s.read_wave[0] != wave ? 0 : 1;
+        report_lds_race(e, d, true, false, s.read_wave[k], s.read_pc[k], lane);
+      }
+      s.write_epoch = epoch;
+      s.write_wave = uint8_t(wave);
+      s.write_pc = uint32_t(e.cur_wave->s.pc);
+      s.write_atomic = atomic;
+    } else {
+      if (s.read_epoch != epoch) {
+        s.read_epoch = epoch;
+        s.read_mask = 0;
+        s.readers = 0;
+      }
+      if (!(s.read_mask & (1u << wave))) {
+        s.read_mask = uint16_t(s.read_mask | (1u << wave));
+        // Two different reader waves are kept, so a writer always finds one that is not itself.
+        if (s.readers < 2) {
+          s.read_wave[s.readers] = uint8_t(wave);
+          s.read_pc[s.readers] = uint32_t(e.cur_wave->s.pc);
+          ++s.readers;
+        }
+      }
+    }
+  }
+}
+
 // -------------------------------------------------------- operand access ---
 
 inline uint32_t special_source(const Wave& w, uint16_t c) {
@@ -338,8 +385,12 @@ Step run_wave(Exec& e, Wave& w, uint64_t slice = 0);
 // Fills Op::effects/counters/hazard after decoding.
 void prepare_checks(Op& op);
 // Before an instruction issues: missing waits and hazards (throw CoreFault),
-// then s_waitcnt / s_barrier bookkeeping.
-void check_issue(Exec& e, Wave& w, const Op& op);
+// then s_waitcnt / s_barrier bookkeeping. The inline part skips the common
+// case: nothing in flight, no recent producer of a hazard.
+void check_issue_slow(Exec& e, Wave& w, const Op& op);
+inline void check_issue(Exec& e, Wave& w, const Op& op) {
+  if (!w.in_flight.empty() || op.is_waitcnt || w.hazards.may_hit(op.hazard)) check_issue_slow(e, w, op);
+}
 // After it executed: the operation is in flight, the hazard window moves on.
 inline void check_retire(Exec& e, Wave& w, const Op& op) {
   if (e.d.checks.waits && op.counters.any()) w.in_flight.issue(op.counters, op.pc);

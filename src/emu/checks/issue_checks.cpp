@@ -113,7 +113,7 @@ void prepare_checks(Op& op) {
   op.is_barrier = op.inst.desc().name == "s_barrier";
 }
 
-void check_issue(Exec& e, Wave& w, const Op& op) {
+void check_issue_slow(Exec& e, Wave& w, const Op& op) {
   const CheckOptions& c = e.d.checks;
   if (c.waits) {
     if (!w.in_flight.empty()) {

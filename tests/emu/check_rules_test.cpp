@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -102,6 +103,17 @@ TEST_F(CheckRules, EveryRunnableHazardRuleHasACase) {
   for (const char* w : {"waitcnt.read_in_flight", "waitcnt.overwrite_in_flight", "waitcnt.lds_at_barrier",
                         "lds_race.write_read", "lds_race.read_write", "lds_race.write_write"})
     EXPECT_TRUE(covered.count(w)) << w;
+}
+
+TEST(CheckRulesDoc, EveryRuleIsDocumented) {
+  std::ifstream f(std::string(K100_SOURCE_DIR) + "/docs/EMULATOR_CHECKS.md");
+  std::string doc((std::istreambuf_iterator<char>(f)), {});
+  for (const isa::HazardRule& r : isa::hazard_rules())
+    EXPECT_NE(doc.find(std::string("`") + r.id + "`"), std::string::npos) << r.id << " missing from EMULATOR_CHECKS.md";
+  for (const Case& c : cases()) {
+    if (c.rule == "-" || c.rule.rfind("hazard.", 0) == 0) continue;
+    EXPECT_NE(doc.find("`" + c.rule + "`"), std::string::npos) << c.rule << " missing from EMULATOR_CHECKS.md";
+  }
 }
 
 TEST_F(CheckRules, EnvironmentTurnsChecksOffAndSelectsSome) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -49,6 +50,12 @@ struct CoreFault {
 struct StopSignal {};
 
 [[noreturn]] void raise(FaultKind kind, std::string message, int lane = -1);
+// "0x1a4": addresses and pcs in check reports.
+inline std::string hex_text(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
 [[noreturn]] void raise_memory(uint64_t addr, uint32_t size, bool write, int lane);
 [[noreturn]] void raise_lds(uint64_t offset, uint32_t size, bool write, int lane, uint32_t lds_size);
 

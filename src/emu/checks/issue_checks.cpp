@@ -10,12 +10,6 @@ namespace k100::emu::detail {
 
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
-
 std::string reg_name(uint16_t c) { return isa::reg_range_name({c, 1}); }
 
 std::string text_at(const Exec& e, uint64_t pc) {
@@ -44,19 +38,19 @@ void check_waits(Exec& e, Wave& w, const Op& op) {
       if (const isa::InFlight::Op* p = in.pending_write(c))
         report_wait(e, "waitcnt.read_in_flight",
                     reg_name(c) + " is read (" + isa::role_name(u.role) + ") while " + text_at(e, p->tag) + " (pc " +
-                        hex(p->tag) + ") has not returned the value it writes there",
+                        hex_text(p->tag) + ") has not returned the value it writes there",
                     c, *p, in.wait_for(*p));
   for (const isa::RegUse& u : op.effects.write_list())
     for (uint16_t c = u.regs.first; c < u.regs.end(); ++c) {
       if (const isa::InFlight::Op* p = in.pending_write(c))
         if (!(op.counters.any() && isa::InFlight::returns_after(*p, op.counters)))
           report_wait(e, "waitcnt.overwrite_in_flight",
-                      reg_name(c) + " is written while " + text_at(e, p->tag) + " (pc " + hex(p->tag) +
+                      reg_name(c) + " is written while " + text_at(e, p->tag) + " (pc " + hex_text(p->tag) +
                           ") has yet to return into it, so its late return would overwrite this value",
                       c, *p, in.wait_for(*p));
       if (const isa::InFlight::Op* p = in.pending_hold(c))
         report_wait(e, "waitcnt.data_in_flight",
-                    reg_name(c) + " is written while " + text_at(e, p->tag) + " (pc " + hex(p->tag) +
+                    reg_name(c) + " is written while " + text_at(e, p->tag) + " (pc " + hex_text(p->tag) +
                         ") may still be reading it as data",
                     c, *p, in.wait_for_release(*p));
     }
@@ -77,7 +71,7 @@ void check_barrier(Exec& e, Wave& w) {
     if (other.counters.uses(isa::kLgkmCnt)) fix.lgkmcnt = 0;
     else fix.vmcnt = 0;
     report_wait(e, "waitcnt.lds_at_barrier",
-                "s_barrier is reached while " + text_at(e, p.tag) + " (pc " + hex(p.tag) +
+                "s_barrier is reached while " + text_at(e, p.tag) + " (pc " + hex_text(p.tag) +
                     ") is still in flight: other waves may access that LDS before it completes",
                 0, p, fix);
   }

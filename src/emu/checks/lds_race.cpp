@@ -6,22 +6,12 @@
 
 namespace k100::emu::detail {
 
-namespace {
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
-
-}  // namespace
-
 [[noreturn]] void report_lds_race(Exec& e, uint64_t dword, bool write, bool other_write, unsigned other_wave,
                                   uint32_t other_pc, int lane) {
   const Wave& w = *e.cur_wave;
   std::string what = std::string("wave ") + std::to_string(w.index) + (write ? " writes" : " reads") +
-                     " LDS offset " + hex(dword * 4) + " which wave " + std::to_string(other_wave) +
-                     (other_write ? " wrote" : " read") + " at pc " + hex(other_pc) +
+                     " LDS offset " + hex_text(dword * 4) + " which wave " + std::to_string(other_wave) +
+                     (other_write ? " wrote" : " read") + " at pc " + hex_text(other_pc) +
                      " with no s_barrier in between (the result depends on the order the waves run)";
   CoreFault f{FaultKind::LdsRace, std::move(what), lane, dword * 4, 4, write, false};
   f.rule = write && other_write ? "lds_race.write_write" : write ? "lds_race.read_write" : "lds_race.write_read";

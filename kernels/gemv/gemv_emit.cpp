@@ -47,12 +47,15 @@ void wave_sum_to_lane63(KernelBuilder& b, const std::vector<VGPR>& accs, const s
   // Steps 1-3: lane i of each 16-lane row gets the sum of lanes i-3..i of the
   // original values (lanes before the row start read 0 with bound_ctrl).
   for (int r = 0; r < n; ++r) b.v_mov_b32(copies[size_t(r)], accs[size_t(r)]);
-  dpp_gap(b, n - 1);
-  for (int shift = 1; shift <= 3; ++shift)
+  for (int shift = 1; shift <= 3; ++shift) {
+    // Every VGPR a DPP instruction reads counts, vsrc1 (the accumulator written
+    // by the previous step) included.
+    dpp_gap(b, n - 1);
     for (int r = 0; r < n; ++r) {
       VGPR a = accs[size_t(r)], c = copies[size_t(r)];
       b.v_add_f32(a, c, shift == 1 ? Arg(c) : Arg(a), row_shr(shift), bound_ctrl());
     }
+  }
   // Steps 4-5: lane 15 of each row gets the row's sum; steps 6-7 carry the
   // row sums into lane 63.
   auto round = [&](auto... mods) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,9 @@
 #include "k100/emu/semantics.h"
 #include "k100/emu/wave.h"
 #include "k100/isa/codec.h"
+#include "k100/isa/counters.h"
+#include "k100/isa/effects.h"
+#include "k100/isa/hazards.h"
 #include "memory.h"
 
 namespace k100::emu::detail {
@@ -26,6 +30,9 @@ namespace k100::emu::detail {
 
 // Thrown inside a dispatch; the dispatcher adds kernel, PC, wave and allocation data.
 struct CoreFault {
+  CoreFault(FaultKind k, std::string m, int l = -1, std::optional<uint64_t> a = std::nullopt, uint32_t sz = 0,
+            bool w = false, bool dev = false)
+      : kind(k), message(std::move(m)), lane(l), address(a), size(sz), write(w), device_address(dev) {}
   FaultKind kind;
   std::string message;
   int lane = -1;
@@ -33,12 +40,22 @@ struct CoreFault {
   uint32_t size = 0;
   bool write = false;
   bool device_address = false;  // address is a device address: diagnose it against allocations
+  // Check reports (see Fault): rule, register, the other instruction, the fix.
+  std::string rule, reg, other_text, fix;
+  std::optional<uint64_t> other_pc;
+  int other_wave = -1;
 };
 
 // Thrown when another thread has faulted: unwinds a workgroup quietly.
 struct StopSignal {};
 
 [[noreturn]] void raise(FaultKind kind, std::string message, int lane = -1);
+// "0x1a4": addresses and pcs in check reports.
+inline std::string hex_text(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
 [[noreturn]] void raise_memory(uint64_t addr, uint32_t size, bool write, int lane);
 [[noreturn]] void raise_lds(uint64_t offset, uint32_t size, bool write, int lane, uint32_t lds_size);
 
@@ -47,6 +64,12 @@ struct StopSignal {};
 struct Exec;
 struct Wave;
 struct Op;
+// Records an LDS access for race detection; throws CoreFault on a race
+// (defined after Exec below).
+inline void lds_race_access(Exec& e, uint64_t offset, uint32_t size, bool write, int lane);
+// The race report (src/emu/checks/lds_race.cpp).
+[[noreturn]] void report_lds_race(Exec& e, uint64_t dword, bool write, bool other_write, unsigned other_wave,
+                                  uint32_t other_pc, int lane);
 
 enum class Step : uint8_t { Next, Jump, Barrier, End };
 using CoreFn = Step (*)(Exec&, Wave&, const Op&);
@@ -68,6 +91,11 @@ struct Op {
   // raw SMEM opcode + 1, and the text to print.
   uint16_t raw_smem = 0;
   std::string raw_text;
+  // What the checks need, computed once at decode (isa/effects.h, counters.h, hazards.h).
+  isa::Effects effects;
+  isa::CounterUse counters;
+  isa::HazardProfile hazard;
+  bool is_waitcnt = false, is_barrier = false;
 
   bool has(isa::Field f) const { return field[int(f)] >= 0; }
   const isa::Operand& opnd(isa::Field f) const { return inst.ops[size_t(field[int(f)])]; }
@@ -122,6 +150,9 @@ struct Wave {
   bool trace = false;
   uint64_t trace_lanes = 0;
   uint64_t retired = 0;  // instructions retired (s_memtime reads it)
+  // Checks (checks.h): outstanding counted operations and the hazard window.
+  isa::InFlight in_flight;
+  isa::HazardTracker hazards;
 };
 
 // ------------------------------------------------------------- dispatch ---
@@ -149,6 +180,20 @@ struct DispatchShared {
   // Distinct 64-byte lines (detailed profiling): line -> kLineRead | kLineWritten.
   std::unordered_map<uint64_t, uint8_t> lines;
   std::vector<AddressRange> regions;   // DispatchOptions::line_regions
+  CheckOptions checks;
+  ScheduleOptions schedule;
+};
+
+// Per LDS dword: the last writer and up to two reader waves of the current
+// barrier epoch (src/emu/checks/lds_race.cpp).
+struct LdsShadow {
+  uint32_t write_epoch = 0, write_pc = 0;
+  uint32_t read_epoch = 0;
+  uint32_t read_pc[2] = {0, 0};
+  uint16_t read_mask = 0;
+  uint8_t write_wave = 0, write_atomic = 0;
+  uint8_t read_wave[2] = {0, 0};
+  uint8_t readers = 0;
 };
 
 // Per host thread: runs one workgroup at a time.
@@ -167,6 +212,13 @@ struct Exec {
   Profile prof;
   std::unordered_map<uint64_t, uint8_t> lines;  // as DispatchShared::lines
   uint64_t budget_local = 0;
+  // LDS race detection: the wave running now, the barrier epoch (grows at
+  // every workgroup start and barrier release, so old shadow entries never
+  // match), whether the current LDS access is an atomic.
+  Wave* cur_wave = nullptr;
+  uint32_t epoch = 0;
+  bool lds_atomic = false;
+  std::vector<LdsShadow> lds_shadow;
 
   Exec(DispatchShared& shared) : d(shared), mem(*shared.mem) {}
 
@@ -180,9 +232,53 @@ struct Exec {
   }
   uint8_t* lds_ptr(uint64_t offset, uint32_t size, bool write, int lane) {
     if (offset + size > lds_size) raise_lds(offset, size, write, lane, lds_size);
+    if (!lds_shadow.empty()) lds_race_access(*this, offset, size, write, lane);
     return lds.data() + offset;
   }
 };
+
+// LDS race detection: every LDS access of a workgroup records, per dword,
+// the last writer and the readers of the current barrier epoch (the stretch
+// between two s_barrier releases). Two different waves in the same epoch,
+// one of them writing, is a race whatever order they ran in: the record of
+// the first access is there when the second comes, whichever came first.
+// Atomics against atomics are not races.
+inline void lds_race_access(Exec& e, uint64_t offset, uint32_t size, bool write, int lane) {
+  if (!e.cur_wave) return;
+  const unsigned wave = e.cur_wave->index;
+  const uint32_t epoch = e.epoch;
+  const uint8_t atomic = e.lds_atomic ? 1 : 0;
+  for (uint64_t d = offset >> 2, last = (offset + size - 1) >> 2; d <= last && d < e.lds_shadow.size(); ++d) {
+    LdsShadow& s = e.lds_shadow[size_t(d)];
+    if (s.write_epoch == epoch && s.write_wave != wave && !(atomic && s.write_atomic))
+      report_lds_race(e, d, write, true, s.write_wave, s.write_pc, lane);
+    if (write) {
+      if (s.read_epoch == epoch && (s.read_mask & ~(1u << wave))) {
+        int k = s.read_wave[0] != wave ? 0 : 1;
+        report_lds_race(e, d, true, false, s.read_wave[k], s.read_pc[k], lane);
+      }
+      s.write_epoch = epoch;
+      s.write_wave = uint8_t(wave);
+      s.write_pc = uint32_t(e.cur_wave->s.pc);
+      s.write_atomic = atomic;
+    } else {
+      if (s.read_epoch != epoch) {
+        s.read_epoch = epoch;
+        s.read_mask = 0;
+        s.readers = 0;
+      }
+      if (!(s.read_mask & (1u << wave))) {
+        s.read_mask = uint16_t(s.read_mask | (1u << wave));
+        // Two different reader waves are kept, so a writer always finds one that is not itself.
+        if (s.readers < 2) {
+          s.read_wave[s.readers] = uint8_t(wave);
+          s.read_pc[s.readers] = uint32_t(e.cur_wave->s.pc);
+          ++s.readers;
+        }
+      }
+    }
+  }
+}
 
 // -------------------------------------------------------- operand access ---
 
@@ -287,8 +383,31 @@ void register_smem(std::vector<CoreEntry>& out);
 void register_vmem(std::vector<CoreEntry>& out);
 void register_ds(std::vector<CoreEntry>& out);
 
-// Runs one wave until it reaches a barrier or ends (or faults: throws).
-Step run_wave(Exec& e, Wave& w);
+// Runs one wave until it reaches a barrier or ends (or faults: throws); with
+// `slice` > 0, at most that many instructions (then Step::Next).
+Step run_wave(Exec& e, Wave& w, uint64_t slice = 0);
+
+// ---------------------------------------------------------------- checks ---
+
+// Fills Op::effects/counters/hazard after decoding.
+void prepare_checks(Op& op);
+// Before an instruction issues: missing waits and hazards (throw CoreFault),
+// then s_waitcnt / s_barrier bookkeeping. The inline part skips the common
+// case: nothing in flight, no recent producer of a hazard.
+void check_issue_slow(Exec& e, Wave& w, const Op& op);
+inline void check_issue(Exec& e, Wave& w, const Op& op) {
+  if (!w.in_flight.empty() || op.is_waitcnt || w.hazards.may_hit(op.hazard)) check_issue_slow(e, w, op);
+}
+// After it executed: the operation is in flight, the hazard window moves on.
+inline void check_retire(Exec& e, Wave& w, const Op& op) {
+  if (e.d.checks.waits && op.counters.any()) w.in_flight.issue(op.counters, op.pc);
+  if (e.d.checks.hazards) w.hazards.issue(op.hazard, op.pc);
+}
+// A new wave: nothing in flight, no hazard window.
+inline void reset_checks(Wave& w) {
+  w.in_flight.clear();
+  w.hazards.reset();
+}
 // Runs workgroup `index` (x fastest) to completion; a fault is recorded in the
 // dispatch and stops it.
 void run_workgroup(Exec& e, uint64_t index);

@@ -214,6 +214,8 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
   d.detailed = options.detailed_profile;
   if (d.detailed) d.regions = options.line_regions;
   d.trace = options.trace && options.trace->out ? options.trace : nullptr;
+  d.checks = options.checks;
+  d.schedule = options.schedule;
   d.budget.store(options.instruction_budget);
   d.budget_total = options.instruction_budget;
   d.dispatch_id = impl_->next_dispatch_id.fetch_add(1);
@@ -328,6 +330,7 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
         detail::Exec e(d);
         e.lds.assign(d.lds_size, 0);
         e.lds_size = d.lds_size;
+        if (d.checks.lds_races) e.lds_shadow.assign((d.lds_size + 3) / 4, detail::LdsShadow{});
         e.waves.reserve(d.max_waves);
         for (unsigned w = 0; w < d.max_waves; ++w) e.waves.push_back(std::make_unique<detail::Wave>());
         if (!scratch_slots.empty())

@@ -136,6 +136,13 @@ void profile_lds(Exec& e, const uint64_t* addr, uint64_t mask, unsigned bytes) {
 
 unsigned vgpr_of(const Op& op, Field f) { return op.opnd(f).vgpr_index(); }
 
+// Marks the LDS accesses of an atomic for race detection (atomics do not race each other).
+struct AtomicScope {
+  Exec& e;
+  explicit AtomicScope(Exec& x) : e(x) { e.lds_atomic = true; }
+  ~AtomicScope() { e.lds_atomic = false; }
+};
+
 Step ds(Exec& e, Wave& w, const Op& op) {
   const DsDesc& d = ds_descs()[op.inst.id];
   const isa::Modifiers& m = op.inst.mods;
@@ -215,6 +222,7 @@ Step ds(Exec& e, Wave& w, const Op& op) {
       break;
     }
     case DsKind::Atomic: {
+      AtomicScope scope(e);
       base_addr(uint32_t(m.offset) & 0xffff);
       profile_lds(e, addr, exec, d.bytes);
       bool wide = d.bytes == 8;
@@ -284,6 +292,7 @@ Step ds(Exec& e, Wave& w, const Op& op) {
     }
     case DsKind::Append:
     case DsKind::Consume: {
+      AtomicScope scope(e);
       uint64_t at = (w.s.m0() & 0xffff) + (uint32_t(m.offset) & 0xffff);
       uint8_t* p = e.lds_ptr(at, 4, true, -1);
       uint32_t old;

@@ -163,36 +163,43 @@ void trace_line(Exec& e, const Wave& w, const Op& op, const std::vector<int>& la
   *e.d.trace->out << o.str();
 }
 
-template <bool Trace>
-Step run(Exec& e, Wave& w) {
+template <bool Trace, bool Check>
+Step run(Exec& e, Wave& w, uint64_t slice) {
   const Program::Impl& prog = *e.d.prog;
   std::vector<int> lanes;
   Snapshot snap;
   if (Trace)
     for (int l = 0; l < 64; ++l)
       if ((w.trace_lanes >> l) & 1) lanes.push_back(l);
+  e.cur_wave = &w;
   for (;;) {
+    // A random schedule gives each wave a slice of instructions at a time.
+    if (slice && --slice == 0) return Step::Next;
     if (__builtin_expect(e.budget_local == 0, 0)) refill_budget(e);
     --e.budget_local;
     const Op& op = prog.fetch(w.s.pc);
     ++w.retired;
     ++e.prof.by_class[size_t(op.cls)];
     if (Trace) take(w, lanes, snap);
+    if (Check) check_issue(e, w, op);
     uint64_t pc = op.pc;
     if (op.valu) {
       if (__builtin_expect((w.s.mode & (kModeGprIdxEn | kModeVskip)) != 0, 0)) valu_slow(w, op);
       else op.valu(w.s, op.inst);
       e.prof.valu_active_lanes += lane_count(w.s.exec());
+      if (Check) check_retire(e, w, op);
       w.s.pc = op.pc + op.size;
       if (Trace) trace_line(e, w, op, lanes, snap, pc);
       continue;
     }
     if (__builtin_expect(!op.core, 0)) no_semantics(op);
     if (__builtin_expect((w.s.mode & kModeVskip) != 0, 0) && (op.cls == InstClass::VMEM || op.cls == InstClass::LDS)) {
+      if (Check) check_retire(e, w, op);
       w.s.pc = op.pc + op.size;
       continue;
     }
     Step st = op.core(e, w, op);
+    if (Check) check_retire(e, w, op);
     if (Trace) trace_line(e, w, op, lanes, snap, pc);
     switch (st) {
       case Step::Next: w.s.pc = op.pc + op.size; break;
@@ -205,8 +212,12 @@ Step run(Exec& e, Wave& w) {
 
 }  // namespace
 
-Step run_wave(Exec& e, Wave& w) {
-  return w.trace ? run<true>(e, w) : run<false>(e, w);
+Step run_wave(Exec& e, Wave& w, uint64_t slice) {
+  // slice + 1: the counter is checked before each instruction.
+  uint64_t s = slice ? slice + 1 : 0;
+  if (e.d.checks.waits || e.d.checks.hazards)
+    return w.trace ? run<true, true>(e, w, s) : run<false, true>(e, w, s);
+  return w.trace ? run<true, false>(e, w, s) : run<false, false>(e, w, s);
 }
 
 }  // namespace k100::emu::detail

@@ -54,6 +54,7 @@ void Program::Impl::decode_at(uint64_t pc) const {
     } else {
       op.core = detail::core_semantics()[op.inst.id];
     }
+    detail::prepare_checks(op);
   } else if ((op.words[0] >> 26) == 0x30 && avail >= 8) {
     // SMEM rows missing from the ISA table (cache maintenance, timers).
     uint16_t opcode = uint16_t((op.words[0] >> 18) & 0xff);
@@ -67,7 +68,15 @@ void Program::Impl::decode_at(uint64_t pc) const {
       if (opcode >= 0x24) {
         unsigned s = (op.words[0] >> 6) & 0x7f;
         op.raw_text += " s[" + std::to_string(s) + ":" + std::to_string(s + 1) + "]";
+        // s_memtime / s_memrealtime return a 64-bit value through lgkmcnt like a scalar load.
+        op.counters.returns[0] = {uint16_t(s), 2};
+        op.counters.num_returns = 1;
+        op.effects.writes[0] = {{uint16_t(s), 2}, isa::Role::MemDest};
+        op.effects.num_writes = 1;
       }
+      op.counters.counters = isa::kLgkmCnt;
+      op.counters.cls = isa::ReturnClass::Smem;
+      op.counters.lgkm_increment = 1;
     }
   }
   ready[i].store(1, std::memory_order_release);

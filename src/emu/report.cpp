@@ -26,6 +26,9 @@ const char* fault_kind_name(FaultKind k) {
     case FaultKind::Trap: return "trap";
     case FaultKind::BudgetExceeded: return "instruction budget exceeded";
     case FaultKind::BadPc: return "PC outside the code";
+    case FaultKind::MissingWait: return "missing s_waitcnt";
+    case FaultKind::Hazard: return "missing wait states (hazard)";
+    case FaultKind::LdsRace: return "LDS race";
   }
   return "fault";
 }
@@ -56,6 +59,15 @@ std::string Fault::report() const {
     }
   }
   o << "  what:        " << message << "\n";
+  if (!rule.empty()) o << "  rule:        " << rule << "\n";
+  if (!reg.empty()) o << "  register:    " << reg << "\n";
+  if (other_pc) {
+    o << "  other:       " << hex(*other_pc);
+    if (other_wave >= 0) o << " (wave " << other_wave << ")";
+    if (!other_instruction.empty()) o << ": " << other_instruction;
+    o << "\n";
+  }
+  if (!fix.empty()) o << "  fix:         " << fix << "\n";
   return o.str();
 }
 

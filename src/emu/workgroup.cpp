@@ -86,6 +86,7 @@ void init_wave(Exec& e, Wave& w, uint32_t i, uint64_t items) {
     if (wid >= 1) s.vgpr[1][l] = uint32_t((flat / ax) % ay);
     if (wid >= 2) s.vgpr[2][l] = uint32_t(flat / (uint64_t(ax) * ay));
   }
+  reset_checks(w);
   w.trace = false;
   w.trace_lanes = 0;
   if (d.trace)
@@ -140,17 +141,53 @@ void run_workgroup(Exec& e, uint64_t index) {
   for (uint32_t i = 0; i < e.nwaves; ++i) init_wave(e, *e.waves[i], i, items);
 
   Wave* current = nullptr;
+  ++e.epoch;  // a fresh LDS race epoch: nothing of an earlier workgroup matches it
   try {
     uint32_t live = e.nwaves;
-    while (live) {
-      for (uint32_t i = 0; i < e.nwaves; ++i) {
-        Wave& w = *e.waves[i];
-        if (w.done) continue;
-        current = &w;
-        if (run_wave(e, w) == Step::End) {
-          w.done = true;
-          --live;
+    if (d.schedule.kind == Schedule::Random) {
+      // Between barriers, run a randomly chosen wave for a random slice of
+      // instructions at a time. The seed mixes the workgroup index so each
+      // workgroup interleaves differently but reproducibly, on any thread.
+      uint64_t state = d.schedule.seed ^ (index + 1) * 0x9e3779b97f4a7c15ull;
+      auto next = [&state] {
+        state += 0x9e3779b97f4a7c15ull;
+        uint64_t z = state;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+      };
+      std::vector<uint32_t> ready;
+      while (live) {
+        ready.clear();
+        for (uint32_t i = 0; i < e.nwaves; ++i)
+          if (!e.waves[i]->done) ready.push_back(i);
+        while (!ready.empty()) {
+          size_t pick = size_t(next() % ready.size());
+          Wave& w = *e.waves[ready[pick]];
+          current = &w;
+          Step st = run_wave(e, w, 1 + next() % 16);
+          if (st == Step::Next) continue;
+          if (st == Step::End) {
+            w.done = true;
+            --live;
+          }
+          ready[pick] = ready.back();
+          ready.pop_back();
         }
+        ++e.epoch;  // every live wave is at the barrier: it releases
+      }
+    } else {
+      while (live) {
+        for (uint32_t i = 0; i < e.nwaves; ++i) {
+          Wave& w = *e.waves[i];
+          if (w.done) continue;
+          current = &w;
+          if (run_wave(e, w) == Step::End) {
+            w.done = true;
+            --live;
+          }
+        }
+        ++e.epoch;
       }
     }
   } catch (const CoreFault& cf) {
@@ -164,6 +201,12 @@ void run_workgroup(Exec& e, uint64_t index) {
       f.write = cf.write;
     }
     if (cf.device_address) e.mem.diagnose(*cf.address, cf.size, cf.write, f);
+    f.rule = cf.rule;
+    f.reg = cf.reg;
+    f.other_pc = cf.other_pc;
+    f.other_instruction = cf.other_text;
+    f.other_wave = cf.other_wave;
+    f.fix = cf.fix;
     record_fault(e, current, std::move(f));
   } catch (const StopSignal&) {
   } catch (const std::exception& err) {

@@ -12,8 +12,11 @@ namespace k100::kernels {
 
 const char* const kSelftestUsage =
     "usage: k100-selftest [--group a,b] [--only x,y] [--sweep] [--repeat N] [--json] [--list] [--verbose]\n"
+    "                     [--no-check]\n"
     "Runs every kernel's self-test cases against its host reference on the runtime's backend\n"
-    "(K100_BACKEND=auto|emu|hsa). The last line is \"N passed, M failed\".\n";
+    "(K100_BACKEND=auto|emu|hsa). The last line is \"N passed, M failed\".\n"
+    "On the emulator, missing waits, hazards and LDS races fail a case; --no-check (or\n"
+    "K100_EMU_CHECK=0) turns those checks off, K100_EMU_SCHEDULE=random[:SEED] shuffles waves.\n";
 
 namespace {
 
@@ -142,6 +145,8 @@ bool parse_selftest_options(int argc, const char* const* argv, SelftestOptions& 
       o.list = true;
     } else if (a == "--verbose" || a == "-v") {
       o.verbose = true;
+    } else if (a == "--no-check") {
+      setenv("K100_EMU_CHECK", "0", 1);  // read by the emulator backend when the runtime starts
     } else {
       std::fprintf(err, "selftest: unknown option '%s'\n%s", a.c_str(), kSelftestUsage);
       return false;

@@ -29,6 +29,9 @@ double now_seconds() {
 
 struct EmuBackend::Impl {
   EmuBackendOptions options;
+  // Emulator checks (on unless K100_EMU_CHECK turns them off) and the wave
+  // schedule (K100_EMU_SCHEDULE), read once when the backend starts.
+  emu::DispatchOptions checks;
   emu::Device device;
 
   std::mutex modules_mutex;
@@ -72,6 +75,8 @@ struct EmuBackend::Impl {
     // (the same values, plus queue pointer and apertures); a caller's layout is
     // used exactly as given.
     opts.fill_hidden_args = !d.caller_layout;
+    opts.checks = checks.checks;
+    opts.schedule = checks.schedule;
     try {
       emu::DispatchResult r = device.dispatch(*program, d.symbol, cfg, d.kernarg, opts);
       if (r.fault) return "kernel '" + d.label + "' faulted on the emulator:\n" + r.fault->report();
@@ -118,6 +123,7 @@ struct EmuBackend::Impl {
 
 EmuBackend::EmuBackend(EmuBackendOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
+  emu::apply_environment(impl_->checks);
   impl_->worker = std::thread([this] { impl_->loop(); });
 }
 

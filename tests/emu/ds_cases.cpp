@@ -374,7 +374,7 @@ const std::vector<VectorCase>& ds_cases() {
                  },
                  lds_options()});
     c.push_back({"ds addtid",
-                 std::string(kLdsInit) + " s_mov_b32 m0, 0x200\n ds_write_addtid_b32 v5 offset:16\n s_waitcnt lgkmcnt(0)\n"
+                 std::string(kLdsInit) + " s_mov_b32 m0, 0x200\n s_nop 0\n ds_write_addtid_b32 v5 offset:16\n s_waitcnt lgkmcnt(0)\n"
                                          " ds_read_addtid_b32 v2 offset:16\n ds_nop\n" +
                      kLdsDump,
                  [](const VecResult& r) {

@@ -74,8 +74,8 @@ const std::vector<ScalarCase>& salu_cases() {
        {{"s3", 1}, {"s4", 0}, {"s5", 1}, {"s6", 1}, {"s7", 1}, {"s8", 0}}},
       {"s_mov_b32 s3, 0x7fffffff\n s_addk_i32 s3, 1", {{"s3", 0x80000000}, {"scc", 1}}},
       {"s_mov_b32 s3, 7\n s_mulk_i32 s3, -3", {{"s3", uint32_t(-21)}}},
-      {"s_getreg_b32 s3, hwreg(HW_REG_MODE)\n s_mov_b32 s2, 10\n s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s2\n"
-       " s_getreg_b32 s4, hwreg(HW_REG_MODE)\n s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0\n"
+      {"s_getreg_b32 s3, hwreg(HW_REG_MODE)\n s_mov_b32 s2, 10\n s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s2\n s_nop 1\n"
+       " s_getreg_b32 s4, hwreg(HW_REG_MODE)\n s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0\n s_nop 1\n"
        " s_getreg_b32 s5, hwreg(HW_REG_MODE)\n s_getreg_b32 s6, hwreg(HW_REG_SH_MEM_BASES, 16, 16)",
        {{"s3", 0x3f0}, {"s4", 0x3fa}, {"s5", 0x3ca}, {"s6", 1}}},
       {"s_call_b64 s[4:5], .Lcall_target\n s_mov_b32 s3, 1\n s_branch .Lcall_done\n.Lcall_target:\n s_mov_b32 s6, 7\n"
@@ -148,8 +148,8 @@ const std::vector<ScalarCase>& salu_cases() {
        {{"s[6:7]", 0x0000ffff00000000ull}, {"exec", 0x0000ffff00000000ull}}},
       {"s_quadmask_b32 s3, 0xf01\n s_mov_b32 s6, 0\n s_mov_b32 s7, 0x10\n s_quadmask_b64 s[4:5], s[6:7]",
        {{"s3", 5}, {"s[4:5]", 0x200}}},
-      {"s_mov_b32 s10, 77\n s_mov_b32 s11, 78\n s_mov_b32 m0, 8\n s_movrels_b32 s3, s2\n s_movrels_b64 s[4:5], s[2:3]\n"
-       " s_mov_b32 m0, 20\n s_movreld_b32 s2, 99\n s_mov_b64 s[30:31], -1\n s_mov_b32 m0, 4\n s_movreld_b64 s[30:31], s[30:31]",
+      {"s_mov_b32 s10, 77\n s_mov_b32 s11, 78\n s_mov_b32 m0, 8\n s_nop 0\n s_movrels_b32 s3, s2\n s_movrels_b64 s[4:5], s[2:3]\n"
+       " s_mov_b32 m0, 20\n s_nop 0\n s_movreld_b32 s2, 99\n s_mov_b64 s[30:31], -1\n s_mov_b32 m0, 4\n s_nop 0\n s_movreld_b64 s[30:31], s[30:31]",
        {{"s3", 77}, {"s[4:5]", 0x0000004e0000004dull}, {"s22", 99}, {"s[34:35]", ~0ull}}},
       {"s_abs_i32 s3, -7\n s_mov_b32 s2, 0x80000000\n s_abs_i32 s4, s2", {{"s3", 7}, {"s4", 0x80000000}}},
       {"s_mov_b32 m0, 0x1234ff00\n s_mov_b32 s2, 0x155\n s_set_gpr_idx_idx s2", {{"m0", 0x1234ff55}}},
@@ -167,7 +167,7 @@ const std::vector<ScalarCase>& salu_cases() {
        " s_mov_b32 s6, 0\n s_mov_b32 s7, 1\n s_bitcmp0_b64 s[6:7], 32\n s_cselect_b32 s5, 1, 0\n"
        " s_bitcmp1_b64 s[6:7], 32\n s_cselect_b32 s8, 1, 0",
        {{"s3", 0}, {"s4", 1}, {"s5", 0}, {"s8", 1}}},
-      {"s_mov_b32 s2, 1\n s_setvskip s2, 0\n s_getreg_b32 s3, hwreg(HW_REG_MODE, 28, 1)\n s_setvskip 0, 0\n"
+      {"s_mov_b32 s2, 1\n s_setvskip s2, 0\n s_nop 1\n s_getreg_b32 s3, hwreg(HW_REG_MODE, 28, 1)\n s_setvskip 0, 0\n s_nop 1\n"
        " s_getreg_b32 s4, hwreg(HW_REG_MODE, 28, 1)",
        {{"s3", 1}, {"s4", 0}}},
       {"s_mov_b32 s2, 3\n s_set_gpr_idx_on s2, gpr_idx(SRC0,DST)\n s_mov_b32 s3, m0\n"

@@ -522,7 +522,7 @@ const std::vector<VectorCase>& vmem_cases() {
       o.lds = 512;
       c.push_back({"buffer_store_lds_dword",
                    rsrc(4, 64, kWord3Identity | 1u << 23) + kData +
-                       " v_lshlrev_b32 v1, 2, v62\n ds_write_b32 v1, v5 offset:128\n s_waitcnt lgkmcnt(0)\n s_mov_b32 m0, 128\n"
+                       " v_lshlrev_b32 v1, 2, v62\n ds_write_b32 v1, v5 offset:128\n s_waitcnt lgkmcnt(0)\n s_mov_b32 m0, 128\n s_nop 0\n"
                        " buffer_store_lds_dword s[8:11], 0 lds\n",
                    [](const VecResult& r) {
                      for (int l = 0; l < 64; ++l) EXPECT_EQ(r.in_after[size_t(l)], data_reg(0, l)) << "lane " << l;

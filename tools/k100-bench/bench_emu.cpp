@@ -1,6 +1,8 @@
 // k100-bench emu: emulator throughput in wave-instructions per second on a
-// VALU-heavy kernel and a memory-heavy kernel, with one host thread and with
-// all of them. The kernels are assembled with the project's assembler.
+// VALU-heavy, a memory-heavy and an LDS-heavy kernel, with one host thread and
+// with all of them, with the checks (missing waits, hazards, LDS races; on by
+// default) and without them. The kernels are assembled with the project's
+// assembler.
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -103,8 +105,40 @@ mem_copy:
   s_endpgm
 .size mem_copy, .-mem_copy
 
+.globl lds_loop
+.p2align 8
+.type lds_loop,@function
+lds_loop:
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_load_dword s6, s[0:1], 0x8
+  v_lshlrev_b32 v1, 2, v0
+  v_mov_b32 v3, 0
+  s_waitcnt lgkmcnt(0)
+.Llds:
+  ds_write_b32 v1, v0
+  ds_read_b32 v2, v1
+  ds_write_b32 v1, v3 offset:1024
+  ds_read_b32 v4, v1 offset:1024
+  s_waitcnt lgkmcnt(0)
+  v_add_u32 v3, v3, v2
+  v_add_u32 v3, v3, v4
+  s_barrier
+  s_sub_u32 s6, s6, 1
+  s_cmp_lg_u32 s6, 0
+  s_cbranch_scc1 .Llds
+  global_store_dword v1, v3, s[4:5]
+  s_endpgm
+.size lds_loop, .-lds_loop
+
 .rodata
 .p2align 6
+.amdhsa_kernel lds_loop
+  .amdhsa_kernarg_size 16
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_group_segment_fixed_size 2048
+  .amdhsa_next_free_vgpr 16
+  .amdhsa_next_free_sgpr 16
+.end_amdhsa_kernel
 .amdhsa_kernel valu_loop
   .amdhsa_kernarg_size 16
   .amdhsa_user_sgpr_kernarg_segment_ptr 1
@@ -136,11 +170,12 @@ double process_cpu_seconds() {
 }
 
 Measure best_of(int reps, emu::Device& dev, const emu::Program& prog, const char* kernel, const emu::LaunchConfig& l,
-                const std::vector<uint8_t>& args, unsigned threads) {
+                const std::vector<uint8_t>& args, unsigned threads, bool checks) {
   Measure best{1e30, 1e30, 0};
   for (int i = 0; i < reps; ++i) {
     emu::DispatchOptions opt;
     opt.threads = threads;
+    if (!checks) opt.checks = emu::CheckOptions::none();
     double cpu0 = process_cpu_seconds();
     emu::DispatchResult r = dev.dispatch(prog, kernel, l, args, opt);
     double cpu = process_cpu_seconds() - cpu0;
@@ -203,19 +238,37 @@ int run(int argc, char** argv) {
   uint64_t src = dev.alloc(bytes, "bench source"), dst = dev.alloc(bytes, "bench destination");
   auto mem_args = pack<uint32_t>({mem_iters, groups * 4096}, pack<uint64_t>({src, dst}));
 
+  // LDS: 64 workgroups of 256 items, 4 LDS ops, 2 VALU, a wait, a barrier per iteration.
+  const uint32_t lds_iters = scale ? 400 : 40;
+  auto lds_args = pack<uint32_t>({lds_iters}, pack<uint64_t>({out}));
+
   std::printf("k100-bench emu: wave-instructions per second (best of %d)\n", reps);
-  std::printf("%-10s %7s %12s %9s %14s %14s %18s\n", "kernel", "threads", "wave-instr", "seconds", "wave-instr/s",
-              "per thread", "per CPU-second");
-  for (const char* kernel : {"valu_loop", "mem_copy"}) {
-    bool valu = std::string(kernel) == "valu_loop";
-    for (unsigned t : {1u, all}) {
-      Measure m = best_of(reps, dev, *prog, kernel, valu ? lv : lv, valu ? valu_args : mem_args, t);
-      std::printf("%-10s %7u %12llu %9.4f %12.2f M %12.2f M %16.2f M\n", kernel, t,
-                  (unsigned long long)m.wave_instructions, m.seconds, m.rate() / 1e6, m.rate() / 1e6 / t,
-                  m.cpu_rate() / 1e6);
-      if (t == all && all == 1) break;
-    }
+  std::printf("%-10s %-6s %7s %12s %9s %14s %14s %18s\n", "kernel", "checks", "threads", "wave-instr", "seconds",
+              "wave-instr/s", "per thread", "per CPU-second");
+  struct Row {
+    const char* kernel;
+    double on, off;  // per-CPU-second rates, one thread
+  };
+  std::vector<Row> cost;
+  for (const char* kernel : {"valu_loop", "mem_copy", "lds_loop"}) {
+    std::string k = kernel;
+    const std::vector<uint8_t>& args = k == "valu_loop" ? valu_args : k == "mem_copy" ? mem_args : lds_args;
+    Row row{kernel, 0, 0};
+    for (bool checks : {true, false})
+      for (unsigned t : {1u, all}) {
+        Measure m = best_of(reps, dev, *prog, kernel, lv, args, t, checks);
+        std::printf("%-10s %-6s %7u %12llu %9.4f %12.2f M %12.2f M %16.2f M\n", kernel, checks ? "on" : "off", t,
+                    (unsigned long long)m.wave_instructions, m.seconds, m.rate() / 1e6, m.rate() / 1e6 / t,
+                    m.cpu_rate() / 1e6);
+        if (t == 1) (checks ? row.on : row.off) = m.cpu_rate();
+        if (t == all && all == 1) break;
+        if (t == 1 && all == 1) break;
+      }
+    cost.push_back(row);
   }
+  std::printf("cost of the checks (one thread, per CPU-second):");
+  for (const Row& r : cost) std::printf("  %s %.0f%%", r.kernel, 100.0 * (r.off / r.on - 1.0));
+  std::printf("\n(time with the checks on / time without, minus one)\n");
   std::printf("mem_copy moves %.1f MB per dispatch. \"per CPU-second\" divides by the process CPU time,\n"
               "so it measures the per-core rate even when other processes share the cores.\n",
               double(bytes) * 2 / 1e6);

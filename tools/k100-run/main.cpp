@@ -2,7 +2,7 @@
 //
 //   k100-run OBJ KERNEL (--grid GX[,GY[,GZ]] | --global NX[,NY[,NZ]]) --wg WX[,WY[,WZ]]
 //            [--profile] [--json] [--trace[=SPEC]]... [--threads N] [--budget N]
-//            [--dynamic-lds BYTES] ARG...
+//            [--dynamic-lds BYTES] [--schedule=random[:SEED]] [--no-check] ARG...
 //
 // One ARG per explicit kernel argument, in order:
 //   in:FILE             buffer initialised from the file's bytes
@@ -14,6 +14,9 @@
 // --trace prints each executed instruction and the registers it wrote;
 // SPEC is "wg=N|all,wave=N|all,lanes=L" with L like "0-3,7" or "all"
 // (default wg=0,wave=0,lanes=0).
+// The emulator checks missing waits, hazards and LDS races (a report is a
+// fault); --no-check turns them off. --schedule=random[:SEED] interleaves the
+// waves of a workgroup randomly between barriers.
 // Exit status: 0 success, 1 fault (report on stderr), 2 usage or input error.
 #include <cctype>
 #include <cstdio>
@@ -22,6 +25,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -208,6 +212,9 @@ int run(int argc, char** argv) {
   bool profile = false, json = false, have_grid = false, have_global = false, have_wg = false;
   Dim3 grid, wg;
   DispatchOptions opt;
+  apply_environment(opt);  // K100_EMU_CHECK, K100_EMU_SCHEDULE; the options below win
+  std::optional<ScheduleOptions> schedule;
+  bool no_check = false;
   TraceOptions trace;
   trace.out = &std::cout;
   uint32_t dynamic_lds = 0;
@@ -244,6 +251,14 @@ int run(int argc, char** argv) {
              number("--budget", budget))
       .value({"--threads"}, "N", "host threads that run workgroups (default: all cores)", number("--threads", opt.threads))
       .value({"--dynamic-lds"}, "BYTES", "LDS bytes added to the kernel's static LDS", number("--dynamic-lds", dynamic_lds))
+      .value({"--schedule"}, "random[:SEED]|in-order",
+             "order of the waves of a workgroup between barriers (random: a seeded random interleaving)",
+             [&](const std::string& v) {
+               auto sched = parse_schedule(v);
+               if (!sched) throw OptionTable::UsageProblem{"--schedule: '" + v + "' is not random, random:SEED or in-order"};
+               schedule = *sched;
+             })
+      .flag({"--no-check"}, "turn off the checks for missing waits, hazards and LDS races", [&] { no_check = true; })
       .flag({"--profile"}, "print the profile counters after the run", [&] { profile = true; })
       .flag({"--json"}, "print the result (profile, fault) as one JSON object", [&] { json = true; })
       .optional_value({"--trace"}, "wg=N,wave=N,lanes=L",
@@ -389,6 +404,8 @@ int run(int argc, char** argv) {
   }
 
   if (!trace.filters.empty()) opt.trace = &trace;
+  if (schedule) opt.schedule = *schedule;
+  if (no_check) opt.checks = CheckOptions::none();
   opt.detailed_profile = profile;
   DispatchResult r = dev.dispatch(*prog, k->name, launch, kernarg, opt);
   if (r.ok())

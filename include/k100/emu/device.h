@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "k100/emu/checks.h"
 #include "k100/emu/fault.h"
 #include "k100/emu/profile.h"
 #include "k100/emu/program.h"
@@ -84,6 +85,8 @@ struct DispatchOptions {
   std::vector<AddressRange> line_regions;  // detailed profiling: lines counted per range
   bool fill_hidden_args = true;   // false: the caller's kernarg bytes are used as they are
   const TraceOptions* trace = nullptr;  // tracing forces one host thread
+  CheckOptions checks;        // missing waits, hazards, LDS races (checks.h); all on by default
+  ScheduleOptions schedule;   // wave interleaving within a workgroup
 };
 
 struct DispatchResult {

@@ -28,6 +28,9 @@ enum class FaultKind : uint8_t {
   Trap,                // s_trap, s_sethalt, a hardware trap condition
   BudgetExceeded,      // instruction budget of the dispatch used up
   BadPc,               // PC outside the code object's code
+  MissingWait,         // a register or LDS access needed an s_waitcnt first (checks.h)
+  Hazard,              // fewer wait states than a required-wait-state rule needs
+  LdsRace,             // two waves touch one LDS dword with no s_barrier between
 };
 const char* fault_kind_name(FaultKind k);
 
@@ -60,6 +63,15 @@ struct Fault {
   // before its start, 0 inside (use after free).
   std::optional<AllocationInfo> nearest;
   int64_t distance = 0;
+  // Check reports (MissingWait, Hazard, LdsRace): the rule broken, the
+  // register involved, the other instruction (in flight, producing, or the
+  // other wave's access) and what makes the code safe.
+  std::string rule;
+  std::string reg;
+  std::optional<uint64_t> other_pc;
+  std::string other_instruction;
+  int other_wave = -1;
+  std::string fix;
 
   // Multi-line human-readable report.
   std::string report() const;

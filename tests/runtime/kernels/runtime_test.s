@@ -168,16 +168,19 @@ ids3d_k:
 	v_mov_b32 v14, s34
 	v_mov_b32 v15, s35
 	global_store_dwordx4 v10, v[12:15], s[14:15]
+	s_nop 0                                   // a 16-byte store's data VGPRs: one wait state before they are rewritten
 	v_mov_b32 v12, s36
 	v_mov_b32 v13, s37
 	v_mov_b32 v14, s38
 	v_mov_b32 v15, s39
 	global_store_dwordx4 v10, v[12:15], s[14:15] offset:16
+	s_nop 0
 	v_mov_b32 v12, s40
 	v_mov_b32 v13, s41
 	v_mov_b32 v14, s42
 	v_mov_b32 v15, s43
 	global_store_dwordx4 v10, v[12:15], s[14:15] offset:32
+	s_nop 0
 	v_mov_b32 v12, s44
 	v_mov_b32 v13, s45
 	v_mov_b32 v14, s46

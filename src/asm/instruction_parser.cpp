@@ -1327,6 +1327,12 @@ class Matcher {
         bad();
       }
     }
+    if (c_.enc == Encoding::DPP && dpp_controls == 0) {
+      // the DPP control has no default (llvm requires one too)
+      for (const auto& md : syn_.mods)
+        if (md.dpp) fail(md.col, "invalid operand for instruction");
+      fail(0, "too few operands for instruction");
+    }
   }
 
   void dpp_modifier(Modifiers& m, const SynModifier& md) {

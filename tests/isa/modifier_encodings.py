@@ -17,10 +17,12 @@ disassemblers read the same words.
 # lds_direct, and 255 (a literal follows; VOP3 on gfx9 has none).
 SOURCE_CODES = ([256 + 1, 511, 0, 101, 102, 106, 107, 124, 126, 108, 123, 128, 129, 192, 193, 208] +
                 list(range(240, 249)) + [235, 236, 237, 238, 239, 251, 252, 253, 254, 255])
-# The same kinds for a 64-bit source: register pairs start at an even code
-# (misaligned pairs are a decoder matter of their own, not of modifiers).
+# The same kinds for a 64-bit source, and the misaligned pairs (an odd SGPR
+# or trap temporary: llvm drops the low bit; an odd special register, which
+# has no pair).
 SOURCE_CODES_64 = ([256 + 1, 510, 0, 100, 102, 104, 106, 126, 108, 122, 128, 129, 192, 193, 208] +
-                   list(range(240, 249)) + [235, 236, 237, 238, 239, 251, 252, 253, 254, 255])
+                   list(range(240, 249)) + [235, 236, 237, 238, 239, 251, 252, 253, 254, 255] +
+                   [1, 101, 109, 123, 103, 107, 124, 127])
 LITERAL = 0x3F800000  # 1.0 as f32; a plain integer pattern for every other type
 
 

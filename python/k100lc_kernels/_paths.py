@@ -18,6 +18,9 @@ PACKAGE_FILE = "k100lc_kernels.hsaco"
 
 
 def build_dir() -> Path:
+    """The build directory: K100_BUILD_DIR or <repo>/build (a relative path is
+    taken from the working directory when the engine is there, else from the
+    repository root)."""
     b = os.environ.get("K100_BUILD_DIR") or "build"
     p = Path(b)
     if not p.is_absolute():
@@ -36,6 +39,7 @@ def engine_library() -> str:
 
 
 def default_package() -> Path:
+    """The kernel package a Runtime loads by default: RT_HSACO or <build>/k100lc_kernels.hsaco."""
     env = os.environ.get("RT_HSACO")
     if env:
         return Path(env)

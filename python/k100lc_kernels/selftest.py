@@ -18,6 +18,7 @@ from ._paths import build_dir
 
 
 def library_path() -> str:
+    """libk100_selftest.so to load: K100LC_SELFTEST or the build directory's."""
     env = os.environ.get("K100LC_SELFTEST")
     if env:
         return env
@@ -25,6 +26,7 @@ def library_path() -> str:
 
 
 def run(args: list[str]) -> int:
+    """Runs the self-test with k100-selftest's flags; returns its exit status."""
     path = library_path()
     if not os.path.exists(path):
         print(f"k100lc_kernels selftest: {path} does not exist; build the project first "

@@ -56,6 +56,9 @@ struct RuntimeOptions {
   std::vector<std::string> packages;
   bool default_package = true;
   unsigned emu_threads = 0;  // host threads per emulated dispatch (0: K100_EMU_THREADS or all)
+  // Wave-instructions an emulated dispatch may run before it faults (a
+  // runaway loop); 0: K100_EMU_BUDGET or emu::kDefaultInstructionBudget.
+  uint64_t emu_instruction_budget = 0;
   std::string hsa_library;   // "" = K100_HSA_LIB or the default search
 };
 
@@ -149,6 +152,18 @@ class Runtime {
                       const DynamicLayout& layout, std::span<const uint64_t> argv, int module = -1);
   // Waits for every queued launch; throws the first failure of this thread's launches.
   void sync();
+  // Waits at most `seconds` for every queued launch; true when none is left
+  // (sync() then returns at once). Lets a caller stay responsive (Ctrl-C).
+  bool wait_for(double seconds);
+  // Stops every launch queued so far, of every thread: the running kernel
+  // ends early, the others are dropped; the next sync() of each launching
+  // thread throws RuntimeError(Cancelled). Returns when they are done. False
+  // on hardware, where a running kernel cannot be stopped (nothing happens).
+  bool cancel();
+  // The emulator's instruction budget for later launches (wave-instructions
+  // per dispatch; 0 restores the default). False on hardware, which has none.
+  bool set_instruction_budget(uint64_t wave_instructions);
+  uint64_t instruction_budget() const;  // 0 on hardware
 
   // ---- timing
   Event record_event();

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ctypes
 import difflib
 import json
-import os
 from pathlib import Path
 
 from . import _paths
@@ -128,11 +127,6 @@ def info(name: str) -> dict:
 _docs_cache: dict[str, dict] | None = None
 
 
-def _selftest_library() -> Path:
-    env = os.environ.get("K100LC_SELFTEST")
-    return Path(env) if env else _paths.build_dir() / "libk100_selftest.so"
-
-
 def docs(name: str) -> dict | None:
     """What the kernel library's registry says of kernel `name`: family,
     description, semantics, geometry, limits and tolerance. None when the
@@ -140,7 +134,7 @@ def docs(name: str) -> dict | None:
     global _docs_cache
     if _docs_cache is None:
         _docs_cache = {}
-        path = _selftest_library()
+        path = _paths.selftest_library()
         if path.exists():
             lib = ctypes.CDLL(str(path))
             fn = lib.k100_kernel_docs_json

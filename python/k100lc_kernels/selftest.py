@@ -14,15 +14,12 @@ import ctypes
 import os
 import sys
 
-from ._paths import build_dir
+from ._paths import selftest_library
 
 
 def library_path() -> str:
-    """libk100_selftest.so to load: K100LC_SELFTEST or the build directory's."""
-    env = os.environ.get("K100LC_SELFTEST")
-    if env:
-        return env
-    return str(build_dir() / "libk100_selftest.so")
+    """libk100_selftest.so to load: K100LC_SELFTEST, the installed one or the build directory's."""
+    return str(selftest_library())
 
 
 def run(args: list[str]) -> int:

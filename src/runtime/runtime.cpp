@@ -184,7 +184,8 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_shared<Impl>()) {
   b.hsa_library = options.hsa_library;
   m.backend = open_backend(b);
   m.hidden = m.backend->hidden_values();
-  if (options.packages.empty() && options.default_package) load_package(resolve_package_path(""));
+  if (options.packages.empty() && options.default_package)
+    load_package(resolve_package_path("", true, options.installed_package));
   for (const auto& p : options.packages) load_package(p);
 }
 

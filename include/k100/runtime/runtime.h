@@ -47,6 +47,12 @@
 
 namespace k100::runtime {
 
+// An installed kernel package the including program is built against: the
+// CMake package (find_package(k100lc)) defines it for k100lc::runtime users.
+#ifndef K100LC_INSTALLED_PACKAGE
+#define K100LC_INSTALLED_PACKAGE ""
+#endif
+
 struct RuntimeOptions {
   // Backend; Auto reads K100_BACKEND (auto when unset).
   BackendKind backend = BackendKind::Auto;
@@ -55,6 +61,8 @@ struct RuntimeOptions {
   // package (see package_path.h); empty and !default_package: no kernels yet.
   std::vector<std::string> packages;
   bool default_package = true;
+  // Where the default package is looked for after K100_BUILD_DIR (see package_path.h).
+  std::string installed_package = K100LC_INSTALLED_PACKAGE;
   unsigned emu_threads = 0;  // host threads per emulated dispatch (0: K100_EMU_THREADS or all)
   // Wave-instructions an emulated dispatch may run before it faults (a
   // runaway loop); 0: K100_EMU_BUDGET or emu::kDefaultInstructionBudget.

@@ -34,7 +34,7 @@ class EmuFault : public ::testing::Test {
   void SetUp() override {
     std::string why;
     auto co = assemble(fault_kernels_source(), "faults", &why);
-    if (!co) GTEST_SKIP() << why;
+    if (!co) K100_ORACLE_MISSING(why);
     prog_ = dev_.load_code_object(*co, "faults.hsaco");
   }
   DispatchResult run(const std::string& kernel, uint64_t arg, uint32_t items = 64, DispatchOptions opt = {}) {

@@ -199,7 +199,7 @@ bool unused_fields_clear(const InstDesc& d, Encoding e, Words& wd) {
              clear(Field::vdst, 1, 0xff000000);
     case Family::VOP1:
       if (e != Encoding::Native) return true;  // SDWA / DPP: their own rules
-      return clear(Field::vdst, 0, 0x1fe0000) && clear(Field::src0, 0, 0x1ff);
+      return clear(Field::vdst, 0, 0x1fe0000);  // (llvm ignores an unused src0: v_nop, v_clrexcp)
     case Family::VOP3:
     case Family::VOP3P: {
       if (d.name == "v_readlane_b32") return true;  // llvm does not look at its src2 field or modifiers
@@ -465,7 +465,13 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
         else if (fam == Family::VOP3 || fam == Family::VOP3P) {
           if (s.accept & kAcceptVgpr) vgpr8(w0 & 0xff);
           else if (s.width == 1) scalar8(w0 & 0xff);
-          else scalar7(w0 & 0xff);
+          else if ((w0 & 0xff) <= 0x7f) scalar7(w0 & 0xff);
+          else {  // the 8-bit field above the registers: the src_* sources, as llvm decodes them
+            o.code = uint16_t(w0 & 0xff);
+            bool special = (o.code >= code::kSharedBase && o.code <= code::kPopsExitingWaveId) ||
+                           (o.code >= code::kVccz && o.code <= code::kScc);
+            if (!special) wd.ok = false;
+          }
         } else if (s.accept & kAcceptVgpr) {
           vgpr8((w0 >> 17) & 0xff);
         } else {

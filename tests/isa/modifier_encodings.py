@@ -7,8 +7,10 @@ src_* sources, every inline integer edge, every inline float, the literal
 marker; a slot's accepted kinds are those of the ISA table, as for the
 assembler) under each combination of that encoding's modifier bits
 (neg/abs in VOP3 and DPP, neg_lo/neg_hi in VOP3P, sext/neg/abs in SDWA).
-The other slots hold plain VGPRs. Used by disasm_differential.py: both
-disassemblers read the same words.
+The other slots hold plain VGPRs. Each word is labelled with its encoding
+(VOP3, VOP3P, "SDWA VOP2", "DPP VOP1", ...). Used by disasm_differential.py:
+both disassemblers read the same words, and every label must have words
+both decode.
 """
 
 # Source codes, one or two per kind of value: VGPRs (first, last), SGPRs
@@ -129,6 +131,8 @@ def sdwa_words(rows):
             continue
         nsrc = len(_source_slots(r["operands"]))
         vopc = r["family"] == "VOPC"
+        # a one-source (VOP1) form has no src1 select: llvm refuses a word with one
+        src1_sel = 0 if r["family"] == "VOP1" else 6 << 24
         for k in range(nsrc):
             for kind, code in SDWA_CODES:
                 for mods in range(8):  # sext, neg, abs
@@ -141,9 +145,9 @@ def sdwa_words(rows):
                         w0 = (w0 & ~(0xFF << 9)) | code << 9
                         s1 = int(kind == "s")
                     dst = 0 if vopc else (6 << 8 | 2 << 11)  # DWORD, UNUSED_PRESERVE
-                    w1 = src0 | dst | 6 << 16 | 6 << 24 | s0 << 23 | s1 << 31
+                    w1 = src0 | dst | 6 << 16 | src1_sel | s0 << 23 | s1 << 31
                     w1 |= (sext << 19 | neg << 20 | abs_ << 21) << (8 * k)
-                    out.append(("SDWA", _le(w0, w1)))
+                    out.append(("SDWA " + r["family"], _le(w0, w1)))
     return out
 
 
@@ -161,7 +165,7 @@ def dpp_words(rows):
                     if k == 1:
                         w0 = (w0 & ~(0xFF << 9)) | vgpr << 9
                     w1 = src0 | 0xE4 << 8 | mods << 20 | 0xF << 24 | 0xF << 28
-                    out.append(("DPP", _le(w0, w1)))
+                    out.append(("DPP " + r["family"], _le(w0, w1)))
     return out
 
 

@@ -2,7 +2,9 @@
 // types.
 #include "k100/quant/codec.h"
 
+#include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <cstring>
 
 #include "k100/base/error.h"
@@ -15,14 +17,35 @@ static_assert(std::endian::native == std::endian::little, "the codecs assume a l
 
 namespace {
 
+// Blocks in a file need not sit at the struct's alignment (a GGUF with
+// alignment 1 puts tensors at any address), so misaligned runs go through
+// an aligned copy.
+constexpr size_t kChunk = 64;
+
 template <class Block>
 void decode_blocks(const void* src, float* dst, int64_t n) {
-  dequantize(static_cast<const Block*>(src), size_t(n / Block::elems), dst);
+  const size_t count = size_t(n / Block::elems);
+  if (reinterpret_cast<uintptr_t>(src) % alignof(Block) == 0)
+    return dequantize(static_cast<const Block*>(src), count, dst);
+  Block tmp[kChunk];
+  for (size_t i = 0; i < count; i += kChunk) {
+    const size_t k = std::min(kChunk, count - i);
+    std::memcpy(tmp, static_cast<const uint8_t*>(src) + i * sizeof(Block), k * sizeof(Block));
+    dequantize(tmp, k, dst + i * Block::elems);
+  }
 }
 
 template <class Block>
 void encode_blocks(const float* src, void* dst, int64_t n) {
-  quantize(src, size_t(n / Block::elems), static_cast<Block*>(dst));
+  const size_t count = size_t(n / Block::elems);
+  if (reinterpret_cast<uintptr_t>(dst) % alignof(Block) == 0)
+    return quantize(src, count, static_cast<Block*>(dst));
+  Block tmp[kChunk];
+  for (size_t i = 0; i < count; i += kChunk) {
+    const size_t k = std::min(kChunk, count - i);
+    quantize(src + i * Block::elems, k, tmp);
+    std::memcpy(static_cast<uint8_t*>(dst) + i * sizeof(Block), tmp, k * sizeof(Block));
+  }
 }
 
 void check_count(TensorType type, int64_t n, const char* what) {
@@ -36,6 +59,7 @@ void check_count(TensorType type, int64_t n, const char* what) {
 
 void dequantize_row(TensorType type, const void* src, float* dst, int64_t n) {
   check_count(type, n, "dequantize_row");
+  if (n == 0) return;  // an empty tensor may have no storage at all
   switch (type) {
     case TensorType::F32: std::memcpy(dst, src, size_t(n) * 4); return;
     case TensorType::F16: {
@@ -74,6 +98,7 @@ void dequantize_row(TensorType type, const void* src, float* dst, int64_t n) {
 
 void quantize_row(TensorType type, const float* src, void* dst, int64_t n) {
   check_count(type, n, "quantize_row");
+  if (n == 0) return;
   switch (type) {
     case TensorType::F32: std::memcpy(dst, src, size_t(n) * 4); return;
     case TensorType::F16:

@@ -58,6 +58,7 @@ void TensorView::dequantize_rows(uint64_t first, uint64_t count, float* out) con
   if (bytes.size() < byte_size())
     throw Error(what + ": holds " + std::to_string(bytes.size()) + " bytes, its shape needs " +
                 std::to_string(byte_size()));
+  if (rb == 0) return;  // rows of zero elements
   for (uint64_t r = 0; r < count; ++r)
     dequantize_row(type, bytes.data() + (first + r) * rb, out + r * row_elements(), int64_t(row_elements()));
 }

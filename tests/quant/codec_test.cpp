@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 
 #include "codec_test_data.h"
 #include "k100/base/error.h"
@@ -107,6 +108,21 @@ TEST_P(CodecType, RowSizeAndPartialBlocks) {
     EXPECT_THROW(dequantize_row(t, q.data(), x.data(), int64_t(x.size())), Error);
     EXPECT_THROW(dequantize(t, std::vector<uint8_t>(tr.block_bytes + 1)), Error);
   }
+}
+
+TEST_P(CodecType, BlocksAtOddAddressesCodeAsAligned) {
+  // tensors in a GGUF with alignment 1 may start at any byte
+  const TensorType t = GetParam();
+  const auto x = test::weight_like(1, 200 * traits(t).block_elems, 4, false);
+  const auto q = quantize(t, x);
+  std::vector<uint8_t> shifted(q.size() + 1);
+  std::memcpy(shifted.data() + 1, q.data(), q.size());
+  std::vector<float> y(x.size());
+  dequantize_row(t, shifted.data() + 1, y.data(), int64_t(y.size()));
+  EXPECT_EQ(y, dequantize(t, q));
+  std::vector<uint8_t> out(q.size() + 1);
+  quantize_row(t, x.data(), out.data() + 1, int64_t(x.size()));
+  EXPECT_TRUE(std::equal(q.begin(), q.end(), out.begin() + 1));
 }
 
 INSTANTIATE_TEST_SUITE_P(Host, CodecType, ::testing::ValuesIn(host_codec_types()), param_name);

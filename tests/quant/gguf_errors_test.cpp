@@ -216,5 +216,27 @@ TEST(GgufErrors, SingleByteCorruptionsParseConsistentlyOrFailNamed) {
   EXPECT_GT(parsed, 0u);  // e.g. flipped bits inside string contents
 }
 
+TEST(GgufErrors, FuzzerFindingsStayFixed) {
+  // inputs that once crashed the fuzz target: parse, check and decode them
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(K100_SOURCE_DIR) + "/tests/fuzz/regressions")) {
+    if (e.path().filename().string().rfind("gguf_reader_", 0) != 0) continue;
+    ++n;
+    std::ifstream in(e.path(), std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    try {
+      const GgufFile f = GgufFile::parse(bytes, e.path().string());
+      for (const TensorInfo& t : f.tensors()) {
+        if (traits(t.type).has_host_codec) {
+          EXPECT_EQ(f.tensor(t).dequantize().size(), t.elements);
+        }
+      }
+    } catch (const Error& err) {
+      EXPECT_EQ(std::string(err.what()).rfind(e.path().string() + ": ", 0), 0u) << err.what();
+    }
+  }
+  EXPECT_GT(n, 0u);
+}
+
 }  // namespace
 }  // namespace k100::quant

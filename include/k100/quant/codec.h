@@ -22,7 +22,7 @@
 namespace k100::quant {
 
 // Decodes n elements (a multiple of the type's block size) from `src`, which
-// holds row_bytes(type, n) bytes, into dst[0..n).
+// holds row_bytes(type, n) bytes at any alignment, into dst[0..n).
 void dequantize_row(TensorType type, const void* src, float* dst, int64_t n);
 
 // Encodes n elements (a multiple of the block size) into `dst`, which has room
@@ -33,8 +33,9 @@ void quantize_row(TensorType type, const float* src, void* dst, int64_t n);
 std::vector<float> dequantize(TensorType type, std::span<const uint8_t> bytes);
 std::vector<uint8_t> quantize(TensorType type, std::span<const float> values);
 
-// Typed forms for callers that hold blocks (one overload per block struct):
-// decode `count` consecutive blocks into count * Block::elems floats.
+// Typed forms for callers that hold blocks (one overload per block struct,
+// naturally aligned): decode `count` consecutive blocks into
+// count * Block::elems floats.
 void dequantize(const BlockQ4_0* blocks, size_t count, float* dst);
 void dequantize(const BlockQ8_0* blocks, size_t count, float* dst);
 void dequantize(const BlockQ2_0* blocks, size_t count, float* dst);

@@ -48,6 +48,16 @@ void encode_blocks(const float* src, void* dst, int64_t n) {
   }
 }
 
+// f16 / bf16 values at any alignment.
+void widen_halves(const void* src, float* dst, int64_t n, float (*widen)(uint16_t)) {
+  const auto* h = static_cast<const uint8_t*>(src);
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t v;
+    std::memcpy(&v, h + 2 * i, 2);
+    dst[i] = widen(v);
+  }
+}
+
 void check_count(TensorType type, int64_t n, const char* what) {
   if (n < 0) throw Error(std::string(what) + ": negative element count " + std::to_string(n));
   row_bytes(type, uint64_t(n));  // throws for a partial block
@@ -62,24 +72,8 @@ void dequantize_row(TensorType type, const void* src, float* dst, int64_t n) {
   if (n == 0) return;  // an empty tensor may have no storage at all
   switch (type) {
     case TensorType::F32: std::memcpy(dst, src, size_t(n) * 4); return;
-    case TensorType::F16: {
-      const auto* h = static_cast<const uint8_t*>(src);
-      for (int64_t i = 0; i < n; ++i) {
-        uint16_t v;
-        std::memcpy(&v, h + 2 * i, 2);
-        dst[i] = f16_to_f32(v);
-      }
-      return;
-    }
-    case TensorType::BF16: {
-      const auto* h = static_cast<const uint8_t*>(src);
-      for (int64_t i = 0; i < n; ++i) {
-        uint16_t v;
-        std::memcpy(&v, h + 2 * i, 2);
-        dst[i] = bf16_to_f32(v);
-      }
-      return;
-    }
+    case TensorType::F16: return widen_halves(src, dst, n, f16_to_f32);
+    case TensorType::BF16: return widen_halves(src, dst, n, bf16_to_f32);
     case TensorType::Q4_0: return decode_blocks<BlockQ4_0>(src, dst, n);
     case TensorType::Q8_0: return decode_blocks<BlockQ8_0>(src, dst, n);
     case TensorType::Q2_0: return decode_blocks<BlockQ2_0>(src, dst, n);

@@ -28,6 +28,19 @@ void magnitudes(const float* x, int n, float db, float* t) {
   for (int j = 0; j < n; ++j) t[j] = db > 0.0f ? std::fabs(x[j]) / db : 0.0f;
 }
 
+// The first step of every grid encoder: finite inputs, the scale each group
+// of `group` elements wants (its largest magnitude on the grid's top level),
+// and the f16 super-scale that reaches the largest of them with the largest
+// sub-scale factor.
+detail::HalfScale group_scales(const float* src, int group, float top_level, float max_factor, float* x,
+                               float* want) {
+  detail::load_finite(src, kSuperBlock, x);
+  float top = 0.0f;
+  for (int k = 0; k < kSuperBlock / group; ++k)
+    top = std::fmax(top, want[k] = detail::max_abs(x + group * k, group) / top_level);
+  return detail::half_scale(top / max_factor);
+}
+
 const detail::GridSearch<8>& iq2s_search() {
   static const detail::GridSearch<8> g{std::span<const uint64_t>(iq2s_grid())};
   return g;
@@ -109,12 +122,8 @@ void dequantize(const BlockIQ3_XXS* blocks, size_t count, float* y) {
 void quantize(const float* src, size_t count, BlockIQ2_S* blocks) {
   const auto& search = iq2s_search();
   for (size_t b = 0; b < count; ++b, src += kSuperBlock) {
-    float x[kSuperBlock];
-    detail::load_finite(src, kSuperBlock, x);
-    // one scale per 16 elements, the largest magnitude on the top grid level 43
-    float want[16], top = 0.0f;
-    for (int k = 0; k < 16; ++k) top = std::fmax(top, want[k] = detail::max_abs(x + 16 * k, 16) / 43.0f);
-    const auto d = detail::half_scale(top / 3.875f);  // (0.5 + 15) * 0.25
+    float x[kSuperBlock], want[16];  // one scale per 16 elements; top level 43, factors up to (0.5 + 15) / 4
+    const auto d = group_scales(src, 16, 43.0f, 3.875f, x, want);
     BlockIQ2_S& blk = blocks[b];
     blk = BlockIQ2_S{};
     blk.d = d.bits;
@@ -140,11 +149,8 @@ void quantize(const float* src, size_t count, BlockIQ2_S* blocks) {
 void quantize(const float* src, size_t count, BlockIQ3_S* blocks) {
   const auto& search = iq3s_search();
   for (size_t b = 0; b < count; ++b, src += kSuperBlock) {
-    float x[kSuperBlock];
-    detail::load_finite(src, kSuperBlock, x);
-    float want[8], top = 0.0f;  // one scale per 32 elements, top grid level 15
-    for (int ib = 0; ib < 8; ++ib) top = std::fmax(top, want[ib] = detail::max_abs(x + 32 * ib, 32) / 15.0f);
-    const auto d = detail::half_scale(top / 31.0f);  // 1 + 2 * 15
+    float x[kSuperBlock], want[8];  // one scale per 32 elements; top level 15, factors up to 1 + 2 * 15
+    const auto d = group_scales(src, 32, 15.0f, 31.0f, x, want);
     BlockIQ3_S& blk = blocks[b];
     blk = BlockIQ3_S{};
     blk.d = d.bits;
@@ -169,11 +175,8 @@ void quantize(const float* src, size_t count, BlockIQ3_S* blocks) {
 void quantize(const float* src, size_t count, BlockIQ3_XXS* blocks) {
   const auto& search = iq3xxs_search();
   for (size_t b = 0; b < count; ++b, src += kSuperBlock) {
-    float x[kSuperBlock];
-    detail::load_finite(src, kSuperBlock, x);
-    float want[8], top = 0.0f;  // one scale per 32 elements, top grid level 62
-    for (int ib = 0; ib < 8; ++ib) top = std::fmax(top, want[ib] = detail::max_abs(x + 32 * ib, 32) / 62.0f);
-    const auto d = detail::half_scale(top / 7.75f);  // (0.5 + 15) * 0.5
+    float x[kSuperBlock], want[8];  // one scale per 32 elements; top level 62, factors up to (0.5 + 15) / 2
+    const auto d = group_scales(src, 32, 62.0f, 7.75f, x, want);
     BlockIQ3_XXS& blk = blocks[b];
     blk = BlockIQ3_XXS{};
     blk.d = d.bits;

@@ -93,46 +93,38 @@ void quantize_affine_superblock(const float* src, int qmax, uint16_t* d_bits, ui
   pack_scale_min(sc, m, scales);
 }
 
-}  // namespace
-
-void dequantize(const BlockQ4_K* blocks, size_t count, float* y) {
-  for (size_t b = 0; b < count; ++b) {
-    const BlockQ4_K& blk = blocks[b];
-    const float d = f16_to_f32(blk.d), dmin = f16_to_f32(blk.dmin);
-    for (int s = 0; s < 4; ++s, y += 64) {
-      int sc0, m0, sc1, m1;
-      scale_min(blk.scales, 2 * s, &sc0, &m0);
-      scale_min(blk.scales, 2 * s + 1, &sc1, &m1);
-      const float d0 = d * float(sc0), o0 = dmin * float(m0);
-      const float d1 = d * float(sc1), o1 = dmin * float(m1);
-      const uint8_t* q = blk.qs + 32 * s;
-      for (int i = 0; i < 32; ++i) {
-        y[i] = d0 * float(q[i] & 0x0f) - o0;
-        y[i + 32] = d1 * float(q[i] >> 4) - o1;
-      }
+// Q4_K and Q5_K decode alike but for the fifth bit (qh is null for Q4_K):
+// chunk s of 64 elements takes the low nibbles of qs[32s..] with pair 2s and
+// the high nibbles with pair 2s + 1.
+void dequantize_affine_superblock(uint16_t d_bits, uint16_t dmin_bits, const uint8_t* scales, const uint8_t* qs,
+                                  const uint8_t* qh, float* y) {
+  const float d = f16_to_f32(d_bits), dmin = f16_to_f32(dmin_bits);
+  for (int s = 0; s < 4; ++s, y += 64) {
+    int sc0, m0, sc1, m1;
+    scale_min(scales, 2 * s, &sc0, &m0);
+    scale_min(scales, 2 * s + 1, &sc1, &m1);
+    const float d0 = d * float(sc0), o0 = dmin * float(m0);
+    const float d1 = d * float(sc1), o1 = dmin * float(m1);
+    const uint8_t* q = qs + 32 * s;
+    for (int i = 0; i < 32; ++i) {
+      const int lo = (q[i] & 0x0f) + (qh ? ((qh[i] >> (2 * s)) & 1) * 16 : 0);
+      const int hi = (q[i] >> 4) + (qh ? ((qh[i] >> (2 * s + 1)) & 1) * 16 : 0);
+      y[i] = d0 * float(lo) - o0;
+      y[i + 32] = d1 * float(hi) - o1;
     }
   }
 }
 
+}  // namespace
+
+void dequantize(const BlockQ4_K* blocks, size_t count, float* y) {
+  for (size_t b = 0; b < count; ++b, y += kSuperBlock)
+    dequantize_affine_superblock(blocks[b].d, blocks[b].dmin, blocks[b].scales, blocks[b].qs, nullptr, y);
+}
+
 void dequantize(const BlockQ5_K* blocks, size_t count, float* y) {
-  for (size_t b = 0; b < count; ++b) {
-    const BlockQ5_K& blk = blocks[b];
-    const float d = f16_to_f32(blk.d), dmin = f16_to_f32(blk.dmin);
-    for (int s = 0; s < 4; ++s, y += 64) {
-      int sc0, m0, sc1, m1;
-      scale_min(blk.scales, 2 * s, &sc0, &m0);
-      scale_min(blk.scales, 2 * s + 1, &sc1, &m1);
-      const float d0 = d * float(sc0), o0 = dmin * float(m0);
-      const float d1 = d * float(sc1), o1 = dmin * float(m1);
-      const uint8_t* q = blk.qs + 32 * s;
-      for (int i = 0; i < 32; ++i) {
-        const int lo = (q[i] & 0x0f) + ((blk.qh[i] >> (2 * s)) & 1) * 16;
-        const int hi = (q[i] >> 4) + ((blk.qh[i] >> (2 * s + 1)) & 1) * 16;
-        y[i] = d0 * float(lo) - o0;
-        y[i + 32] = d1 * float(hi) - o1;
-      }
-    }
-  }
+  for (size_t b = 0; b < count; ++b, y += kSuperBlock)
+    dequantize_affine_superblock(blocks[b].d, blocks[b].dmin, blocks[b].scales, blocks[b].qs, blocks[b].qh, y);
 }
 
 void dequantize(const BlockQ6_K* blocks, size_t count, float* y) {

@@ -172,13 +172,14 @@ def type_id(t: int | str) -> int:
 
 
 def dequantize(t: int | str, data, n: int | None = None) -> np.ndarray:
-    """Decodes ``n`` elements (all of them by default) of type ``t`` from bytes, bytearray or a
-    uint8 array with the host codecs; returns a 1-D float32 array."""
+    """Decodes ``n`` elements (all of them by default) of type ``t`` from the bytes of ``data``
+    (bytes, bytearray, memoryview or an array) with the host codecs; returns a 1-D float32 array."""
     lib = _load()
     info = type_info(t)
-    buf = np.ascontiguousarray(np.frombuffer(data, dtype=np.uint8) if isinstance(data, (bytes, bytearray,
-                                                                                         memoryview))
-                               else np.asarray(data, dtype=np.uint8).reshape(-1))
+    if isinstance(data, np.ndarray):  # its bytes, whatever the dtype
+        buf = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    else:
+        buf = np.frombuffer(data, dtype=np.uint8)
     if n is None:
         if buf.size % info["block_bytes"]:
             raise ValueError(f"{buf.size} bytes are not a whole number of {info['block_bytes']}-byte "

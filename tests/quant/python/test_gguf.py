@@ -97,6 +97,7 @@ def test_module_codecs_reproduce_the_writer_bytes(samples):
             blocks = gguf.quantize(t, ref)
             assert blocks == f.raw(f"w.{t}").tobytes()
             np.testing.assert_array_equal(gguf.dequantize(t, blocks), f.read(f"w.{t}").reshape(-1))
+            np.testing.assert_array_equal(gguf.dequantize(t, f.raw(f"w.{t}")), f.read(f"w.{t}").reshape(-1))
     with pytest.raises(ValueError, match="not a whole number"):
         gguf.quantize("q4_K", np.zeros(100, np.float32))
     with pytest.raises(ValueError, match="q4_1"):

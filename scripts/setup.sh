@@ -35,3 +35,7 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DK100_WERROR=$werror
 fi
 cmake --build "$build" -j "$jobs"
+
+# Test oracle of the GGUF codecs: llama.cpp's ggml from npm, into the build
+# tree (exit 77: npm unavailable, the oracle tests will skip; CI=true fails).
+"$root/scripts/install-llama-oracle.sh" "$build" || [ $? -eq 77 ]

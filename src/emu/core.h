@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "k100/emu/device.h"
+#include "k100/emu/observer.h"
 #include "k100/emu/semantics.h"
 #include "k100/emu/wave.h"
 #include "k100/isa/codec.h"
@@ -149,6 +150,7 @@ struct DispatchShared {
   // Distinct 64-byte lines (detailed profiling): line -> kLineRead | kLineWritten.
   std::unordered_map<uint64_t, uint8_t> lines;
   std::vector<AddressRange> regions;   // DispatchOptions::line_regions
+  ExecutionObserver* observer = nullptr;  // DispatchOptions::observer
 };
 
 // Per host thread: runs one workgroup at a time.
@@ -167,6 +169,7 @@ struct Exec {
   Profile prof;
   std::unordered_map<uint64_t, uint8_t> lines;  // as DispatchShared::lines
   uint64_t budget_local = 0;
+  WorkgroupObserver* obs = nullptr;  // the current workgroup's event sink, if observed
 
   Exec(DispatchShared& shared) : d(shared), mem(*shared.mem) {}
 
@@ -292,5 +295,7 @@ Step run_wave(Exec& e, Wave& w);
 // Runs workgroup `index` (x fastest) to completion; a fault is recorded in the
 // dispatch and stops it.
 void run_workgroup(Exec& e, uint64_t index);
+// What an observer learns about the dispatch (observer.cpp).
+ObservedDispatch observed_dispatch(const DispatchShared& d);
 
 }  // namespace k100::emu::detail

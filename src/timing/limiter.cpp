@@ -56,6 +56,10 @@ void attribute_limiter(DispatchTiming& r) {
   if (top->busy >= kBusy) {
     r.limiter = top->limiter;
     r.reason = std::string(top->what) + " " + pct(top->busy) + " of the time";
+    if (top->limiter == Limiter::DramBandwidth && r.dram_activation_s > 0.05 * r.exec_s)
+      r.reason += ", " + pct(r.dram_activation_s / r.exec_s) +
+                  " of it opening rows (more reads in flight than the open rows hold, " +
+                  num(r.bytes_in_flight / 1024, "%.0f") + " KiB)";
     return;
   }
   const std::string waits = "waves wait at s_waitcnt " + pct(r.wait_fraction) + " of their time, " +

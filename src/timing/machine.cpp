@@ -13,7 +13,7 @@ namespace {
   X(compute_units) X(simds_per_cu) X(clock_hz) X(max_waves_per_simd) X(vgprs_per_simd_lane) X(sgprs_per_simd)   \
   X(sgpr_granule) X(lds_bytes_per_cu) X(lds_granule) X(max_workgroups_per_cu) X(issue_cycles)                \
   X(valu_cycles) X(valu_quarter_cycles) X(lds_bytes_per_cycle) X(lds_latency_cycles) X(ta_cycles_per_line)   \
-  X(l2_bytes) X(l2_ways) X(l2_channels) X(l2_latency_s) X(dram_peak_bytes_per_s) X(dram_efficiency)         \
+  X(l1_bytes) X(l1_ways) X(l1_latency_s) X(l2_bytes) X(l2_ways) X(l2_channels) X(l2_latency_s) X(dram_peak_bytes_per_s) X(dram_efficiency)         \
   X(dram_channels) X(dram_interleave_bytes) X(dram_open_bytes) X(dram_activate_s)           \
   X(dram_latency_s) X(dram_write_cost) X(host_link_bytes_per_s) X(host_request_overhead_bytes)               \
   X(host_latency_s) X(dispatch_floor_s)
@@ -66,6 +66,9 @@ std::vector<ParameterInfo> parameters(const MachineParams& m) {
       {"VALU issue, quarter rate", fmt("%.1f cycles per wave-instruction", m.valu_quarter_cycles),
        "PERFORMANCE_FACTS 1: v_rcp_f32/v_sqrt_f32 at 2.35 T-inst/s"},
       {"other issue", fmt("%.0f cycles per instruction per wave", m.issue_cycles), "GCN: a SIMD issues to a wave every 4th cycle"},
+      {"vector L1", fmt("%.0f KiB per CU", m.l1_bytes / 1024) + fmt(", %.0f-way", m.l1_ways) +
+                        fmt(", hit round trip %.0f ns", m.l1_latency_s * 1e9),
+       "PERFORMANCE_FACTS 1 (size); hit latency assumed (see docs)"},
       {"L2", fmt("%.0f MiB", m.l2_bytes / 1048576) + fmt(", %.0f channels x 64 B/cycle", m.l2_channels) +
                  fmt(", hit round trip %.0f ns", m.l2_latency_s * 1e9),
        "PERFORMANCE_FACTS 1 (size); hit latency assumed (see docs)"},

@@ -26,6 +26,12 @@ MemorySystem::MemorySystem(const MachineParams& m) : m_(m) {
     throw Error("timing: machine parameters need power-of-two L2 sets and channels, an HBM interleave of 64 bytes or more "
                 "and a positive open-row capacity");
   l2_.assign(size_t(sets_) * ways_, Line{});
+  l1_ways_ = std::max(1u, m.l1_ways);
+  l1_sets_ = uint32_t(std::max(1.0, m.l1_bytes / 64 / l1_ways_));
+  if (!is_pow2(l1_sets_)) throw Error("timing: the L1 needs a power-of-two number of sets");
+  l1_tag_.assign(size_t(m.compute_units) * l1_sets_ * l1_ways_, ~uint64_t(0));
+  l1_stamp_.assign(l1_tag_.size(), 0);
+  l1_latency_ = m.cycles(m.l1_latency_s);
   l2_free_.assign(m.l2_channels, 0);
   l2_busy_.assign(m.l2_channels, 0);
   dram_.assign(m.dram_channels, DramChannel{});
@@ -36,7 +42,26 @@ MemorySystem::MemorySystem(const MachineParams& m) : m_(m) {
   host_latency_ = m.cycles(m.host_latency_s);
 }
 
+bool MemorySystem::l1_lookup(uint32_t cu, uint64_t line, bool allocate) {
+  size_t base = (size_t(cu) * l1_sets_ + size_t(line & (l1_sets_ - 1))) * l1_ways_;
+  size_t victim = base;
+  for (size_t w = base; w < base + l1_ways_; ++w) {
+    if (l1_tag_[w] == line) {
+      l1_stamp_[w] = ++l1_clock_;
+      return true;
+    }
+    if (l1_stamp_[w] < l1_stamp_[victim]) victim = w;
+  }
+  if (allocate) {
+    l1_tag_[victim] = line;
+    l1_stamp_[victim] = ++l1_clock_;
+  }
+  return false;
+}
+
 void MemorySystem::begin_dispatch() {
+  // A kernel starts with its L1s invalidated (the dispatch's acquire).
+  std::fill(l1_tag_.begin(), l1_tag_.end(), ~uint64_t(0));
   // The previous kernel's release wrote every dirty line back (charged when
   // the line became dirty), so all lines start clean and filled.
   for (Line& l : l2_) {
@@ -153,20 +178,31 @@ double MemorySystem::line_access(uint64_t line, double t, emu::MemoryAccess acce
   return std::max(at, l->ready) + l2_latency_;
 }
 
-double MemorySystem::vector_access(const uint64_t* runs, uint32_t nruns, double t, double per_line,
+double MemorySystem::vector_access(uint32_t cu, const uint64_t* runs, uint32_t nruns, double t, double per_line,
                                    emu::MemoryAccess access, uint32_t segment_lines) {
-  double done = t + l2_latency_;
+  double done = t + l1_latency_;
   double at = t;
   for (uint32_t r = 0; r < nruns; ++r) {
     uint64_t first = runs[r] >> 20;
     uint32_t n = uint32_t(runs[r] & 0xfffff);
-    for (uint32_t i = 0; i < n; ++i, at += per_line) done = std::max(done, line_access(first + i, at, access, segment_lines));
+    for (uint32_t i = 0; i < n; ++i, at += per_line) {
+      // The L1 is write-through: reads allocate, writes and atomics go to the L2.
+      if (access == emu::MemoryAccess::Read && l1_lookup(cu, first + i, true)) {
+        ++stats_.l1_hits;
+        continue;
+      }
+      done = std::max(done, line_access(first + i, at, access, segment_lines));
+    }
   }
   return done;
 }
 
+// Scalar loads have their own cache in hardware; here they go to the L2.
 double MemorySystem::scalar_access(uint64_t run, double t, emu::MemoryAccess access) {
-  return vector_access(&run, 1, t, 1, access, run_lines(run));
+  double done = t + l2_latency_;
+  uint64_t first = run >> 20;
+  for (uint32_t i = 0; i < run_lines(run); ++i) done = std::max(done, line_access(first + i, t + i, access, run_lines(run)));
+  return done;
 }
 
 double MemorySystem::host_read(double t, uint32_t bytes) {

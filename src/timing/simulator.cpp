@@ -90,6 +90,7 @@ class Engine {
   double last_placed_ = 0, end_ = 0;
   // statistics (cycles)
   double wave_time_ = 0, wait_time_ = 0, inflight_ = 0;
+  uint64_t vm_waits_ = 0;
   double issue_, valu_, quarter_, l2_latency_;
 };
 
@@ -237,6 +238,7 @@ void Engine::step(uint32_t slot) {
       case OpKind::Nop:
       case OpKind::Sleep: w.t += std::max(issue_, double(op.arg)); break;
       case OpKind::Wait: {
+        if (w.vm_n > op.count) ++vm_waits_;
         double ready = w.t + issue_;
         double until = std::max({ready, wait_vm(w, op.count), wait_lgkm(w, op.arg)});
         wait_time_ += until - ready;
@@ -256,7 +258,7 @@ void Engine::step(uint32_t slot) {
         emu::MemoryAccess a = op.kind == OpKind::VmemLoad    ? emu::MemoryAccess::Read
                               : op.kind == OpKind::VmemStore ? emu::MemoryAccess::Write
                                                              : emu::MemoryAccess::ReadWrite;
-        double done = op.count ? mem_.vector_access(lines + op.arg, op.count, s, m_.ta_cycles_per_line, a, op.aux)
+        double done = op.count ? mem_.vector_access(w.cu, lines + op.arg, op.count, s, m_.ta_cycles_per_line, a, op.aux)
                                : s + issue_;
         done = std::max(done, w.vm_last);  // vector memory returns in order
         w.vm_last = done;
@@ -369,6 +371,7 @@ DispatchTiming Engine::run(const DispatchTrace& d) {
   next_group_ = 0;
   last_placed_ = end_ = 0;
   wave_time_ = wait_time_ = inflight_ = 0;
+  vm_waits_ = 0;
   mem_.begin_dispatch();
   mem_.reset_stats();
 
@@ -395,7 +398,15 @@ DispatchTiming Engine::run(const DispatchTrace& d) {
   DispatchTiming r;
   r.kernel = info.kernel;
   r.workgroups = d.workgroups.size();
-  for (const auto& wg : d.workgroups) r.waves += wg.waves.size();
+  uint64_t instructions = 0;
+  for (const auto& wg : d.workgroups) {
+    r.waves += wg.waves.size();
+    for (const auto& w : wg.waves) instructions += w.instructions;
+  }
+  if (r.waves) {
+    r.instructions_per_wave = double(instructions) / double(r.waves);
+    r.vm_waits_per_wave = double(vm_waits_) / double(r.waves);
+  }
   r.occupancy = occ_;
   const double exec = std::max(end_, mem_.drain_time());
   r.exec_s = m_.seconds(exec);
@@ -421,6 +432,7 @@ DispatchTiming Engine::run(const DispatchTrace& d) {
   r.dram_bytes_read = ms.dram_lines_read * 64;
   r.dram_bytes_written = ms.dram_lines_written * 64;
   r.dram_activation_s = m_.seconds(ms.dram_activation_cycles) / m_.dram_channels;
+  r.l1_hits = ms.l1_hits;
   r.l2_hits = ms.l2_hits;
   r.l2_misses = ms.l2_misses;
   r.host_requests = ms.host_requests;

@@ -77,6 +77,8 @@ struct AddressRange {
   uint64_t begin = 0, end = 0;
 };
 
+class ExecutionObserver;  // k100/emu/observer.h
+
 struct DispatchOptions {
   unsigned threads = 0;  // host threads; 0 = std::thread::hardware_concurrency()
   uint64_t instruction_budget = kDefaultInstructionBudget;
@@ -84,6 +86,7 @@ struct DispatchOptions {
   std::vector<AddressRange> line_regions;  // detailed profiling: lines counted per range
   bool fill_hidden_args = true;   // false: the caller's kernarg bytes are used as they are
   const TraceOptions* trace = nullptr;  // tracing forces one host thread
+  ExecutionObserver* observer = nullptr;  // receives per-wave execution events (observer.h)
 };
 
 struct DispatchResult {

@@ -38,10 +38,15 @@ struct MachineParams {
   double lds_latency_cycles = 64;
   double ta_cycles_per_line = 1;       // vector memory: 64-byte lines a CU's address unit handles per cycle
 
+  // --- vector L1 (per CU, write-through)
+  double l1_bytes = 16 * 1024;
+  unsigned l1_ways = 4;
+  double l1_latency_s = 45e-9;         // round trip of a vector load that hits in L1
+
   // --- L2
   double l2_bytes = 8 * 1024 * 1024;
   unsigned l2_ways = 16;
-  unsigned l2_channels = 16;           // each serves one 64-byte line per cycle
+  unsigned l2_channels = 32;           // each serves one 64-byte line per cycle
   double l2_latency_s = 110e-9;        // round trip of a vector load that hits in L2
 
   // --- HBM

@@ -39,13 +39,15 @@ struct DispatchTiming {
   // memory address unit, the busiest L2 channel.
   double dram_utilization = 0, host_utilization = 0, issue_utilization = 0, lds_utilization = 0,
          ta_utilization = 0, l2_utilization = 0;
-  uint64_t dram_bytes_read = 0, dram_bytes_written = 0, l2_hits = 0, l2_misses = 0, host_requests = 0;
+  uint64_t dram_bytes_read = 0, dram_bytes_written = 0, l1_hits = 0, l2_hits = 0, l2_misses = 0, host_requests = 0;
   double dram_activation_s = 0;   // HBM time (per channel, mean) lost to row activations
   double bytes_in_flight = 0;     // mean bytes of vector memory operations outstanding
   double resident_waves = 0;      // mean waves resident on the machine
   double wave_capacity = 0;       // waves a full machine holds at this occupancy
   double wait_fraction = 0;       // share of the waves' lifetime spent waiting at s_waitcnt
   double tail_s = 0;              // execution after the last workgroup was placed
+  double instructions_per_wave = 0;
+  double vm_waits_per_wave = 0;   // s_waitcnt that had to wait for vector memory: round trips per wave
   Limiter limiter = Limiter::Latency;
   std::string reason;             // the numbers behind the limiter
 };

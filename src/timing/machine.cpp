@@ -12,7 +12,7 @@ namespace {
 #define K100_TIMING_FIELDS(X)                                                                                   \
   X(compute_units) X(simds_per_cu) X(clock_hz) X(max_waves_per_simd) X(vgprs_per_simd_lane) X(sgprs_per_simd)   \
   X(sgpr_granule) X(lds_bytes_per_cu) X(lds_granule) X(max_workgroups_per_cu) X(issue_cycles)                \
-  X(valu_cycles) X(valu_quarter_cycles) X(lds_bytes_per_cycle) X(lds_latency_cycles) X(ta_cycles_per_line)   \
+  X(valu_cycles) X(valu_quarter_cycles) X(lds_latency_cycles) X(ta_cycles_per_line)   \
   X(l1_bytes) X(l1_ways) X(l1_latency_s) X(l2_bytes) X(l2_ways) X(l2_channels) X(l2_latency_s) X(dram_peak_bytes_per_s) X(dram_efficiency)         \
   X(dram_channels) X(dram_interleave_bytes) X(dram_open_bytes) X(dram_activate_s)           \
   X(dram_latency_s) X(dram_write_cost) X(host_link_bytes_per_s) X(host_request_overhead_bytes)               \
@@ -68,20 +68,22 @@ std::vector<ParameterInfo> parameters(const MachineParams& m) {
       {"other issue", fmt("%.0f cycles per instruction per wave", m.issue_cycles), "GCN: a SIMD issues to a wave every 4th cycle"},
       {"vector L1", fmt("%.0f KiB per CU", m.l1_bytes / 1024) + fmt(", %.0f-way", m.l1_ways) +
                         fmt(", hit round trip %.0f ns", m.l1_latency_s * 1e9),
-       "PERFORMANCE_FACTS 1 (size); hit latency assumed (see docs)"},
+       "PERFORMANCE_FACTS 1 (size); ways and hit latency assumed (docs/PERFORMANCE.md)"},
       {"L2", fmt("%.0f MiB", m.l2_bytes / 1048576) + fmt(", %.0f channels x 64 B/cycle", m.l2_channels) +
                  fmt(", hit round trip %.0f ns", m.l2_latency_s * 1e9),
-       "PERFORMANCE_FACTS 1 (size); hit latency assumed (see docs)"},
+       "PERFORMANCE_FACTS 1 (size); channels assumed (256 KiB slices), hit = half the HBM round trip (assumed)"},
       {"HBM", fmt("%.0f GB/s", m.dram_peak_bytes_per_s / 1e9) + fmt(" x %.4f", m.dram_efficiency) +
                   fmt(", %.0f channels", m.dram_channels) + fmt(", miss adds %.0f ns", m.dram_latency_s * 1e9),
-       "PERFORMANCE_FACTS 1 (peak, 4096-bit bus); 3 (50 back-to-back reads: 876.8 GB/s; 1-stream probe: latency)"},
+       "PERFORMANCE_FACTS 1 (peak, 4096-bit bus); 3 (50 back-to-back reads: 876.8 GB/s; the 1-stream probe's 834 GB/s "
+       "with 1 KiB per wave in flight: a 215 ns round trip, Little's law)"},
       {"HBM rows", fmt("open-row capacity %.0f KiB", m.dram_open_bytes / 1024) +
                        fmt(", activation %.1f ns", m.dram_activate_s * 1e9) + fmt(", %.0f B channel interleave", m.dram_interleave_bytes),
        "HBM2 organisation (32 channels x 16 banks x 2 KiB rows); activation time from the PERFORMANCE_FACTS 3 workgroups-per-CU sweep"},
       {"HBM writes", fmt("%.3f x the channel time of a read", m.dram_write_cost), "PERFORMANCE_FACTS 3: float4 fill 618 GB/s"},
       {"host link", fmt("%.3f GB/s", m.host_link_bytes_per_s / 1e9) + fmt(", %.0f B per request", m.host_request_overhead_bytes) +
                         fmt(", %.2f us round trip", m.host_latency_s * 1e6),
-       "PCIe Gen4 x4 (PERFORMANCE_FACTS 1); request overhead from PERFORMANCE_FACTS 3 grid points"},
+       "PCIe Gen4 x4 (PERFORMANCE_FACTS 1): 16 GT/s x 4 x 128/130; per read completion a 12 B header, 4 B LCRC, 4 B "
+       "framing; round trip from the PERFORMANCE_FACTS 3 grid points"},
       {"dispatch floor", fmt("%.2f us per dispatch", m.dispatch_floor_s * 1e6), "PERFORMANCE_FACTS 6: empty kernel 7.1-7.4 us, 16 dispatches 112 us"},
   };
 }

@@ -6,7 +6,6 @@
 #include "k100/timing/simulator.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <queue>
 
 #include "k100/base/error.h"

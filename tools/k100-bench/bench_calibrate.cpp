@@ -71,7 +71,7 @@ int run(int argc, char** argv) {
       for (const auto& c : cases) std::printf("  %-70s %s\n", c.name.c_str(), c.scaling.c_str());
       std::printf("\n");
     }
-    std::printf("%-72s %4s %12s %12s %7s  %s\n", "case", "sec", "measured", "modeled", "ratio", "limiter (modeled)");
+    std::printf("%-72s %4s %12s %12s %7s  %s\n", "case", "sec", "measured", "MODELED", "ratio", "limiter (MODELED)");
     double sum = 0, worst = 0;
     for (const auto& c : cases) {
       double got = c.modeled(m);

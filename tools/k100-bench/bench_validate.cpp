@@ -139,7 +139,7 @@ int run(int argc, char** argv) {
     const char* env = std::getenv("K100_KERNELS_DIR");
     kernels::EmuTestDevice dev(reg, env ? env : std::string(K100_SOURCE_DIR) + "/kernels");
     std::printf("MODELED K100_LC times (timing model) against measurements the model was not calibrated on.\n\n");
-    std::printf("| group | kernel | shape | measured us | modeled us | modeled / measured | limiter (modeled) | PERFORMANCE_FACTS |\n");
+    std::printf("| group | kernel | shape | measured us (card) | MODELED us | MODELED / measured | limiter (MODELED) | PERFORMANCE_FACTS |\n");
     std::printf("|---|---|---|---:|---:|---:|---|---|\n");
     struct Row {
       std::string group, shape, kernels;

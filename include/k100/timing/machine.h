@@ -32,9 +32,10 @@ struct MachineParams {
 
   // --- instruction issue (cycles one SIMD port is busy per wave-instruction)
   double issue_cycles = 4;             // a wave issues at most one instruction per 4 cycles
-  double valu_cycles = 4.368;          // full rate: 64 lanes on a 16-lane SIMD, at the measured sustained rate
-  double valu_quarter_cycles = 16.6;   // transcendentals, 32-bit integer multiplies
-  double lds_bytes_per_cycle = 128;    // per CU
+  double valu_cycles = 4.368;          // full rate at the sustained 8.93 T-inst/s (PERFORMANCE_FACTS 2)
+  double valu_quarter_cycles = 16.6;   // transcendentals, 32-bit integer multiplies (2.35 T-inst/s, FACTS 1)
+  // LDS: one dword per lane of a half-wave per cycle (128 B) and per bank
+  // conflict one more (from the lane offsets); then this round trip.
   double lds_latency_cycles = 64;
   double ta_cycles_per_line = 1;       // vector memory: 64-byte lines a CU's address unit handles per cycle
 
@@ -51,21 +52,21 @@ struct MachineParams {
 
   // --- HBM
   double dram_peak_bytes_per_s = 896e9;
-  double dram_efficiency = 0.9786;     // sustained fraction of the peak with open rows
+  double dram_efficiency = 0.9786;     // 876.8 of 896 GB/s, 50 back-to-back reads (FACTS 3)
   unsigned dram_channels = 32;
   unsigned dram_interleave_bytes = 256;
   double dram_open_bytes = 32 * 16 * 2048;  // open-row capacity: channels x banks x row bytes
-  double dram_activate_s = 37.6e-9;    // channel time of one row activation that cannot overlap
-  double dram_latency_s = 105e-9;      // added to the L2 round trip by a miss
-  double dram_write_cost = 1.419;      // channel time of a written line relative to a read line
+  double dram_activate_s = 37.6e-9;    // channel time of one row activation that cannot overlap (FACTS 3 sweep)
+  double dram_latency_s = 105e-9;      // added to the L2 round trip by a miss (FACTS 3, 1-stream read)
+  double dram_write_cost = 1.419;      // written line vs read line: 876.8 / 618 GB/s (FACTS 3 fill)
 
   // --- host link (kernel arguments, dispatch packet and queue live in host memory)
   double host_link_bytes_per_s = 7.877e9;
   double host_request_overhead_bytes = 20;  // per read completion: TLP header 12 B, LCRC 4 B, framing 4 B
-  double host_latency_s = 2.5e-6;
+  double host_latency_s = 2.5e-6;      // round trip (FACTS 3 grid points)
 
   // --- dispatch
-  double dispatch_floor_s = 7.2e-6;    // per dispatch, back to back
+  double dispatch_floor_s = 7.2e-6;    // per dispatch, back to back (FACTS 6)
 
   double cycles(double seconds) const { return seconds * clock_hz; }
   double seconds(double cycles) const { return cycles / clock_hz; }

@@ -1,0 +1,115 @@
+// Kernel::build: allocation, then the instructions with physical registers
+// into an as::KernelBuilder, with the signature's settings and metadata.
+#include <array>
+
+#include "k100/base/error.h"
+#include "k100/codegen/kernel.h"
+#include "operand_roles.h"
+
+namespace k100::codegen {
+
+namespace {
+
+// as::KernelBuilder::emit takes an initializer list; instructions have at most
+// a dozen operands and modifiers.
+void emit_operands(as::KernelBuilder& b, std::string_view m, const std::vector<as::Arg>& a) {
+  switch (a.size()) {
+    case 0: return b.emit(m, {});
+    case 1: return b.emit(m, {a[0]});
+    case 2: return b.emit(m, {a[0], a[1]});
+    case 3: return b.emit(m, {a[0], a[1], a[2]});
+    case 4: return b.emit(m, {a[0], a[1], a[2], a[3]});
+    case 5: return b.emit(m, {a[0], a[1], a[2], a[3], a[4]});
+    case 6: return b.emit(m, {a[0], a[1], a[2], a[3], a[4], a[5]});
+    case 7: return b.emit(m, {a[0], a[1], a[2], a[3], a[4], a[5], a[6]});
+    case 8: return b.emit(m, {a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]});
+    case 9: return b.emit(m, {a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]});
+    case 10: return b.emit(m, {a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]});
+    case 11: return b.emit(m, {a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]});
+    case 12: return b.emit(m, {a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11]});
+    default: throw Error(std::string(m) + ": more than 12 operands and modifiers");
+  }
+}
+
+bool ends_flow(std::string_view m) { return m == "s_branch" || m == "s_endpgm" || m == "s_setpc_b64"; }
+
+as::Arg with_mods(as::Arg a, int mods) {
+  if (mods & 1) a.neg();
+  if (mods & 2) a.abs();
+  if (mods & 4) a.sext();
+  return a;
+}
+
+}  // namespace
+
+codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
+  std::vector<Inst> all = entry_instructions();
+  const int shift = int(all.size());
+  for (const Inst& i : insts_) all.push_back(i);
+  std::vector<int> pos(label_pos_.size());
+  for (size_t l = 0; l < label_pos_.size(); ++l) {
+    if (label_pos_[l] < 0) throw Error("kernel '" + name() + "': label '" + label_hint_[l] + "' is never bound");
+    pos[l] = label_pos_[l] + shift;
+  }
+
+  AllocationProblem p;
+  p.kernel = name();
+  p.regs = regs_;
+  p.vgpr_budget = vgpr_budget(options_.waves_per_simd);
+  p.sgpr_budget = sgpr_budget(options_.waves_per_simd);
+  for (const Inst& i : all) {
+    FlowInst f;
+    f.access = i.access;
+    f.falls_through = !ends_flow(i.mnemonic);
+    f.early_clobber = destination_is_early_clobber(i.mnemonic);
+    for (const Operand& o : i.ops)
+      if (o.label() >= 0) f.targets.push_back(pos[size_t(o.label())]);
+    f.text = text_of(i);
+    p.insts.push_back(std::move(f));
+  }
+  allocation_ = allocate(p);
+
+  as::KernelBuilder b(name(), target_);
+  std::vector<as::Label> labels;
+  for (const std::string& h : label_hint_) labels.push_back(b.label(h));
+  for (size_t i = 0; i <= all.size(); ++i) {
+    for (size_t l = 0; l < pos.size(); ++l)
+      if (pos[l] == int(i)) b.bind(labels[l]);
+    if (i == all.size()) break;
+    std::vector<as::Arg> args;
+    for (const Operand& o : all[i].ops) {
+      if (o.vreg() && o.vreg()->virtual_reg()) {
+        const VGPR& v = *o.vreg();
+        args.push_back(with_mods(as::v(allocation_.base[size_t(v.id)] + v.offset, v.width), o.mods()));
+      } else if (o.sreg()) {
+        const SGPR& s = *o.sreg();
+        as::SGPR phys = s.virtual_reg() ? as::s(allocation_.base[size_t(s.id)] + s.offset, s.width)
+                                        : as::SGPR{s.code, s.width};
+        args.push_back(with_mods(as::Arg(phys), o.mods()));
+      } else if (o.label() >= 0) {
+        args.push_back(as::Arg(labels[size_t(o.label())]));
+      } else {
+        args.push_back(*o.plain());
+      }
+    }
+    emit_operands(b, all[i].mnemonic, args);
+  }
+
+  b.setting(".amdhsa_user_sgpr_private_segment_buffer", 1);
+  if (options_.dispatch_ptr) b.setting(".amdhsa_user_sgpr_dispatch_ptr", 1);
+  b.setting(".amdhsa_user_sgpr_kernarg_segment_ptr", 1).setting(".amdhsa_system_sgpr_workgroup_id_x", 1);
+  if (options_.workgroup_dims > 1) b.setting(".amdhsa_system_sgpr_workgroup_id_y", 1);
+  if (options_.workgroup_dims > 2) b.setting(".amdhsa_system_sgpr_workgroup_id_z", 1);
+  if (options_.workitem_dims > 1) b.setting(".amdhsa_system_vgpr_workitem_id", options_.workitem_dims - 1);
+  if (options_.f32_denormals) b.setting(".amdhsa_float_denorm_mode_32", 3);
+  if (options_.lds_bytes) b.setting(".amdhsa_group_segment_fixed_size", options_.lds_bytes);
+  b.setting(".amdhsa_kernarg_size", sig_.kernarg_size());
+  for (const Param& prm : sig_.params())
+    b.arg(prm.name, prm.is_buffer() ? "global_buffer" : "by_value", prm.type, prm.access);
+  b.hidden_args(sig_.hidden());
+  b.max_flat_workgroup_size(options_.max_workgroup);
+  assembly_ = b.assembly();
+  return b.code_object(version);
+}
+
+}  // namespace k100::codegen

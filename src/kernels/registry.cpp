@@ -14,6 +14,11 @@ std::string Tolerance::describe() const {
   return buf;
 }
 
+Tolerance Tolerance::loosest(const Tolerance& a, const Tolerance& b) {
+  if (a.abs != b.abs) return a.abs > b.abs ? a : b;
+  return a.rel >= b.rel ? a : b;
+}
+
 int64_t Case::operator[](const std::string& key) const {
   auto it = dims.find(key);
   if (it == dims.end()) throw Error("test case " + describe() + " has no dimension '" + key + "'");

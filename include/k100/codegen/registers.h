@@ -19,7 +19,7 @@ enum class RegFile : uint8_t { Vector, Scalar };
 
 // A view of `width` dwords from dword `offset` of virtual register `id`, or a
 // physical special register (id < 0, `code` its operand code).
-template <RegFile F>
+template <class Self>
 struct Reg {
   int32_t id = -1;
   uint16_t code = 0;
@@ -27,9 +27,9 @@ struct Reg {
 
   bool virtual_reg() const { return id >= 0; }
   bool valid() const { return width != 0; }
-  Reg operator[](int i) const { return sub(i, 1); }
-  Reg sub(int first, int count) const {
-    Reg r = *this;
+  Self operator[](int i) const { return sub(i, 1); }
+  Self sub(int first, int count) const {
+    Self r = static_cast<const Self&>(*this);
     if (id >= 0)
       r.offset = uint8_t(offset + first);
     else
@@ -39,13 +39,9 @@ struct Reg {
   }
 };
 
-struct VGPR : Reg<RegFile::Vector> {
-  VGPR() = default;
-  VGPR(const Reg<RegFile::Vector>& r) : Reg(r) {}
-};
-struct SGPR : Reg<RegFile::Scalar> {
+struct VGPR : Reg<VGPR> {};
+struct SGPR : Reg<SGPR> {
   SGPR() = default;
-  SGPR(const Reg<RegFile::Scalar>& r) : Reg(r) {}
   // Special scalar registers (vcc, exec, m0, ...) are used as they are.
   SGPR(as::SGPR special) {
     code = special.code;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct Tolerance {
   double abs = 0;  // pass when |got - want| <= abs + rel * |want|
   double rel = 0;
   bool exact() const { return abs == 0 && rel == 0; }
+  bool operator==(const Tolerance& o) const { return abs == o.abs && rel == o.rel; }
+  // The looser of two (the larger abs, then the larger rel).
+  static Tolerance loosest(const Tolerance& a, const Tolerance& b);
   std::string describe() const;  // "exact" or "abs 1e-5 + rel 1e-5"
 };
 
@@ -64,6 +68,9 @@ struct CaseResult {
   bool pass = false;
   std::string note;                 // why it failed, or what was special
   uint64_t output_hash = 0;         // hash of the outputs (for --repeat)
+  // The loosest tolerance the comparisons used (exact for integer outputs);
+  // the self-test fails a kernel whose tests use another than it states.
+  std::optional<Tolerance> tolerance;
 };
 
 struct KernelDef {

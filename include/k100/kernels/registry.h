@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "k100/codegen/signature.h"
 #include "k100/codeobj/code_object.h"
 #include "k100/isa/codec.h"
 
@@ -79,6 +80,10 @@ struct KernelDef {
   std::string source;       // path under kernels/ of a hand-written .s, or "" when generated
   // Generated kernels: builds the code object of this one kernel for a target.
   std::function<codeobj::CodeObject(isa::Target)> generate;
+  // Generated kernels: the one declaration of the arguments the generator
+  // builds from (layout, metadata, argv packing, docs rows). Hand-written
+  // kernels declare theirs in the .s file (.k100_arg).
+  std::optional<codegen::Signature> signature;
   std::string description;  // one paragraph for docs/KERNELS.md
   std::string semantics;    // the formula
   std::string geometry;     // launch geometry, e.g. "grid = nrows, wg = 64"

@@ -83,28 +83,26 @@ CounterUse counter_use(const Inst& inst, const Effects& effects) {
   return u;
 }
 
-Waitcnt Waitcnt::combined(Waitcnt o) const {
-  return {std::min(vm, o.vm), std::min(exp, o.exp), std::min(lgkm, o.lgkm)};
-}
+bool waits(const Waitcnt& w) { return w.vmcnt < kVmcntMax || w.expcnt < kExpcntMax || w.lgkmcnt < kLgkmcntMax; }
 
-uint16_t encode_waitcnt(Waitcnt w) {
-  return uint16_t((w.vm & 0xf) | (w.exp & 7) << 4 | (w.lgkm & 0xf) << 8 | ((w.vm >> 4) & 3) << 14);
-}
-
-Waitcnt decode_waitcnt(uint16_t s) {
+Waitcnt stricter(const Waitcnt& a, const Waitcnt& b) {
   Waitcnt w;
-  w.vm = uint8_t((s & 0xf) | ((s >> 14) & 3) << 4);
-  w.exp = uint8_t((s >> 4) & 7);
-  w.lgkm = uint8_t((s >> 8) & 0xf);
+  w.vmcnt = std::min(a.vmcnt, b.vmcnt);
+  w.expcnt = std::min(a.expcnt, b.expcnt);
+  w.lgkmcnt = std::min(a.lgkmcnt, b.lgkmcnt);
   return w;
 }
 
-std::string waitcnt_text(Waitcnt w) {
+bool same_wait(const Waitcnt& a, const Waitcnt& b) {
+  return a.vmcnt == b.vmcnt && a.expcnt == b.expcnt && a.lgkmcnt == b.lgkmcnt;
+}
+
+std::string waitcnt_text(const Waitcnt& w) {
   std::string s = "s_waitcnt";
-  if (w.vm < Waitcnt::kVmMax) s += " vmcnt(" + std::to_string(w.vm) + ")";
-  if (w.exp < Waitcnt::kExpMax) s += " expcnt(" + std::to_string(w.exp) + ")";
-  if (w.lgkm < Waitcnt::kLgkmMax) s += " lgkmcnt(" + std::to_string(w.lgkm) + ")";
-  if (!w.waits()) s += " 0xffff";
+  if (w.vmcnt < kVmcntMax) s += " vmcnt(" + std::to_string(w.vmcnt) + ")";
+  if (w.expcnt < kExpcntMax) s += " expcnt(" + std::to_string(w.expcnt) + ")";
+  if (w.lgkmcnt < kLgkmcntMax) s += " lgkmcnt(" + std::to_string(w.lgkmcnt) + ")";
+  if (!waits(w)) s += " 0xffff";
   return s;
 }
 
@@ -126,10 +124,10 @@ void InFlight::issue(const CounterUse& use, uint64_t tag) {
   if (!use.any()) return;
   // Issue stalls while a counter is at its maximum.
   Waitcnt stall;
-  if (use.uses(kVmCnt) && outstanding(kVmCnt) >= Waitcnt::kVmMax) stall.vm = Waitcnt::kVmMax - 1;
-  if (use.uses(kLgkmCnt) && outstanding(kLgkmCnt) >= Waitcnt::kLgkmMax) stall.lgkm = Waitcnt::kLgkmMax - 1;
-  if (use.uses(kExpCnt) && outstanding(kExpCnt) >= Waitcnt::kExpMax) stall.exp = Waitcnt::kExpMax - 1;
-  if (stall.waits()) wait(stall);
+  if (use.uses(kVmCnt) && outstanding(kVmCnt) >= kVmcntMax) stall.vmcnt = kVmcntMax - 1;
+  if (use.uses(kLgkmCnt) && outstanding(kLgkmCnt) >= kLgkmcntMax) stall.lgkmcnt = kLgkmcntMax - 1;
+  if (use.uses(kExpCnt) && outstanding(kExpCnt) >= kExpcntMax) stall.expcnt = kExpcntMax - 1;
+  if (waits(stall)) wait(stall);
   Op op{next_seq_++, use, tag};
   for (RegRange r : use.return_list())
     for (uint16_t c = r.first; c < r.end() && c < writer_.size(); ++c) writer_[c] = op.seq;
@@ -140,7 +138,7 @@ void InFlight::issue(const CounterUse& use, uint64_t tag) {
 }
 
 void InFlight::wait(Waitcnt w) {
-  if (ops_.empty() || !w.waits()) return;
+  if (ops_.empty() || !waits(w)) return;
   // Walk from the newest op back, counting the later ops each one is surely
   // ordered before: later non-FLAT vector memory ops (vmcnt), later ops of
   // its own ordered lgkm class, later expcnt ops.
@@ -150,13 +148,13 @@ void InFlight::wait(Waitcnt w) {
   for (size_t i = ops_.size(); i-- > 0;) {
     const CounterUse& u = ops_[i].use;
     bool returned = false;
-    if (u.uses(kVmCnt) && later_vm >= w.vm) returned = true;
+    if (u.uses(kVmCnt) && later_vm >= w.vmcnt) returned = true;
     if (u.uses(kLgkmCnt)) {
       uint32_t later = u.cls == ReturnClass::Lds ? later_lds : u.cls == ReturnClass::Gds ? later_gds
                        : u.cls == ReturnClass::Message ? later_msg : 0;
-      if (lgkm_ordered(u.cls) ? later >= w.lgkm : w.lgkm == 0) returned = true;
+      if (lgkm_ordered(u.cls) ? later >= w.lgkmcnt : w.lgkmcnt == 0) returned = true;
     }
-    if (u.uses(kExpCnt) && later_exp >= w.exp) released_[i] = 1;
+    if (u.uses(kExpCnt) && later_exp >= w.expcnt) released_[i] = 1;
     done[i] = returned;
     if (u.uses(kVmCnt) && u.cls != ReturnClass::Flat) ++later_vm;
     if (u.cls == ReturnClass::Lds) ++later_lds;
@@ -203,9 +201,9 @@ Waitcnt InFlight::wait_for(const Op& op) const {
   }
   Waitcnt w;
   if (op.use.uses(kVmCnt)) {
-    w.vm = uint8_t(std::min<uint32_t>(later_vm, Waitcnt::kVmMax - 1));
+    w.vmcnt = std::min<unsigned>(later_vm, kVmcntMax - 1);
   } else if (op.use.uses(kLgkmCnt)) {
-    w.lgkm = lgkm_ordered(op.use.cls) ? uint8_t(std::min<uint32_t>(later_same, Waitcnt::kLgkmMax - 1)) : 0;
+    w.lgkmcnt = lgkm_ordered(op.use.cls) ? std::min<unsigned>(later_same, kLgkmcntMax - 1) : 0;
   }
   return w;
 }
@@ -215,7 +213,7 @@ Waitcnt InFlight::wait_for_release(const Op& op) const {
   for (const Op& o : ops_)
     if (o.seq > op.seq && o.use.uses(kExpCnt)) ++later_exp;
   Waitcnt w;
-  w.exp = uint8_t(std::min<uint32_t>(later_exp, Waitcnt::kExpMax - 1));
+  w.expcnt = std::min<unsigned>(later_exp, kExpcntMax - 1);
   return w;
 }
 

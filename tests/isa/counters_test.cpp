@@ -38,23 +38,22 @@ TEST(Counters, WhichCountersEachUnitIncrements) {
   EXPECT_TRUE(counter_use(inst_of("buffer_load_dword v1, off, s[4:7], s1 lds")).writes_lds);
 }
 
-TEST(Counters, WaitcntImmediateGfx9Layout) {
-  // Encodings as llvm-mc prints them for gfx906.
-  EXPECT_EQ(encode_waitcnt({0, 7, 0}), 0x0070);
-  EXPECT_EQ(encode_waitcnt({63, 7, 15}), 0xcf7f);
-  EXPECT_EQ(encode_waitcnt({17, 7, 15}), 0x4f71);
-  Waitcnt w = decode_waitcnt(0x4f71);
-  EXPECT_EQ(w.vm, 17);
-  EXPECT_EQ(w.exp, 7);
-  EXPECT_EQ(w.lgkm, 15);
-  for (unsigned vm : {0u, 5u, 16u, 63u})
-    for (unsigned lg : {0u, 9u, 15u}) {
-      Waitcnt x{uint8_t(vm), 3, uint8_t(lg)};
-      EXPECT_EQ(decode_waitcnt(encode_waitcnt(x)), x);
-    }
-  EXPECT_EQ(waitcnt_text({2, 7, 0}), "s_waitcnt vmcnt(2) lgkmcnt(0)");
+Waitcnt W(unsigned vm, unsigned exp, unsigned lgkm) {
+  Waitcnt w;
+  w.vmcnt = vm;
+  w.expcnt = exp;
+  w.lgkmcnt = lgkm;
+  return w;
+}
+#define EXPECT_WAIT(a, b) EXPECT_TRUE(same_wait(a, b)) << waitcnt_text(a) << " vs " << waitcnt_text(b)
+
+TEST(Counters, WaitcntTextAndHelpers) {
+  EXPECT_EQ(waitcnt_text(W(2, 7, 0)), "s_waitcnt vmcnt(2) lgkmcnt(0)");
+  EXPECT_FALSE(waits(W(63, 7, 15)));
+  EXPECT_TRUE(waits(W(63, 6, 15)));
+  EXPECT_WAIT(stricter(W(3, 7, 0), W(1, 7, 9)), W(1, 7, 0));
   Inst wi = inst_of("s_waitcnt vmcnt(3) lgkmcnt(1)");
-  EXPECT_EQ(decode_waitcnt(uint16_t(wi.ops[0].value)), (Waitcnt{3, 7, 1}));
+  EXPECT_WAIT(Waitcnt::decode(uint16_t(wi.ops[0].value)), W(3, 7, 1));
 }
 
 TEST(InFlight, VectorMemoryReturnsInOrder) {
@@ -65,12 +64,12 @@ TEST(InFlight, VectorMemoryReturnsInOrder) {
   const InFlight::Op* op = f.pending_write(V(1));
   ASSERT_TRUE(op);
   EXPECT_EQ(op->tag, 100u);
-  EXPECT_EQ(f.wait_for(*op), (Waitcnt{2, 7, 15}));
-  f.wait({2, 7, 15});
+  EXPECT_WAIT(f.wait_for(*op), W(2, 7, 15));
+  f.wait(W(2, 7, 15));
   EXPECT_FALSE(f.pending_write(V(1)));
   ASSERT_TRUE(f.pending_write(V(2)));
   EXPECT_EQ(f.outstanding(kVmCnt), 2u);
-  f.wait({0, 7, 15});
+  f.wait(W(0, 7, 15));
   EXPECT_TRUE(f.empty());
 }
 
@@ -80,11 +79,11 @@ TEST(InFlight, ScalarLoadsNeedLgkmZero) {
   f.issue(counter_use(inst_of("s_load_dword s5, s[0:1], 0x4")), 2);
   const InFlight::Op* first = f.pending_write(4);
   ASSERT_TRUE(first);
-  EXPECT_EQ(f.wait_for(*first), (Waitcnt{63, 7, 0}));
-  f.wait({63, 7, 1});  // out of order: lgkmcnt(1) guarantees neither
+  EXPECT_WAIT(f.wait_for(*first), W(63, 7, 0));
+  f.wait(W(63, 7, 1));  // out of order: lgkmcnt(1) guarantees neither
   EXPECT_TRUE(f.pending_write(4));
   EXPECT_TRUE(f.pending_write(5));
-  f.wait({63, 7, 0});
+  f.wait(W(63, 7, 0));
   EXPECT_TRUE(f.empty());
 }
 
@@ -93,8 +92,8 @@ TEST(InFlight, LdsInOrderEvenWithScalarLoadsPending) {
   f.issue(counter_use(inst_of("ds_read_b32 v1, v0")), 1);
   f.issue(counter_use(inst_of("s_load_dword s4, s[0:1], 0x0")), 2);
   f.issue(counter_use(inst_of("ds_read_b32 v2, v0 offset:4")), 3);
-  EXPECT_EQ(f.wait_for(*f.pending_write(V(1))), (Waitcnt{63, 7, 1}));
-  f.wait({63, 7, 1});
+  EXPECT_WAIT(f.wait_for(*f.pending_write(V(1))), W(63, 7, 1));
+  f.wait(W(63, 7, 1));
   EXPECT_FALSE(f.pending_write(V(1)));  // the later LDS read keeps lgkmcnt at 1 or more
   EXPECT_TRUE(f.pending_write(V(2)));
   EXPECT_TRUE(f.pending_write(4));
@@ -105,10 +104,10 @@ TEST(InFlight, FlatMayFinishEarlySoLaterCountsExcludeIt) {
   f.issue(counter_use(inst_of("global_load_dword v1, v[8:9], off")), 1);
   f.issue(counter_use(inst_of("flat_load_dword v2, v[8:9]")), 2);
   // vmcnt(1) could be met by the FLAT load returning first.
-  EXPECT_EQ(f.wait_for(*f.pending_write(V(1))), (Waitcnt{0, 7, 15}));
-  f.wait({1, 7, 15});
+  EXPECT_WAIT(f.wait_for(*f.pending_write(V(1))), W(0, 7, 15));
+  f.wait(W(1, 7, 15));
   EXPECT_TRUE(f.pending_write(V(1)));
-  f.wait({0, 7, 15});
+  f.wait(W(0, 7, 15));
   EXPECT_TRUE(f.empty());
 }
 
@@ -126,8 +125,8 @@ TEST(InFlight, GdsHoldsDataUntilExpcnt) {
   f.issue(counter_use(inst_of("ds_add_u32 v1, v2 gds")), 1);
   const InFlight::Op* h = f.pending_hold(V(2));
   ASSERT_TRUE(h);
-  EXPECT_EQ(f.wait_for_release(*h), (Waitcnt{63, 0, 15}));
-  f.wait({63, 0, 15});
+  EXPECT_WAIT(f.wait_for_release(*h), W(63, 0, 15));
+  f.wait(W(63, 0, 15));
   EXPECT_FALSE(f.pending_hold(V(2)));
   EXPECT_FALSE(f.empty());  // still counted on lgkmcnt
 }

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "k100/isa/effects.h"
+#include "k100/isa/symbolic.h"
 
 namespace k100::isa {
 
@@ -65,19 +66,15 @@ struct CounterUse {
 CounterUse counter_use(const Inst& inst);
 CounterUse counter_use(const Inst& inst, const Effects& effects);  // with effects_of(inst) already at hand
 
-// An s_waitcnt operand. Fields at their maximum do not wait.
-struct Waitcnt {
-  static constexpr uint8_t kVmMax = 63, kExpMax = 7, kLgkmMax = 15;
-  uint8_t vm = kVmMax, exp = kExpMax, lgkm = kLgkmMax;
-
-  bool waits() const { return vm < kVmMax || exp < kExpMax || lgkm < kLgkmMax; }
-  Waitcnt combined(Waitcnt o) const;  // the stricter of both, per counter
-  bool operator==(const Waitcnt& o) const { return vm == o.vm && exp == o.exp && lgkm == o.lgkm; }
-};
-uint16_t encode_waitcnt(Waitcnt w);
-Waitcnt decode_waitcnt(uint16_t simm16);
+// s_waitcnt operands are isa::Waitcnt (symbolic.h: fields at their maximum do
+// not wait; Waitcnt::encode()/decode() hold the gfx9 immediate layout).
+// Whether `w` waits on any counter.
+bool waits(const Waitcnt& w);
+// The stricter of both, per counter.
+Waitcnt stricter(const Waitcnt& a, const Waitcnt& b);
+bool same_wait(const Waitcnt& a, const Waitcnt& b);
 // "s_waitcnt vmcnt(2) lgkmcnt(0)" (fields that do not wait are left out).
-std::string waitcnt_text(Waitcnt w);
+std::string waitcnt_text(const Waitcnt& w);
 
 // Outstanding counted operations of one wave, in issue order.
 class InFlight {

@@ -99,6 +99,8 @@ struct KernelOptions {
   int workgroup_dims = 1;       // workgroup ids x (, y (, z)) in SGPRs
   int workitem_dims = 1;        // local ids x (, y (, z)) in v0 (, v1 (, v2))
   bool f32_denormals = true;    // IEEE f32 denormals (no flushing)
+  bool automatic_waits = true;        // s_waitcnt before every use of a pending load (waits.h)
+  bool automatic_wait_states = true;  // s_nop where the GFX9 hazard table asks for wait states
 };
 
 class Kernel {

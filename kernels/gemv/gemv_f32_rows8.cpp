@@ -76,7 +76,6 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
     exit_unless_first_wave(k, exit);
     vLane = whole_wave_lane_id(k);
   }
-  k.s_waitcnt(lgkmcnt(0));
   k.v_lshrrev_b32(vQ, 3, vLane);
   k.v_and_b32(vR, 7, vLane);
   k.v_lshlrev_b32(vR16, 4, vR);
@@ -138,7 +137,6 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
     k.v_add_u32(vOffX, 0x200, vOffX);
     k.s_sub_u32(sCnt, sCnt, 1);
     for (int i = 0; i < 4; ++i) {
-      k.s_waitcnt(vmcnt(6 - 2 * i));  // loads return in order: pair i has arrived
       for (int c = 0; c < 4; ++c) k.v_fmac_f32(vPart[4 * i + c], vWd(i)[c], vXd(i)[c]);
     }
     k.s_cmp_lg_u32(sCnt, 0);
@@ -158,7 +156,6 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
     k.s_cbranch_execz(tail_done);
     k.global_load_dword(vWd(0)[0], vTW, sWb);
     k.global_load_dword(vXd(0)[0], vTX, sXb);
-    k.s_waitcnt(vmcnt(0));
     k.v_fmac_f32(vPart[0], vWd(0)[0], vXd(0)[0]);
     k.s_mov_b64(exec, sSave2);
     k.v_add_u32(vCol, 8, vCol);
@@ -176,7 +173,6 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
     k.s_and_b64(exec, exec, vcc);  // lane r = 0 of each valid row
     if (kind == Rows8Gemv::Acc) {
       k.global_load_dword(vT, vOutOff, sOb);
-      k.s_waitcnt(vmcnt(0));
       k.v_add_f32(vAcc, vAcc, vT);
     }
     k.global_store_dword(vOutOff, vAcc, sOb);

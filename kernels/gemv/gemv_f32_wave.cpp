@@ -53,7 +53,6 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
 
   exit_unless_first_wave(k, exit);
   const VGPR vLane = whole_wave_lane_id(k);
-  k.s_waitcnt(lgkmcnt(0));
   k.s_cmp_ge_u32(row, sN);
   k.s_cbranch_scc1(exit);  // row past the end: a larger grid is harmless
   const SGPR sRow = scaled_address(k, k.arg("w"), row, sK, 2);  // w + row * k * 4
@@ -90,9 +89,7 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
   load_block(1);
   k.v_add_u32(vOff, 0x800, vOff);
   k.s_sub_u32(sCnt, sCnt, 1);
-  k.s_waitcnt(vmcnt(per_block));
   compute_block(0);
-  k.s_waitcnt(vmcnt(0));
   compute_block(1);
   k.s_cmp_lg_u32(sCnt, 0);
   k.s_cbranch_scc1(pair_loop);
@@ -101,7 +98,6 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
   k.s_bitcmp1_b32(sK, 8);
   k.s_cbranch_scc0(tail);
   load_block(0);
-  k.s_waitcnt(vmcnt(0));
   compute_block(0);
 
   // Columns [256 * blocks, k): lane l takes column base + l + 64 j, j = 0..3.
@@ -119,7 +115,6 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
   k.global_load_dword(block_reg(0, 0)[0], vT, sRow);
   k.global_load_dword(block_reg(0, 1)[0], vT, sA);
   if (gated) k.global_load_dword(block_reg(0, 2)[0], vT, sB);
-  k.s_waitcnt(vmcnt(0));
   accumulate_columns(block_reg(0, 0), block_reg(0, 1), gated ? block_reg(0, 2) : VGPR{}, 1);
   k.s_mov_b64(exec, sSave);
   k.v_add_u32(vCol, 64, vCol);
@@ -141,7 +136,6 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
   k.s_mov_b64(exec, 1);
   if (accumulate) {
     k.global_load_dword(vAcc, vT, sYr);
-    k.s_waitcnt(vmcnt(0));
     k.v_add_f32(vAcc, sSum, vAcc);
   } else {
     k.v_mov_b32(vAcc, sSum);

@@ -67,7 +67,6 @@ codeobj::CodeObject build_i8_gemv(isa::Target target) {
   k.s_load_dword(sPacket, k.dispatch_pointer(), 0x4);  // hsa_kernel_dispatch_packet_t.workgroup_size_x
   const SGPR sWave = wave_index(k);
   const VGPR vLane = whole_wave_lane_id(k);
-  k.s_waitcnt(lgkmcnt(0));
 
   // Row range of the workgroup.
   k.s_and_b32(sT, sPacket, 0xffff);
@@ -120,16 +119,13 @@ codeobj::CodeObject build_i8_gemv(isa::Target target) {
     }
     if (masked) {
       k.s_mov_b64(exec, -1);
-      k.s_waitcnt(vmcnt(0));
     } else {
       k.v_add_u32(vOffW, 0x400, vOffW);
       k.v_add_u32(vOffX, 0x1000, vOffX);
       k.v_add_u32(vOffS, 0x80, vOffS);
-      k.s_waitcnt(vmcnt(4 * R + 4));  // the scale loads (issued first) have arrived
     }
     for (int i = 0; i < 4; ++i)
       for (int r = 0; r < R; ++r) k.ds_bpermute_b32(vSc(r, i), vPA, vS(r), offset(32 * i));
-    k.s_waitcnt(as::waitcnt(0, 7, 0));
     for (int r = 0; r < R; ++r)
       for (int i = 0; i < 4; ++i) {
         static const char* kByte[4] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3"};

@@ -116,9 +116,6 @@ void batched_walk(Kernel& k, const BatchedWalk& w) {
   for (int j = 1; j < w.batch; ++j) k.v_add_u32(units[j], w.threads, units[j - 1]);
   for (int j = 0; j < w.batch; ++j) w.load(j, units[j]);
   for (int j = 0; j < w.batch; ++j) {
-    // vector memory returns in issue order: unit j's loads are back when at
-    // most the later units' loads and the stores so far remain
-    k.s_waitcnt(vmcnt(w.loads * (w.batch - 1 - j) + w.stores * j));
     w.finish(j, units[j]);
   }
   k.s_mov_b32(base, next);
@@ -131,7 +128,6 @@ void batched_walk(Kernel& k, const BatchedWalk& w) {
   k.s_and_b64(exec, exec, vcc);
   k.s_cbranch_execz(done);
   w.load(0, units[0]);
-  k.s_waitcnt(vmcnt(0));
   w.finish(0, units[0]);
   k.v_add_u32(units[0], w.threads, units[0]);
   k.s_branch(top);
@@ -173,7 +169,6 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
       w.load(i, voff, imm);
     }
     for (int i = 0; i < B; ++i) {
-      k.s_waitcnt(vmcnt((B - 1 - i) * w.loads_per_chunk));
       w.compute(i);
     }
     if (w.finish) w.finish(B);
@@ -195,7 +190,6 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
   k.s_cbranch_scc1(end);
   SGPR saved = mask_lanes_below(k, w.left, w.thread);
   w.load(0, off[0], 0);
-  k.s_waitcnt(vmcnt(0));
   w.compute(0);
   if (w.finish) w.finish(1);
   restore_exec(k, saved);

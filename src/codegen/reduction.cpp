@@ -15,14 +15,6 @@ uint32_t identity_bits(ReduceOp op) {
   return 0;
 }
 
-void wait_states(Kernel& k, int n) {
-  while (n > 0) {
-    int w = n > 8 ? 8 : n;
-    k.s_nop(w - 1);
-    n -= w;
-  }
-}
-
 namespace {
 
 // The six butterfly steps; after step s < 4 every lane holds the result of its
@@ -54,11 +46,8 @@ int steps_for(int lanes) {
 }  // namespace
 
 void lane_reduce(Kernel& k, const std::vector<std::pair<ReduceOp, VGPR>>& values, int lanes) {
-  const int n = int(values.size()), steps = steps_for(lanes);
+  const int steps = steps_for(lanes);
   for (int step = 0; step < steps; ++step) {
-    // a DPP source needs 2 wait states after its VALU write; the other values'
-    // steps in between provide n - 1
-    wait_states(k, step == 0 ? 2 : 2 - (n - 1));
     for (const auto& [op, v] : values)
       butterfly_step(step, [&](auto... mods) { reduce_step(k, op, v, v, v, mods...); });
   }
@@ -79,8 +68,6 @@ void argmax_merge(Kernel& k, VGPR val, VGPR idx, VGPR ov, VGPR oi) {
 void wave_argmax(Kernel& k, VGPR val, VGPR idx) {
   VGPR tv = k.vgpr(1, "argmax value"), ti = k.vgpr(1, "argmax index");
   for (int step = 0; step < 6; ++step) {
-    // val was written two instructions before the next step's first DPP read
-    wait_states(k, step == 0 ? 2 : 1);
     butterfly_step(step, [&](auto... mods) {
       k.v_mov_b32(tv, val, mods...);
       k.v_mov_b32(ti, idx, mods...);
@@ -101,14 +88,12 @@ SGPR workgroup_reduce(Kernel& k, ReduceOp op, VGPR value, SGPR wave_index, SGPR 
   k.s_mov_b64(exec, 1);
   k.ds_write_b32(addr, t, offset(lds_offset));
   k.s_mov_b64(exec, save);
-  k.s_waitcnt(waitcnt(63, 7, 0));
   k.s_barrier();
   k.v_mov_b32(t, identity_bits(op));
   k.v_cmp_gt_u32(vcc, waves, lane);
   k.s_and_saveexec_b64(save, vcc);
   k.v_lshlrev_b32(addr, 2, lane);
   k.ds_read_b32(t, addr, offset(lds_offset));
-  k.s_waitcnt(waitcnt(63, 7, 0));
   k.s_mov_b64(exec, save);
   lane_reduce(k, {{op, t}});
   k.v_readlane_b32(out, t, 63);

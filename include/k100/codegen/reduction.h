@@ -5,7 +5,8 @@
 // pairs, the half-row and row mirrors, then row_bcast:15 / row_bcast:31 to
 // carry the rows of a wave into lane 63. The order of operations is fixed, so
 // results are deterministic. Several values reduced together are interleaved
-// step by step, which fills each other's DPP wait states.
+// step by step, which fills each other's DPP wait states (the layer adds the
+// s_nop that is still missing).
 #pragma once
 
 #include <cstdint>
@@ -50,9 +51,5 @@ void argmax_merge(Kernel& k, VGPR value, VGPR index, VGPR other_value, VGPR othe
 // `waves` are SGPRs, `lane` the lane index 0..63; needs a whole wave.
 SGPR workgroup_reduce(Kernel& k, ReduceOp op, VGPR value, SGPR wave_index, SGPR waves, VGPR lane,
                       uint32_t lds_offset = 0);
-
-// s_nop for `n` wait states (n <= 0: nothing). For the DPP read-after-write
-// windows the reductions fill.
-void wait_states(Kernel& k, int n);
 
 }  // namespace k100::codegen

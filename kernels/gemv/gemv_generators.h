@@ -3,10 +3,7 @@
 // gemv_kernels.cpp.
 #pragma once
 
-#include "k100/codegen/address.h"
-#include "k100/codegen/kernel.h"
-#include "k100/codegen/loops.h"
-#include "k100/codegen/reduction.h"
+#include "k100/codegen/codegen.h"
 #include "k100/codeobj/code_object.h"
 #include "k100/isa/codec.h"
 

@@ -25,7 +25,7 @@
 namespace k100::kernels::gemv {
 
 using namespace codegen;
-using as::offset, as::vcc, as::exec, as::exec_lo, as::exec_hi, as::sdwa_sel;
+using as::offset, as::vcc, as::exec, as::exec_lo, as::exec_hi;
 
 Signature i8_gemv_signature() {
   return Signature("gemv_i8_k", {in("w", "i8"), in("ws", "f32"), in("x", "f32"), out("y", "f32"), value("nrows", "u32"),
@@ -128,10 +128,7 @@ codeobj::CodeObject build_i8_gemv(isa::Target target) {
       for (int r = 0; r < R; ++r) k.ds_bpermute_b32(vSc(r, i), vPA, vS(r), offset(32 * i));
     for (int r = 0; r < R; ++r)
       for (int i = 0; i < 4; ++i) {
-        static const char* kByte[4] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3"};
-        for (int c = 0; c < 4; ++c)
-          k.v_cvt_f32_i32(vF[c], sext(vW(r, i)), sdwa_sel("dst_sel", "DWORD"), sdwa_sel("dst_unused", "UNUSED_PAD"),
-                          sdwa_sel("src0_sel", kByte[c]));
+        for (int c = 0; c < 4; ++c) i8_to_f32(k, vF[c], vW(r, i), c);
         k.v_mul_f32(vDot, vF[0], vX(i)[0]);
         for (int c = 1; c < 4; ++c) k.v_fmac_f32(vDot, vF[c], vX(i)[c]);
         k.v_fmac_f32(vAcc(r), vDot, vSc(r, i));

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "ops_norm_emit.h"
-#include "ops_norm_parts.h"
+#include "ops_parts.h"
 #include "k100/kernels/test_support.h"
 
 namespace k100::kernels {

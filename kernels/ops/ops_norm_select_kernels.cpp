@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "ops_norm_emit.h"
-#include "ops_norm_parts.h"
+#include "ops_parts.h"
 #include "k100/base/error.h"
 #include "k100/kernels/test_support.h"
 

@@ -101,6 +101,11 @@ struct KernelDef {
   std::function<Case()> bench_case;
 };
 
+// The entry of a generated kernel: lookup and signature from `sig`, the
+// generator `build`; the rest (docs, tests) the caller fills in.
+KernelDef generated_kernel(std::string family, codegen::Signature sig,
+                           std::function<codeobj::CodeObject(isa::Target)> build);
+
 class Registry {
  public:
   void add(KernelDef def);

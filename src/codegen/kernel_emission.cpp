@@ -110,6 +110,22 @@ as::Arg with_mods(as::Arg a, int mods) {
 
 }  // namespace
 
+void declare_interface(as::KernelBuilder& b, const Signature& sig, const KernelOptions& options) {
+  b.setting(".amdhsa_user_sgpr_private_segment_buffer", 1);
+  if (options.dispatch_ptr) b.setting(".amdhsa_user_sgpr_dispatch_ptr", 1);
+  b.setting(".amdhsa_user_sgpr_kernarg_segment_ptr", 1).setting(".amdhsa_system_sgpr_workgroup_id_x", 1);
+  if (options.workgroup_dims > 1) b.setting(".amdhsa_system_sgpr_workgroup_id_y", 1);
+  if (options.workgroup_dims > 2) b.setting(".amdhsa_system_sgpr_workgroup_id_z", 1);
+  if (options.workitem_dims > 1) b.setting(".amdhsa_system_vgpr_workitem_id", options.workitem_dims - 1);
+  if (options.f32_denormals) b.setting(".amdhsa_float_denorm_mode_32", 3);
+  if (options.lds_bytes) b.setting(".amdhsa_group_segment_fixed_size", options.lds_bytes);
+  b.setting(".amdhsa_kernarg_size", sig.kernarg_size());
+  for (const Param& prm : sig.params())
+    b.arg(prm.name, prm.is_buffer() ? "global_buffer" : "by_value", prm.type, prm.access);
+  b.hidden_args(sig.hidden());
+  b.max_flat_workgroup_size(options.max_workgroup);
+}
+
 codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   std::vector<Inst> all = entry_instructions();
   const int shift = int(all.size());
@@ -176,19 +192,7 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   }
   as::KernelBuilder b(name(), target_);
   emit_program(b, prog, pos, label_hint_);
-  b.setting(".amdhsa_user_sgpr_private_segment_buffer", 1);
-  if (options_.dispatch_ptr) b.setting(".amdhsa_user_sgpr_dispatch_ptr", 1);
-  b.setting(".amdhsa_user_sgpr_kernarg_segment_ptr", 1).setting(".amdhsa_system_sgpr_workgroup_id_x", 1);
-  if (options_.workgroup_dims > 1) b.setting(".amdhsa_system_sgpr_workgroup_id_y", 1);
-  if (options_.workgroup_dims > 2) b.setting(".amdhsa_system_sgpr_workgroup_id_z", 1);
-  if (options_.workitem_dims > 1) b.setting(".amdhsa_system_vgpr_workitem_id", options_.workitem_dims - 1);
-  if (options_.f32_denormals) b.setting(".amdhsa_float_denorm_mode_32", 3);
-  if (options_.lds_bytes) b.setting(".amdhsa_group_segment_fixed_size", options_.lds_bytes);
-  b.setting(".amdhsa_kernarg_size", sig_.kernarg_size());
-  for (const Param& prm : sig_.params())
-    b.arg(prm.name, prm.is_buffer() ? "global_buffer" : "by_value", prm.type, prm.access);
-  b.hidden_args(sig_.hidden());
-  b.max_flat_workgroup_size(options_.max_workgroup);
+  declare_interface(b, sig_, options_);
   assembly_ = b.assembly();
   return b.code_object(version);
 }

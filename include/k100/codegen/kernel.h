@@ -181,4 +181,10 @@ class Kernel {
   std::string assembly_;
 };
 
+// The descriptor settings, kernarg size and argument metadata of `sig` on a
+// builder that allocates by hand (kernels whose computed jumps need fixed code
+// sizes, which the layer's automatic waits would change). Kernel::build uses
+// the same.
+void declare_interface(as::KernelBuilder& b, const Signature& sig, const KernelOptions& options);
+
 }  // namespace k100::codegen

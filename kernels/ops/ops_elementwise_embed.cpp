@@ -118,8 +118,11 @@ codeobj::CodeObject build_embed_int4(isa::Target target) {
     k.v_and_b32(off, ~3u, off);
     k.global_load_dword(word[j], off, wrow);
   };
+  const Quotient qr{k.vgpr(1, "group"), k.vgpr(1, "in group")};
+  const VGPR qt = k.vgpr(1, "correction");
   auto load_scale = [&](VGPR dst, VGPR e) {
-    k.v_lshlrev_b32(off, 1, divide(k, div, e).q);
+    divide_into(k, div, e, qr, qt);
+    k.v_lshlrev_b32(off, 1, qr.q);
     k.global_load_ushort(dst, off, srow);
   };
   auto finish = [&](int j, VGPR u, bool per_element_scales) {

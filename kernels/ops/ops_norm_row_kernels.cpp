@@ -54,7 +54,8 @@ Signature row_signature(const std::string& name, RowKind kind) {
 codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   const RowKind kind = spec.kind;
   const Signature sig = row_signature(spec.name, kind);
-  Kernel k(sig, target, ops::options(spec.multi_wave ? 64 : 0, 4));
+  // deep batches keep 16 dwordx4 loads in flight: 3 waves per SIMD
+  Kernel k(sig, target, ops::options(spec.multi_wave ? 64 : 0, spec.stats_batches.front() > 4 ? 3 : 4));
   Label exit = k.label("exit");
   const SGPR row = k.workgroup_id();
   const SGPR sX = k.arg("x"), sY = kind == RowKind::L2 ? sX : k.arg("y"), sW = has_w(kind) ? k.arg("w") : SGPR{};

@@ -22,7 +22,13 @@ Divider make_divider(Kernel& k, SGPR d) {
 }
 
 Quotient divide(Kernel& k, const Divider& div, VGPR x) {
-  VGPR q = k.vgpr(1, "quotient"), r = k.vgpr(1, "remainder"), t = k.vgpr(1, "correction");
+  Quotient out{k.vgpr(1, "quotient"), k.vgpr(1, "remainder")};
+  divide_into(k, div, x, out, k.vgpr(1, "correction"));
+  return out;
+}
+
+void divide_into(Kernel& k, const Divider& div, VGPR x, const Quotient& out, VGPR t) {
+  const VGPR q = out.q, r = out.r;
   k.v_mul_hi_u32(q, x, div.z);
   k.v_mul_lo_u32(r, q, div.d);
   k.v_sub_u32(r, x, r);
@@ -33,7 +39,6 @@ Quotient divide(Kernel& k, const Divider& div, VGPR x) {
     k.v_subrev_u32(t, div.d, r);
     k.v_cndmask_b32(r, r, t, vcc);
   }
-  return Quotient{q, r};
 }
 
 SGPR divide_scalar(Kernel& k, const Divider& div, Operand n) {

@@ -94,7 +94,8 @@ void insert_before(std::vector<Physical>& prog, std::vector<int>& pos, std::vect
   }
   for (FlowInst& f : nf)
     for (int& t : f.targets) t = map[size_t(t)];
-  for (int& p : pos) p = map[size_t(p)];
+  for (int& p : pos)
+    if (p >= 0) p = map[size_t(p)];
   prog = std::move(np);
   flow = std::move(nf);
 }
@@ -131,10 +132,12 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   const int shift = int(all.size());
   for (const Inst& i : insts_) all.push_back(i);
   std::vector<int> pos(label_pos_.size());
-  for (size_t l = 0; l < label_pos_.size(); ++l) {
-    if (label_pos_[l] < 0) throw Error("kernel '" + name() + "': label '" + label_hint_[l] + "' is never bound");
-    pos[l] = label_pos_[l] + shift;
-  }
+  for (size_t l = 0; l < label_pos_.size(); ++l) pos[l] = label_pos_[l] < 0 ? -1 : label_pos_[l] + shift;
+  for (const Inst& i : all)
+    for (const Operand& o : i.ops)
+      if (o.label() >= 0 && pos[size_t(o.label())] < 0)
+        throw Error("kernel '" + name() + "': " + i.mnemonic + " goes to label '" + label_hint_[size_t(o.label())] +
+                    "', which is never bound");
 
   AllocationProblem p;
   p.kernel = name();

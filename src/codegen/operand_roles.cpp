@@ -52,7 +52,13 @@ std::vector<OperandRole> operand_roles(std::string_view mnemonic, size_t count, 
   if (!d) d = isa::find_instruction(mnemonic);
   if (!d) throw Error(where + ": unknown instruction");
   const std::vector<isa::OperandSpec>* list = &d->operands;
-  if (e64 || (count != d->operands.size() && d->has_e64() && count == d->e64_operands.size())) list = &d->e64_operands;
+  // The native lists of VOPC, v_add_co, v_cndmask, ... name vcc where the e64
+  // form has an SGPR operand of the same position and role; the e64 list says
+  // which (a destination or a source).
+  bool names_vcc = false;
+  for (const isa::OperandSpec& s : d->operands) names_vcc = names_vcc || s.field == isa::Field::vcc;
+  if (d->has_e64() && count == d->e64_operands.size() && (e64 || names_vcc || count != d->operands.size()))
+    list = &d->e64_operands;
   std::vector<OperandRole> roles;
   // a returning FLAT/GLOBAL atomic (glc) prints its destination first
   if (d->has(isa::kFlagAtomicRtn) && glc && count == list->size() + 1 &&

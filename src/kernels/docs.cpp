@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "k100/base/error.h"
+#include "k100/codegen/signature.h"
 
 namespace k100::kernels {
 
@@ -92,8 +93,9 @@ std::string kernels_markdown(const Registry& registry, const std::vector<codeobj
       for (const auto& a : e.args) {
         if (a.kind.rfind("hidden_", 0) == 0) continue;
         const int index = idx++;
-        o << "| " << index << " | `" << cell(a.name.value_or("arg" + std::to_string(index))) << "` | "
-          << cell(a.type.value_or(a.kind)) << " | " << a.offset << " | " << a.size << " |\n";
+        o << codegen::docs_arg_row(index, a.name.value_or("arg" + std::to_string(index)), a.type.value_or(a.kind),
+                                   a.offset, a.size)
+          << "\n";
       }
       bool any_hidden = false;
       for (const auto& a : e.args) any_hidden = any_hidden || a.kind.rfind("hidden_", 0) == 0;

@@ -27,6 +27,9 @@ struct Quotient {
   VGPR q, r;  // x / d and x % d per lane
 };
 Quotient divide(Kernel& k, const Divider& div, VGPR x);
+// The same into given registers (q, r and a temporary t): a division repeated
+// in a loop body then reuses one set of registers.
+void divide_into(Kernel& k, const Divider& div, VGPR x, const Quotient& out, VGPR t);
 // q = n / d for a scalar numerator (through the VALU).
 SGPR divide_scalar(Kernel& k, const Divider& div, Operand n);
 

@@ -146,6 +146,7 @@ bool wide_store_data(const Inst& inst, const Effects& e, RegRange* data) {
 void add_probe(HazardProfile& p, uint8_t rule, RegRange r) {
   if (r.count == 0 || p.num_probes >= p.probes.size()) return;
   p.probes[p.num_probes++] = {rule, r};
+  p.probe_producers = uint8_t(p.probe_producers | 1u << unsigned(kRules[rule].producer));
 }
 void add_stamp(HazardProfile& p, HazardProducer prod, RegRange r) {
   if (r.count == 0 || p.num_stamps >= p.stamps.size()) return;
@@ -265,6 +266,7 @@ HazardHit HazardTracker::check(const HazardProfile& next) const {
   for (int i = 0; i < next.num_probes; ++i) {
     const HazardProfile::Probe& pr = next.probes[size_t(i)];
     const HazardRule& rule = kRules[pr.rule];
+    if (now_ - latest_[size_t(rule.producer)] >= rule.wait_states) continue;
     const Stamp* s = space(rule.producer);
     size_t size = kSpaceSize[size_t(rule.producer)];
     for (uint16_t c = pr.regs.first; c < pr.regs.end(); ++c) {
@@ -290,6 +292,7 @@ void HazardTracker::issue(const HazardProfile& p, uint64_t tag) {
   // instruction after it has zero wait states in between.
   for (int i = 0; i < p.num_stamps; ++i) {
     const HazardProfile::Stamp& st = p.stamps[size_t(i)];
+    latest_[size_t(st.producer)] = now_ + 1;
     Stamp* s = space(st.producer);
     size_t size = kSpaceSize[size_t(st.producer)];
     for (uint16_t c = st.regs.first; c < st.regs.end(); ++c) {

@@ -42,6 +42,8 @@ enum class HazardProducer : uint8_t {
   WideStoreData,  // data VGPRs of a vector memory store of more than 64 bits
 };
 constexpr int kHazardProducerCount = 6;
+// The most wait states any rule requires.
+constexpr unsigned kMaxHazardWaitStates = 5;
 
 // Which registers of the consumer are compared with the producer's.
 enum class HazardOperands : uint8_t {
@@ -97,6 +99,7 @@ struct HazardProfile {
   };
   uint8_t wait_states = 1;
   uint8_t num_stamps = 0, num_probes = 0;
+  uint8_t probe_producers = 0;  // bit per HazardProducer the probes look at
   std::array<Stamp, 6> stamps{};
   std::array<Probe, 10> probes{};
 };
@@ -120,6 +123,13 @@ class HazardTracker {
   // The rule with the most wait states still missing before `next`, if any.
   HazardHit check(const HazardProfile& next) const;
   HazardHit check(const Inst& next) const { return check(hazard_profile(next)); }
+  // False when check(next) surely finds nothing: none of the producers its
+  // probes look at issued within the longest window of any rule.
+  bool may_hit(const HazardProfile& next) const {
+    for (int i = 0; i < kHazardProducerCount; ++i)
+      if ((next.probe_producers >> i & 1) && now_ - latest_[size_t(i)] < kMaxHazardWaitStates) return true;
+    return false;
+  }
   // Records an issued instruction; `tag` comes back in HazardHit::producer_tag.
   void issue(const HazardProfile& p, uint64_t tag);
   void issue(const Inst& inst, uint64_t tag = 0) { issue(hazard_profile(inst), tag); }
@@ -133,6 +143,9 @@ class HazardTracker {
   const Stamp* space(HazardProducer p) const;
   uint64_t now_;
   std::vector<Stamp> stamps_;
+  // Per producer: the clock right after its latest stamp, so check() skips a
+  // rule at once when that producer has not issued recently.
+  std::array<uint64_t, kHazardProducerCount> latest_{};
 };
 
 // The worst missing rule before `next`, given the instructions issued before

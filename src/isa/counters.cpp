@@ -164,7 +164,18 @@ void InFlight::wait(Waitcnt w) {
   }
   size_t k = 0;
   for (size_t i = 0; i < ops_.size(); ++i) {
-    if (done[i]) continue;
+    if (done[i]) {
+      // Forget the registers it was the last writer or holder of, so lookups
+      // of them stop at the array.
+      const Op& o = ops_[i];
+      for (RegRange r : o.use.return_list())
+        for (uint16_t c = r.first; c < r.end() && c < writer_.size(); ++c)
+          if (writer_[c] == o.seq) writer_[c] = 0;
+      for (RegRange r : o.use.held_list())
+        for (uint16_t c = r.first; c < r.end() && c < holder_.size(); ++c)
+          if (holder_[c] == o.seq) holder_[c] = 0;
+      continue;
+    }
     ops_[k] = ops_[i];
     released_[k] = released_[i];
     ++k;

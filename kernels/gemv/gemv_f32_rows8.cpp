@@ -44,13 +44,12 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
   const SGPR sW = k.arg("w"), sX = k.arg("x"), sY = k.arg(split ? "part" : "y"), sN = k.arg("nrows"),
              sK = k.arg(groups ? "nchunks" : "k"), group = k.workgroup_id();
   const SGPR sStride = split ? k.arg("stride") : SGPR{}, sSh = split ? k.arg("sh") : SGPR{},
-             sGroup = split ? SGPR{} : k.arg("group_size"), sPacket = k.sgpr(1, "packet size");
+             sGroup = split ? SGPR{} : k.arg("group_size");
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   const SGPR sPitch = s1("pitch"), sCols = s1("cols"), sValid = s1("valid rows"), sCnt = s1("chunks"),
              sWb = k.sgpr(2, "w block"), sXb = k.sgpr(2, "x block"), sOb = k.sgpr(2, "out block"), sT = s1("t"),
              sT2 = s1("t2"), sSave = k.sgpr(2, "saved exec"), sSave2 = k.sgpr(2, "saved exec 2"), sRow0 = s1("row0"),
-             sBlk = s1("block"), sNb = s1("blocks"), sWaves = s1("waves"), sRbeg = s1("row begin"),
-             sRend = s1("row end"), sSlice = s1("slice"), sMask = s1("slice mask"), sV = k.sgpr(2, "v"),
+             sBlk = s1("block"), sNb = s1("blocks"), sSlice = s1("slice"), sMask = s1("slice mask"), sV = k.sgpr(2, "v"),
              sColBeg = s1("column begin"), sCps = s1("chunks per slice");
   auto v1 = [&](const char* n) { return k.vgpr(1, n); };
   const VGPR vQ = v1("q"), vR = v1("r"), vRowOff = v1("row offset"), vOffW = v1("w offset"), vOffX = v1("x offset"),
@@ -69,7 +68,6 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
   VGPR vLane;
   SGPR sWave;
   if (groups) {
-    k.s_load_dword(sPacket, k.dispatch_pointer(), 0x4);  // hsa_kernel_dispatch_packet_t.workgroup_size_x
     sWave = wave_index(k);
     vLane = whole_wave_lane_id(k);
   } else {
@@ -241,20 +239,8 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
     // gemv_f32_k: rows [id * G, min(nrows, id * G + G)), G = group_size (0:
     // the workgroup size); wave v of nw takes 8-row blocks v, v + nw, ...
     Label block_loop = k.label("block");
-    k.s_and_b32(sT, sPacket, 0xffff);  // workgroup size
-    k.s_add_u32(sWaves, sT, 63);
-    k.s_lshr_b32(sWaves, sWaves, 6);
-    k.s_cmp_eq_u32(sGroup, 0);
-    k.s_cselect_b32(sGroup, sT, sGroup);
-    k.s_mul_hi_u32(sT, group, sGroup);
-    k.s_cmp_lg_u32(sT, 0);
-    k.s_cbranch_scc1(exit);
-    k.s_mul_i32(sRbeg, group, sGroup);
-    k.s_cmp_ge_u32(sRbeg, sN);
-    k.s_cbranch_scc1(exit);
-    k.s_add_u32(sRend, sRbeg, sGroup);
-    k.s_cselect_b32(sRend, sN, sRend);  // carry: the range reaches past 2^32
-    k.s_min_u32(sRend, sRend, sN);
+    const GroupRows rows = group_rows(k, sGroup, sN, exit);
+    const SGPR sRbeg = rows.begin, sRend = rows.end, sWaves = rows.waves;
     k.s_sub_u32(sT2, sRend, sRbeg);
     blocks_of(sNb, sT2);
     k.s_mov_b64(sXb, sX);

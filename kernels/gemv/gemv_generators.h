@@ -9,6 +9,14 @@
 
 namespace k100::kernels::gemv {
 
+// The rows of a group_size-rows-per-workgroup kernel: [id * G, min(nrows,
+// id * G + G)), G = group_size (0: the workgroup size, read from the dispatch
+// packet like the wave count); workgroups past the rows go to `exit`.
+struct GroupRows {
+  codegen::SGPR begin, end, waves;
+};
+GroupRows group_rows(codegen::Kernel& k, codegen::SGPR group_size, codegen::SGPR nrows, codegen::Label exit);
+
 // One wave per output row (grid = nrows, wg = 64).
 enum class WaveGemv {
   Plain,     // gemv_f32_warp_k:      y[n]  = sum_k w[n][k] x[k]

@@ -38,10 +38,9 @@ codeobj::CodeObject build_i8_gemv(isa::Target target) {
   Kernel k(i8_gemv_signature(), target, {.waves_per_simd = 3, .dispatch_ptr = true});
   const SGPR sW = k.arg("w"), sWs = k.arg("ws"), sX = k.arg("x"), sY = k.arg("y"), sN = k.arg("nrows"),
              sGroups = k.arg("ngroups"), sRowBytes = k.arg("rowbytes"), sWsStride = k.arg("ws_stride"),
-             sGroup = k.arg("group_size"), group = k.workgroup_id();
+             sGroup = k.arg("group_size");
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
-  const SGPR sPacket = s1("packet size"), sWaves = s1("waves"), sRbeg = s1("row begin"), sRend = s1("row end"),
-             sBlk = s1("quad"), sRow0 = s1("row0"), sVr = s1("valid rows"), sT = s1("t"), sT2 = s1("t2"),
+  const SGPR sBlk = s1("quad"), sRow0 = s1("row0"), sVr = s1("valid rows"), sT = s1("t"), sT2 = s1("t2"),
              sSteps = s1("steps"), sRem = s1("rem"), sCnt = s1("count"), sLim = s1("limit"), sRowR = s1("row r");
   std::vector<SGPR> wr, sr;
   for (int r = 0; r < R; ++r) wr.push_back(k.sgpr(2, "w row")), sr.push_back(k.sgpr(2, "ws row"));
@@ -64,25 +63,12 @@ codeobj::CodeObject build_i8_gemv(isa::Target target) {
   Label exit = k.label("exit"), group_loop = k.label("quad"), step_loop = k.label("step"), tail = k.label("tail"),
         reduce = k.label("reduce"), stored = k.label("stored");
 
-  k.s_load_dword(sPacket, k.dispatch_pointer(), 0x4);  // hsa_kernel_dispatch_packet_t.workgroup_size_x
   const SGPR sWave = wave_index(k);
   const VGPR vLane = whole_wave_lane_id(k);
 
   // Row range of the workgroup.
-  k.s_and_b32(sT, sPacket, 0xffff);
-  k.s_add_u32(sWaves, sT, 63);
-  k.s_lshr_b32(sWaves, sWaves, 6);
-  k.s_cmp_eq_u32(sGroup, 0);
-  k.s_cselect_b32(sGroup, sT, sGroup);
-  k.s_mul_hi_u32(sT, group, sGroup);
-  k.s_cmp_lg_u32(sT, 0);
-  k.s_cbranch_scc1(exit);
-  k.s_mul_i32(sRbeg, group, sGroup);
-  k.s_cmp_ge_u32(sRbeg, sN);
-  k.s_cbranch_scc1(exit);
-  k.s_add_u32(sRend, sRbeg, sGroup);
-  k.s_cselect_b32(sRend, sN, sRend);  // carry: the range reaches past 2^32
-  k.s_min_u32(sRend, sRend, sN);
+  const GroupRows rows = group_rows(k, sGroup, sN, exit);
+  const SGPR sRbeg = rows.begin, sRend = rows.end, sWaves = rows.waves;
   k.s_lshr_b32(sSteps, sGroups, 5);
   k.s_and_b32(sRem, sGroups, 31);
   // Lane constants.

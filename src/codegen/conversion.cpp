@@ -19,9 +19,10 @@ void f32_to_bf16(Kernel& k, VGPR dst, VGPR value) {
   // a NaN keeps its high half with the quiet bit set
   VGPR t = k.vgpr(1, "bf16 rounding");
   k.v_bfe_u32(t, value, 16, 1);
-  k.v_add3_u32(t, value, t, 0x7fff);
+  k.v_add_u32(t, 0x7fff, t);  // VOP3 forms take no literal on GFX9
+  k.v_add_u32(t, value, t);
   k.v_lshrrev_b32(t, 16, t);
-  k.v_or_b32(dst, 0x400000, value);
+  k.v_or_b32(dst, 0x400000, value);  // the quiet bit
   k.v_lshrrev_b32(dst, 16, dst);
   k.v_cmp_u_f32(as::vcc, value, value);
   k.v_cndmask_b32(dst, t, dst, as::vcc);

@@ -160,17 +160,19 @@ std::string Signature::c_prototype() const {
   return o + ");";
 }
 
+std::string markdown_cell(const std::string& s) {
+  std::string c;
+  for (char ch : s) {
+    if (ch == '|') c += "\\|";
+    else if (ch == '\n') c += ' ';
+    else c += ch;
+  }
+  return c;
+}
+
 std::string docs_arg_row(int index, const std::string& name, const std::string& type, uint32_t offset,
                          uint32_t size) {
-  auto cell = [](const std::string& s) {
-    std::string c;
-    for (char ch : s) {
-      if (ch == '|') c += "\\|";
-      else if (ch == '\n') c += ' ';
-      else c += ch;
-    }
-    return c;
-  };
+  auto cell = markdown_cell;
   return "| " + std::to_string(index) + " | `" + cell(name) + "` | " + cell(type) + " | " + std::to_string(offset) +
          " | " + std::to_string(size) + " |";
 }

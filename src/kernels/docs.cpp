@@ -21,16 +21,7 @@ std::string first_sentence(const std::string& text) {
   return text;
 }
 
-// Markdown table cells must not contain '|' or line breaks.
-std::string cell(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '|') o += "\\|";
-    else if (c == '\n') o += ' ';
-    else o += c;
-  }
-  return o;
-}
+std::string cell(const std::string& s) { return codegen::markdown_cell(s); }
 
 std::string anchor(const std::string& lookup) {
   std::string a;

@@ -89,6 +89,8 @@ class Signature {
   codeobj::ArgLayout layout_;
 };
 
+// Text made safe for a markdown table cell ('|' escaped, line breaks as spaces).
+std::string markdown_cell(const std::string& text);
 // The docs row of one explicit argument; docs and the signature both use it so
 // the generated reference and the declaration print alike.
 std::string docs_arg_row(int index, const std::string& name, const std::string& type, uint32_t offset,

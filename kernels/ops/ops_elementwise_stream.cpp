@@ -30,35 +30,21 @@ enum class StreamOp { Fill, AddInplace, ScaleMul, SiluMul, SigmoidMul };
 
 struct StreamShape {
   const char* name;
-  // Pointer arguments in order: (name, type, access); loaded operands are the
-  // pointers with `load` set, in order; the result goes to pointer `out`.
-  struct Ptr {
-    const char* name;
-    const char* type;
-    const char* access;
-    bool load;
-  };
-  std::vector<Ptr> ptrs;
+  std::vector<Param> ptrs;  // pointer arguments in order
+  std::vector<bool> loads;  // which of them the kernel reads
   const char* scalar = nullptr;  // f32 value argument after the first pointer (fill, scale)
-  int out = 0;
+  int out = 0;                   // the pointer the result goes to
 };
 
 StreamShape shape_of(StreamOp op) {
   switch (op) {
-    case StreamOp::Fill: return {"fill_k", {{"y", "f32*", "write_only", false}}, "value"};
-    case StreamOp::AddInplace:
-      return {"add_inplace_k", {{"y", "f32*", "read_write", true}, {"x", "const f32*", "read_only", true}}};
-    case StreamOp::ScaleMul: return {"scale_mul_k", {{"x", "f32*", "read_write", true}}, "s"};
+    case StreamOp::Fill: return {"fill_k", {out("y", "f32")}, {false}, "value"};
+    case StreamOp::AddInplace: return {"add_inplace_k", {inout("y", "f32"), in("x", "f32")}, {true, true}};
+    case StreamOp::ScaleMul: return {"scale_mul_k", {inout("x", "f32")}, {true}, "s"};
     case StreamOp::SiluMul:
-      return {"silu_mul_k",
-              {{"y", "f32*", "write_only", false},
-               {"gate", "const f32*", "read_only", true},
-               {"up", "const f32*", "read_only", true}}};
+      return {"silu_mul_k", {out("y", "f32"), in("gate", "f32"), in("up", "f32")}, {false, true, true}};
     case StreamOp::SigmoidMul:
-      return {"sigmoid_mul_k",
-              {{"y", "f32*", "write_only", false},
-               {"x", "const f32*", "read_only", true},
-               {"g", "const f32*", "read_only", true}}};
+      return {"sigmoid_mul_k", {out("y", "f32"), in("x", "f32"), in("g", "f32")}, {false, true, true}};
   }
   return {};
 }
@@ -69,7 +55,7 @@ Signature stream_signature(StreamOp op) {
   const StreamShape sh = shape_of(op);
   std::vector<Param> p;
   for (size_t i = 0; i < sh.ptrs.size(); ++i) {
-    p.push_back({sh.ptrs[i].name, sh.ptrs[i].type, sh.ptrs[i].access});
+    p.push_back(sh.ptrs[i]);
     if (i == 0 && sh.scalar) p.push_back(value(sh.scalar, "f32"));
   }
   p.push_back(value("n", "i64"));
@@ -115,8 +101,8 @@ codeobj::CodeObject build_stream(isa::Target target, StreamOp op) {
   const SGPR count = k.sgpr(1, "vectors"), tail = k.sgpr(1, "tail"), t64 = k.sgpr(2, "t64");
   const VGPR off = k.vgpr(1, "offset"), zero = k.vgpr(1, "zero");
   std::vector<VGPR> in;
-  for (const auto& p : sh.ptrs)
-    if (p.load) in.push_back(k.vgpr(4, p.name));
+  for (size_t i = 0; i < sh.ptrs.size(); ++i)
+    if (sh.loads[i]) in.push_back(k.vgpr(4, sh.ptrs[i].name));
   const VGPR out = k.vgpr(4, "out"), t = k.vgpr(4, "t");
   Label exit = k.label("exit");
 
@@ -136,7 +122,7 @@ codeobj::CodeObject build_stream(isa::Target target, StreamOp op) {
       [&](SGPR) {
         int m = 0;
         for (int i = 0; i < nptr; ++i)
-          if (sh.ptrs[size_t(i)].load) k.global_load_dwordx4(in[size_t(m++)], off, run[size_t(i)]);
+          if (sh.loads[size_t(i)]) k.global_load_dwordx4(in[size_t(m++)], off, run[size_t(i)]);
         if (op != StreamOp::Fill) emit_op(k, op, in, out, t, scalar, 4);
         k.global_store_dwordx4(off, out, run[size_t(sh.out)]);
       },
@@ -164,7 +150,7 @@ codeobj::CodeObject build_stream(isa::Target target, StreamOp op) {
     k.s_cbranch_scc1(exit);
     int m = 0;
     for (int i = 0; i < nptr; ++i)
-      if (sh.ptrs[size_t(i)].load) k.global_load_dword(in[size_t(m++)][0], zero, run[size_t(i)], offset(4 * j));
+      if (sh.loads[size_t(i)]) k.global_load_dword(in[size_t(m++)][0], zero, run[size_t(i)], offset(4 * j));
     emit_op(k, op, in, out, t, scalar, 1);
     k.global_store_dword(zero, out[0], run[size_t(sh.out)], offset(4 * j));
   }
@@ -336,22 +322,19 @@ void add_stream(Registry& reg, StreamOp op) {
         break;
     }
     const Dim3 grid = stream_grid(c), wg{uint32_t(c["wg"])};
-    std::vector<uint64_t> argv;
-    CaseResult res;
     if (op == StreamOp::Fill || op == StreamOp::ScaleMul) {
       DeviceBuffer<float> x(dev, with_guard(a));
       launch(dev, sig, grid, wg, {x.addr(), scalar, n});
-      res = compare_guarded(x.download(), want, tol);
-    } else if (op == StreamOp::AddInplace) {
+      return compare_guarded(x.download(), want, tol);
+    }
+    if (op == StreamOp::AddInplace) {
       DeviceBuffer<float> y(dev, with_guard(a)), x(dev, bvec);
       launch(dev, sig, grid, wg, {y.addr(), x.addr(), n});
-      res = compare_guarded(y.download(), want, tol);
-    } else {
-      DeviceBuffer<float> y(dev, with_guard(std::vector<float>(n, 0.f))), p(dev, a), q(dev, bvec);
-      launch(dev, sig, grid, wg, {y.addr(), p.addr(), q.addr(), n});
-      res = compare_guarded(y.download(), want, tol);
+      return compare_guarded(y.download(), want, tol);
     }
-    return res;
+    DeviceBuffer<float> y(dev, with_guard(std::vector<float>(n, 0.f))), p(dev, a), q(dev, bvec);
+    launch(dev, sig, grid, wg, {y.addr(), p.addr(), q.addr(), n});
+    return compare_guarded(y.download(), want, tol);
   };
   // Prefill-sized activations: 64 tokens x 17408 (the FFN width of a 5120-wide model) for the gates,
   // 256 tokens x 5120 for the residual-stream operators.

@@ -141,12 +141,10 @@ Allocation allocate(const AllocationProblem& p) {
     const VirtualReg& vr = p.regs[r];
     const bool vec = vr.file == RegFile::Vector;
     const int budget = vec ? p.vgpr_budget : p.sgpr_budget;
-    const std::vector<bool>& reserved = vec ? p.vgpr_reserved : p.sgpr_reserved;
     if (vr.fixed >= 0) {
       out.base[r] = vr.fixed;
     } else if (first_point[r] != INT32_MAX) {
       std::vector<char> busy(size_t(std::max(budget, 0)) + 16, 0);
-      for (int i = 0; i < budget && size_t(i) < reserved.size(); ++i) busy[size_t(i)] = reserved[size_t(i)];
       for (size_t o = 0; o < nregs; ++o)
         if (out.base[o] >= 0 && p.regs[o].file == vr.file && conflicts[r].test(o))
           for (int k = 0; k < p.regs[o].width; ++k)

@@ -52,7 +52,6 @@ struct AllocationProblem {
   std::vector<VirtualReg> regs;
   std::vector<FlowInst> insts;
   int vgpr_budget = 256, sgpr_budget = 102;
-  std::vector<bool> vgpr_reserved, sgpr_reserved;  // physical registers not to hand out
 };
 
 struct Allocation {

@@ -25,6 +25,28 @@ using model::VocabularyData;
 using quant::GgufWriter;
 using quant::Value;
 
+// UTF-8 of a code point, written out here so that the test data does not
+// depend on the code under test.
+std::string utf8_of(uint32_t cp) {
+  std::string out;
+  if (cp < 0x80) {
+    out += char(cp);
+  } else if (cp < 0x800) {
+    out += char(0xC0 | (cp >> 6));
+    out += char(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += char(0xE0 | (cp >> 12));
+    out += char(0x80 | ((cp >> 6) & 0x3F));
+    out += char(0x80 | (cp & 0x3F));
+  } else {
+    out += char(0xF0 | (cp >> 18));
+    out += char(0x80 | ((cp >> 12) & 0x3F));
+    out += char(0x80 | ((cp >> 6) & 0x3F));
+    out += char(0x80 | (cp & 0x3F));
+  }
+  return out;
+}
+
 const std::vector<std::string>& sentences() {
   static const std::vector<std::string> s = {
       "The quick brown fox jumps over the lazy dog.",
@@ -83,19 +105,7 @@ std::string training_corpus(size_t bytes, uint64_t seed) {
       const size_t n = 2 + rng.next() % 6;
       for (size_t i = 0; i < n; ++i) {
         const uint32_t k = uint32_t(std::min(rng.next() % size, rng.next() % size));
-        const uint32_t cp = first + k;
-        std::string u;
-        if (cp < 0x80) {
-          u += char(cp);
-        } else if (cp < 0x800) {
-          u += char(0xC0 | (cp >> 6));
-          u += char(0x80 | (cp & 0x3F));
-        } else {
-          u += char(0xE0 | (cp >> 12));
-          u += char(0x80 | ((cp >> 6) & 0x3F));
-          u += char(0x80 | (cp & 0x3F));
-        }
-        c += u;
+        c += utf8_of(first + k);
       }
     } else {
       c += std::to_string(rng.next() % 100000);
@@ -390,7 +400,7 @@ namespace {
 const std::vector<std::pair<uint32_t, uint32_t>>& assigned_ranges() {
   static const auto r = [] {
     std::vector<std::pair<uint32_t, uint32_t>> out;
-    std::ifstream f("/usr/share/unicode/UnicodeData.txt");
+    std::ifstream f(std::string(K100_UNICODE_DATA_DIR) + "/UnicodeData.txt");
     std::string line;
     uint32_t first = 0;
     while (std::getline(f, line)) {
@@ -412,25 +422,6 @@ const std::vector<std::pair<uint32_t, uint32_t>>& assigned_ranges() {
   return r;
 }
 
-std::string utf8_of(uint32_t cp) {
-  std::string out;
-  if (cp < 0x80) {
-    out += char(cp);
-  } else if (cp < 0x800) {
-    out += char(0xC0 | (cp >> 6));
-    out += char(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += char(0xE0 | (cp >> 12));
-    out += char(0x80 | ((cp >> 6) & 0x3F));
-    out += char(0x80 | (cp & 0x3F));
-  } else {
-    out += char(0xF0 | (cp >> 18));
-    out += char(0x80 | ((cp >> 12) & 0x3F));
-    out += char(0x80 | ((cp >> 6) & 0x3F));
-    out += char(0x80 | (cp & 0x3F));
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -173,9 +173,7 @@ class BpeVsLlama : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BpeVsLlama, MultilingualAndRandomText) {
   K100_REQUIRE_LLAMA(oracle);
-  static const std::vector<std::string> merges = test::bpe_vocabulary(corpus(), 800, "default").merges;
-  VocabularyData v = test::bpe_vocabulary(corpus(), 800, GetParam());
-  ASSERT_EQ(v.merges, merges);
+  const VocabularyData v = test::bpe_vocabulary(corpus(), 800, GetParam());
   std::string name = "bpe_" + GetParam();
   for (char& c : name)
     if (c == '.') c = '_';
@@ -194,7 +192,7 @@ TEST_P(BpeVsLlama, MultilingualAndRandomText) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PreTokenizers, BpeVsLlama,
-                         ::testing::Values("default", "gpt-2", "llama-bpe", "dbrx", "qwen2", "stablelm2", "qwen35",
+                         ::testing::Values("default", "gpt-2", "llama-bpe", "dbrx", "glm4", "qwen2", "stablelm2", "qwen35",
                                            "starcoder", "command-r", "falcon", "laguna", "trillion"),
                          [](const auto& info) {
                            std::string n = info.param;
@@ -205,7 +203,7 @@ INSTANTIATE_TEST_SUITE_P(PreTokenizers, BpeVsLlama,
 
 TEST(TokenizerVsLlama, BpeLargeVocabulary) {
   K100_REQUIRE_LLAMA(oracle);
-  const VocabularyData v = test::bpe_vocabulary(test::training_corpus(300000, 99), 3000, "llama-bpe");
+  const VocabularyData v = test::bpe_vocabulary(test::training_corpus(100000, 99), 3000, "llama-bpe");
   ASSERT_GE(v.merges.size(), 3000u);
   Pair p(*oracle, v, "bpe_large");
   ASSERT_TRUE(p.ok());

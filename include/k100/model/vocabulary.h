@@ -45,7 +45,7 @@ struct VocabularyData {
   std::vector<std::string> merges;      // tokenizer.ggml.merges, "left right", rank = index
 
   // tokenizer.ggml.<name>_token_id, when the key is present
-  std::optional<uint32_t> bos, eos, eot, eom, unknown, padding, separator;
+  std::optional<uint32_t> bos, eos, eot, eom, unknown, padding;
   // tokenizer.ggml.add_bos_token, add_eos_token, add_space_prefix
   std::optional<bool> add_bos, add_eos, add_space_prefix;
 };

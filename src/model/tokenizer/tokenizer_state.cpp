@@ -151,7 +151,6 @@ std::shared_ptr<const Tokenizer::State> build_state(VocabularyData d) {
   s->eot = special_id(d.eot, kNoToken, n);
   s->eom = special_id(d.eom, kNoToken, n);
   s->pad = special_id(d.padding, kNoToken, n);
-  s->sep = special_id(d.separator, kNoToken, n);
 
   // End-of-turn and fill-in-the-middle texts become control tokens.
   std::vector<TokenId> eog;

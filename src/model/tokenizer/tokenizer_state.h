@@ -55,7 +55,7 @@ struct Tokenizer::State {
   std::vector<std::string> piece;
 
   TokenId bos = kNoToken, eos = kNoToken, eot = kNoToken, eom = kNoToken;
-  TokenId unk = kNoToken, pad = kNoToken, sep = kNoToken;
+  TokenId unk = kNoToken, pad = kNoToken;
   std::vector<TokenId> end_of_generation;  // sorted
   bool add_bos = false, add_eos = false, add_space_prefix = false;
   bool clean_spaces = false, ignore_merges = false;

@@ -82,7 +82,6 @@ VocabularyData read_vocabulary(const GgufFile& file) {
   d.eom = optional_id(file, "tokenizer.ggml.eom_token_id");
   d.unknown = optional_id(file, "tokenizer.ggml.unknown_token_id");
   d.padding = optional_id(file, "tokenizer.ggml.padding_token_id");
-  d.separator = optional_id(file, "tokenizer.ggml.seperator_token_id");  // sic: the key as GGUF spells it
   d.add_bos = optional_flag(file, "tokenizer.ggml.add_bos_token");
   d.add_eos = optional_flag(file, "tokenizer.ggml.add_eos_token");
   d.add_space_prefix = optional_flag(file, "tokenizer.ggml.add_space_prefix");

@@ -123,6 +123,9 @@ std::vector<SpecialToken> special_tokens() {
       {"<tool_call>", TokenType::UserDefined},
       {"</tool_call>", TokenType::UserDefined},
       {"<|im", TokenType::UserDefined},  // inside "<|im_start|>": the longer one must win
+      {"<|unused_1|>", TokenType::Control},
+      {"<unused0>", TokenType::Unused},
+      {"<undefined0>", TokenType::Undefined},
       {"<|eot_id|>", TokenType::Normal},
   };
 }
@@ -434,7 +437,7 @@ std::string random_text(Rng& rng, size_t max_units, bool invalid_utf8) {
       "%", "中", "国人", "你好", "。", "，", "日本語", "カタカナ", "ひらがな", "Привет", "мир", "Ёж", "مرحبا", "ب",
       "नमस्ते", "한국어", "Ελλάδα", "😀", "👍🏽", "👨‍👩‍👧", "🇩🇪", "❤️", "e\xCC\x81", "\xCC\x81", "\xCC\x88", "ﬁ",
       "<s>", "</s>", "<unk>", "<|im_start|>", "<|im_end|>", "<|endoftext|>", "<tool_call>", "</tool_call>",
-      "<|eot_id|>", "<|im_", "end|>", "<|", "|>", "<0x41>", "\xE2\x96\x81", "\xC4\xA0", "Ġ",
+      "<|eot_id|>", "<|unused_1|>", "<unused0>", "<undefined0>", "<|im_", "end|>", "<|", "|>", "<0x41>", "\xE2\x96\x81", "\xC4\xA0", "Ġ",
   };
   static const char* invalid[] = {"\x80", "\xBF", "\xC0\x80", "\xC1", "\xC3", "\xE0\x80", "\xE4\xB8", "\xED\xA0\x80",
                                   "\xF0\x9F", "\xF0\x9F\x98", "\xF8", "\xFE", "\xFF", "\xE2\x96"};

@@ -26,8 +26,9 @@ std::string multilingual_text();
 std::string training_corpus(size_t bytes, uint64_t seed);
 
 // Special tokens both vocabularies carry after their regular tokens: control
-// tokens, a user-defined one, and "<|eot_id|>" typed normal (which both
-// tokenizers treat as control because of its text).
+// tokens, user-defined ones, an unused and an undefined one, and
+// "<|eot_id|>" typed normal (which both tokenizers treat as control because
+// of its text).
 struct SpecialToken {
   std::string text;
   model::TokenType type;

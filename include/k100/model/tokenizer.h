@@ -91,7 +91,7 @@ class Tokenizer {
   // The Unicode version of the character tables ("15.0.0").
   static const char* unicode_version();
 
-  struct State;
+  struct State;  // the built vocabulary (src/model/tokenizer/tokenizer_state.h)
 
  private:
   std::shared_ptr<const State> s_;

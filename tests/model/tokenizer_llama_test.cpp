@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <memory>
 
 #include "k100/base/error.h"
@@ -139,6 +140,14 @@ TEST(TokenizerVsLlama, SentencePiece) {
   const std::vector<TokenId> ids = p.ours().encode(test::multilingual_text());
   EXPECT_LT(ids.size(), test::multilingual_text().size() / 2);
   EXPECT_TRUE(std::any_of(ids.begin(), ids.end(), [&](TokenId id) { return p.ours().is_byte(id); }));
+  // and decodes back, for text without user-defined tokens (a space is put
+  // in front of the text after each of them)
+  std::string plain = test::multilingual_text();
+  for (const char* tag : {"<tool_call>", "</tool_call>", "<|im"})
+    for (size_t at; (at = plain.find(tag)) != std::string::npos;) plain.erase(at, std::string(tag).size());
+  const std::vector<TokenId> plain_ids = p.ours().encode(plain, {false, false});
+  EXPECT_EQ(p.ours().decode(plain_ids), plain);
+  EXPECT_EQ(p.theirs().detokenize(plain_ids, false, false), plain);
   for (const char* s : {"", " ", "  ", "a", " a", "\n", "<s>", "</s>", "<unk>", "<s><s>", "x<|im_start|>y", "<tool_call>",
                         "\xE2\x96\x81", "\xE4" "ab", "\xFF\xFE", "\xC0\x80"})
     EXPECT_EQ(p.compare_text(s, "short text"), 0);
@@ -184,6 +193,12 @@ TEST_P(BpeVsLlama, MultilingualAndRandomText) {
   EXPECT_EQ(p.compare_text(test::multilingual_text(), "multilingual text"), 0);
   const std::vector<TokenId> ids = p.ours().encode(test::multilingual_text());
   EXPECT_LT(ids.size(), test::multilingual_text().size() / 2);
+  // and decodes back (these pre-tokenizers do no space cleanup)
+  static const std::set<std::string> no_cleanup = {"qwen2", "qwen35", "command-r", "laguna", "trillion"};
+  if (no_cleanup.count(GetParam())) {
+    EXPECT_EQ(p.ours().decode(ids), test::multilingual_text());
+    EXPECT_EQ(p.theirs().detokenize(ids, false, true), test::multilingual_text());
+  }
   for (const char* s : {"", " ", "\n", "  \n ", "'s", "'S", "x'LL", "123456789", "a,b. c ? d !", " ' ", " 's", " ' ' x", "a ' 's b", "x ' ' ' y", "it 're 've 'll 't",
                         "a.\n\nb", "(x)\r\n\r\n  y", "\t\n \n", "<|eot_id|>",
                         "<|im_start|><|im_end|>", "\xFF", "\xED\xA0\x80", "\xC0\x80", "\xE2\x80\xA8\xC2\x85"})

@@ -47,7 +47,9 @@ struct DispatchTiming {
   double wait_fraction = 0;       // share of the waves' lifetime spent waiting at s_waitcnt
   double tail_s = 0;              // execution after the last workgroup was placed
   double instructions_per_wave = 0;
-  double vm_waits_per_wave = 0;   // s_waitcnt that had to wait for vector memory: round trips per wave
+  // Dependent vector-memory round trips per wave: waits for a load issued
+  // after the wave's previous wait for memory ended.
+  double round_trips_per_wave = 0;
   Limiter limiter = Limiter::Latency;
   std::string reason;             // the numbers behind the limiter
 };

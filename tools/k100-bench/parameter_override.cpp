@@ -1,0 +1,16 @@
+#include "parameter_override.h"
+
+#include <cstdlib>
+
+namespace k100::bench {
+
+bool apply_override(timing::MachineParams& m, const std::string& name_value) {
+  auto eq = name_value.find('=');
+  if (eq == std::string::npos || eq + 1 == name_value.size()) return false;
+  char* end = nullptr;
+  double v = std::strtod(name_value.c_str() + eq + 1, &end);
+  if (!end || *end) return false;
+  return timing::set_parameter(m, name_value.substr(0, eq), v);
+}
+
+}  // namespace k100::bench

@@ -28,10 +28,13 @@ struct Wave {
   uint32_t cu = 0, simd = 0;
   bool at_barrier = false;
   double t = 0, born = 0;
-  double vm[64], vm_issued[64];  // completion and issue cycle of each outstanding vector memory operation
+  double vm[64];          // completion cycle of each outstanding vector memory operation
+  uint32_t vm_depth[64];  // and its place in the wave's chain of dependent round trips
   uint32_t vm_head = 0, vm_n = 0;
   double vm_last = 0;
-  double trip_end = 0;  // when the wave's last wait for vector memory ended
+  // Dependent round trips the wave has waited for: an operation issued after
+  // the wave waited for one of depth d has depth d + 1.
+  uint32_t chain = 0;
   double lgkm[16];
   uint32_t lgkm_n = 0;
 };
@@ -72,8 +75,8 @@ class Engine {
   void release_barrier(Group& g);
   void push(uint32_t slot, double t, bool end = false) { events_.push(Event{t, slot, end}); }
   // Retires all but `allowed` outstanding vector memory operations: the cycle
-  // the last of them completes, and (`issued`) when that one was issued.
-  double wait_vm(Wave& w, uint32_t allowed, double* issued = nullptr);
+  // the last of them completes, and (`depth`) the deepest of their chain depths.
+  double wait_vm(Wave& w, uint32_t allowed, uint32_t* depth = nullptr);
   double wait_lgkm(Wave& w, uint32_t allowed);
 
   const MachineParams& m_;
@@ -93,6 +96,11 @@ class Engine {
   // statistics (cycles)
   double wave_time_ = 0, wait_time_ = 0, inflight_ = 0;
   uint64_t round_trips_ = 0;
+  struct {
+    double cycles = 0;
+    uint32_t round_trips = 0;
+    uint64_t instructions = 0;
+  } longest_;  // the wave that lived longest
   double issue_, valu_, quarter_, l2_latency_;
 };
 
@@ -145,7 +153,7 @@ void Engine::place(uint32_t cu, double t) {
     w.t = w.born = t;
     w.vm_head = w.vm_n = 0;
     w.vm_last = t;
-    w.trip_end = t;
+    w.chain = 0;
     w.lgkm_n = 0;
     Simd& s = simds_[cu * m_.simds_per_cu + simds[k]];
     ++s.waves;
@@ -166,11 +174,11 @@ void Engine::place_on(uint32_t cu, double t) {
     place(cu, t);
 }
 
-double Engine::wait_vm(Wave& w, uint32_t allowed, double* issued) {
+double Engine::wait_vm(Wave& w, uint32_t allowed, uint32_t* depth) {
   double t = 0;
   while (w.vm_n > allowed) {
     t = std::max(t, w.vm[w.vm_head]);
-    if (issued) *issued = w.vm_issued[w.vm_head];
+    if (depth) *depth = std::max(*depth, w.vm_depth[w.vm_head]);
     w.vm_head = (w.vm_head + 1) & 63;
     --w.vm_n;
   }
@@ -242,15 +250,10 @@ void Engine::step(uint32_t slot) {
       case OpKind::Nop:
       case OpKind::Sleep: w.t += std::max(issue_, double(op.arg)); break;
       case OpKind::Wait: {
-        double ready = w.t + issue_, issued = 0;
-        double vm = wait_vm(w, op.count, &issued);
-        // A dependent round trip: the wave waits for a load it issued after
-        // its previous wait for memory ended (waiting again for loads issued
-        // before that is the rest of the same trip).
-        if (vm > ready) {
-          if (issued >= w.trip_end) ++round_trips_;
-          w.trip_end = vm;
-        }
+        double ready = w.t + issue_;
+        uint32_t depth = 0;
+        double vm = wait_vm(w, op.count, &depth);
+        if (vm > ready) w.chain = std::max(w.chain, depth);  // the wave waited: its chain grows
         double until = std::max({ready, vm, wait_lgkm(w, op.arg)});
         wait_time_ += until - ready;
         w.t = until;
@@ -274,7 +277,7 @@ void Engine::step(uint32_t slot) {
         done = std::max(done, w.vm_last);  // vector memory returns in order
         w.vm_last = done;
         w.vm[(w.vm_head + w.vm_n) & 63] = done;
-        w.vm_issued[(w.vm_head + w.vm_n) & 63] = s;
+        w.vm_depth[(w.vm_head + w.vm_n) & 63] = w.chain + 1;
         ++w.vm_n;
         inflight_ += double(nlines) * 64 * (done - s);
         w.t = s + issue_;
@@ -339,6 +342,8 @@ void Engine::finish(uint32_t slot, double t) {
   s.vgprs -= occ_.vgpr_alloc;
   s.sgprs -= occ_.sgpr_alloc;
   wave_time_ += t - w.born;
+  round_trips_ += w.chain;
+  if (t - w.born > longest_.cycles) longest_ = {t - w.born, w.chain, w.tr->instructions};
   end_ = std::max(end_, t);
   Group& g = groups_[w.group];
   --g.live;
@@ -384,6 +389,7 @@ DispatchTiming Engine::run(const DispatchTrace& d) {
   last_placed_ = end_ = 0;
   wave_time_ = wait_time_ = inflight_ = 0;
   round_trips_ = 0;
+  longest_ = {};
   mem_.begin_dispatch();
   mem_.reset_stats();
 
@@ -418,6 +424,9 @@ DispatchTiming Engine::run(const DispatchTrace& d) {
   if (r.waves) {
     r.instructions_per_wave = double(instructions) / double(r.waves);
     r.round_trips_per_wave = double(round_trips_) / double(r.waves);
+    r.longest_wave_s = m_.seconds(longest_.cycles);
+    r.longest_wave_round_trips = longest_.round_trips;
+    r.longest_wave_instructions = longest_.instructions;
   }
   r.occupancy = occ_;
   const double exec = std::max(end_, mem_.drain_time());

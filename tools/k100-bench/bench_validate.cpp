@@ -123,6 +123,7 @@ int run(int argc, char** argv) {
   std::string only;
   timing::MachineParams machine = timing::k100_lc();
   std::vector<std::string> overrides;
+  bool detail = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--group" && i + 1 < argc) {
@@ -135,11 +136,14 @@ int run(int argc, char** argv) {
         return 2;
       }
       overrides.push_back(kv);
+    } else if (a == "--detail") {
+      detail = true;
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: k100-bench validate [--group gemv|rmsnorm|softmax|attention] [--set name=value ...]\n"
+      std::printf("usage: k100-bench validate [--group gemv|rmsnorm|softmax|attention] [--set name=value ...] [--detail]\n"
                   "Runs our kernels at measured K100_LC shapes and compares the MODELED time with the measurement\n"
                   "(a check of the timing model; none of these numbers set a parameter). --set changes one model\n"
-                  "parameter (names: k100/timing/machine.h) for a sensitivity study.\n");
+                  "parameter (names: k100/timing/machine.h) for a sensitivity study; --detail adds, per dispatch, its\n"
+                  "waves, execution time, and the longest wave's lifetime, dependent round trips and instructions.\n");
       return 0;
     } else {
       std::fprintf(stderr, "k100-bench validate: unknown option '%s'\n", a.c_str());
@@ -163,7 +167,7 @@ int run(int argc, char** argv) {
     for (const Point& p : points()) {
       if (!only.empty() && only != p.group) continue;
       double modeled = 0;
-      std::string names, limiter, failed;
+      std::string names, limiter, failed, details;
       double longest = -1;
       for (const Step& s : p.steps) {
         const kernels::KernelDef* d = reg.find(s.kernel);
@@ -172,6 +176,16 @@ int run(int argc, char** argv) {
         if (!r.pass) failed += " " + std::string(s.kernel) + ": " + r.check;
         if (!r.timed) throw Error(std::string("validate: ") + s.kernel + ": " + r.timing_error);
         modeled += r.modeled;
+        for (const auto& d : r.timing.dispatches) {
+          char b[256];
+          std::snprintf(b, sizeof b,
+                        "    %s: %llu waves; execution %.1f us; the longest wave %.1f us with %u dependent round trips "
+                        "and %llu instructions; %.0f host-link reads\n",
+                        d.kernel.c_str(), (unsigned long long)d.waves, d.exec_s * 1e6, d.longest_wave_s * 1e6,
+                        d.longest_wave_round_trips, (unsigned long long)d.longest_wave_instructions,
+                        double(d.host_requests));
+          details += b;
+        }
         names += (names.empty() ? "" : " + ") + std::string("`") + s.kernel + "`";
         if (r.modeled > longest) {
           longest = r.modeled;
@@ -182,6 +196,7 @@ int run(int argc, char** argv) {
       std::printf("| %s | %s | %s | %.1f | %.1f | %.2f | %s | %s |%s\n", p.group, names.c_str(), p.shape.c_str(),
                   p.measured_us, us, us / p.measured_us, limiter.c_str(), p.source,
                   failed.empty() ? "" : (" CHECK FAILED:" + failed).c_str());
+      if (detail) std::printf("%s", details.c_str());
       std::fflush(stdout);
       rows.push_back({p.group, p.shape, names, p.measured_us, us});
     }

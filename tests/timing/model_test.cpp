@@ -12,10 +12,7 @@ namespace {
 using bench::calibrate::ProbeDevice;
 using bench::calibrate::ReadProbe;
 
-const DispatchTiming& only(const Timing& t) {
-  EXPECT_EQ(t.dispatches.size(), 1u);
-  return t.dispatches.at(0);
-}
+using test::only;
 
 // The same loads and bytes, drained after every load or once per trip of 4:
 // 4 times the round trips, about half the bytes in flight, about twice the

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "calibrate/probe_device.h"
 #include "calibrate/probe_kernels.h"
 
@@ -41,6 +43,12 @@ inline uint32_t read_sum(const bench::calibrate::ReadProbe& p, uint32_t groups, 
   for (int u = 0; u < p.streams; ++u)
     for (uint32_t i = 0; i < trips; ++i) want += uint64_t(u) * stride_pieces + uint64_t(i) * threads + tid;
   return uint32_t(want);
+}
+
+// The one dispatch of a single-dispatch run's timing.
+inline const DispatchTiming& only(const Timing& t) {
+  EXPECT_EQ(t.dispatches.size(), 1u);
+  return t.dispatches.at(0);
 }
 
 // A machine of `cus` CUs with the calibrated K100_LC's per-CU and memory parameters.

@@ -12,10 +12,7 @@ namespace {
 using bench::calibrate::ProbeDevice;
 using bench::calibrate::ReadProbe;
 
-const DispatchTiming& only(const Timing& t) {
-  EXPECT_EQ(t.dispatches.size(), 1u);
-  return t.dispatches.at(0);
-}
+using test::only;
 
 // Cycles one more trip of a single-wave probe costs: the difference of two
 // runs cancels the kernel-argument read and the start.

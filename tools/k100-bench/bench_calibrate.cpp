@@ -39,11 +39,7 @@ int run(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--set" && i + 1 < argc) {
       std::string kv = argv[++i];
-      if (!bench::apply_override(m, kv)) {
-        std::fprintf(stderr, "k100-bench calibrate: --set wants name=value with a parameter name of k100/timing/machine.h, got '%s'\n",
-                     kv.c_str());
-        return 2;
-      }
+      if (!bench::apply_set_option(m, "calibrate", kv)) return 2;
       overrides.push_back(kv);
     } else if (a == "--detail") {
       detail = true;

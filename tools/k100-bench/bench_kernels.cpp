@@ -220,12 +220,7 @@ int run(int argc, char** argv) {
     } else if (a == "--list") {
       list = true;
     } else if (a == "--set") {
-      std::string kv = value("--set");
-      if (!bench::apply_override(machine, kv)) {
-        std::fprintf(stderr, "k100-bench kernels: --set wants name=value with a parameter name of k100/timing/machine.h, got '%s'\n",
-                     kv.c_str());
-        return 2;
-      }
+      if (!bench::apply_set_option(machine, "kernels", value("--set"))) return 2;
     } else if (a == "--help" || a == "-h") {
       return usage(0);
     } else {

@@ -130,11 +130,7 @@ int run(int argc, char** argv) {
       only = argv[++i];
     } else if (a == "--set" && i + 1 < argc) {
       std::string kv = argv[++i];
-      if (!bench::apply_override(machine, kv)) {
-        std::fprintf(stderr, "k100-bench validate: --set wants name=value with a parameter name of k100/timing/machine.h, got '%s'\n",
-                     kv.c_str());
-        return 2;
-      }
+      if (!bench::apply_set_option(machine, "validate", kv)) return 2;
       overrides.push_back(kv);
     } else if (a == "--detail") {
       detail = true;

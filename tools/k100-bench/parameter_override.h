@@ -13,4 +13,8 @@ namespace k100::bench {
 // of that form or names no parameter.
 bool apply_override(timing::MachineParams& m, const std::string& name_value);
 
+// The same for a command's `--set` option: on failure prints why, naming
+// `command` and the text, on standard error.
+bool apply_set_option(timing::MachineParams& m, const char* command, const std::string& name_value);
+
 }  // namespace k100::bench

@@ -22,11 +22,12 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
     -DK100_BUILD_TESTS=OFF -DK100_BUILD_FUZZERS=ON >/dev/null
 fi
-cmake --build "$build" --target asm_parser_fuzz isa_decoder_fuzz codeobj_reader_fuzz -j "$(nproc)"
+cmake --build "$build" --target asm_parser_fuzz isa_decoder_fuzz codeobj_reader_fuzz gguf_reader_fuzz gguf_fuzz_seeds \
+  -j "$(nproc)"
 
 # seed corpora: the repository's assembly (sources and macro includes), random words, and a few code objects
 corpus=$build/corpus
-mkdir -p "$corpus/asm" "$corpus/isa" "$corpus/codeobj"
+mkdir -p "$corpus/asm" "$corpus/isa" "$corpus/codeobj" "$corpus/gguf"
 { find "$root/examples" "$root/kernels" "$root/tests" \( -name '*.s' -o -name '*.inc' \) -size -64k 2>/dev/null || true; } | head -200 | \
   while read -r f; do cp "$f" "$corpus/asm/"; done
 printf 's_mov_b32 s0, s1\nv_add_f32 v0, v1, v2 clamp\nlabel:\n s_cbranch_scc0 label\n.set x, 4\nglobal_load_dword v0, v[0:1], off offset:-8\n' \
@@ -34,6 +35,8 @@ printf 's_mov_b32 s0, s1\nv_add_f32 v0, v1, v2 clamp\nlabel:\n s_cbranch_scc0 la
 head -c 4096 /dev/urandom > "$corpus/isa/random.bin"
 { find "$root/tests" -name '*.hsaco' -size -256k 2>/dev/null || true; } | head -50 | \
   while read -r f; do cp "$f" "$corpus/codeobj/"; done
+# small GGUF files of every codec type, written by the reader's own writer
+"$build/bin/gguf_fuzz_seeds" "$build/gguf-samples" && cp "$build"/gguf-samples/seed_*.gguf "$corpus/gguf/"
 # inputs that once crashed a target are run first
 for f in "$root"/tests/fuzz/regressions/*; do
   [ -f "$f" ] || continue
@@ -41,6 +44,7 @@ for f in "$root"/tests/fuzz/regressions/*; do
     codeobj_reader_*) cp "$f" "$corpus/codeobj/" ;;
     asm_parser_*) cp "$f" "$corpus/asm/" ;;
     isa_decoder_*) cp "$f" "$corpus/isa/" ;;
+    gguf_reader_*) cp "$f" "$corpus/gguf/" ;;
   esac
 done
 if command -v llvm-mc-14 >/dev/null && command -v ld.lld-14 >/dev/null; then
@@ -51,7 +55,7 @@ if command -v llvm-mc-14 >/dev/null && command -v ld.lld-14 >/dev/null; then
 fi
 
 status=0
-for target in asm_parser_fuzz:asm isa_decoder_fuzz:isa codeobj_reader_fuzz:codeobj; do
+for target in asm_parser_fuzz:asm isa_decoder_fuzz:isa codeobj_reader_fuzz:codeobj gguf_reader_fuzz:gguf; do
   bin=${target%%:*}
   dir=$corpus/${target##*:}
   echo "== $bin: ${seconds}s"

@@ -15,6 +15,7 @@ packages=(
   llvm-14 clang-14 lld-14 libclang-rt-14-dev
   llvm-15 clang-15 lld-15
   rocm-device-libs libhsa-runtime-dev libhsa-runtime64-1 hipcc
+  unicode-data   # the tokenizer's code point tables are generated from it at build time
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -35,3 +36,7 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DK100_WERROR=$werror
 fi
 cmake --build "$build" -j "$jobs"
+
+# Test oracle of the GGUF codecs: llama.cpp's ggml from npm, into the build
+# tree (exit 77: npm unavailable, the oracle tests will skip; CI=true fails).
+"$root/scripts/install-llama-oracle.sh" "$build" || [ $? -eq 77 ]

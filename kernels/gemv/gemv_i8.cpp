@@ -20,191 +20,158 @@
 // (workgroup size read from the dispatch packet) takes row quads v, v + nw, ...
 // Rows of a partial quad past the end re-read the last valid row and are not
 // stored.
-//
-// Entry: s[4:5] dispatch packet, s[6:7] kernarg pointer, s8 workgroup id, v0 local id.
-#include "gemv/gemv_emit.h"
 #include "gemv/gemv_generators.h"
 
 namespace k100::kernels::gemv {
 
-using namespace as;
+using namespace codegen;
+using as::offset, as::vcc, as::exec, as::exec_lo, as::exec_hi;
+
+Signature i8_gemv_signature() {
+  return Signature("gemv_i8_k", {in("w", "i8"), in("ws", "f32"), in("x", "f32"), out("y", "f32"), value("nrows", "u32"),
+                                 value("ngroups", "u32"), value("rowbytes", "u32"), value("ws_stride", "u32"),
+                                 value("group_size", "u32")});
+}
 
 codeobj::CodeObject build_i8_gemv(isa::Target target) {
   constexpr int R = 4;  // rows per wave pass
-  KernelBuilder b("gemv_i8_k", target);
-  const EntryRegs in = entry_regs(true);
+  Kernel k(i8_gemv_signature(), target, {.waves_per_simd = 3, .dispatch_ptr = true});
+  const SGPR sW = k.arg("w"), sWs = k.arg("ws"), sX = k.arg("x"), sY = k.arg("y"), sN = k.arg("nrows"),
+             sGroups = k.arg("ngroups"), sRowBytes = k.arg("rowbytes"), sWsStride = k.arg("ws_stride"),
+             sGroup = k.arg("group_size");
+  auto s1 = [&](const char* n) { return k.sgpr(1, n); };
+  const SGPR sBlk = s1("quad"), sRow0 = s1("row0"), sVr = s1("valid rows"), sT = s1("t"), sT2 = s1("t2"),
+             sSteps = s1("steps"), sRem = s1("rem"), sCnt = s1("count"), sLim = s1("limit"), sRowR = s1("row r");
+  std::vector<SGPR> wr, sr;
+  for (int r = 0; r < R; ++r) wr.push_back(k.sgpr(2, "w row")), sr.push_back(k.sgpr(2, "ws row"));
+  auto sWr = [&](int r) { return wr[size_t(r)]; };
+  auto sSr = [&](int r) { return sr[size_t(r)]; };
+  auto v1 = [&](const char* n) { return k.vgpr(1, n); };
+  const VGPR vOffW = v1("w offset"), vOffX = v1("x offset"), vOffS = v1("scale offset"), vPA = v1("permute address"),
+             vZero = v1("zero"), vT = v1("t");
+  const VGPR accs = k.vgpr(R, "acc"), scales = k.vgpr(R, "scales"), weights = k.vgpr(4 * R, "weights"),
+             picked = k.vgpr(4 * R, "picked scales");
+  std::vector<VGPR> xs;
+  for (int i = 0; i < 4; ++i) xs.push_back(k.vgpr(4, "x"));
+  auto vAcc = [&](int r) { return accs[r]; };
+  auto vS = [&](int r) { return scales[r]; };
+  auto vW = [&](int r, int i) { return weights[4 * r + i]; };
+  auto vX = [&](int i) { return xs[size_t(i)]; };
+  auto vSc = [&](int r, int i) { return picked[4 * r + i]; };
+  const VGPR vF = k.vgpr(4, "converted"), vDot = v1("dot");
 
-  const SGPR sW = s(12, 2), sWs = s(14, 2), sX = s(16, 2), sY = s(18, 2), sN = s(20), sGroups = s(21),
-             sRowBytes = s(22), sWsStride = s(23), sGroup = s(24), sPacket = s(25);
-  const SGPR sWaves = s(26), sRbeg = s(27), sRend = s(28), sBlk = s(29), sRow0 = s(30), sVr = s(31), sT = s(32),
-             sT2 = s(33), sSteps = s(34), sRem = s(35), sCnt = s(36), sWave = s(37),
-             sYb = s(40, 2), sLim = s(42), sRowR = s(43);
-  auto sWr = [](int r) { return s(44 + 4 * r, 2); };
-  auto sSr = [](int r) { return s(46 + 4 * r, 2); };
-  const VGPR vLocal = v(0), vLane = v(1), vOffW = v(2), vOffX = v(3), vOffS = v(4), vPA = v(5), vZero = v(6),
-             vT = v(7);
-  auto vAcc = [](int r) { return v(8 + r); };
-  auto vS = [](int r) { return v(12 + r); };
-  auto vW = [](int r, int i) { return v(16 + 4 * r + i); };
-  auto vX = [](int i) { return v(32 + 4 * i, 4); };
-  auto vSc = [](int r, int i) { return v(48 + 4 * r + i); };
-  const VGPR vF = v(64, 4), vCopy = v(68, 4), vDot = v(72);
+  Label exit = k.label("exit"), group_loop = k.label("quad"), step_loop = k.label("step"), tail = k.label("tail"),
+        reduce = k.label("reduce"), stored = k.label("stored");
 
-  Label exit = b.label("exit"), group_loop = b.label("quad"), step_loop = b.label("step"), tail = b.label("tail"),
-        reduce = b.label("reduce"), stored = b.label("stored");
-
-  b.s_load_dwordx8(s(12, 8), in.kernarg, 0x0);
-  b.s_load_dwordx4(s(20, 4), in.kernarg, 0x20);
-  b.s_load_dword(sGroup, in.kernarg, 0x30);
-  b.s_load_dword(sPacket, in.dispatch, 0x4);  // hsa_kernel_dispatch_packet_t.workgroup_size_x
-  b.s_waitcnt(waitcnt(63, 7, 0));
-  b.v_readfirstlane_b32(sWave, vLocal);
-  b.s_lshr_b32(sWave, sWave, 6);  // this wave's index in the workgroup
-  whole_wave_lane_id(b, vLane);
+  const SGPR sWave = wave_index(k);
+  const VGPR vLane = whole_wave_lane_id(k);
 
   // Row range of the workgroup.
-  b.s_and_b32(sT, sPacket, 0xffff);
-  b.s_add_u32(sWaves, sT, 63);
-  b.s_lshr_b32(sWaves, sWaves, 6);
-  b.s_cmp_eq_u32(sGroup, 0);
-  b.s_cselect_b32(sGroup, sT, sGroup);
-  b.s_mul_hi_u32(sT, in.group, sGroup);
-  b.s_cmp_lg_u32(sT, 0);
-  b.s_cbranch_scc1(exit);
-  b.s_mul_i32(sRbeg, in.group, sGroup);
-  b.s_cmp_ge_u32(sRbeg, sN);
-  b.s_cbranch_scc1(exit);
-  b.s_add_u32(sRend, sRbeg, sGroup);
-  b.s_cselect_b32(sRend, sN, sRend);  // carry: the range reaches past 2^32
-  b.s_min_u32(sRend, sRend, sN);
-  b.s_lshr_b32(sSteps, sGroups, 5);
-  b.s_and_b32(sRem, sGroups, 31);
+  const GroupRows rows = group_rows(k, sGroup, sN, exit);
+  const SGPR sRbeg = rows.begin, sRend = rows.end, sWaves = rows.waves;
+  k.s_lshr_b32(sSteps, sGroups, 5);
+  k.s_and_b32(sRem, sGroups, 31);
   // Lane constants.
-  b.v_lshrrev_b32(vPA, 3, vLane);
-  b.v_lshlrev_b32(vPA, 2, vPA);  // ds_bpermute address of lane l / 8 (+ 32 i by offset)
-  b.v_mov_b32(vZero, 0);
-  b.s_mov_b32(sBlk, sWave);
+  k.v_lshrrev_b32(vPA, 3, vLane);
+  k.v_lshlrev_b32(vPA, 2, vPA);  // ds_bpermute address of lane l / 8 (+ 32 i by offset)
+  k.v_mov_b32(vZero, 0);
+  k.s_mov_b32(sBlk, sWave);
 
   // One step of 1024 columns; `masked`: the last ngroups % 32 groups only.
   auto step = [&](bool masked) {
     if (masked) {
-      for (int r = 0; r < R; ++r) b.v_mov_b32(vS(r), 0);
+      for (int r = 0; r < R; ++r) k.v_mov_b32(vS(r), 0);
       for (int i = 0; i < 4; ++i)
-        for (int c = 0; c < 4; ++c) b.v_mov_b32(vX(i)[c], 0);
-      b.v_cmp_gt_u32(vcc, sRem, vLane);
-      b.s_mov_b64(exec, vcc);
+        for (int c = 0; c < 4; ++c) k.v_mov_b32(vX(i)[c], 0);
+      k.v_cmp_gt_u32(vcc, sRem, vLane);
+      k.s_mov_b64(exec, vcc);
     }
-    for (int r = 0; r < R; ++r) b.global_load_dword(vS(r), vOffS, sSr(r));
-    if (masked) b.s_mov_b64(exec, -1);  // the compares below must see every lane
+    for (int r = 0; r < R; ++r) k.global_load_dword(vS(r), vOffS, sSr(r));
+    if (masked) k.s_mov_b64(exec, -1);  // the compares below must see every lane
     for (int i = 0; i < 4; ++i) {
       Label skip;
       if (masked) {
-        skip = b.label("skip");
+        skip = k.label("skip");
         // Lanes with 4 l + 256 i < 32 * rem, i.e. l < 8 rem - 64 i.
-        b.s_lshl_b32(sLim, sRem, 3);
-        b.s_sub_u32(sLim, sLim, 64 * i);
-        b.v_cmp_gt_i32(vcc, sLim, vLane);
-        b.s_mov_b64(exec, vcc);
-        b.s_cbranch_execz(skip);
+        k.s_lshl_b32(sLim, sRem, 3);
+        k.s_sub_u32(sLim, sLim, 64 * i);
+        k.v_cmp_gt_i32(vcc, sLim, vLane);
+        k.s_mov_b64(exec, vcc);
+        k.s_cbranch_execz(skip);
       }
-      for (int r = 0; r < R; ++r) b.global_load_dword(vW(r, i), vOffW, sWr(r), offset(256 * i));
-      b.global_load_dwordx4(vX(i), vOffX, sX, offset(1024 * i));
-      if (masked) b.bind(skip);
+      for (int r = 0; r < R; ++r) k.global_load_dword(vW(r, i), vOffW, sWr(r), offset(256 * i));
+      k.global_load_dwordx4(vX(i), vOffX, sX, offset(1024 * i));
+      if (masked) k.bind(skip);
     }
     if (masked) {
-      b.s_mov_b64(exec, -1);
-      b.s_waitcnt(waitcnt(0));
+      k.s_mov_b64(exec, -1);
     } else {
-      b.v_add_u32(vOffW, 0x400, vOffW);
-      b.v_add_u32(vOffX, 0x1000, vOffX);
-      b.v_add_u32(vOffS, 0x80, vOffS);
-      b.s_waitcnt(waitcnt(4 * R + 4));  // the scale loads (issued first) have arrived
+      k.v_add_u32(vOffW, 0x400, vOffW);
+      k.v_add_u32(vOffX, 0x1000, vOffX);
+      k.v_add_u32(vOffS, 0x80, vOffS);
     }
     for (int i = 0; i < 4; ++i)
-      for (int r = 0; r < R; ++r) b.ds_bpermute_b32(vSc(r, i), vPA, vS(r), offset(32 * i));
-    b.s_waitcnt(waitcnt(0, 7, 0));
+      for (int r = 0; r < R; ++r) k.ds_bpermute_b32(vSc(r, i), vPA, vS(r), offset(32 * i));
     for (int r = 0; r < R; ++r)
       for (int i = 0; i < 4; ++i) {
-        static const char* kByte[4] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3"};
-        for (int c = 0; c < 4; ++c)
-          b.v_cvt_f32_i32(vF[c], sext(vW(r, i)), sdwa_sel("dst_sel", "DWORD"), sdwa_sel("dst_unused", "UNUSED_PAD"),
-                          sdwa_sel("src0_sel", kByte[c]));
-        b.v_mul_f32(vDot, vF[0], vX(i)[0]);
-        for (int c = 1; c < 4; ++c) b.v_fmac_f32(vDot, vF[c], vX(i)[c]);
-        b.v_fmac_f32(vAcc(r), vDot, vSc(r, i));
+        for (int c = 0; c < 4; ++c) i8_to_f32(k, vF[c], vW(r, i), c);
+        k.v_mul_f32(vDot, vF[0], vX(i)[0]);
+        for (int c = 1; c < 4; ++c) k.v_fmac_f32(vDot, vF[c], vX(i)[c]);
+        k.v_fmac_f32(vAcc(r), vDot, vSc(r, i));
       }
   };
 
-  b.bind(group_loop);
-  b.s_mul_i32(sRow0, sBlk, R);
-  b.s_add_u32(sRow0, sRow0, sRbeg);
-  b.s_cmp_ge_u32(sRow0, sRend);
-  b.s_cbranch_scc1(exit);
-  b.s_sub_u32(sVr, sRend, sRow0);
-  b.s_min_u32(sVr, sVr, R);
-  b.s_sub_u32(sT2, sVr, 1);  // last valid row of the quad, relative
+  k.bind(group_loop);
+  k.s_mul_i32(sRow0, sBlk, R);
+  k.s_add_u32(sRow0, sRow0, sRbeg);
+  k.s_cmp_ge_u32(sRow0, sRend);
+  k.s_cbranch_scc1(exit);
+  k.s_sub_u32(sVr, sRend, sRow0);
+  k.s_min_u32(sVr, sVr, R);
+  k.s_sub_u32(sT2, sVr, 1);  // last valid row of the quad, relative
   for (int r = 0; r < R; ++r) {
-    b.s_min_u32(sT, sT2, r);
-    b.s_add_u32(sRowR, sRow0, sT);
-    scalar_address(b, sWr(r), sW, sRowR, sRowBytes, 0);
-    scalar_address(b, sSr(r), sWs, sRowR, sWsStride, 0);
-    b.v_mov_b32(vAcc(r), 0);
+    k.s_min_u32(sT, sT2, r);
+    k.s_add_u32(sRowR, sRow0, sT);
+    set_scaled_address(k, sWr(r), sW, sRowR, sRowBytes, 0);
+    set_scaled_address(k, sSr(r), sWs, sRowR, sWsStride, 0);
+    k.v_mov_b32(vAcc(r), 0);
   }
-  b.v_lshlrev_b32(vOffW, 2, vLane);
-  b.v_lshlrev_b32(vOffX, 4, vLane);
-  b.v_and_b32(vT, 31, vLane);
-  b.v_lshlrev_b32(vOffS, 2, vT);
-  b.s_mov_b32(sCnt, sSteps);
-  b.s_cmp_eq_u32(sCnt, 0);
-  b.s_cbranch_scc1(tail);
-  b.bind(step_loop);
+  k.v_lshlrev_b32(vOffW, 2, vLane);
+  k.v_lshlrev_b32(vOffX, 4, vLane);
+  k.v_and_b32(vT, 31, vLane);
+  k.v_lshlrev_b32(vOffS, 2, vT);
+  k.s_mov_b32(sCnt, sSteps);
+  k.s_cmp_eq_u32(sCnt, 0);
+  k.s_cbranch_scc1(tail);
+  k.bind(step_loop);
   step(false);
-  b.s_sub_u32(sCnt, sCnt, 1);
-  b.s_cmp_lg_u32(sCnt, 0);
-  b.s_cbranch_scc1(step_loop);
-  b.bind(tail);
-  b.s_cmp_eq_u32(sRem, 0);
-  b.s_cbranch_scc1(reduce);
+  k.s_sub_u32(sCnt, sCnt, 1);
+  k.s_cmp_lg_u32(sCnt, 0);
+  k.s_cbranch_scc1(step_loop);
+  k.bind(tail);
+  k.s_cmp_eq_u32(sRem, 0);
+  k.s_cbranch_scc1(reduce);
   step(true);
-  b.bind(reduce);
-  std::vector<VGPR> accs, copies;
-  for (int r = 0; r < R; ++r) {
-    accs.push_back(vAcc(r));
-    copies.push_back(vCopy[r]);
-  }
-  wave_sum_to_lane63(b, accs, copies);
+  k.bind(reduce);
+  lane_reduce(k, {{ReduceOp::Add, accs[0]}, {ReduceOp::Add, accs[1]}, {ReduceOp::Add, accs[2]}, {ReduceOp::Add, accs[3]}});
   // y + row0 * 4; lane 63 stores the valid rows.
-  b.s_lshl_b32(sT, sRow0, 2);
-  b.s_lshr_b32(sT2, sRow0, 30);
-  b.s_add_u32(sYb[0], sY[0], sT);
-  b.s_addc_u32(sYb[1], sY[1], sT2);
-  b.s_mov_b32(exec_lo, 0);
-  b.s_mov_b32(exec_hi, 0x80000000u);
+  const SGPR sYb = offset_address(k, sY, sRow0, 2);
+  k.s_mov_b32(exec_lo, 0);
+  k.s_mov_b32(exec_hi, 0x80000000u);
   for (int r = 0; r < R; ++r) {
     if (r > 0) {
-      b.s_cmp_le_u32(sVr, r);
-      b.s_cbranch_scc1(stored);
+      k.s_cmp_le_u32(sVr, r);
+      k.s_cbranch_scc1(stored);
     }
-    b.global_store_dword(vZero, vAcc(r), sYb, offset(4 * r));
+    k.global_store_dword(vZero, vAcc(r), sYb, offset(4 * r));
   }
-  b.bind(stored);
-  b.s_mov_b64(exec, -1);
-  b.s_add_u32(sBlk, sBlk, sWaves);
-  b.s_branch(group_loop);
-  b.bind(exit);
-  b.s_endpgm();
-
-  kernel_interface(b, true, 56);
-  b.arg("w", "global_buffer", "const i8*", "read_only");
-  b.arg("ws", "global_buffer", "const f32*", "read_only");
-  b.arg("x", "global_buffer", "const f32*", "read_only");
-  b.arg("y", "global_buffer", "f32*", "write_only");
-  b.arg("nrows", "by_value", "u32");
-  b.arg("ngroups", "by_value", "u32");
-  b.arg("rowbytes", "by_value", "u32");
-  b.arg("ws_stride", "by_value", "u32");
-  b.arg("group_size", "by_value", "u32");
-  return b.code_object();
+  k.bind(stored);
+  k.s_mov_b64(exec, -1);
+  k.s_add_u32(sBlk, sBlk, sWaves);
+  k.s_branch(group_loop);
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 }  // namespace k100::kernels::gemv

@@ -86,16 +86,16 @@ CaseResult run_wave(TestDevice& dev, const Case& c, WaveGemv kind) {
     auto up = rng.uniform(size_t(k));
     auto y0 = rng.uniform(size_t(n));
     DeviceBuffer<float> dw(dev, w), dg(dev, gate), du(dev, up), dy(dev, y0);
-    dev.launch("gemv_f32_gated_acc_k", {grid}, {wg},
-               {dw.addr(), dg.addr(), du.addr(), dy.addr(), u32(n), u32(k), 64});
+    launch(dev, gemv::wave_gemv_signature(kind), {grid}, {wg},
+               {dw.addr(), dg.addr(), du.addr(), dy.addr(), n, k, 64});
     return compare(dy.download(), gemv_reference(w, swiglu_reference(gate, up), n, k, k, &y0), Tolerance{1e-4, 2e-5});
   }
   auto x = rng.uniform(size_t(k));
   bool acc = kind == WaveGemv::Acc;
   auto y0 = acc ? rng.uniform(size_t(n)) : std::vector<float>(size_t(n), kNaN);  // NaN: every row must be written
   DeviceBuffer<float> dw(dev, w), dx(dev, x), dy(dev, y0);
-  dev.launch(acc ? "gemv_f32_warp_acc_k" : "gemv_f32_warp_k", {grid}, {wg},
-             {dw.addr(), dx.addr(), dy.addr(), u32(n), u32(k), 64});
+  launch(dev, gemv::wave_gemv_signature(kind), {grid}, {wg},
+             {dw.addr(), dx.addr(), dy.addr(), n, k, 64});
   return compare(dy.download(), gemv_reference(w, widen(x), n, k, k, acc ? &y0 : nullptr), gemv_tolerance());
 }
 
@@ -123,8 +123,8 @@ CaseResult run_rows8(TestDevice& dev, const Case& c, bool acc) {
   auto x = rng.uniform(size_t(k));
   auto y0 = acc ? rng.uniform(size_t(n)) : std::vector<float>(size_t(n), kNaN);
   DeviceBuffer<float> dw(dev, w), dx(dev, x), dy(dev, y0);
-  dev.launch(acc ? "gemv_f32_rows8_acc_k" : "gemv_f32_rows8_k", {grid}, {wg},
-             {dw.addr(), dx.addr(), dy.addr(), u32(n), u32(k), 64});
+  launch(dev, gemv::rows8_gemv_signature(acc ? Rows8Gemv::Acc : Rows8Gemv::Plain), {grid}, {wg},
+             {dw.addr(), dx.addr(), dy.addr(), n, k, 64});
   return compare(dy.download(), gemv_reference(w, widen(x), n, k, k, acc ? &y0 : nullptr), gemv_tolerance());
 }
 
@@ -151,8 +151,8 @@ CaseResult run_split(TestDevice& dev, const Case& c) {
   auto w = rng.uniform(size_t(std::max<int64_t>((n - 1) * stride + k, 0)));
   auto x = rng.uniform(size_t(k));
   DeviceBuffer<float> dw(dev, w), dx(dev, x), dp(dev, std::vector<float>(size_t(n * slices), kNaN));
-  dev.launch("gemv_f32_rows8_split_k", {ceil_div(n, 8) << sh}, {64},
-             {dw.addr(), dx.addr(), dp.addr(), u32(n), u32(k), u32(stride), u32(sh)});
+  launch(dev, gemv::rows8_gemv_signature(Rows8Gemv::Split), {ceil_div(n, 8) << sh}, {64},
+             {dw.addr(), dx.addr(), dp.addr(), n, k, stride, sh});
   auto part = dp.download();
   std::vector<float> y(static_cast<size_t>(n));
   for (int64_t r = 0; r < n; ++r) {
@@ -209,7 +209,8 @@ CaseResult run_gemv_f32(TestDevice& dev, const Case& c) {
   auto w = rng.uniform(size_t(n * k));
   auto x = rng.uniform(size_t(k));
   DeviceBuffer<float> dw(dev, w), dx(dev, x), dy(dev, std::vector<float>(size_t(n), kNaN));
-  dev.launch("gemv_f32_k", {groups_grid(c)}, {wg}, {dw.addr(), dx.addr(), dy.addr(), u32(n), u32(k / 4), group});
+  launch(dev, gemv::rows8_gemv_signature(Rows8Gemv::Groups), {groups_grid(c)}, {wg},
+         {dw.addr(), dx.addr(), dy.addr(), n, k / 4, group});
   return compare(dy.download(), gemv_reference(w, widen(x), n, k, k), gemv_tolerance());
 }
 
@@ -225,8 +226,8 @@ CaseResult run_gemv_i8(TestDevice& dev, const Case& c) {
   auto x = rng.uniform(size_t(k));
   DeviceBuffer<uint8_t> dw(dev, wb);
   DeviceBuffer<float> dws(dev, ws), dx(dev, x), dy(dev, std::vector<float>(size_t(n), kNaN));
-  dev.launch("gemv_i8_k", {groups_grid(c)}, {wg},
-             {dw.addr(), dws.addr(), dx.addr(), dy.addr(), u32(n), u32(ngroups), u32(rowbytes), u32(ws_stride),
+  launch(dev, gemv::i8_gemv_signature(), {groups_grid(c)}, {wg},
+             {dw.addr(), dws.addr(), dx.addr(), dy.addr(), n, ngroups, rowbytes, ws_stride,
               group});
   std::vector<float> want(static_cast<size_t>(n));
   for (int64_t r = 0; r < n; ++r) {
@@ -244,9 +245,10 @@ CaseResult run_gemv_i8(TestDevice& dev, const Case& c) {
 
 // ------------------------------------------------------------ registry ---
 
-KernelDef generated(const std::string& lookup, std::function<codeobj::CodeObject(isa::Target)> gen) {
+KernelDef generated(codegen::Signature sig, std::function<codeobj::CodeObject(isa::Target)> gen) {
   KernelDef d;
-  d.lookup = lookup;
+  d.lookup = sig.kernel();
+  d.signature = std::move(sig);
   d.family = "gemv";
   d.generate = std::move(gen);
   d.tolerance = gemv_tolerance();
@@ -264,7 +266,7 @@ void register_gemv_kernels(Registry& r) {
       "any nrows >= 1 and k >= 0 (k < 2^30; k = 0 gives a sum of 0); group_size is ignored: any workgroup size works (the first wave "
       "computes the row, lanes a workgroup smaller than 64 did not launch are enabled), rows past nrows do nothing";
   {
-    KernelDef d = generated("gemv_f32_warp_k", [](isa::Target t) { return gemv::build_wave_gemv(t, WaveGemv::Plain); });
+    KernelDef d = generated(gemv::wave_gemv_signature(WaveGemv::Plain), [](isa::Target t) { return gemv::build_wave_gemv(t, WaveGemv::Plain); });
     d.description =
         "General f32 GEMV, one wave per output row: each lane streams 16-byte pieces of the row (one 1 KiB load per "
         "wave step, two steps per loop trip, every weight line requested once), a DPP reduction gives the row sum. "
@@ -279,7 +281,7 @@ void register_gemv_kernels(Registry& r) {
     r.add(std::move(d));
   }
   {
-    KernelDef d = generated("gemv_f32_warp_acc_k", [](isa::Target t) { return gemv::build_wave_gemv(t, WaveGemv::Acc); });
+    KernelDef d = generated(gemv::wave_gemv_signature(WaveGemv::Acc), [](isa::Target t) { return gemv::build_wave_gemv(t, WaveGemv::Acc); });
     d.description =
         "Accumulating f32 GEMV (a residual folded into the GEMV), one wave per output row, same streaming and DPP "
         "reduction as gemv_f32_warp_k; lane 0 reads y[n], adds the row sum and writes it back. LDS 0 (the reference "
@@ -295,7 +297,7 @@ void register_gemv_kernels(Registry& r) {
   }
   {
     KernelDef d =
-        generated("gemv_f32_gated_acc_k", [](isa::Target t) { return gemv::build_wave_gemv(t, WaveGemv::GatedAcc); });
+        generated(gemv::wave_gemv_signature(WaveGemv::GatedAcc), [](isa::Target t) { return gemv::build_wave_gemv(t, WaveGemv::GatedAcc); });
     d.description =
         "Accumulating f32 GEMV with the SwiGLU input fused (the MLP down projection plus residual): one wave per "
         "output row streams w, gate and up in 1 KiB loads, forms silu(gate) * up = gate * up / (1 + 2^(-gate * "
@@ -321,7 +323,7 @@ void register_gemv_kernels(Registry& r) {
       "the 8 rows and no weight line is requested twice; 3 DPP steps sum each row. Best for short rows (k <= 512). "
       "LDS 0 (the reference build declared 256 bytes).";
   {
-    KernelDef d = generated("gemv_f32_rows8_k", [](isa::Target t) { return gemv::build_rows8_gemv(t, Rows8Gemv::Plain); });
+    KernelDef d = generated(gemv::rows8_gemv_signature(Rows8Gemv::Plain), [](isa::Target t) { return gemv::build_rows8_gemv(t, Rows8Gemv::Plain); });
     d.description = std::string("f32 GEMV with ") + rows8_how;
     d.semantics = "y[n] = sum_k w[n][k] * x[k], w row-major [nrows][k]";
     d.geometry = "grid = ceil(nrows/8) (nrows/8 when nrows % 8 = 0), wg = 64";
@@ -333,7 +335,7 @@ void register_gemv_kernels(Registry& r) {
     r.add(std::move(d));
   }
   {
-    KernelDef d = generated("gemv_f32_rows8_acc_k", [](isa::Target t) { return gemv::build_rows8_gemv(t, Rows8Gemv::Acc); });
+    KernelDef d = generated(gemv::rows8_gemv_signature(Rows8Gemv::Acc), [](isa::Target t) { return gemv::build_rows8_gemv(t, Rows8Gemv::Acc); });
     d.description = std::string("Accumulating f32 GEMV (residual folded in, y[n] += ...) with ") + rows8_how;
     d.semantics = "y[n] += sum_k w[n][k] * x[k], w row-major [nrows][k]";
     d.geometry = "grid = ceil(nrows/8) (nrows/8 when nrows % 8 = 0), wg = 64";
@@ -346,7 +348,7 @@ void register_gemv_kernels(Registry& r) {
   }
   {
     KernelDef d =
-        generated("gemv_f32_rows8_split_k", [](isa::Target t) { return gemv::build_rows8_gemv(t, Rows8Gemv::Split); });
+        generated(gemv::rows8_gemv_signature(Rows8Gemv::Split), [](isa::Target t) { return gemv::build_rows8_gemv(t, Rows8Gemv::Split); });
     d.description =
         std::string("Split-K f32 GEMV over the first k columns of rows with pitch `stride` (e.g. a V^T cache of width "
                     "max_len): workgroup id = (row block << sh) | slice; the ceil(k/128) 128-column chunks are cut "
@@ -370,7 +372,7 @@ void register_gemv_kernels(Registry& r) {
     r.add(std::move(d));
   }
   {
-    KernelDef d = generated("gemv_f32_k", [](isa::Target t) { return gemv::build_rows8_gemv(t, Rows8Gemv::Groups); });
+    KernelDef d = generated(gemv::rows8_gemv_signature(Rows8Gemv::Groups), [](isa::Target t) { return gemv::build_rows8_gemv(t, Rows8Gemv::Groups); });
     d.description =
         "Plain f32 GEMV (the fallback path; k = 4 * nchunks): workgroup id takes rows [id * group_size, (id + 1) * "
         "group_size); its waves split them into 8-row blocks computed like gemv_f32_rows8_k (8 lanes per row, "
@@ -391,7 +393,7 @@ void register_gemv_kernels(Registry& r) {
     r.add(std::move(d));
   }
   {
-    KernelDef d = generated("gemv_i8_k", [](isa::Target t) { return gemv::build_i8_gemv(t); });
+    KernelDef d = generated(gemv::i8_gemv_signature(), [](isa::Target t) { return gemv::build_i8_gemv(t); });
     d.description =
         "int8-weight GEMV with one f32 scale per 32 weights (the second half of the 'decode to int8, then generic "
         "GEMV' route): workgroup id takes rows [id * group_size, (id + 1) * group_size), each wave computes 4 rows "

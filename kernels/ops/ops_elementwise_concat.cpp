@@ -13,90 +13,70 @@
 // y[2i - d] (from a) and y[2i - d + L] (from b), L = pre for whole rows and m
 // for the short one. a and b are read with 64-bit scalar bases plus lane
 // offsets; the two 64-bit store addresses come from v_mad_u64_u32.
-#include "ops/ops_elementwise_emit.h"
 #include "ops_elementwise_parts.h"
 
 namespace k100::kernels {
 
 namespace {
 
-using namespace as;
-using namespace elem;
+using namespace codegen;
+using as::vcc;
+
+const Signature kConcat("concat2_k", {out("y", "f32"), in("a", "f32"), in("b", "f32"), value("pre", "i32"),
+                                      value("n", "i64")},
+                        codeobj::HiddenArgLayout::Full);
 
 codeobj::CodeObject build_concat2(isa::Target target) {
-  KernelBuilder b("concat2_k", target);
-  Regs r;
-  const SGPR args = r.s(8), nn = r.s(2), hid = r.s(8);
-  const SGPR y = args.sub(0, 2), a = args.sub(2, 2), bb = args.sub(4, 2), pre = args[6];
-  const SGPR total = r.s(), wgsize = r.s(), first = r.s(), index = r.s(), rem = r.s(), save = r.s(2), z = r.s(),
-             neg = r.s(), rows = r.s(), nfull = r.s(), mlen = r.s(), step = r.s(), ra = r.s(2), rb = r.s(2),
-             carry = r.s(2);
-  const VGPR lane = r.v(), off = r.v(), vm = r.v(), vpre = r.v(), i = r.v(), q = r.v(), d = r.v(), len = r.v(), t = r.v(4),
-             va = r.v(), vb = r.v(), pa = r.v(2), pb = r.v(2);
-  Label exit = b.label("exit");
-
-  b.s_load_dwordx8(args, kernarg_ptr(), 0);
-  b.s_load_dwordx2(nn, kernarg_ptr(), 32);
-  load_hidden(b, hid, 40);
-  wait_lgkm(b, 0);
+  Kernel k(kConcat, target, ops::options());
+  const SGPR y = k.arg("y"), pre = k.arg("pre"), nn = k.arg("n"), hid = hidden_block(k);
+  const SGPR nfull = k.sgpr(1, "whole-row positions"), mlen = k.sgpr(1, "short row"), carry = k.sgpr(2, "carry");
+  const VGPR off = k.vgpr(1, "offset"), vm = k.vgpr(1, "m"), vpre = k.vgpr(1, "pre"), i = k.vgpr(1, "i"),
+             len = k.vgpr(1, "len"), va = k.vgpr(1, "a"), vb = k.vgpr(1, "b"), pa = k.vgpr(2, "a address"),
+             pb = k.vgpr(2, "b address");
+  Label exit = k.label("exit");
   // 0 < n < 2^31, else nothing to do.
-  b.s_cmp_lg_u32(nn[1], 0);
-  b.s_cbranch_scc1(exit);
-  b.s_cmp_gt_i32(nn[0], 0);
-  b.s_cbranch_scc0(exit);
+  k.s_cmp_lg_u32(nn[1], 0);
+  k.s_cbranch_scc1(exit);
+  k.s_cmp_gt_i32(nn[0], 0);
+  k.s_cbranch_scc0(exit);
   // pre <= 0 or pre > n: one row.
-  b.s_cmp_lt_i32(pre, 1);
-  b.s_cselect_b32(pre, nn[0], pre);
-  b.s_cmp_gt_u32(pre, nn[0]);
-  b.s_cselect_b32(pre, nn[0], pre);
-  grid_geometry(b, hid, total, wgsize, first, lane);
-  divider_init(b, pre, z, neg, t.sub(0, 2));
-  divide_scalar(b, rows, nn[0], pre, z, t);
-  b.s_mul_i32(nfull, rows, pre);  // positions in whole rows
-  b.s_sub_u32(mlen, nn[0], nfull);  // length of the short last row
-  b.v_mov_b32(vm, mlen);
-  b.v_mov_b32(vpre, pre);
-  b.v_lshlrev_b32(off, 2, lane);
-  shifted_address(b, ra, a, first, 2);
-  shifted_address(b, rb, bb, first, 2);
-  b.s_lshl_b32(step, total, 2);
-  b.s_lshr_b32(neg, total, 30);  // 4 * total = {step, neg}
-
-  StrideLoop loop{nn[0], first, total, index, rem, save, lane};
+  k.s_cmp_lt_i32(pre, 1);
+  k.s_cselect_b32(pre, nn[0], pre);
+  k.s_cmp_gt_u32(pre, nn[0]);
+  k.s_cselect_b32(pre, nn[0], pre);
+  const Grid g = grid_geometry(k, hid);
+  const Divider div = make_divider(k, pre);
+  k.s_mul_i32(nfull, divide_scalar(k, div, nn[0]), pre);  // positions in whole rows
+  k.s_sub_u32(mlen, nn[0], nfull);                        // length of the short last row
+  k.v_mov_b32(vm, mlen);
+  k.v_mov_b32(vpre, pre);
+  k.v_lshlrev_b32(off, 2, g.lane);
+  const SGPR ra = offset_address(k, k.arg("a"), g.first, 2), rb = offset_address(k, k.arg("b"), g.first, 2);
+  const SGPR step = widen_shifted(k, g.total, 2);  // 4 * total
   stride_loop(
-      b, loop,
-      [&] {
-        b.global_load_dword(va, off, ra);
-        b.global_load_dword(vb, off, rb);
-        b.v_add_u32(i, index, lane);
-        divide(b, q, d, i, pre, z, t[0]);
-        b.v_cmp_le_u32(vcc, nfull, i);  // in the short last row
-        b.v_cndmask_b32(len, vpre, vm, vcc);
-        b.v_lshlrev_b32(i, 1, i);
-        b.v_sub_u32(i, i, d);  // 2i - d = r * 2 pre + d
-        b.v_add_u32(len, i, len);
-        b.v_mad_u64_u32(pa, carry, i, 4, y);
-        b.v_mad_u64_u32(pb, carry, len, 4, y);
-        wait_vm(b, 0);
-        b.global_store_dword(pa, va, as::off);
-        b.global_store_dword(pb, vb, as::off);
+      k, nn[0], g,
+      [&](SGPR index) {
+        k.global_load_dword(va, off, ra);
+        k.global_load_dword(vb, off, rb);
+        k.v_add_u32(i, index, g.lane);
+        const Quotient qd = divide(k, div, i);
+        k.v_cmp_le_u32(vcc, nfull, i);  // in the short last row
+        k.v_cndmask_b32(len, vpre, vm, vcc);
+        k.v_lshlrev_b32(i, 1, i);
+        k.v_sub_u32(i, i, qd.r);  // 2i - d = r * 2 pre + d
+        k.v_add_u32(len, i, len);
+        k.v_mad_u64_u32(pa, carry, i, 4, y);
+        k.v_mad_u64_u32(pb, carry, len, 4, y);
+        k.global_store_dword(pa, va, as::off);
+        k.global_store_dword(pb, vb, as::off);
       },
       [&] {
-        b.s_add_u32(ra[0], ra[0], step);
-        b.s_addc_u32(ra[1], ra[1], neg);
-        b.s_add_u32(rb[0], rb[0], step);
-        b.s_addc_u32(rb[1], rb[1], neg);
+        add64_pair(k, ra, step);
+        add64_pair(k, rb, step);
       });
-  b.bind(exit);
-  b.s_endpgm();
-
-  kernel_interface(b, codeobj::HiddenArgLayout::Full, 0, 1024);
-  b.arg("y", "global_buffer", "f32*", "write_only");
-  b.arg("a", "global_buffer", "const f32*", "read_only");
-  b.arg("b", "global_buffer", "const f32*", "read_only");
-  b.arg("pre", "by_value", "i32");
-  b.arg("n", "by_value", "i64");
-  return b.code_object();
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 // The documented formula, with the short-row and one-row rules.
@@ -116,10 +96,7 @@ std::vector<float> concat2_reference(const std::vector<float>& a, const std::vec
 }  // namespace
 
 void register_ops_elementwise_concat_kernels(Registry& reg) {
-  KernelDef d;
-  d.lookup = "concat2_k";
-  d.family = "ops";
-  d.generate = build_concat2;
+  KernelDef d = generated_kernel("ops", kConcat, build_concat2);
   d.description =
       "Row-wise concatenation of two tensors of n floats each, cut into rows of pre: output row r is "
       "[a row r, b row r]. n is the length of EACH input and y holds 2n floats (the original's trap). Unlike the "
@@ -153,7 +130,7 @@ void register_ops_elementwise_concat_kernels(Registry& reg) {
     auto a = rng.normal(size_t(n)), b = rng.normal(size_t(n));
     DeviceBuffer<float> dy(dev, with_guard(std::vector<float>(size_t(2 * n), 0.f))), da(dev, a), db(dev, b);
     uint32_t grid = uint32_t(c["grid"] ? c["grid"] : (n + 63) / 64);
-    dev.launch("concat2_k", {grid}, {64}, {dy.addr(), da.addr(), db.addr(), i32(pre), uint64_t(n)});
+    launch(dev, kConcat, {grid}, {64}, {dy.addr(), da.addr(), db.addr(), pre, n});
     return compare_guarded(dy.download(), concat2_reference(a, b, pre, n), Tolerance{});
   };
   d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 16; };

@@ -6,196 +6,173 @@
 // arrives. Every output store is a global_store_dwordx4 (a wave writes 1 KiB,
 // 16 whole lines); the table reads are coalesced the same way (8 bytes of f16
 // or 2 bytes of int4 per output piece).
-#include "ops/ops_elementwise_emit.h"
 #include "ops_elementwise_parts.h"
 
 namespace k100::kernels {
 
 namespace {
 
-using namespace as;
-using namespace elem;
+using namespace codegen;
+using as::sdwa_sel;
+
+const Signature kEmbedF16("embed_f16_k", {out("y", "f32"), in("ids", "u32"), in("table", "f16"), value("rows", "u32"),
+                                          value("dim", "u32")},
+                          codeobj::HiddenArgLayout::Compact);
+const Signature kEmbedInt4("embed_k", {out("y", "f32"), in("tbl", "u32"), in("sc", "f16"), in("ids", "i32"),
+                                       value("D", "i32"), value("G", "i32")},
+                           codeobj::HiddenArgLayout::Full);
+
+// The row's token id (workgroup id < rows), read by a scalar load.
+SGPR token_id(Kernel& k, SGPR ids) {
+  SGPR t = k.sgpr(1, "id offset"), id = k.sgpr(1, "token id");
+  k.s_lshl_b32(t, k.workgroup_id(), 2);
+  k.s_load_dword(id, ids, t);
+  return id;
+}
+
+SGPR group_size(Kernel& k) {
+  SGPR wg = k.sgpr(1, "group size");
+  k.s_and_b32(wg, hidden_block(k)[3], 0xffff);
+  return wg;
+}
 
 // embed_f16_k(y, ids, table, rows, dim): y[r][d] = f32(table[ids[r]][d]).
 codeobj::CodeObject build_embed_f16(isa::Target target) {
-  KernelBuilder b("embed_f16_k", target);
-  Regs r;
-  const SGPR args = r.s(8), hid = r.s(8);
-  const SGPR y = args.sub(0, 2), ids = args.sub(2, 2), table = args.sub(4, 2), rows = args[6], dim = args[7];
-  const SGPR id = r.s(), wg = r.s(), t = r.s(), count = r.s(), base = r.s(), src = r.s(2), dst = r.s(2);
+  Kernel k(kEmbedF16, target, ops::options());
+  const SGPR dim = k.arg("dim"), count = k.sgpr(1, "pieces"), t = k.sgpr(1, "t");
   const int batch = 4;
-  const VGPR units = r.v(batch), off = r.v(), h = r.v(2 * batch), f = r.v(4 * batch);
-  Label exit = b.label("exit"), odd = b.label("odd_dim");
-
-  b.s_load_dwordx8(args, kernarg_ptr(), 0);
-  load_hidden(b, hid, 32);
-  wait_lgkm(b, 0);
-  b.s_cmp_ge_u32(group_id(), rows);
-  b.s_cbranch_scc1(exit);
-  b.s_lshl_b32(t, group_id(), 2);
-  b.s_load_dword(id, ids, t);
-  b.s_and_b32(wg, hid[3], 0xffff);
-  scaled_address(b, dst, y, group_id(), dim, 2);
-  wait_lgkm(b, 0);
-  scaled_address(b, src, table, id, dim, 1);
-
-  BatchedWalk w{count, wg, base, t, units, batch, 1, 1, {}, {}};
+  const VGPR off = k.vgpr(1, "offset"), h = k.vgpr(2 * batch, "halves"), f = k.vgpr(4 * batch, "floats");
+  Label exit = k.label("exit"), odd = k.label("odd_dim");
+  k.s_cmp_ge_u32(k.workgroup_id(), k.arg("rows"));
+  k.s_cbranch_scc1(exit);
+  const SGPR id = token_id(k, k.arg("ids"));
+  const BatchedWalk w0{count, group_size(k), batch, 1, 1, {}, {}};
+  const SGPR dst = scaled_address(k, k.arg("y"), k.workgroup_id(), dim, 2);
+  const SGPR src = scaled_address(k, k.arg("table"), id, dim, 1);
   // dim % 4 == 0: 4 halves (8 bytes) -> 4 floats per piece.
-  b.s_and_b32(t, dim, 3);
-  b.s_cbranch_scc1(odd);
-  b.s_lshr_b32(count, dim, 2);
+  BatchedWalk w = w0;
+  k.s_and_b32(t, dim, 3);
+  k.s_cbranch_scc1(odd);
+  k.s_lshr_b32(count, dim, 2);
   w.load = [&](int j, VGPR u) {
-    b.v_lshlrev_b32(off, 3, u);
-    b.global_load_dwordx2(h.sub(2 * j, 2), off, src);
+    k.v_lshlrev_b32(off, 3, u);
+    k.global_load_dwordx2(h.sub(2 * j, 2), off, src);
   };
   w.finish = [&](int j, VGPR u) {
     VGPR o = f.sub(4 * j, 4);
-    b.v_cvt_f32_f16(o[0], h[2 * j]);
-    b.v_cvt_f32_f16(o[1], h[2 * j], sdwa_sel("src0_sel", "WORD_1"));
-    b.v_cvt_f32_f16(o[2], h[2 * j + 1]);
-    b.v_cvt_f32_f16(o[3], h[2 * j + 1], sdwa_sel("src0_sel", "WORD_1"));
-    b.v_lshlrev_b32(off, 4, u);
-    b.global_store_dwordx4(off, o, dst);
+    for (int c = 0; c < 4; ++c) f16_to_f32(k, o[c], h[2 * j + c / 2], c % 2);
+    k.v_lshlrev_b32(off, 4, u);
+    k.global_store_dwordx4(off, o, dst);
   };
-  batched_walk(b, w);
-  b.s_branch(exit);
-
+  batched_walk(k, w);
+  k.s_branch(exit);
   // Any other dim: one half -> one float per unit.
-  b.bind(odd);
-  b.s_mov_b32(count, dim);
+  k.bind(odd);
+  k.s_mov_b32(count, dim);
   w.load = [&](int j, VGPR u) {
-    b.v_lshlrev_b32(off, 1, u);
-    b.global_load_ushort(h[j], off, src);
+    k.v_lshlrev_b32(off, 1, u);
+    k.global_load_ushort(h[j], off, src);
   };
   w.finish = [&](int j, VGPR u) {
-    b.v_cvt_f32_f16(f[j], h[j]);
-    b.v_lshlrev_b32(off, 2, u);
-    b.global_store_dword(off, f[j], dst);
+    k.v_cvt_f32_f16(f[j], h[j]);
+    k.v_lshlrev_b32(off, 2, u);
+    k.global_store_dword(off, f[j], dst);
   };
-  batched_walk(b, w);
-  b.bind(exit);
-  b.s_endpgm();
-
-  kernel_interface(b, codeobj::HiddenArgLayout::Compact, 0, 1024);
-  b.arg("y", "global_buffer", "f32*", "write_only");
-  b.arg("ids", "global_buffer", "const u32*", "read_only");
-  b.arg("table", "global_buffer", "const f16*", "read_only");
-  b.arg("rows", "by_value", "u32");
-  b.arg("dim", "by_value", "u32");
-  return b.code_object();
+  batched_walk(k, w);
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 // embed_k(y, tbl, sc, ids, D, G): y[r][d] = nibble(tbl[id][d / 8], d % 8) * f32(sc[id][d / G]),
 // id = ids[r], r = workgroup id; nibbles two's complement, low nibble first.
 codeobj::CodeObject build_embed_int4(isa::Target target) {
-  KernelBuilder b("embed_k", target);
-  Regs r;
-  const SGPR args = r.s(8), dg = r.s(2), hid = r.s(8);
-  const SGPR y = args.sub(0, 2), tbl = args.sub(2, 2), sc = args.sub(4, 2), ids = args.sub(6, 2), D = dg[0],
-             G = dg[1];
-  const SGPR id = r.s(), wg = r.s(), t = r.s(), count = r.s(), base = r.s(), z = r.s(), groups = r.s(),
-             words = r.s(), wrow = r.s(2), srow = r.s(2), yrow = r.s(2);
+  Kernel k(kEmbedInt4, target, ops::options(0, 4));
+  const SGPR D = k.arg("D"), G = k.arg("G");
+  const SGPR t = k.sgpr(1, "t"), count = k.sgpr(1, "pieces"), words = k.sgpr(1, "words");
   const int batch = 4;
-  const VGPR units = r.v(batch), word = r.v(batch), shift = r.v(batch), scale = r.v(4 * batch),
-             out = r.v(4 * batch), q = r.v(), rem = r.v(), x = r.v(), tmp = r.v(4), off = r.v();
-  Label exit = b.label("exit"), per_element = b.label("per_element");
-
-  b.s_load_dwordx8(args, kernarg_ptr(), 0);
-  b.s_load_dwordx2(dg, kernarg_ptr(), 32);
-  load_hidden(b, hid, 40);
-  wait_lgkm(b, 0);
+  const VGPR word = k.vgpr(batch, "words"), shift = k.vgpr(batch, "shifts"), scale = k.vgpr(4 * batch, "scales"),
+             out = k.vgpr(4 * batch, "out"), element = k.vgpr(1, "element"), off = k.vgpr(1, "offset");
+  Label exit = k.label("exit"), per_element = k.label("per_element");
   // D > 0, D % 8 == 0, G > 0, D % G == 0; otherwise nothing is written.
-  b.s_cmp_lt_i32(D, 8);
-  b.s_cbranch_scc1(exit);
-  b.s_and_b32(t, D, 7);
-  b.s_cbranch_scc1(exit);
-  b.s_cmp_lt_i32(G, 1);
-  b.s_cbranch_scc1(exit);
-  divider_init(b, G, z, t, tmp.sub(0, 2));
-  divide_scalar(b, groups, D, G, z, tmp);
-  b.s_mul_i32(t, groups, G);
-  b.s_cmp_lg_u32(t, D);
-  b.s_cbranch_scc1(exit);
-  b.s_lshl_b32(t, group_id(), 2);
-  b.s_load_dword(id, ids, t);
-  b.s_and_b32(wg, hid[3], 0xffff);
-  b.s_lshr_b32(words, D, 3);
-  b.s_lshr_b32(count, D, 2);  // 4-element pieces
-  scaled_address(b, yrow, y, group_id(), D, 2);
-  wait_lgkm(b, 0);
-  scaled_address(b, wrow, tbl, id, words, 2);
-  scaled_address(b, srow, sc, id, groups, 1);
+  k.s_cmp_lt_i32(D, 8);
+  k.s_cbranch_scc1(exit);
+  k.s_and_b32(t, D, 7);
+  k.s_cbranch_scc1(exit);
+  k.s_cmp_lt_i32(G, 1);
+  k.s_cbranch_scc1(exit);
+  const Divider div = make_divider(k, G);
+  const SGPR groups = divide_scalar(k, div, D);
+  k.s_mul_i32(t, groups, G);
+  k.s_cmp_lg_u32(t, D);
+  k.s_cbranch_scc1(exit);
+  const SGPR id = token_id(k, k.arg("ids"));
+  k.s_lshr_b32(words, D, 3);
+  k.s_lshr_b32(count, D, 2);  // 4-element pieces
+  const SGPR yrow = scaled_address(k, k.arg("y"), k.workgroup_id(), D, 2);
+  const SGPR wrow = scaled_address(k, k.arg("tbl"), id, words, 2), srow = scaled_address(k, k.arg("sc"), id, groups, 1);
 
   // Piece u covers elements 4u..4u+3: word u / 2, nibbles from bit 16 (u & 1).
   auto load_word = [&](int j, VGPR u) {
-    b.v_lshlrev_b32(off, 1, u);
-    b.v_and_b32(off, ~3u, off);
-    b.global_load_dword(word[j], off, wrow);
+    k.v_lshlrev_b32(off, 1, u);
+    k.v_and_b32(off, ~3u, off);
+    k.global_load_dword(word[j], off, wrow);
   };
-  auto load_scale = [&](VGPR dst, VGPR element) {
-    divide(b, q, rem, element, G, z, x);
-    b.v_lshlrev_b32(off, 1, q);
-    b.global_load_ushort(dst, off, srow);
+  const Quotient qr{k.vgpr(1, "group"), k.vgpr(1, "in group")};
+  const VGPR qt = k.vgpr(1, "correction");
+  auto load_scale = [&](VGPR dst, VGPR e) {
+    divide_into(k, div, e, qr, qt);
+    k.v_lshlrev_b32(off, 1, qr.q);
+    k.global_load_ushort(dst, off, srow);
   };
   auto finish = [&](int j, VGPR u, bool per_element_scales) {
     VGPR o = out.sub(4 * j, 4), s4 = scale.sub(4 * j, 4);
-    b.v_and_b32(shift[j], 1, u);
-    b.v_lshlrev_b32(shift[j], 4, shift[j]);
-    for (int k = 0; k < 4; ++k) {
-      if (k) b.v_add_u32(shift[j], 4, shift[j]);
-      b.v_bfe_i32(o[k], word[j], shift[j], 4);
-      b.v_cvt_f32_i32(o[k], o[k]);
+    k.v_and_b32(shift[j], 1, u);
+    k.v_lshlrev_b32(shift[j], 4, shift[j]);
+    for (int c = 0; c < 4; ++c) {
+      if (c) k.v_add_u32(shift[j], 4, shift[j]);
+      k.v_bfe_i32(o[c], word[j], shift[j], 4);
+      k.v_cvt_f32_i32(o[c], o[c]);
     }
-    for (int k = 0; k < (per_element_scales ? 4 : 1); ++k) b.v_cvt_f32_f16(s4[k], s4[k]);
-    for (int k = 0; k < 4; ++k) b.v_mul_f32(o[k], o[k], s4[per_element_scales ? k : 0]);
-    b.v_lshlrev_b32(off, 4, u);
-    b.global_store_dwordx4(off, o, yrow);
+    for (int c = 0; c < (per_element_scales ? 4 : 1); ++c) k.v_cvt_f32_f16(s4[c], s4[c]);
+    for (int c = 0; c < 4; ++c) k.v_mul_f32(o[c], o[c], s4[per_element_scales ? c : 0]);
+    k.v_lshlrev_b32(off, 4, u);
+    k.global_store_dwordx4(off, o, yrow);
   };
-  BatchedWalk w{count, wg, base, t, units, batch, 2, 1, {}, {}};
+  BatchedWalk w{count, group_size(k), batch, 2, 1, {}, {}};
   // G % 4 == 0: one scale per piece.
-  b.s_and_b32(t, G, 3);
-  b.s_cbranch_scc1(per_element);
+  k.s_and_b32(t, G, 3);
+  k.s_cbranch_scc1(per_element);
   w.load = [&](int j, VGPR u) {
     load_word(j, u);
-    b.v_lshlrev_b32(tmp[3], 2, u);
-    load_scale(scale[4 * j], tmp[3]);
+    k.v_lshlrev_b32(element, 2, u);
+    load_scale(scale[4 * j], element);
   };
   w.finish = [&](int j, VGPR u) { finish(j, u, false); };
-  batched_walk(b, w);
-  b.s_branch(exit);
+  batched_walk(k, w);
+  k.s_branch(exit);
   // Other G: one scale per element.
-  b.bind(per_element);
+  k.bind(per_element);
   w.loads = 5;
   w.load = [&](int j, VGPR u) {
     load_word(j, u);
-    for (int k = 0; k < 4; ++k) {
-      b.v_lshlrev_b32(tmp[3], 2, u);
-      if (k) b.v_add_u32(tmp[3], k, tmp[3]);
-      load_scale(scale[4 * j + k], tmp[3]);
+    for (int c = 0; c < 4; ++c) {
+      k.v_lshlrev_b32(element, 2, u);
+      if (c) k.v_add_u32(element, c, element);
+      load_scale(scale[4 * j + c], element);
     }
   };
   w.finish = [&](int j, VGPR u) { finish(j, u, true); };
-  batched_walk(b, w);
-  b.bind(exit);
-  b.s_endpgm();
-
-  kernel_interface(b, codeobj::HiddenArgLayout::Full, 0, 1024);
-  b.arg("y", "global_buffer", "f32*", "write_only");
-  b.arg("tbl", "global_buffer", "const u32*", "read_only");
-  b.arg("sc", "global_buffer", "const f16*", "read_only");
-  b.arg("ids", "global_buffer", "const i32*", "read_only");
-  b.arg("D", "by_value", "i32");
-  b.arg("G", "by_value", "i32");
-  return b.code_object();
+  batched_walk(k, w);
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 // ------------------------------------------------------------------ tests
 
 void add_embed_f16(Registry& reg) {
-  KernelDef d;
-  d.lookup = "embed_f16_k";
-  d.family = "ops";
-  d.generate = build_embed_f16;
+  KernelDef d = generated_kernel("ops", kEmbedF16, build_embed_f16);
   d.description =
       "Token embedding lookup from an f16 table [vocab][dim] into f32 rows, bit-exact (v_cvt_f32_f16; f16 "
       "denormals become normal f32 values). One workgroup per token: with dim % 4 == 0 each thread converts "
@@ -231,8 +208,8 @@ void add_embed_f16(Registry& reg) {
     DeviceBuffer<float> y(dev, with_guard(std::vector<float>(size_t(rows * dim), 0.f)));
     DeviceBuffer<uint32_t> did(dev, ids);
     DeviceBuffer<uint16_t> dt(dev, table);
-    dev.launch("embed_f16_k", {uint32_t(c["grid"])}, {uint32_t(c["wg"])},
-               {y.addr(), did.addr(), dt.addr(), u32(rows), u32(dim)});
+    launch(dev, kEmbedF16, {uint32_t(c["grid"])}, {uint32_t(c["wg"])},
+               {y.addr(), did.addr(), dt.addr(), rows, dim});
     return compare_guarded(y.download(), want, Tolerance{});
   };
   d.ideal_bytes = [](const Case& c) { return uint64_t(c["rows"] * (c["dim"] * 6 + 4)); };
@@ -256,10 +233,7 @@ std::vector<float> embed_int4_reference(const std::vector<uint32_t>& tbl, const 
 }
 
 void add_embed_int4(Registry& reg) {
-  KernelDef d;
-  d.lookup = "embed_k";
-  d.family = "ops";
-  d.generate = build_embed_int4;
+  KernelDef d = generated_kernel("ops", kEmbedInt4, build_embed_int4);
   d.description =
       "Token embedding lookup from an int4 table with f16 group scales, bit-exact (a nibble times an f16 scale "
       "is exact in f32). Row ids[r] of tbl ([V][D/8] u32, 8 two's-complement nibbles per word, low nibble "
@@ -302,8 +276,8 @@ void add_embed_int4(Registry& reg) {
     DeviceBuffer<uint32_t> dt(dev, tbl);
     DeviceBuffer<uint16_t> ds(dev, sc);
     DeviceBuffer<int32_t> di(dev, ids);
-    dev.launch("embed_k", {uint32_t(tokens)}, {uint32_t(c["wg"])},
-               {y.addr(), dt.addr(), ds.addr(), di.addr(), i32(D), i32(G)});
+    launch(dev, kEmbedInt4, {uint32_t(tokens)}, {uint32_t(c["wg"])},
+               {y.addr(), dt.addr(), ds.addr(), di.addr(), D, G});
     return compare_guarded(y.download(), want, Tolerance{});
   };
   d.ideal_bytes = [](const Case& c) {

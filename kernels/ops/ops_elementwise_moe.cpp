@@ -11,160 +11,140 @@
 // before the first is accumulated, and the sum runs over experts in index
 // order with fused multiply-adds: acc = fma(w_e, x_e, acc). A tail of dim % 4
 // floats is done one dword per lane.
-#include "ops/ops_elementwise_emit.h"
 #include "ops_elementwise_parts.h"
 
 namespace k100::kernels {
 
 namespace {
 
-using namespace as;
-using namespace elem;
+using namespace codegen;
+using as::vcc, as::exec;
+
+Signature moe_signature(bool gather) {
+  std::vector<Param> p = {out("y", "f32"), in(gather ? "exp_bucket" : "exp_out", "f32"), in("weights", "f32")};
+  if (gather) p.push_back(in("base", "u32"));
+  p.insert(p.end(), {value(gather ? "n_sel" : "n_exp", "u32"), value("rows", "u32"), value("dim", "u32")});
+  return Signature(gather ? "moe_combine_gather_k" : "moe_combine_k", p);
+}
 
 codeobj::CodeObject build_moe_combine(isa::Target target, bool gather) {
-  KernelBuilder b(gather ? "moe_combine_gather_k" : "moe_combine_k", target);
-  Regs r;
-  const SGPR args = r.s(8), more = r.s(4);
-  const SGPR y = args.sub(0, 2), src = args.sub(2, 2), weights = args.sub(4, 2), base = args.sub(6, 2);
-  const SGPR n = gather ? more[0] : args[6], rows = gather ? more[1] : args[7], dim = gather ? more[2] : more[0];
-  const SGPR t = r.s(), e = r.s(), eoff = r.s(), nq = r.s(), kq = r.s(), yrow = r.s(2), wrow = r.s(2),
-             brow = r.s(2), erow = r.s(2), estep = r.s(2), p = r.s(2), save = r.s(2), wq = r.s(4), bq = r.s(4);
+  Kernel k(moe_signature(gather), target, ops::options());
+  const SGPR src = k.arg(gather ? "exp_bucket" : "exp_out"), n = k.arg(gather ? "n_sel" : "n_exp"),
+             rows = k.arg("rows"), dim = k.arg("dim"), row = k.workgroup_id();
+  auto s1 = [&](const char* name) { return k.sgpr(1, name); };
+  const SGPR t = s1("t"), e = s1("expert"), eoff = s1("expert offset"), nq = s1("chunks"), kq = s1("chunk"),
+             erow = k.sgpr(2, "expert row"), estep = k.sgpr(2, "expert step"), p = k.sgpr(2, "row pointer"),
+             save = k.sgpr(2, "saved exec"), wq = k.sgpr(4, "weights"), bq = k.sgpr(4, "bucket offsets");
   std::vector<SGPR> ptr;
-  for (int j = 0; j < 4; ++j) ptr.push_back(r.s(2));
-  const VGPR lane = r.v(), voff = r.v(), acc = r.v(4), val = r.v(16);
-  Label exit = b.label("exit");
-
-  b.s_load_dwordx8(args, kernarg_ptr(), 0);
-  if (gather)
-    b.s_load_dwordx4(more, kernarg_ptr(), 32);
-  else
-    b.s_load_dword(more[0], kernarg_ptr(), 32);
+  for (int j = 0; j < 4; ++j) ptr.push_back(k.sgpr(2, "expert pointer"));
+  const VGPR voff = k.vgpr(1, "offset"), acc = k.vgpr(4, "acc"), val = k.vgpr(16, "values");
+  Label exit = k.label("exit");
   // The first wave does the row with all lanes (a partial wave's missing lanes
   // exist in hardware); other waves of a larger workgroup end.
-  b.v_readfirstlane_b32(t, local_id());
-  b.s_cmp_gt_u32(t, 63);
-  b.s_cbranch_scc1(exit);
-  b.s_mov_b64(exec, -1);
-  b.v_mbcnt_lo_u32_b32(lane, -1, 0);
-  b.v_mbcnt_hi_u32_b32(lane, -1, lane);
-  wait_lgkm(b, 0);
-  b.s_cmp_ge_u32(group_id(), rows);
-  b.s_cbranch_scc1(exit);
-  scaled_address(b, yrow, y, group_id(), dim, 2);
-  scaled_address(b, wrow, weights, group_id(), n, 2);
-  if (gather) {
-    scaled_address(b, brow, base, group_id(), n, 2);
-  } else {
-    scaled_address(b, erow, src, group_id(), dim, 2);  // exp_out[0][r]
-    b.s_mul_i32(estep[0], rows, dim);
-    b.s_mul_hi_u32(estep[1], rows, dim);
-    b.s_lshl_b64(estep, estep, 2);  // one expert's [rows][dim] block
+  exit_unless_first_wave(k, exit);
+  const VGPR lane = whole_wave_lane_id(k);
+  k.s_cmp_ge_u32(row, rows);
+  k.s_cbranch_scc1(exit);
+  const SGPR yrow = scaled_address(k, k.arg("y"), row, dim, 2), wrow = scaled_address(k, k.arg("weights"), row, n, 2);
+  const SGPR brow = gather ? scaled_address(k, k.arg("base"), row, n, 2) : SGPR{};
+  if (!gather) {
+    set_scaled_address(k, erow, src, row, dim, 2);  // exp_out[0][r]
+    k.s_mul_i32(estep[0], rows, dim);
+    k.s_mul_hi_u32(estep[1], rows, dim);
+    k.s_lshl_b64(estep, estep, 2);  // one expert's [rows][dim] block
   }
 
   // acc = sum_e w[r][e] * row_e[voff ..], `width` floats per lane.
   auto accumulate = [&](int width) {
-    Label group = b.label("experts4"), single = b.label("expert1"), done = b.label("experts_done");
-    for (int c = 0; c < width; ++c) b.v_mov_b32(acc[c], 0);
-    b.s_mov_b32(e, 0);
-    if (!gather) b.s_mov_b64(p, erow);
+    Label group = k.label("experts4"), single = k.label("expert1"), done = k.label("experts_done");
+    for (int c = 0; c < width; ++c) k.v_mov_b32(acc[c], 0);
+    k.s_mov_b32(e, 0);
+    if (!gather) k.s_mov_b64(p, erow);
     auto row_of = [&](SGPR dst, int j) {  // expert row j of the current group
       if (gather) {
-        scaled_address(b, dst, src, bq[j], dim, 2);
+        set_scaled_address(k, dst, src, bq[j], dim, 2);
       } else if (j == 0) {
-        b.s_mov_b64(dst, p);
+        k.s_mov_b64(dst, p);
       } else {
-        b.s_add_u32(dst[0], ptr[size_t(j - 1)][0], estep[0]);
-        b.s_addc_u32(dst[1], ptr[size_t(j - 1)][1], estep[1]);
+        k.s_add_u32(dst[0], ptr[size_t(j - 1)][0], estep[0]);
+        k.s_addc_u32(dst[1], ptr[size_t(j - 1)][1], estep[1]);
       }
     };
     auto load = [&](int j) {
       VGPR v4 = val.sub(4 * j, 4);
       if (width == 4)
-        b.global_load_dwordx4(v4, voff, ptr[size_t(j)]);
+        k.global_load_dwordx4(v4, voff, ptr[size_t(j)]);
       else
-        b.global_load_dword(v4[0], voff, ptr[size_t(j)]);
+        k.global_load_dword(v4[0], voff, ptr[size_t(j)]);
     };
-    b.bind(group);
-    b.s_add_u32(t, e, 4);
-    b.s_cmp_gt_u32(t, n);
-    b.s_cbranch_scc1(single);
-    b.s_lshl_b32(eoff, e, 2);
-    b.s_load_dwordx4(wq, wrow, eoff);
-    if (gather) b.s_load_dwordx4(bq, brow, eoff);
-    wait_lgkm(b, 0);
+    k.bind(group);
+    k.s_add_u32(t, e, 4);
+    k.s_cmp_gt_u32(t, n);
+    k.s_cbranch_scc1(single);
+    k.s_lshl_b32(eoff, e, 2);
+    k.s_load_dwordx4(wq, wrow, eoff);
+    if (gather) k.s_load_dwordx4(bq, brow, eoff);
     for (int j = 0; j < 4; ++j) row_of(ptr[size_t(j)], j);
     for (int j = 0; j < 4; ++j) load(j);
     for (int j = 0; j < 4; ++j) {
-      wait_vm(b, 3 - j);
-      for (int c = 0; c < width; ++c) b.v_fmac_f32(acc[c], wq[j], val[4 * j + c]);
+      for (int c = 0; c < width; ++c) k.v_fmac_f32(acc[c], wq[j], val[4 * j + c]);
     }
-    b.s_mov_b32(e, t);
+    k.s_mov_b32(e, t);
     if (!gather) {
-      b.s_add_u32(p[0], ptr[3][0], estep[0]);
-      b.s_addc_u32(p[1], ptr[3][1], estep[1]);
+      k.s_add_u32(p[0], ptr[3][0], estep[0]);
+      k.s_addc_u32(p[1], ptr[3][1], estep[1]);
     }
-    b.s_branch(group);
-    b.bind(single);
-    b.s_cmp_ge_u32(e, n);
-    b.s_cbranch_scc1(done);
-    b.s_lshl_b32(eoff, e, 2);
-    b.s_load_dword(wq[0], wrow, eoff);
-    if (gather) b.s_load_dword(bq[0], brow, eoff);
-    wait_lgkm(b, 0);
+    k.s_branch(group);
+    k.bind(single);
+    k.s_cmp_ge_u32(e, n);
+    k.s_cbranch_scc1(done);
+    k.s_lshl_b32(eoff, e, 2);
+    k.s_load_dword(wq[0], wrow, eoff);
+    if (gather) k.s_load_dword(bq[0], brow, eoff);
     row_of(ptr[0], 0);
     load(0);
-    wait_vm(b, 0);
-    for (int c = 0; c < width; ++c) b.v_fmac_f32(acc[c], wq[0], val[c]);
-    b.s_add_u32(e, e, 1);
-    if (!gather) add64(b, p, estep);
-    b.s_branch(single);
-    b.bind(done);
+    for (int c = 0; c < width; ++c) k.v_fmac_f32(acc[c], wq[0], val[c]);
+    k.s_add_u32(e, e, 1);
+    if (!gather) add64_pair(k, p, estep);
+    k.s_branch(single);
+    k.bind(done);
   };
 
   // 1 KiB chunks: floats 256k + 4 lane .. +3.
-  Label chunk = b.label("chunk"), whole = b.label("whole"), tail = b.label("tail");
-  b.s_lshr_b32(nq, dim, 2);
-  b.s_mov_b32(kq, 0);
-  b.v_lshlrev_b32(voff, 4, lane);
-  b.bind(chunk);
-  b.s_cmp_ge_u32(kq, nq);
-  b.s_cbranch_scc1(tail);
-  b.s_mov_b64(save, exec);
-  b.s_sub_u32(t, nq, kq);
-  b.s_cmp_ge_u32(t, 64);
-  b.s_cbranch_scc1(whole);
-  b.v_cmp_gt_u32(vcc, t, lane);
-  b.s_and_b64(exec, exec, vcc);
-  b.bind(whole);
+  Label chunk = k.label("chunk"), whole = k.label("whole"), tail = k.label("tail");
+  k.s_lshr_b32(nq, dim, 2);
+  k.s_mov_b32(kq, 0);
+  k.v_lshlrev_b32(voff, 4, lane);
+  k.bind(chunk);
+  k.s_cmp_ge_u32(kq, nq);
+  k.s_cbranch_scc1(tail);
+  k.s_mov_b64(save, exec);
+  k.s_sub_u32(t, nq, kq);
+  k.s_cmp_ge_u32(t, 64);
+  k.s_cbranch_scc1(whole);
+  k.v_cmp_gt_u32(vcc, t, lane);
+  k.s_and_b64(exec, exec, vcc);
+  k.bind(whole);
   accumulate(4);
-  b.global_store_dwordx4(voff, acc, yrow);
-  b.s_mov_b64(exec, save);
-  b.v_add_u32(voff, 1024, voff);
-  b.s_add_u32(kq, kq, 64);
-  b.s_branch(chunk);
+  k.global_store_dwordx4(voff, acc, yrow);
+  k.s_mov_b64(exec, save);
+  k.v_add_u32(voff, 1024, voff);
+  k.s_add_u32(kq, kq, 64);
+  k.s_branch(chunk);
   // dim % 4 floats: lane l < dim % 4 takes float 4 nq + l.
-  b.bind(tail);
-  b.s_and_b32(t, dim, 3);
-  b.s_cbranch_scc0(exit);
-  b.v_cmp_gt_u32(vcc, t, lane);
-  b.s_and_b64(exec, exec, vcc);
-  b.s_lshl_b32(t, nq, 2);
-  b.v_add_u32(voff, t, lane);
-  b.v_lshlrev_b32(voff, 2, voff);
+  k.bind(tail);
+  k.s_and_b32(t, dim, 3);
+  k.s_cbranch_scc0(exit);
+  k.v_cmp_gt_u32(vcc, t, lane);
+  k.s_and_b64(exec, exec, vcc);
+  k.s_lshl_b32(t, nq, 2);
+  k.v_add_u32(voff, t, lane);
+  k.v_lshlrev_b32(voff, 2, voff);
   accumulate(1);
-  b.global_store_dword(voff, acc[0], yrow);
-  b.bind(exit);
-  b.s_endpgm();
-
-  kernel_interface(b, codeobj::HiddenArgLayout::None, gather ? 48 : 40, 1024);
-  b.arg("y", "global_buffer", "f32*", "write_only");
-  b.arg(gather ? "exp_bucket" : "exp_out", "global_buffer", "const f32*", "read_only");
-  b.arg("weights", "global_buffer", "const f32*", "read_only");
-  if (gather) b.arg("base", "global_buffer", "const u32*", "read_only");
-  b.arg(gather ? "n_sel" : "n_exp", "by_value", "u32");
-  b.arg("rows", "by_value", "u32");
-  b.arg("dim", "by_value", "u32");
-  return b.code_object();
+  k.global_store_dword(voff, acc[0], yrow);
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 // ------------------------------------------------------------------ tests
@@ -189,10 +169,7 @@ std::vector<Case> moe_cases(bool sweep) {
 }
 
 void add_moe(Registry& reg, bool gather) {
-  KernelDef d;
-  d.lookup = gather ? "moe_combine_gather_k" : "moe_combine_k";
-  d.family = "ops";
-  d.generate = [gather](isa::Target t) { return build_moe_combine(t, gather); };
+  KernelDef d = generated_kernel("ops", moe_signature(gather), [gather](isa::Target t) { return build_moe_combine(t, gather); });
   const char* common =
       " One wave per row (wg = 64; the first wave of a larger workgroup does the row, the others end): 1 KiB "
       "chunks of the row, one global_load_dwordx4 per expert per chunk, four experts in flight, scalar loads of "
@@ -249,8 +226,8 @@ void add_moe(Registry& reg, bool gather) {
         }
       DeviceBuffer<float> db(dev, bucket);
       DeviceBuffer<uint32_t> dbase(dev, base.empty() ? std::vector<uint32_t>{0} : base);
-      dev.launch("moe_combine_gather_k", {uint32_t(rows)}, {64},
-                 {y.addr(), db.addr(), dw.addr(), dbase.addr(), u32(n), u32(rows), u32(dim)});
+      launch(dev, moe_signature(true), {uint32_t(rows)}, {64},
+                 {y.addr(), db.addr(), dw.addr(), dbase.addr(), n, rows, dim});
     } else {
       auto x = rng.uniform(size_t(std::max<int64_t>(n, 1) * rows * dim));
       for (int64_t r = 0; r < rows; ++r)
@@ -260,7 +237,7 @@ void add_moe(Registry& reg, bool gather) {
           want[size_t(r * dim + e2)] = float(s);
         }
       DeviceBuffer<float> dx(dev, x);
-      dev.launch("moe_combine_k", {uint32_t(rows)}, {64}, {y.addr(), dx.addr(), dw.addr(), u32(n), u32(rows), u32(dim)});
+      launch(dev, moe_signature(false), {uint32_t(rows)}, {64}, {y.addr(), dx.addr(), dw.addr(), n, rows, dim});
     }
     return compare_guarded(y.download(), want, moe_tolerance());
   };

@@ -1,21 +1,14 @@
-// The elementwise part of the transformer-operator family is registered from
-// several files (one per kernel group), plus the test helpers they share.
+// Test helpers the elementwise operators share: guard words after outputs,
+// bit patterns, exact f16 decoding, random f16 inputs.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
-#include "k100/kernels/registry.h"
-#include "k100/kernels/test_support.h"
+#include "ops_parts.h"
 
 namespace k100::kernels {
-
-void register_ops_elementwise_stream_kernels(Registry& r);  // fill_k, add_inplace_k, scale_mul_k, *_mul_k
-void register_ops_elementwise_concat_kernels(Registry& r);  // concat2_k
-void register_ops_elementwise_embed_kernels(Registry& r);   // embed_f16_k, embed_k
-void register_ops_elementwise_moe_kernels(Registry& r);     // moe_combine_k, moe_combine_gather_k
-void register_ops_elementwise_rope_kernels(Registry& r);    // rope_apply_k, rope_k
 
 namespace elem_test {
 

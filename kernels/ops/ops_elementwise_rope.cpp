@@ -10,132 +10,118 @@
 #include <cmath>
 #include <numbers>
 
-#include "ops/ops_elementwise_emit.h"
 #include "ops_elementwise_parts.h"
 
 namespace k100::kernels {
 
 namespace {
 
-using namespace as;
-using namespace elem;
+using namespace codegen;
+using as::vcc, as::exec;
+
+const Signature kRopeApply("rope_apply_k", {out("y", "f32"), in("x", "f32"), in("cos", "f32"), in("sin", "f32"),
+                                            value("rows", "u32"), value("dim", "u32"), value("tsh", "u32"),
+                                            value("tbase", "u32")},
+                           codeobj::HiddenArgLayout::Compact);
+const Signature kRope("rope_k", {inout("q", "f32"), inout("k", "f32"), in("pos", "i32"), value("pos0", "i32"),
+                                 value("n_q", "i32"), value("n_kv", "i32"), value("nq_head", "i32"),
+                                 value("nkv_head", "i32"), value("D", "i32"), value("rot", "i32"),
+                                 value("theta", "f32")},
+                      codeobj::HiddenArgLayout::Full);
 
 // lo = a c - b s, hi = a s + b c per component; results replace c (lo) and s
 // (hi); t is 3 temporaries.
-void rotate(KernelBuilder& b, VGPR a, VGPR bb, VGPR c, VGPR s, VGPR t, int n) {
-  for (int k = 0; k < n; ++k) {
-    b.v_mul_f32(t[0], a[k], c[k]);
-    b.v_mul_f32(t[1], bb[k], s[k]);
-    b.v_mul_f32(t[2], a[k], s[k]);
-    b.v_mul_f32(c[k], bb[k], c[k]);
-    b.v_add_f32(s[k], t[2], c[k]);
-    b.v_sub_f32(c[k], t[0], t[1]);
+void rotate(Kernel& b, VGPR a, VGPR bb, VGPR c, VGPR s, VGPR t, int n) {
+  for (int i = 0; i < n; ++i) {
+    b.v_mul_f32(t[0], a[i], c[i]);
+    b.v_mul_f32(t[1], bb[i], s[i]);
+    b.v_mul_f32(t[2], a[i], s[i]);
+    b.v_mul_f32(c[i], bb[i], c[i]);
+    b.v_add_f32(s[i], t[2], c[i]);
+    b.v_sub_f32(c[i], t[0], t[1]);
   }
 }
 
 // rope_apply_k(y, x, cos, sin, rows, dim, tsh, tbase): row r, table row t = (r >> tsh) + tbase.
 codeobj::CodeObject build_rope_apply(isa::Target target) {
-  KernelBuilder b("rope_apply_k", target);
-  Regs r;
-  const SGPR args = r.s(8), more = r.s(4), hid = r.s(8);
-  const SGPR y = args.sub(0, 2), x = args.sub(2, 2), cosp = args.sub(4, 2), sinp = args.sub(6, 2), rows = more[0],
-             dim = more[1], tsh = more[2], tbase = more[3];
-  const SGPR wg = r.s(), half = r.s(), trow = r.s(), count = r.s(), base = r.s(), t = r.s(), save = r.s(2),
-             xlo = r.s(2), xhi = r.s(2), ylo = r.s(2), yhi = r.s(2), clo = r.s(2), slo = r.s(2);
+  Kernel k(kRopeApply, target, ops::options(0, 3));
+  const SGPR dim = k.arg("dim"), tsh = k.arg("tsh"), row = k.workgroup_id(), hid = hidden_block(k);
+  const SGPR wg = k.sgpr(1, "group size"), half = k.sgpr(1, "half"), trow = k.sgpr(1, "table row"),
+             count = k.sgpr(1, "count"), t = k.sgpr(1, "t"), save = k.sgpr(2, "saved exec"), xhi = k.sgpr(2, "x hi"),
+             yhi = k.sgpr(2, "y hi");
   const int batch = 4;
-  const VGPR units = r.v(batch), off = r.v(batch), va = r.v(4 * batch), vb = r.v(4 * batch), vc = r.v(4 * batch),
-             vs = r.v(4 * batch), tmp = r.v(3);
-  Label exit = b.label("exit"), even = b.label("even");
-
-  b.s_load_dwordx8(args, kernarg_ptr(), 0);
-  b.s_load_dwordx4(more, kernarg_ptr(), 32);
-  load_hidden(b, hid, 48);
-  wait_lgkm(b, 0);
-  b.s_cmp_ge_u32(group_id(), rows);
-  b.s_cbranch_scc1(exit);
-  b.s_mov_b64(save, exec);
-  b.s_and_b32(wg, hid[3], 0xffff);
-  b.s_lshr_b32(half, dim, 1);
-  b.s_lshr_b32(trow, group_id(), tsh);
-  b.s_cmp_ge_u32(tsh, 32);  // a shift by 32 or more leaves 0
-  b.s_cselect_b32(trow, 0, trow);
-  b.s_add_u32(trow, trow, tbase);
-  scaled_address(b, xlo, x, group_id(), dim, 2);
-  scaled_address(b, ylo, y, group_id(), dim, 2);
-  scaled_address(b, clo, cosp, trow, half, 2);
-  scaled_address(b, slo, sinp, trow, half, 2);
-  b.s_lshl_b32(t, half, 2);
-  b.s_add_u32(xhi[0], xlo[0], t);
-  b.s_addc_u32(xhi[1], xlo[1], 0);
-  b.s_add_u32(yhi[0], ylo[0], t);
-  b.s_addc_u32(yhi[1], ylo[1], 0);
+  const VGPR off = k.vgpr(batch, "offsets"), va = k.vgpr(4 * batch, "a"), vb = k.vgpr(4 * batch, "b"),
+             vc = k.vgpr(4 * batch, "cos"), vs = k.vgpr(4 * batch, "sin"), tmp = k.vgpr(3, "t");
+  Label exit = k.label("exit"), even = k.label("even");
+  k.s_cmp_ge_u32(row, k.arg("rows"));
+  k.s_cbranch_scc1(exit);
+  k.s_mov_b64(save, exec);
+  k.s_and_b32(wg, hid[3], 0xffff);
+  k.s_lshr_b32(half, dim, 1);
+  k.s_lshr_b32(trow, row, tsh);
+  k.s_cmp_ge_u32(tsh, 32);  // a shift by 32 or more leaves 0
+  k.s_cselect_b32(trow, 0, trow);
+  k.s_add_u32(trow, trow, k.arg("tbase"));
+  const SGPR xlo = scaled_address(k, k.arg("x"), row, dim, 2), ylo = scaled_address(k, k.arg("y"), row, dim, 2),
+             clo = scaled_address(k, k.arg("cos"), trow, half, 2), slo = scaled_address(k, k.arg("sin"), trow, half, 2);
+  k.s_lshl_b32(t, half, 2);
+  k.s_add_u32(xhi[0], xlo[0], t);
+  k.s_addc_u32(xhi[1], xlo[1], 0);
+  k.s_add_u32(yhi[0], ylo[0], t);
+  k.s_addc_u32(yhi[1], ylo[1], 0);
 
   // Pieces of 4 pairs: thread unit u covers j = 4u..4u+3.
-  BatchedWalk w{count, wg, base, t, units, batch, 4, 2, {}, {}};
-  b.s_lshr_b32(count, half, 2);
+  BatchedWalk w{count, wg, batch, 4, 2, {}, {}};
+  k.s_lshr_b32(count, half, 2);
   w.load = [&](int j, VGPR u) {
-    b.v_lshlrev_b32(off[j], 4, u);
-    b.global_load_dwordx4(va.sub(4 * j, 4), off[j], xlo);
-    b.global_load_dwordx4(vb.sub(4 * j, 4), off[j], xhi);
-    b.global_load_dwordx4(vc.sub(4 * j, 4), off[j], clo);
-    b.global_load_dwordx4(vs.sub(4 * j, 4), off[j], slo);
+    k.v_lshlrev_b32(off[j], 4, u);
+    k.global_load_dwordx4(va.sub(4 * j, 4), off[j], xlo);
+    k.global_load_dwordx4(vb.sub(4 * j, 4), off[j], xhi);
+    k.global_load_dwordx4(vc.sub(4 * j, 4), off[j], clo);
+    k.global_load_dwordx4(vs.sub(4 * j, 4), off[j], slo);
   };
   w.finish = [&](int j, VGPR) {
-    rotate(b, va.sub(4 * j, 4), vb.sub(4 * j, 4), vc.sub(4 * j, 4), vs.sub(4 * j, 4), tmp, 4);
-    b.global_store_dwordx4(off[j], vc.sub(4 * j, 4), ylo);
-    b.global_store_dwordx4(off[j], vs.sub(4 * j, 4), yhi);
+    rotate(k, va.sub(4 * j, 4), vb.sub(4 * j, 4), vc.sub(4 * j, 4), vs.sub(4 * j, 4), tmp, 4);
+    k.global_store_dwordx4(off[j], vc.sub(4 * j, 4), ylo);
+    k.global_store_dwordx4(off[j], vs.sub(4 * j, 4), yhi);
   };
-  batched_walk(b, w);
+  batched_walk(k, w);
   // half % 4 single pairs after the pieces: unit u is pair 4 (half / 4) + u.
-  b.s_mov_b64(exec, save);
-  b.s_and_b32(count, half, 3);
-  b.s_lshl_b32(t, half, 2);
-  b.s_and_b32(t, t, ~15u);  // byte offset of the first single pair
+  k.s_mov_b64(exec, save);
+  k.s_and_b32(count, half, 3);
+  k.s_lshl_b32(t, half, 2);
+  k.s_and_b32(t, t, ~15u);  // byte offset of the first single pair
   w.batch = 1;
   w.load = [&](int, VGPR u) {
-    b.v_lshlrev_b32(off[0], 2, u);
-    b.v_add_u32(off[0], t, off[0]);
-    b.global_load_dword(va[0], off[0], xlo);
-    b.global_load_dword(vb[0], off[0], xhi);
-    b.global_load_dword(vc[0], off[0], clo);
-    b.global_load_dword(vs[0], off[0], slo);
+    k.v_lshlrev_b32(off[0], 2, u);
+    k.v_add_u32(off[0], t, off[0]);
+    k.global_load_dword(va[0], off[0], xlo);
+    k.global_load_dword(vb[0], off[0], xhi);
+    k.global_load_dword(vc[0], off[0], clo);
+    k.global_load_dword(vs[0], off[0], slo);
   };
   w.finish = [&](int, VGPR) {
-    rotate(b, va, vb, vc, vs, tmp, 1);
-    b.global_store_dword(off[0], vc[0], ylo);
-    b.global_store_dword(off[0], vs[0], yhi);
+    rotate(k, va, vb, vc, vs, tmp, 1);
+    k.global_store_dword(off[0], vc[0], ylo);
+    k.global_store_dword(off[0], vs[0], yhi);
   };
-  BatchedWalk w1 = w;
-  w1.base = base;
-  w1.tmp = trow;  // t holds the byte offset
-  batched_walk(b, w1);
+  batched_walk(k, w);
   // Odd dim: the unpaired last element is copied (a rotation by nothing).
-  b.s_mov_b64(exec, save);
-  b.s_bitcmp1_b32(dim, 0);
-  b.s_cbranch_scc0(even);
-  b.v_cmp_eq_u32(vcc, 0, local_id());
-  b.s_and_b64(exec, exec, vcc);
-  b.s_cbranch_execz(exit);
-  b.s_lshl_b32(t, dim, 2);
-  b.s_sub_u32(t, t, 4);
-  b.v_mov_b32(off[0], t);
-  b.global_load_dword(va[0], off[0], xlo);
-  wait_vm(b, 0);
-  b.global_store_dword(off[0], va[0], ylo);
-  b.bind(even);
-  b.bind(exit);
-  b.s_endpgm();
-
-  kernel_interface(b, codeobj::HiddenArgLayout::Compact, 0, 1024);
-  b.arg("y", "global_buffer", "f32*", "write_only");
-  b.arg("x", "global_buffer", "const f32*", "read_only");
-  b.arg("cos", "global_buffer", "const f32*", "read_only");
-  b.arg("sin", "global_buffer", "const f32*", "read_only");
-  b.arg("rows", "by_value", "u32");
-  b.arg("dim", "by_value", "u32");
-  b.arg("tsh", "by_value", "u32");
-  b.arg("tbase", "by_value", "u32");
-  return b.code_object();
+  k.s_mov_b64(exec, save);
+  k.s_bitcmp1_b32(dim, 0);
+  k.s_cbranch_scc0(even);
+  k.v_cmp_eq_u32(vcc, 0, k.local_id());
+  k.s_and_b64(exec, exec, vcc);
+  k.s_cbranch_execz(exit);
+  k.s_lshl_b32(t, dim, 2);
+  k.s_sub_u32(t, t, 4);
+  k.v_mov_b32(off[0], t);
+  k.global_load_dword(va[0], off[0], xlo);
+  k.global_store_dword(off[0], va[0], ylo);
+  k.bind(even);
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 // rope_k(q, k, pos, pos0, n_q, n_kv, nq_head, nkv_head, D, rot, theta), in place.
@@ -147,175 +133,154 @@ codeobj::CodeObject build_rope_apply(isa::Target target) {
 // consecutive pairs of the same heads (coalesced). q's units come first, then
 // k's; each part is a grid-stride loop.
 codeobj::CodeObject build_rope(isa::Target target) {
-  KernelBuilder b("rope_k", target);
-  Regs r;
+  Kernel k(kRope, target, ops::options(0, 4));
   constexpr int kGroup = 8;
-  const SGPR args = r.s(16), hid = r.s(8);
-  const SGPR qp = args.sub(0, 2), kp = args.sub(2, 2), pos = args.sub(4, 2), pos0 = args[6], n_q = args[7],
-             n_kv = args[8], nq_head = args[9], nkv_head = args[10], D = args[11], rot = args[12], theta = args[13];
-  const SGPR total = r.s(), wgsize = r.s(), first = r.s(), index = r.s(), rem = r.s(), save = r.s(2), half = r.s(),
-             zhalf = r.s(), zgroups = r.s(), nscr = r.s(), hi = r.s(), cexp = r.s(), c_hi = r.s(), c_lo = r.s(),
-             carry = r.s(2), d4 = r.s(), count[2] = {r.s(), r.s()}, heads[2] = {r.s(), r.s()},
-             groups[2] = {r.s(), r.s()}, lo_base = r.s(2), hi_base = r.s(2);
+  const SGPR pos = k.arg("pos"), pos0 = k.arg("pos0"), D = k.arg("D"), rot = k.arg("rot"), hid = hidden_block(k);
+  auto s1 = [&](const char* n) { return k.sgpr(1, n); };
+  const SGPR half = s1("half"), hi = s1("hi"), cexp = s1("cexp"), c_hi = s1("1/2pi hi"), c_lo = s1("1/2pi lo"),
+             carry = k.sgpr(2, "carry"), d4 = s1("4 D"), count[2] = {s1("q units"), s1("k units")},
+             heads[2] = {s1("q heads"), s1("k heads")}, groups[2] = {s1("q groups"), s1("k groups")},
+             lo_base = k.sgpr(2, "lo base"), hi_base = k.sgpr(2, "hi base");
   std::vector<SGPR> mask;
-  for (int j = 0; j < kGroup; ++j) mask.push_back(r.s(2));
-  const VGPR lane = r.v(), it = r.v(), unit = r.v(), iq = r.v(), token = r.v(), grp = r.v(), left = r.v(),
-             pp = r.v(2), p = r.v(), f = r.v(), ahi = r.v(), alo = r.v(), rhi = r.v(), rlo = r.v(), vc = r.v(),
-             vs = r.v(), tmp = r.v(4), off = r.v(kGroup), va = r.v(kGroup), vb = r.v(kGroup);
-  Label exit = b.label("exit");
+  for (int j = 0; j < kGroup; ++j) mask.push_back(k.sgpr(2, "head mask"));
+  auto v1 = [&](const char* n) { return k.vgpr(1, n); };
+  const VGPR it = v1("unit index"), left = v1("heads left"), pp = k.vgpr(2, "pos address"), p = v1("position"),
+             f = v1("frequency"), ahi = v1("angle hi"), alo = v1("angle lo"), rhi = v1("revolutions hi"),
+             rlo = v1("revolutions lo"), vc = v1("cos"), vs = v1("sin"), tmp = k.vgpr(4, "t"),
+             off = k.vgpr(kGroup, "offsets"), va = k.vgpr(kGroup, "a"), vb = k.vgpr(kGroup, "b");
+  Label exit = k.label("exit");
   const double inv2pi = 1.0 / (2.0 * std::numbers::pi);
   const float inv2pi_hi = float(inv2pi), inv2pi_lo = float(inv2pi - double(inv2pi_hi));
-
-  b.s_load_dwordx16(args, kernarg_ptr(), 0);
-  load_hidden(b, hid, 56);
-  wait_lgkm(b, 0);
   // 2 <= rot <= D (signed), else nothing to do.
-  b.s_cmp_lt_i32(rot, 2);
-  b.s_cbranch_scc1(exit);
-  b.s_cmp_gt_i32(rot, D);
-  b.s_cbranch_scc1(exit);
-  b.s_lshr_b32(half, rot, 1);
-  b.s_lshl_b32(d4, D, 2);
-  grid_geometry(b, hid, total, wgsize, first, lane);
+  k.s_cmp_lt_i32(rot, 2);
+  k.s_cbranch_scc1(exit);
+  k.s_cmp_gt_i32(rot, D);
+  k.s_cbranch_scc1(exit);
+  k.s_lshr_b32(half, rot, 1);
+  k.s_lshl_b32(d4, D, 2);
+  const Grid g = grid_geometry(k, hid);
   // Units per part: tokens * ceil(heads / 8) * half; more than 2^32 is not supported (part skipped).
-  const SGPR tokens_arg[2] = {n_q, n_kv}, heads_arg[2] = {nq_head, nkv_head};
-  for (int k = 0; k < 2; ++k) {
-    Label ok = b.label("count_ok");
-    b.s_max_i32(heads[k], heads_arg[k], 0);
-    b.s_add_u32(groups[k], heads[k], kGroup - 1);
-    b.s_lshr_b32(groups[k], groups[k], 3);
-    b.s_max_i32(count[k], tokens_arg[k], 0);
-    b.s_mul_i32(count[k], count[k], groups[k]);
-    b.s_mul_hi_u32(hi, count[k], half);
-    b.s_mul_i32(count[k], count[k], half);
-    b.s_cmp_eq_u32(hi, 0);
-    b.s_cbranch_scc1(ok);
-    b.s_mov_b32(count[k], 0);
-    b.bind(ok);
+  const SGPR tokens_arg[2] = {k.arg("n_q"), k.arg("n_kv")}, heads_arg[2] = {k.arg("nq_head"), k.arg("nkv_head")};
+  for (int pi = 0; pi < 2; ++pi) {
+    Label ok = k.label("count_ok");
+    k.s_max_i32(heads[pi], heads_arg[pi], 0);
+    k.s_add_u32(groups[pi], heads[pi], kGroup - 1);
+    k.s_lshr_b32(groups[pi], groups[pi], 3);
+    k.s_max_i32(count[pi], tokens_arg[pi], 0);
+    k.s_mul_i32(count[pi], count[pi], groups[pi]);
+    k.s_mul_hi_u32(hi, count[pi], half);
+    k.s_mul_i32(count[pi], count[pi], half);
+    k.s_cmp_eq_u32(hi, 0);
+    k.s_cbranch_scc1(ok);
+    k.s_mov_b32(count[pi], 0);
+    k.bind(ok);
   }
   // Waves past both parts end here.
-  b.s_max_u32(hi, count[0], count[1]);
-  b.s_cmp_ge_u32(first, hi);
-  b.s_cbranch_scc1(exit);
+  k.s_max_u32(hi, count[0], count[1]);
+  k.s_cmp_ge_u32(g.first, hi);
+  k.s_cbranch_scc1(exit);
   // cexp = -2 log2(theta) / rot: pair i turns by position * 2^(i cexp) radians.
-  b.v_log_f32(tmp[0], theta);
-  b.v_cvt_f32_i32(tmp[1], rot);
-  b.v_rcp_f32(tmp[1], tmp[1]);
-  b.v_mul_f32(tmp[0], tmp[0], tmp[1]);
-  b.v_mul_f32(tmp[0], -2.0f, tmp[0]);
-  b.v_readfirstlane_b32(cexp, tmp[0]);
-  b.s_mov_b32(c_hi, std::bit_cast<uint32_t>(inv2pi_hi));
-  b.s_mov_b32(c_lo, std::bit_cast<uint32_t>(inv2pi_lo));
-  divider_init(b, half, zhalf, nscr, tmp.sub(0, 2));
+  k.v_log_f32(tmp[0], k.arg("theta"));
+  k.v_cvt_f32_i32(tmp[1], rot);
+  k.v_rcp_f32(tmp[1], tmp[1]);
+  k.v_mul_f32(tmp[0], tmp[0], tmp[1]);
+  k.v_mul_f32(tmp[0], -2.0f, tmp[0]);
+  k.v_readfirstlane_b32(cexp, tmp[0]);
+  k.s_mov_b32(c_hi, std::bit_cast<uint32_t>(inv2pi_hi));
+  k.s_mov_b32(c_lo, std::bit_cast<uint32_t>(inv2pi_lo));
+  const Divider by_half = make_divider(k, half);
 
-  auto part = [&](int k, SGPR ptr, bool with_pos) {
-    Label skip = b.label("part_skip");
-    b.s_cmp_ge_u32(first, count[k]);
-    b.s_cbranch_scc1(skip);
-    divider_init(b, groups[k], zgroups, nscr, tmp.sub(0, 2));
-    b.s_mov_b64(lo_base, ptr);
-    b.s_lshl_b32(hi, half, 2);
-    b.s_add_u32(hi_base[0], ptr[0], hi);
-    b.s_addc_u32(hi_base[1], ptr[1], 0);
-    StrideLoop loop{count[k], first, total, index, rem, save, lane};
+  auto part = [&](int pi, SGPR ptr, bool with_pos) {
+    Label skip = k.label("part_skip");
+    k.s_cmp_ge_u32(g.first, count[pi]);
+    k.s_cbranch_scc1(skip);
+    const Divider by_groups = make_divider(k, groups[pi]);
+    k.s_mov_b64(lo_base, ptr);
+    k.s_lshl_b32(hi, half, 2);
+    k.s_add_u32(hi_base[0], ptr[0], hi);
+    k.s_addc_u32(hi_base[1], ptr[1], 0);
     stride_loop(
-        b, loop,
-        [&] {
-          b.v_add_u32(it, index, lane);
-          divide(b, unit, iq, it, half, zhalf, tmp[0]);           // unit = token * groups + group
-          divide(b, token, grp, unit, groups[k], zgroups, tmp[0]);
+        k, count[pi], g,
+        [&](SGPR index) {
+          k.v_add_u32(it, index, g.lane);
+          const auto [unit, iq] = divide(k, by_half, it);  // unit = token * groups + group
+          const auto [token, grp] = divide(k, by_groups, unit);
           if (with_pos) {
-            b.v_mad_u64_u32(pp, carry, token, 4, pos);
-            b.global_load_dword(p, pp, as::off);
+            k.v_mad_u64_u32(pp, carry, token, 4, pos);
+            k.global_load_dword(p, pp, as::off);
           }
           // First head row of the group: token * heads + 8 group; heads left in it.
-          b.v_lshlrev_b32(grp, 3, grp);
-          b.v_sub_u32(left, heads[k], grp);
-          b.v_mul_lo_u32(tmp[1], token, heads[k]);
-          b.v_add_u32(tmp[1], tmp[1], grp);
-          b.v_mul_lo_u32(tmp[1], tmp[1], D);
-          b.v_add_u32(tmp[1], tmp[1], iq);
-          b.v_lshlrev_b32(off[0], 2, tmp[1]);
+          k.v_lshlrev_b32(grp, 3, grp);
+          k.v_sub_u32(left, heads[pi], grp);
+          k.v_mul_lo_u32(tmp[1], token, heads[pi]);
+          k.v_add_u32(tmp[1], tmp[1], grp);
+          k.v_mul_lo_u32(tmp[1], tmp[1], D);
+          k.v_add_u32(tmp[1], tmp[1], iq);
+          k.v_lshlrev_b32(off[0], 2, tmp[1]);
           // Heads past the group's last one re-read the last head (a valid address, so every
           // load runs with the full EXEC and counts in vmcnt) and are not stored.
           for (int j = 1; j < kGroup; ++j) {
-            b.v_add_u32(off[j], d4, off[j - 1]);
-            b.v_cmp_lt_u32(vcc, j, left);
-            b.s_and_b64(mask[size_t(j)], exec, vcc);
-            b.v_cndmask_b32(off[j], off[j - 1], off[j], vcc);
+            k.v_add_u32(off[j], d4, off[j - 1]);
+            k.v_cmp_lt_u32(vcc, j, left);
+            k.s_and_b64(mask[size_t(j)], exec, vcc);
+            k.v_cndmask_b32(off[j], off[j - 1], off[j], vcc);
           }
           for (int j = 0; j < kGroup; ++j) {
-            b.global_load_dword(va[j], off[j], lo_base);
-            b.global_load_dword(vb[j], off[j], hi_base);
+            k.global_load_dword(va[j], off[j], lo_base);
+            k.global_load_dword(vb[j], off[j], hi_base);
           }
           // 2^(i cexp) radians per position step.
-          b.v_cvt_f32_u32(f, iq);
-          b.v_mul_f32(f, cexp, f);
-          b.v_exp_f32(f, f);
+          k.v_cvt_f32_u32(f, iq);
+          k.v_mul_f32(f, cexp, f);
+          k.v_exp_f32(f, f);
           if (with_pos) {
-            wait_vm(b, 2 * kGroup);
           } else {
-            b.v_add_u32(p, pos0, token);
+            k.v_add_u32(p, pos0, token);
           }
-          b.v_cvt_f32_i32(p, p);
+          k.v_cvt_f32_i32(p, p);
           // Angle in revolutions without losing its fraction: the product
           // p f split exactly (hi + lo), times 1/(2 pi) as two floats.
-          b.v_mul_f32(ahi, p, f);
-          b.v_fma_f32(alo, p, f, as::neg(ahi));
-          b.v_mul_f32(rhi, c_hi, ahi);
-          b.v_fma_f32(rlo, ahi, c_hi, as::neg(rhi));
-          b.v_fma_f32(rlo, ahi, c_lo, rlo);
-          b.v_fma_f32(rlo, alo, c_hi, rlo);
-          b.v_fract_f32(rhi, rhi);  // v_sin/v_cos take revolutions in [-256, 256] on hardware
-          b.v_add_f32(rhi, rhi, rlo);
-          b.v_cos_f32(vc, rhi);
-          b.v_sin_f32(vs, rhi);
+          k.v_mul_f32(ahi, p, f);
+          k.v_fma_f32(alo, p, f, neg(ahi));
+          k.v_mul_f32(rhi, c_hi, ahi);
+          k.v_fma_f32(rlo, ahi, c_hi, neg(rhi));
+          k.v_fma_f32(rlo, ahi, c_lo, rlo);
+          k.v_fma_f32(rlo, alo, c_hi, rlo);
+          k.v_fract_f32(rhi, rhi);  // v_sin/v_cos take revolutions in [-256, 256] on hardware
+          k.v_add_f32(rhi, rhi, rlo);
+          k.v_cos_f32(vc, rhi);
+          k.v_sin_f32(vs, rhi);
           for (int j = 0; j < kGroup; ++j) {
-            // Loads complete in issue order: only those of the later heads may remain.
-            wait_vm(b, 2 * (kGroup - 1 - j));
-            b.v_mul_f32(tmp[0], va[j], vc);
-            b.v_mul_f32(tmp[1], vb[j], vs);
-            b.v_mul_f32(tmp[2], va[j], vs);
-            b.v_mul_f32(tmp[3], vb[j], vc);
-            b.v_sub_f32(va[j], tmp[0], tmp[1]);
-            b.v_add_f32(vb[j], tmp[2], tmp[3]);
+            k.v_mul_f32(tmp[0], va[j], vc);
+            k.v_mul_f32(tmp[1], vb[j], vs);
+            k.v_mul_f32(tmp[2], va[j], vs);
+            k.v_mul_f32(tmp[3], vb[j], vc);
+            k.v_sub_f32(va[j], tmp[0], tmp[1]);
+            k.v_add_f32(vb[j], tmp[2], tmp[3]);
           }
-          b.s_mov_b64(mask[0], exec);
+          k.s_mov_b64(mask[0], exec);
           for (int j = 0; j < kGroup; ++j) {
-            b.s_mov_b64(exec, mask[size_t(j)]);
-            b.global_store_dword(off[j], va[j], lo_base);
-            b.global_store_dword(off[j], vb[j], hi_base);
+            k.s_mov_b64(exec, mask[size_t(j)]);
+            k.global_store_dword(off[j], va[j], lo_base);
+            k.global_store_dword(off[j], vb[j], hi_base);
           }
         },
         [] {});
-    b.bind(skip);
+    k.bind(skip);
   };
-  Label no_pos = b.label("no_pos");
-  b.s_or_b32(hi, pos[0], pos[1]);
-  b.s_cmp_eq_u32(hi, 0);
-  b.s_cbranch_scc1(no_pos);
-  part(0, qp, true);
-  part(1, kp, true);
-  b.s_branch(exit);
-  b.bind(no_pos);
-  part(0, qp, false);
-  part(1, kp, false);
-  b.bind(exit);
-  b.s_endpgm();
-
-  kernel_interface(b, codeobj::HiddenArgLayout::Full, 0, 1024);
-  b.arg("q", "global_buffer", "f32*", "read_write");
-  b.arg("k", "global_buffer", "f32*", "read_write");
-  b.arg("pos", "global_buffer", "const i32*", "read_only");
-  b.arg("pos0", "by_value", "i32");
-  b.arg("n_q", "by_value", "i32");
-  b.arg("n_kv", "by_value", "i32");
-  b.arg("nq_head", "by_value", "i32");
-  b.arg("nkv_head", "by_value", "i32");
-  b.arg("D", "by_value", "i32");
-  b.arg("rot", "by_value", "i32");
-  b.arg("theta", "by_value", "f32");
-  return b.code_object();
+  Label no_pos = k.label("no_pos");
+  k.s_or_b32(hi, pos[0], pos[1]);
+  k.s_cmp_eq_u32(hi, 0);
+  k.s_cbranch_scc1(no_pos);
+  part(0, k.arg("q"), true);
+  part(1, k.arg("k"), true);
+  k.s_branch(exit);
+  k.bind(no_pos);
+  part(0, k.arg("q"), false);
+  part(1, k.arg("k"), false);
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 // ------------------------------------------------------------------ tests
@@ -328,10 +293,7 @@ void rotate_ref(float a, float b, float c, float s, float& lo, float& hi) {
 }
 
 void add_rope_apply(Registry& reg) {
-  KernelDef d;
-  d.lookup = "rope_apply_k";
-  d.family = "ops";
-  d.generate = build_rope_apply;
+  KernelDef d = generated_kernel("ops", kRopeApply, build_rope_apply);
   d.description =
       "Rotate-half RoPE with caller-supplied cos/sin tables ([max_len][dim/2] f32): pairs (j, j + dim/2) of row r "
       "turn by table row (r >> tsh) + tbase (the multi-head trick: rows = heads of one token, tsh = log2(heads), "
@@ -377,8 +339,8 @@ void add_rope_apply(Registry& reg) {
       if (dim % 2) want[size_t(r * dim + dim - 1)] = xr[dim - 1];
     }
     DeviceBuffer<float> y(dev, with_guard(std::vector<float>(x.size(), 0.f))), dx(dev, x), dc(dev, cs), ds(dev, sn);
-    dev.launch("rope_apply_k", {uint32_t(rows)}, {uint32_t(c["wg"])},
-               {y.addr(), dx.addr(), dc.addr(), ds.addr(), u32(rows), u32(dim), u32(tsh), u32(tbase)});
+    launch(dev, kRopeApply, {uint32_t(rows)}, {uint32_t(c["wg"])},
+               {y.addr(), dx.addr(), dc.addr(), ds.addr(), rows, dim, tsh, tbase});
     return compare_guarded(y.download(), want, Tolerance{});
   };
   d.ideal_bytes = [](const Case& c) {
@@ -397,10 +359,7 @@ void add_rope_apply(Registry& reg) {
 Tolerance rope_tolerance() { return Tolerance{1e-3, 0}; }
 
 void add_rope(Registry& reg) {
-  KernelDef d;
-  d.lookup = "rope_k";
-  d.family = "ops";
-  d.generate = build_rope;
+  KernelDef d = generated_kernel("ops", kRope, build_rope);
   d.description =
       "In-place partial rotate-half RoPE on the first rot dims of every head of q [n_q][nq_head][D] and k "
       "[n_kv][nkv_head][D], angles computed in the kernel: position p = pos[token] (or pos0 + token when pos is "
@@ -471,9 +430,9 @@ void add_rope(Registry& reg) {
     DeviceBuffer<int32_t> dp(dev, pos);
     const int64_t total = (rot >= 2 && rot <= D) ? (nq * qh + nkv * kh) * (rot / 2) : 1;
     uint32_t grid = uint32_t(c["grid"] ? c["grid"] : std::max<int64_t>(1, (total + 255) / 256));
-    dev.launch("rope_k", {grid}, {uint32_t(c["wg"])},
-               {dq.addr(), dk.addr(), use_pos ? dp.addr() : 0, i32(pos0), i32(nq), i32(nkv), i32(qh), i32(kh),
-                i32(D), i32(rot), f32(theta)});
+    launch(dev, kRope, {grid}, {uint32_t(c["wg"])},
+               {dq.addr(), dk.addr(), use_pos ? dp.addr() : 0, pos0, nq, nkv, qh, kh,
+                D, rot, theta});
     return combine({compare_guarded(dq.download(), want_q, rope_tolerance()),
                     compare_guarded(dk.download(), want_k, rope_tolerance())});
   };

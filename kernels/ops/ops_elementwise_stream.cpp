@@ -15,15 +15,14 @@
 #include <cmath>
 #include <numbers>
 
-#include "ops/ops_elementwise_emit.h"
 #include "ops_elementwise_parts.h"
 
 namespace k100::kernels {
 
 namespace {
 
-using namespace as;
-using namespace elem;
+using namespace codegen;
+using as::vcc, as::exec, as::offset;
 
 constexpr float kNegLog2e = -1.44269504088896340736f;
 
@@ -31,41 +30,40 @@ enum class StreamOp { Fill, AddInplace, ScaleMul, SiluMul, SigmoidMul };
 
 struct StreamShape {
   const char* name;
-  // Pointer arguments in order: (name, type, access); loaded operands are the
-  // pointers with `load` set, in order; the result goes to pointer `out`.
-  struct Ptr {
-    const char* name;
-    const char* type;
-    const char* access;
-    bool load;
-  };
-  std::vector<Ptr> ptrs;
+  std::vector<Param> ptrs;  // pointer arguments in order
+  std::vector<bool> loads;  // which of them the kernel reads
   const char* scalar = nullptr;  // f32 value argument after the first pointer (fill, scale)
-  int out = 0;
+  int out = 0;                   // the pointer the result goes to
 };
 
 StreamShape shape_of(StreamOp op) {
   switch (op) {
-    case StreamOp::Fill: return {"fill_k", {{"y", "f32*", "write_only", false}}, "value"};
-    case StreamOp::AddInplace:
-      return {"add_inplace_k", {{"y", "f32*", "read_write", true}, {"x", "const f32*", "read_only", true}}};
-    case StreamOp::ScaleMul: return {"scale_mul_k", {{"x", "f32*", "read_write", true}}, "s"};
+    case StreamOp::Fill: return {"fill_k", {out("y", "f32")}, {false}, "value"};
+    case StreamOp::AddInplace: return {"add_inplace_k", {inout("y", "f32"), in("x", "f32")}, {true, true}};
+    case StreamOp::ScaleMul: return {"scale_mul_k", {inout("x", "f32")}, {true}, "s"};
     case StreamOp::SiluMul:
-      return {"silu_mul_k",
-              {{"y", "f32*", "write_only", false},
-               {"gate", "const f32*", "read_only", true},
-               {"up", "const f32*", "read_only", true}}};
+      return {"silu_mul_k", {out("y", "f32"), in("gate", "f32"), in("up", "f32")}, {false, true, true}};
     case StreamOp::SigmoidMul:
-      return {"sigmoid_mul_k",
-              {{"y", "f32*", "write_only", false},
-               {"x", "const f32*", "read_only", true},
-               {"g", "const f32*", "read_only", true}}};
+      return {"sigmoid_mul_k", {out("y", "f32"), in("x", "f32"), in("g", "f32")}, {false, true, true}};
   }
   return {};
 }
 
+// Pointer arguments in order, the scalar after the first, then n (i64); the
+// full hidden block gives the grid geometry.
+Signature stream_signature(StreamOp op) {
+  const StreamShape sh = shape_of(op);
+  std::vector<Param> p;
+  for (size_t i = 0; i < sh.ptrs.size(); ++i) {
+    p.push_back(sh.ptrs[i]);
+    if (i == 0 && sh.scalar) p.push_back(value(sh.scalar, "f32"));
+  }
+  p.push_back(value("n", "i64"));
+  return Signature(sh.name, p, codeobj::HiddenArgLayout::Full);
+}
+
 // out[c] = op(in...) for components c < n. `t` is a temporary of n components.
-void emit_op(KernelBuilder& b, StreamOp op, const std::vector<VGPR>& in, VGPR out, VGPR t, SGPR scalar, int n) {
+void emit_op(Kernel& b, StreamOp op, const std::vector<VGPR>& in, VGPR out, VGPR t, SGPR scalar, int n) {
   switch (op) {
     case StreamOp::Fill:
       for (int c = 0; c < n; ++c) b.v_mov_b32(out[c], scalar);
@@ -97,91 +95,68 @@ void emit_op(KernelBuilder& b, StreamOp op, const std::vector<VGPR>& in, VGPR ou
 
 codeobj::CodeObject build_stream(isa::Target target, StreamOp op) {
   const StreamShape sh = shape_of(op);
-  KernelBuilder b(sh.name, target);
-  Regs r;
+  Kernel k(stream_signature(op), target, ops::options());
   const int nptr = int(sh.ptrs.size());
-  // Explicit arguments: pointers (the scalar takes the second slot), then n (i64).
-  const int nslots = nptr + (sh.scalar ? 1 : 0);
-  const uint32_t n_offset = uint32_t(8 * nslots), hidden_offset = n_offset + 8;
-  const SGPR args = r.s(8), hid = r.s(8);
-  auto ptr_arg = [&](int i) { return args.sub(2 * (i == 0 || !sh.scalar ? i : i + 1), 2); };
-  const SGPR scalar = args[2];
-  const SGPR n = args.sub(2 * nslots, 2);
-  const SGPR total = r.s(), wgsize = r.s(), first = r.s(), index = r.s(), rem = r.s(), count = r.s(),
-             tail = r.s(), save = r.s(2), step = r.s(2), t64 = r.s(2);
-  std::vector<SGPR> run;
-  for (int i = 0; i < nptr; ++i) run.push_back(r.s(2));
-  const VGPR lane = r.v(), off = r.v(), zero = r.v();
+  const SGPR n = k.arg("n"), scalar = sh.scalar ? k.arg(sh.scalar) : SGPR{}, hid = hidden_block(k);
+  const SGPR count = k.sgpr(1, "vectors"), tail = k.sgpr(1, "tail"), t64 = k.sgpr(2, "t64");
+  const VGPR off = k.vgpr(1, "offset"), zero = k.vgpr(1, "zero");
   std::vector<VGPR> in;
-  for (const auto& p : sh.ptrs)
-    if (p.load) in.push_back(r.v(4));
-  const VGPR out = r.v(4), t = r.v(4);
-  Label exit = b.label("exit");
+  for (size_t i = 0; i < sh.ptrs.size(); ++i)
+    if (sh.loads[i]) in.push_back(k.vgpr(4, sh.ptrs[i].name));
+  const VGPR out = k.vgpr(4, "out"), t = k.vgpr(4, "t");
+  Label exit = k.label("exit");
 
-  b.s_load_dwordx8(args, kernarg_ptr(), 0);
-  load_hidden(b, hid, hidden_offset);
-  wait_lgkm(b, 0);
-  b.s_cmp_ge_u32(n[1], 4);  // n >= 2^34 or negative: nothing to do
-  b.s_cbranch_scc1(exit);
-  grid_geometry(b, hid, total, wgsize, first, lane);
-  b.v_lshlrev_b32(off, 4, lane);
-  b.s_lshr_b64(t64, n, 2);
-  b.s_mov_b32(count, t64[0]);  // whole 4-float vectors
-  b.s_lshl_b32(step[0], total, 4);
-  b.s_lshr_b32(step[1], total, 28);  // 16 * total as 64 bits
-  for (int i = 0; i < nptr; ++i) shifted_address(b, run[size_t(i)], ptr_arg(i), first, 4);
-  if (op == StreamOp::Fill) emit_op(b, op, in, out, t, scalar, 4);
+  k.s_cmp_ge_u32(n[1], 4);  // n >= 2^34 or negative: nothing to do
+  k.s_cbranch_scc1(exit);
+  const Grid g = grid_geometry(k, hid);
+  k.v_lshlrev_b32(off, 4, g.lane);
+  k.s_lshr_b64(t64, n, 2);
+  k.s_mov_b32(count, t64[0]);  // whole 4-float vectors
+  const SGPR step = widen_shifted(k, g.total, 4);  // 16 * total as 64 bits
+  std::vector<SGPR> run;
+  for (int i = 0; i < nptr; ++i) run.push_back(offset_address(k, k.arg(sh.ptrs[size_t(i)].name), g.first, 4));
+  if (op == StreamOp::Fill) emit_op(k, op, in, out, t, scalar, 4);
 
-  StrideLoop loop{count, first, total, index, rem, save, lane};
   stride_loop(
-      b, loop,
-      [&] {
-        int k = 0;
+      k, count, g,
+      [&](SGPR) {
+        int m = 0;
         for (int i = 0; i < nptr; ++i)
-          if (sh.ptrs[size_t(i)].load) b.global_load_dwordx4(in[size_t(k++)], off, run[size_t(i)]);
-        if (k) wait_vm(b, 0);
-        if (op != StreamOp::Fill) emit_op(b, op, in, out, t, scalar, 4);
-        b.global_store_dwordx4(off, out, run[size_t(sh.out)]);
+          if (sh.loads[size_t(i)]) k.global_load_dwordx4(in[size_t(m++)], off, run[size_t(i)]);
+        if (op != StreamOp::Fill) emit_op(k, op, in, out, t, scalar, 4);
+        k.global_store_dwordx4(off, out, run[size_t(sh.out)]);
       },
       [&] {
-        for (int i = 0; i < nptr; ++i) add64(b, run[size_t(i)], step);
+        for (int i = 0; i < nptr; ++i) add64_pair(k, run[size_t(i)], step);
       });
 
   // The n % 4 trailing elements: the grid's first work-item, one dword each.
-  b.s_and_b32(tail, n[0], 3);
-  b.s_cbranch_scc0(exit);
-  b.s_cmp_lg_u32(first, 0);
-  b.s_cbranch_scc1(exit);
-  b.s_mov_b64(exec, 1);
-  b.v_mov_b32(zero, 0);
-  b.s_and_b32(t64[0], n[0], ~3u);
-  b.s_mov_b32(t64[1], n[1]);
-  b.s_lshl_b64(t64, t64, 2);
+  k.s_and_b32(tail, n[0], 3);
+  k.s_cbranch_scc0(exit);
+  k.s_cmp_lg_u32(g.first, 0);
+  k.s_cbranch_scc1(exit);
+  k.s_mov_b64(exec, 1);
+  k.v_mov_b32(zero, 0);
+  k.s_and_b32(t64[0], n[0], ~3u);
+  k.s_mov_b32(t64[1], n[1]);
+  k.s_lshl_b64(t64, t64, 2);
   for (int i = 0; i < nptr; ++i) {
-    b.s_add_u32(run[size_t(i)][0], ptr_arg(i)[0], t64[0]);
-    b.s_addc_u32(run[size_t(i)][1], ptr_arg(i)[1], t64[1]);
+    const SGPR base = k.arg(sh.ptrs[size_t(i)].name);
+    k.s_add_u32(run[size_t(i)][0], base[0], t64[0]);
+    k.s_addc_u32(run[size_t(i)][1], base[1], t64[1]);
   }
   for (int j = 0; j < 3; ++j) {
-    b.s_cmp_le_u32(tail, j);
-    b.s_cbranch_scc1(exit);
-    int k = 0;
+    k.s_cmp_le_u32(tail, j);
+    k.s_cbranch_scc1(exit);
+    int m = 0;
     for (int i = 0; i < nptr; ++i)
-      if (sh.ptrs[size_t(i)].load) b.global_load_dword(in[size_t(k++)][0], zero, run[size_t(i)], offset(4 * j));
-    if (k) wait_vm(b, 0);
-    emit_op(b, op, in, out, t, scalar, 1);
-    b.global_store_dword(zero, out[0], run[size_t(sh.out)], offset(4 * j));
+      if (sh.loads[size_t(i)]) k.global_load_dword(in[size_t(m++)][0], zero, run[size_t(i)], offset(4 * j));
+    emit_op(k, op, in, out, t, scalar, 1);
+    k.global_store_dword(zero, out[0], run[size_t(sh.out)], offset(4 * j));
   }
-  b.bind(exit);
-  b.s_endpgm();
-
-  kernel_interface(b, codeobj::HiddenArgLayout::Full, 0, 1024);
-  for (int i = 0; i < nptr; ++i) {
-    const auto& p = sh.ptrs[size_t(i)];
-    b.arg(p.name, "global_buffer", p.type, p.access);
-    if (i == 0 && sh.scalar) b.arg(sh.scalar, "by_value", "f32");
-  }
-  b.arg("n", "by_value", "i64");
-  return b.code_object();
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 // gelu_mul_k(y, gate, up, n, group_size): y[i] = gelu_tanh(gate[i]) * up[i],
@@ -189,59 +164,43 @@ codeobj::CodeObject build_stream(isa::Target target, StreamOp op) {
 // first wave of a workgroup does its 64 elements with all lanes enabled, so any
 // workgroup size gives the same result with grid = ceil(n/64).
 // gelu_tanh(g) = 0.5 g (1 + tanh(u)) = g / (1 + e^(-2u)), u = sqrt(2/pi) (g + 0.044715 g^3).
+const Signature kGelu("gelu_mul_k", {out("y", "f32"), in("gate", "f32"), in("up", "f32"), value("n", "u32"),
+                                     value("group_size", "u32")});
+
 codeobj::CodeObject build_gelu_mul(isa::Target target) {
-  KernelBuilder b("gelu_mul_k", target);
-  Regs r;
-  const SGPR args = r.s(8);
-  const SGPR y = args.sub(0, 2), gate = args.sub(2, 2), up = args.sub(4, 2), n = args[6];
-  const SGPR base = r.s(), left = r.s(), py = r.s(2), pg = r.s(2), pu = r.s(2);
-  const VGPR lane = r.v(), off = r.v(), g = r.v(), u = r.v(), t = r.v();
-  Label exit = b.label("exit");
+  Kernel k(kGelu, target, ops::options());
+  const SGPR n = k.arg("n"), group = k.workgroup_id(), base = k.sgpr(1, "first"), left = k.sgpr(1, "left");
+  const VGPR off = k.vgpr(1, "offset"), g = k.vgpr(1, "g"), u = k.vgpr(1, "u"), t = k.vgpr(1, "t");
+  Label exit = k.label("exit");
   const double k0 = -2.0 * std::sqrt(2.0 / std::numbers::pi) * 1.4426950408889634;  // -2 sqrt(2/pi) log2 e
-
-  b.s_load_dwordx8(args, kernarg_ptr(), 0);
-  b.v_readfirstlane_b32(base, local_id());
-  b.s_cmp_gt_u32(base, 63);
-  b.s_cbranch_scc1(exit);  // not the workgroup's first wave
-  b.s_mov_b64(exec, -1);   // a partial first wave still covers its 64 elements
-  b.v_mbcnt_lo_u32_b32(lane, -1, 0);
-  b.v_mbcnt_hi_u32_b32(lane, -1, lane);
-  wait_lgkm(b, 0);
-  b.s_cmp_ge_u32(group_id(), 1u << 26);
-  b.s_cbranch_scc1(exit);  // first index past 2^32 > n
-  b.s_lshl_b32(base, group_id(), 6);
-  b.s_cmp_ge_u32(base, n);
-  b.s_cbranch_scc1(exit);
-  b.s_sub_u32(left, n, base);
-  b.v_cmp_gt_u32(vcc, left, lane);
-  b.s_and_b64(exec, exec, vcc);
-  shifted_address(b, py, y, base, 2);
-  shifted_address(b, pg, gate, base, 2);
-  shifted_address(b, pu, up, base, 2);
-  b.v_lshlrev_b32(off, 2, lane);
-  b.global_load_dword(g, off, pg);
-  b.global_load_dword(u, off, pu);
-  wait_vm(b, 0);
-  b.v_mul_f32(t, g, g);
-  b.v_mul_f32(t, float(k0 * 0.044715), t);
-  b.v_add_f32(t, float(k0), t);
-  b.v_mul_f32(t, g, t);  // -2u log2 e
-  b.v_exp_f32(t, t);
-  b.v_add_f32(t, 1.0f, t);
-  b.v_rcp_f32(t, t);
-  b.v_mul_f32(g, g, u);
-  b.v_mul_f32(g, g, t);
-  b.global_store_dword(off, g, py);
-  b.bind(exit);
-  b.s_endpgm();
-
-  kernel_interface(b, codeobj::HiddenArgLayout::None, 32, 1024);
-  b.arg("y", "global_buffer", "f32*", "write_only");
-  b.arg("gate", "global_buffer", "const f32*", "read_only");
-  b.arg("up", "global_buffer", "const f32*", "read_only");
-  b.arg("n", "by_value", "u32");
-  b.arg("group_size", "by_value", "u32");
-  return b.code_object();
+  exit_unless_first_wave(k, exit);
+  const VGPR lane = whole_wave_lane_id(k);  // a partial first wave still covers its 64 elements
+  k.s_cmp_ge_u32(group, 1u << 26);
+  k.s_cbranch_scc1(exit);  // first index past 2^32 > n
+  k.s_lshl_b32(base, group, 6);
+  k.s_cmp_ge_u32(base, n);
+  k.s_cbranch_scc1(exit);
+  k.s_sub_u32(left, n, base);
+  k.v_cmp_gt_u32(vcc, left, lane);
+  k.s_and_b64(exec, exec, vcc);
+  const SGPR py = offset_address(k, k.arg("y"), base, 2), pg = offset_address(k, k.arg("gate"), base, 2),
+             pu = offset_address(k, k.arg("up"), base, 2);
+  k.v_lshlrev_b32(off, 2, lane);
+  k.global_load_dword(g, off, pg);
+  k.global_load_dword(u, off, pu);
+  k.v_mul_f32(t, g, g);
+  k.v_mul_f32(t, float(k0 * 0.044715), t);
+  k.v_add_f32(t, float(k0), t);
+  k.v_mul_f32(t, g, t);  // -2u log2 e
+  k.v_exp_f32(t, t);
+  k.v_add_f32(t, 1.0f, t);
+  k.v_rcp_f32(t, t);
+  k.v_mul_f32(g, g, u);
+  k.v_mul_f32(g, g, t);
+  k.global_store_dword(off, g, py);
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 // ------------------------------------------------------------------ tests
@@ -284,10 +243,7 @@ Dim3 stream_grid(const Case& c) {
 
 void add_stream(Registry& reg, StreamOp op) {
   const StreamShape sh = shape_of(op);
-  KernelDef d;
-  d.lookup = sh.name;
-  d.family = "ops";
-  d.generate = [op](isa::Target t) { return build_stream(t, op); };
+  KernelDef d = generated_kernel("ops", stream_signature(op), [op](isa::Target t) { return build_stream(t, op); });
   d.geometry = "grid-stride: any grid and workgroup size (grid = ceil(n/64), wg = 64 typical)";
   d.limits = "0 <= n < 2^34 (a negative or larger n writes nothing); pointers 4-byte aligned";
   d.cases = stream_cases;
@@ -335,7 +291,7 @@ void add_stream(Registry& reg, StreamOp op) {
       d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 12; };
       break;
   }
-  d.run = [op, tol = d.tolerance, name = std::string(sh.name)](TestDevice& dev, const Case& c) {
+  d.run = [op, tol = d.tolerance, sig = stream_signature(op)](TestDevice& dev, const Case& c) {
     using namespace elem_test;
     const size_t n = size_t(c["n"]);
     Rng rng(c.seed);
@@ -366,22 +322,19 @@ void add_stream(Registry& reg, StreamOp op) {
         break;
     }
     const Dim3 grid = stream_grid(c), wg{uint32_t(c["wg"])};
-    std::vector<uint64_t> argv;
-    CaseResult res;
     if (op == StreamOp::Fill || op == StreamOp::ScaleMul) {
       DeviceBuffer<float> x(dev, with_guard(a));
-      dev.launch(name, grid, wg, {x.addr(), f32(scalar), uint64_t(n)});
-      res = compare_guarded(x.download(), want, tol);
-    } else if (op == StreamOp::AddInplace) {
-      DeviceBuffer<float> y(dev, with_guard(a)), x(dev, bvec);
-      dev.launch(name, grid, wg, {y.addr(), x.addr(), uint64_t(n)});
-      res = compare_guarded(y.download(), want, tol);
-    } else {
-      DeviceBuffer<float> y(dev, with_guard(std::vector<float>(n, 0.f))), p(dev, a), q(dev, bvec);
-      dev.launch(name, grid, wg, {y.addr(), p.addr(), q.addr(), uint64_t(n)});
-      res = compare_guarded(y.download(), want, tol);
+      launch(dev, sig, grid, wg, {x.addr(), scalar, n});
+      return compare_guarded(x.download(), want, tol);
     }
-    return res;
+    if (op == StreamOp::AddInplace) {
+      DeviceBuffer<float> y(dev, with_guard(a)), x(dev, bvec);
+      launch(dev, sig, grid, wg, {y.addr(), x.addr(), n});
+      return compare_guarded(y.download(), want, tol);
+    }
+    DeviceBuffer<float> y(dev, with_guard(std::vector<float>(n, 0.f))), p(dev, a), q(dev, bvec);
+    launch(dev, sig, grid, wg, {y.addr(), p.addr(), q.addr(), n});
+    return compare_guarded(y.download(), want, tol);
   };
   // Prefill-sized activations: 64 tokens x 17408 (the FFN width of a 5120-wide model) for the gates,
   // 256 tokens x 5120 for the residual-stream operators.
@@ -393,10 +346,7 @@ void add_stream(Registry& reg, StreamOp op) {
 }
 
 void add_gelu(Registry& reg) {
-  KernelDef d;
-  d.lookup = "gelu_mul_k";
-  d.family = "ops";
-  d.generate = build_gelu_mul;
+  KernelDef d = generated_kernel("ops", kGelu, build_gelu_mul);
   d.description =
       "GELU (tanh approximation) of the gate times up, one element per work-item: "
       "gelu_tanh(g) * u = g*u / (1 + 2^(-2 sqrt(2/pi) (g + 0.044715 g^3) log2 e)) with v_exp_f32 and v_rcp_f32; "
@@ -428,7 +378,7 @@ void add_gelu(Registry& reg) {
     std::vector<float> want(n);
     for (size_t i = 0; i < n; ++i) want[i] = float(gelu_tanh(g[i]) * u[i]);
     DeviceBuffer<float> y(dev, with_guard(std::vector<float>(n, 0.f))), dg(dev, g), du(dev, u);
-    dev.launch("gelu_mul_k", {uint32_t((n + 63) / 64)}, {wg}, {y.addr(), dg.addr(), du.addr(), u32(n), wg});  // group_size: ignored
+    launch(dev, kGelu, {uint32_t((n + 63) / 64)}, {wg}, {y.addr(), dg.addr(), du.addr(), n, wg});  // group_size: ignored
     return compare_guarded(y.download(), want, tol);
   };
   d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 12; };

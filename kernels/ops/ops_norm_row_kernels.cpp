@@ -5,16 +5,14 @@
 #include <cmath>
 #include <cstring>
 
-#include "ops_norm_emit.h"
-#include "ops_norm_parts.h"
-#include "k100/kernels/test_support.h"
+#include "ops_parts.h"
 
 namespace k100::kernels {
 
 namespace {
 
-using namespace as;
-using namespace norm;
+using namespace codegen;
+using as::vcc, as::exec, as::offset;
 using codeobj::HiddenArgLayout;
 
 enum class RowKind { Rms, RmsZc, RmsGated, L2, Layer };
@@ -29,350 +27,273 @@ struct RowSpec {
 
 constexpr float kLog2e = 1.4426950408889634f;
 
-// SGPRs
-const SGPR sY = s(8, 2), sX = s(10, 2), sW = s(12, 2), sG = s(14, 2);  // gate (gated) or bias (layernorm)
-const SGPR sD = s(16), sEps = s(17), sZc = s(18), sGroup = s(19);
-const SGPR sXs = s(20, 2), sWs = s(22, 2), sGs = s(24, 2), sYs = s(26, 2);  // stream bases
-const SGPR sNq = s(28), sRem = s(29), sLeft = s(30), sScratch = s(31), sSave = s(32, 2), sTmp2 = s(34, 2);
-const SGPR sThreads = s(36), sW16 = s(37), sWave = s(38), sWaves = s(39), sSum = s(40), sSum2 = s(41),
-           sShift = s(42);
-const SGPR sRows = s(43);
-const SGPR sX0 = s(46, 2), sY0 = s(48, 2), sG0 = s(50, 2);  // row starts
-// VGPRs
-const VGPR vT = v(0), vAcc = v(1), vAcc2 = v(2), vScale = v(3), vMean = v(4), vA = v(5), vB = v(6);
-const VGPR vOff = v(7, 4), vLane = v(11);
-constexpr int kX = 12, kWv = 44, kGv = 76;  // data registers: chunk i at base + 4 i
-
-VGPR chunk(int base, int i) { return v(base + 4 * i, 4); }
-
-void load4(KernelBuilder& b, VGPR dst, VGPR voff, SGPR base, int imm) {
-  if (imm)
-    b.global_load_dwordx4(dst, voff, base, offset(imm));
-  else
-    b.global_load_dwordx4(dst, voff, base);
-}
-
-void store4(KernelBuilder& b, VGPR voff, VGPR data, SGPR base, int imm) {
-  if (imm)
-    b.global_store_dwordx4(voff, data, base, offset(imm));
-  else
-    b.global_store_dwordx4(voff, data, base);
-}
-
-// y element from x (in place), w, g: the output formula of each kind. `zc`
-// selects 1 + w. T is a scratch VGPR (may be w after its last use).
-void output_element(KernelBuilder& b, RowKind kind, bool zc, VGPR x, VGPR w, VGPR g) {
-  switch (kind) {
-    case RowKind::Rms:
-    case RowKind::RmsZc:
-      b.v_mul_f32(x, x, vScale);
-      if (zc) b.v_add_f32(w, 1.0f, w);
-      b.v_mul_f32(x, x, w);
-      break;
-    case RowKind::RmsGated:
-      b.v_mul_f32(x, x, vScale);
-      b.v_mul_f32(x, x, w);
-      // silu(g) = g / (1 + 2^(-g log2 e)); w is free now
-      b.v_mul_f32(w, -kLog2e, g);
-      b.v_exp_f32(w, w);
-      b.v_add_f32(w, 1.0f, w);
-      b.v_rcp_f32(w, w);
-      b.v_mul_f32(w, g, w);
-      b.v_mul_f32(x, x, w);
-      break;
-    case RowKind::L2:
-      b.v_mul_f32(x, x, vScale);
-      break;
-    case RowKind::Layer:
-      b.v_sub_f32(x, x, vMean);
-      b.v_mul_f32(x, x, vScale);
-      b.v_fma_f32(x, x, w, g);
-      break;
-  }
-}
-
 bool has_w(RowKind k) { return k != RowKind::L2; }
 bool has_g(RowKind k) { return k == RowKind::RmsGated || k == RowKind::Layer; }
 
-codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
-  KernelBuilder b(spec.name, target);
-  const RowKind kind = spec.kind;
-  Label exit = b.label("exit");
-
-  // ---- arguments
+Signature row_signature(const std::string& name, RowKind kind) {
   switch (kind) {
-    case RowKind::Rms:  // y, x, w, dim, eps
-      b.s_load_dwordx4(s(8, 4), s(4, 2), 0x0);
-      b.s_load_dwordx2(sW, s(4, 2), 0x10);
-      b.s_load_dwordx2(s(16, 2), s(4, 2), 0x18);
-      break;
-    case RowKind::RmsZc:  // y, x, w, D, eps, zc; hidden block at 40
-      b.s_load_dwordx4(s(8, 4), s(4, 2), 0x0);
-      b.s_load_dwordx2(sW, s(4, 2), 0x10);
-      b.s_load_dwordx2(s(16, 2), s(4, 2), 0x18);
-      b.s_load_dword(sZc, s(4, 2), 0x20);
-      b.s_load_dword(sGroup, s(4, 2), 40 + 12);
-      break;
-    case RowKind::RmsGated:  // y, x, w, gate, D, eps; hidden block at 40
-      b.s_load_dwordx4(s(8, 4), s(4, 2), 0x0);
-      b.s_load_dwordx4(s(12, 4), s(4, 2), 0x10);
-      b.s_load_dwordx2(s(16, 2), s(4, 2), 0x20);
-      b.s_load_dword(sGroup, s(4, 2), 40 + 12);
-      break;
-    case RowKind::L2:  // x, S, eps; hidden block at 16
-      b.s_load_dwordx2(sX, s(4, 2), 0x0);
-      b.s_load_dwordx2(s(16, 2), s(4, 2), 0x8);
-      b.s_load_dword(sGroup, s(4, 2), 16 + 12);
-      break;
-    case RowKind::Layer:  // y, x, w, b, rows, cols, eps, group_size (ignored)
-      b.s_load_dwordx4(s(8, 4), s(4, 2), 0x0);
-      b.s_load_dwordx4(s(12, 4), s(4, 2), 0x10);
-      b.s_load_dwordx2(s(16, 2), s(4, 2), 0x24);  // cols, eps
-      b.s_load_dword(sRows, s(4, 2), 0x20);
-      break;
+    case RowKind::Rms:
+      return Signature(name, {out("y", "f32"), in("x", "f32"), in("w", "f32"), value("dim", "u32"), value("eps", "f32")});
+    case RowKind::RmsZc:
+      return Signature(name, {out("y", "f32"), in("x", "f32"), in("w", "f32"), value("D", "i32"), value("eps", "f32"),
+                              value("zc", "i32")},
+                       HiddenArgLayout::Full);
+    case RowKind::RmsGated:
+      return Signature(name, {out("y", "f32"), in("x", "f32"), in("w", "f32"), in("gate", "f32"), value("D", "i32"),
+                              value("eps", "f32")},
+                       HiddenArgLayout::Full);
+    case RowKind::L2:
+      return Signature(name, {inout("x", "f32"), value("S", "i32"), value("eps", "f32")}, HiddenArgLayout::Full);
+    case RowKind::Layer:
+      return Signature(name, {out("y", "f32"), in("x", "f32"), in("w", "f32"), in("b", "f32"), value("rows", "u32"),
+                              value("cols", "u32"), value("eps", "f32"), value("group_size", "u32")});
   }
-  wait_lgkm(b, 0);
-  if (kind == RowKind::L2) b.s_mov_b64(sY, sX);  // in place
+  return {};
+}
 
-  // ---- which threads work
-  if (spec.multi_wave) {
-    // W = hidden group size x, rounded down to a multiple of 64 (64 when absent)
-    b.s_and_b32(sThreads, sGroup, 0xffc0);
-    b.s_cmp_eq_u32(sThreads, 0);
-    b.s_cselect_b32(sThreads, 64, sThreads);
-    b.s_lshl_b32(sW16, sThreads, 4);
-    b.v_readfirstlane_b32(sWave, vT);
-    b.s_lshr_b32(sWave, sWave, 6);
-    b.s_lshr_b32(sWaves, sThreads, 6);
-    b.s_cmp_ge_u32(sWave, sWaves);  // waves past W (a wg that is not a multiple of 64)
-    b.s_cbranch_scc1(exit);
-  } else {
-    // one wave per row: further waves of a larger workgroup have nothing to do
-    b.v_readfirstlane_b32(sScratch, vT);
-    b.s_cmp_ge_u32(sScratch, 64);
-    b.s_cbranch_scc1(exit);
-  }
-  if (kind == RowKind::Layer) {
-    b.s_cmp_ge_u32(s(6), sRows);
-    b.s_cbranch_scc1(exit);
-  }
-  b.s_cmp_lt_i32(sD, 1);  // empty row (or a negative / >= 2^31 length)
-  b.s_cbranch_scc1(exit);
-
-  row_address(b, sX0, sX, s(6), sD, 2, sTmp2);
-  row_address(b, sY0, sY, s(6), sD, 2, sTmp2);
-  if (kind == RowKind::RmsGated) row_address(b, sG0, sG, s(6), sD, 2, sTmp2);
-  if (kind == RowKind::Layer) b.s_mov_b64(sG0, sG);  // bias: one vector for every row
-  b.s_lshr_b32(sNq, sD, 2);
-  b.s_and_b32(sRem, sD, 3);
-  if (kind == RowKind::Layer) b.s_load_dword(sShift, sX0, 0);  // x[row][0]: shift for the variance
-
-  ChunkWalk walk;
-  walk.single_wave = !spec.multi_wave;
-  walk.w_bytes16 = sW16;
-  walk.w_threads = sThreads;
-  walk.thread = vT;
-  walk.offsets = vOff;
+codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
+  const RowKind kind = spec.kind;
+  const Signature sig = row_signature(spec.name, kind);
+  // deep batches keep 16 dwordx4 loads in flight: 3 waves per SIMD
+  Kernel k(sig, target, ops::options(spec.multi_wave ? 64 : 0, spec.stats_batches.front() > 4 ? 3 : 4));
+  Label exit = k.label("exit");
+  const SGPR row = k.workgroup_id();
+  const SGPR sX = k.arg("x"), sY = kind == RowKind::L2 ? sX : k.arg("y"), sW = has_w(kind) ? k.arg("w") : SGPR{};
+  const SGPR sG = kind == RowKind::RmsGated ? k.arg("gate") : kind == RowKind::Layer ? k.arg("b") : SGPR{};
+  const SGPR sD = k.arg(kind == RowKind::Rms ? "dim" : kind == RowKind::L2 ? "S" : kind == RowKind::Layer ? "cols" : "D");
+  const SGPR sEps = k.arg("eps");
+  auto s1 = [&](const char* n) { return k.sgpr(1, n); };
+  auto s2 = [&](const char* n) { return k.sgpr(2, n); };
+  const SGPR sXs = s2("x stream"), sWs = s2("w stream"), sGs = s2("g stream"), sYs = s2("y stream");
+  const SGPR sNq = s1("chunks"), sRem = s1("rem"), sLeft = s1("left"), sScratch = s1("scratch"), sSave = s2("saved exec");
+  const SGPR sThreads = s1("threads"), sSum2 = s1("sum2"), sShift = s1("shift");
+  const VGPR vT = k.local_id(), vAcc = k.vgpr(1, "acc"), vAcc2 = k.vgpr(1, "acc2"), vScale = k.vgpr(1, "scale"),
+             vMean = k.vgpr(1, "mean"), vA = k.vgpr(1, "a"), vB = k.vgpr(1, "b");
   int max_batch = 1;
   for (int x : spec.stats_batches) max_batch = std::max(max_batch, x);
   for (int x : spec.out_batches) max_batch = std::max(max_batch, x);
-  walk.max_batch = max_batch;
-  walk.left = sLeft;
-  walk.scratch = sScratch;
-  walk.save_exec = sSave;
-  chunk_offsets(b, walk);
-  b.v_and_b32(vLane, 63, vT);
+  std::vector<VGPR> xs, ws, gs;
+  for (int i = 0; i < max_batch; ++i) {
+    xs.push_back(k.vgpr(4, "x"));
+    if (has_w(kind)) ws.push_back(k.vgpr(4, "w"));
+    if (has_g(kind)) gs.push_back(k.vgpr(4, "g"));
+  }
+  auto load4 = [&](VGPR dst, VGPR voff, SGPR base, int imm) { k.global_load_dwordx4(dst, voff, base, offset(imm)); };
 
-  // ---- pass 1: statistics
-  b.v_mov_b32(vAcc, 0);
-  b.v_mov_b32(vAcc2, 0);
-  if (kind == RowKind::Layer) wait_lgkm(b, 0);
-  auto stat_element = [&](VGPR x) {
-    if (kind == RowKind::Layer) {
-      b.v_subrev_f32(vA, sShift, x);
-      b.v_add_f32(vAcc, vAcc, vA);
-      b.v_fmac_f32(vAcc2, vA, vA);
-    } else {
-      b.v_fmac_f32(vAcc, x, x);
+  // y element from x (in place), w, g: the output formula of each kind; `zc`
+  // selects 1 + w; w is scratch after its last use.
+  auto output_element = [&](bool zc, VGPR x, VGPR w, VGPR g) {
+    switch (kind) {
+      case RowKind::Rms:
+      case RowKind::RmsZc:
+        k.v_mul_f32(x, x, vScale);
+        if (zc) k.v_add_f32(w, 1.0f, w);
+        k.v_mul_f32(x, x, w);
+        break;
+      case RowKind::RmsGated:
+        k.v_mul_f32(x, x, vScale);
+        k.v_mul_f32(x, x, w);
+        // silu(g) = g / (1 + 2^(-g log2 e)); w is free now
+        k.v_mul_f32(w, -kLog2e, g);
+        k.v_exp_f32(w, w);
+        k.v_add_f32(w, 1.0f, w);
+        k.v_rcp_f32(w, w);
+        k.v_mul_f32(w, g, w);
+        k.v_mul_f32(x, x, w);
+        break;
+      case RowKind::L2:
+        k.v_mul_f32(x, x, vScale);
+        break;
+      case RowKind::Layer:
+        k.v_sub_f32(x, x, vMean);
+        k.v_mul_f32(x, x, vScale);
+        k.v_fma_f32(x, x, w, g);
+        break;
     }
   };
-  b.s_mov_b64(sXs, sX0);
-  b.s_mov_b32(sLeft, sNq);
+
+  // ---- which threads work
+  SGPR sWave, sWaves;
+  if (spec.multi_wave) {
+    // W = hidden group size x, rounded down to a multiple of 64 (64 when absent)
+    k.s_and_b32(sThreads, k.kernarg(sig.layout().hidden_start + 12, 1), 0xffc0);
+    k.s_cmp_eq_u32(sThreads, 0);
+    k.s_cselect_b32(sThreads, 64, sThreads);
+    sWave = wave_index(k);
+    sWaves = s1("waves");
+    k.s_lshr_b32(sWaves, sThreads, 6);
+    k.s_cmp_ge_u32(sWave, sWaves);  // waves past W (a wg that is not a multiple of 64)
+    k.s_cbranch_scc1(exit);
+  } else {
+    // one wave per row: further waves of a larger workgroup have nothing to do
+    exit_unless_first_wave(k, exit);
+  }
+  if (kind == RowKind::Layer) {
+    k.s_cmp_ge_u32(row, k.arg("rows"));
+    k.s_cbranch_scc1(exit);
+  }
+  k.s_cmp_lt_i32(sD, 1);  // empty row (or a negative / >= 2^31 length)
+  k.s_cbranch_scc1(exit);
+
+  const SGPR sX0 = scaled_address(k, sX, row, sD, 2), sY0 = scaled_address(k, sY, row, sD, 2);
+  const SGPR sG0 = kind == RowKind::RmsGated ? scaled_address(k, sG, row, sD, 2) : sG;  // layernorm: one bias vector
+  k.s_lshr_b32(sNq, sD, 2);
+  k.s_and_b32(sRem, sD, 3);
+  if (kind == RowKind::Layer) k.s_load_dword(sShift, sX0, 0);  // x[row][0]: shift for the variance
+
+  ChunkWalk walk;
+  walk.single_wave = !spec.multi_wave;
+  walk.w_threads = sThreads;
+  walk.thread = vT;
+  walk.max_batch = max_batch;
+  walk.left = sLeft;
+  const VGPR vLane = lane_of_local_id(k);
+
+  // ---- pass 1: statistics
+  k.v_mov_b32(vAcc, 0);
+  k.v_mov_b32(vAcc2, 0);
+  auto stat_element = [&](VGPR x) {
+    if (kind == RowKind::Layer) {
+      k.v_subrev_f32(vA, sShift, x);
+      k.v_add_f32(vAcc, vAcc, vA);
+      k.v_fmac_f32(vAcc2, vA, vA);
+    } else {
+      k.v_fmac_f32(vAcc, x, x);
+    }
+  };
+  k.s_mov_b64(sXs, sX0);
+  k.s_mov_b32(sLeft, sNq);
   ChunkWalk stats = walk;
   stats.loads_per_chunk = 1;
-  stats.load = [&](int i, VGPR voff, int imm) { load4(b, chunk(kX, i), voff, sXs, imm); };
+  stats.load = [&](int i, VGPR voff, int imm) { load4(xs[size_t(i)], voff, sXs, imm); };
   stats.compute = [&](int i) {
-    for (int k = 0; k < 4; ++k) stat_element(v(kX + 4 * i + k));
+    for (int c = 0; c < 4; ++c) stat_element(xs[size_t(i)][c]);
   };
-  stats.advance = [&](const Arg& bytes) { add64(b, sXs, bytes); };
-  chunk_walk(b, stats, spec.stats_batches);
+  stats.advance = [&](Operand bytes) { add64(k, sXs, bytes); };
+  chunk_walk(k, stats, spec.stats_batches);
   // element tail: thread t < rem takes x[4 nq + t]
-  Label no_tail = b.label("stats_tail_done");
-  b.s_cmp_eq_u32(sRem, 0);
-  b.s_cbranch_scc1(no_tail);
-  b.s_lshl_b32(sScratch, sNq, 4);
-  b.s_add_u32(sXs[0], sX0[0], sScratch);
-  b.s_addc_u32(sXs[1], sX0[1], 0);
-  b.v_cmp_gt_u32(vcc, sRem, vT);
-  b.s_and_saveexec_b64(sSave, vcc);
-  b.v_lshlrev_b32(vB, 2, vT);
-  b.global_load_dword(v(kX), vB, sXs);
-  wait_vm(b, 0);
-  stat_element(v(kX));
-  b.s_mov_b64(exec, sSave);
-  b.bind(no_tail);
+  Label no_tail = k.label("stats_tail_done");
+  k.s_cmp_eq_u32(sRem, 0);
+  k.s_cbranch_scc1(no_tail);
+  k.s_lshl_b32(sScratch, sNq, 4);
+  k.s_add_u32(sXs[0], sX0[0], sScratch);
+  k.s_addc_u32(sXs[1], sX0[1], 0);
+  k.v_cmp_gt_u32(vcc, sRem, vT);
+  k.s_and_saveexec_b64(sSave, vcc);
+  k.v_lshlrev_b32(vB, 2, vT);
+  k.global_load_dword(xs[0][0], vB, sXs);
+  stat_element(xs[0][0]);
+  k.s_mov_b64(exec, sSave);
+  k.bind(no_tail);
 
   // ---- reduction and the scale
   if (kind == RowKind::Layer)
-    wave_reduce(b, {{Red::Add, vAcc}, {Red::Add, vAcc2}});
+    lane_reduce(k, {{ReduceOp::Add, vAcc}, {ReduceOp::Add, vAcc2}});
   else
-    wave_reduce(b, {{Red::Add, vAcc}});
+    lane_reduce(k, {{ReduceOp::Add, vAcc}});
+  SGPR sSum;
   if (spec.multi_wave) {
-    workgroup_reduce(b, Red::Add, vAcc, vA, sSum, sWave, sWaves, sSave, vLane);
+    sSum = workgroup_reduce(k, ReduceOp::Add, vAcc, sWave, sWaves, vLane);
   } else {
-    b.v_readlane_b32(sSum, vAcc, 63);
-    if (kind == RowKind::Layer) b.v_readlane_b32(sSum2, vAcc2, 63);
+    sSum = s1("sum");
+    k.v_readlane_b32(sSum, vAcc, 63);
+    if (kind == RowKind::Layer) k.v_readlane_b32(sSum2, vAcc2, 63);
   }
   switch (kind) {
     case RowKind::L2:  // 1 / sqrt(sum + eps)
-      b.v_mov_b32(vA, sSum);
-      b.v_add_f32(vScale, sEps, vA);
-      b.v_rsq_f32(vScale, vScale);
+      k.v_mov_b32(vA, sSum);
+      k.v_add_f32(vScale, sEps, vA);
+      k.v_rsq_f32(vScale, vScale);
       break;
     case RowKind::Layer:
-      b.v_cvt_f32_u32(vA, sD);
-      b.v_rcp_f32(vA, vA);
-      b.v_mul_f32(vB, sSum, vA);                  // mean of (x - shift)
-      b.v_mul_f32(vScale, sSum2, vA);             // mean of (x - shift)^2
-      b.v_fma_f32(vScale, neg(vB), vB, vScale);   // variance
-      b.v_max_f32(vScale, 0, vScale);
-      b.v_add_f32(vScale, sEps, vScale);
-      b.v_rsq_f32(vScale, vScale);
-      b.v_add_f32(vMean, sShift, vB);
+      k.v_cvt_f32_u32(vA, sD);
+      k.v_rcp_f32(vA, vA);
+      k.v_mul_f32(vB, sSum, vA);                  // mean of (x - shift)
+      k.v_mul_f32(vScale, sSum2, vA);             // mean of (x - shift)^2
+      k.v_fma_f32(vScale, neg(vB), vB, vScale);   // variance
+      k.v_max_f32(vScale, 0, vScale);
+      k.v_add_f32(vScale, sEps, vScale);
+      k.v_rsq_f32(vScale, vScale);
+      k.v_add_f32(vMean, sShift, vB);
       break;
     default:  // 1 / sqrt(sum / n + eps)
-      b.v_cvt_f32_u32(vA, sD);
-      b.v_rcp_f32(vA, vA);
-      b.v_mov_b32(vB, sSum);
-      b.v_fma_f32(vScale, vB, vA, sEps);
-      b.v_rsq_f32(vScale, vScale);
+      k.v_cvt_f32_u32(vA, sD);
+      k.v_rcp_f32(vA, vA);
+      k.v_mov_b32(vB, sSum);
+      k.v_fma_f32(vScale, vB, vA, sEps);
+      k.v_rsq_f32(vScale, vScale);
       break;
   }
 
   // ---- pass 2: scale and store
   auto output_pass = [&](bool zc, const std::string& tag) {
-    b.s_mov_b64(sXs, sX0);
-    if (has_w(kind)) b.s_mov_b64(sWs, sW);
-    if (has_g(kind)) b.s_mov_b64(sGs, sG0);
-    b.s_mov_b64(sYs, sY0);
-    b.s_mov_b32(sLeft, sNq);
+    k.s_mov_b64(sXs, sX0);
+    if (has_w(kind)) k.s_mov_b64(sWs, sW);
+    if (has_g(kind)) k.s_mov_b64(sGs, sG0);
+    k.s_mov_b64(sYs, sY0);
+    k.s_mov_b32(sLeft, sNq);
     ChunkWalk out = walk;
     out.loads_per_chunk = 1 + int(has_w(kind)) + int(has_g(kind));
+    std::vector<std::pair<VGPR, int>> where(static_cast<size_t>(max_batch));
     out.load = [&](int i, VGPR voff, int imm) {
-      load4(b, chunk(kX, i), voff, sXs, imm);
-      if (has_w(kind)) load4(b, chunk(kWv, i), voff, sWs, imm);
-      if (has_g(kind)) load4(b, chunk(kGv, i), voff, sGs, imm);
+      where[size_t(i)] = {voff, imm};
+      load4(xs[size_t(i)], voff, sXs, imm);
+      if (has_w(kind)) load4(ws[size_t(i)], voff, sWs, imm);
+      if (has_g(kind)) load4(gs[size_t(i)], voff, sGs, imm);
     };
     out.compute = [&](int i) {
-      for (int k = 0; k < 4; ++k)
-        output_element(b, kind, zc, v(kX + 4 * i + k), v(kWv + 4 * i + k), v(kGv + 4 * i + k));
+      for (int c = 0; c < 4; ++c)
+        output_element(zc, xs[size_t(i)][c], has_w(kind) ? ws[size_t(i)][c] : VGPR{},
+                       has_g(kind) ? gs[size_t(i)][c] : VGPR{});
     };
     out.finish = [&](int n) {
-      for (int i = 0; i < n; ++i) {
-        auto [voff, imm] = walk.address(i);
-        store4(b, voff, chunk(kX, i), sYs, imm);
-      }
+      for (int i = 0; i < n; ++i)
+        k.global_store_dwordx4(where[size_t(i)].first, xs[size_t(i)], sYs, offset(where[size_t(i)].second));
     };
-    out.advance = [&](const Arg& bytes) {
-      add64(b, sXs, bytes);
-      if (has_w(kind)) add64(b, sWs, bytes);
-      if (has_g(kind)) add64(b, sGs, bytes);
-      add64(b, sYs, bytes);
+    out.advance = [&](Operand bytes) {
+      add64(k, sXs, bytes);
+      if (has_w(kind)) add64(k, sWs, bytes);
+      if (has_g(kind)) add64(k, sGs, bytes);
+      add64(k, sYs, bytes);
     };
-    chunk_walk(b, out, spec.out_batches);
-    Label done = b.label("out_tail_done" + tag);
-    b.s_cmp_eq_u32(sRem, 0);
-    b.s_cbranch_scc1(done);
-    b.s_lshl_b32(sScratch, sNq, 4);
-    auto tail_base = [&](SGPR dst, SGPR row) {
-      b.s_add_u32(dst[0], row[0], sScratch);
-      b.s_addc_u32(dst[1], row[1], 0);
+    chunk_walk(k, out, spec.out_batches);
+    Label done = k.label("out_tail_done" + tag);
+    k.s_cmp_eq_u32(sRem, 0);
+    k.s_cbranch_scc1(done);
+    k.s_lshl_b32(sScratch, sNq, 4);
+    auto tail_base = [&](SGPR dst, SGPR base) {
+      k.s_add_u32(dst[0], base[0], sScratch);
+      k.s_addc_u32(dst[1], base[1], 0);
     };
     tail_base(sXs, sX0);
     if (has_w(kind)) tail_base(sWs, sW);
     if (has_g(kind)) tail_base(sGs, sG0);
     tail_base(sYs, sY0);
-    b.v_cmp_gt_u32(vcc, sRem, vT);
-    b.s_and_saveexec_b64(sSave, vcc);
-    b.v_lshlrev_b32(vB, 2, vT);
-    b.global_load_dword(v(kX), vB, sXs);
-    if (has_w(kind)) b.global_load_dword(v(kWv), vB, sWs);
-    if (has_g(kind)) b.global_load_dword(v(kGv), vB, sGs);
-    wait_vm(b, 0);
-    output_element(b, kind, zc, v(kX), v(kWv), v(kGv));
-    b.global_store_dword(vB, v(kX), sYs);
-    b.s_mov_b64(exec, sSave);
-    b.bind(done);
+    k.v_cmp_gt_u32(vcc, sRem, vT);
+    k.s_and_saveexec_b64(sSave, vcc);
+    k.v_lshlrev_b32(vB, 2, vT);
+    k.global_load_dword(xs[0][0], vB, sXs);
+    if (has_w(kind)) k.global_load_dword(ws[0][0], vB, sWs);
+    if (has_g(kind)) k.global_load_dword(gs[0][0], vB, sGs);
+    output_element(zc, xs[0][0], has_w(kind) ? ws[0][0] : VGPR{}, has_g(kind) ? gs[0][0] : VGPR{});
+    k.global_store_dword(vB, xs[0][0], sYs);
+    k.s_mov_b64(exec, sSave);
+    k.bind(done);
   };
   if (kind == RowKind::RmsZc) {
-    Label zc_path = b.label("zero_centred");
-    b.s_cmp_lg_u32(sZc, 0);
-    b.s_cbranch_scc1(zc_path);
+    Label zc_path = k.label("zero_centred");
+    k.s_cmp_lg_u32(k.arg("zc"), 0);
+    k.s_cbranch_scc1(zc_path);
     output_pass(false, "_plain");
-    b.s_branch(exit);
-    b.bind(zc_path);
+    k.s_branch(exit);
+    k.bind(zc_path);
     output_pass(true, "_zc");
   } else {
     output_pass(false, "");
   }
-  b.bind(exit);
-  b.s_endpgm();
-
-  // ---- interface
-  switch (kind) {
-    case RowKind::Rms:
-      b.arg("y", "global_buffer", "f32*", "write_only")
-          .arg("x", "global_buffer", "const f32*", "read_only")
-          .arg("w", "global_buffer", "const f32*", "read_only")
-          .arg("dim", "by_value", "u32")
-          .arg("eps", "by_value", "f32");
-      kernel_interface(b, HiddenArgLayout::None, 0, 1024, 32);
-      break;
-    case RowKind::RmsZc:
-      b.arg("y", "global_buffer", "f32*", "write_only")
-          .arg("x", "global_buffer", "const f32*", "read_only")
-          .arg("w", "global_buffer", "const f32*", "read_only")
-          .arg("D", "by_value", "i32")
-          .arg("eps", "by_value", "f32")
-          .arg("zc", "by_value", "i32");
-      kernel_interface(b, HiddenArgLayout::Full, 64, 1024, 296);
-      break;
-    case RowKind::RmsGated:
-      b.arg("y", "global_buffer", "f32*", "write_only")
-          .arg("x", "global_buffer", "const f32*", "read_only")
-          .arg("w", "global_buffer", "const f32*", "read_only")
-          .arg("gate", "global_buffer", "const f32*", "read_only")
-          .arg("D", "by_value", "i32")
-          .arg("eps", "by_value", "f32");
-      kernel_interface(b, HiddenArgLayout::Full, 64, 1024, 296);
-      break;
-    case RowKind::L2:
-      b.arg("x", "global_buffer", "f32*", "read_write").arg("S", "by_value", "i32").arg("eps", "by_value", "f32");
-      kernel_interface(b, HiddenArgLayout::Full, 64, 1024, 272);
-      break;
-    case RowKind::Layer:
-      b.arg("y", "global_buffer", "f32*", "write_only")
-          .arg("x", "global_buffer", "const f32*", "read_only")
-          .arg("w", "global_buffer", "const f32*", "read_only")
-          .arg("b", "global_buffer", "const f32*", "read_only")
-          .arg("rows", "by_value", "u32")
-          .arg("cols", "by_value", "u32")
-          .arg("eps", "by_value", "f32")
-          .arg("group_size", "by_value", "u32");
-      kernel_interface(b, HiddenArgLayout::None, 0, 1024, 48);
-      break;
-  }
-  return b.code_object();
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 // ------------------------------------------------------------ references
@@ -460,20 +381,17 @@ Tolerance layer_tolerance() { return Tolerance{5e-6, 1e-5}; }
 std::vector<float> run_rms_plain(TestDevice& dev, const std::string& lookup, const std::vector<float>& x,
                                  const std::vector<float>& w, int64_t rows, int64_t d, float eps, uint32_t wg) {
   DeviceBuffer<float> dx(dev, x), dw(dev, w), dy(dev, x.size());
-  dev.launch(lookup, {uint32_t(rows)}, {wg}, {dy.addr(), dx.addr(), dw.addr(), u32(d), f32(eps)});
+  launch(dev, row_signature(lookup, RowKind::Rms), {uint32_t(rows)}, {wg}, {dy.addr(), dx.addr(), dw.addr(), d, eps});
   return dy.download();
 }
 
 void register_rms_plain(Registry& r, const std::string& lookup, const std::string& twin, int batch) {
-  KernelDef d;
-  d.lookup = lookup;
-  d.family = "ops";
   bool deep = batch == 16;
-  d.generate = [lookup, deep](isa::Target t) {
+  KernelDef d = generated_kernel("ops", row_signature(lookup, RowKind::Rms), [lookup, deep](isa::Target t) {
     RowSpec spec{lookup, RowKind::Rms, false, deep ? std::vector<int>{16, 4, 1} : std::vector<int>{4, 1},
                  deep ? std::vector<int>{8, 2, 1} : std::vector<int>{2, 1}};
     return generate_row_norm(spec, t);
-  };
+  });
   d.description =
       std::string("RMSNorm, one wave per row, two passes: lane l sums the squares of the 16-byte pieces l, l+64, ... "
                   "of the row (one 1 KiB dwordx4 load per wave step, ") +
@@ -512,12 +430,9 @@ void register_ops_norm_row_kernels(Registry& r) {
   register_rms_plain(r, "rmsnorm_fast_k", "rmsnorm_deep_k", 4);
 
   {
-    KernelDef d;
-    d.lookup = "rmsnorm_gated_k";
-    d.family = "ops";
-    d.generate = [](isa::Target t) {
+    KernelDef d = generated_kernel("ops", row_signature("rmsnorm_gated_k", RowKind::RmsGated), [](isa::Target t) {
       return generate_row_norm(RowSpec{"rmsnorm_gated_k", RowKind::RmsGated, true, {4, 1}, {2, 1}}, t);
-    };
+    });
     d.description =
         "Gated RMSNorm: the workgroup's threads sum the squares of the row's 16-byte pieces (dwordx4, consecutive "
         "threads on consecutive pieces), waves combine through a DPP butterfly and LDS, then "
@@ -538,8 +453,8 @@ void register_ops_norm_row_kernels(Registry& r) {
       auto g = rng.normal(size_t(rows * dim), 0.f, 4.f);
       float eps = 1e-5f;
       DeviceBuffer<float> dx(dev, x), dw(dev, w), dg(dev, g), dy(dev, x.size());
-      dev.launch("rmsnorm_gated_k", {uint32_t(rows)}, {uint32_t(c["wg"])},
-                 {dy.addr(), dx.addr(), dw.addr(), dg.addr(), i32(dim), f32(eps)});
+      launch(dev, row_signature("rmsnorm_gated_k", RowKind::RmsGated), {uint32_t(rows)}, {uint32_t(c["wg"])},
+                 {dy.addr(), dx.addr(), dw.addr(), dg.addr(), dim, eps});
       return compare(dy.download(), rms_reference(x, w, &g, rows, dim, eps, false), Tolerance{2e-6, 6e-6});
     };
     d.ideal_bytes = [](const Case& c) { return uint64_t(3 * c["rows"] * c["dim"] + c["dim"]) * 4; };
@@ -548,12 +463,9 @@ void register_ops_norm_row_kernels(Registry& r) {
   }
 
   {
-    KernelDef d;
-    d.lookup = "rmsnorm_k";
-    d.family = "ops";
-    d.generate = [](isa::Target t) {
+    KernelDef d = generated_kernel("ops", row_signature("rmsnorm_k", RowKind::RmsZc), [](isa::Target t) {
       return generate_row_norm(RowSpec{"rmsnorm_k", RowKind::RmsZc, true, {4, 1}, {2, 1}}, t);
-    };
+    });
     d.description =
         "RMSNorm with an optional zero-centred weight (W = 1 + w when zc != 0). The workgroup's threads sum the "
         "squares of the row's 16-byte pieces (dwordx4, consecutive threads on consecutive pieces), waves combine "
@@ -578,8 +490,8 @@ void register_ops_norm_row_kernels(Registry& r) {
       auto w = zc ? rng.uniform(size_t(dim), -0.5f, 0.5f) : rng.uniform(size_t(dim), 0.5f, 1.5f);
       float eps = 1e-6f;
       DeviceBuffer<float> dx(dev, x), dw(dev, w), dy(dev, x.size());
-      dev.launch("rmsnorm_k", {uint32_t(rows)}, {uint32_t(c["wg"])},
-                 {dy.addr(), dx.addr(), dw.addr(), i32(dim), f32(eps), i32(zc ? 1 : 0)});
+      launch(dev, row_signature("rmsnorm_k", RowKind::RmsZc), {uint32_t(rows)}, {uint32_t(c["wg"])},
+                 {dy.addr(), dx.addr(), dw.addr(), dim, eps, zc ? 1 : 0});
       return compare(dy.download(), rms_reference(x, w, nullptr, rows, dim, eps, zc), rms_tolerance());
     };
     d.ideal_bytes = [](const Case& c) { return uint64_t(2 * c["rows"] * c["dim"] + c["dim"]) * 4; };
@@ -588,12 +500,9 @@ void register_ops_norm_row_kernels(Registry& r) {
   }
 
   {
-    KernelDef d;
-    d.lookup = "l2norm_k";
-    d.family = "ops";
-    d.generate = [](isa::Target t) {
+    KernelDef d = generated_kernel("ops", row_signature("l2norm_k", RowKind::L2), [](isa::Target t) {
       return generate_row_norm(RowSpec{"l2norm_k", RowKind::L2, true, {4, 1}, {4, 1}}, t);
-    };
+    });
     d.description =
         "In-place L2 normalisation of each row: the workgroup's threads sum the squares of the row's 16-byte "
         "pieces (dwordx4), waves combine through a DPP butterfly and LDS, then the row is scaled in place with "
@@ -610,7 +519,7 @@ void register_ops_norm_row_kernels(Registry& r) {
       auto x = rng.normal(size_t(rows * dim));
       float eps = 1e-6f;
       DeviceBuffer<float> dx(dev, x);
-      dev.launch("l2norm_k", {uint32_t(rows)}, {uint32_t(c["wg"])}, {dx.addr(), i32(dim), f32(eps)});
+      launch(dev, row_signature("l2norm_k", RowKind::L2), {uint32_t(rows)}, {uint32_t(c["wg"])}, {dx.addr(), dim, eps});
       return compare(dx.download(), l2_reference(x, rows, dim, eps), rms_tolerance());
     };
     d.ideal_bytes = [](const Case& c) { return uint64_t(c["rows"] * c["dim"]) * 8; };  // x read and written back
@@ -619,12 +528,9 @@ void register_ops_norm_row_kernels(Registry& r) {
   }
 
   {
-    KernelDef d;
-    d.lookup = "layernorm_k";
-    d.family = "ops";
-    d.generate = [](isa::Target t) {
+    KernelDef d = generated_kernel("ops", row_signature("layernorm_k", RowKind::Layer), [](isa::Target t) {
       return generate_row_norm(RowSpec{"layernorm_k", RowKind::Layer, false, {4, 1}, {2, 1}}, t);
-    };
+    });
     d.description =
         "Row LayerNorm, one wave per row, two passes: lanes accumulate sum(x - s) and sum((x - s)^2) over the "
         "row's 16-byte pieces (dwordx4), with the shift s = x[row][0] so the variance does not cancel for rows "
@@ -650,8 +556,8 @@ void register_ops_norm_row_kernels(Registry& r) {
       float eps = 1e-5f;
       DeviceBuffer<float> dx(dev, x), dw(dev, w), db(dev, bias), dy(dev, x.size());
       // one workgroup more than rows: it must not write
-      dev.launch("layernorm_k", {uint32_t(rows + 1)}, {uint32_t(c["wg"])},
-                 {dy.addr(), dx.addr(), dw.addr(), db.addr(), u32(rows), u32(dim), f32(eps), u32(c["wg"])});
+      launch(dev, row_signature("layernorm_k", RowKind::Layer), {uint32_t(rows + 1)}, {uint32_t(c["wg"])},
+                 {dy.addr(), dx.addr(), dw.addr(), db.addr(), rows, dim, eps, c["wg"]});
       return compare(dy.download(), layer_reference(x, w, bias, rows, dim, eps), layer_tolerance());
     };
     d.ideal_bytes = [](const Case& c) { return uint64_t(2 * c["rows"] * c["dim"] + 2 * c["dim"]) * 4; };

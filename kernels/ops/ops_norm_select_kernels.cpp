@@ -6,305 +6,319 @@
 #include <cstring>
 #include <limits>
 
-#include "ops_norm_emit.h"
-#include "ops_norm_parts.h"
+#include "ops_parts.h"
 #include "k100/base/error.h"
-#include "k100/kernels/test_support.h"
 
 namespace k100::kernels {
 
 namespace {
 
-using namespace as;
-using namespace norm;
 using codeobj::HiddenArgLayout;
 
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr uint32_t kNoChunk = 0x1fffffffu;  // chunk index of "no element": 4 * it + 3 = INT32_MAX
+constexpr uint32_t kNegInfBits = 0xff800000u;  // -inf
+constexpr uint32_t kNoChunk = 0x1fffffffu;     // chunk index of "no element": 4 * it + 3 = INT32_MAX
 constexpr uint32_t kNoIndex = 0x7fffffffu;
 constexpr uint32_t kQuietNaN = 0x7fc00000u;
+constexpr float kLog2e = 1.4426950408889634f;
 
 // ================================================================ argmax
 
-// SGPRs
-const SGPR sX = s(8, 2), sN = s(10, 2), sNb = s(12), sOut = s(14, 2), sIdxOut = s(16, 2);
-const SGPR sGroup = s(18), sThreads = s(19), sW16 = s(20), sWave = s(21), sWaves = s(22);
-const SGPR sSeg = s(24, 2), sLen = s(26), sStart = s(27);
-const SGPR sNq = s(28), sRem = s(29), sLeft = s(30), sScratch = s(31), sSave = s(32, 2), sTmp2 = s(34, 2);
-const SGPR sMask = s(38, 2), sBestV = s(40), sBestI = s(41), sChunk = s(42), sTmp = s(43);
-// VGPRs
-const VGPR vT = v(0), vLane = v(1), vBv = v(2, 4), vBc = v(6, 4), vQBase = v(10), vQ = v(11), vOffs = v(12, 4);
-constexpr int kData = 16;  // 4 chunks x 4
-const VGPR vV4 = v(32), vI4 = v(33), vTv = v(34), vTi = v(35), vDiv = v(36, 9), vAddr = v(45);
+namespace am {
 
-// W from the hidden group size (multiple of 64, 64 when absent); wave index and count.
-void workgroup_threads(KernelBuilder& b, Label exit) {
-  b.s_and_b32(sThreads, sGroup, 0xffc0);
-  b.s_cmp_eq_u32(sThreads, 0);
-  b.s_cselect_b32(sThreads, 64, sThreads);
-  b.s_lshl_b32(sW16, sThreads, 4);
-  b.v_readfirstlane_b32(sWave, vT);
-  b.s_lshr_b32(sWave, sWave, 6);
-  b.s_lshr_b32(sWaves, sThreads, 6);
-  b.s_cmp_ge_u32(sWave, sWaves);
-  b.s_cbranch_scc1(exit);
-  b.v_and_b32(vLane, 63, vT);
+using namespace codegen;
+using as::vcc, as::exec, as::offset;
+
+Signature argmax_signature(bool part) {
+  if (part)
+    return Signature("argmax_part_k", {in("x", "f32"), value("n", "i64"), value("nb", "i32"), out("val", "f32"),
+                                       out("idx", "i32")},
+                     HiddenArgLayout::Full);
+  return Signature("argmax_k", {in("x", "f32"), value("n", "i64"), out("out", "i32")}, HiddenArgLayout::Full);
+}
+const Signature kComb("argmax_comb_k", {in("val", "f32"), in("idx", "i32"), value("nb", "i32"), out("out", "i32")},
+                      HiddenArgLayout::Full);
+
+// The workgroup: W threads (the hidden group size rounded down to a multiple
+// of 64, 64 when absent), this wave's index and the wave count; waves past W exit.
+struct Threads {
+  SGPR threads, wave, waves;
+  VGPR lane;
+};
+Threads workgroup_threads(Kernel& k, Label exit) {
+  Threads t{k.sgpr(1, "threads"), wave_index(k), k.sgpr(1, "waves"), lane_of_local_id(k)};
+  k.s_and_b32(t.threads, k.kernarg(k.signature().layout().hidden_start + 12, 1), 0xffc0);
+  k.s_cmp_eq_u32(t.threads, 0);
+  k.s_cselect_b32(t.threads, 64, t.threads);
+  k.s_lshr_b32(t.waves, t.threads, 6);
+  k.s_cmp_ge_u32(t.wave, t.waves);
+  k.s_cbranch_scc1(exit);
+  return t;
 }
 
 // Every wave holds its best pair in lane 63 of (val, idx): combine through
-// LDS (8 bytes per wave); afterwards sBestV / sBestI hold the workgroup's best.
-void workgroup_argmax(KernelBuilder& b, VGPR val, VGPR idx) {
-  wave_argmax(b, val, idx, vTv, vTi, sMask);
-  b.v_readlane_b32(sBestV, val, 63);
-  b.v_readlane_b32(sBestI, idx, 63);
-  b.s_lshl_b32(sTmp, sWave, 3);
-  b.v_mov_b32(vAddr, sTmp);
-  b.v_mov_b32(vTv, sBestV);
-  b.v_mov_b32(vTi, sBestI);
-  b.s_mov_b64(sSave, exec);
-  b.s_mov_b64(exec, 1);
-  b.ds_write_b64(vAddr, v(vTv.index, 2));
-  b.s_mov_b64(exec, sSave);
-  wait_lgkm(b, 0);
-  b.s_barrier();
-  b.v_mov_b32(val, kNegInfBits);
-  b.v_mov_b32(idx, kNoIndex);
-  b.v_cmp_gt_u32(vcc, sWaves, vLane);
-  b.s_and_saveexec_b64(sSave, vcc);
-  b.v_lshlrev_b32(vAddr, 3, vLane);
-  b.ds_read_b64(v(vTv.index, 2), vAddr);
-  wait_lgkm(b, 0);
-  b.v_mov_b32(val, vTv);
-  b.v_mov_b32(idx, vTi);
-  b.s_mov_b64(exec, sSave);
-  wave_argmax(b, val, idx, vTv, vTi, sMask);
-  b.v_readlane_b32(sBestV, val, 63);
-  b.v_readlane_b32(sBestI, idx, 63);
+// LDS (8 bytes per wave); returns the workgroup's best (value, index).
+std::pair<SGPR, SGPR> workgroup_argmax(Kernel& k, const Threads& t, VGPR val, VGPR idx) {
+  const SGPR best_v = k.sgpr(1, "best value"), best_i = k.sgpr(1, "best index"), tmp = k.sgpr(1, "t");
+  const VGPR pair = k.vgpr(2, "pair"), addr = k.vgpr(1, "lds address");
+  wave_argmax(k, val, idx);
+  k.v_readlane_b32(best_v, val, 63);
+  k.v_readlane_b32(best_i, idx, 63);
+  k.s_lshl_b32(tmp, t.wave, 3);
+  k.v_mov_b32(addr, tmp);
+  k.v_mov_b32(pair[0], best_v);
+  k.v_mov_b32(pair[1], best_i);
+  SGPR saved = k.sgpr(2, "saved exec");
+  k.s_mov_b64(saved, exec);
+  k.s_mov_b64(exec, 1);
+  k.ds_write_b64(addr, pair);
+  k.s_mov_b64(exec, saved);
+  k.s_barrier();
+  k.v_mov_b32(val, kNegInfBits);
+  k.v_mov_b32(idx, kNoIndex);
+  saved = mask_lanes_below(k, t.waves, t.lane);
+  k.v_lshlrev_b32(addr, 3, t.lane);
+  k.ds_read_b64(pair, addr);
+  k.v_mov_b32(val, pair[0]);
+  k.v_mov_b32(idx, pair[1]);
+  restore_exec(k, saved);
+  wave_argmax(k, val, idx);
+  k.v_readlane_b32(best_v, val, 63);
+  k.v_readlane_b32(best_i, idx, 63);
+  return {best_v, best_i};
 }
 
-// n (i64) clamped to [0, 2^31 - 1] in sN[0].
-void clamp_length(KernelBuilder& b) {
-  Label hi_zero = b.label("n_hi_zero"), done = b.label("n_done");
-  b.s_cmp_eq_u32(sN[1], 0);
-  b.s_cbranch_scc1(hi_zero);
-  b.s_cmp_lt_i32(sN[1], 0);
-  b.s_cselect_b32(sN[0], 0, 0x7fffffff);
-  b.s_branch(done);
-  b.bind(hi_zero);
-  b.s_cmp_lt_i32(sN[0], 0);
-  b.s_cselect_b32(sN[0], 0x7fffffff, sN[0]);
-  b.bind(done);
+// n (i64) clamped to [0, 2^31 - 1] in n[0].
+void clamp_length(Kernel& k, SGPR n) {
+  Label hi_zero = k.label("n_hi_zero"), done = k.label("n_done");
+  k.s_cmp_eq_u32(n[1], 0);
+  k.s_cbranch_scc1(hi_zero);
+  k.s_cmp_lt_i32(n[1], 0);
+  k.s_cselect_b32(n[0], 0, 0x7fffffff);
+  k.s_branch(done);
+  k.bind(hi_zero);
+  k.s_cmp_lt_i32(n[0], 0);
+  k.s_cselect_b32(n[0], 0x7fffffff, n[0]);
+  k.bind(done);
 }
 
-// Scans the segment sSeg[0 .. sLen) with the workgroup; leaves the best
-// (value, local index) in sBestV / sBestI (index >= sLen: no element).
-void scan_segment(KernelBuilder& b) {
-  b.s_lshr_b32(sNq, sLen, 2);
-  b.s_and_b32(sRem, sLen, 3);
+// Scans the segment seg[0 .. len) with the workgroup; returns the best
+// (value, local index) (index >= len: no element).
+std::pair<SGPR, SGPR> scan_segment(Kernel& k, const Threads& th, SGPR seg, SGPR len) {
+  const VGPR vT = k.local_id(), vBv = k.vgpr(4, "best values"), vBc = k.vgpr(4, "best chunks"),
+             vQBase = k.vgpr(1, "chunk base"), vQ = k.vgpr(1, "chunk"), data = k.vgpr(16, "x"),
+             vV4 = k.vgpr(1, "tail value"), vI4 = k.vgpr(1, "tail index"), vTv = k.vgpr(1, "t"),
+             vAddr = k.vgpr(1, "address");
+  const SGPR sNq = k.sgpr(1, "chunks"), sRem = k.sgpr(1, "rem"), sLeft = k.sgpr(1, "left"),
+             sScratch = k.sgpr(1, "scratch"), stream = k.sgpr(2, "stream");
+  k.s_lshr_b32(sNq, len, 2);
+  k.s_and_b32(sRem, len, 3);
+  k.s_mov_b64(stream, seg);
   ChunkWalk walk;
   walk.single_wave = false;
-  walk.w_bytes16 = sW16;
-  walk.w_threads = sThreads;
+  walk.w_threads = th.threads;
   walk.thread = vT;
-  walk.offsets = vOffs;
   walk.max_batch = 4;
   walk.left = sLeft;
-  walk.scratch = sScratch;
-  walk.save_exec = sSave;
-  chunk_offsets(b, walk);
-  // per component k: best value and the chunk it came from; initially -inf in
+  // per component c: best value and the chunk it came from; initially -inf in
   // the thread's first chunk (so -inf / NaN-only rows still give the first index)
-  b.v_mov_b32(vQ, kNoChunk);
-  b.v_cmp_gt_u32(vcc, sNq, vT);
-  b.v_cndmask_b32(vBc[0], vQ, vT, vcc);
-  for (int k = 0; k < 4; ++k) {
-    b.v_mov_b32(vBv[k], kNegInfBits);
-    if (k) b.v_mov_b32(vBc[k], vBc[0]);
+  k.v_mov_b32(vQ, kNoChunk);
+  k.v_cmp_gt_u32(vcc, sNq, vT);
+  k.v_cndmask_b32(vBc[0], vQ, vT, vcc);
+  for (int c = 0; c < 4; ++c) {
+    k.v_mov_b32(vBv[c], kNegInfBits);
+    if (c) k.v_mov_b32(vBc[c], vBc[0]);
   }
-  b.v_mov_b32(vQBase, vT);
-  b.s_mov_b32(sLeft, sNq);
+  k.v_mov_b32(vQBase, vT);
+  k.s_mov_b32(sLeft, sNq);
   walk.loads_per_chunk = 1;
-  walk.load = [&](int i, VGPR voff, int) { b.global_load_dwordx4(v(kData + 4 * i, 4), voff, sSeg); };
+  walk.load = [&](int i, VGPR voff, int) { k.global_load_dwordx4(data.sub(4 * i, 4), voff, stream); };
   walk.compute = [&](int i) {
     VGPR q = vQBase;
     if (i) {
-      b.s_mul_i32(sScratch, sThreads, i);
-      b.v_add_u32(vQ, sScratch, vQBase);
+      k.s_mul_i32(sScratch, th.threads, i);
+      k.v_add_u32(vQ, sScratch, vQBase);
       q = vQ;
     }
-    for (int k = 0; k < 4; ++k) {  // strict >: the earlier chunk keeps ties, NaN never wins
-      b.v_cmp_gt_f32(vcc, v(kData + 4 * i + k), vBv[k]);
-      b.v_cndmask_b32(vBv[k], vBv[k], v(kData + 4 * i + k), vcc);
-      b.v_cndmask_b32(vBc[k], vBc[k], q, vcc);
+    for (int c = 0; c < 4; ++c) {  // strict >: the earlier chunk keeps ties, NaN never wins
+      k.v_cmp_gt_f32(vcc, data[4 * i + c], vBv[c]);
+      k.v_cndmask_b32(vBv[c], vBv[c], data[4 * i + c], vcc);
+      k.v_cndmask_b32(vBc[c], vBc[c], q, vcc);
     }
   };
   walk.finish = [&](int n) {
-    b.s_mul_i32(sScratch, sThreads, n);
-    b.v_add_u32(vQBase, sScratch, vQBase);
+    k.s_mul_i32(sScratch, th.threads, n);
+    k.v_add_u32(vQBase, sScratch, vQBase);
   };
-  walk.advance = [&](const Arg& bytes) { add64(b, sSeg, bytes); };
-  chunk_walk(b, walk, {4, 1});
+  walk.advance = [&](Operand bytes) { add64(k, stream, bytes); };
+  chunk_walk(k, walk, {4, 1});
   // element tail: thread t < rem takes element 4 nq + t as a fifth candidate
-  b.v_mov_b32(vV4, kNegInfBits);
-  b.v_mov_b32(vI4, kNoIndex);
-  Label no_tail = b.label("tail_done");
-  b.s_cmp_eq_u32(sRem, 0);
-  b.s_cbranch_scc1(no_tail);
-  b.v_cmp_gt_u32(vcc, sRem, vT);
-  b.s_and_saveexec_b64(sSave, vcc);
-  b.s_lshl_b32(sScratch, sNq, 2);  // element index 4 nq
-  b.v_add_u32(vI4, sScratch, vT);
-  b.v_lshlrev_b32(vAddr, 2, vI4);
-  b.global_load_dword(vTv, vAddr, s(44, 2));
-  wait_vm(b, 0);
-  b.v_cmp_o_f32(vcc, vTv, vTv);  // NaN counts as -inf
-  b.v_cndmask_b32(vV4, vV4, vTv, vcc);
-  b.s_mov_b64(exec, sSave);
-  b.bind(no_tail);
-  // the thread's candidates: element index = 4 chunk + k, then the tail
-  for (int k = 0; k < 4; ++k) b.v_lshl_add_u32(vBc[k], vBc[k], 2, k);
-  for (int k = 1; k < 4; ++k) argmax_merge(b, vBv[0], vBc[0], vBv[k], vBc[k], sMask);
-  argmax_merge(b, vBv[0], vBc[0], vV4, vI4, sMask);
-  workgroup_argmax(b, vBv[0], vBc[0]);
+  k.v_mov_b32(vV4, kNegInfBits);
+  k.v_mov_b32(vI4, kNoIndex);
+  Label no_tail = k.label("tail_done");
+  k.s_cmp_eq_u32(sRem, 0);
+  k.s_cbranch_scc1(no_tail);
+  const SGPR saved = mask_lanes_below(k, sRem, vT);
+  k.s_lshl_b32(sScratch, sNq, 2);  // element index 4 nq
+  k.v_add_u32(vI4, sScratch, vT);
+  k.v_lshlrev_b32(vAddr, 2, vI4);
+  k.global_load_dword(vTv, vAddr, seg);
+  k.v_cmp_o_f32(vcc, vTv, vTv);  // NaN counts as -inf
+  k.v_cndmask_b32(vV4, vV4, vTv, vcc);
+  restore_exec(k, saved);
+  k.bind(no_tail);
+  // the thread's candidates: element index = 4 chunk + c, then the tail
+  for (int c = 0; c < 4; ++c) k.v_lshl_add_u32(vBc[c], vBc[c], 2, c);
+  for (int c = 1; c < 4; ++c) argmax_merge(k, vBv[0], vBc[0], vBv[c], vBc[c]);
+  argmax_merge(k, vBv[0], vBc[0], vV4, vI4);
+  return workgroup_argmax(k, th, vBv[0], vBc[0]);
 }
 
 // argmax_k (part = false) and argmax_part_k (part = true).
 codeobj::CodeObject generate_argmax(bool part, isa::Target target) {
-  KernelBuilder b(part ? "argmax_part_k" : "argmax_k", target);
-  Label exit = b.label("exit");
-  b.s_load_dwordx4(s(8, 4), s(4, 2), 0x0);  // x, n
-  if (part) {
-    b.s_load_dword(sNb, s(4, 2), 0x10);
-    b.s_load_dwordx2(sOut, s(4, 2), 0x18);  // val
-    b.s_load_dwordx2(sIdxOut, s(4, 2), 0x20);  // idx
-    b.s_load_dword(sGroup, s(4, 2), 40 + 12);
-  } else {
-    b.s_load_dwordx2(sOut, s(4, 2), 0x10);
-    b.s_load_dword(sGroup, s(4, 2), 24 + 12);
-  }
-  wait_lgkm(b, 0);
-  workgroup_threads(b, exit);
-  clamp_length(b);
+  Kernel k(argmax_signature(part), target, ops::options(128));
+  Label exit = k.label("exit");
+  const SGPR sN = k.arg("n"), sX = k.arg("x"), group = k.workgroup_id();
+  const SGPR sStart = k.sgpr(1, "start"), sLen = k.sgpr(1, "length"), sTmp = k.sgpr(1, "t"),
+             sSeg = k.sgpr(2, "segment");
+  const VGPR vTv = k.vgpr(1, "value"), vTi = k.vgpr(1, "index"), vAddr = k.vgpr(1, "address");
+  const Threads th = workgroup_threads(k, exit);
+  clamp_length(k, sN);
   if (part) {
     // chunk size C = ceil(n / nb); workgroup b scans [b C, min(n, (b + 1) C))
-    b.s_cmp_lt_i32(sNb, 1);
-    b.s_cbranch_scc1(exit);
-    b.s_cmp_ge_u32(s(6), sNb);
-    b.s_cbranch_scc1(exit);
-    b.s_add_u32(sTmp, sN[0], sNb);
-    b.s_sub_u32(sTmp, sTmp, 1);
-    udiv32(b, sChunk, sTmp, sNb, vDiv);
-    b.s_mul_i32(sStart, s(6), sChunk);
-    b.s_sub_u32(sLen, sN[0], sStart);
-    b.s_cmp_ge_u32(sStart, sN[0]);
-    b.s_cselect_b32(sLen, 0, sLen);
-    b.s_cmp_lt_u32(sChunk, sLen);
-    b.s_cselect_b32(sLen, sChunk, sLen);
+    const SGPR sNb = k.arg("nb");
+    k.s_cmp_lt_i32(sNb, 1);
+    k.s_cbranch_scc1(exit);
+    k.s_cmp_ge_u32(group, sNb);
+    k.s_cbranch_scc1(exit);
+    k.s_add_u32(sTmp, sN[0], sNb);
+    k.s_sub_u32(sTmp, sTmp, 1);
+    const SGPR sChunk = divide_scalar(k, make_divider(k, sNb), sTmp);
+    k.s_mul_i32(sStart, group, sChunk);
+    k.s_sub_u32(sLen, sN[0], sStart);
+    k.s_cmp_ge_u32(sStart, sN[0]);
+    k.s_cselect_b32(sLen, 0, sLen);
+    k.s_cmp_lt_u32(sChunk, sLen);
+    k.s_cselect_b32(sLen, sChunk, sLen);
   } else {
-    b.s_mov_b32(sStart, 0);
-    b.s_mov_b32(sLen, sN[0]);
+    k.s_mov_b32(sStart, 0);
+    k.s_mov_b32(sLen, sN[0]);
   }
-  // segment base (also kept in s[44:45] for the tail)
-  b.s_lshl_b32(sTmp, sStart, 2);
-  b.s_add_u32(sSeg[0], sX[0], sTmp);
-  b.s_addc_u32(sSeg[1], sX[1], 0);
-  b.s_mov_b64(s(44, 2), sSeg);
-  scan_segment(b);
+  k.s_lshl_b32(sTmp, sStart, 2);
+  k.s_add_u32(sSeg[0], sX[0], sTmp);
+  k.s_addc_u32(sSeg[1], sX[1], 0);
+  auto [sBestV, sBestI] = scan_segment(k, th, sSeg, sLen);
   // wave 0 writes: index >= len means the segment was empty
-  b.s_cmp_lg_u32(sWave, 0);
-  b.s_cbranch_scc1(exit);
-  b.s_add_u32(sTmp, sBestI, sStart);
-  b.s_cmp_lt_u32(sBestI, sLen);
-  b.s_cselect_b32(sBestV, sBestV, kNegInfBits);
-  b.s_cselect_b32(sBestI, sTmp, -1);
-  b.v_mov_b32(vTv, sBestV);
-  b.v_mov_b32(vTi, sBestI);
-  b.v_mov_b32(vAddr, 0);
-  b.s_mov_b64(exec, 1);
+  k.s_cmp_lg_u32(th.wave, 0);
+  k.s_cbranch_scc1(exit);
+  k.s_add_u32(sTmp, sBestI, sStart);
+  k.s_cmp_lt_u32(sBestI, sLen);
+  k.s_cselect_b32(sBestV, sBestV, kNegInfBits);
+  k.s_cselect_b32(sBestI, sTmp, -1);
+  k.v_mov_b32(vTv, sBestV);
+  k.v_mov_b32(vTi, sBestI);
+  k.v_mov_b32(vAddr, 0);
+  k.s_mov_b64(exec, 1);
   if (part) {
-    b.s_lshl_b32(sTmp, s(6), 2);
-    add64(b, sOut, sTmp);
-    add64(b, sIdxOut, sTmp);
-    b.global_store_dword(vAddr, vTv, sOut);
-    b.global_store_dword(vAddr, vTi, sIdxOut);
+    k.s_lshl_b32(sTmp, group, 2);
+    const SGPR sOut = k.arg("val"), sIdxOut = k.arg("idx");
+    add64(k, sOut, sTmp);
+    add64(k, sIdxOut, sTmp);
+    k.global_store_dword(vAddr, vTv, sOut);
+    k.global_store_dword(vAddr, vTi, sIdxOut);
   } else {
-    b.global_store_dword(vAddr, vTi, sOut);
+    k.global_store_dword(vAddr, vTi, k.arg("out"));
   }
-  b.bind(exit);
-  b.s_endpgm();
-
-  b.arg("x", "global_buffer", "const f32*", "read_only").arg("n", "by_value", "i64");
-  if (part) {
-    b.arg("nb", "by_value", "i32")
-        .arg("val", "global_buffer", "f32*", "write_only")
-        .arg("idx", "global_buffer", "i32*", "write_only");
-  } else {
-    b.arg("out", "global_buffer", "i32*", "write_only");
-  }
-  kernel_interface(b, HiddenArgLayout::Full, 128, 1024, part ? 296 : 280);
-  return b.code_object();
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 codeobj::CodeObject generate_argmax_comb(isa::Target target) {
-  KernelBuilder b("argmax_comb_k", target);
-  Label exit = b.label("exit");
-  const SGPR sVal = s(8, 2), sIdx = s(10, 2), sOutp = s(14, 2), sB = s(13);
-  b.s_load_dwordx4(s(8, 4), s(4, 2), 0x0);  // val, idx
-  b.s_load_dword(sNb, s(4, 2), 0x10);
-  b.s_load_dwordx2(sOutp, s(4, 2), 0x18);
-  b.s_load_dword(sGroup, s(4, 2), 32 + 12);
-  wait_lgkm(b, 0);
-  workgroup_threads(b, exit);
-  b.v_mov_b32(vBv[0], kNegInfBits);
-  b.v_mov_b32(vBc[0], kNoIndex);
-  b.v_mov_b32(vBv[1], kNegInfBits);  // constants for the selects
-  b.v_mov_b32(vBc[1], kNoIndex);
+  Kernel k(kComb, target, ops::options(128));
+  Label exit = k.label("exit");
+  const SGPR sNb = k.arg("nb"), sB = k.sgpr(1, "partial");
+  const VGPR vBv = k.vgpr(2, "best values"), vBc = k.vgpr(2, "best indices"), vQ = k.vgpr(1, "q"),
+             vTv = k.vgpr(1, "value"), vTi = k.vgpr(1, "index"), vAddr = k.vgpr(1, "address");
+  const Threads th = workgroup_threads(k, exit);
+  k.v_mov_b32(vBv[0], kNegInfBits);
+  k.v_mov_b32(vBc[0], kNoIndex);
+  k.v_mov_b32(vBv[1], kNegInfBits);  // constants for the selects
+  k.v_mov_b32(vBc[1], kNoIndex);
   // thread t merges partials t, t + W, ...
-  b.s_mov_b32(sB, 0);
-  Label top = b.label("partials"), done = b.label("partials_done");
-  b.bind(top);
-  b.s_cmp_ge_i32(sB, sNb);
-  b.s_cbranch_scc1(done);
-  b.v_add_u32(vQ, sB, vT);
-  b.v_cmp_gt_i32(vcc, sNb, vQ);
-  b.s_and_saveexec_b64(sSave, vcc);
-  b.v_lshlrev_b32(vAddr, 2, vQ);
-  b.global_load_dword(vTv, vAddr, sVal);
-  b.global_load_dword(vTi, vAddr, sIdx);
-  wait_vm(b, 0);
-  b.v_cmp_u_f32(vcc, vTv, vTv);  // NaN counts as -inf
-  b.v_cndmask_b32(vTv, vTv, vBv[1], vcc);
-  b.v_cmp_gt_i32(vcc, 0, vTi);  // negative index: an empty partial
-  b.v_cndmask_b32(vTv, vTv, vBv[1], vcc);
-  b.v_cndmask_b32(vTi, vTi, vBc[1], vcc);
-  argmax_merge(b, vBv[0], vBc[0], vTv, vTi, sMask);
-  b.s_mov_b64(exec, sSave);
-  b.s_add_u32(sB, sB, sThreads);
-  b.s_branch(top);
-  b.bind(done);
-  workgroup_argmax(b, vBv[0], vBc[0]);
-  b.s_cmp_lg_u32(sWave, 0);
-  b.s_cbranch_scc1(exit);
-  b.s_cmp_eq_u32(sBestI, kNoIndex);
-  b.s_cselect_b32(sBestI, -1, sBestI);
-  b.v_mov_b32(vTi, sBestI);
-  b.v_mov_b32(vAddr, 0);
-  b.s_mov_b64(exec, 1);
-  b.global_store_dword(vAddr, vTi, sOutp);
-  b.bind(exit);
-  b.s_endpgm();
-
-  b.arg("val", "global_buffer", "const f32*", "read_only")
-      .arg("idx", "global_buffer", "const i32*", "read_only")
-      .arg("nb", "by_value", "i32")
-      .arg("out", "global_buffer", "i32*", "write_only");
-  kernel_interface(b, HiddenArgLayout::Full, 128, 1024, 288);
-  return b.code_object();
+  k.s_mov_b32(sB, 0);
+  Label top = k.label("partials"), done = k.label("partials_done");
+  k.bind(top);
+  k.s_cmp_ge_i32(sB, sNb);
+  k.s_cbranch_scc1(done);
+  k.v_add_u32(vQ, sB, k.local_id());
+  k.v_cmp_gt_i32(vcc, sNb, vQ);
+  const SGPR saved = k.sgpr(2, "saved exec");
+  k.s_and_saveexec_b64(saved, vcc);
+  k.v_lshlrev_b32(vAddr, 2, vQ);
+  k.global_load_dword(vTv, vAddr, k.arg("val"));
+  k.global_load_dword(vTi, vAddr, k.arg("idx"));
+  k.v_cmp_u_f32(vcc, vTv, vTv);  // NaN counts as -inf
+  k.v_cndmask_b32(vTv, vTv, vBv[1], vcc);
+  k.v_cmp_gt_i32(vcc, 0, vTi);  // negative index: an empty partial
+  k.v_cndmask_b32(vTv, vTv, vBv[1], vcc);
+  k.v_cndmask_b32(vTi, vTi, vBc[1], vcc);
+  argmax_merge(k, vBv[0], vBc[0], vTv, vTi);
+  restore_exec(k, saved);
+  k.s_add_u32(sB, sB, th.threads);
+  k.s_branch(top);
+  k.bind(done);
+  auto [sBestV, sBestI] = workgroup_argmax(k, th, vBv[0], vBc[0]);
+  (void)sBestV;
+  k.s_cmp_lg_u32(th.wave, 0);
+  k.s_cbranch_scc1(exit);
+  k.s_cmp_eq_u32(sBestI, kNoIndex);
+  k.s_cselect_b32(sBestI, -1, sBestI);
+  k.v_mov_b32(vTi, sBestI);
+  k.v_mov_b32(vAddr, 0);
+  k.s_mov_b64(exec, 1);
+  k.global_store_dword(vAddr, vTi, k.arg("out"));
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
+
+}  // namespace am
 
 // ================================================================ top-k
 
+// topk_k and router_top10_k keep hand-placed registers: their insertion
+// routines are reached through computed jumps into tables of fixed byte sizes
+// (check_table_sizes), which automatic waits and wait states would change and
+// whose indirect control flow the allocator's liveness cannot follow. Their
+// signatures and interface come from the layer all the same.
 namespace tk {
+
+using namespace as;
+using as::KernelBuilder;
+
+void wait_vm(KernelBuilder& b, int n) { b.s_waitcnt(waitcnt(n > 63 ? 63 : n)); }
+void wait_lgkm(KernelBuilder& b, int n) { b.s_waitcnt(waitcnt(63, 7, n)); }
+// dst = base + (index * count) << shift on physical SGPRs (tmp2 a scratch pair).
+void row_address(KernelBuilder& b, SGPR dst, SGPR base, SGPR index, SGPR count, int shift, SGPR tmp2) {
+  b.s_mul_i32(tmp2[0], index, count);
+  b.s_mul_hi_u32(tmp2[1], index, count);
+  if (shift) b.s_lshl_b64(tmp2, tmp2, shift);
+  b.s_add_u32(dst[0], base[0], tmp2[0]);
+  b.s_addc_u32(dst[1], base[1], tmp2[1]);
+}
+void add64(KernelBuilder& b, SGPR pair, const Arg& value) {
+  b.s_add_u32(pair[0], pair[0], value);
+  b.s_addc_u32(pair[1], pair[1], 0);
+}
+
+codegen::Signature topk_signature(bool router) {
+  using codegen::in, codegen::out, codegen::value;
+  if (router)
+    return codegen::Signature("router_top10_k", {in("logits", "f32"), out("ids", "i32"), out("weights", "f32"),
+                                                 value("rows", "u32"), value("n_experts", "u32")});
+  return codegen::Signature("topk_k", {in("x", "f32"), out("idx", "i32"), out("val", "f32"), value("rows", "u32"),
+                                       value("cols", "u32"), value("k", "u32")});
+}
 
 const SGPR sX = s(8, 2), sIdx = s(10, 2), sVal = s(12, 2), sRows = s(14), sCols = s(15), sK = s(16);
 const SGPR sR0 = s(17), sBlk = s(18, 2), sBase = s(20, 2), sC = s(22), sF = s(23);
@@ -672,21 +686,8 @@ codeobj::CodeObject generate_topk(bool router, isa::Target target) {
   b.bind(exit);
   b.s_endpgm();
 
-  if (router) {
-    b.arg("logits", "global_buffer", "const f32*", "read_only")
-        .arg("ids", "global_buffer", "i32*", "write_only")
-        .arg("weights", "global_buffer", "f32*", "write_only")
-        .arg("rows", "by_value", "u32")
-        .arg("n_experts", "by_value", "u32");
-  } else {
-    b.arg("x", "global_buffer", "const f32*", "read_only")
-        .arg("idx", "global_buffer", "i32*", "write_only")
-        .arg("val", "global_buffer", "f32*", "write_only")
-        .arg("rows", "by_value", "u32")
-        .arg("cols", "by_value", "u32")
-        .arg("k", "by_value", "u32");
-  }
-  kernel_interface(b, HiddenArgLayout::None, 64 * kLdsRow, 1024, router ? 32 : 40);
+  codegen::declare_interface(b, topk_signature(router),
+                             codegen::KernelOptions{.lds_bytes = 64 * kLdsRow, .max_workgroup = 1024});
   return b.code_object();
 }
 
@@ -744,10 +745,7 @@ std::vector<float> selection_inputs(size_t n, uint32_t seed, int64_t kind) {
 // ================================================================ registration
 
 void register_argmax(Registry& r) {
-  KernelDef d;
-  d.lookup = "argmax_k";
-  d.family = "ops";
-  d.generate = [](isa::Target t) { return generate_argmax(false, t); };
+  KernelDef d = generated_kernel("ops", am::argmax_signature(false), [](isa::Target t) { return am::generate_argmax(false, t); });
   d.description =
       "Single-row argmax, first (lowest) index on ties. The workgroup's threads stream the row in 16-byte pieces "
       "(dwordx4, consecutive threads on consecutive pieces, 4 loads in flight), each lane keeping a best value and "
@@ -783,7 +781,7 @@ void register_argmax(Registry& r) {
     DeviceBuffer<float> dx(dev, x);
     DeviceBuffer<int32_t> dout(dev, std::vector<int32_t>{12345});
     uint32_t grid = c.dims.count("grid") ? uint32_t(c["grid"]) : 1;  // extra workgroups write the same value
-    dev.launch("argmax_k", {grid}, {uint32_t(c["wg"])}, {dx.addr(), uint64_t(n), dout.addr()});
+    launch(dev, am::argmax_signature(false), {grid}, {uint32_t(c["wg"])}, {dx.addr(), n, dout.addr()});
     return compare_exact(dout.download(), {argmax_reference(x, 0, n).second});
   };
   d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 4 + 4; };
@@ -792,10 +790,7 @@ void register_argmax(Registry& r) {
 }
 
 void register_argmax_part(Registry& r) {
-  KernelDef d;
-  d.lookup = "argmax_part_k";
-  d.family = "ops";
-  d.generate = [](isa::Target t) { return generate_argmax(true, t); };
+  KernelDef d = generated_kernel("ops", am::argmax_signature(true), [](isa::Target t) { return am::generate_argmax(true, t); });
   d.description =
       "First stage of the two-stage argmax: workgroup b scans the chunk [b C, min(n, (b+1) C)), C = ceil(n / nb), "
       "exactly as argmax_k scans a row (dwordx4 streaming, per-lane bests, DPP and LDS merges, lowest index on "
@@ -823,8 +818,8 @@ void register_argmax_part(Registry& r) {
     auto x = selection_inputs(size_t(n), c.seed, c["kind"]);
     DeviceBuffer<float> dx(dev, x), dval(dev, size_t(nb));
     DeviceBuffer<int32_t> didx(dev, size_t(nb));
-    dev.launch("argmax_part_k", {uint32_t(nb + 1)}, {uint32_t(c["wg"])},
-               {dx.addr(), uint64_t(n), i32(nb), dval.addr(), didx.addr()});
+    launch(dev, am::argmax_signature(true), {uint32_t(nb + 1)}, {uint32_t(c["wg"])},
+               {dx.addr(), n, nb, dval.addr(), didx.addr()});
     int64_t chunk = (n + nb - 1) / nb;
     std::vector<float> want_v;
     std::vector<int32_t> want_i;
@@ -841,10 +836,7 @@ void register_argmax_part(Registry& r) {
 }
 
 void register_argmax_comb(Registry& r) {
-  KernelDef d;
-  d.lookup = "argmax_comb_k";
-  d.family = "ops";
-  d.generate = [](isa::Target t) { return generate_argmax_comb(t); };
+  KernelDef d = generated_kernel("ops", am::kComb, am::generate_argmax_comb);
   d.description =
       "Second stage of the two-stage argmax: reduces the nb (value, index) pairs of argmax_part_k to the index of "
       "the largest value, the lowest index among equal values (so the two stages together agree with argmax_k; "
@@ -877,8 +869,8 @@ void register_argmax_comb(Registry& r) {
       if (n > 10) x[size_t(n / 3)] = x[size_t(n / 2)] = x[size_t(n - 1)] = 50.f;
       DeviceBuffer<float> dx(dev, x), dval(dev, size_t(nb));
       DeviceBuffer<int32_t> didx(dev, size_t(nb)), dout(dev, std::vector<int32_t>{12345});
-      dev.launch("argmax_part_k", {uint32_t(nb)}, {256}, {dx.addr(), uint64_t(n), i32(nb), dval.addr(), didx.addr()});
-      dev.launch("argmax_comb_k", {1}, {uint32_t(c["wg"])}, {dval.addr(), didx.addr(), i32(nb), dout.addr()});
+      launch(dev, am::argmax_signature(true), {uint32_t(nb)}, {256}, {dx.addr(), n, nb, dval.addr(), didx.addr()});
+      launch(dev, am::kComb, {1}, {uint32_t(c["wg"])}, {dval.addr(), didx.addr(), nb, dout.addr()});
       return compare_exact(dout.download(), {argmax_reference(x, 0, n).second});
     }
     Rng rng(c.seed);
@@ -898,7 +890,7 @@ void register_argmax_comb(Registry& r) {
     }
     DeviceBuffer<float> dval(dev, val);
     DeviceBuffer<int32_t> didx(dev, idx), dout(dev, std::vector<int32_t>{12345});
-    dev.launch("argmax_comb_k", {1}, {uint32_t(c["wg"])}, {dval.addr(), didx.addr(), i32(nb), dout.addr()});
+    launch(dev, am::kComb, {1}, {uint32_t(c["wg"])}, {dval.addr(), didx.addr(), nb, dout.addr()});
     return compare_exact(dout.download(), {want});
   };
   d.ideal_bytes = [](const Case& c) { return uint64_t(2 * c["nb"] + 1) * 4; };
@@ -907,10 +899,7 @@ void register_argmax_comb(Registry& r) {
 }
 
 void register_topk(Registry& r) {
-  KernelDef d;
-  d.lookup = "topk_k";
-  d.family = "ops";
-  d.generate = [](isa::Target t) { return tk::generate_topk(false, t); };
+  KernelDef d = generated_kernel("ops", tk::topk_signature(false), [](isa::Target t) { return tk::generate_topk(false, t); });
   d.description =
       "Per-row top-k by insertion, one row per lane (64 rows per workgroup). The rows are read in 16-column "
       "tiles staged through LDS: each global load covers 64 bytes of 16 rows (coalesced, the next tile in flight "
@@ -946,8 +935,8 @@ void register_topk(Registry& r) {
     auto x = selection_inputs(size_t(rows * cols), c.seed, c["kind"]);
     DeviceBuffer<float> dx(dev, x), dval(dev, size_t(rows * k));
     DeviceBuffer<int32_t> didx(dev, size_t(rows * k));
-    dev.launch("topk_k", {uint32_t((rows + 63) / 64)}, {64},
-               {dx.addr(), didx.addr(), dval.addr(), u32(rows), u32(cols), u32(k)});
+    launch(dev, tk::topk_signature(false), {uint32_t((rows + 63) / 64)}, {64},
+               {dx.addr(), didx.addr(), dval.addr(), rows, cols, k});
     std::vector<int32_t> want_i;
     std::vector<float> want_v;
     if (k > 16) {
@@ -964,10 +953,7 @@ void register_topk(Registry& r) {
 }
 
 void register_router(Registry& r) {
-  KernelDef d;
-  d.lookup = "router_top10_k";
-  d.family = "ops";
-  d.generate = [](isa::Target t) { return tk::generate_topk(true, t); };
+  KernelDef d = generated_kernel("ops", tk::topk_signature(true), [](isa::Target t) { return tk::generate_topk(true, t); });
   d.description =
       "MoE router, one row (token) per lane: the 10 largest logits by insertion, the topk_k scheme with k fixed "
       "at 10 (16-column tiles staged through LDS for coalesced loads, a strict comparison with the 10th value so "
@@ -997,8 +983,8 @@ void register_router(Registry& r) {
     auto x = selection_inputs(size_t(rows * cols), c.seed, c["kind"]);
     DeviceBuffer<float> dx(dev, x), dw(dev, size_t(rows * 10));
     DeviceBuffer<int32_t> dids(dev, size_t(rows * 10));
-    dev.launch("router_top10_k", {uint32_t((rows + 63) / 64)}, {64},
-               {dx.addr(), dids.addr(), dw.addr(), u32(rows), u32(cols)});
+    launch(dev, tk::topk_signature(true), {uint32_t((rows + 63) / 64)}, {64},
+               {dx.addr(), dids.addr(), dw.addr(), rows, cols});
     std::vector<int32_t> want_i;
     std::vector<float> top, want_w(size_t(rows * 10));
     topk_reference(x, rows, cols, 10, want_i, top);

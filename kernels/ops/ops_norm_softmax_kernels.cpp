@@ -6,231 +6,201 @@
 #include <cmath>
 #include <limits>
 
-#include "ops_norm_emit.h"
-#include "ops_norm_parts.h"
-#include "k100/kernels/test_support.h"
+#include "ops_parts.h"
 
 namespace k100::kernels {
 
 namespace {
 
-using namespace as;
-using namespace norm;
+using namespace codegen;
+using as::vcc, as::exec, as::offset;
 
 constexpr float kLog2e = 1.4426950408889634f;
+constexpr uint32_t kNegInfBits = 0xff800000u, kNegMaxBits = 0xff7fffffu;  // -inf, -FLT_MAX
 
-const SGPR sY = s(8, 2), sX = s(10, 2), sRows = s(12), sCols = s(13);
-const SGPR sXs = s(20, 2), sYs = s(26, 2);
-const SGPR sNq = s(28), sRem = s(29), sLeft = s(30), sScratch = s(31), sSave = s(32, 2), sTmp2 = s(34, 2);
-const SGPR sMax = s(40), sSum = s(41);
-const SGPR sX0 = s(46, 2), sY0 = s(48, 2);
-const VGPR vT = v(0), vM = v(1), vS = v(2), vG = v(3), vA = v(4), vInv = v(5), vB = v(6);
-const VGPR vOff = v(7, 4);
-constexpr int kX = 12;
+Signature softmax_signature(const std::string& name) {
+  return Signature(name, {out("y", "f32"), in("x", "f32"), value("rows", "u32"), value("cols", "u32"),
+                          value("group_size", "u32")});
+}
 
 codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Target target) {
-  KernelBuilder b(name, target);
+  Kernel k(softmax_signature(name), target, ops::options());
   const int dw = vec ? 4 : 1;
   const std::vector<int> batches = vec ? std::vector<int>{4, 1} : std::vector<int>{8, 1};
-  Label exit = b.label("exit");
-
-  b.s_load_dwordx4(s(8, 4), s(4, 2), 0x0);   // y, x
-  b.s_load_dwordx2(s(12, 2), s(4, 2), 0x10);  // rows, cols (group_size at 0x18 is not needed)
-  wait_lgkm(b, 0);
-  b.v_readfirstlane_b32(sScratch, vT);  // one wave per row: further waves exit
-  b.s_cmp_ge_u32(sScratch, 64);
-  b.s_cbranch_scc1(exit);
-  b.s_cmp_ge_u32(s(6), sRows);
-  b.s_cbranch_scc1(exit);
-  b.s_cmp_lt_i32(sCols, 1);
-  b.s_cbranch_scc1(exit);
-  row_address(b, sX0, sX, s(6), sCols, 2, sTmp2);
-  row_address(b, sY0, sY, s(6), sCols, 2, sTmp2);
+  Label exit = k.label("exit");
+  const SGPR sCols = k.arg("cols"), row = k.workgroup_id();
+  auto s1 = [&](const char* n) { return k.sgpr(1, n); };
+  const SGPR sXs = k.sgpr(2, "x stream"), sYs = k.sgpr(2, "y stream"), sNq = s1("chunks"), sRem = s1("rem"),
+             sLeft = s1("left"), sScratch = s1("scratch"), sSave = k.sgpr(2, "saved exec"), sMax = s1("max"),
+             sSum = s1("sum");
+  const VGPR vT = k.local_id(), vM = k.vgpr(1, "m"), vS = k.vgpr(1, "s"), vG = k.vgpr(1, "g"), vA = k.vgpr(1, "a"),
+             vInv = k.vgpr(1, "1/sum"), vB = k.vgpr(1, "b"), data = k.vgpr(dw * batches.front(), "x");
+  exit_unless_first_wave(k, exit);  // one wave per row: further waves exit
+  k.s_cmp_ge_u32(row, k.arg("rows"));
+  k.s_cbranch_scc1(exit);
+  k.s_cmp_lt_i32(sCols, 1);
+  k.s_cbranch_scc1(exit);
+  const SGPR sX0 = scaled_address(k, k.arg("x"), row, sCols, 2), sY0 = scaled_address(k, k.arg("y"), row, sCols, 2);
   if (vec) {
-    b.s_lshr_b32(sNq, sCols, 2);
-    b.s_and_b32(sRem, sCols, 3);
+    k.s_lshr_b32(sNq, sCols, 2);
+    k.s_and_b32(sRem, sCols, 3);
   } else {
-    b.s_mov_b32(sNq, sCols);
+    k.s_mov_b32(sNq, sCols);
   }
-
   ChunkWalk walk;
   walk.single_wave = true;
   walk.dwords = dw;
   walk.thread = vT;
-  walk.offsets = vOff;
   walk.max_batch = batches.front();
   walk.left = sLeft;
-  walk.scratch = sScratch;
-  walk.save_exec = sSave;
-  chunk_offsets(b, walk);
 
   auto load = [&](int i, VGPR voff, int imm, SGPR base) {
-    VGPR dst = v(kX + dw * i, dw);
-    if (vec) {
-      if (imm)
-        b.global_load_dwordx4(dst, voff, base, offset(imm));
-      else
-        b.global_load_dwordx4(dst, voff, base);
-    } else {
-      if (imm)
-        b.global_load_dword(dst, voff, base, offset(imm));
-      else
-        b.global_load_dword(dst, voff, base);
-    }
+    VGPR dst = data.sub(dw * i, dw);
+    if (vec)
+      k.global_load_dwordx4(dst, voff, base, offset(imm));
+    else
+      k.global_load_dword(dst, voff, base, offset(imm));
   };
 
   // ---- pass 1: per lane, running max m (starts at -inf) and sum s of
   // 2^((x - m) log2 e), rescaled whenever m grows. Each batch's max is
   // clamped to >= -FLT_MAX so a batch of -inf never forms -inf - -inf.
-  b.v_mov_b32(vM, kNegInfBits);
-  b.v_mov_b32(vS, 0);
+  k.v_mov_b32(vM, kNegInfBits);
+  k.v_mov_b32(vS, 0);
   auto batch_max = [&](int i) {  // vG = max over the chunk values (chunk 0 starts it)
-    int x = kX + dw * i;
+    int x = dw * i;
     if (dw == 4) {
       if (i == 0)
-        b.v_max3_f32(vG, v(x), v(x + 1), v(x + 2));
+        k.v_max3_f32(vG, data[x], data[x + 1], data[x + 2]);
       else
-        b.v_max3_f32(vG, vG, v(x), v(x + 1));
+        k.v_max3_f32(vG, vG, data[x], data[x + 1]);
       if (i == 0)
-        b.v_max_f32(vG, vG, v(x + 3));
+        k.v_max_f32(vG, vG, data[x + 3]);
       else
-        b.v_max3_f32(vG, vG, v(x + 2), v(x + 3));
+        k.v_max3_f32(vG, vG, data[x + 2], data[x + 3]);
     } else {
       if (i == 0)
-        b.v_mov_b32(vG, v(x));
+        k.v_mov_b32(vG, data[x]);
       else
-        b.v_max_f32(vG, vG, v(x));
+        k.v_max_f32(vG, vG, data[x]);
     }
   };
   auto accumulate = [&](int n) {  // values of n chunks, their max in vG
-    b.v_max_f32(vG, vM, vG);
-    b.v_max_f32(vG, kNegMaxBits, vG);
-    b.v_sub_f32(vA, vM, vG);  // <= 0, -inf on the first batch
-    b.v_mul_f32(vA, kLog2e, vA);
-    b.v_exp_f32(vA, vA);
-    b.v_mul_f32(vS, vS, vA);
-    b.v_mov_b32(vM, vG);
-    for (int k = 0; k < n * dw; ++k) {
-      b.v_sub_f32(vA, v(kX + k), vM);
-      b.v_mul_f32(vA, kLog2e, vA);
-      b.v_exp_f32(vA, vA);
-      b.v_add_f32(vS, vS, vA);
+    k.v_max_f32(vG, vM, vG);
+    k.v_max_f32(vG, kNegMaxBits, vG);
+    k.v_sub_f32(vA, vM, vG);  // <= 0, -inf on the first batch
+    k.v_mul_f32(vA, kLog2e, vA);
+    k.v_exp_f32(vA, vA);
+    k.v_mul_f32(vS, vS, vA);
+    k.v_mov_b32(vM, vG);
+    for (int c = 0; c < n * dw; ++c) {
+      k.v_sub_f32(vA, data[c], vM);
+      k.v_mul_f32(vA, kLog2e, vA);
+      k.v_exp_f32(vA, vA);
+      k.v_add_f32(vS, vS, vA);
     }
   };
-  b.s_mov_b64(sXs, sX0);
-  b.s_mov_b32(sLeft, sNq);
+  k.s_mov_b64(sXs, sX0);
+  k.s_mov_b32(sLeft, sNq);
   ChunkWalk stats = walk;
   stats.loads_per_chunk = 1;
   stats.load = [&](int i, VGPR voff, int imm) { load(i, voff, imm, sXs); };
   stats.compute = batch_max;
   stats.finish = accumulate;
-  stats.advance = [&](const Arg& bytes) { add64(b, sXs, bytes); };
-  chunk_walk(b, stats, batches);
-  Label no_tail = b.label("stats_tail_done");
+  stats.advance = [&](Operand bytes) { add64(k, sXs, bytes); };
+  chunk_walk(k, stats, batches);
+  Label no_tail = k.label("stats_tail_done");
   if (vec) {  // columns 4 nq + t for t < rem, one value per lane
-    b.s_cmp_eq_u32(sRem, 0);
-    b.s_cbranch_scc1(no_tail);
-    b.s_lshl_b32(sScratch, sNq, 4);
-    b.s_add_u32(sXs[0], sX0[0], sScratch);
-    b.s_addc_u32(sXs[1], sX0[1], 0);
-    b.v_cmp_gt_u32(vcc, sRem, vT);
-    b.s_and_saveexec_b64(sSave, vcc);
-    b.v_lshlrev_b32(vB, 2, vT);
-    b.global_load_dword(v(kX), vB, sXs);
-    wait_vm(b, 0);
-    b.v_mov_b32(vG, v(kX));
-    b.v_max_f32(vG, vM, vG);
-    b.v_max_f32(vG, kNegMaxBits, vG);
-    b.v_sub_f32(vA, vM, vG);
-    b.v_mul_f32(vA, kLog2e, vA);
-    b.v_exp_f32(vA, vA);
-    b.v_mul_f32(vS, vS, vA);
-    b.v_mov_b32(vM, vG);
-    b.v_sub_f32(vA, v(kX), vM);
-    b.v_mul_f32(vA, kLog2e, vA);
-    b.v_exp_f32(vA, vA);
-    b.v_add_f32(vS, vS, vA);
-    b.s_mov_b64(exec, sSave);
-    b.bind(no_tail);
+    k.s_cmp_eq_u32(sRem, 0);
+    k.s_cbranch_scc1(no_tail);
+    k.s_lshl_b32(sScratch, sNq, 4);
+    k.s_add_u32(sXs[0], sX0[0], sScratch);
+    k.s_addc_u32(sXs[1], sX0[1], 0);
+    k.v_cmp_gt_u32(vcc, sRem, vT);
+    k.s_and_saveexec_b64(sSave, vcc);
+    k.v_lshlrev_b32(vB, 2, vT);
+    k.global_load_dword(data[0], vB, sXs);
+    k.v_mov_b32(vG, data[0]);
+    k.v_max_f32(vG, vM, vG);
+    k.v_max_f32(vG, kNegMaxBits, vG);
+    k.v_sub_f32(vA, vM, vG);
+    k.v_mul_f32(vA, kLog2e, vA);
+    k.v_exp_f32(vA, vA);
+    k.v_mul_f32(vS, vS, vA);
+    k.v_mov_b32(vM, vG);
+    k.v_sub_f32(vA, data[0], vM);
+    k.v_mul_f32(vA, kLog2e, vA);
+    k.v_exp_f32(vA, vA);
+    k.v_add_f32(vS, vS, vA);
+    k.s_mov_b64(exec, sSave);
+    k.bind(no_tail);
   }
 
   // ---- row max, then every lane's sum rescaled to it, then the row sum
-  b.v_mov_b32(vG, vM);
-  wave_reduce(b, {{Red::Max, vG}});
-  b.v_readlane_b32(sMax, vG, 63);
-  b.v_subrev_f32(vA, sMax, vM);  // m_lane - M (-inf for lanes without columns)
-  b.v_mul_f32(vA, kLog2e, vA);
-  b.v_exp_f32(vA, vA);
-  b.v_mul_f32(vS, vS, vA);
-  wave_reduce(b, {{Red::Add, vS}});
-  b.v_readlane_b32(sSum, vS, 63);
-  b.v_mov_b32(vInv, sSum);
-  b.v_rcp_f32(vInv, vInv);
+  k.v_mov_b32(vG, vM);
+  lane_reduce(k, {{ReduceOp::Max, vG}});
+  k.v_readlane_b32(sMax, vG, 63);
+  k.v_subrev_f32(vA, sMax, vM);  // m_lane - M (-inf for lanes without columns)
+  k.v_mul_f32(vA, kLog2e, vA);
+  k.v_exp_f32(vA, vA);
+  k.v_mul_f32(vS, vS, vA);
+  lane_reduce(k, {{ReduceOp::Add, vS}});
+  k.v_readlane_b32(sSum, vS, 63);
+  k.v_mov_b32(vInv, sSum);
+  k.v_rcp_f32(vInv, vInv);
 
   // ---- pass 2: y = 2^((x - M) log2 e) / sum
   auto out_value = [&](VGPR x) {
-    b.v_subrev_f32(x, sMax, x);
-    b.v_mul_f32(x, kLog2e, x);
-    b.v_exp_f32(x, x);
-    b.v_mul_f32(x, x, vInv);
+    k.v_subrev_f32(x, sMax, x);
+    k.v_mul_f32(x, kLog2e, x);
+    k.v_exp_f32(x, x);
+    k.v_mul_f32(x, x, vInv);
   };
-  b.s_mov_b64(sXs, sX0);
-  b.s_mov_b64(sYs, sY0);
-  b.s_mov_b32(sLeft, sNq);
+  k.s_mov_b64(sXs, sX0);
+  k.s_mov_b64(sYs, sY0);
+  k.s_mov_b32(sLeft, sNq);
   ChunkWalk out = walk;
   out.loads_per_chunk = 1;
-  out.load = [&](int i, VGPR voff, int imm) { load(i, voff, imm, sXs); };
+  std::vector<std::pair<VGPR, int>> where(static_cast<size_t>(batches.front()));
+  out.load = [&](int i, VGPR voff, int imm) {
+    where[size_t(i)] = {voff, imm};
+    load(i, voff, imm, sXs);
+  };
   out.compute = [&](int i) {
-    for (int k = 0; k < dw; ++k) out_value(v(kX + dw * i + k));
+    for (int c = 0; c < dw; ++c) out_value(data[dw * i + c]);
   };
   out.finish = [&](int n) {
     for (int i = 0; i < n; ++i) {
-      auto [voff, imm] = walk.address(i);
-      VGPR data = v(kX + dw * i, dw);
-      if (vec) {
-        if (imm)
-          b.global_store_dwordx4(voff, data, sYs, offset(imm));
-        else
-          b.global_store_dwordx4(voff, data, sYs);
-      } else {
-        if (imm)
-          b.global_store_dword(voff, data, sYs, offset(imm));
-        else
-          b.global_store_dword(voff, data, sYs);
-      }
+      auto [voff, imm] = where[size_t(i)];
+      if (vec)
+        k.global_store_dwordx4(voff, data.sub(dw * i, dw), sYs, offset(imm));
+      else
+        k.global_store_dword(voff, data[dw * i], sYs, offset(imm));
     }
   };
-  out.advance = [&](const Arg& bytes) {
-    add64(b, sXs, bytes);
-    add64(b, sYs, bytes);
+  out.advance = [&](Operand bytes) {
+    add64(k, sXs, bytes);
+    add64(k, sYs, bytes);
   };
-  chunk_walk(b, out, batches);
+  chunk_walk(k, out, batches);
   if (vec) {
-    b.s_cmp_eq_u32(sRem, 0);
-    b.s_cbranch_scc1(exit);
-    b.s_lshl_b32(sScratch, sNq, 4);
-    b.s_add_u32(sXs[0], sX0[0], sScratch);
-    b.s_addc_u32(sXs[1], sX0[1], 0);
-    b.s_add_u32(sYs[0], sY0[0], sScratch);
-    b.s_addc_u32(sYs[1], sY0[1], 0);
-    b.v_cmp_gt_u32(vcc, sRem, vT);
-    b.s_and_saveexec_b64(sSave, vcc);
-    b.v_lshlrev_b32(vB, 2, vT);
-    b.global_load_dword(v(kX), vB, sXs);
-    wait_vm(b, 0);
-    out_value(v(kX));
-    b.global_store_dword(vB, v(kX), sYs);
+    k.s_cmp_eq_u32(sRem, 0);
+    k.s_cbranch_scc1(exit);
+    k.s_lshl_b32(sScratch, sNq, 4);
+    k.s_add_u32(sXs[0], sX0[0], sScratch);
+    k.s_addc_u32(sXs[1], sX0[1], 0);
+    k.s_add_u32(sYs[0], sY0[0], sScratch);
+    k.s_addc_u32(sYs[1], sY0[1], 0);
+    k.v_cmp_gt_u32(vcc, sRem, vT);
+    k.s_and_saveexec_b64(sSave, vcc);
+    k.v_lshlrev_b32(vB, 2, vT);
+    k.global_load_dword(data[0], vB, sXs);
+    out_value(data[0]);
+    k.global_store_dword(vB, data[0], sYs);
   }
-  b.bind(exit);
-  b.s_endpgm();
-
-  b.arg("y", "global_buffer", "f32*", "write_only")
-      .arg("x", "global_buffer", "const f32*", "read_only")
-      .arg("rows", "by_value", "u32")
-      .arg("cols", "by_value", "u32")
-      .arg("group_size", "by_value", "u32");
-  kernel_interface(b, codeobj::HiddenArgLayout::None, 0, 1024, 32);
-  return b.code_object();
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
 }
 
 // Row softmax in double: exp(x - max) / sum.
@@ -282,10 +252,8 @@ std::vector<Case> softmax_cases(bool sweep, bool vec) {
 }
 
 void register_softmax(Registry& r, const std::string& lookup, bool vec) {
-  KernelDef d;
-  d.lookup = lookup;
-  d.family = "ops";
-  d.generate = [lookup, vec](isa::Target t) { return generate_softmax(lookup, vec, t); };
+  KernelDef d = generated_kernel("ops", softmax_signature(lookup),
+                                 [lookup, vec](isa::Target t) { return generate_softmax(lookup, vec, t); });
   d.description =
       std::string("Row softmax, one wave per row, two passes over x instead of the original three. Pass 1 keeps a "
                   "per-lane running max (starting at -inf, not 0) and a sum of exponentials rescaled whenever the "
@@ -309,8 +277,8 @@ void register_softmax(Registry& r, const std::string& lookup, bool vec) {
     int64_t rows = c["rows"], cols = c["cols"];
     auto x = softmax_inputs(c);
     DeviceBuffer<float> dx(dev, x), dy(dev, x.size());
-    dev.launch(lookup, {uint32_t(rows + 1)}, {uint32_t(c["wg"])},
-               {dy.addr(), dx.addr(), u32(rows), u32(cols), u32(c["wg"])});
+    launch(dev, softmax_signature(lookup), {uint32_t(rows + 1)}, {uint32_t(c["wg"])},
+               {dy.addr(), dx.addr(), rows, cols, c["wg"]});
     return compare(dy.download(), softmax_reference(x, rows, cols), softmax_tolerance());
   };
   d.ideal_bytes = [](const Case& c) { return uint64_t(2 * c["rows"] * c["cols"]) * 4; };

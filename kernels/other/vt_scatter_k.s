@@ -12,7 +12,7 @@
 //
 // s[0:3] private segment buffer, s[4:5] kernarg pointer, s6 workgroup id, v0 local id.
 
-	.include "common/kernel_util.inc"
+	.include "common/row_access_and_tiles.inc"
 
 	.text
 	.globl	vt_scatter_k

@@ -13,7 +13,7 @@
 //
 // s[0:3] private segment buffer, s[4:5] kernarg pointer, s6 workgroup id, v0 local id.
 
-	.include "common/kernel_util.inc"
+	.include "common/row_access_and_tiles.inc"
 
 // load_kv_row R: vR = k row t, v(R+8) = v row t at lane offset v1 (s[28:29] and
 // s[32:33]), then both pointers one row on (steps s[30:31] and s[34:35]).

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "k100/emu/device.h"
+#include "k100/emu/observer.h"
 #include "k100/emu/semantics.h"
 #include "k100/emu/wave.h"
 #include "k100/isa/codec.h"
@@ -182,6 +183,7 @@ struct DispatchShared {
   std::vector<AddressRange> regions;   // DispatchOptions::line_regions
   CheckOptions checks;
   ScheduleOptions schedule;
+  ExecutionObserver* observer = nullptr;  // DispatchOptions::observer
 };
 
 // Per LDS dword: the last writer and up to two reader waves of the current
@@ -219,6 +221,7 @@ struct Exec {
   uint32_t epoch = 0;
   bool lds_atomic = false;
   std::vector<LdsShadow> lds_shadow;
+  WorkgroupObserver* obs = nullptr;  // the current workgroup's event sink, if observed
 
   Exec(DispatchShared& shared) : d(shared), mem(*shared.mem) {}
 
@@ -411,5 +414,7 @@ inline void reset_checks(Wave& w) {
 // Runs workgroup `index` (x fastest) to completion; a fault is recorded in the
 // dispatch and stops it.
 void run_workgroup(Exec& e, uint64_t index);
+// What an observer learns about the dispatch (observer.cpp).
+ObservedDispatch observed_dispatch(const DispatchShared& d);
 
 }  // namespace k100::emu::detail

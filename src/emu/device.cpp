@@ -224,6 +224,7 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
   d.trace = options.trace && options.trace->out ? options.trace : nullptr;
   d.checks = options.checks;
   d.schedule = options.schedule;
+  d.observer = options.observer;
   d.budget.store(options.instruction_budget);
   d.budget_total = options.instruction_budget;
   d.dispatch_id = impl_->next_dispatch_id.fetch_add(1);
@@ -345,6 +346,7 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
 
     std::atomic<uint64_t> next{0};
     std::vector<Profile> profiles(threads);
+    if (d.observer) d.observer->dispatch_begin(detail::observed_dispatch(d));
     auto start = std::chrono::steady_clock::now();
     {
       std::shared_lock lock(impl_->mutex);
@@ -392,6 +394,7 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
       }
     }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (d.observer) d.observer->dispatch_end(d.fault.has_value());
     for (const Profile& p : profiles) result.profile.merge(p);
     result.profile.detailed = d.detailed;
     result.profile.distinct_lines = d.lines.size();

@@ -125,6 +125,7 @@ uint64_t bank_conflicts(const uint32_t* dword, uint64_t mask) {
 }
 
 void profile_lds(Exec& e, const uint64_t* addr, uint64_t mask, unsigned bytes) {
+  if (e.obs) e.obs->lds_access(addr, mask, bytes);
   if (!e.d.detailed) return;
   ++e.prof.lds_accesses;
   uint32_t dw[64];

@@ -178,6 +178,7 @@ Step run(Exec& e, Wave& w, uint64_t slice) {
     if (__builtin_expect(e.budget_local == 0, 0)) refill_budget(e);
     --e.budget_local;
     const Op& op = prog.fetch(w.s.pc);
+    if (__builtin_expect(e.obs != nullptr, 0)) e.obs->instruction(w.index, op.inst, op.cls, op.pc);
     ++w.retired;
     ++e.prof.by_class[size_t(op.cls)];
     if (Trace) take(w, lanes, snap);

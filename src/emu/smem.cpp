@@ -35,6 +35,7 @@ void check_sdata(uint16_t code, unsigned n) {
 template <unsigned N>
 Step s_load(Exec& e, Wave& w, const Op& op) {
   uint64_t addr = (w.s.sgpr64(op.opnd(Field::sbase).code) + smem_offset(w, op)) & ~uint64_t(3);
+  if (e.obs) e.obs->scalar_memory(addr, 4 * N, MemoryAccess::Read);
   const uint8_t* p = e.dev(addr, 4 * N, false, -1);
   uint16_t d = op.opnd(Field::sdata).code;
   for (unsigned i = 0; i < N; ++i) {
@@ -56,6 +57,7 @@ template <unsigned N>
 Step s_buffer_load(Exec& e, Wave& w, const Op& op) {
   BufferRsrc r = rsrc_at(w, op.opnd(Field::sbase).code);
   uint32_t off = smem_offset(w, op) & ~3u;
+  if (e.obs) e.obs->scalar_memory(r.base + off, 4 * N, MemoryAccess::Read);
   uint16_t d = op.opnd(Field::sdata).code;
   for (unsigned i = 0; i < N; ++i) {
     uint32_t v = 0;
@@ -70,6 +72,7 @@ Step s_store(Exec& e, Wave& w, const Op& op) {
   uint64_t addr = (w.s.sgpr64(op.opnd(Field::sbase).code) + smem_offset(w, op)) & ~uint64_t(3);
   uint16_t d = op.opnd(Field::sdata).code;
   check_sdata(d, N);
+  if (e.obs) e.obs->scalar_memory(addr, 4 * N, MemoryAccess::Write);
   uint8_t* p = e.dev(addr, 4 * N, true, -1);
   for (unsigned i = 0; i < N; ++i) std::memcpy(p + 4 * i, &w.s.sgpr[d + i], 4);
   return Step::Next;
@@ -81,6 +84,7 @@ Step s_buffer_store(Exec& e, Wave& w, const Op& op) {
   uint32_t off = smem_offset(w, op) & ~3u;
   uint16_t d = op.opnd(Field::sdata).code;
   check_sdata(d, N);
+  if (e.obs) e.obs->scalar_memory(r.base + off, 4 * N, MemoryAccess::Write);
   for (unsigned i = 0; i < N; ++i)
     if (sbuf_in_range(r, uint64_t(off) + 4 * i))
       std::memcpy(e.dev(r.base + off + 4 * i, 4, true, -1), &w.s.sgpr[d + i], 4);
@@ -105,6 +109,7 @@ Step s_atomic(Exec& e, Wave& w, const Op& op) {
   auto rd = [&](unsigned at) { return Wide ? w.s.sgpr64(uint16_t(d + at)) : uint64_t(w.s.sgpr[d + at]); };
   uint64_t data = rd(0);
   uint64_t data2 = A == AtomicOp::Cmpswap ? rd(Wide ? 2 : 1) : 0;
+  if (e.obs) e.obs->scalar_memory(addr, bytes, MemoryAccess::ReadWrite);
   uint8_t* p = e.dev(addr, bytes, true, -1);
   e.prof.bytes_read += bytes;
   uint64_t old = 0;

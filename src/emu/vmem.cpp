@@ -531,7 +531,7 @@ Step vmem(Exec& e, Wave& w, const Op& op) {
   }
   if (op.inst.mods.lds && fam != Family::MUBUF) raise(FaultKind::Unsupported, "LDS DMA from FLAT/GLOBAL/SCRATCH is not available on gfx906");
   Lines lines_buf;
-  Lines* lines = e.d.detailed ? &lines_buf : nullptr;
+  Lines* lines = e.d.detailed || e.obs ? &lines_buf : nullptr;
   const isa::Modifiers& mods = op.inst.mods;
 
   switch (m.kind) {
@@ -704,7 +704,8 @@ Step vmem(Exec& e, Wave& w, const Op& op) {
                      : (m.kind == MemKind::Store || m.kind == MemKind::StoreFormat || m.kind == MemKind::StoreLds)
                          ? detail::kLineWritten
                          : detail::kLineRead;
-    record_lines(e, lines->addr, lines->size, lines->n, access);
+    if (e.d.detailed) record_lines(e, lines->addr, lines->size, lines->n, access);
+    if (e.obs) e.obs->vector_memory(lines->addr, lines->size, lines->n, MemoryAccess(access));
   }
   return Step::Next;
 }

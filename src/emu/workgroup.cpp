@@ -139,6 +139,7 @@ void run_workgroup(Exec& e, uint64_t index) {
       if (uint8_t* p = translate(e.mem, e.cache, e.scratch_slots[i], uint64_t(d.private_size) * 64, true))
         std::memset(p, 0, uint64_t(d.private_size) * 64);
   for (uint32_t i = 0; i < e.nwaves; ++i) init_wave(e, *e.waves[i], i, items);
+  if (d.observer) e.obs = d.observer->workgroup_begin(index, e.nwaves);
 
   Wave* current = nullptr;
   ++e.epoch;  // a fresh LDS race epoch: nothing of an earlier workgroup matches it
@@ -215,6 +216,7 @@ void run_workgroup(Exec& e, uint64_t index) {
     f.message = err.what();
     record_fault(e, current, std::move(f));
   }
+  if (e.obs) d.observer->workgroup_end(e.obs), e.obs = nullptr;
   ++e.prof.workgroups;
   e.prof.waves += e.nwaves;
 }

@@ -12,7 +12,7 @@ namespace {
 
 // Flag names used in gfx9_table.inc.
 namespace row_flags {
-constexpr uint32_t SDWA = kFlagSdwa, DPP = kFlagDpp, CLAMP = kFlagClamp, OMOD = kFlagOmod,
+[[maybe_unused]] constexpr uint32_t SDWA = kFlagSdwa, DPP = kFlagDpp, CLAMP = kFlagClamp, OMOD = kFlagOmod,
                    OPSEL = kFlagOpSel, OPSEL_HI = kFlagOpSelHi, NEG_LO = kFlagNegLo,
                    NEG_HI = kFlagNegHi, SDWA_CLAMP = kFlagSdwaClamp, SDWA_OMOD = kFlagSdwaOmod,
                    SDWA_SGPR_DST = kFlagSdwaSgprDst, E32_SUFFIX = kFlagE32Suffix,

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "k100/base/error.h"
+#include "k100/codegen/signature.h"
 
 namespace k100::kernels {
 
@@ -20,16 +21,7 @@ std::string first_sentence(const std::string& text) {
   return text;
 }
 
-// Markdown table cells must not contain '|' or line breaks.
-std::string cell(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '|') o += "\\|";
-    else if (c == '\n') o += ' ';
-    else o += c;
-  }
-  return o;
-}
+std::string cell(const std::string& s) { return codegen::markdown_cell(s); }
 
 std::string anchor(const std::string& lookup) {
   std::string a;
@@ -92,8 +84,9 @@ std::string kernels_markdown(const Registry& registry, const std::vector<codeobj
       for (const auto& a : e.args) {
         if (a.kind.rfind("hidden_", 0) == 0) continue;
         const int index = idx++;
-        o << "| " << index << " | `" << cell(a.name.value_or("arg" + std::to_string(index))) << "` | "
-          << cell(a.type.value_or(a.kind)) << " | " << a.offset << " | " << a.size << " |\n";
+        o << codegen::docs_arg_row(index, a.name.value_or("arg" + std::to_string(index)), a.type.value_or(a.kind),
+                                   a.offset, a.size)
+          << "\n";
       }
       bool any_hidden = false;
       for (const auto& a : e.args) any_hidden = any_hidden || a.kind.rfind("hidden_", 0) == 0;

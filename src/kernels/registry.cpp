@@ -14,6 +14,11 @@ std::string Tolerance::describe() const {
   return buf;
 }
 
+Tolerance Tolerance::loosest(const Tolerance& a, const Tolerance& b) {
+  if (a.abs != b.abs) return a.abs > b.abs ? a : b;
+  return a.rel >= b.rel ? a : b;
+}
+
 int64_t Case::operator[](const std::string& key) const {
   auto it = dims.find(key);
   if (it == dims.end()) throw Error("test case " + describe() + " has no dimension '" + key + "'");
@@ -29,11 +34,23 @@ std::string Case::describe() const {
   return out;
 }
 
+KernelDef generated_kernel(std::string family, codegen::Signature sig,
+                           std::function<codeobj::CodeObject(isa::Target)> build) {
+  KernelDef d;
+  d.lookup = sig.kernel();
+  d.family = std::move(family);
+  d.signature = std::move(sig);
+  d.generate = std::move(build);
+  return d;
+}
+
 void Registry::add(KernelDef def) {
   if (find(def.lookup)) throw Error("kernel registry: '" + def.lookup + "' registered twice");
   if (def.source.empty() && !def.generate)
     throw Error("kernel registry: '" + def.lookup + "' has neither a source file nor a generator");
   if (!def.cases || !def.run) throw Error("kernel registry: '" + def.lookup + "' has no test");
+  if (def.signature && def.signature->kernel() != def.lookup)
+    throw Error("kernel registry: '" + def.lookup + "' has the signature of '" + def.signature->kernel() + "'");
   defs_.push_back(std::move(def));
 }
 

@@ -70,6 +70,7 @@ KernelOutcome run_kernel(TestDevice& dev, const KernelDef& def, const SelftestOp
     k.pass = false;
     k.reason = "no test cases";
   }
+  size_t compared = 0;
   for (const Case& c : k.cases) {
     CaseResult r;
     uint64_t first_hash = 0;
@@ -97,10 +98,19 @@ KernelOutcome run_kernel(TestDevice& dev, const KernelDef& def, const SelftestOp
         r.note = "output of repeat " + std::to_string(rep + 1) + " differs from the first run";
       }
     }
+    if (r.pass && r.tolerance && !(*r.tolerance == def.tolerance)) {
+      r.pass = false;
+      r.note = "compared with " + r.tolerance->describe() + ", but the kernel states " + def.tolerance.describe();
+    }
     k.max_abs = std::max(k.max_abs, r.max_abs);
     k.max_rel = std::max(k.max_rel, r.max_rel);
     if (!r.pass) k.pass = false;
+    compared += r.compared;
     k.results.push_back(std::move(r));
+  }
+  if (!k.cases.empty() && compared == 0) {
+    k.pass = false;
+    k.reason = "its test cases compared no output value";
   }
   return k;
 }

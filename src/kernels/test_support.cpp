@@ -44,6 +44,7 @@ uint64_t hash_bytes(const void* data, size_t bytes, uint64_t seed) {
 
 CaseResult compare(const std::vector<float>& got, const std::vector<float>& want, const Tolerance& tol) {
   CaseResult r;
+  r.tolerance = tol;
   r.pass = got.size() == want.size();
   if (!r.pass) r.note = "output has " + std::to_string(got.size()) + " elements, expected " + std::to_string(want.size());
   size_t n = std::min(got.size(), want.size());
@@ -76,6 +77,7 @@ CaseResult compare(const std::vector<float>& got, const std::vector<float>& want
 template <class T>
 static CaseResult compare_ints(const std::vector<T>& got, const std::vector<T>& want) {
   CaseResult r;
+  r.tolerance = Tolerance{};
   r.pass = got.size() == want.size();
   if (!r.pass) r.note = "output has " + std::to_string(got.size()) + " elements, expected " + std::to_string(want.size());
   for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
@@ -106,6 +108,7 @@ CaseResult combine(const std::vector<CaseResult>& parts) {
     r.max_abs = std::max(r.max_abs, p.max_abs);
     r.max_rel = std::max(r.max_rel, p.max_rel);
     r.compared += p.compared;
+    if (p.tolerance) r.tolerance = r.tolerance ? Tolerance::loosest(*r.tolerance, *p.tolerance) : *p.tolerance;
     if (!p.pass && r.pass) {
       r.pass = false;
       r.note = p.note;

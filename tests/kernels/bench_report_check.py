@@ -6,6 +6,9 @@ import json
 import subprocess
 import sys
 
+LIMITERS = {"DRAM bandwidth", "L2 bandwidth", "latency / bytes in flight", "occupancy", "issue", "LDS", "launch",
+            "grid tail"}
+
 
 def check(bench, n, k):
     out = subprocess.run([bench, "kernels", "--only", "gemv_f32_warp_k", "--dims", f"n={n},k={k}", "--json"],
@@ -37,9 +40,21 @@ def check(bench, n, k):
     assert buffers["x"]["lines_requested"] == n * ((k * 4 + 63) // 64), buffers["x"]
     assert g["dram_bytes"] <= 1.02 * ideal + 64 * 3, (g["dram_bytes"], ideal)
     assert g["cache_request_bytes"] >= g["dram_bytes"]
+    roof = g["roofline"]
+    assert roof["time_s"] >= roof["dram_s"] and roof["time_s"] >= roof["valu_s"] and roof["launch_s"] > 0
+    assert abs(roof["dram_s"] - g["dram_bytes"] / 896e9) < 1e-12
+    # The timing model: one dispatch, floor plus execution, a named limiter,
+    # never faster than the roofline's bandwidth term allows for its bytes.
     m = g["modeled"]
-    assert m["time_s"] >= m["dram_s"] and m["time_s"] >= m["valu_s"] and m["launch_s"] > 0
-    assert abs(m["dram_s"] - g["dram_bytes"] / 896e9) < 1e-12
+    (d,) = m["dispatches"]
+    assert d["kernel"] == "gemv_f32_warp_k"
+    assert abs(m["time_s"] - (d["floor_s"] + d["exec_s"])) < 1e-12, m
+    assert d["floor_s"] > 0 and d["exec_s"] > 0
+    assert m["limiter"] in LIMITERS, m["limiter"]
+    assert m["time_s"] >= m["bandwidth_bound_s"]
+    assert abs(m["achieved_gbs"] - ideal / m["time_s"] / 1e9) < 1e-6 * m["achieved_gbs"]
+    # One wave per row: every wave reads its arguments and drains at least once.
+    assert d["round_trips_per_wave"] >= 1 and d["instructions_per_wave"] > 0
     assert g["waves"] == n and g["workgroups"] == n
     assert g["wave_instructions"]["valu"] > 0 and g["wave_instructions"]["vmem"] > 0
     print(f"n={n} k={k}: bench report consistent,", g["dram_bytes"], "DRAM bytes for", ideal, "ideal")

@@ -28,7 +28,7 @@ def main(src, dst):
     for k in report["kernels"]:
         m = k["modeled"]
         valu = k["wave_instructions"].get("valu", 0) * 64
-        if k["dram_bytes"] == 0 or m["time_s"] <= 0 or valu == 0:
+        if k["dram_bytes"] == 0 or m.get("time_s", 0) <= 0 or valu == 0:
             continue
         x = valu / k["dram_bytes"]
         y = valu / m["time_s"]

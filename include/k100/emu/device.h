@@ -78,6 +78,8 @@ struct AddressRange {
   uint64_t begin = 0, end = 0;
 };
 
+class ExecutionObserver;  // k100/emu/observer.h
+
 struct DispatchOptions {
   unsigned threads = 0;  // host threads; 0 = std::thread::hardware_concurrency()
   uint64_t instruction_budget = kDefaultInstructionBudget;
@@ -87,6 +89,7 @@ struct DispatchOptions {
   const TraceOptions* trace = nullptr;  // tracing forces one host thread
   CheckOptions checks;        // missing waits, hazards, LDS races (checks.h); all on by default
   ScheduleOptions schedule;   // wave interleaving within a workgroup
+  ExecutionObserver* observer = nullptr;  // receives per-wave execution events (observer.h)
 };
 
 struct DispatchResult {

@@ -15,9 +15,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "k100/codegen/signature.h"
 #include "k100/codeobj/code_object.h"
 #include "k100/isa/codec.h"
 
@@ -47,6 +49,9 @@ struct Tolerance {
   double abs = 0;  // pass when |got - want| <= abs + rel * |want|
   double rel = 0;
   bool exact() const { return abs == 0 && rel == 0; }
+  bool operator==(const Tolerance& o) const { return abs == o.abs && rel == o.rel; }
+  // The looser of two (the larger abs, then the larger rel).
+  static Tolerance loosest(const Tolerance& a, const Tolerance& b);
   std::string describe() const;  // "exact" or "abs 1e-5 + rel 1e-5"
 };
 
@@ -64,6 +69,9 @@ struct CaseResult {
   bool pass = false;
   std::string note;                 // why it failed, or what was special
   uint64_t output_hash = 0;         // hash of the outputs (for --repeat)
+  // The loosest tolerance the comparisons used (exact for integer outputs);
+  // the self-test fails a kernel whose tests use another than it states.
+  std::optional<Tolerance> tolerance;
 };
 
 struct KernelDef {
@@ -72,6 +80,10 @@ struct KernelDef {
   std::string source;       // path under kernels/ of a hand-written .s, or "" when generated
   // Generated kernels: builds the code object of this one kernel for a target.
   std::function<codeobj::CodeObject(isa::Target)> generate;
+  // Generated kernels: the one declaration of the arguments the generator
+  // builds from (layout, metadata, argv packing, docs rows). Hand-written
+  // kernels declare theirs in the .s file (.k100_arg).
+  std::optional<codegen::Signature> signature;
   std::string description;  // one paragraph for docs/KERNELS.md
   std::string semantics;    // the formula
   std::string geometry;     // launch geometry, e.g. "grid = nrows, wg = 64"
@@ -88,6 +100,11 @@ struct KernelDef {
   // The case the benchmark runs (k100-bench kernels); empty: the first test case.
   std::function<Case()> bench_case;
 };
+
+// The entry of a generated kernel: lookup and signature from `sig`, the
+// generator `build`; the rest (docs, tests) the caller fills in.
+KernelDef generated_kernel(std::string family, codegen::Signature sig,
+                           std::function<codeobj::CodeObject(isa::Target)> build);
 
 class Registry {
  public:

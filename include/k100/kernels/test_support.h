@@ -25,6 +25,12 @@ inline uint64_t f32(float v) {
   return b;
 }
 
+// Launches a kernel with its argv packed and checked by its signature.
+inline void launch(TestDevice& dev, const codegen::Signature& sig, Dim3 grid, Dim3 workgroup,
+                   std::initializer_list<codegen::ArgInit> args) {
+  dev.launch(sig.kernel(), grid, workgroup, sig.pack(args));
+}
+
 // Device memory owned by a test; freed when it goes out of scope.
 template <class T>
 class DeviceBuffer {

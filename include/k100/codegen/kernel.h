@@ -1,0 +1,190 @@
+// k100lc codegen: a kernel written with virtual registers.
+//
+//   Kernel k(sig, target, {.waves_per_simd = 8});
+//   SGPR w = k.arg("w"), n = k.arg("nrows");   // loaded at entry (batched s_load_dwordx*)
+//   VGPR acc = k.vgpr(4, "acc");
+//   k.v_mov_b32(acc[0], 0);
+//   k.global_load_dwordx4(acc, off_v, w);
+//   ...
+//   codeobj::CodeObject co = k.build();
+//
+// One method per instruction of the ISA table, as in as::KernelBuilder; the
+// operands may be virtual registers (VGPR/SGPR from vgpr()/sgpr() or entry
+// values), special registers (as::vcc, as::exec, as::m0), constants, labels
+// and modifiers. General registers may not be named physically: the layer
+// places every one of them. build() allocates registers (a budget that keeps
+// `waves_per_simd` waves resident on a SIMD, or a k100::Error naming the
+// kernel and what is live where it does not fit), then writes the code object
+// with the descriptor settings, the kernarg size and the argument metadata of
+// the signature.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "k100/asm/builder.h"
+#include "k100/codegen/allocation.h"
+#include "k100/codegen/registers.h"
+#include "k100/codegen/signature.h"
+#include "k100/codeobj/code_object.h"
+
+namespace k100::codegen {
+
+struct Label {
+  int id = -1;
+};
+
+// One operand of an instruction: a register view (with source modifiers), a
+// label, or anything as::Arg takes (constants, as::off, waitcnt(), modifiers).
+class Operand {
+ public:
+  Operand(VGPR r) : vreg_(r) {}
+  Operand(SGPR r) : sreg_(r) {}
+  Operand(Label l) : label_(l.id) {}
+  Operand(as::SGPR special) : sreg_(SGPR(special)) {}
+  Operand(as::Modifier m) : modifier_name_(m.name), plain_(as::Arg(std::move(m))) {}
+  Operand(as::VGPR) = delete;  // VGPRs come from Kernel::vgpr()
+  template <class T>
+    requires std::constructible_from<as::Arg, T> && (!std::same_as<std::decay_t<T>, as::SGPR>) &&
+             (!std::same_as<std::decay_t<T>, as::VGPR>) && (!std::same_as<std::decay_t<T>, as::Modifier>)
+  Operand(T&& t) : plain_(as::Arg(std::forward<T>(t))) {
+    if constexpr (std::is_arithmetic_v<std::decay_t<T>>) text_ = std::to_string(t);
+  }
+
+  Operand& neg() { return mod(1); }
+  Operand& abs() { return mod(2); }
+  Operand& sext() { return mod(4); }
+
+  const std::optional<VGPR>& vreg() const { return vreg_; }
+  const std::optional<SGPR>& sreg() const { return sreg_; }
+  const std::optional<as::Arg>& plain() const { return plain_; }
+  int label() const { return label_; }
+  int mods() const { return mods_; }
+  const std::string& modifier_name() const { return modifier_name_; }
+  const std::string& text() const { return text_; }  // constants, for messages
+  bool is_modifier() const { return plain_ && plain_->is_modifier(); }
+
+ private:
+  Operand& mod(int bit) {
+    if (plain_) {
+      if (bit == 1) plain_->neg();
+      if (bit == 2) plain_->abs();
+      if (bit == 4) plain_->sext();
+    }
+    mods_ |= bit;
+    return *this;
+  }
+  std::string modifier_name_, text_;
+  std::optional<VGPR> vreg_;
+  std::optional<SGPR> sreg_;
+  std::optional<as::Arg> plain_;
+  int label_ = -1;
+  int mods_ = 0;
+};
+inline Operand neg(Operand o) { return std::move(o.neg()); }
+inline Operand abs(Operand o) { return std::move(o.abs()); }
+inline Operand sext(Operand o) { return std::move(o.sext()); }
+
+struct KernelOptions {
+  int waves_per_simd = 8;       // occupancy asked for: the VGPR and SGPR budgets follow
+  uint32_t lds_bytes = 0;
+  uint32_t max_workgroup = 256;
+  bool dispatch_ptr = false;    // the dispatch packet pointer (s[4:5]; the kernarg pointer moves up)
+  int workgroup_dims = 1;       // workgroup ids x (, y (, z)) in SGPRs
+  int workitem_dims = 1;        // local ids x (, y (, z)) in v0 (, v1 (, v2))
+  bool f32_denormals = true;    // IEEE f32 denormals (no flushing)
+  bool automatic_waits = true;        // s_waitcnt before every use of a pending load (waits.h)
+  bool automatic_wait_states = true;  // s_nop where the GFX9 hazard table asks for wait states
+};
+
+class Kernel {
+ public:
+  Kernel(Signature sig, isa::Target target, KernelOptions options = {});
+  ~Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  const std::string& name() const { return sig_.kernel(); }
+  const Signature& signature() const { return sig_; }
+  isa::Target target() const { return target_; }
+  const KernelOptions& options() const { return options_; }
+
+  VGPR vgpr(int width = 1, std::string name = {});
+  SGPR sgpr(int width = 1, std::string name = {});
+
+  // Entry values. arg() and kernarg() are loaded at the top of the kernel
+  // (the whole explicit-argument block once, with as few s_load_dwordx* as its
+  // size allows); the caller waits for them (lgkmcnt) before the first use.
+  SGPR arg(std::string_view name);
+  SGPR kernarg(uint32_t byte_offset, int dwords);  // e.g. hidden arguments at signature().layout().hidden_start
+  SGPR workgroup_id(int dim = 0);
+  VGPR local_id(int dim = 0);
+  SGPR kernarg_pointer();
+  SGPR dispatch_pointer();
+
+  Label label(std::string hint = {});
+  void bind(Label l);
+
+#define K100_INST(id, ...)                        \
+  template <class... A>                           \
+  void id(A&&... a) {                             \
+    emit(#id, {Operand(std::forward<A>(a))...});  \
+  }
+#include "k100/isa/gfx9_table.inc"
+#undef K100_INST
+
+  // Any mnemonic, e.g. "v_add_f32_e64" to force VOP3.
+  void emit(std::string_view mnemonic, std::initializer_list<Operand> operands);
+  size_t size() const { return insts_.size(); }
+
+  // Allocates, then builds the code object of this one kernel.
+  codeobj::CodeObject build(codeobj::CodeObjectVersion version = codeobj::CodeObjectVersion::V5);
+  // After build(): the allocation and the kernel's text in llvm syntax.
+  const Allocation& allocation() const { return allocation_; }
+  const std::string& assembly() const { return assembly_; }
+
+ private:
+  struct Inst {
+    std::string mnemonic;
+    std::vector<Operand> ops;
+    std::vector<RegAccess> access;
+  };
+  struct EntryLoad {
+    uint32_t byte_offset;
+    int dwords;
+    SGPR dst;
+  };
+  int new_reg(RegFile f, int width, std::string name, int fixed, bool entry);
+  void record(std::string_view mnemonic, std::vector<Operand> ops, std::vector<Inst>& into);
+  std::vector<Inst> entry_instructions();
+  std::string text_of(const Inst& inst) const;
+
+  Signature sig_;
+  isa::Target target_;
+  KernelOptions options_;
+  std::vector<VirtualReg> regs_;
+  std::vector<Inst> insts_;
+  std::vector<int> label_pos_;
+  std::vector<std::string> label_hint_;
+  std::vector<EntryLoad> loads_;
+  std::optional<SGPR> arg_block_[4];
+  int kernarg_code_ = 4, dispatch_code_ = -1, group_code_ = 6;
+  std::optional<SGPR> entry_sgpr_[5];
+  std::optional<VGPR> entry_vgpr_[3];
+  Allocation allocation_;
+  std::string assembly_;
+};
+
+// The descriptor settings, kernarg size and argument metadata of `sig` on a
+// builder that allocates by hand (kernels whose computed jumps need fixed code
+// sizes, which the layer's automatic waits would change). Kernel::build uses
+// the same.
+void declare_interface(as::KernelBuilder& b, const Signature& sig, const KernelOptions& options);
+
+}  // namespace k100::codegen

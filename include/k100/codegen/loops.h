@@ -1,0 +1,91 @@
+// k100lc codegen: how the lanes of a kernel cover its work: the first wave of
+// a workgroup, lane ids, grid geometry from the hidden arguments, grid-stride
+// loops with a masked last trip, one-workgroup-per-row walks (plain, batched,
+// and in 16-byte chunks) and the EXEC masks of tails.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "k100/codegen/kernel.h"
+
+namespace k100::codegen {
+
+// Waves other than the workgroup's first go to `exit` (the first active lane
+// of wave w has local id 64 w).
+void exit_unless_first_wave(Kernel& k, Label exit);
+// The wave's index in its workgroup (local id / 64).
+SGPR wave_index(Kernel& k);
+// Enables all 64 lanes (lanes a partial wave did not launch exist in
+// hardware, so the wave covers its full pattern) and returns the lane index.
+VGPR whole_wave_lane_id(Kernel& k);
+// lane = local id & 63.
+VGPR lane_of_local_id(Kernel& k);
+
+// EXEC &= (index < limit), the old EXEC returned (for restore_exec), and a
+// branch to `none` when no lane is left (when given).
+SGPR mask_lanes_below(Kernel& k, Operand limit, VGPR index, std::optional<Label> none = std::nullopt);
+void restore_exec(Kernel& k, SGPR saved);
+
+// Grid geometry from the hidden block (full or compact layouts agree on its
+// first 24 bytes: block_count_x @H, group_size_x @H+12, remainder_x @H+18),
+// loaded at entry; the caller waits (lgkmcnt) before calling.
+struct Grid {
+  SGPR total;   // work-items in the grid (block_count * group_size + remainder)
+  SGPR wgsize;  // group_size_x
+  SGPR first;   // global index of this wave's lane 0
+  VGPR lane;    // local id & 63
+};
+SGPR hidden_block(Kernel& k);  // the 8 dwords at H (loaded at entry)
+Grid grid_geometry(Kernel& k, SGPR hidden8);
+
+// Scalar-driven grid-stride loop over `count` units: in trip t the wave's
+// lanes handle units I + lane with I = first + t * total; lanes past `count`
+// are off in the last, partial trip (EXEC restored after each trip). body(I)
+// emits one trip; advance() moves the caller's pointers by one stride. Ends
+// when I >= count or I would pass 2^32.
+void stride_loop(Kernel& k, SGPR count, const Grid& g, const std::function<void(SGPR index)>& body,
+                 const std::function<void()>& advance);
+
+// Thread t (local id) handles units t, t + W, t + 2W, ... below `count`
+// (W = `stride`); EXEC shrinks as threads run out, so the caller saves it if
+// needed afterwards.
+void row_walk(Kernel& k, SGPR count, Operand stride, const std::function<void(VGPR unit)>& body);
+
+// The same walk with `batch` units per thread in flight: while a whole batch
+// fits, every unit's loads are issued first (`load(j, unit)`, `loads` VMEM
+// loads each), then each unit is finished (`finish(j, unit)`, `stores` VMEM
+// stores each) as soon as its loads have arrived; the rest one per trip.
+struct BatchedWalk {
+  SGPR count, threads;
+  int batch = 4, loads = 1, stores = 1;
+  std::function<void(int j, VGPR unit)> load, finish;
+};
+void batched_walk(Kernel& k, const BatchedWalk& w);
+
+// The chunked walk over one row of n floats (n = 4 nq + rem) by W threads:
+// thread t handles the chunks q = t + W r (rounds r = 0, 1, ...) of `dwords`
+// floats (4: dwordx4 pieces; 1: single wave only), in increasing order.
+// Rounds go in batches (e.g. {16, 4, 1}); the last, partial round runs with
+// EXEC = (t < chunks left). Per batch every load is issued first, then each
+// chunk is processed as its loads arrive, then finish(n).
+struct ChunkWalk {
+  bool single_wave = true;  // W = 64 at generation time; else W from w_threads
+  int dwords = 4;
+  SGPR w_threads;           // multi-wave: W
+  VGPR thread;              // t
+  SGPR left;                // chunks left (the caller sets nq)
+  int max_batch = 1;
+  int loads_per_chunk = 1;
+  std::function<void(int i, VGPR voff, int imm)> load;
+  std::function<void(int i)> compute;
+  std::function<void(int n)> finish;
+  std::function<void(Operand bytes)> advance;
+  int round_bytes() const { return 64 * 4 * dwords; }
+};
+// Emits the walk for the batch sizes given (descending, ending with 1).
+void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches);
+
+}  // namespace k100::codegen

@@ -1,0 +1,393 @@
+"""GGUF files from Python: metadata, the tensor list, and tensors decoded by
+k100lc's host codecs (the C++ reader and codecs through libk100_quant.so; no
+second implementation in Python).
+
+    from k100lc_kernels import gguf
+    with gguf.open("model.gguf") as f:
+        f.version, f.alignment                # 3, 32
+        f.metadata["general.architecture"]    # 'llama'
+        for t in f.tensors:                   # TensorInfo records, file order
+            print(t.name, t.type, t.shape, t.nbytes)
+        w = f.read("blk.0.attn_q.weight")     # float32 ndarray, NumPy shape
+        rows = f.read_rows("token_embd.weight", 10, 2)   # rows 10..11, [2, row]
+        raw = f.raw("blk.0.attn_q.weight")    # the stored block bytes (uint8 copy)
+
+Shapes: ``TensorInfo.dims`` is the GGUF order (elements per row first);
+``TensorInfo.shape`` and every array returned are in NumPy order (the dims
+reversed, rows first). Metadata values become ``int``, ``float``, ``bool``,
+``str`` (UTF-8, undecodable bytes kept as surrogate escapes), NumPy arrays
+for numeric arrays, lists of ``str`` for string arrays and lists for arrays of
+arrays.
+
+Decoding runs on the host reference codecs, which are bit-exact with ggml.
+The library is ``$K100LC_QUANT``, else ``<build>/libk100_quant.so`` (see
+``_paths.build_dir``), else the loader's search path.
+
+Errors: ``GGUFError`` (a ``RuntimeError``) for files that cannot be read and
+tensors that cannot be decoded, with the message naming the file, key or
+tensor and the byte offset; ``KeyError`` for a name that is not there;
+``ValueError`` for bad arguments.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import _paths
+
+__all__ = ["open", "GGUFFile", "TensorInfo", "GGUFError", "dequantize", "quantize", "type_info",
+           "type_id", "iq_table", "IQ_TABLES", "library_path"]
+
+IQ_TABLES = ("iq2s_grid", "iq3s_grid", "iq3xxs_grid", "ksigns_iq2xs", "kmask_iq2xs", "kvalues_iq4nl")
+_TABLE_DTYPES = {"iq2s_grid": "<u8", "iq3s_grid": "<u4", "iq3xxs_grid": "<u4", "ksigns_iq2xs": "u1",
+                 "kmask_iq2xs": "u1", "kvalues_iq4nl": "i1"}
+
+# GGUF metadata value type codes and NumPy dtypes of the fixed-size ones
+_U8, _I8, _U16, _I16, _U32, _I32, _F32, _BOOL, _STRING, _ARRAY, _U64, _I64, _F64 = range(13)
+_DTYPES = {_U8: "u1", _I8: "i1", _U16: "<u2", _I16: "<i2", _U32: "<u4", _I32: "<i4", _F32: "<f4",
+           _BOOL: "?", _U64: "<u8", _I64: "<i8", _F64: "<f8"}
+
+
+class GGUFError(RuntimeError):
+    """A GGUF file that cannot be read, or a tensor that cannot be decoded."""
+
+
+class _TensorInfoC(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_uint32), ("n_dims", ctypes.c_uint32),
+                ("dims", ctypes.c_uint64 * 4), ("offset", ctypes.c_uint64), ("file_offset", ctypes.c_uint64),
+                ("size", ctypes.c_uint64), ("elements", ctypes.c_uint64)]
+
+
+_P, _I64 = ctypes.c_void_p, ctypes.c_int64
+_SIGNATURES = {
+    "k100q_last_error": (ctypes.c_char_p, []),
+    "k100q_type_info": (ctypes.c_int, [ctypes.c_uint32, ctypes.POINTER(ctypes.c_char_p),
+                                       ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
+                                       ctypes.POINTER(ctypes.c_int)]),
+    "k100q_type_from_name": (ctypes.c_int, [ctypes.c_char_p]),
+    "k100q_open": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P)]),
+    "k100q_close": (None, [_P]),
+    "k100q_version": (ctypes.c_uint32, [_P]),
+    "k100q_alignment": (ctypes.c_uint32, [_P]),
+    "k100q_data_offset": (ctypes.c_uint64, [_P]),
+    "k100q_file_size": (ctypes.c_uint64, [_P]),
+    "k100q_kv_count": (_I64, [_P]),
+    "k100q_kv": (_P, [_P, _I64, ctypes.POINTER(ctypes.c_char_p)]),
+    "k100q_value_type": (ctypes.c_int, [_P]),
+    "k100q_value_scalar": (ctypes.c_int, [_P, _P, ctypes.c_size_t]),
+    "k100q_value_string": (ctypes.c_int, [_P, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_uint64)]),
+    "k100q_value_array": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_uint64)]),
+    "k100q_value_array_data": (ctypes.c_int, [_P, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_uint64)]),
+    "k100q_value_array_string": (ctypes.c_int, [_P, ctypes.c_uint64, ctypes.POINTER(_P),
+                                                ctypes.POINTER(ctypes.c_uint64)]),
+    "k100q_value_array_item": (_P, [_P, ctypes.c_uint64]),
+    "k100q_tensor_count": (_I64, [_P]),
+    "k100q_tensor_info_at": (ctypes.c_int, [_P, _I64, ctypes.POINTER(_TensorInfoC)]),
+    "k100q_tensor_data": (ctypes.c_int, [_P, _I64, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_uint64)]),
+    "k100q_tensor_dequantize_rows": (ctypes.c_int, [_P, _I64, ctypes.c_uint64, ctypes.c_uint64, _P,
+                                                    ctypes.c_uint64]),
+    "k100q_dequantize": (ctypes.c_int, [ctypes.c_uint32, _P, ctypes.c_uint64, _P, _I64]),
+    "k100q_quantize": (ctypes.c_int, [ctypes.c_uint32, _P, _I64, _P, ctypes.c_uint64]),
+    "k100q_row_bytes": (_I64, [ctypes.c_uint32, _I64]),
+    "k100q_table": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_uint64)]),
+}
+
+_lock = threading.Lock()
+_lib = None
+
+
+def library_path() -> str:
+    """The library to load: K100LC_QUANT, <build>/libk100_quant.so, else the loader's search."""
+    env = os.environ.get("K100LC_QUANT")
+    if env:
+        return env
+    p = _paths.build_dir() / "libk100_quant.so"
+    return str(p) if p.exists() else "libk100_quant.so"
+
+
+def _load():
+    global _lib
+    with _lock:
+        if _lib is None:
+            path = library_path()
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError as e:
+                raise GGUFError(f"cannot load {path}: {e} (build the tree, `source env.sh`, "
+                                "or set K100LC_QUANT)") from None
+            for name, (res, args) in _SIGNATURES.items():
+                fn = getattr(lib, name)
+                fn.restype = res
+                fn.argtypes = args
+            _lib = lib
+        return _lib
+
+
+def _error(lib) -> str:
+    msg = lib.k100q_last_error()
+    return msg.decode("utf-8", "replace") if msg else "unknown error"
+
+
+def _check(lib, rc: int) -> int:
+    if rc < 0:
+        raise GGUFError(_error(lib))
+    return rc
+
+
+def _text(ptr, length) -> str:
+    return ctypes.string_at(ptr, length).decode("utf-8", "surrogateescape") if length else ""
+
+
+# ---------------------------------------------------------------------------------------------- types
+
+def type_info(t: int | str) -> dict:
+    """``{"id", "name", "block_elems", "block_bytes", "host_codec"}`` of a type id or name."""
+    lib = _load()
+    tid = type_id(t)
+    name = ctypes.c_char_p()
+    elems, nbytes, codec = ctypes.c_uint32(), ctypes.c_uint32(), ctypes.c_int()
+    if lib.k100q_type_info(tid, ctypes.byref(name), ctypes.byref(elems), ctypes.byref(nbytes),
+                           ctypes.byref(codec)) < 0:
+        raise ValueError(_error(lib))
+    return {"id": tid, "name": name.value.decode(), "block_elems": elems.value, "block_bytes": nbytes.value,
+            "host_codec": bool(codec.value)}
+
+
+def type_id(t: int | str) -> int:
+    """The ggml type id of a name ("q4_K", case-insensitive) or an id."""
+    if isinstance(t, (int, np.integer)) and not isinstance(t, bool):
+        return int(t)
+    if not isinstance(t, str):
+        raise ValueError(f"a tensor type is a name or an id, not {type(t).__name__}")
+    lib = _load()
+    rc = lib.k100q_type_from_name(t.encode())
+    if rc < 0:
+        raise ValueError(_error(lib))
+    return rc
+
+
+def dequantize(t: int | str, data, n: int | None = None) -> np.ndarray:
+    """Decodes ``n`` elements (all of them by default) of type ``t`` from the bytes of ``data``
+    (bytes, bytearray, memoryview or an array) with the host codecs; returns a 1-D float32 array."""
+    lib = _load()
+    info = type_info(t)
+    if isinstance(data, np.ndarray):  # its bytes, whatever the dtype
+        buf = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    else:
+        buf = np.frombuffer(data, dtype=np.uint8)
+    if n is None:
+        if buf.size % info["block_bytes"]:
+            raise ValueError(f"{buf.size} bytes are not a whole number of {info['block_bytes']}-byte "
+                             f"{info['name']} blocks")
+        n = buf.size // info["block_bytes"] * info["block_elems"]
+    out = np.empty(int(n), dtype=np.float32)
+    rc = lib.k100q_dequantize(info["id"], buf.ctypes.data, buf.size, out.ctypes.data, int(n))
+    if rc < 0:
+        raise ValueError(_error(lib))
+    return out
+
+
+def quantize(t: int | str, values) -> bytes:
+    """Encodes float values (their count a multiple of the block size) into blocks of type ``t``."""
+    lib = _load()
+    tid = type_id(t)
+    x = np.ascontiguousarray(np.asarray(values, dtype=np.float32).reshape(-1))
+    nbytes = lib.k100q_row_bytes(tid, x.size)
+    if nbytes < 0:
+        raise ValueError(_error(lib))
+    out = np.empty(nbytes, dtype=np.uint8)
+    if lib.k100q_quantize(tid, x.ctypes.data, x.size, out.ctypes.data, out.size) < 0:
+        raise ValueError(_error(lib))
+    return out.tobytes()
+
+
+def iq_table(name: str) -> np.ndarray:
+    """One of the i-quant tables (``IQ_TABLES``) as a NumPy array, e.g. for a device upload."""
+    lib = _load()
+    if name not in _TABLE_DTYPES:
+        raise KeyError(f"no table {name!r}; tables: {', '.join(IQ_TABLES)}")
+    ptr, size = _P(), ctypes.c_uint64()
+    _check(lib, lib.k100q_table(name.encode(), ctypes.byref(ptr), ctypes.byref(size)))
+    return np.frombuffer(ctypes.string_at(ptr, size.value), dtype=_TABLE_DTYPES[name]).copy()
+
+
+# ---------------------------------------------------------------------------------------------- files
+
+@dataclass(frozen=True)
+class TensorInfo:
+    name: str
+    type: str          # ggml type name, e.g. "q4_K"
+    type_id: int
+    dims: tuple        # GGUF order: elements per row first
+    elements: int
+    nbytes: int
+    offset: int        # from the start of the data section
+    file_offset: int
+    index: int         # position in the file's tensor list
+
+    @property
+    def shape(self) -> tuple:
+        """NumPy order (rows first)."""
+        return tuple(reversed(self.dims))
+
+    @property
+    def row_elements(self) -> int:
+        return self.dims[0]
+
+    @property
+    def rows(self) -> int:
+        return self.elements // self.dims[0] if self.dims[0] else int(np.prod(self.dims[1:], dtype=np.int64))
+
+
+class GGUFFile:
+    """An open GGUF file (memory-mapped by the library). Use ``open()``; close it, or use it as a
+    context manager."""
+
+    def __init__(self, path):
+        self._lib = _load()
+        self.path = str(path)
+        handle = _P()
+        if self._lib.k100q_open(os.fsencode(self.path), ctypes.byref(handle)) < 0:
+            raise GGUFError(_error(self._lib))
+        self._h = handle
+        self._metadata = None
+        self.version = self._lib.k100q_version(handle)
+        self.alignment = self._lib.k100q_alignment(handle)
+        self.data_offset = self._lib.k100q_data_offset(handle)
+        self.file_size = self._lib.k100q_file_size(handle)
+        self.tensors = [self._info(i) for i in range(self._lib.k100q_tensor_count(handle))]
+        self._by_name = {t.name: t for t in self.tensors}
+
+    def _info(self, i: int) -> TensorInfo:
+        c = _TensorInfoC()
+        _check(self._lib, self._lib.k100q_tensor_info_at(self._h, i, ctypes.byref(c)))
+        name = c.name.decode("utf-8", "surrogateescape")
+        return TensorInfo(name=name, type=type_info(c.type)["name"], type_id=c.type,
+                          dims=tuple(int(d) for d in c.dims[:c.n_dims]), elements=c.elements, nbytes=c.size,
+                          offset=c.offset, file_offset=c.file_offset, index=i)
+
+    # -- lifetime
+    def close(self):
+        if getattr(self, "_h", None):
+            self._lib.k100q_close(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def _handle(self):
+        if not self._h:
+            raise ValueError(f"{self.path}: the file is closed")
+        return self._h
+
+    # -- metadata
+    @property
+    def metadata(self) -> dict:
+        """All metadata entries, in file order (converted once, on first use)."""
+        if self._metadata is None:
+            h = self._handle()
+            md = {}
+            for i in range(self._lib.k100q_kv_count(h)):
+                key = ctypes.c_char_p()
+                v = self._lib.k100q_kv(h, i, ctypes.byref(key))
+                if not v:
+                    raise GGUFError(_error(self._lib))
+                md[key.value.decode("utf-8", "surrogateescape")] = self._value(v)
+            self._metadata = md
+        return self._metadata
+
+    def _value(self, v):
+        lib = self._lib
+        t = lib.k100q_value_type(v)
+        if t == _STRING:
+            ptr, n = _P(), ctypes.c_uint64()
+            _check(lib, lib.k100q_value_string(v, ctypes.byref(ptr), ctypes.byref(n)))
+            return _text(ptr, n.value)
+        if t == _ARRAY:
+            elem, count = ctypes.c_int(), ctypes.c_uint64()
+            _check(lib, lib.k100q_value_array(v, ctypes.byref(elem), ctypes.byref(count)))
+            if elem.value == _STRING:
+                out = []
+                ptr, n = _P(), ctypes.c_uint64()
+                for j in range(count.value):
+                    _check(lib, lib.k100q_value_array_string(v, j, ctypes.byref(ptr), ctypes.byref(n)))
+                    out.append(_text(ptr, n.value))
+                return out
+            if elem.value == _ARRAY:
+                items = []
+                for j in range(count.value):
+                    item = lib.k100q_value_array_item(v, j)
+                    if not item:
+                        raise GGUFError(_error(lib))
+                    items.append(self._value(item))
+                return items
+            ptr, nbytes = _P(), ctypes.c_uint64()
+            _check(lib, lib.k100q_value_array_data(v, ctypes.byref(ptr), ctypes.byref(nbytes)))
+            raw = ctypes.string_at(ptr, nbytes.value) if nbytes.value else b""
+            return np.frombuffer(raw, dtype=_DTYPES[elem.value]).copy()
+        buf = (ctypes.c_uint8 * 8)()
+        n = _check(lib, lib.k100q_value_scalar(v, buf, 8))
+        value = np.frombuffer(bytes(buf)[:n], dtype=_DTYPES[t])[0]
+        return value.item()
+
+    def keys(self):
+        return self.metadata.keys()
+
+    def get(self, key: str, default=None):
+        return self.metadata.get(key, default)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._by_name
+
+    # -- tensors
+    def names(self) -> list:
+        return [t.name for t in self.tensors]
+
+    def tensor(self, name: str) -> TensorInfo:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"{self.path}: no tensor {name!r}") from None
+
+    def raw(self, name: str) -> np.ndarray:
+        """The tensor's stored bytes, copied out of the mapping (uint8, 1-D)."""
+        t = self.tensor(name)
+        ptr, n = _P(), ctypes.c_uint64()
+        _check(self._lib, self._lib.k100q_tensor_data(self._handle(), t.index, ctypes.byref(ptr), ctypes.byref(n)))
+        return np.frombuffer(ctypes.string_at(ptr, n.value) if n.value else b"", dtype=np.uint8).copy()
+
+    def read_rows(self, name: str, start: int, count: int) -> np.ndarray:
+        """Rows ``start .. start+count-1`` (rows of dims[0] elements) decoded: float32 [count, row]."""
+        t = self.tensor(name)
+        if start < 0 or count < 0 or start + count > t.rows:
+            raise ValueError(f"{self.path}: tensor {name!r}: rows [{start}, {start + count}) are outside its "
+                             f"{t.rows} rows")
+        out = np.empty((count, t.row_elements), dtype=np.float32)
+        _check(self._lib, self._lib.k100q_tensor_dequantize_rows(self._handle(), t.index, start, count,
+                                                                 out.ctypes.data, out.size))
+        return out
+
+    def read(self, name: str) -> np.ndarray:
+        """The whole tensor decoded by the host codecs: float32 in NumPy shape (``TensorInfo.shape``)."""
+        t = self.tensor(name)
+        return self.read_rows(name, 0, t.rows).reshape(t.shape)
+
+    def __repr__(self):
+        return (f"GGUFFile({self.path!r}, version {self.version}, {len(self.tensors)} tensors, "
+                f"{len(self.metadata)} metadata entries)")
+
+
+def open(path: str | Path) -> GGUFFile:  # noqa: A001 (the module's entry point, like builtins.open)
+    """Opens and parses a GGUF file (versions 2 and 3); ``GGUFError`` when it cannot be read."""
+    return GGUFFile(path)

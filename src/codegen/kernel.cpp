@@ -1,0 +1,234 @@
+#include "k100/codegen/kernel.h"
+
+#include <algorithm>
+
+#include "k100/base/error.h"
+#include "k100/codeobj/target.h"
+#include "k100/isa/table.h"
+#include "operand_roles.h"
+
+namespace k100::codegen {
+
+Kernel::Kernel(Signature sig, isa::Target target, KernelOptions options)
+    : sig_(std::move(sig)), target_(target), options_(options) {
+  if (options_.workgroup_dims < 1 || options_.workgroup_dims > 3 || options_.workitem_dims < 1 ||
+      options_.workitem_dims > 3)
+    throw Error("kernel '" + name() + "': workgroup and work-item dimensions are 1 to 3");
+  vgpr_budget(options_.waves_per_simd);  // validates the occupancy
+  // User SGPRs in hardware order: private segment buffer s[0:3], (dispatch
+  // pointer,) kernarg pointer; then the workgroup ids.
+  int next = 4;
+  if (options_.dispatch_ptr) {
+    dispatch_code_ = next;
+    next += 2;
+  }
+  kernarg_code_ = next;
+  group_code_ = next + 2;
+}
+
+Kernel::~Kernel() = default;
+
+int Kernel::new_reg(RegFile f, int width, std::string name, int fixed, bool entry) {
+  if (width < 1 || width > 16)
+    throw Error("kernel '" + this->name() + "': register '" + name + "' of " + std::to_string(width) +
+                " dwords (1 to 16)");
+  VirtualReg r;
+  r.file = f;
+  r.width = uint8_t(width);
+  r.align = uint8_t(f == RegFile::Scalar ? sgpr_alignment(width) : 1);
+  r.name = std::move(name);
+  r.fixed = fixed;
+  r.entry_value = entry;
+  regs_.push_back(std::move(r));
+  return int(regs_.size() - 1);
+}
+
+VGPR Kernel::vgpr(int width, std::string name) {
+  VGPR v;
+  v.id = new_reg(RegFile::Vector, width, std::move(name), -1, false);
+  v.width = uint8_t(width);
+  return v;
+}
+
+SGPR Kernel::sgpr(int width, std::string name) {
+  SGPR s;
+  s.id = new_reg(RegFile::Scalar, width, std::move(name), -1, false);
+  s.width = uint8_t(width);
+  return s;
+}
+
+namespace {
+SGPR fixed_sgpr(int id, int width) {
+  SGPR s;
+  s.id = id;
+  s.width = uint8_t(width);
+  return s;
+}
+}  // namespace
+
+SGPR Kernel::kernarg_pointer() {
+  if (!entry_sgpr_[0]) entry_sgpr_[0] = fixed_sgpr(new_reg(RegFile::Scalar, 2, "kernarg pointer", kernarg_code_, true), 2);
+  return *entry_sgpr_[0];
+}
+
+SGPR Kernel::dispatch_pointer() {
+  if (dispatch_code_ < 0)
+    throw Error("kernel '" + name() + "': the dispatch pointer needs KernelOptions::dispatch_ptr");
+  if (!entry_sgpr_[1]) entry_sgpr_[1] = fixed_sgpr(new_reg(RegFile::Scalar, 2, "dispatch pointer", dispatch_code_, true), 2);
+  return *entry_sgpr_[1];
+}
+
+SGPR Kernel::workgroup_id(int dim) {
+  if (dim < 0 || dim >= options_.workgroup_dims)
+    throw Error("kernel '" + name() + "': workgroup id " + std::to_string(dim) + " is not enabled (workgroup_dims)");
+  auto& slot = entry_sgpr_[2 + dim];
+  if (!slot) slot = fixed_sgpr(new_reg(RegFile::Scalar, 1, "workgroup id " + std::string(1, char('x' + dim)), group_code_ + dim, true), 1);
+  return *slot;
+}
+
+VGPR Kernel::local_id(int dim) {
+  if (dim < 0 || dim >= options_.workitem_dims)
+    throw Error("kernel '" + name() + "': local id " + std::to_string(dim) + " is not enabled (workitem_dims)");
+  auto& slot = entry_vgpr_[dim];
+  if (!slot) {
+    VGPR v;
+    v.id = new_reg(RegFile::Vector, 1, "local id " + std::string(1, char('x' + dim)), dim, true);
+    v.width = 1;
+    slot = v;
+  }
+  return *slot;
+}
+
+SGPR Kernel::kernarg(uint32_t byte_offset, int dwords) {
+  if (byte_offset % 4 || dwords < 1 || dwords > 16 || byte_offset + 4 * uint32_t(dwords) > sig_.kernarg_size())
+    throw Error("kernel '" + name() + "': kernarg dwords at " + std::to_string(byte_offset) + " (+" +
+                std::to_string(dwords) + ") lie outside its " + std::to_string(sig_.kernarg_size()) + "-byte segment");
+  for (const EntryLoad& l : loads_)
+    if (l.byte_offset == byte_offset && l.dwords == dwords) return l.dst;
+  SGPR dst = sgpr(dwords, "kernarg+" + std::to_string(byte_offset));
+  loads_.push_back({byte_offset, dwords, dst});
+  return dst;
+}
+
+SGPR Kernel::arg(std::string_view name) {
+  const uint32_t off = sig_.offset(name), size = sig_.size(name);
+  // The explicit block in pieces of up to 16 dwords (one register each).
+  const uint32_t chunk = off / 64;
+  if (!arg_block_[chunk]) {
+    const uint32_t end = std::min<uint32_t>(sig_.layout().explicit_end, 64 * (chunk + 1));
+    const int dwords = int((end - 64 * chunk + 3) / 4);
+    arg_block_[chunk] = kernarg(64 * chunk, dwords);
+  }
+  const int first = int((off - 64 * chunk) / 4);
+  SGPR r = arg_block_[chunk]->sub(first, std::max(1, int(size / 4)));
+  return r;
+}
+
+Label Kernel::label(std::string hint) {
+  label_pos_.push_back(-1);
+  label_hint_.push_back(hint.empty() ? "l" : std::move(hint));
+  return Label{int(label_pos_.size() - 1)};
+}
+
+void Kernel::bind(Label l) {
+  if (l.id < 0 || size_t(l.id) >= label_pos_.size())
+    throw Error("kernel '" + name() + "': binding a label that was not created by this kernel");
+  if (label_pos_[size_t(l.id)] >= 0)
+    throw Error("kernel '" + name() + "': label '" + label_hint_[size_t(l.id)] + "' is bound twice");
+  label_pos_[size_t(l.id)] = int(insts_.size());
+}
+
+void Kernel::emit(std::string_view mnemonic, std::initializer_list<Operand> operands) {
+  record(mnemonic, std::vector<Operand>(operands), insts_);
+}
+
+void Kernel::record(std::string_view mnemonic, std::vector<Operand> ops, std::vector<Inst>& into) {
+  const std::string where =
+      "kernel '" + name() + "', instruction " + std::to_string(into.size()) + " (" + std::string(mnemonic) + ")";
+  size_t count = 0;
+  bool glc = false;
+  for (const Operand& o : ops) {
+    if (o.is_modifier()) {
+      glc = glc || o.modifier_name() == "glc";
+      continue;
+    }
+    ++count;
+    // general registers come from the allocator; special ones (vcc, exec, m0, ...) are named
+    if (o.sreg() && !o.sreg()->virtual_reg() && o.sreg()->code <= isa::code::kSgprLast)
+      throw Error(where + ": SGPRs come from sgpr(), not physical numbers (s" + std::to_string(o.sreg()->code) + ")");
+  }
+  std::vector<OperandRole> roles = operand_roles(mnemonic, count, glc, where);
+  Inst inst;
+  inst.mnemonic = std::string(mnemonic);
+  size_t pos = 0;
+  for (const Operand& o : ops) {
+    if (o.is_modifier()) continue;
+    const OperandRole role = pos < roles.size() ? roles[pos] : OperandRole{true, false};
+    ++pos;
+    int32_t id = -1;
+    int width = 0, offset = 0;
+    if (o.vreg() && o.vreg()->valid()) {
+      if (!o.vreg()->virtual_reg()) throw Error(where + ": VGPRs come from vgpr(), not physical numbers");
+      id = o.vreg()->id, width = o.vreg()->width, offset = o.vreg()->offset;
+    } else if (o.sreg() && o.sreg()->valid() && o.sreg()->virtual_reg()) {
+      id = o.sreg()->id, width = o.sreg()->width, offset = o.sreg()->offset;
+    } else if ((o.vreg() && !o.vreg()->valid()) || (o.sreg() && !o.sreg()->valid())) {
+      throw Error(where + ": operand " + std::to_string(pos - 1) + " is a register that was never created");
+    }
+    if (id < 0) continue;
+    const VirtualReg& r = regs_[size_t(id)];
+    if (offset + width > r.width)
+      throw Error(where + ": dwords " + std::to_string(offset) + ".." + std::to_string(offset + width - 1) + " of '" +
+                  r.name + "', which has " + std::to_string(r.width));
+    if (r.file == RegFile::Scalar && offset % sgpr_alignment(width))
+      throw Error(where + ": a " + std::to_string(width) + "-dword view of '" + r.name + "' must start at a multiple of " +
+                  std::to_string(sgpr_alignment(width)) + " (it starts at dword " + std::to_string(offset) + ")");
+    if (r.file == RegFile::Scalar && width > 1 && sgpr_alignment(width) > r.align)
+      throw Error(where + ": a " + std::to_string(width) + "-dword view of the " + std::to_string(r.width) +
+                  "-dword register '" + r.name + "' needs an alignment the register does not have");
+    inst.access.push_back(RegAccess{id, role.read, role.write});
+  }
+  inst.ops = std::move(ops);
+  into.push_back(std::move(inst));
+}
+
+std::vector<Kernel::Inst> Kernel::entry_instructions() {
+  std::vector<Inst> out;
+  if (loads_.empty()) return out;
+  SGPR base = kernarg_pointer();
+  for (const EntryLoad& l : loads_) {
+    int done = 0;
+    while (done < l.dwords) {
+      int left = l.dwords - done, w = 16;
+      while (w > left || done % sgpr_alignment(w)) w /= 2;
+      static const char* names[] = {"", "s_load_dword", "s_load_dwordx2", "", "s_load_dwordx4", "", "", "",
+                                    "s_load_dwordx8", "", "", "", "", "", "", "", "s_load_dwordx16"};
+      record(names[w], {Operand(l.dst.sub(done, w)), Operand(base), Operand(int(l.byte_offset + 4 * uint32_t(done)))}, out);
+      done += w;
+    }
+  }
+  return out;
+}
+
+std::string Kernel::text_of(const Inst& inst) const {
+  std::string t = inst.mnemonic;
+  bool first = true;
+  for (const Operand& o : inst.ops) {
+    if (o.is_modifier()) continue;
+    t += first ? " " : ", ";
+    first = false;
+    auto reg_text = [&](int id, int off, int width) {
+      std::string s = regs_[size_t(id)].name.empty() ? "%" + std::to_string(id) : regs_[size_t(id)].name;
+      if (off || width != regs_[size_t(id)].width)
+        s += width == 1 ? "[" + std::to_string(off) + "]" : "[" + std::to_string(off) + ":" + std::to_string(off + width - 1) + "]";
+      return s;
+    };
+    if (o.vreg() && o.vreg()->virtual_reg()) t += reg_text(o.vreg()->id, o.vreg()->offset, o.vreg()->width);
+    else if (o.sreg() && o.sreg()->virtual_reg()) t += reg_text(o.sreg()->id, o.sreg()->offset, o.sreg()->width);
+    else if (o.label() >= 0) t += label_hint_[size_t(o.label())];
+    else t += o.text().empty() ? "_" : o.text();
+  }
+  return t;
+}
+
+}  // namespace k100::codegen

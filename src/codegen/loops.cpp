@@ -1,0 +1,199 @@
+#include "k100/codegen/loops.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "k100/codegen/address.h"
+
+namespace k100::codegen {
+
+using namespace as;
+
+void exit_unless_first_wave(Kernel& k, Label exit) {
+  SGPR first = k.sgpr(1, "first local id");
+  k.v_readfirstlane_b32(first, k.local_id());
+  k.s_cmp_gt_u32(first, 63);
+  k.s_cbranch_scc1(exit);
+}
+
+SGPR wave_index(Kernel& k) {
+  SGPR w = k.sgpr(1, "wave index");
+  k.v_readfirstlane_b32(w, k.local_id());
+  k.s_lshr_b32(w, w, 6);
+  return w;
+}
+
+VGPR whole_wave_lane_id(Kernel& k) {
+  VGPR lane = k.vgpr(1, "lane");
+  k.s_mov_b64(exec, -1);
+  k.v_mbcnt_lo_u32_b32(lane, -1, 0);
+  k.v_mbcnt_hi_u32_b32(lane, -1, lane);
+  return lane;
+}
+
+VGPR lane_of_local_id(Kernel& k) {
+  VGPR lane = k.vgpr(1, "lane");
+  k.v_and_b32(lane, 63, k.local_id());
+  return lane;
+}
+
+SGPR mask_lanes_below(Kernel& k, Operand limit, VGPR index, std::optional<Label> none) {
+  SGPR saved = k.sgpr(2, "saved exec");
+  k.v_cmp_gt_u32(vcc, limit, index);
+  k.s_and_saveexec_b64(saved, vcc);
+  if (none) k.s_cbranch_execz(*none);
+  return saved;
+}
+
+void restore_exec(Kernel& k, SGPR saved) { k.s_mov_b64(exec, saved); }
+
+SGPR hidden_block(Kernel& k) { return k.kernarg(k.signature().layout().hidden_start, 8); }
+
+Grid grid_geometry(Kernel& k, SGPR h) {
+  // h[0] block_count_x, h[3] = group_size_x | group_size_y << 16,
+  // h[4] = group_size_z | remainder_x << 16.
+  Grid g{k.sgpr(1, "grid threads"), k.sgpr(1, "group size"), k.sgpr(1, "first index"), lane_of_local_id(k)};
+  SGPR t = k.sgpr(1, "grid temp");
+  k.s_and_b32(g.wgsize, h[3], 0xffff);
+  k.s_lshr_b32(g.total, h[4], 16);
+  k.s_mul_i32(t, h[0], g.wgsize);
+  k.s_add_u32(g.total, g.total, t);
+  k.v_readfirstlane_b32(g.first, k.local_id());
+  k.s_and_b32(g.first, g.first, ~63u);
+  k.s_mul_i32(t, k.workgroup_id(), g.wgsize);
+  k.s_add_u32(g.first, g.first, t);
+  return g;
+}
+
+void stride_loop(Kernel& k, SGPR count, const Grid& g, const std::function<void(SGPR)>& body,
+                 const std::function<void()>& advance) {
+  Label top = k.label("stride_top"), whole = k.label("stride_whole"), done = k.label("stride_done");
+  SGPR index = k.sgpr(1, "stride index"), rem = k.sgpr(1, "units left"), save = k.sgpr(2, "saved exec");
+  k.s_mov_b32(index, g.first);
+  k.bind(top);
+  k.s_cmp_ge_u32(index, count);
+  k.s_cbranch_scc1(done);
+  k.s_mov_b64(save, exec);
+  k.s_sub_u32(rem, count, index);
+  k.s_cmp_ge_u32(rem, 64);
+  k.s_cbranch_scc1(whole);
+  k.v_cmp_gt_u32(vcc, rem, g.lane);  // unit I + lane < count
+  k.s_and_b64(exec, exec, vcc);
+  k.bind(whole);
+  body(index);
+  k.s_mov_b64(exec, save);
+  advance();
+  k.s_add_u32(index, index, g.total);
+  k.s_cbranch_scc0(top);  // no carry: I did not pass 2^32
+  k.bind(done);
+}
+
+void row_walk(Kernel& k, SGPR count, Operand stride, const std::function<void(VGPR)>& body) {
+  Label top = k.label("row_top"), done = k.label("row_done");
+  VGPR unit = k.vgpr(1, "unit");
+  k.v_mov_b32(unit, k.local_id());
+  k.bind(top);
+  k.v_cmp_gt_u32(vcc, count, unit);
+  k.s_and_b64(exec, exec, vcc);
+  k.s_cbranch_execz(done);
+  body(unit);
+  k.v_add_u32(unit, stride, unit);
+  k.s_branch(top);
+  k.bind(done);
+}
+
+void batched_walk(Kernel& k, const BatchedWalk& w) {
+  Label big = k.label("batch_top"), single = k.label("single_top"), done = k.label("walk_done");
+  SGPR base = k.sgpr(1, "batch base"), next = k.sgpr(1, "batch end");
+  VGPR units = k.vgpr(w.batch, "units");
+  k.s_mov_b32(base, 0);
+  k.bind(big);
+  k.s_mul_i32(next, w.threads, w.batch);
+  k.s_add_u32(next, base, next);
+  k.s_cmp_gt_u32(next, w.count);
+  k.s_cbranch_scc1(single);
+  k.v_add_u32(units[0], base, k.local_id());
+  for (int j = 1; j < w.batch; ++j) k.v_add_u32(units[j], w.threads, units[j - 1]);
+  for (int j = 0; j < w.batch; ++j) w.load(j, units[j]);
+  for (int j = 0; j < w.batch; ++j) {
+    w.finish(j, units[j]);
+  }
+  k.s_mov_b32(base, next);
+  k.s_branch(big);
+  k.bind(single);
+  k.v_add_u32(units[0], base, k.local_id());
+  Label top = k.label("single_loop");
+  k.bind(top);
+  k.v_cmp_gt_u32(vcc, w.count, units[0]);
+  k.s_and_b64(exec, exec, vcc);
+  k.s_cbranch_execz(done);
+  w.load(0, units[0]);
+  w.finish(0, units[0]);
+  k.v_add_u32(units[0], w.threads, units[0]);
+  k.s_branch(top);
+  k.bind(done);
+}
+
+void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) {
+  // Per-batch VGPR offsets: single wave: off[g] = 4 dwords t + 4 round_bytes g
+  // (g < ceil(max_batch / 4), immediates cover the rest); multi wave:
+  // off[i] = 16 t + 16 W i (max_batch <= 4).
+  const int noff = w.single_wave ? (w.max_batch + 3) / 4 : w.max_batch;
+  VGPR off = k.vgpr(noff, "chunk offsets");
+  SGPR wbytes, scratch = k.sgpr(1, "walk temp");
+  k.v_lshlrev_b32(off[0], w.dwords == 4 ? 4 : 2, w.thread);
+  if (w.single_wave) {
+    for (int g = 1; g < noff; ++g) k.v_add_u32(off[g], 4 * w.round_bytes() * g, off[0]);
+  } else {
+    wbytes = k.sgpr(1, "W * 16");
+    k.s_lshl_b32(wbytes, w.w_threads, 4);
+    for (int i = 1; i < noff; ++i) k.v_add_u32(off[i], wbytes, off[i - 1]);
+  }
+  auto address = [&](int i) -> std::pair<VGPR, int> {
+    if (!w.single_wave) return {off[i], 0};
+    return {off[i / 4], (i % 4) * w.round_bytes()};
+  };
+  for (int B : batches) {
+    const int log2b = std::countr_zero(unsigned(B));
+    Label top = k.label("batch" + std::to_string(B)), done = k.label("batch" + std::to_string(B) + "_done");
+    k.bind(top);
+    if (w.single_wave) {
+      k.s_cmp_lt_u32(w.left, 64 * B);
+    } else {
+      k.s_lshl_b32(scratch, w.w_threads, log2b);
+      k.s_cmp_lt_u32(w.left, scratch);
+    }
+    k.s_cbranch_scc1(done);
+    for (int i = 0; i < B; ++i) {
+      auto [voff, imm] = address(i);
+      w.load(i, voff, imm);
+    }
+    for (int i = 0; i < B; ++i) {
+      w.compute(i);
+    }
+    if (w.finish) w.finish(B);
+    if (w.single_wave) {
+      w.advance(w.round_bytes() * B);
+      k.s_sub_u32(w.left, w.left, 64 * B);
+    } else {
+      k.s_lshl_b32(scratch, wbytes, log2b);
+      w.advance(scratch);
+      k.s_lshl_b32(scratch, w.w_threads, log2b);
+      k.s_sub_u32(w.left, w.left, scratch);
+    }
+    k.s_branch(top);
+    k.bind(done);
+  }
+  // the partial round: threads t < left
+  Label end = k.label("partial_done");
+  k.s_cmp_eq_u32(w.left, 0);
+  k.s_cbranch_scc1(end);
+  SGPR saved = mask_lanes_below(k, w.left, w.thread);
+  w.load(0, off[0], 0);
+  w.compute(0);
+  if (w.finish) w.finish(1);
+  restore_exec(k, saved);
+  k.bind(end);
+}
+
+}  // namespace k100::codegen

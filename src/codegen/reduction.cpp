@@ -1,0 +1,103 @@
+#include "k100/codegen/reduction.h"
+
+#include "k100/base/error.h"
+
+namespace k100::codegen {
+
+using namespace as;
+
+uint32_t identity_bits(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Add: return 0;
+    case ReduceOp::Max: return 0xff800000u;
+    case ReduceOp::Min: return 0x7f800000u;
+  }
+  return 0;
+}
+
+namespace {
+
+// The six butterfly steps; after step s < 4 every lane holds the result of its
+// group of 2^(s+1) lanes (16 for the row mirror), steps 4 and 5 carry rows 0+1
+// and 2+3 into row 3.
+template <class F>
+void butterfly_step(int step, F&& f) {
+  switch (step) {
+    case 0: f(quad_perm(1, 0, 3, 2)); break;
+    case 1: f(quad_perm(2, 3, 0, 1)); break;
+    case 2: f(row_half_mirror()); break;
+    case 3: f(row_mirror()); break;
+    case 4: f(row_bcast(15), row_mask(0xa)); break;
+    default: f(row_bcast(31), row_mask(0xc)); break;
+  }
+}
+
+int steps_for(int lanes) {
+  switch (lanes) {
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    case 16: return 4;
+    case 64: return 6;
+  }
+  throw Error("lane_reduce: groups of " + std::to_string(lanes) + " lanes (2, 4, 8, 16 or 64)");
+}
+
+}  // namespace
+
+void lane_reduce(Kernel& k, const std::vector<std::pair<ReduceOp, VGPR>>& values, int lanes) {
+  const int steps = steps_for(lanes);
+  for (int step = 0; step < steps; ++step) {
+    for (const auto& [op, v] : values)
+      butterfly_step(step, [&](auto... mods) { reduce_step(k, op, v, v, v, mods...); });
+  }
+}
+
+void argmax_merge(Kernel& k, VGPR val, VGPR idx, VGPR ov, VGPR oi) {
+  // take (ov, oi) when ov > val, or ov == val and oi < idx
+  SGPR mask = k.sgpr(2, "argmax mask");
+  k.v_cmp_eq_f32(mask, ov, val);
+  k.v_cmp_lt_i32(vcc, oi, idx);
+  k.s_and_b64(mask, mask, vcc);
+  k.v_cmp_gt_f32(vcc, ov, val);
+  k.s_or_b64(vcc, vcc, mask);
+  k.v_cndmask_b32(val, val, ov, vcc);
+  k.v_cndmask_b32(idx, idx, oi, vcc);
+}
+
+void wave_argmax(Kernel& k, VGPR val, VGPR idx) {
+  VGPR tv = k.vgpr(1, "argmax value"), ti = k.vgpr(1, "argmax index");
+  for (int step = 0; step < 6; ++step) {
+    butterfly_step(step, [&](auto... mods) {
+      k.v_mov_b32(tv, val, mods...);
+      k.v_mov_b32(ti, idx, mods...);
+    });
+    argmax_merge(k, val, idx, tv, ti);
+  }
+}
+
+SGPR workgroup_reduce(Kernel& k, ReduceOp op, VGPR value, SGPR wave_index, SGPR waves, VGPR lane,
+                      uint32_t lds_offset) {
+  SGPR out = k.sgpr(1, "workgroup total"), save = k.sgpr(2, "saved exec");
+  VGPR addr = k.vgpr(1, "lds address"), t = k.vgpr(1, "wave total");
+  k.v_readlane_b32(out, value, 63);
+  k.v_mov_b32(addr, wave_index);
+  k.v_lshlrev_b32(addr, 2, addr);
+  k.v_mov_b32(t, out);
+  k.s_mov_b64(save, exec);
+  k.s_mov_b64(exec, 1);
+  k.ds_write_b32(addr, t, offset(lds_offset));
+  k.s_mov_b64(exec, save);
+  k.s_barrier();
+  k.v_mov_b32(t, identity_bits(op));
+  k.v_cmp_gt_u32(vcc, waves, lane);
+  k.s_and_saveexec_b64(save, vcc);
+  k.v_lshlrev_b32(addr, 2, lane);
+  k.ds_read_b32(t, addr, offset(lds_offset));
+  k.s_mov_b64(exec, save);
+  lane_reduce(k, {{op, t}});
+  k.v_readlane_b32(out, t, 63);
+  return out;
+}
+
+}  // namespace k100::codegen

@@ -1,0 +1,40 @@
+// The i-quant tables, compiled in from the generated iq_tables_data.inc.
+#include "k100/quant/iq_tables.h"
+
+#include <array>
+
+namespace k100::quant {
+namespace {
+
+#include "iq_tables_data.inc"
+
+template <class T, size_t N>
+std::span<const uint8_t> as_bytes_of(const T (&a)[N]) {
+  return {reinterpret_cast<const uint8_t*>(a), sizeof a};
+}
+
+constexpr std::string_view kNames[] = {"iq2s_grid",    "iq3s_grid",   "iq3xxs_grid",
+                                       "ksigns_iq2xs", "kmask_iq2xs", "kvalues_iq4nl"};
+
+}  // namespace
+
+std::span<const uint64_t, 1024> iq2s_grid() { return std::span<const uint64_t, 1024>(kIq2sGrid); }
+std::span<const uint32_t, 512> iq3s_grid() { return std::span<const uint32_t, 512>(kIq3sGrid); }
+std::span<const uint32_t, 256> iq3xxs_grid() { return std::span<const uint32_t, 256>(kIq3xxsGrid); }
+std::span<const uint8_t, 128> ksigns_iq2xs() { return std::span<const uint8_t, 128>(kKsignsIq2xs); }
+std::span<const uint8_t, 8> kmask_iq2xs() { return std::span<const uint8_t, 8>(kKmaskIq2xs); }
+std::span<const int8_t, 16> kvalues_iq4nl() { return std::span<const int8_t, 16>(kKvaluesIq4nl); }
+
+std::span<const uint8_t> table_bytes(std::string_view name) {
+  if (name == kNames[0]) return as_bytes_of(kIq2sGrid);
+  if (name == kNames[1]) return as_bytes_of(kIq3sGrid);
+  if (name == kNames[2]) return as_bytes_of(kIq3xxsGrid);
+  if (name == kNames[3]) return as_bytes_of(kKsignsIq2xs);
+  if (name == kNames[4]) return as_bytes_of(kKmaskIq2xs);
+  if (name == kNames[5]) return as_bytes_of(kKvaluesIq4nl);
+  return {};
+}
+
+std::span<const std::string_view> table_names() { return kNames; }
+
+}  // namespace k100::quant

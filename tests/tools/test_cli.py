@@ -13,7 +13,8 @@ import pytest
 BIN = Path(os.environ["K100_TOOLS_BIN"])
 BUILD = Path(os.environ["K100_BUILD_DIR"])
 RT_HSACO = BUILD / "tests" / "runtime" / "runtime_test.hsaco"
-TOOLS = ["k100-as", "k100-objdump", "k100-link", "k100-catalog", "k100-run", "k100-selftest"]
+TOOLS = ["k100-as", "k100-objdump", "k100-link", "k100-catalog", "k100-run", "k100-selftest", "k100-bench",
+         "k100-gguf", "k100-build-kernels"]
 
 BRANCHY = """.text
 .globl vadd
@@ -64,11 +65,39 @@ def test_version(tool):
                                             ("k100-objdump", "--disassembel", "--disassemble"),
                                             ("k100-link", "--alow-duplicates", "--allow-duplicates"),
                                             ("k100-catalog", "--heder", "--header"),
-                                            ("k100-run", "--grdi", "--grid")])
+                                            ("k100-run", "--grdi", "--grid"),
+                                            ("k100-selftest", "--onyl", "--only"),
+                                            ("k100-build-kernels", "--kernel-dir", "--kernels-dir"),
+                                            ("k100-bench", "kernel", "kernels"),
+                                            ("k100-gguf", "infoo", "info")])
 def test_unknown_option_suggests(tool, typo, near):
     p = run(tool, typo)
     assert p.returncode == 2
     assert f"did you mean '{near}'?" in text(p)[1]
+    assert text(p)[1].startswith(tool + ": ")
+
+
+@pytest.mark.parametrize("argv,near", [(["k100-bench", "asm", "--line=3"], "--lines"),
+                                       (["k100-bench", "emu", "--quik"], "--quick"),
+                                       (["k100-bench", "kernels", "--grup", "gemv"], "--group"),
+                                       (["k100-bench", "validate", "--detial"], "--detail"),
+                                       (["k100-bench", "calibrate", "--quite"], "--quiet"),
+                                       (["k100-gguf", "info", "--al", "x.gguf"], "--all"),
+                                       (["k100-gguf", "dequant", "--hots", "x.gguf", "t"], "--host")])
+def test_subcommand_unknown_option_suggests(argv, near):
+    p = run(*argv)
+    assert p.returncode == 2
+    assert f"did you mean '{near}'?" in text(p)[1]
+
+
+@pytest.mark.parametrize("argv", [["k100-bench", "asm"], ["k100-bench", "emu"], ["k100-bench", "kernels"],
+                                  ["k100-bench", "validate"], ["k100-bench", "calibrate"], ["k100-gguf", "info"],
+                                  ["k100-gguf", "dequant"]])
+def test_subcommand_help_on_stdout_exit_0(argv):
+    p = run(*argv, "--help")
+    out, err = text(p)
+    assert p.returncode == 0 and err == ""
+    assert out.startswith("usage: " + " ".join(argv))
 
 
 def test_run_help_explains_arguments_grid_budget_and_exit_codes():

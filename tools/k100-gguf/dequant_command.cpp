@@ -6,6 +6,7 @@
 // command says so instead of quietly decoding on the host.
 #include <cstdio>
 
+#include "command_table.h"
 #include "commands.h"
 #include "k100/base/error.h"
 #include "k100/quant/gguf_reader.h"
@@ -32,7 +33,7 @@ int dequant_command(const std::vector<std::string>& args) {
     } else if (a == "--host") {
       host = true;
     } else if (!a.empty() && a[0] == '-') {
-      throw UsageError{"unknown option '" + a + "'"};
+      throw UsageError{k100::tools::unknown_option(a, {"-o", "--output", "--host", "--help"})};
     } else {
       positional.push_back(a);
     }

@@ -220,6 +220,7 @@ def iq_table(name: str) -> np.ndarray:
 
 @dataclass(frozen=True)
 class TensorInfo:
+    """One entry of a GGUF file's tensor list: name, ggml type, dimensions and where its bytes are."""
     name: str
     type: str          # ggml type name, e.g. "q4_K"
     type_id: int
@@ -237,10 +238,12 @@ class TensorInfo:
 
     @property
     def row_elements(self) -> int:
+        """Elements per row (dims[0], the GGUF order's first dimension)."""
         return self.dims[0]
 
     @property
     def rows(self) -> int:
+        """Number of rows: elements / row_elements."""
         return self.elements // self.dims[0] if self.dims[0] else int(np.prod(self.dims[1:], dtype=np.int64))
 
 
@@ -273,6 +276,7 @@ class GGUFFile:
 
     # -- lifetime
     def close(self):
+        """Releases the mapping; later reads raise ValueError. Closing twice is harmless."""
         if getattr(self, "_h", None):
             self._lib.k100q_close(self._h)
             self._h = None
@@ -342,9 +346,11 @@ class GGUFFile:
         return value.item()
 
     def keys(self):
+        """The metadata keys, in file order."""
         return self.metadata.keys()
 
     def get(self, key: str, default=None):
+        """The metadata value of ``key``, or ``default`` when the file has no such key."""
         return self.metadata.get(key, default)
 
     def __contains__(self, name: str) -> bool:
@@ -352,9 +358,11 @@ class GGUFFile:
 
     # -- tensors
     def names(self) -> list:
+        """The tensor names, in file order."""
         return [t.name for t in self.tensors]
 
     def tensor(self, name: str) -> TensorInfo:
+        """The ``TensorInfo`` of tensor ``name``; KeyError naming the file when there is none."""
         try:
             return self._by_name[name]
         except KeyError:

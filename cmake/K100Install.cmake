@@ -1,6 +1,7 @@
 # What `cmake --install` puts under the prefix:
 #   bin/                      the command-line tools
 #   lib/                      libfm_engine.so (the C ABI), libk100_selftest.so,
+#                             libk100_quant.so (GGUF, for the Python package),
 #                             the C++ module libraries (static) and
 #                             lib/cmake/k100lc (find_package(k100lc)),
 #                             lib/pkgconfig/fm_engine.pc
@@ -38,6 +39,14 @@ install(TARGETS fm_engine EXPORT k100lcTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} ${CMAKE_INSTALL_INCLUDEDIR}/k100/runtime)
 install(TARGETS k100_selftest LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+if(TARGET k100_quant_c)  # libk100_quant.so: the GGUF reader and codecs of the Python package
+  install(TARGETS k100_quant_c LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
+# k100-gguf links no shared library of the project, so it has no build RPATH
+# to rewrite and needs none installed
+if(TARGET k100-gguf)
+  set_target_properties(k100-gguf PROPERTIES INSTALL_RPATH "")
+endif()
 install(TARGETS k100_base k100_isa k100_codeobj k100_asm k100_emu k100_runtime EXPORT k100lcTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/k100 DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

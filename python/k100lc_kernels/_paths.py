@@ -12,7 +12,8 @@ Installed (``cmake --install``): the package lives in
 they are used unless ``K100_BUILD_DIR`` names a build directory.
 
 ``RT_HSACO`` overrides the package, ``K100LC_CATALOG`` the catalog,
-``K100LC_ENGINE`` the engine, ``K100LC_SELFTEST`` libk100_selftest.so.
+``K100LC_ENGINE`` the engine, ``K100LC_SELFTEST`` libk100_selftest.so,
+``K100LC_QUANT`` libk100_quant.so.
 """
 from __future__ import annotations
 
@@ -77,6 +78,13 @@ def selftest_library() -> Path:
     if env:
         return Path(env)
     return _installed(_libdir(), "libk100_selftest.so") or build_dir() / "libk100_selftest.so"
+
+
+def quant_library() -> Path | None:
+    """libk100_quant.so (the GGUF reader and codecs) of an installed package, else
+    the build directory's when it exists, else None."""
+    p = _installed(_libdir(), "libk100_quant.so") or build_dir() / "libk100_quant.so"
+    return p if p.exists() else None
 
 
 def default_package() -> Path:

@@ -102,12 +102,12 @@ _lib = None
 
 
 def library_path() -> str:
-    """The library to load: K100LC_QUANT, <build>/libk100_quant.so, else the loader's search."""
+    """The library to load: K100LC_QUANT, the installed or <build>/libk100_quant.so, else the loader's search."""
     env = os.environ.get("K100LC_QUANT")
     if env:
         return env
-    p = _paths.build_dir() / "libk100_quant.so"
-    return str(p) if p.exists() else "libk100_quant.so"
+    p = _paths.quant_library()
+    return str(p) if p else "libk100_quant.so"
 
 
 def _load():

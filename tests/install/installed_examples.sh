@@ -16,7 +16,8 @@ step() { echo "== $*"; }
 
 step "cmake --install --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" --strip > "$work/install.log"
-for f in bin/k100-as bin/k100-objdump bin/k100-run bin/k100-selftest lib/libfm_engine.so lib/libk100_selftest.so \
+for f in bin/k100-as bin/k100-objdump bin/k100-run bin/k100-selftest bin/k100-gguf lib/libfm_engine.so \
+         lib/libk100_selftest.so lib/libk100_quant.so \
          lib/libk100_runtime.a include/k100/runtime/runtime.h include/k100/runtime/fm_engine.h \
          lib/cmake/k100lc/k100lcConfig.cmake lib/pkgconfig/fm_engine.pc share/k100lc/k100lc_kernels.hsaco \
          share/k100lc/catalog.json; do
@@ -49,6 +50,7 @@ step "the installed tools"
 "$prefix/bin/k100-as" --version
 echo '[0x00,0x00,0x81,0xbf]' | "$prefix/bin/k100-as" --disassemble > disasm.out
 grep -q s_endpgm disasm.out
+"$prefix/bin/k100-gguf" --help | head -1 | grep -q "^k100-gguf: "
 "$prefix/bin/k100-selftest" --only fill_k 2> selftest.err | tail -1 | grep -q "^1 passed, 0 failed" || { cat selftest.err; exit 1; }
 uses_installed_package selftest.err
 
@@ -70,6 +72,9 @@ rt.sync()
 assert np.allclose(rt.download(py, n, np.float32), w @ x, rtol=1e-4, atol=1e-3)
 assert info("gemv_f32_warp_k")["lookup"] == "gemv_f32_warp_k"
 print("python: gemv", n, "x", k, "on", rt.backend, "from", rt.hsaco)
+from k100lc_kernels import gguf
+assert gguf.library_path() == "$prefix/lib/libk100_quant.so", gguf.library_path()
+assert gguf.type_info("q4_K")["block_elems"] == 256
 PY
 PYTHONPATH=$prefix/$pydir /usr/bin/python3 -m k100lc_kernels info gemv_f32_warp_k > info.json
 grep -q '"semantics"' info.json  # the registry's docs, from the installed libk100_selftest.so

@@ -97,6 +97,7 @@ struct Op {
   isa::CounterUse counters;
   isa::HazardProfile hazard;
   bool is_waitcnt = false, is_barrier = false;
+  bool reads_lds_direct = false;  // a VALU source is lds_direct (exec.cpp reads it from LDS)
 
   bool has(isa::Field f) const { return field[int(f)] >= 0; }
   const isa::Operand& opnd(isa::Field f) const { return inst.ops[size_t(field[int(f)])]; }

@@ -179,6 +179,33 @@ const std::vector<VectorCase>& ds_cases() {
         {"u8_d16_hi", 1, false, 2}, {"i8_d16", 1, true, 1}, {"i8_d16_hi", 1, true, 2}, {"u16_d16", 2, false, 1},
         {"u16_d16_hi", 2, false, 2},
     };
+    // lds_direct as a VALU source: LDS at M0[15:0] (a dword-aligned byte
+    // address) read as the type M0[18:16], the same value in every lane.
+    {
+      struct Direct { uint32_t type; const char* text; unsigned vgpr; };
+      const Direct direct[] = {{0, "v_mov_b32 v2, lds_direct", 2}, {1, "v_mov_b32 v3, src_lds_direct", 3},
+                               {2, "v_add_u32 v4, lds_direct, v62", 4}, {4, "v_add_u32_e64 v5, lds_direct, 1", 5},
+                               {5, "v_mov_b32_e64 v6, lds_direct", 6}};
+      // each read's dword (address 0x24 + 4 * type) holds 0x8081f2f3 + type:
+      // negative as a byte and as a short
+      std::string body = kLdsInit;
+      for (const Direct& d : direct)
+        body += " v_mov_b32 v20, " + std::to_string(0x24 + 4 * d.type) + "\n v_mov_b32 v21, " +
+                std::to_string(0x8081f2f3u + d.type) + "\n ds_write_b32 v20, v21\n";
+      body += " s_waitcnt lgkmcnt(0)\n";
+      for (const Direct& d : direct)
+        body += " s_mov_b32 m0, " + std::to_string(d.type << 16 | (0x24 + 4 * d.type)) + "\n s_nop 0\n " + d.text + "\n";
+      c.push_back({"lds_direct", body + kLdsDump,
+                   [](const VecResult& r) {
+                     auto at = [](uint32_t type) { return 0x8081f2f3u + type; };
+                     expect_lanes(r, "ubyte", 2, [&](int) { return at(0) & 0xff; });
+                     expect_lanes(r, "ushort", 3, [&](int) { return at(1) & 0xffff; });
+                     expect_lanes(r, "dword", 4, [&](int l) { return at(2) + uint32_t(l); });
+                     expect_lanes(r, "sbyte", 5, [&](int) { return uint32_t(int32_t(int8_t(at(4)))) + 1; });
+                     expect_lanes(r, "sshort", 6, [&](int) { return uint32_t(int32_t(int16_t(at(5)))); });
+                   },
+                   lds_options()});
+    }
     for (const ReadForm& f : reads) {
       unsigned n = f.bytes >= 4 ? f.bytes / 4 : 1;
       std::string body = std::string(kLdsInit) + " v_lshlrev_b32 v20, 3, v62\n ds_read_" + f.name + " " + regs(2, n) +

@@ -111,31 +111,28 @@ END barrier_lds_good, 512
 
 // ---------------------------------------------------------- hazards ---
 
-// s_rfe_b64 right after writing TRAPSTS; it jumps over the v_mov of 5.
-BEGIN setreg_rfe_bad
+// s_rfe_b64 after writing TRAPSTS (with `wait` s_nop between); it jumps
+// over the v_mov of 5.
+.macro SETREG_RFE name, wait
 	s_mov_b32 s10, 0
 	s_getpc_b64 s[12:13]
-.Lsetreg_rfe_bad_pc:
-	s_add_u32 s12, s12, .Lsetreg_rfe_bad_to - .Lsetreg_rfe_bad_pc
+.L\name\()_pc:
+	s_add_u32 s12, s12, .L\name\()_to - .L\name\()_pc
 	s_addc_u32 s13, s13, 0
 	s_setreg_b32 hwreg(HW_REG_TRAPSTS, 0, 1), s10
+	.rept \wait
+	s_nop 0
+	.endr
 	s_rfe_b64 s[12:13]
 	v_mov_b32 v2, 5
-.Lsetreg_rfe_bad_to:
+.L\name\()_to:
 	v_add_u32 v2, v2, 1
+.endm
+BEGIN setreg_rfe_bad
+	SETREG_RFE setreg_rfe_bad, 0
 END setreg_rfe_bad
 BEGIN setreg_rfe_good
-	s_mov_b32 s10, 0
-	s_getpc_b64 s[12:13]
-.Lsetreg_rfe_good_pc:
-	s_add_u32 s12, s12, .Lsetreg_rfe_good_to - .Lsetreg_rfe_good_pc
-	s_addc_u32 s13, s13, 0
-	s_setreg_b32 hwreg(HW_REG_TRAPSTS, 0, 1), s10
-	s_nop 0
-	s_rfe_b64 s[12:13]
-	v_mov_b32 v2, 5
-.Lsetreg_rfe_good_to:
-	v_add_u32 v2, v2, 1
+	SETREG_RFE setreg_rfe_good, 1
 END setreg_rfe_good
 
 BEGIN setreg_getreg_bad

@@ -29,6 +29,15 @@ void raise_lds(uint64_t offset, uint32_t size, bool write, int lane, uint32_t ld
   throw f;
 }
 
+void raise_gds(uint64_t offset, uint32_t size, bool write, int lane, uint32_t base, uint32_t limit) {
+  CoreFault f{FaultKind::LdsOutOfRange,
+              std::string("GDS ") + (write ? "store" : "load") + " of " + std::to_string(size) + " bytes at offset " +
+                  std::to_string(offset) + " is past the range M0 gives (base " + std::to_string(base) + ", size " +
+                  std::to_string(limit) + " bytes) or the device's 65536 bytes of GDS",
+              lane, offset, size, write, false};
+  throw f;
+}
+
 void record_lines(Exec& e, const uint64_t* addrs, const uint32_t* sizes, int n, uint8_t access) {
   uint64_t lines[512];
   int m = 0;

@@ -1,8 +1,8 @@
 // The emulator checks through k100-run: for every case of
 // checks/check_rules.txt the kernel that breaks a rule exits 1 with a report
 // naming the rule, its corrected twin exits 0; every hazard rule of the table
-// has such a case (of the wait rules, waitcnt.data_in_flight has none: the
-// emulator has no GDS); --no-check and K100_EMU_CHECK=0 turn the checks off;
+// and every wait rule has such a case; --no-check and K100_EMU_CHECK=0 turn
+// the checks off;
 // --schedule=random:SEED makes an order-dependent kernel give different
 // results for different seeds.
 #include <gtest/gtest.h>
@@ -95,8 +95,8 @@ TEST_F(CheckRules, EveryHazardRuleHasACase) {
   for (const Case& c : cases()) covered.insert(c.rule);
   for (const isa::HazardRule& r : isa::hazard_rules())
     EXPECT_TRUE(covered.count(std::string("hazard.") + r.id)) << "no check_rules case for hazard rule " << r.id;
-  // waitcnt.data_in_flight (GDS data still read) has none: the emulator has no GDS.
-  for (const char* w : {"waitcnt.read_in_flight", "waitcnt.overwrite_in_flight", "waitcnt.lds_at_barrier",
+  for (const char* w : {"waitcnt.read_in_flight", "waitcnt.overwrite_in_flight", "waitcnt.data_in_flight",
+                        "waitcnt.lds_at_barrier",
                         "lds_race.write_read", "lds_race.read_write", "lds_race.write_write"})
     EXPECT_TRUE(covered.count(w)) << w;
 }

@@ -206,6 +206,21 @@ const std::vector<VectorCase>& ds_cases() {
                    },
                    lds_options()});
     }
+    // GDS: addresses are offsets from M0[31:16] within M0[15:0] bytes. Lane l
+    // writes 0x5000 + l at GDS byte 0x100 + 4l (base 0x100), then reads it
+    // back with base 0, adds l to it and reads the sum.
+    c.push_back({"gds",
+                 std::string(kLdsInit) +
+                     " s_mov_b32 m0, 0x01000400\n v_lshlrev_b32 v20, 2, v62\n v_add_u32 v21, 0x5000, v62\n"
+                     " ds_write_b32 v20, v21 gds\n s_waitcnt lgkmcnt(0) expcnt(0)\n s_mov_b32 m0, 0x800\n"
+                     " v_add_u32 v22, 0x100, v20\n ds_read_b32 v2, v22 gds\n ds_add_rtn_u32 v3, v22, v62 gds\n"
+                     " s_waitcnt lgkmcnt(0) expcnt(0)\n ds_read_b32 v4, v22 gds\n s_waitcnt lgkmcnt(0)\n" + kLdsDump,
+                 [](const VecResult& r) {
+                   expect_lanes(r, "gds read", 2, [](int l) { return 0x5000u + uint32_t(l); });
+                   expect_lanes(r, "gds add returns", 3, [](int l) { return 0x5000u + uint32_t(l); });
+                   expect_lanes(r, "gds after add", 4, [](int l) { return 0x5000u + 2 * uint32_t(l); });
+                 },
+                 lds_options()});
     for (const ReadForm& f : reads) {
       unsigned n = f.bytes >= 4 ? f.bytes / 4 : 1;
       std::string body = std::string(kLdsInit) + " v_lshlrev_b32 v20, 3, v62\n ds_read_" + f.name + " " + regs(2, n) +

@@ -335,6 +335,27 @@ BEGIN m0_lds_direct_good
 	v_mov_b32 v2, lds_direct
 END m0_lds_direct_good, 512
 
+// A GDS atomic (M0: GDS base 0, 4096 bytes) reads its data VGPR v3 until
+// expcnt says so; the VALU overwrites it before that.
+.macro GDS_ADD
+	s_mov_b32 m0, 0x1000
+	v_mov_b32 v3, 1
+	ds_add_u32 v10, v3 gds
+.endm
+BEGIN gds_data_bad
+	GDS_ADD
+	v_mov_b32 v3, 2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b32 v2, v10 gds
+END gds_data_bad
+BEGIN gds_data_good
+	GDS_ADD
+	s_waitcnt expcnt(0)
+	v_mov_b32 v3, 2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b32 v2, v10 gds
+END gds_data_good
+
 // -------------------------------------------------------- LDS races ---
 
 // Wave 0 writes LDS[0]; every lane then reads it. Wave 1's read races.

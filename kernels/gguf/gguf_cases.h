@@ -33,6 +33,17 @@ std::vector<uint8_t> quantised_blocks(const BlockFormat& f, size_t count, uint32
 // offset (bytes before the first block: misaligned blocks), bits (1: random
 // scale bits, 2: quantised blocks, 0: random blocks with finite scales).
 std::vector<Case> dequant_cases(bool sweep);
+// Decodes whole blocks with the type's decoder kernel, the blocks stored
+// `offset` bytes into their buffer (grid 0: ceil(blocks / wg)); the values,
+// and the check that nothing was written past them.
+struct DeviceDecode {
+  std::vector<float> values;
+  CaseResult guard;
+};
+DeviceDecode decode_blocks(TestDevice& dev, const BlockFormat& f, const std::vector<uint8_t>& blocks, int64_t offset,
+                           int64_t wg, uint32_t grid);
+// Bit-for-bit equality, except that every NaN equals every NaN.
+CaseResult compare_bits(const std::vector<float>& got, const std::vector<float>& want);
 CaseResult run_dequant(TestDevice& dev, const BlockFormat& f, const Case& c, const Dequantizer& ref);
 // iq4nl_to_i8_k: the int8 codes times the scale against the reference decode,
 // bit for bit, and the codes against the codebook.
@@ -45,7 +56,7 @@ CaseResult run_iq4nl_to_i8(TestDevice& dev, const Case& c, const Dequantizer& re
 // (= group_size), grid (0: ceil(nblocks / wg)). Launches the dot kernel and
 // reduce_blocks_k and compares partials and row sums with double-precision
 // dots over the reference decode.
-std::vector<Case> dot_cases(bool sweep);
+std::vector<Case> dot_cases(const BlockFormat& f, bool sweep);
 Case dot_bench_case(const BlockFormat& f);  // 17408 x 5120, M = 1
 uint64_t dot_ideal_bytes(const BlockFormat& f, const Case& c);
 CaseResult run_dot(TestDevice& dev, const BlockFormat& f, const Case& c, const Dequantizer& ref);

@@ -92,7 +92,7 @@ KernelDef dot_def(const BlockFormat& f) {
       std::string(kAnyAddress) + ". Tolerance against a double dot over the decoded weights, stated for weights of "
       "order 1 and |x| <= 1 (partials and reduce_blocks_k row sums).";
   d.tolerance = dot_tolerance();
-  d.cases = dot_cases;
+  d.cases = [&f](bool sweep) { return dot_cases(f, sweep); };
   d.run = [&f](TestDevice& dev, const Case& c) { return run_dot(dev, f, c, host_codecs()); };
   d.ideal_bytes = [&f](const Case& c) { return dot_ideal_bytes(f, c); };
   d.bench_case = [&f] { return dot_bench_case(f); };

@@ -73,8 +73,8 @@ KernelDef dot_def(const BlockFormat& f) {
   const std::string e = n_str(f.elems), bytes = n_str(f.bytes);
   d.description =
       "Fused native " + f.title + " decode x f32 activation, one " + e + "-weight / " + bytes +
-      "-byte block per work-item with the section 3.3 indexing (block at w + ids[ew] * stride + local * " + bytes +
-      "): the type's emitter (" + f.decoding +
+      "-byte block per work-item, with the dense / MoE block indexing of the semantics (block at w + ids[ew] * stride + "
+      "local * " + bytes + "): the type's emitter (" + f.decoding +
       ") hands its values on in batches of 16, whose activations are loaded (16-byte loads) before the values are "
       "computed; fused multiply-adds into four accumulators, summed as (a0 + a1) + (a2 + a3). Row sums come from "
       "reduce_blocks_k.";
@@ -85,7 +85,7 @@ KernelDef dot_def(const BlockFormat& f) {
   d.geometry = "grid = ceil(nblocks/64), wg = 64 (= group_size; work-item i = workgroup * group_size + local id)";
   d.limits =
       "magic_nbpr, magic_rpe, magic_rpw = floor(2^32 / d) + 1 must be exact over the dividends (i < nblocks, q1 < "
-      "nrows; KERNELS.md 1.5), so nbpr, rows_per_exp and rows_per_w are >= 2 unless their dividends are all 0 (a "
+      "nrows; codegen::magic_multiplier computes and checks them), so nbpr, rows_per_exp and rows_per_w are >= 2 unless their dividends are all 0 (a "
       "divisor of 1 has no 32-bit multiplier: rows_per_exp = 1 is unsupported); dense matrix: ids = [0], stride "
       "any, rows_per_exp = rows_per_w = N; MoE: one group per expert, x shared (rows_per_exp = all rows) or one row "
       "per expert (rows_per_exp = rows_per_w); stride < 2^32; group_size = the workgroup size; " +

@@ -170,10 +170,17 @@ DeviceDecode decode_blocks(TestDevice& dev, const BlockFormat& f, const std::vec
   return out;
 }
 
-CaseResult run_dequant(TestDevice& dev, const BlockFormat& f, const Case& c, const Dequantizer& ref) {
+namespace {
+// The blocks of a decoder case: dims nblocks and bits.
+std::vector<uint8_t> case_blocks(const BlockFormat& f, const Case& c) {
   const int64_t n = c["nblocks"], bits = dim(c, "bits", 0);
-  const std::vector<uint8_t> blocks =
-      bits == 2 ? quantised_blocks(f, size_t(n), c.seed) : random_blocks(f, size_t(n), c.seed, bits == 0);
+  return bits == 2 ? quantised_blocks(f, size_t(n), c.seed) : random_blocks(f, size_t(n), c.seed, bits == 0);
+}
+}  // namespace
+
+CaseResult run_dequant(TestDevice& dev, const BlockFormat& f, const Case& c, const Dequantizer& ref) {
+  const int64_t n = c["nblocks"];
+  const std::vector<uint8_t> blocks = case_blocks(f, c);
   const DeviceDecode got =
       decode_blocks(dev, f, blocks, dim(c, "offset", 0), dim(c, "wg", 64), uint32_t(dim(c, "grid", 0)));
   std::vector<float> want(size_t(n) * size_t(f.elems));
@@ -183,9 +190,8 @@ CaseResult run_dequant(TestDevice& dev, const BlockFormat& f, const Case& c, con
 
 CaseResult run_iq4nl_to_i8(TestDevice& dev, const Case& c, const Dequantizer& ref) {
   const BlockFormat& f = block_format(TensorType::IQ4_NL);
-  const int64_t n = c["nblocks"], wg = dim(c, "wg", 64), offset = dim(c, "offset", 0), bits = dim(c, "bits", 0);
-  const std::vector<uint8_t> blocks =
-      bits == 2 ? quantised_blocks(f, size_t(n), c.seed) : random_blocks(f, size_t(n), c.seed, bits == 0);
+  const int64_t n = c["nblocks"], wg = dim(c, "wg", 64), offset = dim(c, "offset", 0);
+  const std::vector<uint8_t> blocks = case_blocks(f, c);
   std::vector<uint8_t> stored(size_t(offset), 0x5a);
   stored.insert(stored.end(), blocks.begin(), blocks.end());
   DeviceBuffer<uint8_t> w(dev, stored), out(dev, std::vector<uint8_t>(size_t(32 * n + 4 * kGuardWords), 0xa5));

@@ -65,6 +65,7 @@ KernelDef iq4nl_to_i8_def() {
   d.cases = dequant_cases;
   d.run = [](TestDevice& dev, const Case& c) { return run_iq4nl_to_i8(dev, c, host_codecs()); };
   d.ideal_bytes = [](const Case& c) { return uint64_t(c["nblocks"]) * (18 + 32 + 4); };
+  d.bench_case = [] { return make_case({{"nblocks", 32768}, {"wg", 64}, {"grid", 0}, {"offset", 0}, {"bits", 2}}); };
   return d;
 }
 

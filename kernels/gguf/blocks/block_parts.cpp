@@ -100,6 +100,23 @@ void codebook_lookup(Kernel& k, const Codebook& cb, VGPR codes, VGPR out) {
   k.v_bfi_b32(out, mask, upper, out);
 }
 
+void signed_grid_values(Kernel& k, const BlockSink& sink, int ib, const VGPR (&words)[8],
+                        const std::function<VGPR(int n)>& scale,
+                        const std::function<std::pair<VGPR, int>(int n)>& sign) {
+  for (int p = 0; p < 2; ++p) {
+    const int e = 32 * ib + 16 * p;
+    RunBatch b(k, sink, {e, e + 4, e + 8, e + 12});
+    for (int r = 0; r < 4; ++r) {
+      const int n = 4 * p + r;
+      bytes_to_f32(k, b[size_t(r)], words[n]);
+      scale_values(k, b[size_t(r)], scale(n));
+      const auto [bits, first] = sign(n);
+      apply_signs(k, b[size_t(r)], bits, first);
+    }
+    b.finish();
+  }
+}
+
 VGPR field_f32(Kernel& k, VGPR src, int first, int bits, const char* name) {
   VGPR v = k.vgpr(1, name);
   k.v_bfe_u32(v, src, first, bits);

@@ -3,6 +3,8 @@
 // codebook lookup, and the batches of value runs handed to a sink.
 #pragma once
 
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "gguf/block_codec.h"
@@ -42,6 +44,13 @@ struct Codebook {
 };
 Codebook iq4_codebook(codegen::Kernel& k);
 void codebook_lookup(codegen::Kernel& k, const Codebook& cb, codegen::VGPR codes, codegen::VGPR out);
+
+// The 32 values of i-quant sub-block ib from 8 words of 4 grid magnitudes
+// (word n: elements 32 ib + 4 n .. + 3), in two batches: value = scale(n) *
+// magnitude, negated where bit sign(n).second + c of sign(n).first is set.
+void signed_grid_values(codegen::Kernel& k, const BlockSink& sink, int ib, const codegen::VGPR (&words)[8],
+                        const std::function<codegen::VGPR(int n)>& scale,
+                        const std::function<std::pair<codegen::VGPR, int>(int n)>& sign);
 
 // f32 from the unsigned bitfield [first, first + bits) of src (a new register).
 codegen::VGPR field_f32(codegen::Kernel& k, codegen::VGPR src, int first, int bits, const char* name);

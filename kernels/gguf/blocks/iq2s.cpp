@@ -38,17 +38,11 @@ void decode_iq2s(Kernel& k, const BlockInput& in, const BlockSink& sink) {
       k.v_mul_f32(db[n], d, db[n]);
       k.v_mul_f32(db[n], 0.25f, db[n]);
     }
-    for (int p = 0; p < 2; ++p) {
-      const int e = 32 * ib + 16 * p;
-      RunBatch b(k, sink, {e, e + 4, e + 8, e + 12});
-      for (int r = 0; r < 4; ++r) {
-        const int l = 2 * p + r / 2;
-        bytes_to_f32(k, b[size_t(r)], entry[l][r % 2]);
-        scale_values(k, b[size_t(r)], db[p]);
-        apply_signs(k, b[size_t(r)], signs, 8 * l + 4 * (r % 2));
-      }
-      b.finish();
-    }
+    // word n = half n % 2 of group n / 2's entry; sign bits 4 n .. of the sign dword
+    const VGPR words[8] = {entry[0][0], entry[0][1], entry[1][0], entry[1][1],
+                           entry[2][0], entry[2][1], entry[3][0], entry[3][1]};
+    signed_grid_values(
+        k, sink, ib, words, [&](int n) { return db[n / 4]; }, [&](int n) { return std::pair{signs, 4 * n}; });
   }
 }
 

@@ -35,17 +35,8 @@ void decode_iq3s(Kernel& k, const BlockInput& in, const BlockSink& sink) {
     k.v_mad_u32_u24(db, db, 2, 1);
     k.v_cvt_f32_u32(db, db);
     k.v_mul_f32(db, d, db);
-    for (int p = 0; p < 2; ++p) {
-      const int e = 32 * ib + 16 * p;
-      RunBatch b(k, sink, {e, e + 4, e + 8, e + 12});
-      for (int r = 0; r < 4; ++r) {
-        const int n = 4 * p + r;  // entry n: group n / 2, elements 4 (n % 2) ..
-        bytes_to_f32(k, b[size_t(r)], entry[n]);
-        scale_values(k, b[size_t(r)], db);
-        apply_signs(k, b[size_t(r)], signs, 4 * n);
-      }
-      b.finish();
-    }
+    signed_grid_values(
+        k, sink, ib, entry, [&](int) { return db; }, [&](int n) { return std::pair{signs, 4 * n}; });
   }
 }
 

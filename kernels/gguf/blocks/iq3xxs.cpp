@@ -36,17 +36,9 @@ void decode_iq3xxs(Kernel& k, const BlockInput& in, const BlockSink& sink) {
     k.v_add_f32(db, 0.5f, db);
     k.v_mul_f32(db, d, db);
     k.v_mul_f32(db, 0.5f, db);
-    for (int p = 0; p < 2; ++p) {
-      const int e = 32 * ib + 16 * p;
-      RunBatch b(k, sink, {e, e + 4, e + 8, e + 12});
-      for (int r = 0; r < 4; ++r) {
-        const int n = 4 * p + r;  // entry n: group n / 2, elements 4 (n % 2) ..
-        bytes_to_f32(k, b[size_t(r)], entry[n]);
-        scale_values(k, b[size_t(r)], db);
-        apply_signs(k, b[size_t(r)], signs[n / 2], 4 * (n % 2));
-      }
-      b.finish();
-    }
+    // entry n: group n / 2, elements 4 (n % 2) .. with sign bits 4 (n % 2) .. of the group's pattern
+    signed_grid_values(
+        k, sink, ib, entry, [&](int) { return db; }, [&](int n) { return std::pair{signs[n / 2], 4 * (n % 2)}; });
   }
 }
 

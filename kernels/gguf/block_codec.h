@@ -16,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,25 @@ struct BlockSink {
   std::function<void(const std::vector<ValueRun>& runs)> take;
 };
 
-// The lane's block and the type's lookup tables (KERNELS.md 4.2).
+// The lane's block and the type's lookup tables (KERNELS.md 4.2). With
+// `resident`, the whole block was loaded into registers first (dword j =
+// bytes 4j .. 4j + 3; an odd half dword at the end is zero-extended), and the
+// emitter's loads read from there: every line of a lane's block is then
+// requested in one burst, so it is fetched from memory once even when the
+// decode takes long and the caches are under pressure (the i-quants, whose
+// table gathers stretch the decode).
+struct ResidentBlock {
+  std::vector<codegen::VGPR> parts;  // 16 dwords each (a register holds at most 16)
+  codegen::VGPR dword(int j) const { return parts[size_t(j / 16)][j % 16]; }
+};
 struct BlockInput {
   codegen::VGPR addr;                 // per-lane 64-bit address of the block (2 VGPRs)
   std::vector<codegen::SGPR> tables;  // the type's table arguments, in signature order
+  std::optional<ResidentBlock> resident;
 };
+
+// The block's bytes (a multiple of 2) loaded into ceil(bytes / 4) dwords.
+ResidentBlock load_resident(codegen::Kernel& k, codegen::VGPR addr, int bytes);
 
 // A lookup-table argument of a kernel (grid, sign patterns).
 struct TableParam {
@@ -63,7 +78,13 @@ struct BlockFormat {
   std::vector<TableParam> tables;
   BlockEmitter decode = nullptr;
   std::string decoding;  // one sentence for the docs: how the kernel decodes it
+  bool resident = false;  // the kernels load the whole block first (BlockInput::resident)
 };
+
+// Occupancy asked for by a kernel that keeps the block resident: up to 28
+// dwords fit beside the decode's registers at 3 waves per SIMD, larger
+// blocks (Q5_K, Q6_K) at 2.
+int resident_waves(const BlockFormat& f);
 
 // The eleven types in catalog order; lookup by type (k100::Error for others).
 const std::vector<BlockFormat>& block_formats();

@@ -12,14 +12,14 @@ const std::vector<BlockFormat>& block_formats() {
   static const std::vector<BlockFormat> formats = {
       {TensorType::IQ2_S, "iq2s", "IQ2_S", 256, 82, {{"grid", "u64", "iq2s_grid"}}, decode_iq2s,
        "per 8 elements a 10-bit index gathers one u64 grid entry (8 magnitudes), 4-bit sub-scales "
-       "d * (0.5 + s) * 0.25 and sign bits complete the values"},
+       "d * (0.5 + s) * 0.25 and sign bits complete the values", true},
       {TensorType::IQ3_S, "iq3s", "IQ3_S", 256, 110, {{"grid", "u32", "iq3s_grid"}}, decode_iq3s,
        "per 4 elements a 9-bit index gathers one u32 grid entry (4 magnitudes), sub-scales d * (1 + 2 s) and "
-       "one sign bit per element complete the values"},
+       "one sign bit per element complete the values", true},
       {TensorType::IQ3_XXS, "iq3xxs", "IQ3_XXS", 256, 98, {{"grid", "u32", "iq3xxs_grid"}, {"ksigns", "u8", "ksigns_iq2xs"}},
        decode_iq3xxs,
        "per 4 elements an 8-bit index gathers one u32 grid entry, per 8 elements a 7-bit index gathers the sign "
-       "pattern byte; sub-scale d * (0.5 + s) * 0.5"},
+       "pattern byte; sub-scale d * (0.5 + s) * 0.5", true},
       {TensorType::IQ4_NL, "iq4nl", "IQ4_NL", 32, 18, {}, decode_iq4nl,
        "the 16-level codebook is looked up four codes at a time with byte permutes (v_perm_b32) from 4 VGPRs; "
        "value d * codebook[q]"},
@@ -30,9 +30,9 @@ const std::vector<BlockFormat>& block_formats() {
       {TensorType::Q4_K, "q4k", "Q4_K", 256, 144, {}, decode_q4k,
        "6-bit (scale, min) pairs unpacked per 32 elements, value (d * sc) * q - dmin * m"},
       {TensorType::Q5_K, "q5k", "Q5_K", 256, 176, {}, decode_q5k,
-       "as Q4_K with the fifth bits of qh merged into the nibbles, value (d * sc) * q - dmin * m"},
+       "as Q4_K with the fifth bits of qh merged into the nibbles, value (d * sc) * q - dmin * m", true},
       {TensorType::Q6_K, "q6k", "Q6_K", 256, 210, {}, decode_q6k,
-       "6-bit codes from ql nibbles and qh bit pairs, value (d * scale) * (q - 32) with int8 scales per 16"},
+       "6-bit codes from ql nibbles and qh bit pairs, value (d * scale) * (q - 32) with int8 scales per 16", true},
       {TensorType::Q8_0, "q8_0", "Q8_0", 32, 34, {}, decode_q8_0, "int8 codes sign-extended by SDWA, value q * d"},
   };
   return formats;

@@ -15,8 +15,8 @@ using as::off, as::offset;
 namespace {
 
 // Occupancy asked for: a batch of 16 values next to the block's fields
-// needs up to 48 VGPRs (Q6_K).
-constexpr int kDecoderWaves = 5;
+// needs up to 48 VGPRs (Q6_K); a resident block takes more.
+int decoder_waves(const BlockFormat& f) { return f.resident ? resident_waves(f) : 5; }
 
 std::vector<Param> table_params(const BlockFormat& f) {
   std::vector<Param> p;
@@ -60,7 +60,7 @@ Signature dequant_signature(const BlockFormat& f) {
 }
 
 codeobj::CodeObject build_dequant(isa::Target target, const BlockFormat& f) {
-  Kernel k(dequant_signature(f), target, {.waves_per_simd = kDecoderWaves});
+  Kernel k(dequant_signature(f), target, {.waves_per_simd = decoder_waves(f)});
   const Label exit = k.label("exit");
   SGPR group_size;
   if (dequant_by_global_id(f)) {
@@ -71,7 +71,8 @@ codeobj::CodeObject build_dequant(isa::Target target, const BlockFormat& f) {
     group_size = k.arg("group_size");
   }
   const VGPR i = block_index(k, group_size, exit);
-  const BlockInput input{lane_address(k, k.arg("w"), i, uint32_t(f.bytes)), table_args(k, f)};
+  BlockInput input{lane_address(k, k.arg("w"), i, uint32_t(f.bytes)), table_args(k, f), std::nullopt};
+  if (f.resident) input.resident = load_resident(k, input.addr, f.bytes);
   const VGPR y = lane_address(k, k.arg("y"), i, uint32_t(4 * f.elems));
   const BlockSink store{nullptr, [&](const std::vector<ValueRun>& runs) {
                           for (const ValueRun& r : runs) k.global_store_dwordx4(y, r.values, off, offset(4 * r.first));
@@ -88,10 +89,10 @@ Signature iq4nl_to_i8_signature() {
 }
 
 codeobj::CodeObject build_iq4nl_to_i8(isa::Target target) {
-  Kernel k(iq4nl_to_i8_signature(), target, {.waves_per_simd = kDecoderWaves});
+  Kernel k(iq4nl_to_i8_signature(), target, {.waves_per_simd = decoder_waves(block_format(quant::TensorType::IQ4_NL))});
   const Label exit = k.label("exit");
   const VGPR i = block_index(k, k.arg("group_size"), exit);
-  const BlockInput input{lane_address(k, k.arg("w"), i, 18u), {}};
+  const BlockInput input{lane_address(k, k.arg("w"), i, 18u), {}, std::nullopt};
   const Iq4nlCodes codes = iq4nl_codes(k, input);
   // natural order: out[32 i + 4 j ..] = low codes of qs dword j, out[32 i + 16 + 4 j ..] = high codes
   const VGPR o = lane_address(k, k.arg("out"), i, 32u), s = lane_address(k, k.arg("scale"), i, 4u);

@@ -24,8 +24,8 @@ using as::off, as::offset, as::vcc;
 namespace {
 
 // The dot kernels keep a batch's values and activations (32 VGPRs) live
-// next to the block's own registers.
-constexpr int kDotWaves = 4;
+// next to the block's own registers; a resident block takes more.
+int dot_waves(const BlockFormat& f) { return f.resident ? resident_waves(f) : 4; }
 
 }  // namespace
 
@@ -41,7 +41,7 @@ Signature dot_signature(const BlockFormat& f) {
 }
 
 codeobj::CodeObject build_dot(isa::Target target, const BlockFormat& f) {
-  Kernel k(dot_signature(f), target, {.waves_per_simd = kDotWaves});
+  Kernel k(dot_signature(f), target, {.waves_per_simd = dot_waves(f)});
   const Label exit = k.label("exit");
   const SGPR first = k.sgpr(1, "first block");
   const VGPR i = k.vgpr(1, "block");
@@ -89,7 +89,9 @@ codeobj::CodeObject build_dot(isa::Target target, const BlockFormat& f) {
                           for (int c = 0; c < 4; ++c) k.v_fmac_f32(acc[c], runs[r].values[c], pending[r][c]);
                         pending.clear();
                       }};
-  f.decode(k, BlockInput{w, tables}, dot);
+  BlockInput input{w, tables, std::nullopt};
+  if (f.resident) input.resident = load_resident(k, w, f.bytes);
+  f.decode(k, input, dot);
   k.v_add_f32(acc[0], acc[0], acc[1]);
   k.v_add_f32(acc[2], acc[2], acc[3]);
   k.v_add_f32(acc[0], acc[0], acc[2]);

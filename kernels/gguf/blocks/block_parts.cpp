@@ -1,5 +1,6 @@
 #include "gguf/blocks/block_parts.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "k100/quant/iq_tables.h"
@@ -10,6 +11,19 @@ using namespace codegen;
 using as::off, as::offset;
 
 void load(Kernel& k, const BlockInput& in, VGPR dst, int at) {
+  if (in.resident) {
+    // bytes at .. at + 4 width from the resident dwords: whole dwords moved,
+    // others put together from two neighbours (the offsets are constants)
+    const ResidentBlock& r = *in.resident;
+    for (int j = 0; j < dst.width; ++j) {
+      const int b = at + 4 * j;
+      if (b % 4 == 0)
+        k.v_mov_b32(dst[j], r.dword(b / 4));
+      else
+        k.v_alignbyte_b32(dst[j], r.dword(b / 4 + 1), r.dword(b / 4), b % 4);
+    }
+    return;
+  }
   switch (dst.width) {
     case 1: return k.global_load_dword(dst, in.addr, off, offset(at));
     case 2: return k.global_load_dwordx2(dst, in.addr, off, offset(at));
@@ -19,7 +33,10 @@ void load(Kernel& k, const BlockInput& in, VGPR dst, int at) {
 }
 
 void load_u16(Kernel& k, const BlockInput& in, VGPR dst, int at) {
-  k.global_load_ushort(dst, in.addr, off, offset(at));
+  if (in.resident)
+    k.v_bfe_u32(dst, in.resident->dword(at / 4), 8 * (at % 4), 16);
+  else
+    k.global_load_ushort(dst, in.addr, off, offset(at));
 }
 
 VGPR load_half(Kernel& k, const BlockInput& in, int at, const char* name) {
@@ -130,3 +147,30 @@ RunBatch::RunBatch(Kernel& k, const BlockSink& sink, std::vector<int> firsts) : 
 }
 
 }  // namespace k100::kernels::gguf::parts
+
+namespace k100::kernels::gguf {
+
+ResidentBlock load_resident(codegen::Kernel& k, codegen::VGPR addr, int bytes) {
+  using namespace codegen;
+  const int dwords = (bytes + 3) / 4, whole = bytes / 4;
+  ResidentBlock r;
+  for (int first = 0; first < dwords; first += 16)
+    r.parts.push_back(k.vgpr(std::min(16, dwords - first), "resident block"));
+  // dwordx4 pieces never cross a 16-dword part
+  for (int done = 0; done < whole;) {
+    const int w = std::min(4, whole - done);
+    const VGPR d = r.parts[size_t(done / 16)].sub(done % 16, w);
+    const auto at = as::offset(4 * done);
+    if (w == 4) k.global_load_dwordx4(d, addr, as::off, at);
+    else if (w == 3) k.global_load_dwordx3(d, addr, as::off, at);
+    else if (w == 2) k.global_load_dwordx2(d, addr, as::off, at);
+    else k.global_load_dword(d, addr, as::off, at);
+    done += w;
+  }
+  if (bytes % 4) k.global_load_ushort(r.dword(whole), addr, as::off, as::offset(4 * whole));  // never past the block
+  return r;
+}
+
+int resident_waves(const BlockFormat& f) { return (f.bytes + 3) / 4 > 28 ? 2 : 3; }
+
+}  // namespace k100::kernels::gguf

@@ -1,7 +1,8 @@
 // k100-gguf: inspect and decode GGUF model files.
 //
 //   k100-gguf info FILE [--all]                       header, metadata, tensors, totals
-//   k100-gguf dequant FILE TENSOR -o OUT.npy --host   one tensor decoded to float32
+//   k100-gguf dequant FILE TENSOR -o OUT.npy [--host] one tensor decoded to float32 (device, or host codecs)
+//   k100-gguf check FILE                              every tensor decoded on the device and the host, compared
 //   k100-gguf help [COMMAND] | --help | --version
 //
 // Exit status: 0 success, 1 a file that cannot be read or decoded (the
@@ -24,12 +25,14 @@ struct Entry {
   int (*run)(const std::vector<std::string>&);
 };
 
-const Entry kEntries[] = {{kInfoUsage, info_command}, {kDequantUsage, dequant_command}};
+const Entry kEntries[] = {{kInfoUsage, info_command}, {kDequantUsage, dequant_command}, {kCheckUsage, check_command}};
+constexpr int kHelp = 3;  // the index of "help" in kCommands
 
 const k100::tools::CommandTable kCommands(
     "k100-gguf", "inspects GGUF model files and decodes their tensors",
     {{"info", "header, metadata, tensor list (type, shape, bytes, offset) and totals"},
-     {"dequant", "decode one tensor to a float32 .npy file"},
+     {"dequant", "decode one tensor to a float32 .npy file (on the device, or --host)"},
+     {"check", "decode every tensor on the device and on the host and compare them"},
      {"help", "'help COMMAND' shows a command's arguments"}},
     "'k100-gguf COMMAND --help' or 'k100-gguf help COMMAND' shows a command's arguments.\n"
     "exit status: 0 success, 1 a file that cannot be read or decoded (the message names the\n"
@@ -42,16 +45,16 @@ int main(int argc, char** argv) {
   int index = kCommands.dispatch(argc, argv, status);
   if (index < 0) return status;
   std::vector<std::string> rest(argv + 2, argv + argc);
-  if (index == 2) {  // help [COMMAND]
+  if (index == kHelp) {  // help [COMMAND]
     if (rest.empty()) {
       kCommands.print_help();
       return 0;
     }
     char* sub[] = {argv[0], rest[0].data()};
     index = kCommands.dispatch(2, sub, status);
-    if (index < 0 || index == 2) {
-      if (index == 2) kCommands.print_help();
-      return index == 2 ? 0 : status;
+    if (index < 0 || index == kHelp) {
+      if (index == kHelp) kCommands.print_help();
+      return index == kHelp ? 0 : status;
     }
     std::fputs(kEntries[index].usage, stdout);
     return 0;

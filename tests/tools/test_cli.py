@@ -92,7 +92,7 @@ def test_subcommand_unknown_option_suggests(argv, near):
 
 @pytest.mark.parametrize("argv", [["k100-bench", "asm"], ["k100-bench", "emu"], ["k100-bench", "kernels"],
                                   ["k100-bench", "validate"], ["k100-bench", "calibrate"], ["k100-gguf", "info"],
-                                  ["k100-gguf", "dequant"]])
+                                  ["k100-gguf", "dequant"], ["k100-gguf", "check"]])
 def test_subcommand_help_on_stdout_exit_0(argv):
     p = run(*argv, "--help")
     out, err = text(p)

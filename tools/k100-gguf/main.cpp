@@ -35,8 +35,8 @@ const k100::tools::CommandTable kCommands(
      {"check", "decode every tensor on the device and on the host and compare them"},
      {"help", "'help COMMAND' shows a command's arguments"}},
     "'k100-gguf COMMAND --help' or 'k100-gguf help COMMAND' shows a command's arguments.\n"
-    "exit status: 0 success, 1 a file that cannot be read or decoded, or a check that failed (the message names the\n"
-    "file, key or tensor and the byte offset), 2 a usage error.\n");
+    "exit status: 0 success, 1 a file that cannot be read or decoded (the message names the file,\n"
+    "key or tensor and the byte offset) or a check that failed, 2 a usage error.\n");
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench_registry.h"
+#include "command_table.h"
 #include "kernel_measure.h"
 #include "parameter_override.h"
 
@@ -142,7 +143,8 @@ int run(int argc, char** argv) {
                   "waves, execution time, and the longest wave's lifetime, dependent round trips and instructions.\n");
       return 0;
     } else {
-      std::fprintf(stderr, "k100-bench validate: unknown option '%s'\n", a.c_str());
+      std::fprintf(stderr, "k100-bench validate: %s\n",
+                   k100::tools::unknown_option(a, {"--group", "--set", "--detail", "--help"}).c_str());
       return 2;
     }
   }

@@ -14,11 +14,13 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "k100/base/error.h"
 #include "k100/codeobj/writer.h"
 #include "k100/kernels/docs.h"
 #include "k100/kernels/package.h"
+#include "option_table.h"
 
 namespace {
 
@@ -28,26 +30,32 @@ void write_file(const std::string& path, const std::string& data) {
     throw k100::Error("cannot write " + path);
 }
 
-int usage() {
-  std::fprintf(stderr,
-               "usage: k100-build-kernels --kernels-dir DIR [--out-dir DIR] [--docs FILE] [--check-docs FILE]\n");
-  return 2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace k100;
   std::string kernels_dir, out_dir, docs, check_docs;
-  for (int i = 1; i < argc; ++i) {
-    auto is = [&](const char* flag) { return !std::strcmp(argv[i], flag) && i + 1 < argc; };
-    if (is("--kernels-dir")) kernels_dir = argv[++i];
-    else if (is("--out-dir")) out_dir = argv[++i];
-    else if (is("--docs")) docs = argv[++i];
-    else if (is("--check-docs")) check_docs = argv[++i];
-    else return usage();
-  }
-  if (kernels_dir.empty() || (out_dir.empty() && docs.empty() && check_docs.empty())) return usage();
+  tools::OptionTable options(
+      "k100-build-kernels", "builds the kernel package (code objects, catalogs, C headers) and its reference page from the registry",
+      {"k100-build-kernels --kernels-dir DIR --out-dir DIR", "k100-build-kernels --kernels-dir DIR --docs FILE",
+       "k100-build-kernels --kernels-dir DIR --check-docs FILE"});
+  options.value({"--kernels-dir"}, "DIR", "the kernels/ folder (hand-written .s sources and their .inc files)",
+                [&](const std::string& v) { kernels_dir = v; })
+      .value({"--out-dir"}, "DIR",
+             "write k100lc_kernels{,_gfx906}.hsaco, catalog{,_gfx906}.json and k100lc_kernels{,_gfx906}.h there",
+             [&](const std::string& v) { out_dir = v; })
+      .value({"--docs"}, "FILE", "write the kernel reference (markdown) generated from the catalog and registry",
+             [&](const std::string& v) { docs = v; })
+      .value({"--check-docs"}, "FILE", "fail (exit 1) when FILE differs from the generated kernel reference",
+             [&](const std::string& v) { check_docs = v; })
+      .epilog("exit status: 0 success, 1 a kernel that does not build or a stale --check-docs file, 2 a usage error\n");
+  std::vector<std::string> extra;
+  if (int status = options.parse(argc, argv, [&](const std::string& a) { extra.push_back(a); }); status >= 0)
+    return status;
+  if (!extra.empty()) return options.usage_error("unexpected argument '" + extra[0] + "'");
+  if (kernels_dir.empty()) return options.usage_error("--kernels-dir is required");
+  if (out_dir.empty() && docs.empty() && check_docs.empty())
+    return options.usage_error("nothing to do: give --out-dir, --docs or --check-docs");
   try {
     for (isa::Target t : {isa::Target::gfx926, isa::Target::gfx906}) {
       kernels::Package pkg = kernels::build_package(kernels::registry(), t, kernels_dir);

@@ -238,7 +238,10 @@ codeobj::CodeObject part_replica(int dh, int batch) {
   Kernel k(sig, isa::Target::gfx926, one_wave(kScores + 256));
   Label empty = k.label("empty_split"), write = k.label("write");
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
-  const SGPR wg = k.workgroup_id(), sh = k.arg("cshift"), n_kv = k.arg("n_kv"), max_len = k.arg("max_len");
+  // The arguments past byte 64 one dword each: the layer's 3-dword block
+  // there cannot be viewed in pairs.
+  auto late = [&](const char* n) { return k.kernarg(sig.offset(n), 1); };
+  const SGPR wg = k.workgroup_id(), sh = late("cshift"), n_kv = k.arg("n_kv"), max_len = k.arg("max_len");
   const SGPR h = s1("head"), split = s1("split"), nsplit = s1("nsplit"), R = s1("rows per split"), j0 = s1("first row"),
              jend = s1("end row"), blk = s1("block"), left = s1("rows left"), row_bytes = s1("kt row bytes"),
              vrow = s1("v row bytes"), t = s1("t"), save = k.sgpr(2, "saved exec");
@@ -260,7 +263,7 @@ codeobj::CodeObject part_replica(int dh, int batch) {
   k.s_cmp_ge_u32(j0, n_kv);
   k.s_cbranch_scc1(empty);
   k.s_lshl_b32(row_bytes, max_len, 2);
-  k.s_lshl_b32(vrow, k.arg("vstride"), 2);
+  k.s_lshl_b32(vrow, late("vstride"), 2);
   // kt[h][d][j]: the head's first d-row; q[h][d]
   const SGPR hd = s1("h dh");
   k.s_mul_i32(hd, h, uint32_t(dh));
@@ -302,7 +305,7 @@ codeobj::CodeObject part_replica(int dh, int batch) {
   const SGPR M = lds_tree(k, ReduceOp::Max, mloc, lane, kScores);
   // ---- p_j = exp((s_j - M) inv) over the scores in LDS, and their sum
   const SGPR inv2 = s1("inv log2 e");
-  k.s_mov_b32(inv2, k.arg("inv"));
+  k.s_mov_b32(inv2, late("inv"));
   k.v_mov_b32(tmp, inv2);
   k.v_mul_f32(tmp, kLog2e, tmp);
   k.v_readfirstlane_b32(inv2, tmp);
@@ -330,7 +333,7 @@ codeobj::CodeObject part_replica(int dh, int batch) {
   const SGPR L = lds_tree(k, ReduceOp::Add, lsum, lane, kScores);
   // ---- output pass: lane = d, the j loop with J rows per wait
   const SGPR pv = k.sgpr(2, "v stream");
-  set_scaled_address(k, pv, k.arg("v"), j0, k.arg("vstride"), 2);
+  set_scaled_address(k, pv, k.arg("v"), j0, late("vstride"), 2);
   k.s_lshl_b32(t, hd, 2);
   add64(k, pv, t);
   k.v_lshlrev_b32(voff, 2, lane);

@@ -94,7 +94,7 @@ class TraceRecorder::Workgroup : public emu::WorkgroupObserver {
     waves.clear();
     waves.resize(nwaves);
     trips_.assign(nwaves, TripSegments{});
-    host_.assign(nwaves, HostLine{});
+    host_.assign(nwaves, {});
     last_ = nullptr;
   }
   // Ends the open trips (segments of loads after the last s_waitcnt).
@@ -110,7 +110,7 @@ class TraceRecorder::Workgroup : public emu::WorkgroupObserver {
     OpKind k = detail::issue_kind(inst, cls);
     if (k == OpKind::Wait || k == OpKind::Barrier || k == OpKind::End) {
       trips_[wave].close(w.ops);
-      host_[wave].open = false;
+      host_[wave].clear();
     }
     if (mergeable(k) && !w.ops.empty()) {
       TraceOp& prev = w.ops.back();
@@ -172,21 +172,22 @@ class TraceRecorder::Workgroup : public emu::WorkgroupObserver {
         in_range(address, info->packet_address, info->packet_bytes) ||
         in_range(address, info->queue_address, info->queue_bytes)) {
       // The scalar cache asks for a 64-byte line once: a later load of the
-      // wave within the line it already requested (no wait in between) is
+      // wave within a line it already requested (no wait in between) is
       // served by that request, which carries the bytes of both.
-      HostLine& h = host_[last_wave_];
+      std::vector<HostLine>& pending = host_[last_wave_];
       const uint64_t first = address >> 6, last = (address + std::max<uint32_t>(bytes, 1) - 1) >> 6;
       op->count = 0;
-      if (h.open && first == h.line && last == h.line) {
-        TraceOp& owner = last_->ops[h.op];
-        owner.arg = std::min<uint32_t>(owner.arg + bytes, 64);
-        op->aux = 2;
-        op->arg = 0;
-        return;
-      }
+      for (const HostLine& h : pending)
+        if (first == h.line && last == h.line) {
+          TraceOp& owner = last_->ops[h.op];
+          owner.arg = std::min<uint32_t>(owner.arg + bytes, 64);
+          op->aux = 2;
+          op->arg = 0;
+          return;
+        }
       op->aux = 1;
       op->arg = bytes;
-      h = {first == last, first, uint32_t(last_->ops.size() - 1)};
+      if (first == last) pending.push_back({first, uint32_t(last_->ops.size() - 1)});
       return;
     }
     WaveTrace& w = *last_;
@@ -207,14 +208,13 @@ class TraceRecorder::Workgroup : public emu::WorkgroupObserver {
   WaveTrace* last_ = nullptr;
   uint32_t last_wave_ = 0;
   std::vector<TripSegments> trips_;
-  // Per wave: the host-memory line its last scalar load requested, while no
-  // wait has intervened.
+  // Per wave: the host-memory lines its scalar loads requested since its
+  // last wait, and the op whose request brings each.
   struct HostLine {
-    bool open = false;
     uint64_t line = 0;
     uint32_t op = 0;
   };
-  std::vector<HostLine> host_;
+  std::vector<std::vector<HostLine>> host_;
 };
 
 TraceRecorder::TraceRecorder() = default;

@@ -187,7 +187,6 @@ int run(int argc, char** argv) {
       double measured, modeled;
     };
     std::vector<Row> rows;
-    bench::calibrate::ProbeDevice replica_dev;
     auto detail_of = [](const timing::Timing& t) {
       std::string out;
       for (const auto& d : t.dispatches) {
@@ -231,6 +230,9 @@ int run(int argc, char** argv) {
         }
       }
       if (p.replica) {
+        // A fresh device per point: its buffers' addresses (and so their HBM
+        // channels) do not depend on which points ran before.
+        bench::calibrate::ProbeDevice replica_dev;
         bench::validate::ReplicaRun run = p.replica(replica_dev);
         timing::Timing t = run.model(machine);
         print_row(p, "replica (" + p.replica_name + ")", t.total_s * 1e6, timing::limiter_name(t.limiter),

@@ -84,6 +84,35 @@ void scaled_exp(Kernel& k, VGPR v, Operand m, Operand scale_log2e) {
   k.v_exp_f32(v, v);
 }
 
+// The split's rows [j0, jend) in blocks of 64, lane = row j (in vj), EXEC
+// = the rows of the block that exist.
+void row_blocks(Kernel& k, SGPR j0, SGPR jend, VGPR lane, VGPR vj, const std::function<void()>& body) {
+  const SGPR blk = k.sgpr(1, "block"), save = k.sgpr(2, "saved exec");
+  Label top = k.label("row_block"), done = k.label("row_blocks_done");
+  k.s_mov_b32(blk, j0);
+  k.bind(top);
+  k.s_cmp_ge_u32(blk, jend);
+  k.s_cbranch_scc1(done);
+  k.v_add_u32(vj, blk, lane);
+  k.v_cmp_gt_u32(vcc, jend, vj);
+  k.s_and_saveexec_b64(save, vcc);
+  body();
+  k.s_mov_b64(exec, save);
+  k.s_add_u32(blk, blk, 64);
+  k.s_branch(top);
+  k.bind(done);
+}
+
+// x * log2 e of a uniform f32 (an SGPR), as an SGPR.
+SGPR times_log2e(Kernel& k, SGPR x) {
+  const VGPR t = k.vgpr(1, "x log2 e");
+  const SGPR out = k.sgpr(1, "x log2 e");
+  k.v_mov_b32(t, x);
+  k.v_mul_f32(t, kLog2e, t);
+  k.v_readfirstlane_b32(out, t);
+  return out;
+}
+
 }  // namespace
 
 codeobj::CodeObject rmsnorm_replica(int loads_per_wait) {
@@ -243,7 +272,7 @@ codeobj::CodeObject part_replica(int dh, int batch) {
   auto late = [&](const char* n) { return k.kernarg(sig.offset(n), 1); };
   const SGPR wg = k.workgroup_id(), sh = late("cshift"), n_kv = k.arg("n_kv"), max_len = k.arg("max_len");
   const SGPR h = s1("head"), split = s1("split"), nsplit = s1("nsplit"), R = s1("rows per split"), j0 = s1("first row"),
-             jend = s1("end row"), blk = s1("block"), left = s1("rows left"), row_bytes = s1("kt row bytes"),
+             jend = s1("end row"), left = s1("rows left"), row_bytes = s1("kt row bytes"),
              vrow = s1("v row bytes"), t = s1("t"), save = k.sgpr(2, "saved exec");
   const VGPR lane = lane_of_local_id(k), vj = k.vgpr(1, "row"), voff = k.vgpr(1, "offset"), acc = k.vgpr(1, "score"),
              mloc = k.vgpr(1, "max"), lsum = k.vgpr(1, "sum"), laddr = k.vgpr(1, "lds address"),
@@ -271,15 +300,7 @@ codeobj::CodeObject part_replica(int dh, int batch) {
   const SGPR pk = k.sgpr(2, "kt stream"), qs = k.sgpr(B, "q values");
   // ---- score pass: lane = row, the d loop in batches of B loads per wait
   k.v_mov_b32(mloc, kNegInf);
-  k.s_mov_b32(blk, j0);
-  {
-    Label top = k.label("score_block"), done = k.label("score_done");
-    k.bind(top);
-    k.s_cmp_ge_u32(blk, jend);
-    k.s_cbranch_scc1(done);
-    k.v_add_u32(vj, blk, lane);
-    k.v_cmp_gt_u32(vcc, jend, vj);
-    k.s_and_saveexec_b64(save, vcc);
+  row_blocks(k, j0, jend, lane, vj, [&] {
     k.v_lshlrev_b32(voff, 2, vj);
     k.v_mov_b32(acc, 0);
     k.s_mov_b64(pk, ktH);
@@ -297,39 +318,19 @@ codeobj::CodeObject part_replica(int dh, int batch) {
     k.v_lshlrev_b32(laddr, 2, laddr);
     k.ds_write_b32(laddr, acc);
     k.v_max_f32(mloc, mloc, acc);
-    k.s_mov_b64(exec, save);
-    k.s_add_u32(blk, blk, 64);
-    k.s_branch(top);
-    k.bind(done);
-  }
+  });
   const SGPR M = lds_tree(k, ReduceOp::Max, mloc, lane, kScores);
   // ---- p_j = exp((s_j - M) inv) over the scores in LDS, and their sum
-  const SGPR inv2 = s1("inv log2 e");
-  k.s_mov_b32(inv2, late("inv"));
-  k.v_mov_b32(tmp, inv2);
-  k.v_mul_f32(tmp, kLog2e, tmp);
-  k.v_readfirstlane_b32(inv2, tmp);
+  const SGPR inv2 = times_log2e(k, late("inv"));
   k.v_mov_b32(lsum, 0);
-  k.s_mov_b32(blk, j0);
-  {
-    Label top = k.label("exp_block"), done = k.label("exp_done");
-    k.bind(top);
-    k.s_cmp_ge_u32(blk, jend);
-    k.s_cbranch_scc1(done);
-    k.v_add_u32(vj, blk, lane);
-    k.v_cmp_gt_u32(vcc, jend, vj);
-    k.s_and_saveexec_b64(save, vcc);
+  row_blocks(k, j0, jend, lane, vj, [&] {
     k.v_subrev_u32(laddr, j0, vj);
     k.v_lshlrev_b32(laddr, 2, laddr);
     k.ds_read_b32(tmp, laddr);
     scaled_exp(k, tmp, M, inv2);
     k.ds_write_b32(laddr, tmp);
     k.v_add_f32(lsum, lsum, tmp);
-    k.s_mov_b64(exec, save);
-    k.s_add_u32(blk, blk, 64);
-    k.s_branch(top);
-    k.bind(done);
-  }
+  });
   const SGPR L = lds_tree(k, ReduceOp::Add, lsum, lane, kScores);
   // ---- output pass: lane = d, the j loop with J rows per wait
   const SGPR pv = k.sgpr(2, "v stream");
@@ -392,9 +393,9 @@ codeobj::CodeObject combine_replica(int dh) {
                        value("nsplit", "u32"), value("inv", "f32")});
   Kernel k(sig, isa::Target::gfx926, one_wave(0));
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
-  const SGPR h = k.workgroup_id(), ns = k.arg("nsplit"), left = s1("splits left"), inv2 = s1("inv log2 e");
+  const SGPR h = k.workgroup_id(), ns = k.arg("nsplit"), left = s1("splits left"), inv2 = times_log2e(k, k.arg("inv"));
   const VGPR lane = lane_of_local_id(k), zero = k.vgpr(1, "zero"), voff = k.vgpr(1, "offset"), M = k.vgpr(1, "max"),
-             L = k.vgpr(1, "weight sum"), tmp = k.vgpr(1, "tmp");
+             L = k.vgpr(1, "weight sum");
   std::vector<VGPR> m(4), l(4), o;
   for (int i = 0; i < 4; ++i) m[size_t(i)] = k.vgpr(1, "pm"), l[size_t(i)] = k.vgpr(1, "pl");
   std::vector<std::vector<VGPR>> po(4);
@@ -411,9 +412,6 @@ codeobj::CodeObject combine_replica(int dh) {
   const SGPR pm = k.sgpr(2, "pm stream"), pl = k.sgpr(2, "pl stream"), pp = k.sgpr(2, "po stream");
   k.v_mov_b32(zero, 0);
   k.v_lshlrev_b32(voff, 2, lane);
-  k.v_mov_b32(tmp, k.arg("inv"));
-  k.v_mul_f32(tmp, kLog2e, tmp);
-  k.v_readfirstlane_b32(inv2, tmp);
   // ---- pass 1: M = max over the splits, 4 per wait, then the tail
   k.v_mov_b32(M, kNegInf);
   k.s_mov_b64(pm, pmH);

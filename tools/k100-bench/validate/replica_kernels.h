@@ -28,7 +28,8 @@ namespace k100::bench::validate {
 // for the original). Statistics pass: batches of `loads_per_wait` x loads,
 // one wait per batch; output pass: batches of loads_per_wait / 2 elements
 // (an x and a w load each), one wait per batch, stores not waited for (the
-// 16-loads kernel is v1.9.10's, after v1.9.3 stopped waiting after stores).
+// 16-loads kernel taken to be v1.9.10's faster RMSNorm, section 16, after
+// v1.9.3 stopped waiting after stores).
 // What does not fill a whole batch goes through the tail path, one element
 // per wait, the original kernel's structure. Kernel name "rmsnorm_rep<N>_k".
 codeobj::CodeObject rmsnorm_replica(int loads_per_wait);

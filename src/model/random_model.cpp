@@ -24,7 +24,10 @@ constexpr const char* kCorpus =
     "back in the morning, but the train was late and the station was cold. numbers like 12 and 345 "
     "appear in tables; letters and words appear in sentences. what is the time? it is half past nine. "
     "there are many ways to learn: reading, writing, listening and speaking. the weather is fine today "
-    "and the children play in the park near the river. one two three four five six seven eight nine ten.";
+    "and the children play in the park near the river. one two three four five six seven eight nine ten. "
+    "a small language model with random weights still produces tokens; the tests compare them with another "
+    "implementation, step by step, logit by logit. quantized blocks hold scales and codes, decoded on the fly. "
+    "good morning, how are you? very well, thank you, and you? the library opens at eight and closes at six.";
 
 // The merges a byte-pair learner makes on the corpus split into words, each
 // word a list of symbols (UTF-8 strings), most frequent pair first (ties by
@@ -259,7 +262,10 @@ void write_random_model(const std::string& path, const RandomModelSpec& s) {
   w.add("general.architecture", Value::string(a));
   w.add("general.name", Value::string("k100lc random " + a + " " + random_model_type_name(s)));
   auto u32 = [](int64_t v) { return Value::of(uint32_t(v)); };
-  w.add(a + ".vocab_size", u32(s.n_vocab));
+  const bool spm = s.arch == Architecture::Llama;
+  const Vocab v = spm ? spm_vocab(s.n_vocab) : bpe_vocab(s.n_vocab);
+  const int64_t nv = int64_t(v.tokens.size());  // n_vocab, unless the corpus has fewer pieces to learn
+  w.add(a + ".vocab_size", u32(nv));
   w.add(a + ".context_length", u32(s.n_ctx));
   w.add(a + ".embedding_length", u32(s.n_embd));
   w.add(a + ".block_count", u32(s.n_layer));
@@ -277,15 +283,12 @@ void write_random_model(const std::string& path, const RandomModelSpec& s) {
     w.add(a + ".expert_feed_forward_length", u32(s.n_ff_exp));
   }
 
-  const bool spm = s.arch == Architecture::Llama;
-  const Vocab v = spm ? spm_vocab(s.n_vocab) : bpe_vocab(s.n_vocab);
   w.add("tokenizer.ggml.model", Value::string(spm ? "llama" : "gpt2"));
   if (!spm) w.add("tokenizer.ggml.pre", Value::string("qwen2"));
   w.add("tokenizer.ggml.tokens", Value::string_array(v.tokens));
   if (spm) w.add("tokenizer.ggml.scores", Value::array(std::span<const float>(v.scores)));
   w.add("tokenizer.ggml.token_type", Value::array(std::span<const int32_t>(v.types)));
   if (!spm) w.add("tokenizer.ggml.merges", Value::string_array(v.merges));
-  const int64_t nv = int64_t(v.tokens.size());
   if (spm) {
     w.add("tokenizer.ggml.bos_token_id", u32(1));
     w.add("tokenizer.ggml.eos_token_id", u32(2));

@@ -49,13 +49,14 @@ int main(int argc, char** argv) {
   using namespace k100;
   model::GenerateRequest req;
   std::string write_path, arch = "llama", type = "f32";
+  bool tied = false;
   std::vector<std::string> positional;
   bool have_tokens = false;
   tools::OptionTable t("k100-generate", "generate text with a GGUF language model on the DCU or the emulator",
                        {"k100-generate MODEL.gguf (--prompt TEXT | --tokens ID,ID,...) [-n N] [--temp T] [--top-k K] "
                         "[--top-p P] [--seed S] [--logits FILE.npy] [--ids]",
                         "k100-generate --write-random-model FILE.gguf [--arch llama|qwen2|qwen3|qwen3moe] "
-                        "[--type f32|f16|q8_0|q4_K|...|mixed]"});
+                        "[--type f32|f16|q8_0|q4_K|...|mixed] [--tied]"});
   try {
     t.value({"--prompt", "-p"}, "TEXT", "the text to continue (encoded with the model's tokenizer)",
             [&](const std::string& v) { req.prompt = v; });
@@ -84,6 +85,7 @@ int main(int argc, char** argv) {
     t.value({"--arch"}, "A", "architecture of the random model (default llama)", [&](const std::string& v) { arch = v; });
     t.value({"--type"}, "T", "weight type of the random model (default f32; 'mixed': one block type per tensor)",
             [&](const std::string& v) { type = v; });
+    t.flag({"--tied"}, "the random model has no output.weight (the head reads the token embedding)", [&] { tied = true; });
     t.epilog("Text streams to standard output as it is generated, then the speed and the device time per kernel\n"
              "family; the load progress goes to standard error. K100_BACKEND=emu|hsa picks the device.\n");
     const int rc = t.parse(argc, argv, [&](const std::string& a) { positional.push_back(a); });
@@ -97,6 +99,7 @@ int main(int argc, char** argv) {
       model::RandomModelSpec spec;
       if (!model::set_random_model_field(spec, arch) || !model::set_random_model_field(spec, type))
         throw Error("--arch '" + arch + "' / --type '" + type + "': unknown architecture or tensor type");
+      spec.tied = tied;
       model::write_random_model(write_path, spec);
       std::printf("wrote %s (%s, %s)\n", write_path.c_str(), arch.c_str(), model::random_model_type_name(spec).c_str());
       return 0;

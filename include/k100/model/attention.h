@@ -27,6 +27,7 @@ class Attention {
  public:
   Attention(Device& dev, int64_t dim, int64_t max_len, Workspace* ws = nullptr, std::string tag = "attn",
             int64_t n_split = 128);
+  int64_t dim() const { return dim_; }
   int64_t length() const { return length_; }
   uint64_t k() const { return k_; }
   uint64_t vt() const { return vt_; }

@@ -47,6 +47,8 @@ class MoEExperts {
   // experts: layers [out_dim][dim] the caller keeps alive.
   MoEExperts(Device& dev, std::vector<Linear*> experts, int64_t rows, int64_t dim, int64_t out_dim, int64_t topk,
              Workspace* ws = nullptr, std::string tag = "moe_experts");
+  int64_t topk() const { return topk_; }
+  int64_t n_experts() const { return int64_t(experts_.size()); }
   // ids, weights [rows][topk].
   MoERoute route(std::span<const int32_t> ids, std::span<const float> weights) const;
   // y [rows][out_dim] = sum_t weights[r][t] expert_{ids[r][t]}(x[r]).

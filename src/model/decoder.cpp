@@ -46,15 +46,14 @@ struct DecoderModel::State {
   std::vector<uint64_t> embed_tables;
   float inv_sqrt_hd = 0;
 
-  State(Device& d, const quant::GgufFile& f, const LoadOptions& o)
-      : dev(d), cfg(ModelConfig::from_gguf(f)), ws(d) {
+  State(Device& d, const ModelConfig& c, const TensorSource& f, const LoadOptions& o) : dev(d), cfg(c), ws(d) {
     ctx = o.context > 0 ? o.context : std::min<int64_t>(cfg.n_ctx_train, 4096);
     if (cfg.head_dim % 64 || cfg.head_dim > 256)
-      throw Error(f.path() + ": head size " + std::to_string(cfg.head_dim) +
+      throw Error(f.origin() + ": head size " + std::to_string(cfg.head_dim) +
                   " is not supported (attention needs a multiple of 64 up to 256)");
-    if (cfg.n_embd % 64) throw Error(f.path() + ": n_embd " + std::to_string(cfg.n_embd) + " is not a multiple of 64");
+    if (cfg.n_embd % 64) throw Error(f.origin() + ": n_embd " + std::to_string(cfg.n_embd) + " is not a multiple of 64");
     if (cfg.moe() && cfg.n_expert > 256)
-      throw Error(f.path() + ": " + std::to_string(cfg.n_expert) + " experts; routing handles at most 256");
+      throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts; routing handles at most 256");
     resolve_kernels();
     w = load_weights(d, ws, f, cfg, o.progress);
     resolve_embedding();
@@ -262,7 +261,9 @@ struct DecoderModel::State {
 };
 
 DecoderModel::DecoderModel(Device& dev, const quant::GgufFile& file, LoadOptions options)
-    : s_(std::make_unique<State>(dev, file, options)) {}
+    : s_(std::make_unique<State>(dev, ModelConfig::from_gguf(file), GgufTensorSource(file), options)) {}
+DecoderModel::DecoderModel(Device& dev, const ModelConfig& config, const TensorSource& source, LoadOptions options)
+    : s_(std::make_unique<State>(dev, config, source, options)) {}
 DecoderModel::~DecoderModel() = default;
 
 const ModelConfig& DecoderModel::config() const { return s_->cfg; }

@@ -29,40 +29,37 @@ namespace {
 
 class Loader {
  public:
-  Loader(Device& dev, Workspace& ws, const quant::GgufFile& f,
+  Loader(Device& dev, Workspace& ws, const TensorSource& src,
          const std::function<void(uint64_t, uint64_t)>& progress, ModelWeights& mw)
-      : dev_(dev), ws_(ws), f_(f), progress_(progress), mw_(mw) {
-    for (const auto& t : f.tensors()) total_ += t.size;
-  }
+      : dev_(dev), ws_(ws), src_(src), progress_(progress), mw_(mw), total_(src.total_bytes()) {}
 
   // The tensor with exactly these dims (GGUF order); k100::Error naming it otherwise.
   const TensorInfo& require(const std::string& name, const std::vector<uint64_t>& dims, const std::string& what) {
-    const TensorInfo* t = f_.find_tensor(name);
+    const TensorInfo* t = src_.tensor(name, dims, true);
     if (!t)
-      throw Error(f_.path() + ": tensor '" + name + "' (" + what + ", " + quant::format_dims(dims) + ") is missing");
+      throw Error(src_.origin() + ": tensor '" + name + "' (" + what + ", " + quant::format_dims(dims) + ") is missing");
     check(*t, dims, what);
     return *t;
   }
   const TensorInfo* optional(const std::string& name, const std::vector<uint64_t>& dims, const std::string& what) {
-    const TensorInfo* t = f_.find_tensor(name);
+    const TensorInfo* t = src_.tensor(name, dims, false);
     if (t) check(*t, dims, what);
     return t;
   }
 
   // f32 copy on the device of a small tensor of any type (norms, biases).
   uint64_t upload_f32(const TensorInfo& t) {
-    const quant::TensorView v = f_.tensor(t);
-    std::vector<float> values = v.dequantize();
-    note(t);
-    const uint64_t p = alloc(values.size() * 4);
-    dev_.upload(p, values.data(), values.size() * 4);
-    advance(t.size);
+    std::vector<float> values = host_f32(t);
+    const uint64_t p = alloc(t.elements * 4);
+    if (!values.empty()) dev_.upload(p, values.data(), values.size() * 4);
     return p;
   }
   std::vector<float> host_f32(const TensorInfo& t) {
     note(t);
     advance(t.size);
-    return f_.tensor(t).dequantize();
+    const auto bytes = src_.bytes(t);
+    if (bytes.empty()) return {};
+    return quant::TensorView{t.name, t.type, t.dims, bytes}.dequantize();
   }
 
   // The tensors' stored bytes back to back in one device buffer.
@@ -73,11 +70,11 @@ class Loader {
     uint64_t at = 0;
     for (const TensorInfo* t : parts) {
       note(*t);
-      const quant::TensorView v = f_.tensor(*t);
+      const auto bytes = src_.bytes(*t);
       constexpr uint64_t kChunk = uint64_t(16) << 20;  // progress at least every 16 MiB
       for (uint64_t o = 0; o < t->size; o += kChunk) {
         const uint64_t n = std::min(kChunk, t->size - o);
-        dev_.upload(p + at + o, v.bytes.data() + o, n);
+        if (!bytes.empty()) dev_.upload(p + at + o, bytes.data() + o, n);
         advance(n);
       }
       at += t->size;
@@ -116,15 +113,13 @@ class Loader {
   }
 
   void finish() {
-    if (progress_) progress_(total_, total_);
+    if (progress_) progress_(total_ ? total_ : done_, total_ ? total_ : done_);
   }
-
-  const quant::GgufFile& file() const { return f_; }
 
  private:
   void check(const TensorInfo& t, const std::vector<uint64_t>& dims, const std::string& what) {
     if (t.dims != dims)
-      throw Error(f_.path() + ": tensor '" + t.name + "' has shape " + quant::format_dims(t.dims) + ", expected " +
+      throw Error(src_.origin() + ": tensor '" + t.name + "' has shape " + quant::format_dims(t.dims) + ", expected " +
                   quant::format_dims(dims) + " (" + what + ")");
   }
   void note(const TensorInfo& t) {
@@ -137,13 +132,13 @@ class Loader {
     return p;
   }
   void advance(uint64_t n) {
-    done_ = std::min(total_, done_ + n);
+    done_ = total_ ? std::min(total_, done_ + n) : done_ + n;
     if (progress_) progress_(done_, total_);
   }
 
   Device& dev_;
   Workspace& ws_;
-  const quant::GgufFile& f_;
+  const TensorSource& src_;
   const std::function<void(uint64_t, uint64_t)>& progress_;
   ModelWeights& mw_;
   uint64_t total_ = 0, done_ = 0;
@@ -153,7 +148,7 @@ std::string blk(int64_t i, const char* name) { return "blk." + std::to_string(i)
 
 }  // namespace
 
-std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const quant::GgufFile& file,
+std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const TensorSource& file,
                                            const ModelConfig& c, const std::function<void(uint64_t, uint64_t)>& progress) {
   auto mw = std::make_unique<ModelWeights>();
   mw->dev = &dev;
@@ -166,7 +161,7 @@ std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const qua
   mw->embd_row_bytes = quant::row_bytes(embd.type, E);
   if (embd.type != TensorType::F32 && embd.type != TensorType::F16 && embd.type != TensorType::BF16 &&
       !quant_spec(embd.type))
-    throw Error(file.path() + ": tensor 'token_embd.weight' has type " + quant::type_name(embd.type) +
+    throw Error(file.origin() + ": tensor 'token_embd.weight' has type " + quant::type_name(embd.type) +
                 ", which the device cannot decode");
   if (const TensorInfo* rf = L.optional("rope_freqs.weight", {uint64_t(c.n_rot / 2)}, "RoPE frequency factors"))
     mw->rope_freq_factors = L.host_f32(*rf);

@@ -13,6 +13,7 @@
 #include "k100/model/device.h"
 #include "k100/model/linear.h"
 #include "k100/model/model_config.h"
+#include "k100/model/tensor_source.h"
 #include "k100/model/workspace.h"
 #include "k100/quant/gguf_reader.h"
 
@@ -62,7 +63,7 @@ struct ModelWeights {
 
 // Reads and uploads every tensor of `cfg`'s architecture; `ws` holds the
 // constant tables the block kernels share.
-std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const quant::GgufFile& file,
+std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const TensorSource& source,
                                            const ModelConfig& cfg,
                                            const std::function<void(uint64_t, uint64_t)>& progress);
 

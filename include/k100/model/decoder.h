@@ -29,6 +29,7 @@
 
 #include "k100/model/device.h"
 #include "k100/model/model_config.h"
+#include "k100/model/tensor_source.h"
 #include "k100/quant/gguf_reader.h"
 
 namespace k100::model {
@@ -43,6 +44,8 @@ struct LoadOptions {
 class DecoderModel {
  public:
   DecoderModel(Device& dev, const quant::GgufFile& file, LoadOptions options = {});
+  // From hyper-parameters and another source of tensors (shapes only: k100-bench model).
+  DecoderModel(Device& dev, const ModelConfig& config, const TensorSource& source, LoadOptions options = {});
   ~DecoderModel();
   DecoderModel(const DecoderModel&) = delete;
   DecoderModel& operator=(const DecoderModel&) = delete;

@@ -273,6 +273,11 @@ int64_t DecoderModel::position() const { return s_->pos; }
 uint64_t DecoderModel::weight_bytes() const { return s_->w->bytes; }
 std::vector<std::pair<std::string, TensorType>> DecoderModel::tensor_types() const { return s_->w->types; }
 void DecoderModel::reset() { s_->pos = 0; }
+void DecoderModel::set_position(int64_t pos) {
+  if (pos < 0 || pos >= s_->ctx)
+    throw Error("position " + std::to_string(pos) + " is outside the context of " + std::to_string(s_->ctx));
+  s_->pos = pos;
+}
 
 uint64_t DecoderModel::forward(int32_t token, int64_t pos) {
   State& s = *s_;

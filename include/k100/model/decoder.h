@@ -63,6 +63,10 @@ class DecoderModel {
   std::vector<float> logits();
   // Forgets the sequence (the next forward must be at pos 0).
   void reset();
+  // The next forward continues at `pos` with whatever the cache rows before
+  // it hold: what a benchmark times at a context length without running
+  // the tokens before it.
+  void set_position(int64_t pos);
   int64_t position() const;  // positions filled so far
 
   uint64_t weight_bytes() const;  // device bytes of the weights

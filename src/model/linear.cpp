@@ -285,6 +285,7 @@ void DotLinear::init(std::vector<uint64_t> tables) {
   reduce_ = dev_.kernel("reduce_blocks_k", tag_);
   add_ = dev_.kernel("add_inplace_k", tag_);
   nbpr_ = k_ / spec_->elems;
+  if (nbpr_ == 1) concat_ = dev_.kernel("concat2_k", tag_);
   std::vector<uint32_t> ids(static_cast<size_t>(n_));
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = uint32_t(i);
   ids_ = ws_->upload(tag_ + ".ids", ids.data(), ids.size() * 4);
@@ -292,16 +293,47 @@ void DotLinear::init(std::vector<uint64_t> tables) {
 
 void DotLinear::dot(uint64_t x, uint64_t partial, int64_t rows, int64_t rows_per_exp, uint64_t ids, uint64_t stride,
                     int64_t rows_per_w, uint64_t out, bool accumulate) {
+  // The dot kernels divide block indices by nbpr, rows_per_exp and rows_per_w
+  // with 32-bit magic multipliers, which a divisor of 1 does not have. A matrix
+  // of one block per row (k = the block length, e.g. 256 for the K-quants)
+  // therefore runs as pairs of rows of two blocks each: concat2_k lays every x
+  // group out twice ([x_g, x_g]), so block i, still at local index i, meets the
+  // whole of x either way, the pair counts replace the row counts, and each
+  // partial is a complete row sum (no reduce_blocks_k).
+  const bool paired = nbpr_ == 1;
+  int64_t nbpr = nbpr_, units = rows, unit_rpe = rows_per_exp, unit_rpw = rows_per_w;
+  if (paired) {
+    const int64_t pairs = (rows + 1) / 2;
+    auto in_pairs = [&](int64_t per, const char* what) {
+      if (per >= rows) return pairs;  // one group spans every row
+      if (per % 2)
+        throw Error(tag_ + ": " + what + " = " + std::to_string(per) + " must be even for a " +
+                    quant::type_name(w_.type) + " matrix of one block per row (k = " + std::to_string(k_) + ")");
+      return per / 2;
+    };
+    unit_rpe = in_pairs(rows_per_exp, "rows_per_exp");
+    unit_rpw = in_pairs(rows_per_w, "rows_per_w");
+    const int64_t xgroups = rows_per_exp >= rows ? 1 : rows / rows_per_exp;
+    const uint64_t twice = ws_->buffer(tag_ + ".x_twice", size_t(2 * xgroups * k_) * 4);
+    const uint64_t cargv[] = {twice, x, x, uint64_t(k_), uint64_t(xgroups * k_)};
+    dev_.launch(concat_, uint32_t((xgroups * k_ + 63) / 64), 64, cargv);
+    x = twice;
+    nbpr = 2;
+    units = pairs;
+    partial = accumulate ? ws_->buffer(tag_ + ".acc", size_t(rows) * 4) : out;
+  }
   const int64_t nblocks = rows * nbpr_;
   std::vector<uint64_t> argv = {
-      w_.ptr, x, partial, uint64_t(nblocks), 64, uint64_t(nbpr_), div_magic(nbpr_, nblocks, tag_ + " nbpr"),
-      uint64_t(rows_per_exp), div_magic(rows_per_exp, rows, tag_ + " rows_per_exp")};
+      w_.ptr, x, partial, uint64_t(nblocks), 64, uint64_t(nbpr), div_magic(nbpr, nblocks, tag_ + " nbpr"),
+      uint64_t(unit_rpe), div_magic(unit_rpe, units, tag_ + " rows_per_exp")};
   argv.insert(argv.end(), tables_.begin(), tables_.end());
-  argv.insert(argv.end(), {ids, stride, uint64_t(rows_per_w), div_magic(rows_per_w, rows, tag_ + " rows_per_w")});
+  argv.insert(argv.end(), {ids, stride, uint64_t(unit_rpw), div_magic(unit_rpw, units, tag_ + " rows_per_w")});
   dev_.launch(dot_, uint32_t((nblocks + 63) / 64), 64, argv);
   const uint64_t y = accumulate ? ws_->buffer(tag_ + ".acc", size_t(rows) * 4) : out;
-  const uint64_t rargv[] = {partial, y, uint64_t(rows), uint64_t(nbpr_)};
-  dev_.launch(reduce_, uint32_t((rows + 63) / 64), 64, rargv);
+  if (!paired) {
+    const uint64_t rargv[] = {partial, y, uint64_t(rows), uint64_t(nbpr_)};
+    dev_.launch(reduce_, uint32_t((rows + 63) / 64), 64, rargv);
+  }
   if (accumulate) {
     const uint64_t aargv[] = {out, y, uint64_t(rows)};
     dev_.launch(add_, uint32_t((rows + 63) / 64), 64, aargv);

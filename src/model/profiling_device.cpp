@@ -15,7 +15,7 @@ std::string kernel_family(std::string_view n) {
   if (starts("flash_dec") || starts("attn") || starts("fa_")) return "attention";
   if (starts("embed")) return "embedding";
   if (starts("moe_") || starts("topk") || starts("router")) return "moe routing";
-  if (has("_mul_k") || starts("add_inplace") || starts("fill") || starts("scale_mul")) return "elementwise";
+  if (has("_mul_k") || starts("add_inplace") || starts("fill") || starts("scale_mul") || starts("concat")) return "elementwise";
   if (starts("argmax")) return "sampling";
   return "other";
 }

@@ -159,7 +159,7 @@ class DotLinear final : public Linear {
   void dot(uint64_t x, uint64_t partial, int64_t rows, int64_t rows_per_exp, uint64_t ids, uint64_t stride,
            int64_t rows_per_w, uint64_t out, bool accumulate);
   const QuantSpec* spec_ = nullptr;
-  KernelRef dot_, reduce_, add_;
+  KernelRef dot_, reduce_, add_, concat_;  // concat_: one block per row (see dot)
   std::vector<uint64_t> tables_;
   uint64_t ids_ = 0;  // [0 .. n) for dense rows
   int64_t nbpr_ = 0;

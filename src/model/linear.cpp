@@ -322,6 +322,13 @@ void DotLinear::dot(uint64_t x, uint64_t partial, int64_t rows, int64_t rows_per
     units = pairs;
     partial = accumulate ? ws_->buffer(tag_ + ".acc", size_t(rows) * 4) : out;
   }
+  // A group spanning every row gets the largest u32 divisor: its multiplier (2)
+  // gives quotient 0 for every dividend below 2^31, where the multiplier of
+  // the row count itself stops being exact once rows exceed about 2^16 (the
+  // output projection of a 151936-token vocabulary).
+  constexpr int64_t kWholeRange = 0xFFFFFFFF;
+  if (unit_rpe >= units) unit_rpe = kWholeRange;
+  if (unit_rpw >= units) unit_rpw = kWholeRange;
   const int64_t nblocks = rows * nbpr_;
   std::vector<uint64_t> argv = {
       w_.ptr, x, partial, uint64_t(nblocks), 64, uint64_t(nbpr), div_magic(nbpr, nblocks, tag_ + " nbpr"),

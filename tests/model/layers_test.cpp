@@ -20,6 +20,7 @@
 #include "k100/model/rope.h"
 #include "k100/model/sequence.h"
 #include "k100/model/transformer_layer.h"
+#include "k100/quant/codec.h"
 #include "k100/quant/half.h"
 #include "k100/runtime/runtime.h"
 
@@ -111,6 +112,57 @@ TEST(Linear, HalfTypesAndSelectedGroups) {
       want.insert(want.end(), y.begin(), y.end());
     }
     expect_near(dev.download<float>(out, size_t(sel * n)), want, 1e-5, "half selected");
+  }
+}
+
+// Quantized weights (the device decoders of kernels/gguf) against a double
+// product over the host codec's dequantised weights: a matrix of one block per
+// row (k = 256 for Q4_K, run as row pairs) dense, accumulating and with
+// selected groups, and a Q8_0 matrix of 2^17 rows, past what the row count's own
+// magic multiplier covers (a large vocabulary's output projection).
+TEST(Linear, QuantizedOneBlockRowsAndWideMatrices) {
+  Device& dev = device();
+  for (const char* name : {"q4k_dot_k", "q8_0_dot_k"})
+    if (dev.kernel_id(name) < 0) GTEST_SKIP() << name << " is not in the kernel package (kernels/gguf)";
+  {
+    const int64_t n = 10, k = 256, groups = 3, sel = 2;
+    const auto wf = random(size_t(groups * n * k), 11);
+    const auto bytes = quant::quantize(quant::TensorType::Q4_K, wf);
+    const auto wd = quant::dequantize(quant::TensorType::Q4_K, bytes);
+    DotLinear lin(dev, n, k, quant::TensorType::Q4_K, bytes, nullptr, "q4k", {}, groups);
+    const auto x = random(size_t(sel * k), 12);
+    const std::vector<float> w0(wd.begin(), wd.begin() + n * k);
+    const auto want = matvec(w0, x.data(), n, k);
+    expect_near(lin.forward(std::vector<float>(x.begin(), x.begin() + k), 1), want, 1e-5, "q4_K dense, k = 256");
+    Workspace ws(dev);
+    const auto y0 = random(size_t(n), 13);
+    const uint64_t px = ws.upload("x", x.data(), x.size() * 4), py = ws.upload("y", y0.data(), y0.size() * 4);
+    lin.forward_device(px, 1, py, true);
+    std::vector<double> acc(want);
+    for (int64_t i = 0; i < n; ++i) acc[size_t(i)] += y0[size_t(i)];
+    expect_near(dev.download<float>(py, size_t(n)), acc, 1e-5, "q4_K y += W x, k = 256");
+    const std::vector<uint32_t> ids = {2, 0};
+    const uint64_t pids = ws.upload("ids", ids.data(), ids.size() * 4), out = ws.buffer("out", size_t(sel * n) * 4);
+    for (bool per_group : {true, false}) {
+      lin.forward_selected(px, pids, sel, per_group, out);
+      std::vector<double> sw;
+      for (int64_t s = 0; s < sel; ++s) {
+        const auto g = wd.begin() + int64_t(ids[size_t(s)]) * n * k;
+        const auto y = matvec(std::vector<float>(g, g + n * k), &x[size_t(per_group ? s * k : 0)], n, k);
+        sw.insert(sw.end(), y.begin(), y.end());
+      }
+      expect_near(dev.download<float>(out, size_t(sel * n)), sw, 1e-5, per_group ? "q4_K selected, x per group"
+                                                                                 : "q4_K selected, x shared");
+    }
+  }
+  {
+    const int64_t n = 131072, k = 64;
+    const auto wf = random(size_t(n * k), 14);
+    const auto bytes = quant::quantize(quant::TensorType::Q8_0, wf);
+    const auto wd = quant::dequantize(quant::TensorType::Q8_0, bytes);
+    DotLinear lin(dev, n, k, quant::TensorType::Q8_0, bytes, nullptr, "q8_0 wide");
+    const auto x = random(size_t(k), 15);
+    expect_near(lin.forward(x, 1), matvec(wd, x.data(), n, k), 1e-5, "q8_0, 131072 rows");
   }
 }
 

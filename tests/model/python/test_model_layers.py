@@ -56,6 +56,27 @@ def test_linear_norm_mlp(rt):
         M.MLP(rt, g, u, d, act="gelu")
 
 
+def test_dot_linear_against_host_codec(rt):
+    """DotLinear over GGUF blocks: the device product against a double product over the
+    host codec's dequantised weights (q6_K with two blocks per row, q4_K with one, q8_0)."""
+    from k100lc_kernels import gguf
+    r = rng(5)
+    for kind, gtype, n, k in [("q6k", "q6_K", 40, 512), ("q4k", "q4_K", 24, 256), ("q8_0", "q8_0", 33, 96)]:
+        w = r.normal(0, 1, (n, k)).astype(np.float32)
+        blocks = gguf.quantize(gtype, w)
+        wd = gguf.dequantize(gtype, blocks).reshape(n, k).astype(np.float64)
+        try:
+            lin = M.DotLinear(rt, n, k, kind, blocks, tag="dot_" + kind)
+        except (RuntimeError, ValueError) as e:
+            if "is not in the loaded kernel packages" not in str(e):
+                raise
+            pytest.skip(f"kernel package without the block-type kernels: {e}")
+        x = r.uniform(-1, 1, (2, k)).astype(np.float32)
+        close(lin.forward(x), x.astype(np.float64) @ wd.T, 1e-5)
+    with pytest.raises(ValueError):
+        M.DotLinear(rt, 8, 100, "q4k", b"")
+
+
 def test_helpers_and_sampler(rt):
     assert M.cdiv(7, 2) == 4
     m = M.div_magic(7, 1000)

@@ -115,7 +115,9 @@ class Model:
         cp.n_ctx = n_ctx
         cp.n_batch = n_ctx
         cp.n_ubatch = n_ctx
-        cp.n_threads = cp.n_threads_batch = 2
+        # one thread: a tiny model gains nothing from more, and spinning threads
+        # on a loaded machine slow every decode down several-fold
+        cp.n_threads = cp.n_threads_batch = 1
         cp.type_k = cp.type_v = GGML_TYPE_F32
         cp.flash_attn_type = FLASH_ATTN_DISABLED
         cp.no_perf = True

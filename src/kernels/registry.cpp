@@ -74,6 +74,7 @@ const Registry& registry() {
     register_ops_kernels(r);
     register_other_kernels(r);
     register_model_kernels(r);
+    register_gguf_kernels(r);
     return r;
   }();
   return r;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# k100lc front door: `./k100lc.sh demo` or `./k100lc.sh test`.
+# k100lc front door: `./k100lc.sh demo [MODEL.gguf]` or `./k100lc.sh test`.
 # Both first install what is missing (Debian 12), configure and build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")" && pwd)
@@ -9,7 +9,8 @@ export K100_BUILD_DIR=$build
 case "${1:-}" in
   demo)
     "$root/scripts/setup.sh"
-    exec "$root/scripts/demo.sh"
+    shift
+    exec "$root/scripts/demo.sh" "$@"
     ;;
   test)
     "$root/scripts/setup.sh"
@@ -18,7 +19,7 @@ case "${1:-}" in
     exec ctest --output-on-failure -j "$(nproc)" --timeout 900
     ;;
   *)
-    echo "usage: $0 demo|test" >&2
+    echo "usage: $0 demo [MODEL.gguf] | test" >&2
     exit 2
     ;;
 esac

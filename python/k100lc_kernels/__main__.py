@@ -1,4 +1,4 @@
-"""python3 -m k100lc_kernels [list [SUBSTR] | info NAME | selftest [flags]]
+"""python3 -m k100lc_kernels [list [SUBSTR] | info NAME | selftest [flags] | generate MODEL.gguf [flags]]
 
 ``info NAME`` prints the catalog entry as indented JSON, with what the kernel
 library's registry says of it (``family``, ``description``, ``semantics``,
@@ -31,6 +31,10 @@ def main(argv: list[str]) -> int:
         from .selftest import run
 
         return run(argv[1:])
+    if argv[0] == "generate":
+        from .model import generate
+
+        return generate(argv[1:])
     if argv[0] == "info" and len(argv) == 2:
         try:
             entry = dict(info(argv[1]))
@@ -53,7 +57,8 @@ def main(argv: list[str]) -> int:
 def usage() -> int:
     """Prints the usage line; returns 2."""
     print("usage: python3 -m k100lc_kernels [list|info NAME]\n"
-          "       python3 -m k100lc_kernels selftest [--group a,b] [--only x,y] [--sweep] [--repeat N] [--json]",
+          "       python3 -m k100lc_kernels selftest [--group a,b] [--only x,y] [--sweep] [--repeat N] [--json]\n"
+          "       python3 -m k100lc_kernels generate MODEL.gguf (--prompt TEXT | --tokens ID,...) [-n N] [--temp T] ...",
           file=sys.stderr)
     return 2
 

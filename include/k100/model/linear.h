@@ -1,0 +1,182 @@
+// k100lc model: linear layers y = W x (PYTHON_API.md 7.1, 7.2) for weights
+// of any GGUF tensor type, read on the device in their stored format.
+//
+//   F32Linear    f32 weights: gemv_f32_rows8_k / gemv_f32_warp_k (and their
+//                accumulating forms), grouped rows via gemv_grouped_f32_k
+//   FloatLinear  f16 or bf16 weights: gemv_grouped_{f16,bf16}_k
+//   DotLinear    the eleven GGUF block types: <type>_dot_k decodes the blocks
+//                inside the dot product, reduce_blocks_k sums each row
+//
+// Every layer runs one input row at a time (decode), takes its output
+// pointer from the caller or its workspace, and can accumulate (y += W x:
+// the residual stream). Weights are uploaded once (from host bytes), or
+// borrowed from a device buffer the caller owns (the model loader's).
+// A weight may hold several groups of n rows (MoE experts, [groups][n][k]):
+// forward_selected runs the groups a device table of ids selects, so a MoE
+// layer never waits for the host to route.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "k100/model/device.h"
+#include "k100/model/workspace.h"
+#include "k100/quant/tensor_type.h"
+
+namespace k100::model {
+
+// Weights on the device: `ptr` holds `groups` x n rows of k elements of `type`.
+struct DeviceWeights {
+  quant::TensorType type = quant::TensorType::F32;
+  uint64_t ptr = 0;
+  int64_t groups = 1;
+  bool owned = false;  // the layer frees it
+};
+
+class Linear {
+ public:
+  virtual ~Linear();
+  Linear(const Linear&) = delete;
+  Linear& operator=(const Linear&) = delete;
+
+  int64_t n() const { return n_; }
+  int64_t k() const { return k_; }
+  const std::string& tag() const { return tag_; }
+  quant::TensorType type() const { return w_.type; }
+  uint64_t weights() const { return w_.ptr; }
+  int64_t groups() const { return w_.groups; }
+  Device& device() const { return dev_; }
+  Workspace& workspace() const { return *ws_; }
+
+  // y[r] = W x[r] for r < rows (y[r] += W x[r] when accumulate); x is
+  // [rows][k] f32, y [rows][n] f32 at `out`, or the layer's "<tag>.out"
+  // buffer when out == 0. Enqueues only; returns y.
+  uint64_t forward_device(uint64_t x, int64_t rows, uint64_t out = 0, bool accumulate = false);
+  // Host convenience: uploads x, runs, syncs, downloads [rows][n].
+  std::vector<float> forward(std::span<const float> x, int64_t rows);
+
+  // out[s][0..n) = W_{ids[s]} x_s for s < selected, where ids (device u32)
+  // picks groups of the weight and x_s = x (x_per_group false) or x + s k.
+  void forward_selected(uint64_t x, uint64_t ids, int64_t selected, bool x_per_group, uint64_t out);
+
+  // Bytes the weights take on the device.
+  uint64_t weight_bytes() const;
+
+ protected:
+  Linear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws, std::string tag);
+  // One row: y = W x (+ y).
+  virtual void row(uint64_t x, uint64_t y, bool accumulate) = 0;
+  virtual void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) = 0;
+  // Uploads host bytes into a new owned buffer.
+  static DeviceWeights upload_weights(Device& dev, quant::TensorType type, std::span<const uint8_t> bytes,
+                                      int64_t groups);
+
+  Device& dev_;
+  int64_t n_, k_;
+  DeviceWeights w_;
+  WorkspaceRef ws_;
+  std::string tag_;
+};
+
+class F32Linear final : public Linear {
+ public:
+  // weight: f32 [n][k] (or [groups][n][k]), uploaded once.
+  F32Linear(Device& dev, int64_t n, int64_t k, std::span<const float> weight, Workspace* ws = nullptr,
+            std::string tag = "f32linear", int64_t groups = 1);
+  F32Linear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws = nullptr,
+            std::string tag = "f32linear");
+
+ private:
+  void init();
+  void row(uint64_t x, uint64_t y, bool accumulate) override;
+  void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) override;
+  KernelRef plain_, acc_, grouped_;
+  bool rows8_ = false;
+};
+
+// f16 or bf16 weights (and f32 through the same grouped kernel).
+class FloatLinear final : public Linear {
+ public:
+  FloatLinear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws = nullptr,
+              std::string tag = "floatlinear");
+  FloatLinear(Device& dev, int64_t n, int64_t k, quant::TensorType type, std::span<const uint8_t> bytes,
+              Workspace* ws = nullptr, std::string tag = "floatlinear", int64_t groups = 1);
+
+ private:
+  void init();
+  void row(uint64_t x, uint64_t y, bool accumulate) override;
+  void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) override;
+  KernelRef grouped_;
+};
+
+// The block types the device decodes: the dot kernel, the decoder of whole
+// blocks (used for embedding rows), elements and bytes per block, and the
+// constant tables the kernels take (names of quant/iq_tables.h, in argument
+// order). `kind` is the name of PYTHON_API.md's QUANT_SPECS.
+struct QuantSpec {
+  quant::TensorType type;
+  const char* kind;
+  const char* dot_kernel;
+  const char* dequant_kernel;
+  bool dequant_takes_group_size;  // (w, y, nblocks, 64) rather than (w, y, nblocks)
+  uint32_t elems, bytes;
+  std::vector<const char*> tables;
+};
+// nullptr for a type the device kernels do not decode.
+const QuantSpec* quant_spec(quant::TensorType type);
+const QuantSpec* quant_spec(std::string_view kind);
+std::span<const QuantSpec> quant_specs();
+
+// Device copies of the constant tables, uploaded on first use and kept
+// until the workspace frees them (key "tables.<name>").
+uint64_t quant_table(Workspace& ws, const char* name);
+
+class DotLinear final : public Linear {
+ public:
+  // tables: device pointers in the spec's order; empty: uploaded from quant's tables.
+  DotLinear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws = nullptr, std::string tag = "dotlinear",
+            std::vector<uint64_t> tables = {});
+  DotLinear(Device& dev, int64_t n, int64_t k, quant::TensorType type, std::span<const uint8_t> bytes,
+            Workspace* ws = nullptr, std::string tag = "dotlinear", std::vector<uint64_t> tables = {},
+            int64_t groups = 1);
+
+  // The MoE form of PYTHON_API.md 7.2: one launch covering all n rows with
+  // weight groups of rows_per_w rows at ids (host-visible u32 table on the
+  // device), x grouped rows_per_exp rows at a time, then one reduce_blocks_k.
+  void forward_experts(uint64_t x, uint64_t ids, uint32_t stride_bytes, int64_t rows_per_exp, int64_t rows_per_w,
+                       uint64_t out);
+
+  const QuantSpec& spec() const { return *spec_; }
+
+ private:
+  void init(std::vector<uint64_t> tables);
+  void row(uint64_t x, uint64_t y, bool accumulate) override;
+  void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) override;
+  // dot + reduce over `rows` weight rows (nblocks = rows * nbpr).
+  void dot(uint64_t x, uint64_t partial, int64_t rows, int64_t rows_per_exp, uint64_t ids, uint64_t stride,
+           int64_t rows_per_w, uint64_t out, bool accumulate);
+  const QuantSpec* spec_ = nullptr;
+  KernelRef dot_, reduce_, add_, concat_;  // concat_: one block per row (see dot)
+  std::vector<uint64_t> tables_;
+  uint64_t ids_ = 0;  // [0 .. n) for dense rows
+  int64_t nbpr_ = 0;
+};
+
+// The layer for a weight of any type: F32Linear, FloatLinear or DotLinear.
+std::unique_ptr<Linear> make_linear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws,
+                                    std::string tag);
+
+// Exact magic multiplier for dividing every i < max_i by d (KERNELS.md 1.5),
+// or a k100::Error naming `what` (PYTHON_API.md 4.2 div_magic).
+uint32_t div_magic(int64_t d, int64_t max_i, std::string_view what = "div_magic");
+
+// y = W x with the f32 dispatcher of PYTHON_API.md 4.2 (rows8 when nrows % 8
+// == 0, k % 128 == 0 and k <= 512, else one wave per row).
+inline constexpr int64_t kRows8MaxK = 512;
+void gemv_f32(Device& dev, uint64_t w, uint64_t x, uint64_t y, int64_t nrows, int64_t k);
+void gemv_f32_acc(Device& dev, uint64_t w, uint64_t x, uint64_t y, int64_t nrows, int64_t k);
+
+}  // namespace k100::model

@@ -1,0 +1,67 @@
+// k100lc model: where the loader reads a model's tensors: a GGUF file, or
+// shapes only (weights without contents, for timing a model of a size no
+// file here has: k100-bench model).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "k100/quant/gguf_reader.h"
+
+namespace k100::model {
+
+class TensorSource {
+ public:
+  virtual ~TensorSource() = default;
+  virtual const std::string& origin() const = 0;  // names the source in messages (the file)
+  // The tensor `name`, or nullptr when there is none. `expected` is the shape
+  // the loader wants (a shape-only source makes the tensor with it; a file's
+  // tensor is checked against it by the loader); `required`: the model cannot
+  // do without it (a shape-only source leaves optional tensors out).
+  virtual const quant::TensorInfo* tensor(const std::string& name, const std::vector<uint64_t>& expected,
+                                          bool required) const = 0;
+  // Its stored bytes; empty when the source has no contents (the device
+  // buffer then keeps whatever it holds).
+  virtual std::span<const uint8_t> bytes(const quant::TensorInfo& t) const = 0;
+  virtual uint64_t total_bytes() const = 0;  // 0 when unknown
+};
+
+class GgufTensorSource final : public TensorSource {
+ public:
+  explicit GgufTensorSource(const quant::GgufFile& f) : f_(f) {}
+  const std::string& origin() const override { return f_.path(); }
+  const quant::TensorInfo* tensor(const std::string& name, const std::vector<uint64_t>&, bool) const override {
+    return f_.find_tensor(name);
+  }
+  std::span<const uint8_t> bytes(const quant::TensorInfo& t) const override { return f_.tensor(t).bytes; }
+  uint64_t total_bytes() const override;
+
+ private:
+  const quant::GgufFile& f_;
+};
+
+// Every required tensor with the expected shape: weight matrices of the type
+// `type_of(name)` returns, without contents; one-dimensional tensors (norms,
+// biases) f32 with all values 1.
+class ShapeTensorSource final : public TensorSource {
+ public:
+  explicit ShapeTensorSource(std::function<quant::TensorType(const std::string& name)> type_of,
+                             std::string origin = "shapes");
+  const std::string& origin() const override { return origin_; }
+  const quant::TensorInfo* tensor(const std::string& name, const std::vector<uint64_t>& expected,
+                                  bool required) const override;
+  std::span<const uint8_t> bytes(const quant::TensorInfo& t) const override;
+  uint64_t total_bytes() const override { return 0; }
+
+ private:
+  std::function<quant::TensorType(const std::string&)> type_of_;
+  std::string origin_;
+  mutable std::deque<quant::TensorInfo> made_;
+  mutable std::deque<std::vector<float>> ones_;
+};
+
+}  // namespace k100::model

@@ -1,0 +1,302 @@
+#include "k100/model/decoder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "k100/base/error.h"
+#include "k100/model/workspace.h"
+#include "model_weights.h"
+
+namespace k100::model {
+
+using quant::TensorType;
+
+namespace {
+
+// Splits of the attention part kernel for n_kv cached rows: a power of two
+// up to 64, one per 256 rows, so long contexts fill the device and short
+// ones stay one launch of n_head workgroups.
+int64_t attention_splits(int64_t n_kv) {
+  int64_t s = 1;
+  while (s < 64 && s * 2 * 256 <= n_kv) s *= 2;
+  return s;
+}
+
+int log2_exact(int64_t v) {
+  int s = 0;
+  while ((int64_t(1) << s) < v) ++s;
+  return s;
+}
+
+}  // namespace
+
+struct DecoderModel::State {
+  Device& dev;
+  ModelConfig cfg;
+  int64_t ctx = 0;
+  Workspace ws;
+  std::unique_ptr<ModelWeights> w;
+  int64_t pos = 0;
+
+  uint64_t h = 0, xn = 0, qkv = 0, q = 0, attn = 0, po = 0, pm = 0, pl = 0, gu = 0, act = 0, logits = 0, ids = 0,
+           cos = 0, sin = 0;
+  uint64_t router = 0, sel = 0, selw = 0, eg = 0, eu = 0, ea = 0, eo = 0, moe_out = 0;
+  std::vector<uint64_t> kt, vc;
+  KernelRef embed, norm, rope, part, comb, silu, gated, route, combine, add;
+  std::vector<uint64_t> embed_tables;
+  float inv_sqrt_hd = 0;
+
+  State(Device& d, const ModelConfig& c, const TensorSource& f, const LoadOptions& o) : dev(d), cfg(c), ws(d) {
+    ctx = o.context > 0 ? o.context : std::min<int64_t>(cfg.n_ctx_train, 4096);
+    if (cfg.head_dim % 64 || cfg.head_dim > 256)
+      throw Error(f.origin() + ": head size " + std::to_string(cfg.head_dim) +
+                  " is not supported (attention needs a multiple of 64 up to 256)");
+    if (cfg.n_embd % 64) throw Error(f.origin() + ": n_embd " + std::to_string(cfg.n_embd) + " is not a multiple of 64");
+    if (cfg.moe() && cfg.n_expert > 256)
+      throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts; routing handles at most 256");
+    resolve_kernels();
+    w = load_weights(d, ws, f, cfg, o.progress);
+    resolve_embedding();
+    allocate();
+    rope_tables();
+  }
+
+  void resolve_kernels() {
+    norm = dev.kernel(cfg.n_embd >= kRmsNormDeepMin && dev.has("rmsnorm_deep_k") ? "rmsnorm_deep_k" : "rmsnorm_fast_k",
+                      "the decoder");
+    rope = dev.kernel("qkv_rope_append_k", "the decoder");
+    part = dev.kernel("flash_dec_gqa_part_k", "the decoder");
+    comb = dev.kernel("flash_dec_comb_k", "the decoder");
+    add = dev.kernel("add_inplace_k", "the decoder");
+    if (cfg.moe()) {
+      route = dev.kernel("moe_route_k", "MoE routing");
+      combine = dev.kernel("moe_combine_k", "MoE routing");
+    }
+    silu = dev.kernel("silu_mul_k", "the FFN");
+  }
+  static constexpr int64_t kRmsNormDeepMin = 2048;
+
+  void resolve_embedding() {
+    switch (w->embd_type) {
+      case TensorType::F32: embed = dev.kernel("embed_f32_k", "the f32 token embedding"); break;
+      case TensorType::F16: embed = dev.kernel("embed_f16_k", "the f16 token embedding"); break;
+      case TensorType::BF16: embed = dev.kernel("embed_bf16_k", "the bf16 token embedding"); break;
+      default: {
+        const QuantSpec* s = quant_spec(w->embd_type);
+        embed = dev.kernel(s->dequant_kernel, std::string("the ") + quant::type_name(w->embd_type) + " token embedding");
+        for (const char* t : s->tables) embed_tables.push_back(quant_table(ws, t));
+      }
+    }
+    // f32 down projections take silu(gate) * up inside the GEMV
+    if (!cfg.moe()) {
+      bool all_f32 = true;
+      for (const auto& l : w->layers) all_f32 = all_f32 && l.down.parts.size() == 1 && l.down.parts[0].linear->type() == TensorType::F32;
+      if (all_f32) gated = dev.kernel("gemv_f32_gated_acc_k", "the f32 FFN");
+    }
+  }
+
+  uint64_t buf(const char* key, int64_t floats) { return ws.buffer(std::string("decoder.") + key, size_t(floats) * 4); }
+
+  void allocate() {
+    const int64_t E = cfg.n_embd, qkvn = cfg.q_dim() + 2 * cfg.kv_dim();
+    h = buf("h", E);
+    xn = buf("xn", E);
+    qkv = buf("qkv", qkvn);
+    q = buf("q", cfg.q_dim());
+    attn = buf("attn", cfg.q_dim());
+    po = buf("po", cfg.n_head * 64 * cfg.head_dim);
+    pm = buf("pm", cfg.n_head * 64);
+    pl = buf("pl", cfg.n_head * 64);
+    logits = buf("logits", cfg.n_vocab);
+    ids = ws.buffer("decoder.ids", size_t(ctx) * 4);
+    if (cfg.moe()) {
+      const int64_t k = cfg.n_expert_used;
+      router = buf("router", cfg.n_expert);
+      sel = ws.buffer("decoder.sel", size_t(k) * 4);
+      selw = buf("selw", k);
+      eg = buf("eg", k * cfg.n_ff_exp);
+      eu = buf("eu", k * cfg.n_ff_exp);
+      ea = buf("ea", k * cfg.n_ff_exp);
+      eo = buf("eo", k * E);
+      moe_out = buf("moe_out", E);
+    } else {
+      gu = buf("gu", 2 * cfg.n_ff);
+      act = buf("act", cfg.n_ff);
+    }
+    for (int64_t i = 0; i < cfg.n_layer; ++i) {
+      const std::string l = "decoder.layer" + std::to_string(i);
+      kt.push_back(ws.buffer(l + ".kt", size_t(cfg.kv_dim() * ctx) * 4));
+      vc.push_back(ws.buffer(l + ".vc", size_t(cfg.kv_dim() * ctx) * 4));
+    }
+    inv_sqrt_hd = float(1.0 / std::sqrt(double(cfg.head_dim)));
+  }
+
+  // cos/sin[pos][i] of pair i: theta = pos * scale * base^(-2i / n_rot) / factor_i, in double.
+  void rope_tables() {
+    const int64_t half = cfg.n_rot / 2;
+    std::vector<float> c(size_t(ctx * std::max<int64_t>(half, 1))), s(c.size());
+    for (int64_t i = 0; i < half; ++i) {
+      double inv = cfg.rope_freq_scale * std::pow(cfg.rope_freq_base, -2.0 * double(i) / double(cfg.n_rot));
+      if (!w->rope_freq_factors.empty()) inv /= double(w->rope_freq_factors[size_t(i)]);
+      for (int64_t p = 0; p < ctx; ++p) {
+        const double theta = double(p) * inv;
+        c[size_t(p * half + i)] = float(std::cos(theta));
+        s[size_t(p * half + i)] = float(std::sin(theta));
+      }
+    }
+    cos = ws.upload("decoder.cos", c.data(), c.size() * 4);
+    sin = ws.upload("decoder.sin", s.data(), s.size() * 4);
+  }
+
+  void rmsnorm(uint64_t y, uint64_t x, uint64_t weight) {
+    const uint64_t argv[] = {y, x, weight, uint64_t(cfg.n_embd), f32_bits(cfg.rms_eps)};
+    dev.launch(norm, 1, 64, argv);
+  }
+
+  void embed_token(int32_t token, int64_t p) {
+    const uint64_t E = uint64_t(cfg.n_embd);
+    switch (w->embd_type) {
+      case TensorType::F32:
+      case TensorType::F16:
+      case TensorType::BF16: {
+        const uint32_t id = uint32_t(token);
+        const uint64_t slot = ids + uint64_t(p) * 4;  // one slot per position: queued passes keep theirs
+        dev.upload(slot, &id, 4);
+        const uint64_t argv[] = {h, slot, w->token_embd, 1, E};
+        dev.launch(embed, 1, 64, argv);
+        break;
+      }
+      default: {
+        // the block decoder at the token's row
+        const QuantSpec* s = quant_spec(w->embd_type);
+        const uint64_t row = w->token_embd + uint64_t(token) * w->embd_row_bytes, nblocks = E / s->elems;
+        std::vector<uint64_t> argv = {row, h};
+        argv.insert(argv.end(), embed_tables.begin(), embed_tables.end());
+        argv.push_back(nblocks);
+        if (s->dequant_takes_group_size) argv.push_back(64);
+        dev.launch(embed, uint32_t((nblocks + 63) / 64), 64, argv);
+      }
+    }
+  }
+
+  void attention(size_t layer, int64_t p) {
+    const int64_t n_kv = p + 1, ns = attention_splits(n_kv), R = (n_kv + ns - 1) / ns;
+    const uint64_t pargv[] = {po,
+                              pm,
+                              pl,
+                              q,
+                              kt[layer],
+                              vc[layer],
+                              uint64_t(n_kv),
+                              uint64_t(cfg.head_dim),
+                              uint64_t(R),
+                              uint64_t(ctx),
+                              uint64_t(log2_exact(ns)),
+                              f32_bits(inv_sqrt_hd),
+                              uint64_t(cfg.kv_dim()),
+                              uint64_t(cfg.n_head / cfg.n_head_kv)};
+    dev.launch(part, uint32_t(cfg.n_head * ns), 64, pargv);
+    const uint64_t cargv[] = {attn, po, pm, pl, uint64_t(cfg.head_dim), uint64_t(ns), f32_bits(inv_sqrt_hd)};
+    dev.launch(comb, uint32_t(cfg.n_head), 64, cargv);
+  }
+
+  void ffn(const LayerWeights& lw) {
+    const int64_t F = cfg.n_ff;
+    lw.gate_up.forward(xn, gu);
+    if (gated.valid()) {
+      const uint64_t argv[] = {lw.down.parts[0].linear->weights(), gu, gu + uint64_t(F) * 4, h,
+                               uint64_t(cfg.n_embd), uint64_t(F), 64};
+      dev.launch(gated, uint32_t(cfg.n_embd), 64, argv);
+      return;
+    }
+    const uint64_t argv[] = {act, gu, gu + uint64_t(F) * 4, uint64_t(F)};
+    dev.launch(silu, uint32_t(std::min<int64_t>((F + 63) / 64, 1024)), 64, argv);
+    lw.down.forward(act, h, true);
+  }
+
+  void moe(const LayerWeights& lw) {
+    const int64_t k = cfg.n_expert_used, F = cfg.n_ff_exp, E = cfg.n_embd;
+    lw.router->forward_device(xn, 1, router);
+    const uint64_t rargv[] = {router, sel, selw, 1, uint64_t(cfg.n_expert), uint64_t(k), cfg.expert_weights_norm ? 1u : 0u};
+    dev.launch(route, 1, 64, rargv);
+    lw.gate_exps->forward_selected(xn, sel, k, false, eg);
+    lw.up_exps->forward_selected(xn, sel, k, false, eu);
+    const uint64_t sargv[] = {ea, eg, eu, uint64_t(k * F)};
+    dev.launch(silu, uint32_t(std::min<int64_t>((k * F + 63) / 64, 1024)), 64, sargv);
+    lw.down_exps->forward_selected(ea, sel, k, true, eo);
+    const uint64_t cargv[] = {moe_out, eo, selw, uint64_t(k), 1, uint64_t(E)};
+    dev.launch(combine, 1, 64, cargv);
+    const uint64_t aargv[] = {h, moe_out, uint64_t(E)};
+    dev.launch(add, uint32_t((E + 63) / 64), 64, aargv);
+  }
+
+  void layer(size_t i, int64_t p) {
+    const LayerWeights& lw = w->layers[i];
+    rmsnorm(xn, h, lw.attn_norm);
+    lw.qkv.forward(xn, qkv);
+    const uint64_t rargv[] = {q,
+                              kt[i],
+                              vc[i],
+                              qkv,
+                              lw.qkv_bias,
+                              lw.q_norm,
+                              lw.k_norm,
+                              cos,
+                              sin,
+                              uint64_t(cfg.n_head),
+                              uint64_t(cfg.n_head_kv),
+                              uint64_t(cfg.head_dim),
+                              uint64_t(cfg.n_rot),
+                              uint64_t(ctx),
+                              uint64_t(p),
+                              cfg.rope_type == RopeType::Neox ? 1u : 0u,
+                              f32_bits(cfg.rms_eps)};
+    dev.launch(rope, uint32_t(cfg.n_head + 2 * cfg.n_head_kv), 64, rargv);
+    attention(i, p);
+    lw.out.forward(attn, h, true);
+    rmsnorm(xn, h, lw.ffn_norm);
+    if (cfg.moe()) moe(lw);
+    else ffn(lw);
+  }
+};
+
+DecoderModel::DecoderModel(Device& dev, const quant::GgufFile& file, LoadOptions options)
+    : s_(std::make_unique<State>(dev, ModelConfig::from_gguf(file), GgufTensorSource(file), options)) {}
+DecoderModel::DecoderModel(Device& dev, const ModelConfig& config, const TensorSource& source, LoadOptions options)
+    : s_(std::make_unique<State>(dev, config, source, options)) {}
+DecoderModel::~DecoderModel() = default;
+
+const ModelConfig& DecoderModel::config() const { return s_->cfg; }
+int64_t DecoderModel::context() const { return s_->ctx; }
+Device& DecoderModel::device() const { return s_->dev; }
+int64_t DecoderModel::position() const { return s_->pos; }
+uint64_t DecoderModel::weight_bytes() const { return s_->w->bytes; }
+std::vector<std::pair<std::string, TensorType>> DecoderModel::tensor_types() const { return s_->w->types; }
+void DecoderModel::reset() { s_->pos = 0; }
+void DecoderModel::set_position(int64_t pos) {
+  if (pos < 0 || pos >= s_->ctx)
+    throw Error("position " + std::to_string(pos) + " is outside the context of " + std::to_string(s_->ctx));
+  s_->pos = pos;
+}
+
+uint64_t DecoderModel::forward(int32_t token, int64_t pos) {
+  State& s = *s_;
+  if (token < 0 || token >= s.cfg.n_vocab)
+    throw Error("token " + std::to_string(token) + " is outside the vocabulary (0.." + std::to_string(s.cfg.n_vocab - 1) +
+                ")");
+  if (pos < 0 || pos >= s.ctx)
+    throw Error("position " + std::to_string(pos) + " is past the context of " + std::to_string(s.ctx) + " tokens");
+  if (pos != s.pos && pos != 0)
+    throw Error("position " + std::to_string(pos) + " does not follow the sequence (next is " + std::to_string(s.pos) +
+                ")");
+  s.embed_token(token, pos);
+  for (size_t i = 0; i < s.w->layers.size(); ++i) s.layer(i, pos);
+  s.rmsnorm(s.xn, s.h, s.w->output_norm);
+  s.w->output.forward(s.xn, s.logits);
+  s.pos = pos + 1;
+  return s.logits;
+}
+
+std::vector<float> DecoderModel::logits() { return s_->dev.download<float>(s_->logits, size_t(s_->cfg.n_vocab)); }
+
+}  // namespace k100::model

@@ -1,0 +1,249 @@
+#include "model_weights.h"
+
+#include <algorithm>
+
+#include "k100/base/error.h"
+
+namespace k100::model {
+
+using quant::TensorInfo;
+using quant::TensorType;
+
+void Projection::forward(uint64_t x, uint64_t y, bool accumulate) const {
+  for (const Part& p : parts) p.linear->forward_device(x, 1, y + uint64_t(p.row_offset) * 4, accumulate);
+}
+
+ModelWeights::~ModelWeights() {
+  layers.clear();
+  output.parts.clear();
+  if (!dev) return;
+  for (uint64_t b : buffers) {
+    try {
+      dev->free(b);
+    } catch (...) {
+    }
+  }
+}
+
+namespace {
+
+class Loader {
+ public:
+  Loader(Device& dev, Workspace& ws, const TensorSource& src,
+         const std::function<void(uint64_t, uint64_t)>& progress, ModelWeights& mw)
+      : dev_(dev), ws_(ws), src_(src), progress_(progress), mw_(mw), total_(src.total_bytes()) {}
+
+  // The tensor with exactly these dims (GGUF order); k100::Error naming it otherwise.
+  const TensorInfo& require(const std::string& name, const std::vector<uint64_t>& dims, const std::string& what) {
+    const TensorInfo* t = src_.tensor(name, dims, true);
+    if (!t)
+      throw Error(src_.origin() + ": tensor '" + name + "' (" + what + ", " + quant::format_dims(dims) + ") is missing");
+    check(*t, dims, what);
+    return *t;
+  }
+  const TensorInfo* optional(const std::string& name, const std::vector<uint64_t>& dims, const std::string& what) {
+    const TensorInfo* t = src_.tensor(name, dims, false);
+    if (t) check(*t, dims, what);
+    return t;
+  }
+
+  // f32 copy on the device of a small tensor of any type (norms, biases).
+  uint64_t upload_f32(const TensorInfo& t) {
+    std::vector<float> values = host_f32(t);
+    const uint64_t p = alloc(t.elements * 4);
+    if (!values.empty()) dev_.upload(p, values.data(), values.size() * 4);
+    return p;
+  }
+  std::vector<float> host_f32(const TensorInfo& t) {
+    note(t);
+    advance(t.size);
+    const auto bytes = src_.bytes(t);
+    if (bytes.empty()) return {};
+    return quant::TensorView{t.name, t.type, t.dims, bytes}.dequantize();
+  }
+
+  // The tensors' stored bytes back to back in one device buffer.
+  uint64_t upload_raw(const std::vector<const TensorInfo*>& parts) {
+    uint64_t bytes = 0;
+    for (const TensorInfo* t : parts) bytes += t->size;
+    const uint64_t p = alloc(bytes);
+    uint64_t at = 0;
+    for (const TensorInfo* t : parts) {
+      note(*t);
+      const auto bytes = src_.bytes(*t);
+      constexpr uint64_t kChunk = uint64_t(16) << 20;  // progress at least every 16 MiB
+      for (uint64_t o = 0; o < t->size; o += kChunk) {
+        const uint64_t n = std::min(kChunk, t->size - o);
+        if (!bytes.empty()) dev_.upload(p + at + o, bytes.data() + o, n);
+        advance(n);
+      }
+      at += t->size;
+    }
+    return p;
+  }
+
+  // One projection [sum of rows][k] from tensors of `k`-element rows: the
+  // runs of equal type share a buffer and a Linear.
+  Projection projection(const std::vector<const TensorInfo*>& parts, int64_t k, const std::string& tag) {
+    Projection pr;
+    pr.k = k;
+    size_t i = 0;
+    while (i < parts.size()) {
+      size_t j = i;
+      int64_t rows = 0;
+      std::vector<const TensorInfo*> run;
+      while (j < parts.size() && parts[j]->type == parts[i]->type) {
+        rows += int64_t(parts[j]->elements / uint64_t(k));
+        run.push_back(parts[j++]);
+      }
+      const uint64_t p = upload_raw(run);
+      pr.parts.push_back({make_linear(dev_, rows, k, DeviceWeights{parts[i]->type, p, 1, false}, &ws_,
+                                      tag + (i ? "." + std::to_string(i) : std::string())),
+                          pr.n});
+      pr.n += rows;
+      i = j;
+    }
+    return pr;
+  }
+
+  // Expert weights [groups][n][k] of one tensor.
+  std::unique_ptr<Linear> experts(const TensorInfo& t, int64_t n, int64_t k, int64_t groups, const std::string& tag) {
+    const uint64_t p = upload_raw({&t});
+    return make_linear(dev_, n, k, DeviceWeights{t.type, p, groups, false}, &ws_, tag);
+  }
+
+  void finish() {
+    if (progress_) progress_(total_ ? total_ : done_, total_ ? total_ : done_);
+  }
+
+ private:
+  void check(const TensorInfo& t, const std::vector<uint64_t>& dims, const std::string& what) {
+    if (t.dims != dims)
+      throw Error(src_.origin() + ": tensor '" + t.name + "' has shape " + quant::format_dims(t.dims) + ", expected " +
+                  quant::format_dims(dims) + " (" + what + ")");
+  }
+  void note(const TensorInfo& t) {
+    mw_.types.emplace_back(t.name, t.type);
+    mw_.bytes += t.size;
+  }
+  uint64_t alloc(uint64_t bytes) {
+    const uint64_t p = dev_.alloc(bytes ? bytes : 1);
+    mw_.buffers.push_back(p);
+    return p;
+  }
+  void advance(uint64_t n) {
+    done_ = total_ ? std::min(total_, done_ + n) : done_ + n;
+    if (progress_) progress_(done_, total_);
+  }
+
+  Device& dev_;
+  Workspace& ws_;
+  const TensorSource& src_;
+  const std::function<void(uint64_t, uint64_t)>& progress_;
+  ModelWeights& mw_;
+  uint64_t total_ = 0, done_ = 0;
+};
+
+std::string blk(int64_t i, const char* name) { return "blk." + std::to_string(i) + "." + name; }
+
+}  // namespace
+
+std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const TensorSource& file,
+                                           const ModelConfig& c, const std::function<void(uint64_t, uint64_t)>& progress) {
+  auto mw = std::make_unique<ModelWeights>();
+  mw->dev = &dev;
+  Loader L(dev, ws, file, progress, *mw);
+  const uint64_t E = uint64_t(c.n_embd), V = uint64_t(c.n_vocab), Q = uint64_t(c.q_dim()), KV = uint64_t(c.kv_dim()),
+                 HD = uint64_t(c.head_dim);
+
+  const TensorInfo& embd = L.require("token_embd.weight", {E, V}, "token embedding, n_embd x n_vocab");
+  mw->embd_type = embd.type;
+  mw->embd_row_bytes = quant::row_bytes(embd.type, E);
+  if (embd.type != TensorType::F32 && embd.type != TensorType::F16 && embd.type != TensorType::BF16 &&
+      !quant_spec(embd.type))
+    throw Error(file.origin() + ": tensor 'token_embd.weight' has type " + quant::type_name(embd.type) +
+                ", which the device cannot decode");
+  if (const TensorInfo* rf = L.optional("rope_freqs.weight", {uint64_t(c.n_rot / 2)}, "RoPE frequency factors"))
+    mw->rope_freq_factors = L.host_f32(*rf);
+
+  for (int64_t i = 0; i < c.n_layer; ++i) {
+    LayerWeights lw;
+    const std::string tag = "blk." + std::to_string(i);
+    lw.attn_norm = L.upload_f32(L.require(blk(i, "attn_norm.weight"), {E}, "attention norm, n_embd"));
+    // Q|K|V: one fused tensor, or three
+    std::vector<const TensorInfo*> qkv;
+    const TensorInfo* fused = L.optional(blk(i, "attn_qkv.weight"), {E, Q + 2 * KV}, "fused QKV, n_embd x (q + 2 kv)");
+    std::vector<float> bias;
+    if (fused) {
+      qkv = {fused};
+      if (const TensorInfo* b = L.optional(blk(i, "attn_qkv.bias"), {Q + 2 * KV}, "QKV bias")) bias = L.host_f32(*b);
+    } else {
+      qkv = {&L.require(blk(i, "attn_q.weight"), {E, Q}, "query, n_embd x n_head * head_dim"),
+             &L.require(blk(i, "attn_k.weight"), {E, KV}, "key, n_embd x n_head_kv * head_dim"),
+             &L.require(blk(i, "attn_v.weight"), {E, KV}, "value, n_embd x n_head_kv * head_dim")};
+      const TensorInfo* bq = L.optional(blk(i, "attn_q.bias"), {Q}, "query bias");
+      const TensorInfo* bk = L.optional(blk(i, "attn_k.bias"), {KV}, "key bias");
+      const TensorInfo* bv = L.optional(blk(i, "attn_v.bias"), {KV}, "value bias");
+      if (bq || bk || bv) {
+        bias.assign(size_t(Q + 2 * KV), 0.f);
+        uint64_t at = 0;
+        for (const TensorInfo* b : {bq, bk, bv}) {
+          const uint64_t n = b == bq ? Q : KV;
+          if (b) {
+            auto v = L.host_f32(*b);
+            std::copy(v.begin(), v.end(), bias.begin() + std::ptrdiff_t(at));
+          }
+          at += n;
+        }
+      }
+    }
+    if (!bias.empty()) {
+      lw.qkv_bias = ws.upload(tag + ".qkv_bias", bias.data(), bias.size() * 4);
+    }
+    lw.qkv = L.projection(qkv, c.n_embd, tag + ".qkv");
+    const bool qk_norm = c.arch == Architecture::Qwen3 || c.arch == Architecture::Qwen3Moe;
+    if (qk_norm) {
+      lw.q_norm = L.upload_f32(L.require(blk(i, "attn_q_norm.weight"), {HD}, "query norm, head_dim"));
+      lw.k_norm = L.upload_f32(L.require(blk(i, "attn_k_norm.weight"), {HD}, "key norm, head_dim"));
+    }
+    lw.out = L.projection({&L.require(blk(i, "attn_output.weight"), {Q, E}, "attention output, q x n_embd")}, c.q_dim(),
+                          tag + ".attn_output");
+    lw.ffn_norm = L.upload_f32(L.require(blk(i, "ffn_norm.weight"), {E}, "FFN norm, n_embd"));
+    if (c.moe()) {
+      const uint64_t X = uint64_t(c.n_expert), F = uint64_t(c.n_ff_exp);
+      const TensorInfo& r = L.require(blk(i, "ffn_gate_inp.weight"), {E, X}, "router, n_embd x n_expert");
+      lw.router = std::move(L.projection({&r}, c.n_embd, tag + ".router").parts.front().linear);
+      lw.gate_exps = L.experts(L.require(blk(i, "ffn_gate_exps.weight"), {E, F, X}, "expert gates, n_embd x ffn x n_expert"),
+                               c.n_ff_exp, c.n_embd, c.n_expert, tag + ".gate_exps");
+      lw.up_exps = L.experts(L.require(blk(i, "ffn_up_exps.weight"), {E, F, X}, "expert ups, n_embd x ffn x n_expert"),
+                             c.n_ff_exp, c.n_embd, c.n_expert, tag + ".up_exps");
+      lw.down_exps = L.experts(L.require(blk(i, "ffn_down_exps.weight"), {F, E, X}, "expert downs, ffn x n_embd x n_expert"),
+                               c.n_embd, c.n_ff_exp, c.n_expert, tag + ".down_exps");
+    } else {
+      const uint64_t F = uint64_t(c.n_ff);
+      lw.gate_up = L.projection({&L.require(blk(i, "ffn_gate.weight"), {E, F}, "FFN gate, n_embd x ffn"),
+                                 &L.require(blk(i, "ffn_up.weight"), {E, F}, "FFN up, n_embd x ffn")},
+                                c.n_embd, tag + ".gate_up");
+      lw.down = L.projection({&L.require(blk(i, "ffn_down.weight"), {F, E}, "FFN down, ffn x n_embd")}, c.n_ff,
+                             tag + ".ffn_down");
+    }
+    mw->layers.push_back(std::move(lw));
+  }
+
+  mw->output_norm = L.upload_f32(L.require("output_norm.weight", {E}, "output norm, n_embd"));
+  mw->token_embd = L.upload_raw({&embd});
+  if (const TensorInfo* out = L.optional("output.weight", {E, V}, "output head, n_embd x n_vocab")) {
+    mw->output = L.projection({out}, c.n_embd, "output");
+  } else {
+    // tied embeddings: the head reads the embedding table
+    mw->tied = true;
+    mw->output.n = c.n_vocab;
+    mw->output.k = c.n_embd;
+    mw->output.parts.push_back(
+        {make_linear(dev, c.n_vocab, c.n_embd, DeviceWeights{embd.type, mw->token_embd, 1, false}, &ws, "output"), 0});
+  }
+  L.finish();
+  return mw;
+}
+
+}  // namespace k100::model

@@ -1,0 +1,70 @@
+// The weights of a decoder model on the device, and how they are read from a
+// GGUF file: every tensor by its llama.cpp name, checked against the shape
+// the hyper-parameters imply, uploaded in its stored type (norm weights and
+// biases widened to f32), with a progress callback over the bytes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "k100/model/device.h"
+#include "k100/model/linear.h"
+#include "k100/model/model_config.h"
+#include "k100/model/tensor_source.h"
+#include "k100/model/workspace.h"
+#include "k100/quant/gguf_reader.h"
+
+namespace k100::model {
+
+// A projection whose rows may come from several tensors: one Linear when
+// they share a type (one buffer, one GEMV), else one per tensor writing at
+// its row offset of the output.
+struct Projection {
+  struct Part {
+    std::unique_ptr<Linear> linear;
+    int64_t row_offset = 0;
+  };
+  std::vector<Part> parts;
+  int64_t n = 0, k = 0;
+  // y[0..n) = W x (+ y when accumulate): one row.
+  void forward(uint64_t x, uint64_t y, bool accumulate = false) const;
+};
+
+struct LayerWeights {
+  uint64_t attn_norm = 0, ffn_norm = 0;  // f32 [n_embd]
+  uint64_t qkv_bias = 0;                 // f32 [q + 2 kv] or 0
+  uint64_t q_norm = 0, k_norm = 0;       // f32 [head_dim] or 0
+  Projection qkv, out;                   // [q + 2 kv][embd], [embd][q]
+  Projection gate_up, down;              // dense: [2 ff][embd], [embd][ff]
+  std::unique_ptr<Linear> router;        // MoE: [n_expert][embd]
+  std::unique_ptr<Linear> gate_exps, up_exps, down_exps;  // groups = n_expert
+};
+
+struct ModelWeights {
+  quant::TensorType embd_type = quant::TensorType::F32;
+  uint64_t token_embd = 0;     // [n_vocab][n_embd] stored bytes
+  uint64_t embd_row_bytes = 0;
+  uint64_t output_norm = 0;    // f32 [n_embd]
+  Projection output;           // [n_vocab][n_embd] (the token embedding when tied)
+  bool tied = false;
+  std::vector<float> rope_freq_factors;  // rope_freqs.weight, or empty
+  std::vector<LayerWeights> layers;
+  std::vector<std::pair<std::string, quant::TensorType>> types;
+  uint64_t bytes = 0;
+
+  // Owns every device buffer above.
+  std::vector<uint64_t> buffers;
+  Device* dev = nullptr;
+  ~ModelWeights();
+};
+
+// Reads and uploads every tensor of `cfg`'s architecture; `ws` holds the
+// constant tables the block kernels share.
+std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const TensorSource& source,
+                                           const ModelConfig& cfg,
+                                           const std::function<void(uint64_t, uint64_t)>& progress);
+
+}  // namespace k100::model

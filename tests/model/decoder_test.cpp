@@ -1,0 +1,200 @@
+// The GGUF decoder model on the default device: random models of every
+// architecture load and run (the logits are compared with llama.cpp and a
+// float64 reference by tests/model/python); here: the same logits when the
+// sequence is run again or enqueued without syncs in between, the progress
+// callback, and the errors a bad file or bad input gives, each naming the
+// key, tensor or value.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+
+#include "k100/base/error.h"
+#include "k100/model/decoder.h"
+#include "k100/model/generator.h"
+#include "k100/model/random_model.h"
+#include "k100/quant/gguf_writer.h"
+#include "k100/runtime/runtime.h"
+
+namespace k100::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+Device& device() {
+  static runtime::Runtime rt;
+  static RuntimeDevice dev(rt);
+  return dev;
+}
+
+fs::path temp_dir() {
+  static const fs::path d = [] {
+    fs::path p = fs::temp_directory_path() / ("k100_decoder_test_" + std::to_string(::getpid()));
+    fs::create_directories(p);
+    return p;
+  }();
+  return d;
+}
+
+std::string model_path(Architecture a, quant::TensorType t = quant::TensorType::F32) {
+  const std::string p = (temp_dir() / (std::string(architecture_name(a)) + "_" + quant::type_name(t) + ".gguf")).string();
+  if (!fs::exists(p)) {
+    RandomModelSpec s;
+    s.arch = a;
+    s.type = t;
+    s.n_ctx = 64;
+    write_random_model(p, s);
+  }
+  return p;
+}
+
+// A copy of `src` with its metadata and tensors passed through `edit_kv` and `edit_tensor`
+// (return false to drop an entry).
+std::string rewrite(const std::string& src, const std::string& name,
+                    const std::function<bool(std::string&, quant::Value&)>& edit_kv,
+                    const std::function<bool(std::string&, std::vector<uint64_t>&, std::vector<uint8_t>&)>& edit_tensor) {
+  const quant::GgufFile f = quant::GgufFile::open(src);
+  quant::GgufWriter w;
+  for (const auto& kv : f.metadata()) {
+    std::string key = kv.key;
+    quant::Value v = kv.value;
+    if (edit_kv(key, v)) w.add(key, v);
+  }
+  for (const auto& t : f.tensors()) {
+    std::string n = t.name;
+    std::vector<uint64_t> dims = t.dims;
+    const auto view = f.tensor(t);
+    std::vector<uint8_t> bytes(view.bytes.begin(), view.bytes.end());
+    if (edit_tensor(n, dims, bytes)) w.add_tensor(n, t.type, dims, bytes);
+  }
+  const std::string out = (temp_dir() / name).string();
+  w.write(out);
+  return out;
+}
+
+auto keep_kv = [](std::string&, quant::Value&) { return true; };
+auto keep_tensor = [](std::string&, std::vector<uint64_t>&, std::vector<uint8_t>&) { return true; };
+
+std::string load_error(const std::string& path) {
+  try {
+    const quant::GgufFile f = quant::GgufFile::open(path);
+    DecoderModel m(device(), f);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Decoder, EveryArchitectureRunsAndRepeats) {
+  for (Architecture a : {Architecture::Llama, Architecture::Qwen2, Architecture::Qwen3, Architecture::Qwen3Moe}) {
+    const quant::GgufFile f = quant::GgufFile::open(model_path(a));
+    uint64_t last = 0, total = 0;
+    LoadOptions o;
+    o.context = 16;
+    o.progress = [&](uint64_t done, uint64_t all) {
+      EXPECT_GE(done, last);
+      last = done;
+      total = all;
+    };
+    DecoderModel m(device(), f, o);
+    EXPECT_EQ(last, total) << architecture_name(a);
+    EXPECT_GT(total, 0u);
+    const std::vector<int32_t> seq = {3, 300, 301, 302, 7};
+    // each position synced
+    std::vector<std::vector<float>> synced;
+    for (size_t i = 0; i < seq.size(); ++i) {
+      m.forward(seq[i], int64_t(i));
+      synced.push_back(m.logits());
+    }
+    // the same sequence enqueued without syncs: the last logits are the same
+    for (size_t i = 0; i < seq.size(); ++i) m.forward(seq[i], int64_t(i));
+    EXPECT_EQ(m.logits(), synced.back()) << architecture_name(a);
+    for (float v : synced.back()) ASSERT_TRUE(std::isfinite(v));
+    EXPECT_NE(synced[0], synced[1]);
+  }
+}
+
+TEST(Decoder, GeneratorCountsTokensAndLaunches) {
+  const quant::GgufFile f = quant::GgufFile::open(model_path(Architecture::Qwen3));
+  ProfilingDevice prof(device());
+  DecoderModel m(prof, f, LoadOptions{.context = 16, .progress = {}});
+  Generator g(m, &prof);
+  GenerationCallbacks cb;
+  cb.choose = [](std::span<const float> l) { return int32_t(std::max_element(l.begin(), l.end()) - l.begin()); };
+  int seen = 0;
+  cb.on_token = [&](int32_t) { return ++seen < 4; };
+  const auto ids = g.run(std::vector<int32_t>{300, 301}, 8, cb);
+  EXPECT_EQ(ids.size(), 4u);  // on_token stopped it
+  EXPECT_EQ(g.stats().generated, 4);
+  EXPECT_EQ(g.stats().decode_passes, 3);
+  // per layer: norm, QKV, rope+append, attention part and combine, output, norm, gate|up, gated down;
+  // plus the embedding, the final norm and the head
+  EXPECT_EQ(g.stats().launches_per_token, uint64_t(2 * 9 + 3));
+  uint64_t launches = 0;
+  for (const auto& fam : g.stats().families) launches += fam.launches;
+  EXPECT_EQ(launches, 3 * g.stats().launches_per_token);
+}
+
+TEST(Decoder, InputErrorsNameTheValue) {
+  const quant::GgufFile f = quant::GgufFile::open(model_path(Architecture::Llama));
+  DecoderModel m(device(), f, LoadOptions{.context = 4, .progress = {}});
+  EXPECT_THROW(m.forward(-1, 0), Error);
+  EXPECT_THROW(m.forward(int32_t(m.config().n_vocab), 0), Error);
+  m.forward(5, 0);
+  EXPECT_THROW(m.forward(5, 2), Error);  // skips position 1
+  m.forward(5, 1);
+  m.forward(5, 2);
+  m.forward(5, 3);
+  try {
+    m.forward(5, 4);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("context of 4"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Decoder, FileErrorsNameKeyOrTensor) {
+  const std::string src = model_path(Architecture::Qwen3);
+  const std::string arch = rewrite(src, "arch.gguf", [](std::string& k, quant::Value& v) {
+    if (k == "general.architecture") v = quant::Value::string("gpt-neox");
+    return true;
+  }, keep_tensor);
+  EXPECT_NE(load_error(arch).find("architecture 'gpt-neox'"), std::string::npos) << load_error(arch);
+
+  const std::string key = rewrite(src, "key.gguf", [](std::string& k, quant::Value&) {
+    return k != "qwen3.attention.layer_norm_rms_epsilon";
+  }, keep_tensor);
+  EXPECT_NE(load_error(key).find("'qwen3.attention.layer_norm_rms_epsilon' is missing"), std::string::npos)
+      << load_error(key);
+
+  const std::string missing = rewrite(src, "missing.gguf", keep_kv,
+                                      [](std::string& n, std::vector<uint64_t>&, std::vector<uint8_t>&) {
+                                        return n != "blk.1.attn_k_norm.weight";
+                                      });
+  EXPECT_NE(load_error(missing).find("tensor 'blk.1.attn_k_norm.weight'"), std::string::npos) << load_error(missing);
+  EXPECT_NE(load_error(missing).find("is missing"), std::string::npos);
+
+  const std::string shape = rewrite(src, "shape.gguf", keep_kv,
+                                    [](std::string& n, std::vector<uint64_t>& d, std::vector<uint8_t>& b) {
+                                      if (n == "blk.0.ffn_up.weight") {
+                                        d[1] /= 2;
+                                        b.resize(b.size() / 2);
+                                      }
+                                      return true;
+                                    });
+  const std::string e = load_error(shape);
+  EXPECT_NE(e.find("tensor 'blk.0.ffn_up.weight' has shape 256 x 256, expected 256 x 512"), std::string::npos) << e;
+
+  const std::string heads = rewrite(src, "heads.gguf", [](std::string& k, quant::Value& v) {
+    if (k == "qwen3.attention.head_count_kv") v = quant::Value::of(uint32_t(3));
+    return true;
+  }, keep_tensor);
+  EXPECT_NE(load_error(heads).find("'qwen3.attention.head_count_kv'"), std::string::npos) << load_error(heads);
+}
+
+}  // namespace
+}  // namespace k100::model

@@ -1,0 +1,270 @@
+// k100-bench model: MODELED K100_LC decode speed of whole dense models, one
+// token at a full context, beside the bandwidth bound.
+//
+// The model is the decoder of src/model (k100-generate's), built from the
+// shape's hyper-parameters with weights of one type and no contents
+// (ShapeTensorSource), with one layer: every layer of a dense model runs the
+// same dispatches, so the token's time is the embedding, 64 (or n) times the
+// layer, and the head. The dispatches of one token at position ctx - 1 run on
+// the emulator with the timing model's recorder attached and are scheduled
+// by the timing model (k100/timing, calibrated: k100-bench calibrate); the
+// times are MODELED, not measured. Launches per token are counted from the
+// same pass. The bound is the bytes one token must read (every weight once:
+// the layers and the head; the KV cache rows of every layer) over 896 GB/s.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_registry.h"
+#include "k100/base/error.h"
+#include "k100/kernels/emu_test_device.h"
+#include "k100/model/decoder.h"
+#include "k100/model/device.h"
+#include "k100/model/tensor_source.h"
+#include "k100/timing/machine.h"
+#include "k100/timing/simulator.h"
+#include "k100/timing/trace.h"
+#include "kernel_measure.h"
+#include "parameter_override.h"
+
+namespace {
+
+using namespace k100;
+
+struct Shape {
+  const char* key;
+  const char* name;
+  model::Architecture arch;
+  int64_t n_embd, n_layer, n_ff, n_head, n_head_kv, head_dim, n_vocab, ctx;
+};
+
+// The shapes the requirement names: a 27B-class dense model (hidden 5120, 64
+// layers, FFN 17408, 40 query / 8 KV heads of 128, vocab 151936, context
+// 4096) and an 8B-class one (Llama-3-8B's: hidden 4096, 32 layers, FFN 14336,
+// 32 / 8 heads of 128, vocab 128256).
+const Shape kShapes[] = {
+    {"27b", "27B-class dense", model::Architecture::Qwen3, 5120, 64, 17408, 40, 8, 128, 151936, 4096},
+    {"8b", "8B-class dense", model::Architecture::Llama, 4096, 32, 14336, 32, 8, 128, 128256, 4096},
+};
+
+// A model::Device on the emulator that records each launch's per-wave
+// traces for the timing model. Launches run at once (the emulator is
+// synchronous here), so sync and downloads need no waiting.
+class TracingDevice final : public model::Device {
+ public:
+  explicit TracingDevice(kernels::EmuTestDevice& emu) : emu_(emu) {
+    emu_.options().observer = &recorder_;
+    emu_.options().checks = emu::CheckOptions::none();  // timing only; the kernels' tests run the checks
+  }
+  ~TracingDevice() override { emu_.options().observer = nullptr; }
+
+  struct Recorded {
+    std::string kernel;
+    uint32_t grid = 0, workgroup = 0;
+    std::vector<std::unique_ptr<timing::DispatchTrace>> traces;
+  };
+  std::vector<Recorded> launches;
+
+  std::string backend() const override { return "emu"; }
+  uint64_t alloc(size_t bytes) override { return emu_.alloc(bytes ? bytes : 1); }
+  void free(uint64_t p) override { emu_.free(p); }
+  void upload(uint64_t dst, const void* src, size_t bytes) override { emu_.upload(dst, src, bytes); }
+  void download(void* dst, uint64_t src, size_t bytes) override { emu_.download(dst, src, bytes); }
+  void copy(uint64_t dst, uint64_t src, size_t bytes) override {
+    std::vector<uint8_t> tmp(bytes);
+    emu_.download(tmp.data(), src, bytes);
+    emu_.upload(dst, tmp.data(), bytes);
+  }
+  void memset(uint64_t dst, int value, size_t bytes) override { emu_.fill(dst, uint8_t(value), bytes); }
+  int kernel_id(std::string_view lookup) const override {
+    const std::string name(lookup);
+    auto it = ids_.find(name);
+    if (it != ids_.end()) return it->second;
+    if (!emu_.program().find_kernel(emu_.symbol_for(name))) return -1;
+    names_.push_back(name);
+    return ids_[name] = int(names_.size() - 1);
+  }
+  void launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) override {
+    recorder_.clear();
+    emu_.launch(names_.at(size_t(kernel)), {grid, 1, 1}, {workgroup, 1, 1}, std::vector<uint64_t>(argv.begin(), argv.end()));
+    launches.push_back({names_[size_t(kernel)], grid, workgroup, recorder_.take()});
+  }
+  void sync() override {}
+  int record_event() override { return 0; }
+  double elapsed_ms(int, int) override { return 0; }
+  void release_event(int) override {}
+  using Device::launch;
+
+ private:
+  kernels::EmuTestDevice& emu_;
+  timing::TraceRecorder recorder_;
+  mutable std::map<std::string, int> ids_;
+  mutable std::vector<std::string> names_;
+};
+
+model::ModelConfig config_of(const Shape& s) {
+  model::ModelConfig c;
+  c.arch = s.arch;
+  c.arch_name = model::architecture_name(s.arch);
+  c.name = s.name;
+  c.n_vocab = s.n_vocab;
+  c.n_ctx_train = s.ctx;
+  c.n_embd = s.n_embd;
+  c.n_layer = 1;  // one layer is timed; the token has n_layer of them
+  c.n_ff = s.n_ff;
+  c.n_head = s.n_head;
+  c.n_head_kv = s.n_head_kv;
+  c.head_dim = c.n_rot = s.head_dim;
+  c.rope_type = s.arch == model::Architecture::Llama ? model::RopeType::Norm : model::RopeType::Neox;
+  c.rms_eps = 1e-6f;
+  return c;
+}
+
+struct Part {
+  double seconds = 0;
+  timing::Timing timing;
+};
+
+Part simulate(const std::vector<const TracingDevice::Recorded*>& ds, const timing::MachineParams& m) {
+  std::vector<const timing::DispatchTrace*> seq;
+  for (const auto* d : ds)
+    for (const auto& t : d->traces) seq.push_back(t.get());
+  Part p;
+  if (seq.empty()) return p;
+  p.timing = timing::simulate(seq, m);
+  p.seconds = p.timing.total_s;
+  return p;
+}
+
+int run_shape(const Shape& s, quant::TensorType type, kernels::EmuTestDevice& emu, const timing::MachineParams& m) {
+  TracingDevice dev(emu);
+  const model::ModelConfig cfg = config_of(s);
+  const model::ShapeTensorSource source([type](const std::string&) { return type; },
+                                        std::string(s.name) + " " + quant::type_name(type));
+  model::DecoderModel model(dev, cfg, source, model::LoadOptions{.context = s.ctx, .progress = {}});
+  model.set_position(s.ctx - 1);
+  dev.launches.clear();
+  model.forward(1, s.ctx - 1);
+  // launch 0 is the embedding row; the head follows the last RMSNorm (the final one)
+  size_t last_norm = 0;
+  for (size_t i = 0; i < dev.launches.size(); ++i)
+    if (dev.launches[i].kernel.find("rmsnorm") != std::string::npos) last_norm = i;
+  std::vector<const TracingDevice::Recorded*> embed, layer, head;
+  for (size_t i = 0; i < dev.launches.size(); ++i)
+    (i == 0 ? embed : i < last_norm ? layer : head).push_back(&dev.launches[i]);
+  const Part pe = simulate(embed, m), pl = simulate(layer, m), ph = simulate(head, m);
+  const double token_s = pe.seconds + double(s.n_layer) * pl.seconds + ph.seconds;
+  const uint64_t launches = embed.size() + uint64_t(s.n_layer) * layer.size() + head.size();
+
+  // the bound: the weights of n_layer layers and the head, and every layer's KV rows at ctx
+  const uint64_t layer_weights = model.weight_bytes() - quant::row_bytes(type, uint64_t(s.n_embd)) * uint64_t(s.n_vocab);
+  const uint64_t head_bytes = quant::row_bytes(type, uint64_t(s.n_embd)) * uint64_t(s.n_vocab);
+  const uint64_t kv_bytes = uint64_t(s.n_layer) * 2 * uint64_t(s.n_head_kv * s.head_dim) * uint64_t(s.ctx) * 4;
+  const uint64_t bytes = uint64_t(s.n_layer) * layer_weights + head_bytes + kv_bytes;
+  const double bound_s = double(bytes) / bench::kDramBytesPerSecond;
+
+  std::printf("\n== %s, %s weights (embedding and head too), one token at position %lld\n", s.name,
+              quant::type_name(type).c_str(), (long long)(s.ctx - 1));
+  std::printf("  shape: hidden %lld, %lld layers, FFN %lld, %lld query / %lld KV heads of %lld, vocab %lld, f32 KV cache\n",
+              (long long)s.n_embd, (long long)s.n_layer, (long long)s.n_ff, (long long)s.n_head,
+              (long long)s.n_head_kv, (long long)s.head_dim, (long long)s.n_vocab);
+  std::printf("  launches per token: %llu (embedding %zu, %lld layers x %zu, head %zu)\n", (unsigned long long)launches,
+              embed.size(), (long long)s.n_layer, layer.size(), head.size());
+  std::printf("  per layer (MODELED):\n");
+  for (size_t i = 0; i < layer.size() && i < pl.timing.dispatches.size(); ++i) {
+    const auto& d = pl.timing.dispatches[i];
+    std::printf("    %-24s grid %7u x %4u  %9.2f us  %-14s %s\n", layer[i]->kernel.c_str(), layer[i]->grid,
+                layer[i]->workgroup, d.total_s * 1e6, timing::limiter_name(d.limiter), d.reason.c_str());
+  }
+  std::printf("  head (MODELED):\n");
+  for (size_t i = 0; i < head.size() && i < ph.timing.dispatches.size(); ++i) {
+    const auto& d = ph.timing.dispatches[i];
+    std::printf("    %-24s grid %7u x %4u  %9.2f us  %-14s %s\n", head[i]->kernel.c_str(), head[i]->grid,
+                head[i]->workgroup, d.total_s * 1e6, timing::limiter_name(d.limiter), d.reason.c_str());
+  }
+  std::printf("  MODELED time per token: %.3f ms = embedding %.1f us + %lld x layer %.1f us + head %.1f us\n",
+              token_s * 1e3, pe.seconds * 1e6, (long long)s.n_layer, pl.seconds * 1e6, ph.seconds * 1e6);
+  std::printf("  MODELED tokens/s: %.2f\n", 1.0 / token_s);
+  std::printf("  bandwidth bound: %.3f GB per token (weights %.3f GB, KV cache %.3f GB) / 896 GB/s = %.3f ms, "
+              "%.2f tokens/s\n",
+              double(bytes) / 1e9, double(bytes - kv_bytes) / 1e9, double(kv_bytes) / 1e9, bound_s * 1e3, 1.0 / bound_s);
+  std::printf("  MODELED speed is %.1f%% of the bound\n", 100.0 * bound_s / token_s);
+  return 0;
+}
+
+int run(int argc, char** argv) {
+  std::vector<std::string> shapes = {"27b", "8b"};
+  std::vector<quant::TensorType> types = {quant::TensorType::Q4_K, quant::TensorType::Q8_0};
+  const char* build = std::getenv("K100_BUILD_DIR");
+  std::string package = std::string(build && *build ? build : "build") + "/k100lc_kernels.hsaco";
+  timing::MachineParams m = timing::k100_lc();
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw Error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--shape") {
+      shapes.clear();
+      std::string v = value();
+      for (size_t p = 0; p <= v.size();) {
+        size_t e = v.find(',', p);
+        if (e == std::string::npos) e = v.size();
+        shapes.push_back(v.substr(p, e - p));
+        p = e + 1;
+      }
+    } else if (a == "--type") {
+      types.clear();
+      std::string v = value();
+      for (size_t p = 0; p <= v.size();) {
+        size_t e = v.find(',', p);
+        if (e == std::string::npos) e = v.size();
+        auto t = quant::type_from_name(v.substr(p, e - p));
+        if (!t) throw Error("--type: unknown tensor type '" + v.substr(p, e - p) + "'");
+        types.push_back(*t);
+        p = e + 1;
+      }
+    } else if (a == "--package") {
+      package = value();
+    } else if (a == "--set") {
+      if (!bench::apply_set_option(m, "k100-bench model", value())) return 2;
+    } else if (a == "--help" || a == "-h") {
+      std::printf("usage: k100-bench model [--shape 27b,8b] [--type q4_K,q8_0] [--package file.hsaco] [--set name=value]\n"
+                  "MODELED K100_LC decode speed (timing model) of dense model shapes, one token at a full context,\n"
+                  "beside the bandwidth bound; launches per token.\n");
+      return 0;
+    } else {
+      throw Error("unknown option '" + a + "' (see k100-bench model --help)");
+    }
+  }
+  std::printf("MODELED K100_LC decode speed (not a measurement): the k100lc decoder's dispatches of one token,\n"
+              "emulated with the timing model's recorder and scheduled by the timing model (k100/timing,\n"
+              "calibrated by k100-bench calibrate); t = sum over dispatches of (dispatch floor + execution).\n");
+  kernels::EmuTestDevice emu(package);
+  for (const std::string& key : shapes) {
+    const Shape* s = nullptr;
+    for (const auto& c : kShapes)
+      if (key == c.key) s = &c;
+    if (!s) throw Error("--shape: unknown shape '" + key + "' (27b, 8b)");
+    for (quant::TensorType t : types) run_shape(*s, t, emu, m);
+  }
+  return 0;
+}
+
+int main_model(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "k100-bench model: %s\n", e.what());
+    return 1;
+  }
+}
+
+const bench::Register reg("model", "MODELED decode tokens/s of 27B- and 8B-class dense models beside the bandwidth bound",
+                          main_model);
+
+}  // namespace

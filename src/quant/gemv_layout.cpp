@@ -47,6 +47,7 @@ GemvLayout gemv_layout(TensorType type, int64_t rows, int64_t cols) {
   l.blocks_per_row = cols / t.block_elems;
   l.groups = (l.blocks_per_row + l.blocks_per_group - 1) / l.blocks_per_group;
   l.tiles = (rows + kGemvTileRows - 1) / kGemvTileRows;
+  l.table_bytes = gemv_table_bytes(type);
   return l;
 }
 
@@ -74,6 +75,10 @@ void repack_for_gemv(const GemvLayout& l, const void* src, void* dst) {
   std::vector<int64_t> offset(lane.size());
   for (int d = 0; d < l.lane_dwords(); ++d) offset[size_t(d)] = l.lane_dword_offset(0, d);
   auto* out = static_cast<uint8_t*>(dst);
+  const std::vector<uint8_t> table = gemv_table(l.type);
+  std::memset(out, 0, size_t(l.table_bytes));
+  if (!table.empty()) std::memcpy(out, table.data(), table.size());
+  out += l.table_bytes;
   for_each_row_group(l, static_cast<const uint8_t*>(src), [&](int64_t t, int r, int64_t g, const uint8_t* blocks,
                                                                int present) {
     encode_gemv_group(l.type, blocks, present, lane.data());
@@ -88,7 +93,7 @@ void repack_for_gemv(const GemvLayout& l, const void* src, void* dst) {
 void unpack_from_gemv(const GemvLayout& l, const void* src, void* dst) {
   std::vector<uint32_t> lane(size_t(l.lane_dwords()));
   std::vector<uint8_t> blocks(size_t(l.blocks_per_group * l.block_bytes));
-  const auto* in = static_cast<const uint8_t*>(src);
+  const auto* in = static_cast<const uint8_t*>(src) + l.table_bytes;
   auto* out = static_cast<uint8_t*>(dst);
   const int64_t row_bytes = l.blocks_per_row * l.block_bytes;
   for_each_row_group(l, nullptr, [&](int64_t t, int r, int64_t g, const uint8_t*, int) {

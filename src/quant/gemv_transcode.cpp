@@ -34,6 +34,7 @@
 #include "gemv_transcode.h"
 #include "k100/base/error.h"
 #include "k100/quant/gemv_layout.h"
+#include "k100/quant/iq_tables.h"
 
 namespace k100::quant {
 
@@ -294,6 +295,40 @@ void decode_gemv_group(TensorType type, const uint32_t* lane, uint8_t* blocks) {
   std::memset(blocks, 0, size_t(g.blocks_per_group) * traits(type).block_bytes);
   const auto* in = reinterpret_cast<const uint8_t*>(lane);
   for (const Field& f : fields_of(type)) put_bits(blocks, f.src, f.width, get_bits(in, f.dst, f.width));
+}
+
+}  // namespace k100::quant
+
+namespace k100::quant {
+
+std::vector<uint8_t> gemv_table(TensorType type) {
+  std::vector<uint8_t> out;
+  auto append = [&](const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    out.insert(out.end(), b, b + n);
+  };
+  switch (type) {
+    case TensorType::IQ4_NL:
+    case TensorType::IQ4_XS: {
+      const auto kv = kvalues_iq4nl();
+      auto half = [](int v) { return uint32_t(v < 0 ? 0x8000 | -v : v); };
+      for (uint32_t b = 0; b < 256; ++b) {
+        const uint32_t e = half(kv[b & 15]) | half(kv[b >> 4]) << 16;
+        append(&e, 4);
+      }
+      break;
+    }
+    case TensorType::IQ2_S: append(iq2s_grid().data(), iq2s_grid().size_bytes()); break;
+    case TensorType::IQ3_S: append(iq3s_grid().data(), iq3s_grid().size_bytes()); break;
+    case TensorType::IQ3_XXS: append(iq3xxs_grid().data(), iq3xxs_grid().size_bytes()); break;
+    default: break;
+  }
+  return out;
+}
+
+int64_t gemv_table_bytes(TensorType type) {
+  const int64_t n = int64_t(gemv_table(type).size());
+  return (n + 255) / 256 * 256;
 }
 
 }  // namespace k100::quant

@@ -55,7 +55,7 @@ TEST_P(GemvLayoutType, MatrixRoundTripWithTails) {
     const GemvLayout l = gemv_layout(t, rows, blocks * be);
     EXPECT_EQ(l.tiles, (rows + 63) / 64);
     EXPECT_EQ(l.groups, (blocks + l.blocks_per_group - 1) / l.blocks_per_group);
-    EXPECT_EQ(l.bytes(), l.tiles * 64 * l.groups * l.blocks_per_group * l.block_bytes);
+    EXPECT_EQ(l.bytes(), l.table_bytes + l.tiles * 64 * l.groups * l.blocks_per_group * l.block_bytes);
     auto src = random_bytes(size_t(rows * blocks * l.block_bytes), uint32_t(rows + blocks));
     auto packed = repack_for_gemv(t, rows, blocks * be, src);
     std::vector<uint8_t> back(src.size());

@@ -11,6 +11,9 @@
 // padding of the last 64-row tile (rows past the matrix are zero blocks).
 //
 // The arrangement, from the outside in:
+//   table           types whose codes index a table (IQ4_NL, IQ4_XS, IQ2_S,
+//                   IQ3_S, IQ3_XXS) start with it, in the form the kernels copy
+//                   into LDS (`gemv_table`), padded to 256 bytes
 //   tile t          rows 64t .. 64t+63, tiles one after the other
 //   group g         blocks G·g .. G·g+G-1 of every row of the tile (G blocks
 //                   along the row, chosen so a group is a whole number of
@@ -49,13 +52,14 @@ struct GemvLayout {
   int slice_dwords = 0;      // U
   int slices = 0;            // per group
   int64_t blocks_per_row = 0, groups = 0, tiles = 0;
+  int64_t table_bytes = 0;   // the table at the start (0: none)
 
   int lane_dwords() const { return header_dwords + slices * slice_dwords; }
   int group_elems() const { return blocks_per_group * block_elems; }
   int slice_elems() const { return group_elems() / slices; }
   int64_t group_bytes() const { return int64_t(kGemvTileRows) * 4 * lane_dwords(); }
   int64_t tile_bytes() const { return groups * group_bytes(); }
-  int64_t bytes() const { return tiles * tile_bytes(); }
+  int64_t bytes() const { return table_bytes + tiles * tile_bytes(); }
   // Byte offset, inside a group's tile, of lane dword `dword` of row `row`.
   int64_t lane_dword_offset(int row, int dword) const;
 };
@@ -76,6 +80,14 @@ void unpack_from_gemv(const GemvLayout& layout, const void* src, void* dst);
 
 // Checked convenience: the bytes must be exactly the matrix.
 std::vector<uint8_t> repack_for_gemv(TensorType type, int64_t rows, int64_t cols, std::span<const uint8_t> bytes);
+
+// The decode table of a type (empty for types without one): IQ4_NL and IQ4_XS
+// 256 dwords, entry b = the two codebook values of the nibbles of byte b as
+// f16 sign-magnitude denormals (value * 2^-24; low nibble in the low half);
+// IQ2_S, IQ3_S, IQ3_XXS their ggml grids (u64 / u32 entries of magnitude bytes).
+std::vector<uint8_t> gemv_table(TensorType type);
+// Its size rounded up to 256 bytes (0 without one).
+int64_t gemv_table_bytes(TensorType type);
 
 // Transcoding of one row's group: G blocks (GGUF bytes, consecutive) to the
 // row's lane dwords and back. `blocks` may hold fewer than G blocks

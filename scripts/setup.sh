@@ -15,6 +15,7 @@ packages=(
   llvm-14 clang-14 lld-14 libclang-rt-14-dev
   llvm-15 clang-15 lld-15
   rocm-device-libs libhsa-runtime-dev libhsa-runtime64-1 hipcc
+  unicode-data   # the tokenizer's code point tables are generated from it at build time
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -12,6 +12,7 @@
 // signed half-words with one LDS read of a 256-entry table. Q8_0 converts
 // its int8 codes to f32 (SDWA) and multiplies with v_fmac_f32.
 #include "gemv_decoder.h"
+#include "gemv_nibble_products.h"
 #include "k100/base/error.h"
 
 namespace k100::kernels::gguf_gemv {
@@ -21,8 +22,6 @@ using quant::TensorType;
 
 namespace {
 
-constexpr float kDenormalScale = 16777216.0f;  // 2^24: f16 denormal code -> code
-
 // The f16 scale of block b of the group: half b % 2 of header dword b / 2.
 void apply_scale(Kernel& k, VGPR total, VGPR scales, int b, VGPR value) {
   k.v_fma_mix_f32(total, scales[b / 2], value, total, as::op_sel({b % 2, 0, 0}), as::op_sel_hi({1, 0, 0}));
@@ -31,22 +30,14 @@ void apply_scale(Kernel& k, VGPR total, VGPR scales, int b, VGPR value) {
 // Q4_0: value = d * (code - 8); IQ4_NL: d * codebook[code].
 class Nibbles final : public GemvDecoder {
  public:
-  explicit Nibbles(bool codebook) : codebook_(codebook) {}
+  explicit Nibbles(bool codebook) : codebook_(codebook), products_(codebook) {}
   int sumx_run() const override { return codebook_ ? 0 : 32; }
   uint32_t lds_table_bytes() const override { return codebook_ ? 1024 : 0; }
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
     scales_ = k.vgpr(4, "block scales");
-    pairs_ = k.vgpr(16, "pairs");
-    shifted_ = k.vgpr(1, "codes >> 8");
-    addr_ = k.vgpr(4, "table address");
-    acc1_.clear();
-    acc16_.clear();
-    for (int m = 0; m < e.M; ++m) {
-      acc1_.push_back(k.vgpr(1, "block sum"));
-      if (!codebook_) acc16_.push_back(k.vgpr(1, "block sum x16"));
-    }
+    products_.begin(e);
     if (!codebook_) {
       offset_ = k.vgpr(1, "-8 * 2^-24");
       k.v_mov_b32(offset_, -8.0f / kDenormalScale);
@@ -57,50 +48,13 @@ class Nibbles final : public GemvDecoder {
     for (int i = 0; i < 4; ++i) e.k.v_mov_b32(scales_[i], header[i]);
   }
 
-  void step(GemvEmitter& e, int, int q, VGPR data) override {
-    Kernel& k = e.k;
-    const int dwords = e.step_elems / 8, first_dword = q * dwords;
-    // All pairs of the step first (the table reads overlap), then the products.
-    for (int i = 0; i < dwords; ++i) {
-      const VGPR c = data[first_dword + i];
-      const VGPR p = pairs_.sub(4 * i, 4);
-      if (codebook_) {
-        for (int b = 0; b < 4; ++b) {
-          static const char* kByte[4] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3"};
-          k.v_lshlrev_b32(addr_[b], 2, c, as::sdwa_sel("dst_sel", "DWORD"), as::sdwa_sel("dst_unused", "UNUSED_PAD"),
-                          as::sdwa_sel("src0_sel", "DWORD"), as::sdwa_sel("src1_sel", kByte[b]));
-          k.ds_read_b32(p[b], addr_[b], as::offset(e.table_offset()));
-        }
-      } else {
-        k.v_and_b32(p[0], 0x000F000Fu, c);
-        k.v_and_b32(p[1], 0x00F000F0u, c);
-        k.v_lshrrev_b32(shifted_, 8, c);
-        k.v_and_b32(p[2], 0x000F000Fu, shifted_);
-        k.v_and_b32(p[3], 0x00F000F0u, shifted_);
-      }
-    }
-    for (int m = 0; m < e.M; ++m)
-      for (int i = 0; i < dwords; ++i) {
-        const int t = first_dword + i, base = 8 * i;  // element of the step
-        const VGPR p = pairs_.sub(4 * i, 4);
-        for (int pr = 0; pr < 4; ++pr)
-          for (int h = 0; h < 2; ++h) {
-            const bool first = t == 0 && h == 0 && pr < 2;
-            const VGPR acc = codebook_ || pr % 2 == 0 ? acc1_[size_t(m)] : acc16_[size_t(m)];
-            e.fma_half(acc, p[pr], h, m, base + 2 * pr + h, codebook_ ? (t == 0 && pr == 0 && h == 0) : first);
-          }
-      }
-  }
+  void step(GemvEmitter& e, int, int q, VGPR data) override { products_.step(e, q, data); }
 
   void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) override {
-    Kernel& k = e.k;
     for (int m = 0; m < e.M; ++m) {
-      const VGPR a = acc1_[size_t(m)];
-      if (!codebook_) {
-        k.v_fmac_f32(a, 0.0625f, acc16_[size_t(m)]);
-        k.v_fmac_f32(a, e.sumx(m, j), offset_);
-      }
-      apply_scale(k, totals[size_t(m)], scales_, j, a);
+      const VGPR a = products_.fold(e, m);
+      if (!codebook_) e.k.v_fmac_f32(a, e.sumx(m, j), offset_);
+      apply_scale(e.k, totals[size_t(m)], scales_, j, a);
     }
   }
 
@@ -110,8 +64,8 @@ class Nibbles final : public GemvDecoder {
 
  private:
   bool codebook_;
-  VGPR scales_, pairs_, shifted_, addr_, offset_;
-  std::vector<VGPR> acc1_, acc16_;
+  NibbleProducts products_;
+  VGPR scales_, offset_;
 };
 
 // Q2_0: value = d * (code - 1), 64 elements per block, 2-bit codes.

@@ -26,6 +26,10 @@ using codegen::Kernel;
 using codegen::SGPR;
 using codegen::VGPR;
 
+// 2^24: an f16 denormal half-word with code c in its low bits is c * 2^-24;
+// decoders that multiply such codes scale their totals back by this at the end.
+inline constexpr float kDenormalScale = 16777216.0f;
+
 // The per-type constants of the GEMV layout (one row's group).
 struct GroupShape {
   quant::TensorType type;
@@ -69,6 +73,8 @@ class GemvDecoder {
   // Bytes of the type's table (quant::gemv_table, at the start of the
   // weights) the skeleton copies into LDS at table_offset().
   virtual uint32_t lds_table_bytes() const { return 0; }
+  // Waves per SIMD the kernel's register budget is sized for (VGPRs = 256 / this).
+  virtual int waves_per_simd() const { return 3; }
   // Registers for one body (M rows); called once before the body is emitted.
   virtual void begin(GemvEmitter& e) = 0;
   // The group's header dwords (valid until the next group's are loaded, right after this).
@@ -88,6 +94,7 @@ std::unique_ptr<GemvDecoder> make_decoder(quant::TensorType type);
 std::unique_ptr<GemvDecoder> make_legacy_decoder(quant::TensorType type);  // Q4_0, Q8_0, Q2_0, IQ4_NL
 std::unique_ptr<GemvDecoder> make_kquant_decoder(quant::TensorType type);  // Q4_K, Q5_K, Q6_K
 std::unique_ptr<GemvDecoder> make_iquant_decoder(quant::TensorType type);  // IQ4_XS, IQ2_S, IQ3_S, IQ3_XXS
+std::unique_ptr<GemvDecoder> make_grid_decoder(quant::TensorType type);    // IQ2_S, IQ3_S, IQ3_XXS
 
 // The kernel of one type: signature and generator.
 codegen::Signature gemv_signature(quant::TensorType type);

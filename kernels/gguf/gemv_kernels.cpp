@@ -170,7 +170,11 @@ const TypeDoc kDocs[] = {
     {TensorType::Q4_0, "4-bit codes become f16 denormals by one AND per pair; d * (code - 8) with the block's sum of x"},
     {TensorType::Q8_0, "int8 codes converted to f32 (SDWA) and multiplied with v_fmac_f32; d per block"},
     {TensorType::Q2_0, "2-bit codes become f16 denormals by one AND per pair (four scale classes); d * (code - 1) with the block's sum of x"},
+    {TensorType::Q4_K, "4-bit codes become f16 denormals by one AND per pair; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x"},
+    {TensorType::Q5_K, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x"},
+    {TensorType::Q6_K, "6-bit codes become f16 denormals by one AND (and a shift) per pair, every fourth pair gathered from three 2-bit pieces; d * sc * (code - 32) with each 16-element run's sum of x"},
     {TensorType::IQ4_NL, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table"},
+    {TensorType::IQ4_XS, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table; the 6-bit sub-block scales unpacked once per block"},
 };
 
 }  // namespace

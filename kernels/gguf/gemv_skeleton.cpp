@@ -95,7 +95,8 @@ class Body final : public GemvEmitter {
   Body(Kernel& kernel, const GroupShape& s, GemvDecoder& d, int rows, const Entry& en)
       : GemvEmitter(kernel, s, rows, rows == 1 ? 32 : rows == 2 ? 16 : 8), dec_(d), e_(en) {}
 
-  void emit(Label done);
+  // Ends the wave (s_endpgm) itself: bodies of large types are longer than a branch reaches.
+  void emit();
 
   SGPR x(int m, int e) override {
     const int b = cur_step_ % 2;
@@ -252,7 +253,7 @@ void Body::group_body(bool last, Label done) {
   }
 }
 
-void Body::emit(Label done_all) {
+void Body::emit() {
   const int H = shape.header_dwords, U = shape.slice_dwords, n = shape.slices;
   // Ring of slices: `ahead_` in flight; the ring size divides the slice count.
   ahead_ = std::clamp(kInFlightBytes / (256 * U), 1, n - 1);
@@ -407,7 +408,7 @@ void Body::emit(Label done_all) {
   k.v_add_u32(addr, t, addr);
   for (int m = 0; m < M; ++m) k.ds_write_b32(addr, totals_[size_t(m)], offset(kReduceLds + 256 * m));
   k.s_barrier();
-  k.s_branch(done_all);
+  k.s_endpgm();
   k.bind(gather);
   k.s_barrier();
   k.s_mul_i32(t, region, 256 * M);
@@ -431,7 +432,7 @@ void Body::emit(Label done_all) {
     if (m) add64(k, ybase, nbytes, 0);
     k.global_store_dword(vofs_[1], totals_[size_t(m)], ybase);
   }
-  k.s_branch(done_all);
+  k.s_endpgm();
 }
 
 }  // namespace
@@ -451,8 +452,7 @@ codeobj::CodeObject build_gemv(isa::Target target, TensorType type) {
   if (sig.layout().explicit_end > 64 || gs < 64 || gs >= 68 + 2)
     throw Error("gemv: the argument block of " + sig.kernel() + " is not 64 bytes plus the group size dword");
   const uint32_t lds = kTableLds + dec->lds_table_bytes();
-  Kernel k(sig, target, {.waves_per_simd = 3, .lds_bytes = lds, .max_workgroup = 64 * kMaxWaves, .workgroup_dims = 2});
-  Label done = k.label("done");
+  Kernel k(sig, target, {.waves_per_simd = dec->waves_per_simd(), .lds_bytes = lds, .max_workgroup = 64 * kMaxWaves, .workgroup_dims = 2});
 
   // Arguments: wave 0 reads the explicit block and the hidden group size (two
   // loads) and passes them on through LDS: one argument read per workgroup.
@@ -510,8 +510,11 @@ codeobj::CodeObject build_gemv(isa::Target target, TensorType type) {
   k.s_lshr_b32(waves, waves, 6);
   k.s_min_u32(waves, waves, kMaxWaves);
   pow2_floor(waves);
-  k.s_cmp_ge_u32(en.wave, waves);
-  k.s_cbranch_scc1(done);
+  Label active = k.label("active wave");
+  k.s_cmp_lt_u32(en.wave, waves);
+  k.s_cbranch_scc1(active);
+  k.s_endpgm();
+  k.bind(active);
   en.split = k.sgpr(1, "split");
   k.s_min_u32(en.split, arg("split"), waves);
   pow2_floor(en.split);
@@ -555,20 +558,16 @@ codeobj::CodeObject build_gemv(isa::Target target, TensorType type) {
     k.s_barrier();
   }
 
-  // One body per M.
-  std::vector<Label> bodies;
+  // One body per M, each a hop from the previous one (a body can be longer
+  // than half a branch's reach); m outside 1..4 ends after the last hop.
   for (int m = 1; m <= 4; ++m) {
-    bodies.push_back(k.label("body"));
-    k.s_cmp_eq_u32(en.m, m);
-    k.s_cbranch_scc1(bodies.back());
-  }
-  k.s_branch(done);
-  for (int m = 1; m <= 4; ++m) {
-    k.bind(bodies[size_t(m - 1)]);
+    Label next = k.label("next body");
+    k.s_cmp_lg_u32(en.m, m);
+    k.s_cbranch_scc1(next);
     Body body(k, shape, *dec, m, en);
-    body.emit(done);
+    body.emit();
+    k.bind(next);
   }
-  k.bind(done);
   k.s_endpgm();
   return k.build();
 }

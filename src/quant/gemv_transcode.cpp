@@ -34,6 +34,7 @@
 #include "gemv_transcode.h"
 #include "k100/base/error.h"
 #include "k100/quant/gemv_layout.h"
+#include "k100/quant/half.h"
 #include "k100/quant/iq_tables.h"
 
 namespace k100::quant {
@@ -301,12 +302,35 @@ void decode_gemv_group(TensorType type, const uint32_t* lane, uint8_t* blocks) {
 
 namespace k100::quant {
 
+namespace {
+
+void append_dword(std::vector<uint8_t>& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
+}
+
+// A grid entry's magnitude bytes as f16 values, two per dword (byte 2p in the low half of dword p).
+void append_f16_grid_entry(std::vector<uint8_t>& out, uint64_t entry, int bytes) {
+  for (int p = 0; 2 * p < bytes; ++p) {
+    const uint32_t lo = f32_to_f16(float((entry >> (16 * p)) & 0xff));
+    const uint32_t hi = f32_to_f16(float((entry >> (16 * p + 8)) & 0xff));
+    append_dword(out, lo | hi << 16);
+  }
+}
+
+// Entry s: the eight sign bits signs(s) as four dwords of f16 sign masks
+// (dword p: bit 2p at bit 15, bit 2p + 1 at bit 31), XORed onto the grid's pairs.
+template <class Signs>
+void append_sign_masks(std::vector<uint8_t>& out, uint32_t entries, Signs&& signs) {
+  for (uint32_t s = 0; s < entries; ++s) {
+    const uint32_t b = signs(s);
+    for (int p = 0; p < 4; ++p) append_dword(out, ((b >> (2 * p)) & 1) << 15 | ((b >> (2 * p + 1)) & 1) << 31);
+  }
+}
+
+}  // namespace
+
 std::vector<uint8_t> gemv_table(TensorType type) {
   std::vector<uint8_t> out;
-  auto append = [&](const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    out.insert(out.end(), b, b + n);
-  };
   switch (type) {
     case TensorType::IQ4_NL:
     case TensorType::IQ4_XS: {
@@ -314,13 +338,24 @@ std::vector<uint8_t> gemv_table(TensorType type) {
       auto half = [](int v) { return uint32_t(v < 0 ? 0x8000 | -v : v); };
       for (uint32_t b = 0; b < 256; ++b) {
         const uint32_t e = half(kv[b & 15]) | half(kv[b >> 4]) << 16;
-        append(&e, 4);
+        append_dword(out, e);
       }
       break;
     }
-    case TensorType::IQ2_S: append(iq2s_grid().data(), iq2s_grid().size_bytes()); break;
-    case TensorType::IQ3_S: append(iq3s_grid().data(), iq3s_grid().size_bytes()); break;
-    case TensorType::IQ3_XXS: append(iq3xxs_grid().data(), iq3xxs_grid().size_bytes()); break;
+    case TensorType::IQ2_S:
+      for (uint64_t e : iq2s_grid()) append_f16_grid_entry(out, e, 8);
+      append_sign_masks(out, 256, [](uint32_t s) { return s; });
+      break;
+    case TensorType::IQ3_S:
+      for (uint32_t e : iq3s_grid()) append_f16_grid_entry(out, e, 4);
+      append_sign_masks(out, 256, [](uint32_t s) { return s; });
+      break;
+    case TensorType::IQ3_XXS: {
+      for (uint32_t e : iq3xxs_grid()) append_f16_grid_entry(out, e, 4);
+      const auto ks = ksigns_iq2xs();
+      append_sign_masks(out, 128, [&](uint32_t s) { return uint32_t(ks[s]); });
+      break;
+    }
     default: break;
   }
   return out;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "gemv_decoder.h"
+#include "gemv_reference.h"
 #include "k100/kernels/registry.h"
 #include "k100/kernels/test_support.h"
 #include "k100/quant/codec.h"
@@ -92,7 +93,9 @@ Geometry geometry_of(const Case& c) {
   return g;
 }
 
-CaseResult run_gemv(TestDevice& dev, const Case& c, TensorType t) {
+}  // namespace
+
+CaseResult gguf_gemv::run_gemv_case(TestDevice& dev, const Case& c, TensorType t, const RowDequantizer& dequantize) {
   const Geometry g = geometry_of(c);
   Rng rng(c.seed);
   const quant::GemvLayout l = quant::gemv_layout(t, g.n, g.k);
@@ -122,7 +125,7 @@ CaseResult run_gemv(TestDevice& dev, const Case& c, TensorType t) {
   for (int64_t s = 0; s < g.groups; ++s) {
     const auto& mat = mats[size_t(ids[size_t(s)])];
     for (int64_t r = 0; r < g.n; ++r) {
-      quant::dequantize_row(t, mat.data() + r * row_bytes, w.data(), g.k);
+      dequantize(mat.data() + r * row_bytes, w.data(), g.k);
       for (int64_t m = 0; m < g.m; ++m) {
         const float* xr = x.data() + ((g.shared_x ? 0 : s * g.m) + m) * g.k;
         double acc = 0;
@@ -134,7 +137,7 @@ CaseResult run_gemv(TestDevice& dev, const Case& c, TensorType t) {
   return compare(dy.download(), want, gemv_tolerance());
 }
 
-std::vector<Case> gemv_cases(TensorType t, bool sweep) {
+std::vector<Case> gguf_gemv::gemv_cases(TensorType t, bool sweep) {
   const int64_t be = quant::traits(t).block_elems, ge = be * gguf_gemv::group_shape(t).blocks_per_group;
   std::vector<Case> c;
   uint32_t seed = 1;
@@ -160,6 +163,8 @@ std::vector<Case> gemv_cases(TensorType t, bool sweep) {
   }
   return c;
 }
+
+namespace {
 
 struct TypeDoc {
   TensorType type;
@@ -205,8 +210,12 @@ void register_gguf_gemv_kernels(Registry& r) {
     d.limits = "k a multiple of the block size (" + std::to_string(quant::traits(t).block_elems) +
                "), k < 2^24, n >= 1, m = 1..4 (other m write nothing); ids (u32 per group) may be 0 for expert = g";
     d.tolerance = gemv_tolerance();
-    d.cases = [t](bool sweep) { return gemv_cases(t, sweep); };
-    d.run = [t](TestDevice& dev, const Case& c) { return run_gemv(dev, c, t); };
+    d.cases = [t](bool sweep) { return gguf_gemv::gemv_cases(t, sweep); };
+    d.run = [t](TestDevice& dev, const Case& c) {
+      return gguf_gemv::run_gemv_case(dev, c, t, [t](const uint8_t* row, float* out, int64_t n) {
+        quant::dequantize_row(t, row, out, n);
+      });
+    };
     d.ideal_bytes = [t](const Case& c) {
       const Geometry g = geometry_of(c);
       const auto& tr = quant::traits(t);

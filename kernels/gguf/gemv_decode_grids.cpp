@@ -3,14 +3,15 @@
 // A group is two 256-element blocks; the header is their f16 d and the
 // blocks' sub-block scales and high index bits, a slice holds the grid
 // indices and sign bytes of 32 (IQ3) or 64 (IQ2_S) elements. The kernel's
-// LDS holds the type's table (quant::gemv_table): the grid with its
-// magnitudes as f16 pairs, then per sign byte four dwords of f16 sign masks.
-// Per 8 elements: the grid entries (one ds_read_b128 for IQ2_S, two
-// ds_read_b64 for IQ3) and the sign masks (one ds_read_b128) are read, four
-// XORs give the signed f16 pairs, and v_fma_mix_f32 multiplies them by x.
-// The odd integer 2s + 1 of each sub-block scale multiplies its run's sum,
-// the block's d the block's sum, and the constant (1/4 IQ3_XXS, 1/8 IQ2_S)
-// the total.
+// LDS holds the type's table (quant::gemv_table): the ggml grid, then per
+// sign byte eight bytes of 0x00 / 0x80. Per 8 elements: the grid entries
+// (one ds_read_b64 for IQ2_S, two ds_read_b32 for IQ3) and the sign bytes
+// (one ds_read_b64) are read, and one v_perm_b32 per pair of elements puts
+// two magnitude bytes in the low bytes of the two half-words and two sign
+// bytes in their high bytes: two signed f16 denormals (magnitude * 2^-24)
+// that v_fma_mix_f32 multiplies by x. The odd integer 2s + 1 of each
+// sub-block scale multiplies its run's sum, the block's d the block's sum,
+// and 2^24 times the constant (1/4 IQ3_XXS, 1/8 IQ2_S) the total.
 #include <algorithm>
 
 #include "gemv_decoder.h"
@@ -35,17 +36,23 @@ class Grid final : public GemvDecoder {
       default: entry_elems_ = 4, entries_ = 256, signs_ = 128, header_ = 1, run_ = 32, factor_ = 0.25f; break;
     }
   }
-  uint32_t lds_table_bytes() const override { return grid_bytes() + 16 * signs_; }
+  uint32_t lds_table_bytes() const override { return grid_bytes() + 8 * signs_; }
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
     const int units = std::min(kBatch, e.step_elems / 8);
     hdr_ = k.vgpr(header_, "d pair, scales, high bits");
     pairs_ = k.vgpr(4 * units, "signed pairs");
-    masks_ = k.vgpr(4 * units, "sign masks");
+    grid_ = k.vgpr(2 * units, "grid entries");
+    signs_v_ = k.vgpr(2 * units, "sign bytes");
     gaddr_ = k.vgpr(2 * units, "grid address");
     saddr_ = k.vgpr(units, "sign address");
     bits_ = k.vgpr(1, "high index bits");
+    for (int q = 0; q < 2; ++q) {
+      // Pair bytes 2q, 2q + 1: magnitudes from the grid dword (src1), signs from the sign dword (src0).
+      select_[q] = k.sgpr(1, "pair selector");
+      k.s_mov_b32(select_[q], uint32_t(2 * q | (4 + 2 * q) << 8 | (2 * q + 1) << 16 | (5 + 2 * q) << 24));
+    }
     runs_ = (type_ == TensorType::IQ2_S ? 64 : 32) / run_;
     scale_ = k.vgpr(runs_, "run scales");
     acc_.clear();
@@ -90,40 +97,41 @@ class Grid final : public GemvDecoder {
     const uint32_t grid_at = e.table_offset(), signs_at = grid_at + grid_bytes();
     for (int i = 0; i < units; ++i) {
       const int u = first + i;
-      const VGPR sa = saddr_[i], p = pairs_.sub(4 * i, 4), mk = masks_.sub(4 * i, 4);
-      // The sign byte's table entry.
+      const VGPR sa = saddr_[i], g = grid_.sub(2 * i, 2);
+      // The sign byte's eight bytes.
       if (type_ == TensorType::IQ3_XXS) {
         k.v_bfe_u32(sa, data[2], 7 * u, 7);
-        k.v_lshlrev_b32(sa, 4, sa);
+        k.v_lshlrev_b32(sa, 3, sa);
       } else {
         const int d = type_ == TensorType::IQ2_S ? 2 + u / 4 : 2, byte = u % 4;
-        sdwa_byte_shift(k, sa, 4, data[d], byte);
+        sdwa_byte_shift(k, sa, 3, data[d], byte);
       }
-      k.ds_read_b128(mk, sa, as::offset(signs_at));
-      // The grid entries.
+      k.ds_read_b64(signs_v_.sub(2 * i, 2), sa, as::offset(signs_at));
+      // The grid entries: dword 0 holds elements 0-3, dword 1 elements 4-7.
       if (type_ == TensorType::IQ2_S) {
         const int b = j / 4, ib = 2 * (j % 4) + u / 4, l = u % 4;
         const VGPR ga = gaddr_[2 * i];
-        sdwa_byte_shift(k, ga, 4, data[u / 4], l);
+        sdwa_byte_shift(k, ga, 3, data[u / 4], l);
         k.v_bfe_u32(bits_, hdr_[5 + 2 * b + ib / 4], 8 * (ib % 4) + 2 * l, 2);
-        k.v_lshl_or_b32(ga, bits_, 12, ga);
-        k.ds_read_b128(p, ga, as::offset(grid_at));
+        k.v_lshl_or_b32(ga, bits_, 11, ga);
+        k.ds_read_b64(g, ga, as::offset(grid_at));
       } else {
-        for (int g = 0; g < 2; ++g) {
-          const int byte = 2 * u + g;  // of the slice's eight index bytes
-          const VGPR ga = gaddr_[2 * i + g];
-          sdwa_byte_shift(k, ga, 3, data[byte / 4], byte % 4);
+        for (int h = 0; h < 2; ++h) {
+          const int byte = 2 * u + h;  // of the slice's eight index bytes
+          const VGPR ga = gaddr_[2 * i + h];
+          sdwa_byte_shift(k, ga, 2, data[byte / 4], byte % 4);
           if (type_ == TensorType::IQ3_S) {
             const int b = j / 8, ib = j % 8;
             k.v_bfe_u32(bits_, hdr_[3 + 2 * b + ib / 4], 8 * (ib % 4) + byte, 1);
-            k.v_lshl_or_b32(ga, bits_, 11, ga);
+            k.v_lshl_or_b32(ga, bits_, 10, ga);
           }
-          k.ds_read_b64(p.sub(2 * g, 2), ga, as::offset(grid_at));
+          k.ds_read_b32(g[h], ga, as::offset(grid_at));
         }
       }
     }
     for (int i = 0; i < units; ++i)
-      for (int c = 0; c < 4; ++c) k.v_xor_b32(pairs_[4 * i + c], pairs_[4 * i + c], masks_[4 * i + c]);
+      for (int c = 0; c < 4; ++c)
+        k.v_perm_b32(pairs_[4 * i + c], signs_v_[2 * i + c / 2], grid_[2 * i + c / 2], select_[c % 2]);
     for (int m = 0; m < e.M; ++m)
       for (int i = 0; i < units; ++i) {
         const int u = first + i, r = 8 * u / run_;
@@ -152,12 +160,11 @@ class Grid final : public GemvDecoder {
   }
 
   void finish(GemvEmitter& e, const std::vector<VGPR>& totals) override {
-    if (factor_ != 1.0f)
-      for (const VGPR t : totals) e.k.v_mul_f32(t, factor_, t);
+    for (const VGPR t : totals) e.k.v_mul_f32(t, factor_ * kDenormalScale, t);
   }
 
  private:
-  uint32_t grid_bytes() const { return uint32_t(entries_ * entry_elems_ * 2); }
+  uint32_t grid_bytes() const { return uint32_t(entries_ * entry_elems_); }
   // dst = byte `byte` of src << shift.
   static void sdwa_byte_shift(Kernel& k, VGPR dst, int shift, VGPR src, int byte) {
     k.v_lshlrev_b32(dst, shift, src, as::sdwa_sel("dst_sel", "DWORD"), as::sdwa_sel("dst_unused", "UNUSED_PAD"),
@@ -167,7 +174,8 @@ class Grid final : public GemvDecoder {
   TensorType type_;
   int entry_elems_ = 0, entries_ = 0, signs_ = 0, header_ = 0, run_ = 0, runs_ = 0;
   float factor_ = 1.0f;
-  VGPR hdr_, pairs_, masks_, gaddr_, saddr_, bits_, scale_;
+  VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_;
+  SGPR select_[2];
   std::vector<VGPR> acc_, gt_;
 };
 

@@ -180,9 +180,9 @@ const TypeDoc kDocs[] = {
     {TensorType::Q6_K, "6-bit codes become f16 denormals by one AND (and a shift) per pair, every fourth pair gathered from three 2-bit pieces; d * sc * (code - 32) with each 16-element run's sum of x"},
     {TensorType::IQ4_NL, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table"},
     {TensorType::IQ4_XS, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table; the 6-bit sub-block scales unpacked once per block"},
-    {TensorType::IQ2_S, "per 8 elements one LDS read of the grid entry as f16 magnitudes and one of the sign byte's f16 sign masks, four XORs; (2s + 1) / 8 * d per 16-element run"},
-    {TensorType::IQ3_S, "per 8 elements two LDS reads of grid entries (index with its ninth bit) as f16 magnitudes and one of the sign byte's f16 sign masks, four XORs; (2s + 1) * d per sub-block"},
-    {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries as f16 magnitudes and one of the 7-bit sign code's f16 sign masks (ggml's ksigns parity), four XORs; (2s + 1) / 4 * d per sub-block"},
+    {TensorType::IQ2_S, "per 8 elements one LDS read of the grid entry and one of the sign byte's eight 0x00 / 0x80 bytes; one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run"},
+    {TensorType::IQ3_S, "per 8 elements two LDS reads of grid entries (index with its ninth bit) and one of the sign byte's eight 0x00 / 0x80 bytes; one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) * d per sub-block"},
+    {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries and one of the 7-bit sign code's eight 0x00 / 0x80 bytes (ggml's ksigns parity); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 4 * d per sub-block"},
 };
 
 }  // namespace

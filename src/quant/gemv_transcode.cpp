@@ -34,7 +34,6 @@
 #include "gemv_transcode.h"
 #include "k100/base/error.h"
 #include "k100/quant/gemv_layout.h"
-#include "k100/quant/half.h"
 #include "k100/quant/iq_tables.h"
 
 namespace k100::quant {
@@ -308,23 +307,13 @@ void append_dword(std::vector<uint8_t>& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
 }
 
-// A grid entry's magnitude bytes as f16 values, two per dword (byte 2p in the low half of dword p).
-void append_f16_grid_entry(std::vector<uint8_t>& out, uint64_t entry, int bytes) {
-  for (int p = 0; 2 * p < bytes; ++p) {
-    const uint32_t lo = f32_to_f16(float((entry >> (16 * p)) & 0xff));
-    const uint32_t hi = f32_to_f16(float((entry >> (16 * p + 8)) & 0xff));
-    append_dword(out, lo | hi << 16);
-  }
-}
-
-// Entry s: the eight sign bits signs(s) as four dwords of f16 sign masks
-// (dword p: bit 2p at bit 15, bit 2p + 1 at bit 31), XORed onto the grid's pairs.
+// Entry s: the eight sign bits signs(s) as eight bytes, byte j = 0x80 when
+// element j is negative (the kernels move two of them into the f16 sign bits
+// of a pair with the same v_perm_b32 that places its magnitudes).
 template <class Signs>
-void append_sign_masks(std::vector<uint8_t>& out, uint32_t entries, Signs&& signs) {
-  for (uint32_t s = 0; s < entries; ++s) {
-    const uint32_t b = signs(s);
-    for (int p = 0; p < 4; ++p) append_dword(out, ((b >> (2 * p)) & 1) << 15 | ((b >> (2 * p + 1)) & 1) << 31);
-  }
+void append_sign_bytes(std::vector<uint8_t>& out, uint32_t entries, Signs&& signs) {
+  for (uint32_t s = 0; s < entries; ++s)
+    for (int j = 0; j < 8; ++j) out.push_back(uint8_t(((signs(s) >> j) & 1) << 7));
 }
 
 }  // namespace
@@ -343,17 +332,17 @@ std::vector<uint8_t> gemv_table(TensorType type) {
       break;
     }
     case TensorType::IQ2_S:
-      for (uint64_t e : iq2s_grid()) append_f16_grid_entry(out, e, 8);
-      append_sign_masks(out, 256, [](uint32_t s) { return s; });
+      for (uint64_t e : iq2s_grid()) append_dword(out, uint32_t(e)), append_dword(out, uint32_t(e >> 32));
+      append_sign_bytes(out, 256, [](uint32_t v) { return v; });
       break;
     case TensorType::IQ3_S:
-      for (uint32_t e : iq3s_grid()) append_f16_grid_entry(out, e, 4);
-      append_sign_masks(out, 256, [](uint32_t s) { return s; });
+      for (uint32_t e : iq3s_grid()) append_dword(out, e);
+      append_sign_bytes(out, 256, [](uint32_t v) { return v; });
       break;
     case TensorType::IQ3_XXS: {
-      for (uint32_t e : iq3xxs_grid()) append_f16_grid_entry(out, e, 4);
+      for (uint32_t e : iq3xxs_grid()) append_dword(out, e);
       const auto ks = ksigns_iq2xs();
-      append_sign_masks(out, 128, [&](uint32_t s) { return uint32_t(ks[s]); });
+      append_sign_bytes(out, 128, [&](uint32_t v) { return uint32_t(ks[v]); });
       break;
     }
     default: break;

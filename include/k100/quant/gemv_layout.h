@@ -84,11 +84,9 @@ std::vector<uint8_t> repack_for_gemv(TensorType type, int64_t rows, int64_t cols
 // The decode table of a type (empty for types without one): IQ4_NL and IQ4_XS
 // 256 dwords, entry b = the two codebook values of the nibbles of byte b as
 // f16 sign-magnitude denormals (value * 2^-24; low nibble in the low half);
-// IQ2_S, IQ3_S, IQ3_XXS their ggml grids with each magnitude byte as an f16
-// (16 / 8 bytes an entry, byte 2p in the low half of dword p), followed by a
-// sign table: entry s (0..255; IQ3_XXS 0..127 through ggml's ksigns) is four
-// dwords of f16 sign masks for the eight sign bits (bit 2p at bit 15 of dword
-// p, bit 2p + 1 at bit 31).
+// IQ2_S, IQ3_S, IQ3_XXS their ggml grids (u64 / u32 entries of magnitude
+// bytes) followed by a sign table: entry s (0..255; IQ3_XXS 0..127 through
+// ggml's ksigns) is eight bytes, byte j = 0x80 when sign bit j is set.
 std::vector<uint8_t> gemv_table(TensorType type);
 // Its size rounded up to 256 bytes (0 without one).
 int64_t gemv_table_bytes(TensorType type);

@@ -4,9 +4,10 @@
 // blocks' sub-block scales and high index bits, a slice holds the grid
 // indices and sign bytes of 32 (IQ3) or 64 (IQ2_S) elements. The kernel's
 // LDS holds the type's table (quant::gemv_table): the ggml grid, then per
-// sign byte eight bytes of 0x00 / 0x80. Per 8 elements: the grid entries
-// (one ds_read_b64 for IQ2_S, two ds_read_b32 for IQ3) and the sign bytes
-// (one ds_read_b64) are read, and one v_perm_b32 per pair of elements puts
+// sign nibble four bytes of 0x00 / 0x80 (16 entries: a half-wave's reads
+// never conflict; IQ3_XXS's high half by its 7-bit code, 128 entries, for
+// the parity bit). Per 8 elements: the grid entries (one ds_read_b64 for
+// IQ2_S, two ds_read_b32 for IQ3) and the two sign halves (ds_read_b32) are read, and one v_perm_b32 per pair of elements puts
 // two magnitude bytes in the low bytes of the two half-words and two sign
 // bytes in their high bytes: two signed f16 denormals (magnitude * 2^-24)
 // that v_fma_mix_f32 multiplies by x. The odd integer 2s + 1 of each
@@ -31,12 +32,12 @@ class Grid final : public GemvDecoder {
  public:
   explicit Grid(TensorType t) : type_(t) {
     switch (t) {
-      case TensorType::IQ2_S: entry_elems_ = 8, entries_ = 1024, signs_ = 256, header_ = 9, run_ = 16, factor_ = 0.125f; break;
-      case TensorType::IQ3_S: entry_elems_ = 4, entries_ = 512, signs_ = 256, header_ = 7, run_ = 32, factor_ = 1.0f; break;
-      default: entry_elems_ = 4, entries_ = 256, signs_ = 128, header_ = 1, run_ = 32, factor_ = 0.25f; break;
+      case TensorType::IQ2_S: entry_elems_ = 8, entries_ = 1024, header_ = 9, run_ = 16, factor_ = 0.125f; break;
+      case TensorType::IQ3_S: entry_elems_ = 4, entries_ = 512, header_ = 7, run_ = 32, factor_ = 1.0f; break;
+      default: entry_elems_ = 4, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.25f; break;
     }
   }
-  uint32_t lds_table_bytes() const override { return grid_bytes() + 8 * signs_; }
+  uint32_t lds_table_bytes() const override { return grid_bytes() + 64 + (type_ == TensorType::IQ3_XXS ? 512 : 0); }
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
@@ -46,8 +47,10 @@ class Grid final : public GemvDecoder {
     grid_ = k.vgpr(2 * units, "grid entries");
     signs_v_ = k.vgpr(2 * units, "sign bytes");
     gaddr_ = k.vgpr(2 * units, "grid address");
-    saddr_ = k.vgpr(units, "sign address");
+    saddr_ = k.vgpr(2 * units, "sign address");
     bits_ = k.vgpr(1, "high index bits");
+    const int sign_dwords = type_ == TensorType::IQ2_S ? 2 : 1;
+    if (type_ != TensorType::IQ3_XXS) nibble_addr_ = k.vgpr(2 * sign_dwords, "sign nibble addresses");
     for (int q = 0; q < 2; ++q) {
       // Pair bytes 2q, 2q + 1: magnitudes from the grid dword (src1), signs from the sign dword (src0).
       select_[q] = k.sgpr(1, "pair selector");
@@ -70,6 +73,14 @@ class Grid final : public GemvDecoder {
   // The odd scales 2s + 1 of the slice's runs.
   void slice_begin(GemvEmitter& e, int j, VGPR data) override {
     Kernel& k = e.k;
+    // The sign bytes' nibbles times 4, byte by byte: low nibbles, then high ones.
+    if (type_ != TensorType::IQ3_XXS)
+      for (int d = 0; d < (type_ == TensorType::IQ2_S ? 2 : 1); ++d) {
+        k.v_lshlrev_b32(nibble_addr_[2 * d], 2, data[2 + d]);
+        k.v_and_b32(nibble_addr_[2 * d], 0x3C3C3C3Cu, nibble_addr_[2 * d]);
+        k.v_lshrrev_b32(nibble_addr_[2 * d + 1], 2, data[2 + d]);
+        k.v_and_b32(nibble_addr_[2 * d + 1], 0x3C3C3C3Cu, nibble_addr_[2 * d + 1]);
+      }
     for (int r = 0; r < runs_; ++r) {
       const VGPR s = scale_[r];
       if (type_ == TensorType::IQ3_XXS) {
@@ -97,16 +108,20 @@ class Grid final : public GemvDecoder {
     const uint32_t grid_at = e.table_offset(), signs_at = grid_at + grid_bytes();
     for (int i = 0; i < units; ++i) {
       const int u = first + i;
-      const VGPR sa = saddr_[i], g = grid_.sub(2 * i, 2);
-      // The sign byte's eight bytes.
-      if (type_ == TensorType::IQ3_XXS) {
-        k.v_bfe_u32(sa, data[2], 7 * u, 7);
-        k.v_lshlrev_b32(sa, 3, sa);
-      } else {
-        const int d = type_ == TensorType::IQ2_S ? 2 + u / 4 : 2, byte = u % 4;
-        sdwa_byte_shift(k, sa, 3, data[d], byte);
+      const VGPR g = grid_.sub(2 * i, 2), sv = signs_v_.sub(2 * i, 2);
+      // The sign halves: elements 0-3, then 4-7.
+      for (int h = 0; h < 2; ++h) {
+        const VGPR sa = saddr_[2 * i + h];
+        if (type_ == TensorType::IQ3_XXS) {
+          k.v_bfe_u32(sa, data[2], 7 * u, h ? 7 : 4);
+          k.v_lshlrev_b32(sa, 2, sa);
+        } else {
+          const int d = type_ == TensorType::IQ2_S ? u / 4 : 0, byte = u % 4;
+          k.v_mov_b32(sa, nibble_addr_[2 * d + h], as::sdwa_sel("dst_sel", "DWORD"),
+                      as::sdwa_sel("dst_unused", "UNUSED_PAD"), as::sdwa_sel("src0_sel", kByteSel[byte]));
+        }
+        k.ds_read_b32(sv[h], sa, as::offset(signs_at + (h && type_ == TensorType::IQ3_XXS ? 64 : 0)));
       }
-      k.ds_read_b64(signs_v_.sub(2 * i, 2), sa, as::offset(signs_at));
       // The grid entries: dword 0 holds elements 0-3, dword 1 elements 4-7.
       if (type_ == TensorType::IQ2_S) {
         const int b = j / 4, ib = 2 * (j % 4) + u / 4, l = u % 4;
@@ -172,9 +187,9 @@ class Grid final : public GemvDecoder {
   }
 
   TensorType type_;
-  int entry_elems_ = 0, entries_ = 0, signs_ = 0, header_ = 0, run_ = 0, runs_ = 0;
+  int entry_elems_ = 0, entries_ = 0, header_ = 0, run_ = 0, runs_ = 0;
   float factor_ = 1.0f;
-  VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_;
+  VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_, nibble_addr_;
   SGPR select_[2];
   std::vector<VGPR> acc_, gt_;
 };

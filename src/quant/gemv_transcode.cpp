@@ -307,13 +307,14 @@ void append_dword(std::vector<uint8_t>& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
 }
 
-// Entry s: the eight sign bits signs(s) as eight bytes, byte j = 0x80 when
-// element j is negative (the kernels move two of them into the f16 sign bits
-// of a pair with the same v_perm_b32 that places its magnitudes).
+// The sign tables of the grid types: entry c is four bytes, byte j = 0x80
+// when bit `first + j` of signs(c) is set (the kernels move two of them
+// into the f16 sign bits of a pair with the same v_perm_b32 that places its
+// magnitudes).
 template <class Signs>
-void append_sign_bytes(std::vector<uint8_t>& out, uint32_t entries, Signs&& signs) {
-  for (uint32_t s = 0; s < entries; ++s)
-    for (int j = 0; j < 8; ++j) out.push_back(uint8_t(((signs(s) >> j) & 1) << 7));
+void append_sign_bytes(std::vector<uint8_t>& out, uint32_t entries, int first, Signs&& signs) {
+  for (uint32_t c = 0; c < entries; ++c)
+    for (int j = 0; j < 4; ++j) out.push_back(uint8_t(((signs(c) >> (first + j)) & 1) << 7));
 }
 
 }  // namespace
@@ -332,17 +333,18 @@ std::vector<uint8_t> gemv_table(TensorType type) {
       break;
     }
     case TensorType::IQ2_S:
-      for (uint64_t e : iq2s_grid()) append_dword(out, uint32_t(e)), append_dword(out, uint32_t(e >> 32));
-      append_sign_bytes(out, 256, [](uint32_t v) { return v; });
-      break;
     case TensorType::IQ3_S:
-      for (uint32_t e : iq3s_grid()) append_dword(out, e);
-      append_sign_bytes(out, 256, [](uint32_t v) { return v; });
+      if (type == TensorType::IQ2_S)
+        for (uint64_t e : iq2s_grid()) append_dword(out, uint32_t(e)), append_dword(out, uint32_t(e >> 32));
+      else
+        for (uint32_t e : iq3s_grid()) append_dword(out, e);
+      append_sign_bytes(out, 16, 0, [](uint32_t v) { return v; });  // by either nibble of a sign byte
       break;
     case TensorType::IQ3_XXS: {
       for (uint32_t e : iq3xxs_grid()) append_dword(out, e);
       const auto ks = ksigns_iq2xs();
-      append_sign_bytes(out, 128, [&](uint32_t v) { return uint32_t(ks[v]); });
+      append_sign_bytes(out, 16, 0, [](uint32_t v) { return v; });                 // the code's low nibble
+      append_sign_bytes(out, 128, 4, [&](uint32_t v) { return uint32_t(ks[v]); });  // the 7-bit code: signs 4-7
       break;
     }
     default: break;

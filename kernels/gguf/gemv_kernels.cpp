@@ -169,20 +169,21 @@ namespace {
 struct TypeDoc {
   TensorType type;
   const char* decode;  // how the decoder turns codes into products
+  int64_t bench_wg, bench_split;  // the benchmark's workgroup (threads) and split (see docs/PERFORMANCE.md)
 };
 
 const TypeDoc kDocs[] = {
-    {TensorType::Q4_0, "4-bit codes become f16 denormals by one AND per pair; d * (code - 8) with the block's sum of x"},
-    {TensorType::Q8_0, "int8 codes converted to f32 (SDWA) and multiplied with v_fmac_f32; d per block"},
-    {TensorType::Q2_0, "2-bit codes become f16 denormals by one AND per pair (four scale classes); d * (code - 1) with the block's sum of x"},
-    {TensorType::Q4_K, "4-bit codes become f16 denormals by one AND per pair; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x"},
-    {TensorType::Q5_K, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x"},
-    {TensorType::Q6_K, "6-bit codes become f16 denormals by one AND (and a shift) per pair, every fourth pair gathered from three 2-bit pieces; d * sc * (code - 32) with each 16-element run's sum of x"},
-    {TensorType::IQ4_NL, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table"},
-    {TensorType::IQ4_XS, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table; the 6-bit sub-block scales unpacked once per block"},
-    {TensorType::IQ2_S, "per 8 elements one LDS read of the grid entry and one of the sign byte's eight 0x00 / 0x80 bytes; one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run"},
-    {TensorType::IQ3_S, "per 8 elements two LDS reads of grid entries (index with its ninth bit) and one of the sign byte's eight 0x00 / 0x80 bytes; one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) * d per sub-block"},
-    {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries and one of the 7-bit sign code's eight 0x00 / 0x80 bytes (ggml's ksigns parity); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 4 * d per sub-block"},
+    {TensorType::Q4_0, "4-bit codes become f16 denormals by one AND per pair; d * (code - 8) with the block's sum of x", 256, 1},
+    {TensorType::Q8_0, "int8 codes converted to f32 (SDWA) and multiplied with v_fmac_f32; d per block", 256, 1},
+    {TensorType::Q2_0, "2-bit codes become f16 denormals by one AND per pair (four scale classes); d * (code - 1) with the block's sum of x", 512, 2},
+    {TensorType::Q4_K, "4-bit codes become f16 denormals by one AND per pair; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x", 256, 1},
+    {TensorType::Q5_K, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x", 256, 2},
+    {TensorType::Q6_K, "6-bit codes become f16 denormals by one AND (and a shift) per pair, every fourth pair gathered from three 2-bit pieces; d * sc * (code - 32) with each 16-element run's sum of x", 256, 1},
+    {TensorType::IQ4_NL, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table", 512, 2},
+    {TensorType::IQ4_XS, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table; the 6-bit sub-block scales unpacked once per block", 512, 2},
+    {TensorType::IQ2_S, "per 8 elements one LDS read of the grid entry and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run", 256, 4},
+    {TensorType::IQ3_S, "per 8 elements two LDS reads of grid entries (index with its ninth bit) and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) * d per sub-block", 256, 4},
+    {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries and two of sign tables (the low nibble, and the 7-bit code for signs 4-7 with ggml's ksigns parity); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 4 * d per sub-block", 256, 4},
 };
 
 }  // namespace
@@ -222,7 +223,9 @@ void register_gguf_gemv_kernels(Registry& r) {
       const int64_t xrows = g.shared_x ? g.m : g.groups * g.m;
       return uint64_t(g.groups * g.n * (g.k / tr.block_elems) * tr.block_bytes + 4 * (xrows * g.k + g.groups * g.m * g.n));
     };
-    d.bench_case = [] { return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", 256}, {"split", 1}}); };
+    d.bench_case = [wg = td.bench_wg, split = td.bench_split] {
+      return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", wg}, {"split", split}});
+    };
     r.add(std::move(d));
   }
 }

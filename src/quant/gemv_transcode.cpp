@@ -85,24 +85,6 @@ class FieldList {
   std::vector<Field> f_;
 };
 
-uint32_t get_bits(const uint8_t* p, uint32_t bit, uint32_t width) {
-  uint64_t v = 0;
-  const uint32_t first = bit / 8, last = (bit + width - 1) / 8;
-  for (uint32_t b = first; b <= last; ++b) v |= uint64_t(p[b]) << (8 * (b - first));
-  v >>= bit % 8;
-  return uint32_t(width == 32 ? v : v & ((uint64_t(1) << width) - 1));
-}
-
-void put_bits(uint8_t* p, uint32_t bit, uint32_t width, uint32_t value) {
-  const uint32_t first = bit / 8, last = (bit + width - 1) / 8;
-  const uint64_t mask = (width == 32 ? 0xffffffffull : (uint64_t(1) << width) - 1) << (bit % 8);
-  const uint64_t v = uint64_t(value) << (bit % 8);
-  for (uint32_t b = first; b <= last; ++b) {
-    const uint32_t s = 8 * (b - first);
-    p[b] = uint8_t((p[b] & ~(mask >> s)) | ((v & mask) >> s));
-  }
-}
-
 constexpr uint32_t kDword = 32;
 // Bit of element j (0..7) in a 4-bit code dword of Q4_0 / Q4_K (pairs {0,16}, {4,20}, {8,24}, {12,28}).
 constexpr uint32_t kNibblePos[8] = {0, 16, 4, 20, 8, 24, 12, 28};
@@ -279,22 +261,45 @@ const detail::GemvGeometry& geometry_of(TensorType type) {
 
 }  // namespace
 
+namespace {
+
+// Bytes of the largest group (two Q6_K blocks; eight Q8_0 blocks are less)
+// and of the largest lane (Q6_K, 105 dwords), plus 8 so that every field is
+// read and written with one unaligned 64-bit access.
+constexpr size_t kGroupBuffer = 8 * 210 + 8;
+
+// Copies every field from `from` to the zeroed `to` (src -> dst when
+// `forward`, dst -> src otherwise). A field is at most 32 bits at a bit
+// offset below 8 within its first byte, so it fits one 64-bit word.
+void copy_fields(TensorType type, const uint8_t* from, uint8_t* to, bool forward) {
+  for (const Field& f : fields_of(type)) {
+    const uint32_t at = forward ? f.src : f.dst, into = forward ? f.dst : f.src;
+    uint64_t v, w;
+    std::memcpy(&v, from + at / 8, 8);
+    v = (v >> (at % 8)) & ((uint64_t(1) << f.width) - 1);
+    std::memcpy(&w, to + into / 8, 8);
+    w |= v << (into % 8);
+    std::memcpy(to + into / 8, &w, 8);
+  }
+}
+
+}  // namespace
+
 void encode_gemv_group(TensorType type, const uint8_t* blocks, int present, uint32_t* lane) {
   const detail::GemvGeometry& g = geometry_of(type);
   const size_t block_bytes = traits(type).block_bytes;
-  uint8_t group[8 * 210] = {};
+  uint8_t group[kGroupBuffer] = {}, out[kGroupBuffer] = {};
   if (present > 0) std::memcpy(group, blocks, size_t(std::min(present, g.blocks_per_group)) * block_bytes);
-  const int words = g.header_dwords + g.slices * g.slice_dwords;
-  std::memset(lane, 0, size_t(words) * 4);
-  auto* out = reinterpret_cast<uint8_t*>(lane);
-  for (const Field& f : fields_of(type)) put_bits(out, f.dst, f.width, get_bits(group, f.src, f.width));
+  copy_fields(type, group, out, true);
+  std::memcpy(lane, out, size_t(g.header_dwords + g.slices * g.slice_dwords) * 4);
 }
 
 void decode_gemv_group(TensorType type, const uint32_t* lane, uint8_t* blocks) {
   const detail::GemvGeometry& g = geometry_of(type);
-  std::memset(blocks, 0, size_t(g.blocks_per_group) * traits(type).block_bytes);
-  const auto* in = reinterpret_cast<const uint8_t*>(lane);
-  for (const Field& f : fields_of(type)) put_bits(blocks, f.src, f.width, get_bits(in, f.dst, f.width));
+  uint8_t in[kGroupBuffer] = {}, out[kGroupBuffer] = {};
+  std::memcpy(in, lane, size_t(g.header_dwords + g.slices * g.slice_dwords) * 4);
+  copy_fields(type, in, out, false);
+  std::memcpy(blocks, out, size_t(g.blocks_per_group) * traits(type).block_bytes);
 }
 
 }  // namespace k100::quant

@@ -26,13 +26,13 @@ using quant::TensorType;
 namespace {
 
 const char* const kByteSel[4] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3"};
-constexpr int kBatch = 2;
+
 
 class Grid final : public GemvDecoder {
  public:
   explicit Grid(TensorType t) : type_(t) {
     switch (t) {
-      case TensorType::IQ2_S: entry_elems_ = 8, entries_ = 1024, header_ = 9, run_ = 16, factor_ = 0.125f; break;
+      case TensorType::IQ2_S: batch_ = 2, entry_elems_ = 8, entries_ = 1024, header_ = 9, run_ = 16, factor_ = 0.125f; break;
       case TensorType::IQ3_S: entry_elems_ = 4, entries_ = 512, header_ = 7, run_ = 32, factor_ = 1.0f; break;
       default: entry_elems_ = 4, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.25f; break;
     }
@@ -41,13 +41,13 @@ class Grid final : public GemvDecoder {
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
-    const int units = std::min(kBatch, e.step_elems / 8);
+    const int units = std::min(batch_, e.step_elems / 8);
     hdr_ = k.vgpr(header_, "d pair, scales, high bits");
     pairs_ = k.vgpr(4 * units, "signed pairs");
     grid_ = k.vgpr(2 * units, "grid entries");
     signs_v_ = k.vgpr(2 * units, "sign bytes");
-    gaddr_ = k.vgpr(2 * units, "grid address");
-    saddr_ = k.vgpr(2 * units, "sign address");
+    gaddr_ = k.vgpr(1, "grid address");  // one each: an LDS read takes its address at issue
+    saddr_ = k.vgpr(1, "sign address");
     bits_ = k.vgpr(1, "high index bits");
     const int sign_dwords = type_ == TensorType::IQ2_S ? 2 : 1;
     if (type_ != TensorType::IQ3_XXS) nibble_addr_ = k.vgpr(2 * sign_dwords, "sign nibble addresses");
@@ -97,10 +97,10 @@ class Grid final : public GemvDecoder {
     }
   }
 
-  // Units of 8 elements, kBatch at a time (their LDS reads overlap).
+  // Units of 8 elements, batch_ at a time (their LDS reads overlap; IQ2_S: 2, as its registers allow).
   void step(GemvEmitter& e, int j, int q, VGPR data) override {
     const int units = e.step_elems / 8;
-    for (int b = 0; b < units; b += kBatch) batch(e, j, data, q * units + b, std::min(kBatch, units - b), b * 8);
+    for (int b = 0; b < units; b += batch_) batch(e, j, data, q * units + b, std::min(batch_, units - b), b * 8);
   }
 
   void batch(GemvEmitter& e, int j, VGPR data, int first, int units, int first_elem) {
@@ -111,7 +111,7 @@ class Grid final : public GemvDecoder {
       const VGPR g = grid_.sub(2 * i, 2), sv = signs_v_.sub(2 * i, 2);
       // The sign halves: elements 0-3, then 4-7.
       for (int h = 0; h < 2; ++h) {
-        const VGPR sa = saddr_[2 * i + h];
+        const VGPR sa = saddr_;
         if (type_ == TensorType::IQ3_XXS) {
           k.v_bfe_u32(sa, data[2], 7 * u, h ? 7 : 4);
           k.v_lshlrev_b32(sa, 2, sa);
@@ -125,7 +125,7 @@ class Grid final : public GemvDecoder {
       // The grid entries: dword 0 holds elements 0-3, dword 1 elements 4-7.
       if (type_ == TensorType::IQ2_S) {
         const int b = j / 4, ib = 2 * (j % 4) + u / 4, l = u % 4;
-        const VGPR ga = gaddr_[2 * i];
+        const VGPR ga = gaddr_;
         sdwa_byte_shift(k, ga, 3, data[u / 4], l);
         k.v_bfe_u32(bits_, hdr_[5 + 2 * b + ib / 4], 8 * (ib % 4) + 2 * l, 2);
         k.v_lshl_or_b32(ga, bits_, 11, ga);
@@ -133,7 +133,7 @@ class Grid final : public GemvDecoder {
       } else {
         for (int h = 0; h < 2; ++h) {
           const int byte = 2 * u + h;  // of the slice's eight index bytes
-          const VGPR ga = gaddr_[2 * i + h];
+          const VGPR ga = gaddr_;
           sdwa_byte_shift(k, ga, 2, data[byte / 4], byte % 4);
           if (type_ == TensorType::IQ3_S) {
             const int b = j / 8, ib = j % 8;
@@ -187,7 +187,7 @@ class Grid final : public GemvDecoder {
   }
 
   TensorType type_;
-  int entry_elems_ = 0, entries_ = 0, header_ = 0, run_ = 0, runs_ = 0;
+  int batch_ = 4, entry_elems_ = 0, entries_ = 0, header_ = 0, run_ = 0, runs_ = 0;
   float factor_ = 1.0f;
   VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_, nibble_addr_;
   SGPR select_[2];

@@ -67,7 +67,7 @@ class Grid final : public GemvDecoder {
   }
 
   void header(GemvEmitter& e, VGPR h) override {
-    for (int i = 0; i < header_; ++i) e.k.v_mov_b32(hdr_[i], h[i]);
+    copy_dwords(e.k, hdr_, h, header_);
   }
 
   // The odd scales 2s + 1 of the slice's runs.
@@ -174,9 +174,7 @@ class Grid final : public GemvDecoder {
     }
   }
 
-  void finish(GemvEmitter& e, const std::vector<VGPR>& totals) override {
-    for (const VGPR t : totals) e.k.v_mul_f32(t, factor_ * kDenormalScale, t);
-  }
+  float total_factor() const override { return factor_ * kDenormalScale; }
 
  private:
   uint32_t grid_bytes() const { return uint32_t(entries_ * entry_elems_); }

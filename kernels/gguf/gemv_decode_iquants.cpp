@@ -62,9 +62,6 @@ class CodebookSuper final : public GemvDecoder {
     }
   }
 
-  void finish(GemvEmitter& e, const std::vector<VGPR>& totals) override {
-    for (const VGPR t : totals) e.k.v_mul_f32(t, kDenormalScale, t);
-  }
 
  private:
   NibbleProducts nibbles_;

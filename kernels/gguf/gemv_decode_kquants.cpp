@@ -120,9 +120,6 @@ class AffineSuper final : public GemvDecoder {
     }
   }
 
-  void finish(GemvEmitter& e, const std::vector<VGPR>& totals) override {
-    for (const VGPR t : totals) e.k.v_mul_f32(t, kDenormalScale, t);
-  }
 
  private:
   static void byte_to_f32(Kernel& k, VGPR dst, VGPR src, int byte) {
@@ -205,7 +202,7 @@ class SixBit final : public GemvDecoder {
   }
 
   void header(GemvEmitter& e, VGPR h) override {
-    for (int i = 0; i < 9; ++i) e.k.v_mov_b32(hdr_[i], h[i]);
+    copy_dwords(e.k, hdr_, h, 9);
   }
 
   // Units of 8 elements: pairs 4u .. 4u + 3 of the slice.
@@ -265,9 +262,6 @@ class SixBit final : public GemvDecoder {
     }
   }
 
-  void finish(GemvEmitter& e, const std::vector<VGPR>& totals) override {
-    for (const VGPR t : totals) e.k.v_mul_f32(t, kDenormalScale, t);
-  }
 
  private:
   VGPR hdr_, pairs_, shifted_, scale_, offset_;

@@ -45,7 +45,7 @@ class Nibbles final : public GemvDecoder {
   }
 
   void header(GemvEmitter& e, VGPR header) override {
-    for (int i = 0; i < 4; ++i) e.k.v_mov_b32(scales_[i], header[i]);
+    copy_dwords(e.k, scales_, header, 4);
   }
 
   void step(GemvEmitter& e, int, int q, VGPR data) override { products_.step(e, q, data); }
@@ -58,9 +58,6 @@ class Nibbles final : public GemvDecoder {
     }
   }
 
-  void finish(GemvEmitter& e, const std::vector<VGPR>& totals) override {
-    for (const VGPR t : totals) e.k.v_mul_f32(t, kDenormalScale, t);
-  }
 
  private:
   bool codebook_;
@@ -85,7 +82,7 @@ class Crumbs final : public GemvDecoder {
   }
 
   void header(GemvEmitter& e, VGPR header) override {
-    for (int i = 0; i < 2; ++i) e.k.v_mov_b32(scales_[i], header[i]);
+    copy_dwords(e.k, scales_, header, 2);
   }
 
   // Half-dword units: unit u of the slice is dword u / 2, shifted right by 8 when u is odd (8 elements).
@@ -122,9 +119,6 @@ class Crumbs final : public GemvDecoder {
     }
   }
 
-  void finish(GemvEmitter& e, const std::vector<VGPR>& totals) override {
-    for (const VGPR t : totals) e.k.v_mul_f32(t, kDenormalScale, t);
-  }
 
  private:
   VGPR scales_, pairs_, shifted_, offset_;
@@ -134,6 +128,7 @@ class Crumbs final : public GemvDecoder {
 // Q8_0: value = d * code, int8 codes converted to f32.
 class Bytes final : public GemvDecoder {
  public:
+  float total_factor() const override { return 1.0f; }
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
     scales_ = k.vgpr(4, "block scales");
@@ -143,7 +138,7 @@ class Bytes final : public GemvDecoder {
   }
 
   void header(GemvEmitter& e, VGPR header) override {
-    for (int i = 0; i < 4; ++i) e.k.v_mov_b32(scales_[i], header[i]);
+    copy_dwords(e.k, scales_, header, 4);
   }
 
   void step(GemvEmitter& e, int, int q, VGPR data) override {

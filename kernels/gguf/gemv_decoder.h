@@ -84,9 +84,19 @@ class GemvDecoder {
   virtual void step(GemvEmitter& e, int j, int q, VGPR data) = 0;
   // Fold the slice's accumulators into the totals (one per row m).
   virtual void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) = 0;
-  // Last scaling of the totals before they are stored (e.g. the 2^24 of f16 denormal codes).
-  virtual void finish(GemvEmitter&, const std::vector<VGPR>& /*totals*/) {}
+  // The factor of the totals before they are stored: the 2^24 of f16
+  // denormal codes (the default), times a type's constant scale.
+  virtual float total_factor() const { return kDenormalScale; }
+  void finish(GemvEmitter& e, const std::vector<VGPR>& totals) const {
+    if (total_factor() != 1.0f)
+      for (const VGPR t : totals) e.k.v_mul_f32(t, total_factor(), t);
+  }
 };
+
+// dst[0..n) = src[0..n): a decoder's copy of header dwords it needs past header().
+inline void copy_dwords(Kernel& k, VGPR dst, VGPR src, int n) {
+  for (int i = 0; i < n; ++i) k.v_mov_b32(dst[i], src[i]);
+}
 
 std::unique_ptr<GemvDecoder> make_decoder(quant::TensorType type);
 

@@ -75,6 +75,7 @@ const Registry& registry() {
     register_other_kernels(r);
     register_model_kernels(r);
     register_gguf_kernels(r);
+    register_gguf_gemv_kernels(r);
     return r;
   }();
   return r;

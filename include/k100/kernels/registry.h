@@ -126,5 +126,6 @@ void register_ops_kernels(Registry& r);
 void register_other_kernels(Registry& r);
 void register_model_kernels(Registry& r);
 void register_gguf_kernels(Registry& r);
+void register_gguf_gemv_kernels(Registry& r);
 
 }  // namespace k100::kernels

@@ -1,0 +1,206 @@
+// Decoders of the grid i-quants for the fast GEMVs: IQ2_S, IQ3_S, IQ3_XXS.
+//
+// A group is two 256-element blocks; the header is their f16 d and the
+// blocks' sub-block scales and high index bits, a slice holds the grid
+// indices and sign bytes of 32 (IQ3) or 64 (IQ2_S) elements. The kernel's
+// LDS holds the type's table (quant::gemv_table): the ggml grid, then per
+// sign nibble four bytes of 0x00 / 0x80 (16 entries: a half-wave's reads
+// never conflict; IQ3_XXS's high half by its 7-bit code, 128 entries, for
+// the parity bit). Per 8 elements: the grid entries (one ds_read_b64 for
+// IQ2_S, two ds_read_b32 for IQ3) and the two sign halves (ds_read_b32) are read, and one v_perm_b32 per pair of elements puts
+// two magnitude bytes in the low bytes of the two half-words and two sign
+// bytes in their high bytes: two signed f16 denormals (magnitude * 2^-24)
+// that v_fma_mix_f32 multiplies by x. The odd integer 2s + 1 of each
+// sub-block scale multiplies its run's sum, the block's d the block's sum,
+// and 2^24 times the constant (1/4 IQ3_XXS, 1/8 IQ2_S) the total.
+#include <algorithm>
+
+#include "gemv_decoder.h"
+#include "k100/base/error.h"
+
+namespace k100::kernels::gguf_gemv {
+
+using namespace codegen;
+using quant::TensorType;
+
+namespace {
+
+const char* const kByteSel[4] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3"};
+
+
+class Grid final : public GemvDecoder {
+ public:
+  explicit Grid(TensorType t) : type_(t) {
+    switch (t) {
+      case TensorType::IQ2_S: batch_ = 2, entry_elems_ = 8, entries_ = 1024, header_ = 9, run_ = 16, factor_ = 0.125f; break;
+      case TensorType::IQ3_S: entry_elems_ = 4, entries_ = 512, header_ = 7, run_ = 32, factor_ = 1.0f; break;
+      default: entry_elems_ = 4, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.25f; break;
+    }
+  }
+  uint32_t lds_table_bytes() const override { return grid_bytes() + 64 + (type_ == TensorType::IQ3_XXS ? 512 : 0); }
+
+  void begin(GemvEmitter& e) override {
+    Kernel& k = e.k;
+    const int units = std::min(batch_, e.step_elems / 8);
+    hdr_ = k.vgpr(header_, "d pair, scales, high bits");
+    pairs_ = k.vgpr(4 * units, "signed pairs");
+    grid_ = k.vgpr(2 * units, "grid entries");
+    signs_v_ = k.vgpr(2 * units, "sign bytes");
+    gaddr_ = k.vgpr(1, "grid address");  // one each: an LDS read takes its address at issue
+    saddr_ = k.vgpr(1, "sign address");
+    bits_ = k.vgpr(1, "high index bits");
+    const int sign_dwords = type_ == TensorType::IQ2_S ? 2 : 1;
+    if (type_ != TensorType::IQ3_XXS) nibble_addr_ = k.vgpr(2 * sign_dwords, "sign nibble addresses");
+    for (int q = 0; q < 2; ++q) {
+      // Pair bytes 2q, 2q + 1: magnitudes from the grid dword (src1), signs from the sign dword (src0).
+      select_[q] = k.sgpr(1, "pair selector");
+      k.s_mov_b32(select_[q], uint32_t(2 * q | (4 + 2 * q) << 8 | (2 * q + 1) << 16 | (5 + 2 * q) << 24));
+    }
+    runs_ = (type_ == TensorType::IQ2_S ? 64 : 32) / run_;
+    scale_ = k.vgpr(runs_, "run scales");
+    acc_.clear();
+    gt_.clear();
+    for (int m = 0; m < e.M; ++m) {
+      acc_.push_back(k.vgpr(runs_, "run sums"));
+      gt_.push_back(k.vgpr(1, "block sum"));
+    }
+  }
+
+  void header(GemvEmitter& e, VGPR h) override {
+    copy_dwords(e.k, hdr_, h, header_);
+  }
+
+  // The odd scales 2s + 1 of the slice's runs.
+  void slice_begin(GemvEmitter& e, int j, VGPR data) override {
+    Kernel& k = e.k;
+    // The sign bytes' nibbles times 4, byte by byte: low nibbles, then high ones.
+    if (type_ != TensorType::IQ3_XXS)
+      for (int d = 0; d < (type_ == TensorType::IQ2_S ? 2 : 1); ++d) {
+        k.v_lshlrev_b32(nibble_addr_[2 * d], 2, data[2 + d]);
+        k.v_and_b32(nibble_addr_[2 * d], 0x3C3C3C3Cu, nibble_addr_[2 * d]);
+        k.v_lshrrev_b32(nibble_addr_[2 * d + 1], 2, data[2 + d]);
+        k.v_and_b32(nibble_addr_[2 * d + 1], 0x3C3C3C3Cu, nibble_addr_[2 * d + 1]);
+      }
+    for (int r = 0; r < runs_; ++r) {
+      const VGPR s = scale_[r];
+      if (type_ == TensorType::IQ3_XXS) {
+        k.v_bfe_u32(s, data[2], 28, 4);
+      } else if (type_ == TensorType::IQ3_S) {
+        const int b = j / 8, ib = j % 8;
+        k.v_bfe_u32(s, hdr_[1 + b], 4 * ib, 4);
+      } else {
+        const int b = j / 4, ib = 2 * (j % 4) + r / 2;
+        k.v_bfe_u32(s, hdr_[1 + 2 * b + ib / 4], 8 * (ib % 4) + 4 * (r % 2), 4);
+      }
+      k.v_lshl_add_u32(s, s, 1, 1);
+      k.v_cvt_f32_u32(s, s);
+    }
+  }
+
+  // Units of 8 elements, batch_ at a time (their LDS reads overlap; IQ2_S: 2, as its registers allow).
+  void step(GemvEmitter& e, int j, int q, VGPR data) override {
+    const int units = e.step_elems / 8;
+    for (int b = 0; b < units; b += batch_) batch(e, j, data, q * units + b, std::min(batch_, units - b), b * 8);
+  }
+
+  void batch(GemvEmitter& e, int j, VGPR data, int first, int units, int first_elem) {
+    Kernel& k = e.k;
+    const uint32_t grid_at = e.table_offset(), signs_at = grid_at + grid_bytes();
+    for (int i = 0; i < units; ++i) {
+      const int u = first + i;
+      const VGPR g = grid_.sub(2 * i, 2), sv = signs_v_.sub(2 * i, 2);
+      // The sign halves: elements 0-3, then 4-7.
+      for (int h = 0; h < 2; ++h) {
+        const VGPR sa = saddr_;
+        if (type_ == TensorType::IQ3_XXS) {
+          k.v_bfe_u32(sa, data[2], 7 * u, h ? 7 : 4);
+          k.v_lshlrev_b32(sa, 2, sa);
+        } else {
+          const int d = type_ == TensorType::IQ2_S ? u / 4 : 0, byte = u % 4;
+          k.v_mov_b32(sa, nibble_addr_[2 * d + h], as::sdwa_sel("dst_sel", "DWORD"),
+                      as::sdwa_sel("dst_unused", "UNUSED_PAD"), as::sdwa_sel("src0_sel", kByteSel[byte]));
+        }
+        k.ds_read_b32(sv[h], sa, as::offset(signs_at + (h && type_ == TensorType::IQ3_XXS ? 64 : 0)));
+      }
+      // The grid entries: dword 0 holds elements 0-3, dword 1 elements 4-7.
+      if (type_ == TensorType::IQ2_S) {
+        const int b = j / 4, ib = 2 * (j % 4) + u / 4, l = u % 4;
+        const VGPR ga = gaddr_;
+        sdwa_byte_shift(k, ga, 3, data[u / 4], l);
+        k.v_bfe_u32(bits_, hdr_[5 + 2 * b + ib / 4], 8 * (ib % 4) + 2 * l, 2);
+        k.v_lshl_or_b32(ga, bits_, 11, ga);
+        k.ds_read_b64(g, ga, as::offset(grid_at));
+      } else {
+        for (int h = 0; h < 2; ++h) {
+          const int byte = 2 * u + h;  // of the slice's eight index bytes
+          const VGPR ga = gaddr_;
+          sdwa_byte_shift(k, ga, 2, data[byte / 4], byte % 4);
+          if (type_ == TensorType::IQ3_S) {
+            const int b = j / 8, ib = j % 8;
+            k.v_bfe_u32(bits_, hdr_[3 + 2 * b + ib / 4], 8 * (ib % 4) + byte, 1);
+            k.v_lshl_or_b32(ga, bits_, 10, ga);
+          }
+          k.ds_read_b32(g[h], ga, as::offset(grid_at));
+        }
+      }
+    }
+    for (int i = 0; i < units; ++i)
+      for (int c = 0; c < 4; ++c)
+        k.v_perm_b32(pairs_[4 * i + c], signs_v_[2 * i + c / 2], grid_[2 * i + c / 2], select_[c % 2]);
+    for (int m = 0; m < e.M; ++m)
+      for (int i = 0; i < units; ++i) {
+        const int u = first + i, r = 8 * u / run_;
+        const bool run_start = (8 * u) % run_ == 0;
+        for (int c = 0; c < 4; ++c)
+          for (int h = 0; h < 2; ++h)
+            e.fma_half(acc_[size_t(m)][r], pairs_[4 * i + c], h, m, first_elem + 8 * i + 2 * c + h,
+                       run_start && c == 0 && h == 0);
+      }
+  }
+
+  void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) override {
+    Kernel& k = e.k;
+    const int per_block = type_ == TensorType::IQ2_S ? 4 : 8, b = j / per_block, sub = j % per_block;
+    for (int m = 0; m < e.M; ++m) {
+      const VGPR gt = gt_[size_t(m)];
+      for (int r = 0; r < runs_; ++r) {
+        if (sub == 0 && r == 0) k.v_mul_f32(gt, scale_[r], acc_[size_t(m)][r]);
+        else k.v_fmac_f32(gt, scale_[r], acc_[size_t(m)][r]);
+      }
+      if (sub == per_block - 1) {
+        const VGPR total = totals[size_t(m)];
+        k.v_fma_mix_f32(total, hdr_[0], gt, total, as::op_sel({b, 0, 0}), as::op_sel_hi({1, 0, 0}));
+      }
+    }
+  }
+
+  float total_factor() const override { return factor_ * kDenormalScale; }
+
+ private:
+  uint32_t grid_bytes() const { return uint32_t(entries_ * entry_elems_); }
+  // dst = byte `byte` of src << shift.
+  static void sdwa_byte_shift(Kernel& k, VGPR dst, int shift, VGPR src, int byte) {
+    k.v_lshlrev_b32(dst, shift, src, as::sdwa_sel("dst_sel", "DWORD"), as::sdwa_sel("dst_unused", "UNUSED_PAD"),
+                    as::sdwa_sel("src0_sel", "DWORD"), as::sdwa_sel("src1_sel", kByteSel[byte]));
+  }
+
+  TensorType type_;
+  int batch_ = 4, entry_elems_ = 0, entries_ = 0, header_ = 0, run_ = 0, runs_ = 0;
+  float factor_ = 1.0f;
+  VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_, nibble_addr_;
+  SGPR select_[2];
+  std::vector<VGPR> acc_, gt_;
+};
+
+}  // namespace
+
+std::unique_ptr<GemvDecoder> make_grid_decoder(TensorType type) {
+  switch (type) {
+    case TensorType::IQ2_S:
+    case TensorType::IQ3_S:
+    case TensorType::IQ3_XXS: return std::make_unique<Grid>(type);
+    default: throw Error("gemv: " + quant::type_name(type) + " is not a grid i-quant type");
+  }
+}
+
+}  // namespace k100::kernels::gguf_gemv

@@ -1,0 +1,178 @@
+// Decoders of the 32- and 64-element block types for the fast GEMVs: Q4_0,
+// Q2_0 (codes with an offset), IQ4_NL (a 16-level codebook) and Q8_0.
+//
+// Groups hold 8 blocks (Q2_0: 4); the header is the blocks' f16 scales, one
+// slice is one block. Codes become f16 half-words with one AND each (the
+// GEMV layout puts them in bits 0-9 of a half, where an f16 is the denormal
+// code * 2^-24), and v_fma_mix_f32 multiplies the half by the f32 x from an
+// SGPR. Codes at bits 4-7 of a half (x16) or 2a (x4^a) go to accumulators of
+// their own, folded at the end of the block; the offset (code - 8, code - 1)
+// is taken off there with the block's sum of x, and the block's f16 scale is
+// applied by one more v_fma_mix_f32. IQ4_NL turns each code byte into two
+// signed half-words with one LDS read of a 256-entry table. Q8_0 converts
+// its int8 codes to f32 (SDWA) and multiplies with v_fmac_f32.
+#include "gemv_decoder.h"
+#include "gemv_nibble_products.h"
+#include "k100/base/error.h"
+
+namespace k100::kernels::gguf_gemv {
+
+using namespace codegen;
+using quant::TensorType;
+
+namespace {
+
+// The f16 scale of block b of the group: half b % 2 of header dword b / 2.
+void apply_scale(Kernel& k, VGPR total, VGPR scales, int b, VGPR value) {
+  k.v_fma_mix_f32(total, scales[b / 2], value, total, as::op_sel({b % 2, 0, 0}), as::op_sel_hi({1, 0, 0}));
+}
+
+// Q4_0: value = d * (code - 8); IQ4_NL: d * codebook[code].
+class Nibbles final : public GemvDecoder {
+ public:
+  explicit Nibbles(bool codebook) : codebook_(codebook), products_(codebook) {}
+  int sumx_run() const override { return codebook_ ? 0 : 32; }
+  uint32_t lds_table_bytes() const override { return codebook_ ? 1024 : 0; }
+
+  void begin(GemvEmitter& e) override {
+    Kernel& k = e.k;
+    scales_ = k.vgpr(4, "block scales");
+    products_.begin(e);
+    if (!codebook_) {
+      offset_ = k.vgpr(1, "-8 * 2^-24");
+      k.v_mov_b32(offset_, -8.0f / kDenormalScale);
+    }
+  }
+
+  void header(GemvEmitter& e, VGPR header) override {
+    copy_dwords(e.k, scales_, header, 4);
+  }
+
+  void step(GemvEmitter& e, int, int q, VGPR data) override { products_.step(e, q, data); }
+
+  void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) override {
+    for (int m = 0; m < e.M; ++m) {
+      const VGPR a = products_.fold(e, m);
+      if (!codebook_) e.k.v_fmac_f32(a, e.sumx(m, j), offset_);
+      apply_scale(e.k, totals[size_t(m)], scales_, j, a);
+    }
+  }
+
+
+ private:
+  bool codebook_;
+  NibbleProducts products_;
+  VGPR scales_, offset_;
+};
+
+// Q2_0: value = d * (code - 1), 64 elements per block, 2-bit codes.
+class Crumbs final : public GemvDecoder {
+ public:
+  int sumx_run() const override { return 64; }
+
+  void begin(GemvEmitter& e) override {
+    Kernel& k = e.k;
+    scales_ = k.vgpr(2, "block scales");
+    pairs_ = k.vgpr(16, "pairs");
+    shifted_ = k.vgpr(1, "codes >> 8");
+    acc_.clear();
+    for (int m = 0; m < e.M; ++m) acc_.push_back(k.vgpr(4, "block sums x4^a"));
+    offset_ = k.vgpr(1, "-2^-24");
+    k.v_mov_b32(offset_, -1.0f / kDenormalScale);
+  }
+
+  void header(GemvEmitter& e, VGPR header) override {
+    copy_dwords(e.k, scales_, header, 2);
+  }
+
+  // Half-dword units: unit u of the slice is dword u / 2, shifted right by 8 when u is odd (8 elements).
+  void step(GemvEmitter& e, int, int q, VGPR data) override {
+    Kernel& k = e.k;
+    const int units = e.step_elems / 8, first_unit = q * units;
+    for (int i = 0; i < units; ++i) {
+      const int u = first_unit + i;
+      VGPR src = data[u / 2];
+      if (u % 2) {
+        k.v_lshrrev_b32(shifted_, 8, src);
+        src = shifted_;
+      }
+      for (int a = 0; a < 4; ++a) k.v_and_b32(pairs_[4 * i + a], 0x00030003u << (2 * a), src);
+    }
+    for (int m = 0; m < e.M; ++m)
+      for (int i = 0; i < units; ++i) {
+        const int u = first_unit + i;
+        for (int a = 0; a < 4; ++a)
+          for (int h = 0; h < 2; ++h)
+            e.fma_half(acc_[size_t(m)][a], pairs_[4 * i + a], h, m, 8 * i + 2 * a + h, u == 0 && h == 0);
+      }
+  }
+
+  void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) override {
+    Kernel& k = e.k;
+    for (int m = 0; m < e.M; ++m) {
+      const VGPR a = acc_[size_t(m)];
+      k.v_fmac_f32(a[0], 0.25f, a[1]);
+      k.v_fmac_f32(a[0], 0.0625f, a[2]);
+      k.v_fmac_f32(a[0], 0.015625f, a[3]);
+      k.v_fmac_f32(a[0], e.sumx(m, j), offset_);
+      apply_scale(k, totals[size_t(m)], scales_, j, a[0]);
+    }
+  }
+
+
+ private:
+  VGPR scales_, pairs_, shifted_, offset_;
+  std::vector<VGPR> acc_;
+};
+
+// Q8_0: value = d * code, int8 codes converted to f32.
+class Bytes final : public GemvDecoder {
+ public:
+  float total_factor() const override { return 1.0f; }
+  void begin(GemvEmitter& e) override {
+    Kernel& k = e.k;
+    scales_ = k.vgpr(4, "block scales");
+    values_ = k.vgpr(8, "values");
+    acc_.clear();
+    for (int m = 0; m < e.M; ++m) acc_.push_back(k.vgpr(1, "block sum"));
+  }
+
+  void header(GemvEmitter& e, VGPR header) override {
+    copy_dwords(e.k, scales_, header, 4);
+  }
+
+  void step(GemvEmitter& e, int, int q, VGPR data) override {
+    Kernel& k = e.k;
+    const int dwords = e.step_elems / 4, first_dword = q * dwords;
+    // Two dwords (8 values) at a time: convert, then the products of every row.
+    for (int i = 0; i < dwords; i += 2) {
+      for (int d = 0; d < 2; ++d)
+        for (int b = 0; b < 4; ++b) i8_to_f32(k, values_[4 * d + b], data[first_dword + i + d], b);
+      for (int m = 0; m < e.M; ++m)
+        for (int v = 0; v < 8; ++v)
+          e.fma_f32(acc_[size_t(m)], values_[v], m, 4 * i + v, first_dword + i == 0 && v == 0);
+    }
+  }
+
+  void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) override {
+    for (int m = 0; m < e.M; ++m) apply_scale(e.k, totals[size_t(m)], scales_, j, acc_[size_t(m)]);
+  }
+
+ private:
+  VGPR scales_, values_;
+  std::vector<VGPR> acc_;
+};
+
+}  // namespace
+
+std::unique_ptr<GemvDecoder> make_legacy_decoder(TensorType type) {
+  switch (type) {
+    case TensorType::Q4_0: return std::make_unique<Nibbles>(false);
+    case TensorType::IQ4_NL: return std::make_unique<Nibbles>(true);
+    case TensorType::Q2_0: return std::make_unique<Crumbs>();
+    case TensorType::Q8_0: return std::make_unique<Bytes>();
+    default: throw Error("gemv: " + quant::type_name(type) + " is not a 32- or 64-element block type");
+  }
+}
+
+}  // namespace k100::kernels::gguf_gemv

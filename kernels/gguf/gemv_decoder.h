@@ -1,0 +1,113 @@
+// The fast decode GEMVs (`*_gemv_k`): one skeleton (gemv_skeleton.cpp) shared
+// by the eleven block types, and per type a decoder that turns the codes of
+// the GEMV layout (k100/quant/gemv_layout.h) into products with x.
+//
+// The skeleton owns the wave's work: one lane per row of a 64-row tile, the
+// load pipeline of the tile's groups (header, then slices, a fixed number of
+// slices in flight), the activation rows in SGPRs (s_load, two buffers of one
+// x-step each), the sums of x over runs of elements, the M totals per lane,
+// the reduction over the waves of a workgroup that split the row, and the
+// store. A decoder sees one group at a time: its header dwords, then each
+// slice's dwords, step by step, and adds into accumulators of its own that it
+// folds into the totals at the end of a slice.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "k100/codegen/codegen.h"
+#include "k100/codeobj/code_object.h"
+#include "k100/isa/codec.h"
+#include "k100/quant/gemv_layout.h"
+
+namespace k100::kernels::gguf_gemv {
+
+using codegen::Kernel;
+using codegen::SGPR;
+using codegen::VGPR;
+
+// 2^24: an f16 denormal half-word with code c in its low bits is c * 2^-24;
+// decoders that multiply such codes scale their totals back by this at the end.
+inline constexpr float kDenormalScale = 16777216.0f;
+
+// The per-type constants of the GEMV layout (one row's group).
+struct GroupShape {
+  quant::TensorType type;
+  int block_elems = 0, blocks_per_group = 0, header_dwords = 0, slice_dwords = 0, slices = 0;
+  int group_elems() const { return block_elems * blocks_per_group; }
+  int slice_elems() const { return group_elems() / slices; }
+  int lane_dwords() const { return header_dwords + slices * slice_dwords; }
+  int group_bytes() const { return 256 * lane_dwords(); }
+};
+GroupShape group_shape(quant::TensorType type);
+
+// What the skeleton offers a decoder while it emits the body for M rows.
+class GemvEmitter {
+ public:
+  virtual ~GemvEmitter() = default;
+  Kernel& k;
+  const GroupShape shape;
+  const int M;           // activation rows (1..4)
+  const int step_elems;  // elements of one x-step: 32, 16 or 8
+
+  // x[m][e] of the current x-step (e < step_elems, counted from the step's first element).
+  virtual SGPR x(int m, int e) = 0;
+  // The sum of x[m] over run r of the group (runs of decoder.sumx_run() elements), as an SGPR.
+  virtual SGPR sumx(int m, int run) = 0;
+  // acc = (first ? 0 : acc) + f16(half `high` of `pair`) * x[m][e].
+  virtual void fma_half(VGPR acc, VGPR pair, int high, int m, int e, bool first) = 0;
+  // acc = (first ? 0 : acc) + value (f32) * x[m][e].
+  virtual void fma_f32(VGPR acc, VGPR value, int m, int e, bool first) = 0;
+  // The LDS byte offset of the decoder's table (lds_table_bytes()).
+  virtual uint32_t table_offset() const = 0;
+
+ protected:
+  GemvEmitter(Kernel& kernel, GroupShape s, int m, int step) : k(kernel), shape(s), M(m), step_elems(step) {}
+};
+
+class GemvDecoder {
+ public:
+  virtual ~GemvDecoder() = default;
+  // Elements per x-sum run (0: the decoder needs no sums of x).
+  virtual int sumx_run() const { return 0; }
+  // Bytes of the type's table (quant::gemv_table, at the start of the
+  // weights) the skeleton copies into LDS at table_offset().
+  virtual uint32_t lds_table_bytes() const { return 0; }
+  // Waves per SIMD the kernel's register budget is sized for (VGPRs = 256 / this).
+  virtual int waves_per_simd() const { return 3; }
+  // Registers for one body (M rows); called once before the body is emitted.
+  virtual void begin(GemvEmitter& e) = 0;
+  // The group's header dwords (valid until the next group's are loaded, right after this).
+  virtual void header(GemvEmitter& e, VGPR header) = 0;
+  // Slice j: `data` holds its slice_dwords. step() is called for each x-step q.
+  virtual void slice_begin(GemvEmitter&, int /*j*/, VGPR /*data*/) {}
+  virtual void step(GemvEmitter& e, int j, int q, VGPR data) = 0;
+  // Fold the slice's accumulators into the totals (one per row m).
+  virtual void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) = 0;
+  // The factor of the totals before they are stored: the 2^24 of f16
+  // denormal codes (the default), times a type's constant scale.
+  virtual float total_factor() const { return kDenormalScale; }
+  void finish(GemvEmitter& e, const std::vector<VGPR>& totals) const {
+    if (total_factor() != 1.0f)
+      for (const VGPR t : totals) e.k.v_mul_f32(t, total_factor(), t);
+  }
+};
+
+// dst[0..n) = src[0..n): a decoder's copy of header dwords it needs past header().
+inline void copy_dwords(Kernel& k, VGPR dst, VGPR src, int n) {
+  for (int i = 0; i < n; ++i) k.v_mov_b32(dst[i], src[i]);
+}
+
+std::unique_ptr<GemvDecoder> make_decoder(quant::TensorType type);
+
+// Decoders by family (gemv_decode_*.cpp).
+std::unique_ptr<GemvDecoder> make_legacy_decoder(quant::TensorType type);  // Q4_0, Q8_0, Q2_0, IQ4_NL
+std::unique_ptr<GemvDecoder> make_kquant_decoder(quant::TensorType type);  // Q4_K, Q5_K, Q6_K
+std::unique_ptr<GemvDecoder> make_iquant_decoder(quant::TensorType type);  // IQ4_XS, IQ2_S, IQ3_S, IQ3_XXS
+std::unique_ptr<GemvDecoder> make_grid_decoder(quant::TensorType type);    // IQ2_S, IQ3_S, IQ3_XXS
+
+// The kernel of one type: signature and generator.
+codegen::Signature gemv_signature(quant::TensorType type);
+codeobj::CodeObject build_gemv(isa::Target target, quant::TensorType type);
+
+}  // namespace k100::kernels::gguf_gemv

@@ -1,0 +1,233 @@
+// The fast decode GEMVs of the GGUF block types (`*_gemv_k`): registry
+// entries with their documentation, test cases and host reference.
+//
+// The reference is a double-precision dot product over the weights as ggml
+// dequantises them (the host codecs are bit-exact with ggml) and the f32
+// activations. Weights are random blocks with finite scales, rescaled so
+// that a row has RMS 1 / sqrt(k): y then has RMS about that of x (0.58),
+// whatever k is, and one tolerance serves every shape.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "gemv_decoder.h"
+#include "gemv_reference.h"
+#include "k100/kernels/registry.h"
+#include "k100/kernels/test_support.h"
+#include "k100/quant/codec.h"
+#include "k100/quant/gemv_layout.h"
+#include "k100/quant/half.h"
+
+namespace k100::kernels {
+
+namespace {
+
+using quant::TensorType;
+
+int64_t dim(const Case& c, const std::string& key, int64_t fallback) {
+  auto it = c.dims.find(key);
+  return it == c.dims.end() ? fallback : it->second;
+}
+
+// Byte offsets of the f16 scale fields (d, dmin) of one block.
+std::vector<int> scale_fields(TensorType t) {
+  switch (t) {
+    case TensorType::Q4_K:
+    case TensorType::Q5_K: return {0, 2};
+    case TensorType::Q6_K: return {208};
+    default: return {0};
+  }
+}
+
+// Random blocks for `rows` rows of `cols` elements, every value finite, rows
+// scaled to RMS 1 / sqrt(cols) (all scale fields multiplied by one factor).
+std::vector<uint8_t> random_matrix(TensorType t, int64_t rows, int64_t cols, Rng& rng) {
+  const auto& tr = quant::traits(t);
+  const int64_t nblocks = rows * cols / tr.block_elems;
+  std::vector<uint8_t> bytes = rng.bytes(size_t(nblocks * tr.block_bytes));
+  auto set_scales = [&](auto&& value_of) {
+    for (int64_t b = 0; b < nblocks; ++b)
+      for (int off : scale_fields(t)) {
+        uint16_t h = quant::f32_to_f16(value_of(b, off));
+        std::memcpy(&bytes[size_t(b * tr.block_bytes + off)], &h, 2);
+      }
+  };
+  std::uniform_real_distribution<float> u(0.5f, 1.0f);
+  std::vector<float> drawn(size_t(nblocks) * 2);
+  for (auto& d : drawn) d = u(rng.engine());
+  set_scales([&](int64_t b, int off) { return drawn[size_t(2 * b + (off == 2))]; });
+  std::vector<float> v(size_t(rows * cols));
+  quant::dequantize_row(t, bytes.data(), v.data(), rows * cols);
+  double ss = 0;
+  for (float f : v) ss += double(f) * f;
+  const double rms = std::sqrt(ss / double(v.size()));
+  const float factor = rms > 0 ? float(1.0 / std::sqrt(double(cols)) / rms) : 1.0f;
+  set_scales([&](int64_t b, int off) { return drawn[size_t(2 * b + (off == 2))] * factor; });
+  return bytes;
+}
+
+// The tolerance of every fast GEMV: y has RMS ~0.6 at any k (see above); the
+// kernels sum in f32 in another order than the double reference, with the
+// offsets of Q4_0 / Q2_0 / Q6_K and the mins of Q4_K / Q5_K taken off per block.
+Tolerance gemv_tolerance() { return Tolerance{2e-5, 2e-5}; }
+
+struct Geometry {
+  int64_t n, k, m, groups, experts, wg, split;
+  bool moe, shared_x;
+  // Workgroups along x: the tiles, (wg / 64) / split of them per workgroup.
+  uint32_t grid_x() const { return uint32_t(((n + 63) / 64 + per_group() - 1) / per_group()); }
+  int64_t per_group() const { return std::max<int64_t>(1, wg / 64 / split); }
+};
+
+Geometry geometry_of(const Case& c) {
+  Geometry g;
+  g.n = c["n"];
+  g.k = c["k"];
+  g.m = c["m"];
+  g.groups = dim(c, "groups", 1);
+  g.moe = dim(c, "moe", 0) != 0;
+  g.experts = g.moe ? g.groups + 1 : g.groups;
+  g.shared_x = dim(c, "shared_x", 0) != 0;
+  g.wg = dim(c, "wg", 64);
+  g.split = dim(c, "split", 1);
+  return g;
+}
+
+}  // namespace
+
+CaseResult gguf_gemv::run_gemv_case(TestDevice& dev, const Case& c, TensorType t, const RowDequantizer& dequantize) {
+  const Geometry g = geometry_of(c);
+  Rng rng(c.seed);
+  const quant::GemvLayout l = quant::gemv_layout(t, g.n, g.k);
+  const int64_t row_bytes = l.blocks_per_row * l.block_bytes;
+  // Experts: random matrices, repacked one after the other.
+  std::vector<std::vector<uint8_t>> mats;
+  std::vector<uint8_t> packed(size_t(g.experts * l.bytes()));
+  for (int64_t e = 0; e < g.experts; ++e) {
+    mats.push_back(random_matrix(t, g.n, g.k, rng));
+    quant::repack_for_gemv(l, mats.back().data(), packed.data() + e * l.bytes());
+  }
+  // Group s uses expert ids[s] (MoE: a permutation that skips one expert) or s.
+  std::vector<uint32_t> ids(size_t(g.groups));
+  for (int64_t s = 0; s < g.groups; ++s) ids[size_t(s)] = uint32_t(g.moe ? g.experts - 1 - s : s);
+  const int64_t xrows = g.shared_x ? g.m : g.groups * g.m;
+  const std::vector<float> x = rng.uniform(size_t(xrows * g.k));
+  DeviceBuffer<uint8_t> dw(dev, packed);
+  DeviceBuffer<float> dx(dev, x);
+  DeviceBuffer<uint32_t> dids(dev, ids);
+  DeviceBuffer<float> dy(dev, std::vector<float>(size_t(g.groups * g.m * g.n), std::numeric_limits<float>::quiet_NaN()));
+  launch(dev, gguf_gemv::gemv_signature(t), {g.grid_x(), uint32_t(g.groups)}, {uint32_t(g.wg)},
+         {dw.addr(), dx.addr(), dy.addr(), g.moe ? dids.addr() : uint64_t(0), g.n, g.k, g.m,
+          g.shared_x ? 0 : g.m * g.k, g.split});
+  // Reference: double dot over the dequantised weights.
+  std::vector<float> want(size_t(g.groups * g.m * g.n));
+  std::vector<float> w(size_t(g.k));
+  for (int64_t s = 0; s < g.groups; ++s) {
+    const auto& mat = mats[size_t(ids[size_t(s)])];
+    for (int64_t r = 0; r < g.n; ++r) {
+      dequantize(mat.data() + r * row_bytes, w.data(), g.k);
+      for (int64_t m = 0; m < g.m; ++m) {
+        const float* xr = x.data() + ((g.shared_x ? 0 : s * g.m) + m) * g.k;
+        double acc = 0;
+        for (int64_t i = 0; i < g.k; ++i) acc += double(w[size_t(i)]) * double(xr[i]);
+        want[size_t((s * g.m + m) * g.n + r)] = float(acc);
+      }
+    }
+  }
+  return compare(dy.download(), want, gemv_tolerance());
+}
+
+std::vector<Case> gguf_gemv::gemv_cases(TensorType t, bool sweep) {
+  const int64_t be = quant::traits(t).block_elems, ge = be * gguf_gemv::group_shape(t).blocks_per_group;
+  std::vector<Case> c;
+  uint32_t seed = 1;
+  auto add = [&](std::map<std::string, int64_t> d) { c.push_back(make_case(std::move(d), seed++)); };
+  // Tails: rows not a multiple of 64, a partial last group, one to four rows
+  // of x; workgroups of 1 to 8 waves, as tiles side by side or splitting a row.
+  add({{"n", 64}, {"k", ge}, {"m", 1}, {"wg", 64}});
+  add({{"n", 70}, {"k", 3 * ge + be}, {"m", 2}, {"wg", 128}, {"split", 2}});
+  add({{"n", 33}, {"k", 2 * ge}, {"m", 3}, {"wg", 256}});
+  add({{"n", 130}, {"k", 5 * ge - be}, {"m", 4}, {"wg", 256}, {"split", 2}});
+  add({{"n", 20}, {"k", be}, {"m", 1}, {"wg", 512}, {"split", 8}});  // fewer groups than waves
+  add({{"n", 200}, {"k", 2 * ge + 2 * be}, {"m", 2}, {"wg", 512}, {"split", 4}});
+  // MoE: groups on a permutation of the experts, with shared and per-group x.
+  add({{"n", 65}, {"k", 2 * ge + be}, {"m", 1}, {"wg", 128}, {"groups", 2}, {"moe", 1}, {"shared_x", 1}});
+  add({{"n", 40}, {"k", ge}, {"m", 2}, {"wg", 64}, {"groups", 3}, {"moe", 1}});
+  if (sweep) {
+    for (int64_t n : {1, 63, 64, 129})
+      for (int64_t kk : {be, ge - be, ge, ge + be, 4 * ge + 3 * be})
+        for (int64_t m : {1, 2, 3, 4})
+          for (auto [wg, split] : std::vector<std::pair<int64_t, int64_t>>{{64, 1}, {256, 1}, {256, 4}})
+            if (kk > 0) add({{"n", n}, {"k", kk}, {"m", m}, {"wg", wg}, {"split", split}});
+    add({{"n", 100}, {"k", 3 * ge}, {"m", 4}, {"wg", 192}, {"split", 3}});  // 3 waves, split 3: 2 and 2 are used
+  }
+  return c;
+}
+
+namespace {
+
+struct TypeDoc {
+  TensorType type;
+  const char* decode;  // how the decoder turns codes into products
+  int64_t bench_wg, bench_split;  // the benchmark's workgroup (threads) and split (see docs/PERFORMANCE.md)
+};
+
+const TypeDoc kDocs[] = {
+    {TensorType::Q4_0, "4-bit codes become f16 denormals by one AND per pair; d * (code - 8) with the block's sum of x", 256, 1},
+    {TensorType::Q8_0, "int8 codes converted to f32 (SDWA) and multiplied with v_fmac_f32; d per block", 256, 1},
+    {TensorType::Q2_0, "2-bit codes become f16 denormals by one AND per pair (four scale classes); d * (code - 1) with the block's sum of x", 512, 2},
+    {TensorType::Q4_K, "4-bit codes become f16 denormals by one AND per pair; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x", 256, 1},
+    {TensorType::Q5_K, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x", 256, 2},
+    {TensorType::Q6_K, "6-bit codes become f16 denormals by one AND (and a shift) per pair, every fourth pair gathered from three 2-bit pieces; d * sc * (code - 32) with each 16-element run's sum of x", 256, 1},
+    {TensorType::IQ4_NL, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table", 512, 2},
+    {TensorType::IQ4_XS, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table; the 6-bit sub-block scales unpacked once per block", 512, 2},
+    {TensorType::IQ2_S, "per 8 elements one LDS read of the grid entry and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run", 256, 4},
+    {TensorType::IQ3_S, "per 8 elements two LDS reads of grid entries (index with its ninth bit) and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) * d per sub-block", 256, 4},
+    {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries and two of sign tables (the low nibble, and the 7-bit code for signs 4-7 with ggml's ksigns parity); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 4 * d per sub-block", 256, 4},
+};
+
+}  // namespace
+
+void register_gguf_gemv_kernels(Registry& r) {
+  for (const TypeDoc& td : kDocs) {
+    const TensorType t = td.type;
+    KernelDef d = generated_kernel("gguf", gguf_gemv::gemv_signature(t),
+                                   [t](isa::Target target) { return gguf_gemv::build_gemv(target, t); });
+    const std::string type = quant::type_name(t);
+    d.description =
+        "Fast decode GEMV over " + type +
+        " weights in the GEMV layout (k100/quant/gemv_layout.h: 64-row tiles, a row's block groups transcoded, "
+        "pieces interleaved by row so each wave load reads whole lines): lane l of a 64-row tile owns row l, x is "
+        "lane-uniform and read into SGPRs (s_load), " + std::string(td.decode) +
+        "; the tile's S waves split the row and wave 0 adds their sums through LDS and writes y (no partials). "
+        "For MoE, group g of grid.y uses expert ids[g] (the experts' repacked matrices one after the other).";
+    d.semantics =
+        "y[g][j][n] = sum_k W_e[n][k] * x[g][j][k] for j < m (1..4), e = ids ? ids[g] : g; x row (g, j) at x + (g * "
+        "x_stride + j * k) * 4, y row (g, j) at y + ((g * m + j) * n) * 4; W_e at w + e * gemv_layout(" + type +
+        ", n, k).bytes()";
+    d.geometry =
+        "grid = (ceil(ceil(n/64) / (W / split)), groups), wg = 64 W, W = 1, 2, 4 or 8 waves: W / split tiles of 64 rows "
+        "per workgroup, split waves per tile (split <= W; other values: the power of two below)";
+    d.limits = "k a multiple of the block size (" + std::to_string(quant::traits(t).block_elems) +
+               "), k < 2^24, n >= 1, m = 1..4 (other m write nothing); ids (u32 per group) may be 0 for expert = g";
+    d.tolerance = gemv_tolerance();
+    d.cases = [t](bool sweep) { return gguf_gemv::gemv_cases(t, sweep); };
+    d.run = [t](TestDevice& dev, const Case& c) {
+      return gguf_gemv::run_gemv_case(dev, c, t, [t](const uint8_t* row, float* out, int64_t n) {
+        quant::dequantize_row(t, row, out, n);
+      });
+    };
+    d.ideal_bytes = [t](const Case& c) {
+      const Geometry g = geometry_of(c);
+      const auto& tr = quant::traits(t);
+      const int64_t xrows = g.shared_x ? g.m : g.groups * g.m;
+      return uint64_t(g.groups * g.n * (g.k / tr.block_elems) * tr.block_bytes + 4 * (xrows * g.k + g.groups * g.m * g.n));
+    };
+    d.bench_case = [wg = td.bench_wg, split = td.bench_split] {
+      return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", wg}, {"split", split}});
+    };
+    r.add(std::move(d));
+  }
+}
+
+}  // namespace k100::kernels

@@ -1,0 +1,575 @@
+// The skeleton of the fast decode GEMVs, shared by the eleven block types.
+//
+//   y[g][m][n] = sum_k W_e[n][k] * x[g][m][k],  e = ids ? ids[g] : g,  m < M (1..4)
+//
+// Launch: grid = (ceil(n / 64), groups), wg = 64 * S with S = 1, 2, 4 or 8.
+// Workgroup (t, g) owns rows 64t .. 64t+63 of matrix e; lane l of every wave
+// owns row 64t + l; wave v of the S waves takes the v-th contiguous share of
+// the row's block groups, and wave 0 adds the others' sums (LDS) and stores.
+//
+// Per wave:
+//  * arguments: wave 0 reads the 64-byte argument block (explicit arguments
+//    and the hidden group size) once over the host link and hands it to the
+//    other waves through LDS, so a workgroup costs one kernel-argument read;
+//  * weights: the tile's groups in the GEMV layout are contiguous, and every
+//    load of a wave reads whole lines (one piece: 64 rows x 4 dwords = 1 KiB);
+//    the header of the next group and a fixed number of slices stay in flight
+//    while the current slice is decoded (vmcnt waits placed by the layer);
+//  * x: lane-uniform, so it lives in SGPRs: one x-step (32, 16 or 8 elements
+//    of each of the M rows, as the SGPR budget allows) is decoded while the next
+//    one is loaded (s_load), with one hand-placed lgkmcnt(0) per x-step;
+//  * sums of x over runs of elements (for formats with an offset or a min):
+//    per group one dwordx4 load of x per row (64 lanes x 4 = 256 elements),
+//    loaded one group ahead and reduced over the lanes of each run with DPP;
+//  * the last group of a row may hold fewer than G blocks: the body of the
+//    last group skips the missing blocks (their x is never read).
+#include <algorithm>
+#include <string>
+
+#include "gemv_decoder.h"
+#include "k100/base/error.h"
+#include "k100/quant/tensor_type.h"
+
+namespace k100::kernels::gguf_gemv {
+
+using namespace codegen;
+using as::offset, as::exec, as::vcc, as::exec_lo, as::exec_hi;
+using quant::TensorType;
+
+GroupShape group_shape(TensorType type) {
+  const quant::GemvLayout l = quant::gemv_layout(type, 1, quant::traits(type).block_elems);
+  return GroupShape{type, l.block_elems, l.blocks_per_group, l.header_dwords, l.slice_dwords, l.slices};
+}
+
+namespace {
+
+std::string kernel_name(TensorType t) {
+  switch (t) {
+    case TensorType::Q4_0: return "q4_0_gemv_k";
+    case TensorType::Q8_0: return "q8_0_gemv_k";
+    case TensorType::Q2_0: return "q2_0_gemv_k";
+    case TensorType::Q4_K: return "q4k_gemv_k";
+    case TensorType::Q5_K: return "q5k_gemv_k";
+    case TensorType::Q6_K: return "q6k_gemv_k";
+    case TensorType::IQ4_NL: return "iq4nl_gemv_k";
+    case TensorType::IQ4_XS: return "iq4xs_gemv_k";
+    case TensorType::IQ2_S: return "iq2s_gemv_k";
+    case TensorType::IQ3_S: return "iq3s_gemv_k";
+    case TensorType::IQ3_XXS: return "iq3xxs_gemv_k";
+    default: throw Error("gemv: no fast GEMV for type " + quant::type_name(t));
+  }
+}
+
+int log2_exact(int v) {
+  int l = 0;
+  while ((1 << l) < v) ++l;
+  if ((1 << l) != v) throw Error("gemv: " + std::to_string(v) + " is not a power of two");
+  return l;
+}
+
+// LDS: the argument block, the partial sums of waves 1..7 (M <= 4), the decoder's table.
+constexpr uint32_t kArgsLds = 0;
+constexpr uint32_t kReduceLds = 128;
+constexpr uint32_t kReduceBytes = 7 * 4 * 256;
+constexpr uint32_t kTableLds = kReduceLds + kReduceBytes;
+constexpr int kMaxWaves = 8;
+
+// Bytes of weights each wave keeps in flight (slices prefetched ahead).
+constexpr int kInFlightBytes = 2048;
+
+struct Entry {
+  SGPR w, x, y, ids, n, kcols, m, xstride;  // arguments
+  SGPR split;                               // waves per tile (S)
+  SGPR wave, part, tile, grp;               // wave in the workgroup, its share of the row, its tile
+  VGPR lane;
+};
+
+// dst = src + imm (64-bit).
+void add64_to(Kernel& k, SGPR dst, SGPR src, uint32_t imm) {
+  k.s_add_u32(dst[0], src[0], imm);
+  k.s_addc_u32(dst[1], src[1], 0);
+}
+
+class Body final : public GemvEmitter {
+ public:
+  Body(Kernel& kernel, const GroupShape& s, GemvDecoder& d, int rows, const Entry& en)
+      : GemvEmitter(kernel, s, rows, rows == 1 ? 32 : rows == 2 ? 16 : 8), dec_(d), e_(en) {}
+
+  // Ends the wave (s_endpgm) itself: bodies of large types are longer than a branch reaches.
+  void emit();
+
+  SGPR x(int m, int e) override {
+    const int b = cur_step_ % 2;
+    return xbuf_[b][size_t(m)][size_t(e / 16)][e % 16];
+  }
+  SGPR sumx(int m, int run) override {
+    const int lanes = dec_.sumx_run() / 4;
+    const int chunk = run * dec_.sumx_run() / 256, lane = (run * lanes) % 64;
+    k.v_readlane_b32(sum_out_, sum_[size_t(m)][size_t(chunk)], lane);
+    return sum_out_;
+  }
+  void fma_half(VGPR acc, VGPR pair, int high, int m, int e, bool first) override {
+    if (first)
+      k.v_fma_mix_f32(acc, pair, x(m, e), 0, as::op_sel({high, 0, 0}), as::op_sel_hi({1, 0, 0}));
+    else
+      k.v_fma_mix_f32(acc, pair, x(m, e), acc, as::op_sel({high, 0, 0}), as::op_sel_hi({1, 0, 0}));
+  }
+  void fma_f32(VGPR acc, VGPR value, int m, int e, bool first) override {
+    if (first) k.v_mul_f32(acc, x(m, e), value);
+    else k.v_fmac_f32(acc, x(m, e), value);
+  }
+  uint32_t table_offset() const override { return kTableLds; }
+
+ private:
+  int steps_per_slice() const { return shape.slice_elems() / step_elems; }
+  int chunks() const { return std::max(1, shape.group_elems() / 256); }
+  // A part of the current group (next = false) or of the next one.
+  void load_part(VGPR dst, bool next, int first_dword, int dwords);
+  void load_slice(int j, bool next) {
+    load_part(ring_[size_t(j % ring_size_)], next, shape.header_dwords + j * shape.slice_dwords, shape.slice_dwords);
+  }
+  // The x-step s of a group (s counts the steps of all slices) into buffer s % 2.
+  void load_x(int s, bool next);
+  void load_sums(bool next);
+  void reduce_sums();
+  void group_body(bool last, Label done);
+
+  GemvDecoder& dec_;
+  const Entry& e_;
+  int ring_size_ = 0, ahead_ = 0, cur_step_ = 0;
+  VGPR hdr_;
+  std::vector<VGPR> ring_;
+  VGPR vofs_[5];
+  std::vector<std::vector<SGPR>> xbuf_[2];  // [buffer][m][16-dword chunk]
+  std::vector<std::vector<VGPR>> raw_, sum_;  // [m][chunk]
+  std::vector<VGPR> totals_;
+  SGPR gbase_, pbase_, count_, last_present_, elems_left_, sum_out_, saved_exec_;
+  VGPR sum_elem_;
+  std::vector<SGPR> xb_;
+};
+
+void Body::load_part(VGPR dst, bool next, int first_dword, int dwords) {
+  // The part's pieces start at 256 * first_dword; piece q at +1024 q.
+  add64_to(k, pbase_, gbase_, uint32_t((next ? shape.group_bytes() : 0) + 256 * first_dword));
+  for (int q = 0; 4 * q < dwords; ++q) {
+    const int w = std::min(4, dwords - 4 * q);
+    VGPR d = dst.sub(4 * q, w);
+    switch (w) {
+      case 1: k.global_load_dword(d, vofs_[1], pbase_, offset(1024 * q)); break;
+      case 2: k.global_load_dwordx2(d, vofs_[2], pbase_, offset(1024 * q)); break;
+      case 3: k.global_load_dwordx3(d, vofs_[3], pbase_, offset(1024 * q)); break;
+      default: k.global_load_dwordx4(d, vofs_[4], pbase_, offset(1024 * q)); break;
+    }
+  }
+}
+
+void Body::load_x(int s, bool next) {
+  const int b = s % 2;
+  const uint32_t at = uint32_t((next ? 4 * shape.group_elems() : 0) + s * step_elems * 4);
+  for (int m = 0; m < M; ++m)
+    for (size_t c = 0; c < xbuf_[b][size_t(m)].size(); ++c) {
+      const SGPR d = xbuf_[b][size_t(m)][c];
+      if (d.width == 16) k.s_load_dwordx16(d, xb_[size_t(m)], int(at + 64 * c));
+      else k.s_load_dwordx8(d, xb_[size_t(m)], int(at + 64 * c));
+    }
+}
+
+// x for the sums of the current or next group: lane l reads elements
+// 4l..4l+3 of each 256-element chunk; lanes at or past `elems_left_` keep
+// what they had (their runs belong to blocks a last group does not have,
+// which are never read).
+void Body::load_sums(bool next) {
+  if (!dec_.sumx_run()) return;
+  const SGPR saved = saved_exec_;
+  const VGPR elem = sum_elem_;
+  for (int c = 0; c < chunks(); ++c) {
+    k.v_lshlrev_b32(elem, 2, e_.lane);
+    if (c) k.v_add_u32(elem, 256 * c, elem);
+    k.v_cmp_gt_u32(vcc, elems_left_, elem);
+    k.s_and_saveexec_b64(saved, vcc);
+    const int at = (next ? 4 * shape.group_elems() : 0) + 1024 * c;
+    for (int m = 0; m < M; ++m) k.global_load_dwordx4(raw_[size_t(m)][size_t(c)], vofs_[4], xb_[size_t(m)], offset(at));
+    k.s_mov_b64(exec, saved);
+  }
+}
+
+void Body::reduce_sums() {
+  if (!dec_.sumx_run()) return;
+  std::vector<std::pair<ReduceOp, VGPR>> values;
+  for (int m = 0; m < M; ++m)
+    for (int c = 0; c < chunks(); ++c) {
+      const VGPR r = raw_[size_t(m)][size_t(c)], s = sum_[size_t(m)][size_t(c)];
+      k.v_add_f32(s, r[0], r[1]);
+      k.v_add_f32(s, s, r[2]);
+      k.v_add_f32(s, s, r[3]);
+      values.push_back({ReduceOp::Add, s});
+    }
+  lane_reduce(k, values, dec_.sumx_run() / 4);
+}
+
+void Body::group_body(bool last, Label done) {
+  const int n = shape.slices, sps = steps_per_slice(), bps = n / shape.blocks_per_group;  // slices per block
+  reduce_sums();
+  if (!last && dec_.sumx_run()) {
+    k.s_sub_u32(elems_left_, elems_left_, shape.group_elems());
+    load_sums(true);
+  }
+  dec_.header(*this, hdr_);
+  if (!last) load_part(hdr_, true, 0, shape.header_dwords);
+  for (int j = 0; j < n; ++j) {
+    if (last && shape.blocks_per_group > 1 && j > 0 && j % bps == 0) {
+      k.s_cmp_le_u32(last_present_, j / bps);
+      k.s_cbranch_scc1(done);
+    }
+    const int jj = j + ahead_;
+    if (jj < n) load_slice(jj, false);
+    else if (!last) load_slice(jj - n, true);
+    dec_.slice_begin(*this, j, ring_[size_t(j % ring_size_)]);
+    for (int q = 0; q < sps; ++q) {
+      cur_step_ = j * sps + q;
+      k.s_waitcnt(lgkmcnt(0));
+      const int next = cur_step_ + 1;
+      if (next < n * sps) {
+        const int nj = next / sps;
+        if (last && shape.blocks_per_group > 1 && nj != j && nj % bps == 0) {
+          Label skip = k.label("no x");
+          k.s_cmp_le_u32(last_present_, nj / bps);
+          k.s_cbranch_scc1(skip);
+          load_x(next, false);
+          k.bind(skip);
+        } else {
+          load_x(next, false);
+        }
+      } else if (!last) {
+        load_x(0, true);
+      }
+      dec_.step(*this, j, q, ring_[size_t(j % ring_size_)]);
+    }
+    dec_.slice_end(*this, j, totals_);
+  }
+  if (!last) {
+    add64(k, gbase_, uint32_t(shape.group_bytes()), 0);
+    for (int m = 0; m < M; ++m) add64(k, xb_[size_t(m)], uint32_t(4 * shape.group_elems()), 0);
+  }
+}
+
+void Body::emit() {
+  const int H = shape.header_dwords, U = shape.slice_dwords, n = shape.slices;
+  // Ring of slices: `ahead_` in flight; the ring size divides the slice count.
+  ahead_ = std::clamp(kInFlightBytes / (256 * U), 1, n - 1);
+  ring_size_ = n;
+  for (int r = ahead_ + 1; r <= n; ++r)
+    if (n % r == 0) {
+      ring_size_ = r;
+      break;
+    }
+  auto s1 = [&](const char* name) { return k.sgpr(1, name); };
+
+  // This wave's share of the row: groups [g0, g1) of ng.
+  const SGPR nb = s1("blocks per row"), ng = s1("groups per row"), gpw = s1("groups per wave"), g0 = s1("first group"),
+             g1 = s1("end group"), t = s1("t"), logw = s1("log2 waves");
+  count_ = s1("groups");
+  last_present_ = s1("blocks in the last group");
+  elems_left_ = s1("elements left");
+  k.s_lshr_b32(nb, e_.kcols, log2_exact(shape.block_elems));
+  k.s_add_u32(ng, nb, shape.blocks_per_group - 1);
+  k.s_lshr_b32(ng, ng, log2_exact(shape.blocks_per_group));
+  k.s_ff1_i32_b32(logw, e_.split);
+  k.s_add_u32(gpw, ng, e_.split);
+  k.s_sub_u32(gpw, gpw, 1);
+  k.s_lshr_b32(gpw, gpw, logw);
+  k.s_mul_i32(g0, e_.part, gpw);
+  k.s_add_u32(g1, g0, gpw);
+  k.s_min_u32(g1, g1, ng);
+  k.s_sub_i32(count_, g1, g0);
+  k.s_max_i32(count_, count_, 0);
+  // Blocks of the wave's last group: the row's remainder when it is the row's last group.
+  k.s_mul_i32(t, ng, shape.blocks_per_group);
+  k.s_sub_u32(t, t, nb);  // zero blocks in the row's last group
+  k.s_cmp_eq_u32(g1, ng);
+  k.s_cselect_b32(t, t, 0);
+  k.s_sub_u32(last_present_, shape.blocks_per_group, t);
+  // Elements of the row from this wave's first group on.
+  k.s_mul_i32(t, g0, shape.group_elems());
+  k.s_sub_u32(elems_left_, e_.kcols, t);
+
+  // Weights: w + expert * matrix_bytes + table + tile * tile_bytes + g0 * group_bytes.
+  const SGPR expert = s1("expert"), tiles = s1("tiles"), tile_bytes = s1("tile bytes"), mat = s1("matrix bytes");
+  const uint32_t table = uint32_t(quant::gemv_table_bytes(shape.type));
+  Label dense = k.label("dense");
+  k.s_mov_b32(expert, e_.grp);
+  k.s_cmp_eq_u64(e_.ids, 0);
+  k.s_cbranch_scc1(dense);
+  const SGPR ids_at = offset_address(k, e_.ids, e_.grp, 2);
+  k.s_load_dword(expert, ids_at, 0);
+  k.bind(dense);
+  k.s_add_u32(tiles, e_.n, 63);
+  k.s_lshr_b32(tiles, tiles, 6);
+  k.s_cmp_lt_u32(e_.tile, tiles);  // a workgroup's tiles past the matrix do nothing
+  k.s_cselect_b32(count_, count_, 0);
+  k.s_mul_i32(tile_bytes, ng, shape.group_bytes());
+  k.s_mul_i32(mat, tiles, tile_bytes);
+  if (table) k.s_add_u32(mat, mat, table);
+  gbase_ = scaled_address(k, e_.w, expert, mat, 0);
+  k.s_mul_i32(t, e_.tile, tile_bytes);
+  if (table) k.s_add_u32(t, t, table);
+  add64(k, gbase_, t, 0);
+  k.s_mul_i32(t, g0, shape.group_bytes());
+  add64(k, gbase_, t, 0);
+  pbase_ = k.sgpr(2, "part");
+  // x rows: x + (grp * x_stride + m * k + g0 * group_elems) * 4.
+  for (int m = 0; m < M; ++m) {
+    const SGPR el = s1("x element");
+    k.s_mul_i32(el, e_.grp, e_.xstride);
+    k.s_mul_i32(t, g0, shape.group_elems());
+    k.s_add_u32(el, el, t);
+    if (m) {
+      k.s_mul_i32(t, e_.kcols, m);
+      k.s_add_u32(el, el, t);
+    }
+    xb_.push_back(offset_address(k, e_.x, el, 2));
+  }
+  // y rows: y + ((grp * M + m) * n + 64 tile) * 4; lanes past the matrix store nothing.
+  const SGPR rows_left = s1("rows left"), yrow = s1("y row"), nbytes = s1("row bytes");
+  k.s_lshl_b32(t, e_.tile, 6);
+  k.s_sub_u32(rows_left, e_.n, t);
+  k.s_mul_i32(yrow, e_.grp, M);
+  k.s_mul_i32(yrow, yrow, e_.n);
+  k.s_add_u32(yrow, yrow, t);
+  const SGPR ybase = offset_address(k, e_.y, yrow, 2);
+  k.s_lshl_b32(nbytes, e_.n, 2);
+
+  hdr_ = k.vgpr(H, "header");
+  for (int r = 0; r < ring_size_; ++r) ring_.push_back(k.vgpr(U, "slice"));
+  for (int w = 1; w <= 4; ++w) {
+    vofs_[w] = k.vgpr(1, "piece offset");
+    k.v_mul_u32_u24(vofs_[w], 4 * w, e_.lane);
+  }
+  for (int b = 0; b < 2; ++b) {
+    xbuf_[b].resize(size_t(M));
+    for (int m = 0; m < M; ++m)
+      for (int e = 0; e < step_elems; e += 16) xbuf_[b][size_t(m)].push_back(k.sgpr(std::min(16, step_elems - e), "x"));
+  }
+  if (dec_.sumx_run()) {
+    sum_out_ = k.sgpr(1, "x sum");
+    saved_exec_ = k.sgpr(2, "exec");
+    sum_elem_ = k.vgpr(1, "sum element");
+    raw_.resize(size_t(M));
+    sum_.resize(size_t(M));
+    for (int m = 0; m < M; ++m)
+      for (int c = 0; c < chunks(); ++c) {
+        raw_[size_t(m)].push_back(k.vgpr(4, "x for sums"));
+        sum_[size_t(m)].push_back(k.vgpr(1, "x sums"));
+      }
+  }
+  for (int m = 0; m < M; ++m) {
+    totals_.push_back(k.vgpr(1, "total"));
+    k.v_mov_b32(totals_.back(), 0);
+  }
+  dec_.begin(*this);
+
+  // Prologue: the first group's header, slices, sums and first x-step.
+  Label skip_all = k.label("no groups"), full = k.label("full groups"), last = k.label("last group"),
+        reduce = k.label("reduce");
+  k.s_cmp_eq_u32(count_, 0);
+  k.s_cbranch_scc1(skip_all);
+  load_part(hdr_, false, 0, H);
+  for (int j = 0; j < ahead_; ++j) load_slice(j, false);
+  load_sums(false);
+  load_x(0, false);
+  k.bind(full);
+  k.s_cmp_le_u32(count_, 1);
+  k.s_cbranch_scc1(last);
+  group_body(false, reduce);
+  k.s_sub_u32(count_, count_, 1);
+  k.s_branch(full);
+  k.bind(last);
+  group_body(true, reduce);
+  k.bind(reduce);
+  k.bind(skip_all);
+  dec_.finish(*this, totals_);
+
+  // Parts 1.. of a tile hand their sums to part 0 through LDS (regions of
+  // S - 1 parts per tile of the workgroup).
+  Label store = k.label("store"), gather = k.label("gather"), more = k.label("more parts");
+  const VGPR addr = k.vgpr(1, "lds address"), part = k.vgpr(1, "partial");
+  const SGPR region = s1("region");
+  k.s_cmp_eq_u32(e_.split, 1);
+  k.s_cbranch_scc1(store);
+  k.s_lshr_b32(region, e_.wave, logw);  // tile of the workgroup
+  k.s_sub_u32(t, e_.split, 1);
+  k.s_mul_i32(region, region, t);       // its first region
+  k.v_lshlrev_b32(addr, 2, e_.lane);
+  k.s_cmp_eq_u32(e_.part, 0);
+  k.s_cbranch_scc1(gather);
+  k.s_add_u32(region, region, e_.part);
+  k.s_sub_u32(region, region, 1);
+  k.s_mul_i32(t, region, 256 * M);
+  k.v_add_u32(addr, t, addr);
+  for (int m = 0; m < M; ++m) k.ds_write_b32(addr, totals_[size_t(m)], offset(kReduceLds + 256 * m));
+  k.s_barrier();
+  k.s_endpgm();
+  k.bind(gather);
+  k.s_barrier();
+  k.s_mul_i32(t, region, 256 * M);
+  k.v_add_u32(addr, t, addr);
+  const SGPR v = s1("part");
+  k.s_mov_b32(v, 1);
+  k.bind(more);
+  for (int m = 0; m < M; ++m) {
+    k.ds_read_b32(part, addr, offset(kReduceLds + 256 * m));
+    k.v_add_f32(totals_[size_t(m)], totals_[size_t(m)], part);
+  }
+  k.v_add_u32(addr, 256 * M, addr);
+  k.s_add_u32(v, v, 1);
+  k.s_cmp_lt_u32(v, e_.split);
+  k.s_cbranch_scc1(more);
+
+  k.bind(store);
+  k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
+  k.s_and_b64(exec, exec, vcc);
+  for (int m = 0; m < M; ++m) {
+    if (m) add64(k, ybase, nbytes, 0);
+    k.global_store_dword(vofs_[1], totals_[size_t(m)], ybase);
+  }
+  k.s_endpgm();
+}
+
+}  // namespace
+
+Signature gemv_signature(TensorType type) {
+  return Signature(kernel_name(type),
+                   {in("w", "u8"), in("x", "f32"), out("y", "f32"), in("ids", "u32"), value("n", "u32"),
+                    value("k", "u32"), value("m", "u32"), value("x_stride", "u32"), value("split", "u32")},
+                   codeobj::HiddenArgLayout::Compact);
+}
+
+codeobj::CodeObject build_gemv(isa::Target target, TensorType type) {
+  const GroupShape shape = group_shape(type);
+  std::unique_ptr<GemvDecoder> dec = make_decoder(type);
+  const Signature sig = gemv_signature(type);
+  const uint32_t gs = sig.layout().hidden_start + 12;  // hidden group_size_x
+  if (sig.layout().explicit_end > 64 || gs < 64 || gs >= 68 + 2)
+    throw Error("gemv: the argument block of " + sig.kernel() + " is not 64 bytes plus the group size dword");
+  const uint32_t lds = kTableLds + dec->lds_table_bytes();
+  Kernel k(sig, target, {.waves_per_simd = dec->waves_per_simd(), .lds_bytes = lds, .max_workgroup = 64 * kMaxWaves, .workgroup_dims = 2});
+
+  // Arguments: wave 0 reads the explicit block and the hidden group size (two
+  // loads) and passes them on through LDS: one argument read per workgroup.
+  Entry en;
+  en.lane = whole_wave_lane_id(k);
+  en.wave = wave_index(k);
+  const SGPR block = k.sgpr(16, "argument block"), gsize = k.sgpr(1, "group size");
+  const VGPR staging = k.vgpr(4, "argument staging"), zero = k.vgpr(1, "zero");
+  k.v_mov_b32(zero, 0);
+  Label read = k.label("read arguments");
+  k.s_cmp_lg_u32(en.wave, 0);
+  k.s_cbranch_scc1(read);
+  k.s_load_dwordx16(block, k.kernarg_pointer(), 0);
+  k.s_load_dword(gsize, k.kernarg_pointer(), int(gs / 4 * 4));
+  k.s_mov_b32(exec_lo, 1);
+  k.s_mov_b32(exec_hi, 0);
+  for (int q = 0; q < 4; ++q) {
+    for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], block[4 * q + i]);
+    k.ds_write_b128(zero, staging, offset(kArgsLds + 16 * q));
+  }
+  k.v_mov_b32(staging[0], gsize);
+  k.ds_write_b32(zero, staging[0], offset(kArgsLds + 64));
+  k.s_mov_b64(exec, -1);
+  k.bind(read);
+  k.s_barrier();
+  for (int q = 0; q < 4; ++q) {
+    k.ds_read_b128(staging, zero, offset(kArgsLds + 16 * q));
+    for (int i = 0; i < 4; ++i) k.v_readfirstlane_b32(block[4 * q + i], staging[i]);
+  }
+  k.ds_read_b32(staging[0], zero, offset(kArgsLds + 64));
+  k.v_readfirstlane_b32(gsize, staging[0]);
+  auto arg = [&](const char* name) {
+    const uint32_t off = sig.offset(name);
+    return block.sub(int(off / 4), std::max(1, int(sig.size(name) / 4)));
+  };
+  en.w = arg("w");
+  en.x = arg("x");
+  en.y = arg("y");
+  en.ids = arg("ids");
+  en.n = arg("n");
+  en.kcols = arg("k");
+  en.m = arg("m");
+  en.xstride = arg("x_stride");
+  // Waves W = group_size_x / 64 and split S, each rounded down to a power of
+  // two, S <= W <= 8; waves past W do nothing. Wave v: tile W/S * wg + v / S, part v % S.
+  auto pow2_floor = [&](SGPR r) {
+    const SGPR hi = k.sgpr(1, "top bit");
+    k.s_max_u32(r, r, 1);
+    k.s_flbit_i32_b32(hi, r);  // leading zeros
+    k.s_sub_u32(hi, 31, hi);
+    k.s_lshl_b32(r, 1, hi);
+  };
+  const SGPR waves = k.sgpr(1, "waves");
+  k.s_bfe_u32(waves, gsize, (gs % 4) * 8 | (16 << 16));
+  k.s_lshr_b32(waves, waves, 6);
+  k.s_min_u32(waves, waves, kMaxWaves);
+  pow2_floor(waves);
+  Label active = k.label("active wave");
+  k.s_cmp_lt_u32(en.wave, waves);
+  k.s_cbranch_scc1(active);
+  k.s_endpgm();
+  k.bind(active);
+  en.split = k.sgpr(1, "split");
+  k.s_min_u32(en.split, arg("split"), waves);
+  pow2_floor(en.split);
+  {
+    const SGPR logs = k.sgpr(1, "log2 split"), per = k.sgpr(1, "tiles per workgroup");
+    k.s_ff1_i32_b32(logs, en.split);
+    k.s_lshr_b32(per, waves, logs);
+    en.part = k.sgpr(1, "part");
+    k.s_sub_u32(en.part, en.split, 1);
+    k.s_and_b32(en.part, en.part, en.wave);
+    en.tile = k.sgpr(1, "tile");
+    k.s_lshr_b32(en.tile, en.wave, logs);
+    const SGPR first = k.sgpr(1, "first tile");
+    k.s_mul_i32(first, k.workgroup_id(0), per);
+    k.s_add_u32(en.tile, en.tile, first);
+  }
+  en.grp = k.workgroup_id(1);
+  const SGPR threads = k.sgpr(1, "threads");
+  k.s_lshl_b32(threads, waves, 6);
+
+  // The decoder's table (at the start of the weights): every thread copies 16-byte pieces.
+  if (const uint32_t bytes = dec->lds_table_bytes()) {
+    const SGPR pieces = k.sgpr(1, "table pieces");
+    k.s_mov_b32(pieces, bytes / 16);
+    const VGPR piece = k.vgpr(1, "piece"), goff = k.vgpr(1, "table offset"), data = k.vgpr(4, "table data");
+    k.v_lshl_add_u32(piece, en.wave, 6, en.lane);
+    Label loop = k.label("table"), copied = k.label("table copied");
+    const SGPR saved = k.sgpr(2, "exec");
+    k.bind(loop);
+    k.v_cmp_gt_u32(vcc, pieces, piece);
+    k.s_and_saveexec_b64(saved, vcc);
+    k.s_cbranch_execz(copied);
+    k.v_lshlrev_b32(goff, 4, piece);
+    k.global_load_dwordx4(data, goff, en.w);
+    k.ds_write_b128(goff, data, offset(kTableLds));
+    k.v_add_u32(piece, threads, piece);
+    k.s_mov_b64(exec, saved);
+    k.s_branch(loop);
+    k.bind(copied);
+    k.s_mov_b64(exec, saved);
+    k.s_barrier();
+  }
+
+  // One body per M, each a hop from the previous one (a body can be longer
+  // than half a branch's reach); m outside 1..4 ends after the last hop.
+  for (int m = 1; m <= 4; ++m) {
+    Label next = k.label("next body");
+    k.s_cmp_lg_u32(en.m, m);
+    k.s_cbranch_scc1(next);
+    Body body(k, shape, *dec, m, en);
+    body.emit();
+    k.bind(next);
+  }
+  k.s_endpgm();
+  return k.build();
+}
+
+}  // namespace k100::kernels::gguf_gemv

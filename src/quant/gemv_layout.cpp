@@ -1,0 +1,122 @@
+// The tile / group / piece arrangement of gemv_layout.h (the per-type
+// transcoding of one row's group is in gemv_transcode.cpp).
+#include "k100/quant/gemv_layout.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "gemv_transcode.h"
+#include "k100/base/error.h"
+
+namespace k100::quant {
+
+int64_t GemvLayout::lane_dword_offset(int row, int dword) const {
+  // The part the dword belongs to: the header, or one of the slices.
+  int first = 0, size = header_dwords;
+  if (dword >= header_dwords) {
+    const int s = (dword - header_dwords) / slice_dwords;
+    first = header_dwords + s * slice_dwords;
+    size = slice_dwords;
+  }
+  const int i = dword - first, piece = i / 4, width = std::min(4, size - 4 * piece);
+  return int64_t(kGemvTileRows) * 4 * first + 1024 * int64_t(piece) + 4 * int64_t(row * width + i % 4);
+}
+
+bool has_gemv_layout(TensorType type) { return detail::gemv_geometry(type) != nullptr; }
+
+GemvLayout gemv_layout(TensorType type, int64_t rows, int64_t cols) {
+  const detail::GemvGeometry* g = detail::gemv_geometry(type);
+  if (!g) throw Error("gemv layout: type " + type_name(type) + " has no GEMV layout (the eleven GGUF block types do)");
+  const TypeTraits& t = traits(type);
+  if (rows <= 0 || cols <= 0)
+    throw Error("gemv layout: a " + std::to_string(rows) + " x " + std::to_string(cols) + " " + type_name(type) +
+                " matrix is empty");
+  if (cols % t.block_elems)
+    throw Error("gemv layout: " + std::to_string(cols) + " columns are not a whole number of " + type_name(type) +
+                " blocks (" + std::to_string(t.block_elems) + " elements)");
+  GemvLayout l;
+  l.type = type;
+  l.rows = rows;
+  l.cols = cols;
+  l.block_elems = int(t.block_elems);
+  l.block_bytes = int(t.block_bytes);
+  l.blocks_per_group = g->blocks_per_group;
+  l.header_dwords = g->header_dwords;
+  l.slice_dwords = g->slice_dwords;
+  l.slices = g->slices;
+  l.blocks_per_row = cols / t.block_elems;
+  l.groups = (l.blocks_per_row + l.blocks_per_group - 1) / l.blocks_per_group;
+  l.tiles = (rows + kGemvTileRows - 1) / kGemvTileRows;
+  l.table_bytes = gemv_table_bytes(type);
+  return l;
+}
+
+namespace {
+
+// Calls f(tile, row in tile, group, source row pointer or nullptr, blocks present).
+template <class F>
+void for_each_row_group(const GemvLayout& l, const uint8_t* src, F&& f) {
+  const int64_t row_bytes = l.blocks_per_row * l.block_bytes;
+  for (int64_t t = 0; t < l.tiles; ++t)
+    for (int r = 0; r < kGemvTileRows; ++r) {
+      const int64_t row = t * kGemvTileRows + r;
+      for (int64_t g = 0; g < l.groups; ++g) {
+        const int64_t first = g * l.blocks_per_group;
+        const int present = row < l.rows ? int(std::min<int64_t>(l.blocks_per_group, l.blocks_per_row - first)) : 0;
+        f(t, r, g, present ? src + row * row_bytes + first * l.block_bytes : nullptr, present);
+      }
+    }
+}
+
+}  // namespace
+
+void repack_for_gemv(const GemvLayout& l, const void* src, void* dst) {
+  std::vector<uint32_t> lane(size_t(l.lane_dwords()));
+  std::vector<int64_t> offset(lane.size());
+  for (int d = 0; d < l.lane_dwords(); ++d) offset[size_t(d)] = l.lane_dword_offset(0, d);
+  auto* out = static_cast<uint8_t*>(dst);
+  const std::vector<uint8_t> table = gemv_table(l.type);
+  std::memset(out, 0, size_t(l.table_bytes));
+  if (!table.empty()) std::memcpy(out, table.data(), table.size());
+  out += l.table_bytes;
+  for_each_row_group(l, static_cast<const uint8_t*>(src), [&](int64_t t, int r, int64_t g, const uint8_t* blocks,
+                                                               int present) {
+    encode_gemv_group(l.type, blocks, present, lane.data());
+    uint8_t* base = out + t * l.tile_bytes() + g * l.group_bytes();
+    for (int d = 0; d < l.lane_dwords(); ++d) {
+      const int64_t at = l.lane_dword_offset(r, d);
+      std::memcpy(base + at, &lane[size_t(d)], 4);
+    }
+  });
+}
+
+void unpack_from_gemv(const GemvLayout& l, const void* src, void* dst) {
+  std::vector<uint32_t> lane(size_t(l.lane_dwords()));
+  std::vector<uint8_t> blocks(size_t(l.blocks_per_group * l.block_bytes));
+  const auto* in = static_cast<const uint8_t*>(src) + l.table_bytes;
+  auto* out = static_cast<uint8_t*>(dst);
+  const int64_t row_bytes = l.blocks_per_row * l.block_bytes;
+  for_each_row_group(l, nullptr, [&](int64_t t, int r, int64_t g, const uint8_t*, int) {
+    const int64_t row = t * kGemvTileRows + r;
+    if (row >= l.rows) return;
+    const uint8_t* base = in + t * l.tile_bytes() + g * l.group_bytes();
+    for (int d = 0; d < l.lane_dwords(); ++d) std::memcpy(&lane[size_t(d)], base + l.lane_dword_offset(r, d), 4);
+    decode_gemv_group(l.type, lane.data(), blocks.data());
+    const int64_t first = g * l.blocks_per_group;
+    const int64_t present = std::min<int64_t>(l.blocks_per_group, l.blocks_per_row - first);
+    std::memcpy(out + row * row_bytes + first * l.block_bytes, blocks.data(), size_t(present * l.block_bytes));
+  });
+}
+
+std::vector<uint8_t> repack_for_gemv(TensorType type, int64_t rows, int64_t cols, std::span<const uint8_t> bytes) {
+  const GemvLayout l = gemv_layout(type, rows, cols);
+  const int64_t want = rows * l.blocks_per_row * l.block_bytes;
+  if (int64_t(bytes.size()) != want)
+    throw Error("gemv repack: a " + std::to_string(rows) + " x " + std::to_string(cols) + " " + type_name(type) +
+                " matrix has " + std::to_string(want) + " bytes, not " + std::to_string(bytes.size()));
+  std::vector<uint8_t> out(size_t(l.bytes()));
+  repack_for_gemv(l, bytes.data(), out.data());
+  return out;
+}
+
+}  // namespace k100::quant

@@ -1,0 +1,365 @@
+// The transcoding of one row's block group into the lane dwords of the GEMV
+// layout (gemv_layout.h). Each type is one list of fields: a run of bits of
+// the G GGUF blocks (bit offsets from the first block, little-endian) and
+// where it goes in the lane dwords (bit offsets from dword 0). The lists
+// cover every bit exactly once (tests/quant/gemv_layout_test.cpp checks it),
+// so encoding and decoding are the same copy in opposite directions.
+//
+// Shapes the kernels rely on (element e of a slice counts from the slice's
+// first element; "pair p" is elements 2p (low half-word) and 2p + 1 (high
+// half-word); the kernels turn a pair into two f16 values with one AND, so
+// a code in bits 0-9 of a half-word is the f16 denormal code * 2^-24):
+//   Q4_0, Q4_K   slice dword t holds elements 8t..8t+7; pairs 4t..4t+3 are
+//                bits {0-3,16-19}, {4-7,20-23} (code x16), {8-11,24-27},
+//                {12-15,28-31} (code x16).
+//   Q2_0         slice dword t holds elements 16t..16t+15; pair 8t+a (a < 4)
+//                is bits {2a, 16+2a} (code x4^a), pair 8t+4+a bits {8+2a, 24+2a}.
+//   Q5_K         5-bit codes; pairs 0..14: pair p is dword p/3, bits
+//                {5k..5k+4, 16+5k..16+5k+4}, k = p % 3 (x1, x32, x1 after >>10);
+//                pair 15: bit b of its codes is bit 15 / 31 of dword b.
+//   Q6_K         6-bit codes; per 8 elements (x-step q, pairs 4q..4q+3) three
+//                regular pairs R = 3q..3q+2 (dword R/2, bits {0-5,16-21} or
+//                {8-13,24-29}) and spare pair q (2-bit pieces t = 0..2 in dword
+//                3(q/2)+t, bits {6-7,22-23} for even q, {14-15,30-31} for odd q).
+//   IQ4_NL, IQ4_XS  slice dword t, byte j: element 8t+2j (low nibble), 8t+2j+1.
+//   Q8_0         the 32 int8 codes in order.
+//   IQ2_S, IQ3_S, IQ3_XXS  the GGUF bytes of a sub-block's grid indices and
+//                signs (or scale/sign word) gathered into its slice.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "gemv_transcode.h"
+#include "k100/base/error.h"
+#include "k100/quant/gemv_layout.h"
+#include "k100/quant/iq_tables.h"
+
+namespace k100::quant {
+
+static_assert(std::endian::native == std::endian::little, "the GEMV layout is built on a little-endian host");
+
+namespace detail {
+
+const GemvGeometry* gemv_geometry(TensorType type) {
+  static constexpr GemvGeometry kTable[] = {
+      {TensorType::Q4_0, 8, 4, 4, 8},    {TensorType::Q8_0, 8, 4, 8, 8},   {TensorType::Q2_0, 4, 2, 4, 4},
+      {TensorType::Q4_K, 1, 4, 4, 8},    {TensorType::Q5_K, 1, 4, 5, 8},   {TensorType::Q6_K, 2, 9, 6, 16},
+      {TensorType::IQ4_NL, 8, 4, 4, 8},  {TensorType::IQ4_XS, 1, 2, 4, 8}, {TensorType::IQ2_S, 2, 9, 4, 8},
+      {TensorType::IQ3_S, 2, 7, 3, 16},  {TensorType::IQ3_XXS, 2, 1, 3, 16}};
+  for (const auto& g : kTable)
+    if (g.type == type) return &g;
+  return nullptr;
+}
+
+}  // namespace detail
+
+namespace {
+
+struct Field {
+  uint32_t src, dst;  // bit offsets
+  uint32_t width;     // 1..32
+};
+
+class FieldList {
+ public:
+  // Adds a field, merged into the previous one when both runs continue it.
+  void add(uint32_t src, uint32_t dst, uint32_t width) {
+    if (!f_.empty()) {
+      Field& p = f_.back();
+      if (p.src + p.width == src && p.dst + p.width == dst && p.width + width <= 32) {
+        p.width += width;
+        return;
+      }
+    }
+    f_.push_back({src, dst, width});
+  }
+  // Bytes src..src+n copied to lane bytes dst..dst+n.
+  void bytes(uint32_t src_byte, uint32_t dst_byte, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) add(8 * (src_byte + i), 8 * (dst_byte + i), 8);
+  }
+  const std::vector<Field>& fields() const { return f_; }
+
+ private:
+  std::vector<Field> f_;
+};
+
+constexpr uint32_t kDword = 32;
+// Bit of element j (0..7) in a 4-bit code dword of Q4_0 / Q4_K (pairs {0,16}, {4,20}, {8,24}, {12,28}).
+constexpr uint32_t kNibblePos[8] = {0, 16, 4, 20, 8, 24, 12, 28};
+// Bit of element j (0..15) in a 2-bit code dword of Q2_0.
+constexpr uint32_t kCrumbPos[16] = {0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30};
+
+// The f16 scale of block b at byte `at` goes to header half-word b.
+void half_scales(FieldList& f, int blocks, uint32_t block_bytes, uint32_t at) {
+  for (int b = 0; b < blocks; ++b) f.add(8 * (uint32_t(b) * block_bytes + at), 16 * uint32_t(b), 16);
+}
+
+// Element e of a 32-element Q4_0 / IQ4_NL style nibble array (byte e % 16, low nibble for e < 16).
+uint32_t split_nibble_bit(uint32_t qs_byte, int e) { return 8 * (qs_byte + uint32_t(e % 16)) + 4 * uint32_t(e / 16); }
+
+FieldList build_q4_0(bool natural) {
+  FieldList f;
+  half_scales(f, 8, 18, 0);
+  for (int b = 0; b < 8; ++b)
+    for (int e = 0; e < 32; ++e) {
+      const uint32_t dw = 4 + 4 * uint32_t(b) + uint32_t(e / 8);
+      f.add(split_nibble_bit(18 * uint32_t(b) + 2, e), kDword * dw + (natural ? 4 * uint32_t(e % 8) : kNibblePos[e % 8]), 4);
+    }
+  return f;
+}
+
+FieldList build_q8_0() {
+  FieldList f;
+  half_scales(f, 8, 34, 0);
+  for (int b = 0; b < 8; ++b) f.bytes(34 * uint32_t(b) + 2, 4 * (4 + 8 * uint32_t(b)), 32);
+  return f;
+}
+
+FieldList build_q2_0() {
+  FieldList f;
+  half_scales(f, 4, 18, 0);
+  for (int b = 0; b < 4; ++b)
+    for (int e = 0; e < 64; ++e) {
+      const uint32_t dw = 2 + 4 * uint32_t(b) + uint32_t(e / 16);
+      f.add(8 * (18 * uint32_t(b) + 2 + uint32_t(e / 4)) + 2 * uint32_t(e % 4), kDword * dw + kCrumbPos[e % 16], 2);
+    }
+  return f;
+}
+
+// Q4_K / Q5_K: the nibble of element e (0..255) of the 128 qs bytes at `qs`.
+uint32_t kquant_nibble_bit(uint32_t qs, int e) {
+  const int c = e / 64, i = e % 64;
+  return 8 * (qs + uint32_t(32 * c + i % 32)) + 4 * uint32_t(i / 32);
+}
+
+FieldList build_q4_k() {
+  FieldList f;
+  f.bytes(0, 0, 16);  // d, dmin, scales as stored
+  for (int e = 0; e < 256; ++e)
+    f.add(kquant_nibble_bit(16, e), kDword * (4 + 4 * uint32_t(e / 32) + uint32_t(e % 32 / 8)) + kNibblePos[e % 8], 4);
+  return f;
+}
+
+FieldList build_q5_k() {
+  FieldList f;
+  f.bytes(0, 0, 16);
+  for (int e = 0; e < 256; ++e) {
+    const int c = e / 64, i = e % 64, s = e / 32, p = (e % 32) / 2, hi = e % 2;
+    const uint32_t nib = kquant_nibble_bit(48, e), high = 8 * (16 + uint32_t(i % 32)) + uint32_t(2 * c + i / 32);
+    const uint32_t slice = 4 + 5 * uint32_t(s);
+    if (p < 15) {
+      const uint32_t at = kDword * (slice + uint32_t(p / 3)) + (hi ? 16 : 0) + 5 * uint32_t(p % 3);
+      f.add(nib, at, 4);
+      f.add(high, at + 4, 1);
+    } else {
+      for (uint32_t b = 0; b < 4; ++b) f.add(nib + b, kDword * (slice + b) + (hi ? 31 : 15), 1);
+      f.add(high, kDword * (slice + 4) + (hi ? 31 : 15), 1);
+    }
+  }
+  return f;
+}
+
+FieldList build_q6_k() {
+  FieldList f;
+  half_scales(f, 2, 210, 208);
+  for (uint32_t b = 0; b < 2; ++b) f.bytes(210 * b + 192, 4 * (1 + 4 * b), 16);
+  for (int b = 0; b < 2; ++b)
+    for (int e = 0; e < 256; ++e) {
+      const int h = e / 128, l = e % 128, qtr = l / 32, ll = l % 32;
+      const uint32_t nib = 8 * (210 * uint32_t(b) + uint32_t(64 * h + ll + 32 * (qtr % 2))) + 4 * uint32_t(qtr / 2);
+      const uint32_t high = 8 * (210 * uint32_t(b) + 128 + uint32_t(32 * h + ll)) + 2 * uint32_t(qtr);
+      const int j = 8 * b + e / 32, i = e % 32, ep = i / 2, hi = i % 2, q = ep / 4, r = ep % 4;
+      const uint32_t slice = 9 + 6 * uint32_t(j);
+      if (r < 3) {
+        const int R = 3 * q + r;
+        const uint32_t at = kDword * (slice + uint32_t(R / 2)) + (hi ? 16 : 0) + (R % 2 ? 8 : 0);
+        f.add(nib, at, 4);
+        f.add(high, at + 4, 2);
+      } else {
+        const uint32_t base = kDword * (slice + 3 * uint32_t(q / 2)) + (q % 2 ? 14 : 6) + (hi ? 16 : 0);
+        f.add(nib, base, 2);
+        f.add(nib + 2, base + kDword, 2);
+        f.add(high, base + 2 * kDword, 2);
+      }
+    }
+  return f;
+}
+
+FieldList build_iq4_xs() {
+  FieldList f;
+  f.bytes(0, 0, 8);  // d, scales_h, scales_l
+  for (int e = 0; e < 256; ++e) {
+    const int s = e / 32, i = e % 32;
+    f.add(split_nibble_bit(8 + 16 * uint32_t(s), i), kDword * (2 + 4 * uint32_t(s) + uint32_t(i / 8)) + 4 * uint32_t(i % 8), 4);
+  }
+  return f;
+}
+
+FieldList build_iq2_s() {
+  FieldList f;
+  half_scales(f, 2, 82, 0);
+  for (uint32_t b = 0; b < 2; ++b) {
+    f.bytes(82 * b + 74, 4 * (1 + 2 * b), 8);  // scales
+    f.bytes(82 * b + 66, 4 * (5 + 2 * b), 8);  // qh
+  }
+  for (uint32_t j = 0; j < 8; ++j) {
+    const uint32_t b = j / 4, a = 2 * (j % 4), slice = 4 * (9 + 4 * j);
+    f.bytes(82 * b + 2 + 4 * a, slice, 4);
+    f.bytes(82 * b + 2 + 4 * (a + 1), slice + 4, 4);
+    f.bytes(82 * b + 34 + 4 * a, slice + 8, 4);
+    f.bytes(82 * b + 34 + 4 * (a + 1), slice + 12, 4);
+  }
+  return f;
+}
+
+FieldList build_iq3_s() {
+  FieldList f;
+  half_scales(f, 2, 110, 0);
+  for (uint32_t b = 0; b < 2; ++b) {
+    f.bytes(110 * b + 106, 4 * (1 + b), 4);    // scales
+    f.bytes(110 * b + 66, 4 * (3 + 2 * b), 8);  // qh
+  }
+  for (uint32_t j = 0; j < 16; ++j) {
+    const uint32_t b = j / 8, ib = j % 8, slice = 4 * (7 + 3 * j);
+    f.bytes(110 * b + 2 + 8 * ib, slice, 8);
+    f.bytes(110 * b + 74 + 4 * ib, slice + 8, 4);
+  }
+  return f;
+}
+
+FieldList build_iq3_xxs() {
+  FieldList f;
+  half_scales(f, 2, 98, 0);
+  for (uint32_t j = 0; j < 16; ++j) {
+    const uint32_t b = j / 8, ib = j % 8, slice = 4 * (1 + 3 * j);
+    f.bytes(98 * b + 2 + 8 * ib, slice, 8);
+    f.bytes(98 * b + 66 + 4 * ib, slice + 8, 4);
+  }
+  return f;
+}
+
+const std::vector<Field>& fields_of(TensorType type) {
+  static const std::array<std::vector<Field>, 11> lists = {
+      build_q4_0(false).fields(), build_q8_0().fields(),   build_q2_0().fields(),    build_q4_k().fields(),
+      build_q5_k().fields(),      build_q6_k().fields(),   build_q4_0(true).fields(), build_iq4_xs().fields(),
+      build_iq2_s().fields(),     build_iq3_s().fields(),  build_iq3_xxs().fields()};
+  static constexpr TensorType kOrder[11] = {TensorType::Q4_0, TensorType::Q8_0,   TensorType::Q2_0,  TensorType::Q4_K,
+                                            TensorType::Q5_K, TensorType::Q6_K,   TensorType::IQ4_NL, TensorType::IQ4_XS,
+                                            TensorType::IQ2_S, TensorType::IQ3_S, TensorType::IQ3_XXS};
+  for (size_t i = 0; i < 11; ++i)
+    if (kOrder[i] == type) return lists[i];
+  throw Error("gemv layout: type " + type_name(type) + " has no GEMV layout");
+}
+
+const detail::GemvGeometry& geometry_of(TensorType type) {
+  const detail::GemvGeometry* g = detail::gemv_geometry(type);
+  if (!g) throw Error("gemv layout: type " + type_name(type) + " has no GEMV layout");
+  return *g;
+}
+
+}  // namespace
+
+namespace {
+
+// Bytes of the largest group (two Q6_K blocks; eight Q8_0 blocks are less)
+// and of the largest lane (Q6_K, 105 dwords), plus 8 so that every field is
+// read and written with one unaligned 64-bit access.
+constexpr size_t kGroupBuffer = 8 * 210 + 8;
+
+// Copies every field from `from` to the zeroed `to` (src -> dst when
+// `forward`, dst -> src otherwise). A field is at most 32 bits at a bit
+// offset below 8 within its first byte, so it fits one 64-bit word.
+void copy_fields(TensorType type, const uint8_t* from, uint8_t* to, bool forward) {
+  for (const Field& f : fields_of(type)) {
+    const uint32_t at = forward ? f.src : f.dst, into = forward ? f.dst : f.src;
+    uint64_t v, w;
+    std::memcpy(&v, from + at / 8, 8);
+    v = (v >> (at % 8)) & ((uint64_t(1) << f.width) - 1);
+    std::memcpy(&w, to + into / 8, 8);
+    w |= v << (into % 8);
+    std::memcpy(to + into / 8, &w, 8);
+  }
+}
+
+}  // namespace
+
+void encode_gemv_group(TensorType type, const uint8_t* blocks, int present, uint32_t* lane) {
+  const detail::GemvGeometry& g = geometry_of(type);
+  const size_t block_bytes = traits(type).block_bytes;
+  uint8_t group[kGroupBuffer] = {}, out[kGroupBuffer] = {};
+  if (present > 0) std::memcpy(group, blocks, size_t(std::min(present, g.blocks_per_group)) * block_bytes);
+  copy_fields(type, group, out, true);
+  std::memcpy(lane, out, size_t(g.header_dwords + g.slices * g.slice_dwords) * 4);
+}
+
+void decode_gemv_group(TensorType type, const uint32_t* lane, uint8_t* blocks) {
+  const detail::GemvGeometry& g = geometry_of(type);
+  uint8_t in[kGroupBuffer] = {}, out[kGroupBuffer] = {};
+  std::memcpy(in, lane, size_t(g.header_dwords + g.slices * g.slice_dwords) * 4);
+  copy_fields(type, in, out, false);
+  std::memcpy(blocks, out, size_t(g.blocks_per_group) * traits(type).block_bytes);
+}
+
+}  // namespace k100::quant
+
+namespace k100::quant {
+
+namespace {
+
+void append_dword(std::vector<uint8_t>& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
+}
+
+// The sign tables of the grid types: entry c is four bytes, byte j = 0x80
+// when bit `first + j` of signs(c) is set (the kernels move two of them
+// into the f16 sign bits of a pair with the same v_perm_b32 that places its
+// magnitudes).
+template <class Signs>
+void append_sign_bytes(std::vector<uint8_t>& out, uint32_t entries, int first, Signs&& signs) {
+  for (uint32_t c = 0; c < entries; ++c)
+    for (int j = 0; j < 4; ++j) out.push_back(uint8_t(((signs(c) >> (first + j)) & 1) << 7));
+}
+
+}  // namespace
+
+std::vector<uint8_t> gemv_table(TensorType type) {
+  std::vector<uint8_t> out;
+  switch (type) {
+    case TensorType::IQ4_NL:
+    case TensorType::IQ4_XS: {
+      const auto kv = kvalues_iq4nl();
+      auto half = [](int v) { return uint32_t(v < 0 ? 0x8000 | -v : v); };
+      for (uint32_t b = 0; b < 256; ++b) {
+        const uint32_t e = half(kv[b & 15]) | half(kv[b >> 4]) << 16;
+        append_dword(out, e);
+      }
+      break;
+    }
+    case TensorType::IQ2_S:
+    case TensorType::IQ3_S:
+      if (type == TensorType::IQ2_S)
+        for (uint64_t e : iq2s_grid()) append_dword(out, uint32_t(e)), append_dword(out, uint32_t(e >> 32));
+      else
+        for (uint32_t e : iq3s_grid()) append_dword(out, e);
+      append_sign_bytes(out, 16, 0, [](uint32_t v) { return v; });  // by either nibble of a sign byte
+      break;
+    case TensorType::IQ3_XXS: {
+      for (uint32_t e : iq3xxs_grid()) append_dword(out, e);
+      const auto ks = ksigns_iq2xs();
+      append_sign_bytes(out, 16, 0, [](uint32_t v) { return v; });                 // the code's low nibble
+      append_sign_bytes(out, 128, 4, [&](uint32_t v) { return uint32_t(ks[v]); });  // the 7-bit code: signs 4-7
+      break;
+    }
+    default: break;
+  }
+  return out;
+}
+
+int64_t gemv_table_bytes(TensorType type) {
+  const int64_t n = int64_t(gemv_table(type).size());
+  return (n + 255) / 256 * 256;
+}
+
+}  // namespace k100::quant

@@ -1,0 +1,61 @@
+// The fast decode GEMVs (*_gemv_k) on the emulator against a double-precision
+// dot product over the weights as ggml (llama.cpp) dequantises them: every
+// one of the eleven types at the registry's shapes (tails of rows and of
+// block groups, one to four activation rows, rows split over waves, MoE
+// groups on a permutation of the experts) and the sweep's.
+#include <gtest/gtest.h>
+
+#include "../quant/ggml_oracle.h"
+#include "gguf/gemv_reference.h"
+#include "k100/kernels/emu_test_device.h"
+#include "k100/kernels/registry.h"
+
+namespace k100::kernels {
+namespace {
+
+using quant::TensorType;
+
+EmuTestDevice& device() {
+  static EmuTestDevice dev(registry(), std::string(K100_SOURCE_DIR) + "/kernels");
+  return dev;
+}
+
+const TensorType kTypes[] = {TensorType::Q4_0,  TensorType::Q8_0,   TensorType::Q2_0,  TensorType::Q4_K,
+                             TensorType::Q5_K,  TensorType::Q6_K,   TensorType::IQ4_NL, TensorType::IQ4_XS,
+                             TensorType::IQ2_S, TensorType::IQ3_S,  TensorType::IQ3_XXS};
+
+class GemvType : public ::testing::TestWithParam<TensorType> {};
+
+void run_all(const test::GgmlOracle* g, TensorType t, bool sweep) {
+  const int id = g->type_id(quant::type_name(t));
+  ASSERT_GE(id, 0) << "ggml has no type " << quant::type_name(t);
+  const gguf_gemv::RowDequantizer ggml = [g, id](const uint8_t* row, float* out, int64_t n) {
+    g->dequantize(id, row, out, n);
+  };
+  const auto cases = gguf_gemv::gemv_cases(t, sweep);
+  ASSERT_GE(cases.size(), 8u);
+  for (const Case& c : cases) {
+    const CaseResult r = gguf_gemv::run_gemv_case(device(), c, t, ggml);
+    EXPECT_TRUE(r.pass) << quant::type_name(t) << " " << c.describe() << ": " << r.note << " (max abs " << r.max_abs
+                        << ", max rel " << r.max_rel << ")";
+    EXPECT_GT(r.compared, 0u);
+  }
+}
+
+TEST_P(GemvType, MatchesDotOverGgmlDequantisedWeights) {
+  K100_REQUIRE_GGML(g);
+  run_all(g, GetParam(), false);
+}
+
+// Q4_K and IQ3_S (one of each decoder family with a partial last group) at every sweep shape.
+TEST(GemvSweep, Q4KAndIQ3SAtSweepShapes) {
+  K100_REQUIRE_GGML(g);
+  run_all(g, TensorType::Q4_K, true);
+  run_all(g, TensorType::IQ3_S, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GemvType, ::testing::ValuesIn(kTypes),
+                         [](const ::testing::TestParamInfo<TensorType>& p) { return quant::type_name(p.param); });
+
+}  // namespace
+}  // namespace k100::kernels

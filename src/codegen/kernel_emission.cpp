@@ -128,9 +128,10 @@ void declare_interface(as::KernelBuilder& b, const Signature& sig, const KernelO
 }
 
 codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
-  std::vector<Inst> all = entry_instructions();
+  std::vector<Inst> body = insts_;
+  std::vector<Inst> all = entry_instructions(body);
   const int shift = int(all.size());
-  for (const Inst& i : insts_) all.push_back(i);
+  for (Inst& i : body) all.push_back(std::move(i));
   std::vector<int> pos(label_pos_.size());
   for (size_t l = 0; l < label_pos_.size(); ++l) pos[l] = label_pos_[l] < 0 ? -1 : label_pos_[l] + shift;
   for (const Inst& i : all)

@@ -9,11 +9,19 @@
 //   k100lc_kernels_gfx906.hsaco catalog_gfx906.json k100lc_kernels_gfx906.h
 // --docs writes the kernel reference generated from the catalog and the
 // registry; --check-docs fails when the given file differs from it.
+//
+// The outputs of --out-dir are removed first and written only once both
+// targets' packages are built (each through a temporary file renamed into
+// place): a build that fails leaves no package behind, so nothing can go on
+// running the kernels of an earlier build as if they were the current ones.
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "k100/base/error.h"
 #include "k100/codeobj/writer.h"
@@ -23,9 +31,22 @@
 namespace {
 
 void write_file(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !out.write(data.data(), std::streamsize(data.size())))
-    throw k100::Error("cannot write " + path);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out || !out.write(data.data(), std::streamsize(data.size())) || !out.flush())
+      throw k100::Error("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw k100::Error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+}
+
+std::string suffix_of(k100::isa::Target t) { return t == k100::isa::Target::gfx926 ? "" : "_gfx906"; }
+
+std::vector<std::string> package_outputs(const std::string& out_dir, k100::isa::Target t) {
+  const std::string base = out_dir + "/k100lc_kernels" + suffix_of(t);
+  return {base + ".hsaco", out_dir + "/catalog" + suffix_of(t) + ".json", base + ".h"};
 }
 
 int usage() {
@@ -48,8 +69,17 @@ int main(int argc, char** argv) {
     else return usage();
   }
   if (kernels_dir.empty() || (out_dir.empty() && docs.empty() && check_docs.empty())) return usage();
+  const isa::Target targets[] = {isa::Target::gfx926, isa::Target::gfx906};
   try {
-    for (isa::Target t : {isa::Target::gfx926, isa::Target::gfx906}) {
+    if (!out_dir.empty())
+      for (isa::Target t : targets)
+        for (const std::string& path : package_outputs(out_dir, t)) {
+          std::error_code ec;
+          std::filesystem::remove(path, ec);
+          if (ec) throw Error("cannot remove the earlier " + path + ": " + ec.message());
+        }
+    std::vector<std::pair<isa::Target, kernels::Package>> built;
+    for (isa::Target t : targets) {
       kernels::Package pkg = kernels::build_package(kernels::registry(), t, kernels_dir);
       if (t == isa::Target::gfx926 && (!docs.empty() || !check_docs.empty())) {
         std::string md = kernels::kernels_markdown(kernels::registry(), pkg.catalog);
@@ -71,14 +101,15 @@ int main(int argc, char** argv) {
           std::printf("k100-build-kernels: %s is up to date\n", check_docs.c_str());
         }
       }
-      if (out_dir.empty()) continue;
-      std::string suffix = t == isa::Target::gfx926 ? "" : "_gfx906";
+      if (!out_dir.empty()) built.emplace_back(t, std::move(pkg));
+    }
+    for (const auto& [t, pkg] : built) {
+      const std::vector<std::string> paths = package_outputs(out_dir, t);
       auto bytes = codeobj::write_code_object(pkg.code_object);
-      std::string base = out_dir + "/k100lc_kernels" + suffix;
-      write_file(base + ".hsaco", std::string(bytes.begin(), bytes.end()));
-      write_file(out_dir + "/catalog" + suffix + ".json", codeobj::catalog_json(pkg.catalog));
-      write_file(base + ".h", codeobj::catalog_header(pkg.catalog, "k100lc_kernels" + suffix + ".hsaco"));
-      std::printf("k100-build-kernels: %zu kernels -> %s.hsaco (%s, %zu bytes)\n", pkg.catalog.size(), base.c_str(),
+      write_file(paths[0], std::string(bytes.begin(), bytes.end()));
+      write_file(paths[1], codeobj::catalog_json(pkg.catalog));
+      write_file(paths[2], codeobj::catalog_header(pkg.catalog, "k100lc_kernels" + suffix_of(t) + ".hsaco"));
+      std::printf("k100-build-kernels: %zu kernels -> %s (%s, %zu bytes)\n", pkg.catalog.size(), paths[0].c_str(),
                   isa::target_name(t), bytes.size());
     }
   } catch (const std::exception& e) {

@@ -65,7 +65,7 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   auto s2 = [&](const char* n) { return k.sgpr(2, n); };
   const SGPR sXs = s2("x stream"), sWs = s2("w stream"), sGs = s2("g stream"), sYs = s2("y stream");
-  const SGPR sNq = s1("chunks"), sRem = s1("rem"), sLeft = s1("left"), sScratch = s1("scratch"), sSave = s2("saved exec");
+  const SGPR sNq = s1("chunks"), sRem = s1("rem"), sLeft = s1("left");
   const SGPR sThreads = s1("threads"), sSum2 = s1("sum2"), sShift = s1("shift");
   const VGPR vT = k.local_id(), vAcc = k.vgpr(1, "acc"), vAcc2 = k.vgpr(1, "acc2"), vScale = k.vgpr(1, "scale"),
              vMean = k.vgpr(1, "mean"), vA = k.vgpr(1, "a"), vB = k.vgpr(1, "b");
@@ -172,19 +172,10 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   stats.advance = [&](Operand bytes) { add64(k, sXs, bytes); };
   chunk_walk(k, stats, spec.stats_batches);
   // element tail: thread t < rem takes x[4 nq + t]
-  Label no_tail = k.label("stats_tail_done");
-  k.s_cmp_eq_u32(sRem, 0);
-  k.s_cbranch_scc1(no_tail);
-  k.s_lshl_b32(sScratch, sNq, 4);
-  k.s_add_u32(sXs[0], sX0[0], sScratch);
-  k.s_addc_u32(sXs[1], sX0[1], 0);
-  k.v_cmp_gt_u32(vcc, sRem, vT);
-  k.s_and_saveexec_b64(sSave, vcc);
-  k.v_lshlrev_b32(vB, 2, vT);
-  k.global_load_dword(xs[0][0], vB, sXs);
-  stat_element(xs[0][0]);
-  k.s_mov_b64(exec, sSave);
-  k.bind(no_tail);
+  element_tail(k, sNq, sRem, vT, {{sXs, sX0}}, [&](VGPR off) {
+    k.global_load_dword(xs[0][0], off, sXs);
+    stat_element(xs[0][0]);
+  });
 
   // ---- reduction and the scale
   if (kind == RowKind::Layer)
@@ -226,7 +217,7 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   }
 
   // ---- pass 2: scale and store
-  auto output_pass = [&](bool zc, const std::string& tag) {
+  auto output_pass = [&](bool zc) {
     k.s_mov_b64(sXs, sX0);
     if (has_w(kind)) k.s_mov_b64(sWs, sW);
     if (has_g(kind)) k.s_mov_b64(sGs, sG0);
@@ -257,39 +248,27 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
       add64(k, sYs, bytes);
     };
     chunk_walk(k, out, spec.out_batches);
-    Label done = k.label("out_tail_done" + tag);
-    k.s_cmp_eq_u32(sRem, 0);
-    k.s_cbranch_scc1(done);
-    k.s_lshl_b32(sScratch, sNq, 4);
-    auto tail_base = [&](SGPR dst, SGPR base) {
-      k.s_add_u32(dst[0], base[0], sScratch);
-      k.s_addc_u32(dst[1], base[1], 0);
-    };
-    tail_base(sXs, sX0);
-    if (has_w(kind)) tail_base(sWs, sW);
-    if (has_g(kind)) tail_base(sGs, sG0);
-    tail_base(sYs, sY0);
-    k.v_cmp_gt_u32(vcc, sRem, vT);
-    k.s_and_saveexec_b64(sSave, vcc);
-    k.v_lshlrev_b32(vB, 2, vT);
-    k.global_load_dword(xs[0][0], vB, sXs);
-    if (has_w(kind)) k.global_load_dword(ws[0][0], vB, sWs);
-    if (has_g(kind)) k.global_load_dword(gs[0][0], vB, sGs);
-    output_element(zc, xs[0][0], has_w(kind) ? ws[0][0] : VGPR{}, has_g(kind) ? gs[0][0] : VGPR{});
-    k.global_store_dword(vB, xs[0][0], sYs);
-    k.s_mov_b64(exec, sSave);
-    k.bind(done);
+    std::vector<std::pair<SGPR, SGPR>> streams = {{sXs, sX0}, {sYs, sY0}};
+    if (has_w(kind)) streams.emplace_back(sWs, sW);
+    if (has_g(kind)) streams.emplace_back(sGs, sG0);
+    element_tail(k, sNq, sRem, vT, streams, [&](VGPR off) {
+      k.global_load_dword(xs[0][0], off, sXs);
+      if (has_w(kind)) k.global_load_dword(ws[0][0], off, sWs);
+      if (has_g(kind)) k.global_load_dword(gs[0][0], off, sGs);
+      output_element(zc, xs[0][0], has_w(kind) ? ws[0][0] : VGPR{}, has_g(kind) ? gs[0][0] : VGPR{});
+      k.global_store_dword(off, xs[0][0], sYs);
+    });
   };
   if (kind == RowKind::RmsZc) {
     Label zc_path = k.label("zero_centred");
     k.s_cmp_lg_u32(k.arg("zc"), 0);
     k.s_cbranch_scc1(zc_path);
-    output_pass(false, "_plain");
+    output_pass(false);
     k.s_branch(exit);
     k.bind(zc_path);
-    output_pass(true, "_zc");
+    output_pass(true);
   } else {
-    output_pass(false, "");
+    output_pass(false);
   }
   k.bind(exit);
   k.s_endpgm();

@@ -196,4 +196,24 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
   k.bind(end);
 }
 
+void element_tail(Kernel& k, SGPR nq, SGPR rem, VGPR thread, const std::vector<std::pair<SGPR, SGPR>>& streams,
+                  const std::function<void(VGPR)>& body) {
+  Label done = k.label("element_tail_done");
+  k.s_cmp_eq_u32(rem, 0);
+  k.s_cbranch_scc1(done);
+  SGPR lo = k.sgpr(1, "tail bytes"), hi = k.sgpr(1, "tail bytes hi");
+  k.s_lshl_b32(lo, nq, 4);
+  k.s_lshr_b32(hi, nq, 28);
+  for (const auto& [stream, base] : streams) {
+    k.s_add_u32(stream[0], base[0], lo);
+    k.s_addc_u32(stream[1], base[1], hi);
+  }
+  const SGPR saved = mask_lanes_below(k, rem, thread);
+  VGPR offset = k.vgpr(1, "tail offset");
+  k.v_lshlrev_b32(offset, 2, thread);
+  body(offset);
+  restore_exec(k, saved);
+  k.bind(done);
+}
+
 }  // namespace k100::codegen

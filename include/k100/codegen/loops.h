@@ -1,7 +1,7 @@
 // k100lc codegen: how the lanes of a kernel cover its work: the first wave of
 // a workgroup, lane ids, grid geometry from the hidden arguments, grid-stride
 // loops with a masked last trip, one-workgroup-per-row walks (plain, batched,
-// and in 16-byte chunks) and the EXEC masks of tails.
+// and in 16-byte chunks, with their element tails) and the EXEC masks of tails.
 #pragma once
 
 #include <cstdint>
@@ -87,5 +87,12 @@ struct ChunkWalk {
 };
 // Emits the walk for the batch sizes given (descending, ending with 1).
 void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches);
+
+// The elements after the whole 4-float chunks of a row (n = 4 nq + rem,
+// rem < 4): thread t < rem takes element 4 nq + t. Each (stream, base) pair
+// is first set to base + 16 nq; body(offset) runs with EXEC = (t < rem) and
+// offset = 4 t, and EXEC is restored after it. Nothing runs when rem = 0.
+void element_tail(Kernel& k, SGPR nq, SGPR rem, VGPR thread, const std::vector<std::pair<SGPR, SGPR>>& streams,
+                  const std::function<void(VGPR offset)>& body);
 
 }  // namespace k100::codegen

@@ -74,15 +74,15 @@ void batched_walk(Kernel& k, const BatchedWalk& w);
 struct ChunkWalk {
   bool single_wave = true;  // W = 64 at generation time; else W from w_threads
   int dwords = 4;
-  SGPR w_threads;           // multi-wave: W
-  VGPR thread;              // t
-  SGPR left;                // chunks left (the caller sets nq)
+  SGPR w_threads{};         // multi-wave: W
+  VGPR thread{};            // t
+  SGPR left{};              // chunks left (the caller sets nq)
   int max_batch = 1;
   int loads_per_chunk = 1;
-  std::function<void(int i, VGPR voff, int imm)> load;
-  std::function<void(int i)> compute;
-  std::function<void(int n)> finish;
-  std::function<void(Operand bytes)> advance;
+  std::function<void(int i, VGPR voff, int imm)> load{};
+  std::function<void(int i)> compute{};
+  std::function<void(int n)> finish{};
+  std::function<void(Operand bytes)> advance{};
   int round_bytes() const { return 64 * 4 * dwords; }
 };
 // Emits the walk for the batch sizes given (descending, ending with 1).

@@ -13,7 +13,7 @@ namespace {
   X(compute_units) X(simds_per_cu) X(clock_hz) X(max_waves_per_simd) X(vgprs_per_simd_lane) X(sgprs_per_simd)   \
   X(sgpr_granule) X(lds_bytes_per_cu) X(lds_granule) X(max_workgroups_per_cu) X(issue_cycles)                \
   X(valu_cycles) X(valu_quarter_cycles) X(lds_latency_cycles) X(ta_cycles_per_line)   \
-  X(l1_bytes) X(l1_ways) X(l1_latency_s) X(l2_bytes) X(l2_ways) X(l2_channels) X(l2_latency_s) X(dram_peak_bytes_per_s) X(dram_efficiency)         \
+  X(l1_bytes) X(l1_ways) X(l1_latency_cycles) X(l2_bytes) X(l2_ways) X(l2_channels) X(l2_latency_cycles) X(dram_peak_bytes_per_s) X(dram_efficiency)         \
   X(dram_channels) X(dram_interleave_bytes) X(dram_open_bytes) X(dram_activate_s)           \
   X(dram_latency_s) X(dram_write_cost) X(host_link_bytes_per_s) X(host_request_overhead_bytes)               \
   X(host_latency_s) X(dispatch_floor_s)
@@ -67,15 +67,15 @@ std::vector<ParameterInfo> parameters(const MachineParams& m) {
        "PERFORMANCE_FACTS 1: v_rcp_f32/v_sqrt_f32 at 2.35 T-inst/s"},
       {"other issue", fmt("%.0f cycles per instruction per wave", m.issue_cycles), "GCN: a SIMD issues to a wave every 4th cycle"},
       {"vector L1", fmt("%.0f KiB per CU", m.l1_bytes / 1024) + fmt(", %.0f-way", m.l1_ways) +
-                        fmt(", hit round trip %.0f ns", m.l1_latency_s * 1e9),
-       "PERFORMANCE_FACTS 1 (size); ways and hit latency assumed (docs/PERFORMANCE.md)"},
+                        fmt(", hit round trip %.0f cycles", m.l1_latency_cycles),
+       "PERFORMANCE_FACTS 1 (size); hit: a lone wave's pointer chase on a GFX9-family part (MI210, 125 cycles); ways assumed"},
       {"L2", fmt("%.0f MiB", m.l2_bytes / 1048576) + fmt(", %.0f channels x 64 B/cycle", m.l2_channels) +
-                 fmt(", hit round trip %.0f ns", m.l2_latency_s * 1e9),
-       "PERFORMANCE_FACTS 1 (size); channels assumed (256 KiB slices), hit = half the HBM round trip (assumed)"},
+                 fmt(", hit round trip %.0f cycles", m.l2_latency_cycles),
+       "PERFORMANCE_FACTS 1 (size); 32 channels (as on MI100/MI200, ROCm profiler docs); hit: the MI210 pointer chase (238 cycles)"},
       {"HBM", fmt("%.0f GB/s", m.dram_peak_bytes_per_s / 1e9) + fmt(" x %.4f", m.dram_efficiency) +
                   fmt(", %.0f channels", m.dram_channels) + fmt(", miss adds %.0f ns", m.dram_latency_s * 1e9),
-       "PERFORMANCE_FACTS 1 (peak, 4096-bit bus); 3 (50 back-to-back reads: 876.8 GB/s; the 1-stream probe's 834 GB/s "
-       "with 1 KiB per wave in flight: a 215 ns round trip, Little's law)"},
+       "PERFORMANCE_FACTS 1 (peak, 4096-bit bus); 3 (50 back-to-back reads: 876.8 GB/s); miss: the MI210 pointer chase "
+       "(337 ns from HBM, 140 ns from L2)"},
       {"HBM rows", fmt("open-row capacity %.0f KiB", m.dram_open_bytes / 1024) +
                        fmt(", activation %.1f ns", m.dram_activate_s * 1e9) + fmt(", %.0f B channel interleave", m.dram_interleave_bytes),
        "HBM2 organisation (32 channels x 16 banks x 2 KiB rows); activation time from the PERFORMANCE_FACTS 3 workgroups-per-CU sweep"},

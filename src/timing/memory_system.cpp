@@ -31,11 +31,11 @@ MemorySystem::MemorySystem(const MachineParams& m) : m_(m) {
   if (!is_pow2(l1_sets_)) throw Error("timing: the L1 needs a power-of-two number of sets");
   l1_tag_.assign(size_t(m.compute_units) * l1_sets_ * l1_ways_, ~uint64_t(0));
   l1_stamp_.assign(l1_tag_.size(), 0);
-  l1_latency_ = m.cycles(m.l1_latency_s);
+  l1_latency_ = m.l1_latency_cycles;
   l2_free_.assign(m.l2_channels, 0);
   l2_busy_.assign(m.l2_channels, 0);
   dram_.assign(m.dram_channels, DramChannel{});
-  l2_latency_ = m.cycles(m.l2_latency_s);
+  l2_latency_ = m.l2_latency_cycles;
   dram_latency_ = m.cycles(m.dram_latency_s);
   dram_line_ = m.cycles(64.0 / (m.dram_peak_bytes_per_s * m.dram_efficiency / m.dram_channels));
   dram_activate_ = m.cycles(m.dram_activate_s);

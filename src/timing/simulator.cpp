@@ -28,9 +28,13 @@ struct Wave {
   uint32_t cu = 0, simd = 0;
   bool at_barrier = false;
   double t = 0, born = 0;
-  double vm[64];
+  double vm[64];          // completion cycle of each outstanding vector memory operation
+  uint32_t vm_depth[64];  // and its place in the wave's chain of dependent round trips
   uint32_t vm_head = 0, vm_n = 0;
   double vm_last = 0;
+  // Dependent round trips the wave has waited for: an operation issued after
+  // the wave waited for one of depth d has depth d + 1.
+  uint32_t chain = 0;
   double lgkm[16];
   uint32_t lgkm_n = 0;
 };
@@ -70,7 +74,9 @@ class Engine {
   void finish(uint32_t slot, double t);
   void release_barrier(Group& g);
   void push(uint32_t slot, double t, bool end = false) { events_.push(Event{t, slot, end}); }
-  double wait_vm(Wave& w, uint32_t allowed);
+  // Retires all but `allowed` outstanding vector memory operations: the cycle
+  // the last of them completes, and (`depth`) the deepest of their chain depths.
+  double wait_vm(Wave& w, uint32_t allowed, uint32_t* depth = nullptr);
   double wait_lgkm(Wave& w, uint32_t allowed);
 
   const MachineParams& m_;
@@ -89,7 +95,12 @@ class Engine {
   double last_placed_ = 0, end_ = 0;
   // statistics (cycles)
   double wave_time_ = 0, wait_time_ = 0, inflight_ = 0;
-  uint64_t vm_waits_ = 0;
+  uint64_t round_trips_ = 0;
+  struct {
+    double cycles = 0;
+    uint32_t round_trips = 0;
+    uint64_t instructions = 0;
+  } longest_;  // the wave that lived longest
   double issue_, valu_, quarter_, l2_latency_;
 };
 
@@ -142,6 +153,7 @@ void Engine::place(uint32_t cu, double t) {
     w.t = w.born = t;
     w.vm_head = w.vm_n = 0;
     w.vm_last = t;
+    w.chain = 0;
     w.lgkm_n = 0;
     Simd& s = simds_[cu * m_.simds_per_cu + simds[k]];
     ++s.waves;
@@ -162,10 +174,11 @@ void Engine::place_on(uint32_t cu, double t) {
     place(cu, t);
 }
 
-double Engine::wait_vm(Wave& w, uint32_t allowed) {
+double Engine::wait_vm(Wave& w, uint32_t allowed, uint32_t* depth) {
   double t = 0;
   while (w.vm_n > allowed) {
     t = std::max(t, w.vm[w.vm_head]);
+    if (depth) *depth = std::max(*depth, w.vm_depth[w.vm_head]);
     w.vm_head = (w.vm_head + 1) & 63;
     --w.vm_n;
   }
@@ -237,9 +250,11 @@ void Engine::step(uint32_t slot) {
       case OpKind::Nop:
       case OpKind::Sleep: w.t += std::max(issue_, double(op.arg)); break;
       case OpKind::Wait: {
-        if (w.vm_n > op.count) ++vm_waits_;
         double ready = w.t + issue_;
-        double until = std::max({ready, wait_vm(w, op.count), wait_lgkm(w, op.arg)});
+        uint32_t depth = 0;
+        double vm = wait_vm(w, op.count, &depth);
+        if (vm > ready) w.chain = std::max(w.chain, depth);  // the wave waited: its chain grows
+        double until = std::max({ready, vm, wait_lgkm(w, op.arg)});
         wait_time_ += until - ready;
         w.t = until;
         break;
@@ -262,6 +277,7 @@ void Engine::step(uint32_t slot) {
         done = std::max(done, w.vm_last);  // vector memory returns in order
         w.vm_last = done;
         w.vm[(w.vm_head + w.vm_n) & 63] = done;
+        w.vm_depth[(w.vm_head + w.vm_n) & 63] = w.chain + 1;
         ++w.vm_n;
         inflight_ += double(nlines) * 64 * (done - s);
         w.t = s + issue_;
@@ -326,6 +342,8 @@ void Engine::finish(uint32_t slot, double t) {
   s.vgprs -= occ_.vgpr_alloc;
   s.sgprs -= occ_.sgpr_alloc;
   wave_time_ += t - w.born;
+  round_trips_ += w.chain;
+  if (t - w.born > longest_.cycles) longest_ = {t - w.born, w.chain, w.tr->instructions};
   end_ = std::max(end_, t);
   Group& g = groups_[w.group];
   --g.live;
@@ -354,7 +372,7 @@ DispatchTiming Engine::run(const DispatchTrace& d) {
   issue_ = m_.issue_cycles;
   valu_ = std::max(m_.valu_cycles, issue_);
   quarter_ = std::max(m_.valu_quarter_cycles, issue_);
-  l2_latency_ = m_.cycles(m_.l2_latency_s);
+  l2_latency_ = m_.l2_latency_cycles;
   const uint32_t ncu = m_.compute_units, nsimd = ncu * m_.simds_per_cu;
   const uint32_t max_waves = nsimd * m_.max_waves_per_simd;
   waves_.assign(max_waves, Wave{});
@@ -370,7 +388,8 @@ DispatchTiming Engine::run(const DispatchTrace& d) {
   next_group_ = 0;
   last_placed_ = end_ = 0;
   wave_time_ = wait_time_ = inflight_ = 0;
-  vm_waits_ = 0;
+  round_trips_ = 0;
+  longest_ = {};
   mem_.begin_dispatch();
   mem_.reset_stats();
 
@@ -404,7 +423,10 @@ DispatchTiming Engine::run(const DispatchTrace& d) {
   }
   if (r.waves) {
     r.instructions_per_wave = double(instructions) / double(r.waves);
-    r.vm_waits_per_wave = double(vm_waits_) / double(r.waves);
+    r.round_trips_per_wave = double(round_trips_) / double(r.waves);
+    r.longest_wave_s = m_.seconds(longest_.cycles);
+    r.longest_wave_round_trips = longest_.round_trips;
+    r.longest_wave_instructions = longest_.instructions;
   }
   r.occupancy = occ_;
   const double exec = std::max(end_, mem_.drain_time());

@@ -12,10 +12,7 @@ namespace {
 using bench::calibrate::ProbeDevice;
 using bench::calibrate::ReadProbe;
 
-const DispatchTiming& only(const Timing& t) {
-  EXPECT_EQ(t.dispatches.size(), 1u);
-  return t.dispatches.at(0);
-}
+using test::only;
 
 // The same loads and bytes, drained after every load or once per trip of 4:
 // 4 times the round trips, about half the bytes in flight, about twice the
@@ -27,16 +24,16 @@ TEST(TimingModel, DrainingEveryLoadIsSlowerThanKeepingFourInFlight) {
   auto drain = test::run_read(dev, ReadProbe{4, true, 0}, 8, 64, 32).model(m);
   auto four = test::run_read(dev, ReadProbe{4, false, 0}, 8, 64, 32).model(m);
   const DispatchTiming &a = only(drain), &b = only(four);
-  EXPECT_DOUBLE_EQ(a.vm_waits_per_wave, 128);
-  EXPECT_DOUBLE_EQ(b.vm_waits_per_wave, 32);
+  EXPECT_DOUBLE_EQ(a.round_trips_per_wave, 128);
+  EXPECT_DOUBLE_EQ(b.round_trips_per_wave, 32);
   EXPECT_GT(a.exec_s, 1.8 * b.exec_s);
   EXPECT_GT(b.bytes_in_flight, 1.8 * a.bytes_in_flight);
   // Little's law: the achieved rate is the bytes in flight over the round trip.
   const double bytes = 8.0 * 64 * 16 * 4 * 32;
   for (const DispatchTiming* d : {&a, &b}) {
     double round_trip = d->bytes_in_flight / (bytes / d->exec_s);
-    EXPECT_GT(round_trip, m.l2_latency_s) << "a hit cannot come back faster than the L2 round trip";
-    EXPECT_LT(round_trip, 2 * (m.l2_latency_s + 16 / m.clock_hz));
+    EXPECT_GT(round_trip, m.seconds(m.l2_latency_cycles)) << "a hit cannot come back faster than the L2 round trip";
+    EXPECT_LT(round_trip, 2 * (m.seconds(m.l2_latency_cycles) + 16 / m.clock_hz));
   }
   // Neither is near a bandwidth limit: 8 waves on a 120-CU machine.
   EXPECT_LT(a.dram_utilization, 0.2);

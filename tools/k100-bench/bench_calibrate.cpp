@@ -6,6 +6,7 @@
 // emulator (checking its result), and prints the measured value, the
 // MODELED value and their ratio. The last line is the summary:
 // `N cases, mean |error| X %, max |error| Y %`.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "bench_registry.h"
 #include "calibrate/calibration_cases.h"
 #include "k100/timing/machine.h"
+#include "parameter_override.h"
 
 namespace {
 
@@ -37,14 +39,7 @@ int run(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--set" && i + 1 < argc) {
       std::string kv = argv[++i];
-      auto eq = kv.find('=');
-      char* end = nullptr;
-      double v = eq == std::string::npos ? 0 : std::strtod(kv.c_str() + eq + 1, &end);
-      if (eq == std::string::npos || !end || *end || !timing::set_parameter(m, kv.substr(0, eq), v)) {
-        std::fprintf(stderr, "k100-bench calibrate: --set wants name=value with a parameter name of k100/timing/machine.h, got '%s'\n",
-                     kv.c_str());
-        return 2;
-      }
+      if (!bench::apply_set_option(m, "calibrate", kv)) return 2;
       overrides.push_back(kv);
     } else if (a == "--detail") {
       detail = true;
@@ -68,10 +63,12 @@ int run(int argc, char** argv) {
       for (const auto& p : timing::parameters(m)) std::printf("  %-30s %s  [%s]\n", p.name.c_str(), p.value.c_str(), p.source.c_str());
       for (const auto& o : overrides) std::printf("  overridden: %s\n", o.c_str());
       std::printf("Emulated sizes:\n");
-      for (const auto& c : cases) std::printf("  %-70s %s\n", c.name.c_str(), c.scaling.c_str());
+      for (const auto& c : cases) std::printf("  %-84s %s\n", c.name.c_str(), c.scaling.c_str());
       std::printf("\n");
     }
-    std::printf("%-72s %4s %12s %12s %7s  %s\n", "case", "sec", "measured", "MODELED", "ratio", "limiter (MODELED)");
+    int width = 4;
+    for (const auto& c : cases) width = std::max(width, int(c.name.size()));
+    std::printf("%-*s %4s %12s %12s %7s  %s\n", width, "case", "sec", "measured", "MODELED", "ratio", "limiter (MODELED)");
     double sum = 0, worst = 0;
     for (const auto& c : cases) {
       double got = c.modeled(m);
@@ -82,7 +79,7 @@ int run(int argc, char** argv) {
       char mv[32], gv[32];
       std::snprintf(mv, sizeof mv, "%.4g %s", c.measured, c.unit.c_str());
       std::snprintf(gv, sizeof gv, "%.4g %s", got, c.unit.c_str());
-      std::printf("%-72s %4s %12s %12s %7.3f  %s\n", c.name.c_str(), c.section.c_str(), mv, gv, ratio, c.limiter(m).c_str());
+      std::printf("%-*s %4s %12s %12s %7.3f  %s\n", width, c.name.c_str(), c.section.c_str(), mv, gv, ratio, c.limiter(m).c_str());
       if (detail) std::printf("    %s\n", c.detail(m).c_str());
     }
     std::printf("%zu cases, mean |error| %.1f %%, max |error| %.1f %%\n", cases.size(),

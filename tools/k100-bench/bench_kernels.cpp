@@ -31,6 +31,7 @@
 #include "k100/kernels/registry.h"
 #include "k100/timing/simulator.h"
 #include "kernel_measure.h"
+#include "parameter_override.h"
 
 namespace {
 
@@ -86,12 +87,12 @@ void print_text(const Report& r) {
   for (const auto& d : r.timing.dispatches)
     std::printf("  dispatch %s: floor %s + execution %s; HBM %.0f%% busy, host link %.0f%%, issue %.0f%%, LDS %.0f%%; "
                 "%.0f KiB in flight; %.0f of %.0f waves resident (%.2f/SIMD allowed by %s); waits %.0f%%; per wave %.0f "
-                "instructions, %.1f memory round trips\n",
+                "instructions, %.1f dependent memory round trips\n",
                 d.kernel.c_str(), us(d.floor_s).c_str(), us(d.exec_s).c_str(), 100 * d.dram_utilization,
                 100 * d.host_utilization, 100 * d.issue_utilization, 100 * d.lds_utilization, d.bytes_in_flight / 1024,
                 d.resident_waves, d.wave_capacity, d.occupancy.resident_waves_per_simd,
                 timing::occupancy_limit_name(d.occupancy.limit), 100 * d.wait_fraction, d.instructions_per_wave,
-                d.vm_waits_per_wave);
+                d.round_trips_per_wave);
   std::printf("  MODELED time %s, limiter: %s (%s)", us(r.modeled).c_str(), timing::limiter_name(r.timing.limiter),
               r.timing.reason.c_str());
   if (r.ideal_bytes) std::printf("; achieved %.1f GB/s = %.1f%% of 896 GB/s", r.achieved_gbs, 100 * r.peak_fraction);
@@ -149,7 +150,7 @@ std::string to_json(const Report& r) {
         << ",\"issue_utilization\":" << d.issue_utilization << ",\"lds_utilization\":" << d.lds_utilization
         << ",\"bytes_in_flight\":" << d.bytes_in_flight << ",\"resident_waves\":" << d.resident_waves
         << ",\"wave_capacity\":" << d.wave_capacity << ",\"wait_fraction\":" << d.wait_fraction
-        << ",\"instructions_per_wave\":" << d.instructions_per_wave << ",\"round_trips_per_wave\":" << d.vm_waits_per_wave
+        << ",\"instructions_per_wave\":" << d.instructions_per_wave << ",\"round_trips_per_wave\":" << d.round_trips_per_wave
         << "}";
     }
     o << "]";
@@ -172,10 +173,11 @@ std::vector<std::string> split(const std::string& s, char sep) {
 int usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: k100-bench kernels [--only a,b] [--group g,h] [--dims n=4096,k=4096] [--json] [--plot roofline.png]\n"
-               "                          [--package file.hsaco] [--list]\n"
+               "                          [--package file.hsaco] [--list] [--set name=value ...]\n"
                "Runs each kernel's benchmark case on the emulator with detailed profiling and prints traffic,\n"
                "instruction mix, occupancy, the MODELED K100_LC time of the timing model with its limiter, and the\n"
-               "plain roofline as a bound (both explained in the header).\n");
+               "plain roofline as a bound (both explained in the header). --set changes one timing-model parameter\n"
+               "(names: k100/timing/machine.h) for a sensitivity study.\n");
   return code;
 }
 
@@ -184,6 +186,7 @@ int run(int argc, char** argv) {
   std::map<std::string, int64_t> dims_override;
   bool json = false, list = false;
   std::string plot, package;
+  timing::MachineParams machine = timing::k100_lc();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const char* flag) -> std::string {
@@ -216,6 +219,8 @@ int run(int argc, char** argv) {
       package = value("--package");
     } else if (a == "--list") {
       list = true;
+    } else if (a == "--set") {
+      if (!bench::apply_set_option(machine, "kernels", value("--set"))) return 2;
     } else if (a == "--help" || a == "-h") {
       return usage(0);
     } else {
@@ -275,7 +280,7 @@ int run(int argc, char** argv) {
         }
         c.dims[k] = v;
       }
-      reports.push_back(measure(*d, *dev, c));
+      reports.push_back(measure(*d, *dev, c, machine));
       if (!json) print_text(reports.back());
       std::fflush(stdout);
     }

@@ -14,6 +14,7 @@
 
 #include "bench_registry.h"
 #include "kernel_measure.h"
+#include "parameter_override.h"
 
 namespace {
 
@@ -120,14 +121,25 @@ kernels::Case case_for(const kernels::KernelDef& d, const Dims& dims) {
 
 int run(int argc, char** argv) {
   std::string only;
+  timing::MachineParams machine = timing::k100_lc();
+  std::vector<std::string> overrides;
+  bool detail = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--group" && i + 1 < argc) {
       only = argv[++i];
+    } else if (a == "--set" && i + 1 < argc) {
+      std::string kv = argv[++i];
+      if (!bench::apply_set_option(machine, "validate", kv)) return 2;
+      overrides.push_back(kv);
+    } else if (a == "--detail") {
+      detail = true;
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: k100-bench validate [--group gemv|rmsnorm|softmax|attention]\n"
+      std::printf("usage: k100-bench validate [--group gemv|rmsnorm|softmax|attention] [--set name=value ...] [--detail]\n"
                   "Runs our kernels at measured K100_LC shapes and compares the MODELED time with the measurement\n"
-                  "(a check of the timing model; none of these numbers set a parameter).\n");
+                  "(a check of the timing model; none of these numbers set a parameter). --set changes one model\n"
+                  "parameter (names: k100/timing/machine.h) for a sensitivity study; --detail adds, per dispatch, its\n"
+                  "waves, execution time, and the longest wave's lifetime, dependent round trips and instructions.\n");
       return 0;
     } else {
       std::fprintf(stderr, "k100-bench validate: unknown option '%s'\n", a.c_str());
@@ -138,7 +150,9 @@ int run(int argc, char** argv) {
     const kernels::Registry& reg = kernels::registry();
     const char* env = std::getenv("K100_KERNELS_DIR");
     kernels::EmuTestDevice dev(reg, env ? env : std::string(K100_SOURCE_DIR) + "/kernels");
-    std::printf("MODELED K100_LC times (timing model) against measurements the model was not calibrated on.\n\n");
+    std::printf("MODELED K100_LC times (timing model) against measurements the model was not calibrated on.\n");
+    for (const auto& o : overrides) std::printf("  overridden: %s\n", o.c_str());
+    std::printf("\n");
     std::printf("| group | kernel | shape | measured us (card) | MODELED us | MODELED / measured | limiter (MODELED) | PERFORMANCE_FACTS |\n");
     std::printf("|---|---|---|---:|---:|---:|---|---|\n");
     struct Row {
@@ -149,15 +163,25 @@ int run(int argc, char** argv) {
     for (const Point& p : points()) {
       if (!only.empty() && only != p.group) continue;
       double modeled = 0;
-      std::string names, limiter, failed;
+      std::string names, limiter, failed, details;
       double longest = -1;
       for (const Step& s : p.steps) {
         const kernels::KernelDef* d = reg.find(s.kernel);
         if (!d) throw Error(std::string("validate: no kernel ") + s.kernel);
-        bench::Report r = bench::measure(*d, dev, case_for(*d, s.dims));
+        bench::Report r = bench::measure(*d, dev, case_for(*d, s.dims), machine);
         if (!r.pass) failed += " " + std::string(s.kernel) + ": " + r.check;
         if (!r.timed) throw Error(std::string("validate: ") + s.kernel + ": " + r.timing_error);
         modeled += r.modeled;
+        for (const auto& d : r.timing.dispatches) {
+          char b[256];
+          std::snprintf(b, sizeof b,
+                        "    %s: %llu waves; execution %.1f us; the longest wave %.1f us with %u dependent round trips "
+                        "and %llu instructions; %.0f host-link reads\n",
+                        d.kernel.c_str(), (unsigned long long)d.waves, d.exec_s * 1e6, d.longest_wave_s * 1e6,
+                        d.longest_wave_round_trips, (unsigned long long)d.longest_wave_instructions,
+                        double(d.host_requests));
+          details += b;
+        }
         names += (names.empty() ? "" : " + ") + std::string("`") + s.kernel + "`";
         if (r.modeled > longest) {
           longest = r.modeled;
@@ -168,6 +192,7 @@ int run(int argc, char** argv) {
       std::printf("| %s | %s | %s | %.1f | %.1f | %.2f | %s | %s |%s\n", p.group, names.c_str(), p.shape.c_str(),
                   p.measured_us, us, us / p.measured_us, limiter.c_str(), p.source,
                   failed.empty() ? "" : (" CHECK FAILED:" + failed).c_str());
+      if (detail) std::printf("%s", details.c_str());
       std::fflush(stdout);
       rows.push_back({p.group, p.shape, names, p.measured_us, us});
     }

@@ -121,7 +121,7 @@ class BenchDevice : public kernels::TestDevice {
 
 }  // namespace
 
-Report measure(const KernelDef& def, kernels::EmuTestDevice& emu_dev, const Case& c) {
+Report measure(const KernelDef& def, kernels::EmuTestDevice& emu_dev, const Case& c, const timing::MachineParams& m) {
   Report r;
   r.lookup = def.lookup;
   r.family = def.family;
@@ -166,7 +166,7 @@ Report measure(const KernelDef& def, kernels::EmuTestDevice& emu_dev, const Case
     r.lds = std::max(r.lds, l->lds);
     r.scratch = std::max(r.scratch, l->scratch);
     for (const auto& t : l->traces) {
-      timing::Occupancy o = timing::occupancy(t->info, timing::k100_lc());
+      timing::Occupancy o = timing::occupancy(t->info, m);
       if (o.resident_waves_per_simd < r.waves_per_simd) {
         r.waves_per_simd = o.resident_waves_per_simd;
         r.occupancy_limit = timing::occupancy_limit_name(o.limit);
@@ -202,7 +202,7 @@ Report measure(const KernelDef& def, kernels::EmuTestDevice& emu_dev, const Case
     for (const auto& t : l->traces) sequence.push_back(t.get());
   try {
     if (sequence.empty()) throw Error("no dispatch was recorded");
-    r.timing = timing::simulate(sequence, timing::k100_lc());
+    r.timing = timing::simulate(sequence, m);
     r.timed = true;
     r.modeled = r.timing.total_s;
     if (r.modeled > 0) {

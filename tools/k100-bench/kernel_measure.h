@@ -46,7 +46,9 @@ struct Report {
   double modeled = 0, achieved_gbs = 0, peak_fraction = 0;
 };
 
-// Runs `c` of `def` on `dev` and measures the kernel's own dispatches.
-Report measure(const kernels::KernelDef& def, kernels::EmuTestDevice& dev, const kernels::Case& c);
+// Runs `c` of `def` on `dev` and measures the kernel's own dispatches on the
+// modeled machine `m`.
+Report measure(const kernels::KernelDef& def, kernels::EmuTestDevice& dev, const kernels::Case& c,
+               const timing::MachineParams& m = timing::k100_lc());
 
 }  // namespace k100::bench

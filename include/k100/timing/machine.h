@@ -42,13 +42,18 @@ struct MachineParams {
   // --- vector L1 (per CU, write-through)
   double l1_bytes = 16 * 1024;
   unsigned l1_ways = 4;
-  double l1_latency_s = 45e-9;         // round trip of a vector load that hits in L1
+  // Load-to-use round trips of a lone wave, in core cycles: the caches run
+  // in the core clock domain. A single wave's pointer chase on a GFX9-family
+  // part (MI210, gfx90a: 16 KiB L1 per CU, 8 MiB L2 in 32 channels, like the
+  // K100_LC) measured 73.6 ns for an L1 hit and ~140 ns for an L2 hit at
+  // 1.7 GHz (docs/PERFORMANCE.md, "Parameters").
+  double l1_latency_cycles = 125;      // a vector load that hits in L1
 
   // --- L2
   double l2_bytes = 8 * 1024 * 1024;
   unsigned l2_ways = 16;
   unsigned l2_channels = 32;           // each serves one 64-byte line per cycle
-  double l2_latency_s = 110e-9;        // round trip of a vector load that hits in L2
+  double l2_latency_cycles = 238;      // a vector load that misses L1 and hits in L2
 
   // --- HBM
   double dram_peak_bytes_per_s = 896e9;
@@ -57,7 +62,9 @@ struct MachineParams {
   unsigned dram_interleave_bytes = 256;
   double dram_open_bytes = 32 * 16 * 2048;  // open-row capacity: channels x banks x row bytes
   double dram_activate_s = 37.6e-9;    // channel time of one row activation that cannot overlap (FACTS 3 sweep)
-  double dram_latency_s = 105e-9;      // added to the L2 round trip by a miss (FACTS 3, 1-stream read)
+  // What an L2 miss adds to the L2 round trip, in seconds (the memory side has
+  // its own clocks): the same pointer chase, 337 ns from HBM against 140 ns from L2.
+  double dram_latency_s = 197e-9;
   double dram_write_cost = 1.419;      // written line vs read line: 876.8 / 618 GB/s (FACTS 3 fill)
 
   // --- host link (kernel arguments, dispatch packet and queue live in host memory)

@@ -47,7 +47,15 @@ struct DispatchTiming {
   double wait_fraction = 0;       // share of the waves' lifetime spent waiting at s_waitcnt
   double tail_s = 0;              // execution after the last workgroup was placed
   double instructions_per_wave = 0;
-  double vm_waits_per_wave = 0;   // s_waitcnt that had to wait for vector memory: round trips per wave
+  // Dependent vector-memory round trips per wave: the longest chain of
+  // waits the wave blocked in, each for an operation issued after the
+  // previous one (a loop that keeps two trips in flight counts one per two).
+  double round_trips_per_wave = 0;
+  // The wave that lived longest (the critical one when few waves run): its
+  // lifetime, dependent round trips and instructions.
+  double longest_wave_s = 0;
+  uint32_t longest_wave_round_trips = 0;
+  uint64_t longest_wave_instructions = 0;
   Limiter limiter = Limiter::Latency;
   std::string reason;             // the numbers behind the limiter
 };

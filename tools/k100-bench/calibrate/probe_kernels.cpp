@@ -1,5 +1,7 @@
 #include "probe_kernels.h"
 
+#include <functional>
+
 #include "k100/asm/builder.h"
 
 namespace k100::bench::calibrate {
@@ -93,8 +95,48 @@ codeobj::CodeObject alu_probe(AluOp op) {
   return b.code_object();
 }
 
+namespace {
+
+// The two-deep software-pipelined read loop (ReadProbe::in_flight = 2): data
+// registers alternate between two sets, so the loads of the next trip are in
+// flight while the wave waits for the current one. Trips go in pairs.
+void pipelined_read_loop(KernelBuilder& b, int U, const VGPR& vOff, SGPR sStep, SGPR sCount, SGPR sIters,
+                         const std::function<SGPR(int)>& base, const std::function<VGPR(int)>& acc,
+                         const std::function<VGPR(int, int)>& data, Label loop, Label last, Label done) {
+  auto issue = [&](int set) {
+    for (int u = 0; u < U; ++u) {
+      b.global_load_dwordx4(data(u, set), vOff, base(u));
+      b.s_add_u32(base(u)[0], base(u)[0], sStep);
+      b.s_addc_u32(base(u)[1], base(u)[1], 0);
+    }
+  };
+  auto consume = [&](int set) {
+    for (int u = 0; u < U; ++u) b.v_add_u32(acc(u), acc(u), data(u, set)[0]);
+  };
+  b.s_lshr_b32(sCount, sIters, 1);  // trip pairs
+  b.s_cmp_eq_u32(sCount, 0);
+  b.s_cbranch_scc1(done);
+  issue(0);
+  b.bind(loop);
+  issue(1);
+  b.s_waitcnt(waitcnt(U));  // set 0 is back, set 1 still in flight
+  consume(0);
+  b.s_sub_u32(sCount, sCount, 1);
+  b.s_cmp_eq_u32(sCount, 0);
+  b.s_cbranch_scc1(last);
+  issue(0);
+  b.s_waitcnt(waitcnt(U));
+  consume(1);
+  b.s_branch(loop);
+  b.bind(last);
+  b.s_waitcnt(waitcnt(0));
+  consume(1);
+}
+
+}  // namespace
+
 codeobj::CodeObject read_probe(const ReadProbe& p) {
-  KernelBuilder b(p.wait_each_load ? "probe_read_drain" : "probe_read");
+  KernelBuilder b(p.wait_each_load ? "probe_read_drain" : p.in_flight > 1 ? "probe_read_pipelined" : "probe_read");
   const int U = p.streams;
   const SGPR sSrc = s(4, 2), sOut = s(6, 2), sStride = s(8, 2), sIters = s(10), sSize = s(11), sStep = s(12),
              sCount = s(13);
@@ -114,19 +156,25 @@ codeobj::CodeObject read_probe(const ReadProbe& p) {
     b.s_addc_u32(base(u)[1], base(u - 1)[1], sStride[1]);
   }
   for (int u = 0; u < U; ++u) b.v_mov_b32(acc(u), 0);
-  loop_head(b, sCount, sIters, done);
-  b.bind(loop);
-  for (int u = 0; u < U; ++u) {
-    b.global_load_dwordx4(data(u), vOff, base(u));
-    if (p.wait_each_load) b.s_waitcnt(waitcnt(0));
+  if (p.in_flight > 1) {
+    Label last = b.label("last");
+    pipelined_read_loop(b, U, vOff, sStep, sCount, sIters, base, acc,
+                        [&](int u, int set) { return v(8 + 4 * u + 16 * set, 4); }, loop, last, done);
+  } else {
+    loop_head(b, sCount, sIters, done);
+    b.bind(loop);
+    for (int u = 0; u < U; ++u) {
+      b.global_load_dwordx4(data(u), vOff, base(u));
+      if (p.wait_each_load) b.s_waitcnt(waitcnt(0));
+    }
+    if (!p.wait_each_load) b.s_waitcnt(waitcnt(0));
+    for (int u = 0; u < U; ++u) b.v_add_u32(acc(u), acc(u), data(u)[0]);
+    for (int u = 0; u < U; ++u) {
+      b.s_add_u32(base(u)[0], base(u)[0], sStep);
+      b.s_addc_u32(base(u)[1], base(u)[1], 0);
+    }
+    loop_tail(b, sCount, loop);
   }
-  if (!p.wait_each_load) b.s_waitcnt(waitcnt(0));
-  for (int u = 0; u < U; ++u) b.v_add_u32(acc(u), acc(u), data(u)[0]);
-  for (int u = 0; u < U; ++u) {
-    b.s_add_u32(base(u)[0], base(u)[0], sStep);
-    b.s_addc_u32(base(u)[1], base(u)[1], 0);
-  }
-  loop_tail(b, sCount, loop);
   b.bind(done);
   for (int u = 1; u < U; ++u) b.v_add_u32(acc(0), acc(0), acc(u));
   b.v_lshlrev_b32(vOut, 2, vId);

@@ -29,11 +29,15 @@ double alu_probe_expected(AluOp op, uint32_t iterations);
 // reads `streams` contiguous blocks). The first dword of every load is summed
 // into out[global id] (u32). `wait_each_load` drains (vmcnt(0)) after every
 // load instead of once per trip; `vgprs` > 0 declares that many VGPRs.
+// `in_flight` = 2 software-pipelines the loop: the loads of trip i + 1 are
+// issued before the wait for those of trip i (s_waitcnt vmcnt(streams)), so
+// every stream keeps two loads in flight; iterations must then be even.
 // Arguments: (src, out, stream_stride (u64), iterations, workgroup_size, step).
 struct ReadProbe {
   int streams = 4;
   bool wait_each_load = false;
   int vgprs = 0;
+  int in_flight = 1;
 };
 codeobj::CodeObject read_probe(const ReadProbe& p);
 

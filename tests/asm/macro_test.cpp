@@ -415,7 +415,7 @@ TEST(MacroDifferential, KernelSourcesAssembleLikeLlvmMc) {
       if (ext == ".s") kernels.push_back(path);
     }
   }
-  ASSERT_GE(kernels.size(), 10u);
+  ASSERT_GE(kernels.size(), 2u);  // flash_dec_part_k, flash_dec_comb_k
   for (const std::string& k : kernels) {
     Ours ours = assemble_file(k, {dir});
     ASSERT_TRUE(ours.ok) << k << "\n" << ours.diags;

@@ -78,26 +78,13 @@ codeobj::CodeObject build_scatter(isa::Target target, bool kv) {
     vsrc = element_address(k, k.arg("v"), t0, k.arg("vstride"), d0, 2), vstep = widen_shifted(k, k.arg("vstride"), 2);
     vdst = element_address(k, k.arg("vc"), col, dim, d0, 2), vdstep = widen_shifted(k, dim, 2);
   }
-  // Groups of 8 rows, then single rows; group(n) handles the next n.
-  auto row_groups = [&](SGPR count, const std::function<void(int n)>& group) {
-    for (int n : {8, 1}) {
-      Label top = k.label("rows"), done = k.label("rows_done");
-      k.bind(top);
-      k.s_cmp_lt_u32(count, n);
-      k.s_cbranch_scc1(done);
-      group(n);
-      k.s_sub_u32(count, count, n);
-      k.s_branch(top);
-      k.bind(done);
-    }
-  };
   // Phase 1: lanes d < nd load the tile's rows and write them as tile rows.
   k.s_mov_b64(saved, exec);
   k.v_cmp_gt_u32(vcc, nd, lane);
   k.s_and_b64(exec, saved, vcc);
   k.v_mov_b32(lds, l4);
   k.s_mov_b32(left, nt);
-  row_groups(left, [&](int n) {
+  countdown_groups(k, left, {8, 1}, [&](int n) {
     for (int i = 0; i < n; ++i) {
       k.global_load_dword(tile[i], l4, src);
       add64_pair(k, src, step);
@@ -120,7 +107,7 @@ codeobj::CodeObject build_scatter(isa::Target target, bool kv) {
   k.s_and_b64(exec, saved, vcc);
   k.v_mul_u32_u24(lds, kTileRow, lane);
   k.s_mov_b32(left, nd);
-  row_groups(left, [&](int n) {
+  countdown_groups(k, left, {8, 1}, [&](int n) {
     for (int i = 0; i < n; ++i) k.ds_read_b32(tile[i], lds, offset(4 * i));
     k.v_add_u32(lds, 4 * n, lds);
     for (int i = 0; i < n; ++i) {

@@ -196,6 +196,19 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
   k.bind(end);
 }
 
+void countdown_groups(Kernel& k, SGPR count, const std::vector<int>& sizes, const std::function<void(int n)>& group) {
+  for (int n : sizes) {
+    Label top = k.label("group" + std::to_string(n)), done = k.label("group" + std::to_string(n) + "_done");
+    k.bind(top);
+    k.s_cmp_lt_u32(count, n);
+    k.s_cbranch_scc1(done);
+    group(n);
+    k.s_sub_u32(count, count, n);
+    k.s_branch(top);
+    k.bind(done);
+  }
+}
+
 void element_tail(Kernel& k, SGPR nq, SGPR rem, VGPR thread, const std::vector<std::pair<SGPR, SGPR>>& streams,
                   const std::function<void(VGPR)>& body) {
   Label done = k.label("element_tail_done");

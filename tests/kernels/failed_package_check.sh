@@ -11,14 +11,15 @@ mkdir "$work/out"
 "$tool" --kernels-dir "$kernels" --out-dir "$work/out" >/dev/null
 n=$(ls "$work/out" | wc -l)
 [ "$n" -eq 6 ] || { echo "the good build wrote $n files, not 6" >&2; exit 1; }
-# the same sources with one hand-written kernel broken
-cp -r "$kernels" "$work/kernels"
-printf '\n  v_no_such_instruction v0\n' >> "$work/kernels/other/flash_dec_comb_k.s"
-if "$tool" --kernels-dir "$work/kernels" --out-dir "$work/out" 2> "$work/err"; then
+# the same build, failing: the first package file cannot be written (a
+# directory stands where its temporary file goes)
+mkdir "$work/out/k100lc_kernels.hsaco.tmp"
+if "$tool" --kernels-dir "$kernels" --out-dir "$work/out" 2> "$work/err"; then
   echo "the broken build succeeded" >&2
   exit 1
 fi
-grep -q "flash_dec_comb_k" "$work/err" || { echo "the error does not name the kernel:" >&2; cat "$work/err" >&2; exit 1; }
+grep -q "cannot write .*k100lc_kernels.hsaco.tmp" "$work/err" || { echo "the error does not name the file:" >&2; cat "$work/err" >&2; exit 1; }
+rmdir "$work/out/k100lc_kernels.hsaco.tmp"
 left=$(ls "$work/out")
 [ -z "$left" ] || { echo "a failed build left: $left" >&2; exit 1; }
-echo "failed build: error names the kernel, no outputs left"
+echo "failed build: error names the file, no outputs left"

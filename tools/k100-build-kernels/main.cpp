@@ -9,6 +9,9 @@
 //   k100lc_kernels_gfx906.hsaco catalog_gfx906.json k100lc_kernels_gfx906.h
 // --docs writes the kernel reference generated from the catalog and the
 // registry; --check-docs fails when the given file differs from it.
+// --no-automatic-waits (and --no-automatic-wait-states) build the generated
+// kernels without the s_waitcnt (s_nop) the authoring layer inserts: an
+// experiment package for the emulator's checks to report, never one to run.
 //
 // The outputs of --out-dir are removed first and written only once both
 // targets' packages are built (each through a temporary file renamed into
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "k100/base/error.h"
+#include "k100/codegen/kernel.h"
 #include "k100/codeobj/writer.h"
 #include "k100/kernels/docs.h"
 #include "k100/kernels/package.h"
@@ -51,7 +55,8 @@ std::vector<std::string> package_outputs(const std::string& out_dir, k100::isa::
 
 int usage() {
   std::fprintf(stderr,
-               "usage: k100-build-kernels --kernels-dir DIR [--out-dir DIR] [--docs FILE] [--check-docs FILE]\n");
+               "usage: k100-build-kernels --kernels-dir DIR [--out-dir DIR] [--docs FILE] [--check-docs FILE]\n"
+               "                          [--no-automatic-waits] [--no-automatic-wait-states]\n");
   return 2;
 }
 
@@ -60,15 +65,19 @@ int usage() {
 int main(int argc, char** argv) {
   using namespace k100;
   std::string kernels_dir, out_dir, docs, check_docs;
+  codegen::AutomaticWaitsOff off;
   for (int i = 1; i < argc; ++i) {
     auto is = [&](const char* flag) { return !std::strcmp(argv[i], flag) && i + 1 < argc; };
-    if (is("--kernels-dir")) kernels_dir = argv[++i];
+    if (!std::strcmp(argv[i], "--no-automatic-waits")) off.waits = true;
+    else if (!std::strcmp(argv[i], "--no-automatic-wait-states")) off.wait_states = true;
+    else if (is("--kernels-dir")) kernels_dir = argv[++i];
     else if (is("--out-dir")) out_dir = argv[++i];
     else if (is("--docs")) docs = argv[++i];
     else if (is("--check-docs")) check_docs = argv[++i];
     else return usage();
   }
   if (kernels_dir.empty() || (out_dir.empty() && docs.empty() && check_docs.empty())) return usage();
+  codegen::set_automatic_waits_off(off);
   const isa::Target targets[] = {isa::Target::gfx926, isa::Target::gfx906};
   try {
     if (!out_dir.empty())

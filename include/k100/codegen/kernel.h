@@ -183,6 +183,17 @@ class Kernel {
   std::string assembly_;
 };
 
+// Turns the automatic waits and/or wait states off for every Kernel built
+// afterwards in this process, whatever its options say: the experiment of
+// `k100-build-kernels --no-automatic-waits` (a package whose generated kernels
+// lack what the layer would insert, for the emulator's checks to report).
+// Hand-placed waits stay.
+struct AutomaticWaitsOff {
+  bool waits = false;
+  bool wait_states = false;
+};
+void set_automatic_waits_off(AutomaticWaitsOff off);
+
 // The descriptor settings, kernarg size and argument metadata of `sig` on a
 // builder that allocates by hand (kernels whose computed jumps need fixed code
 // sizes, which the layer's automatic waits would change). Kernel::build uses

@@ -88,6 +88,12 @@ struct ChunkWalk {
 // Emits the walk for the batch sizes given (descending, ending with 1).
 void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches);
 
+// Counts `count` down in groups: for each size n of `sizes` (descending,
+// ending with 1), while count >= n, group(n) handles the next n units and
+// count -= n. E.g. {16, 1}: sixteen rows per trip with their loads in
+// flight, then the rest one at a time.
+void countdown_groups(Kernel& k, SGPR count, const std::vector<int>& sizes, const std::function<void(int n)>& group);
+
 // The elements after the whole 4-float chunks of a row (n = 4 nq + rem,
 // rem < 4): thread t < rem takes element 4 nq + t. Each (stream, base) pair
 // is first set to base + 16 nq; body(offset) runs with EXEC = (t < rem) and

@@ -77,6 +77,13 @@ Prologue prologue(Kernel& k, Label exit) {
   return p;
 }
 
+// dst = exp((x - m) * inv) = v_exp_f32((x - m) * c).
+void exp_scaled(Kernel& k, const Prologue& p, VGPR dst, Operand x, SGPR m) {
+  k.v_subrev_f32(dst, m, x);
+  k.v_mul_f32(dst, dst, p.c);
+  k.v_exp_f32(dst, dst);
+}
+
 // acc += sum over `count` rows j of w_j * row_j[voff]: the f32 weights w_j at
 // the LDS address `wlds` (uniform: read as broadcasts, four b128 reads per 16
 // rows), row j at ptr + j * step. Sixteen rows in flight, then single rows;
@@ -200,16 +207,12 @@ codeobj::CodeObject build_part(isa::Target target) {
   k.s_cmp_eq_u32(m, kNegInfBits);
   k.s_cbranch_scc1(alpha_done);
   k.v_mov_b32(t, m);
-  k.v_subrev_f32(t, mnew, t);
-  k.v_mul_f32(t, t, p.c);
-  k.v_exp_f32(t, t);
+  exp_scaled(k, p, t, t, mnew);
   k.v_readfirstlane_b32(alpha, t);
   k.bind(alpha_done);
   k.s_mov_b32(m, mnew);
   // p = exp((s - m) * inv) for the block's rows (0 past the end), to LDS[4 row]
-  k.v_subrev_f32(score, m, score);
-  k.v_mul_f32(score, score, p.c);
-  k.v_exp_f32(score, score);
+  exp_scaled(k, p, score, score, m);
   k.v_cndmask_b32(score, 0, score, live);
   k.v_fma_f32(psum, psum, alpha, score);
   k.ds_write_b32(p.l4, score);
@@ -295,9 +298,7 @@ codeobj::CodeObject build_comb(isa::Target target) {
   };
   // w = exp((pm - M) * inv), 0 for an empty split (pm = -inf, also for inv = 0), to LDS[4 lane]
   auto weight = [&]() {
-    k.v_subrev_f32(w, M, x);
-    k.v_mul_f32(w, w, p.c);
-    k.v_exp_f32(w, w);
+    exp_scaled(k, p, w, x, M);
     k.v_cmp_neq_f32(vcc, kNegInfBits, x);
     k.v_cndmask_b32(w, 0, w, vcc);
     k.ds_write_b32(p.l4, w);

@@ -126,16 +126,11 @@ const Signature kScatter1("vt_scatter_v1_k", {out("vt", "f32"), out("vc", "f32")
 codeobj::CodeObject build_scatter1(isa::Target target) {
   Kernel k(kScatter1, target);
   Label exit = k.label("exit");
-  const SGPR first = k.sgpr(1, "first d"), left = k.sgpr(1, "left"), carry = k.sgpr(2, "carry");
+  const SGPR carry = k.sgpr(2, "carry");
   const VGPR d = k.vgpr(1, "d"), off = k.vgpr(1, "offset"), kd = k.vgpr(1, "k[d]"), vd = k.vgpr(1, "v[d]"),
              addr = k.vgpr(2, "vt address"), hi = k.vgpr(1, "base hi");
   exit_unless_first_wave(k, exit);
-  k.s_cmp_ge_u32(k.workgroup_id(), 1u << 26);
-  k.s_cbranch_scc1(exit);  // first d past 2^32 > dim
-  k.s_lshl_b32(first, k.workgroup_id(), 6);
-  k.s_sub_u32(left, k.arg("dim"), first);
-  k.s_cbranch_scc1(exit);  // workgroup past the end (borrow)
-  mask_lanes_below(k, left, k.local_id(), exit);
+  const SGPR first = workgroup_elements64(k, k.arg("dim"), exit);
   k.v_add_u32(d, first, k.local_id());
   k.v_lshlrev_b32(off, 2, d);
   k.global_load_dword(kd, off, k.arg("k"));

@@ -144,16 +144,11 @@ const Signature kDivScalar("div_scalar_k", {inout("y", "f32"), in("s", "f32"), v
 codeobj::CodeObject build_div_scalar(isa::Target target) {
   Kernel k(kDivScalar, target, {.waves_per_simd = 10});
   Label exit = k.label("exit");
-  const SGPR divisor = k.sgpr(1, "s[0]"), first = k.sgpr(1, "first"), left = k.sgpr(1, "left");
+  const SGPR divisor = k.sgpr(1, "s[0]");
   const VGPR off = k.vgpr(1, "offset"), y = k.vgpr(1, "y"), r = k.vgpr(1, "1/s");
   exit_unless_first_wave(k, exit);
   k.s_load_dword(divisor, k.arg("s"), 0);
-  k.s_cmp_ge_u32(k.workgroup_id(), 1u << 26);
-  k.s_cbranch_scc1(exit);  // first element past 2^32 > n
-  k.s_lshl_b32(first, k.workgroup_id(), 6);
-  k.s_sub_u32(left, k.arg("n"), first);
-  k.s_cbranch_scc1(exit);  // workgroup past the end (borrow)
-  mask_lanes_below(k, left, k.local_id(), exit);
+  const SGPR first = workgroup_elements64(k, k.arg("n"), exit);
   const SGPR row = offset_address(k, k.arg("y"), first, 2);
   k.v_lshlrev_b32(off, 2, k.local_id());
   k.global_load_dword(y, off, row);

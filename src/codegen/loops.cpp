@@ -196,6 +196,17 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
   k.bind(end);
 }
 
+SGPR workgroup_elements64(Kernel& k, Operand n, Label exit) {
+  SGPR first = k.sgpr(1, "first element"), left = k.sgpr(1, "elements left");
+  k.s_cmp_ge_u32(k.workgroup_id(), 1u << 26);
+  k.s_cbranch_scc1(exit);  // first element past 2^32 > n
+  k.s_lshl_b32(first, k.workgroup_id(), 6);
+  k.s_sub_u32(left, n, first);
+  k.s_cbranch_scc1(exit);  // workgroup past the end (borrow)
+  mask_lanes_below(k, left, k.local_id(), exit);
+  return first;
+}
+
 void countdown_groups(Kernel& k, SGPR count, const std::vector<int>& sizes, const std::function<void(int n)>& group) {
   for (int n : sizes) {
     Label top = k.label("group" + std::to_string(n)), done = k.label("group" + std::to_string(n) + "_done");

@@ -88,6 +88,11 @@ struct ChunkWalk {
 // Emits the walk for the batch sizes given (descending, ending with 1).
 void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches);
 
+// One element per lane, 64 per workgroup: returns first = 64 * workgroup id
+// and leaves EXEC = the lanes whose element first + lane is below n; a
+// workgroup with none (or whose first element would pass 2^32) goes to exit.
+SGPR workgroup_elements64(Kernel& k, Operand n, Label exit);
+
 // Counts `count` down in groups: for each size n of `sizes` (descending,
 // ending with 1), while count >= n, group(n) handles the next n units and
 // count -= n. E.g. {16, 1}: sixteen rows per trip with their loads in

@@ -66,7 +66,7 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   auto s2 = [&](const char* n) { return k.sgpr(2, n); };
   const SGPR sXs = s2("x stream"), sWs = s2("w stream"), sGs = s2("g stream"), sYs = s2("y stream");
   const SGPR sNq = s1("chunks"), sRem = s1("rem"), sLeft = s1("left");
-  const SGPR sThreads = s1("threads"), sSum2 = s1("sum2"), sShift = s1("shift");
+  const SGPR sSum2 = s1("sum2"), sShift = s1("shift");
   const VGPR vT = k.local_id(), vAcc = k.vgpr(1, "acc"), vAcc2 = k.vgpr(1, "acc2"), vScale = k.vgpr(1, "scale"),
              vMean = k.vgpr(1, "mean"), vA = k.vgpr(1, "a"), vB = k.vgpr(1, "b");
   int max_batch = 1;
@@ -113,17 +113,9 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   };
 
   // ---- which threads work
-  SGPR sWave, sWaves;
+  WorkgroupWaves ww{};
   if (spec.multi_wave) {
-    // W = hidden group size x, rounded down to a multiple of 64 (64 when absent)
-    k.s_and_b32(sThreads, k.kernarg(sig.layout().hidden_start + 12, 1), 0xffc0);
-    k.s_cmp_eq_u32(sThreads, 0);
-    k.s_cselect_b32(sThreads, 64, sThreads);
-    sWave = wave_index(k);
-    sWaves = s1("waves");
-    k.s_lshr_b32(sWaves, sThreads, 6);
-    k.s_cmp_ge_u32(sWave, sWaves);  // waves past W (a wg that is not a multiple of 64)
-    k.s_cbranch_scc1(exit);
+    ww = workgroup_waves(k, exit);
   } else {
     // one wave per row: further waves of a larger workgroup have nothing to do
     exit_unless_first_wave(k, exit);
@@ -143,11 +135,10 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
 
   ChunkWalk walk;
   walk.single_wave = !spec.multi_wave;
-  walk.w_threads = sThreads;
+  walk.w_threads = ww.threads;
   walk.thread = vT;
   walk.max_batch = max_batch;
   walk.left = sLeft;
-  const VGPR vLane = lane_of_local_id(k);
 
   // ---- pass 1: statistics
   k.v_mov_b32(vAcc, 0);
@@ -184,7 +175,7 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
     lane_reduce(k, {{ReduceOp::Add, vAcc}});
   SGPR sSum;
   if (spec.multi_wave) {
-    sSum = workgroup_reduce(k, ReduceOp::Add, vAcc, sWave, sWaves, vLane);
+    sSum = workgroup_reduce(k, ReduceOp::Add, vAcc, ww.wave, ww.waves, ww.lane);
   } else {
     sSum = s1("sum");
     k.v_readlane_b32(sSum, vAcc, 63);

@@ -207,6 +207,17 @@ SGPR workgroup_elements64(Kernel& k, Operand n, Label exit) {
   return first;
 }
 
+WorkgroupWaves workgroup_waves(Kernel& k, Label exit) {
+  WorkgroupWaves t{k.sgpr(1, "threads"), wave_index(k), k.sgpr(1, "waves"), lane_of_local_id(k)};
+  k.s_and_b32(t.threads, k.kernarg(k.signature().layout().hidden_start + 12, 1), 0xffc0);
+  k.s_cmp_eq_u32(t.threads, 0);
+  k.s_cselect_b32(t.threads, 64, t.threads);
+  k.s_lshr_b32(t.waves, t.threads, 6);
+  k.s_cmp_ge_u32(t.wave, t.waves);
+  k.s_cbranch_scc1(exit);
+  return t;
+}
+
 void countdown_groups(Kernel& k, SGPR count, const std::vector<int>& sizes, const std::function<void(int n)>& group) {
   for (int n : sizes) {
     Label top = k.label("group" + std::to_string(n)), done = k.label("group" + std::to_string(n) + "_done");

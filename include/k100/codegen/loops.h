@@ -24,6 +24,17 @@ VGPR whole_wave_lane_id(Kernel& k);
 // lane = local id & 63.
 VGPR lane_of_local_id(Kernel& k);
 
+// The threads of a multi-wave workgroup: W = the hidden group size x rounded
+// down to a multiple of 64 (64 when the hidden block says 0), this wave's
+// index, the wave count W / 64, and the lane (local id & 63); waves past W
+// (a workgroup that is not a multiple of 64) go to `exit`. Needs a signature
+// with hidden arguments.
+struct WorkgroupWaves {
+  SGPR threads, wave, waves;
+  VGPR lane;
+};
+WorkgroupWaves workgroup_waves(Kernel& k, Label exit);
+
 // EXEC &= (index < limit), the old EXEC returned (for restore_exec), and a
 // branch to `none` when no lane is left (when given).
 SGPR mask_lanes_below(Kernel& k, Operand limit, VGPR index, std::optional<Label> none = std::nullopt);

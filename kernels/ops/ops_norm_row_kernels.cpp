@@ -318,11 +318,6 @@ std::vector<float> layer_reference(const std::vector<float>& x, const std::vecto
   return y;
 }
 
-std::vector<uint32_t> bits_of(const std::vector<float>& v) {
-  std::vector<uint32_t> out(v.size());
-  std::memcpy(out.data(), v.data(), v.size() * 4);
-  return out;
-}
 
 // ------------------------------------------------------------ cases
 

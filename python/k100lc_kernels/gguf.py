@@ -11,6 +11,7 @@ second implementation in Python).
         w = f.read("blk.0.attn_q.weight")     # float32 ndarray, NumPy shape
         rows = f.read_rows("token_embd.weight", 10, 2)   # rows 10..11, [2, row]
         raw = f.raw("blk.0.attn_q.weight")    # the stored block bytes (uint8 copy)
+        d = f.read_on_device("blk.0.attn_q.weight")      # decoded by the device's kernels
 
 Shapes: ``TensorInfo.dims`` is the GGUF order (elements per row first);
 ``TensorInfo.shape`` and every array returned are in NumPy order (the dims
@@ -19,7 +20,12 @@ reversed, rows first). Metadata values become ``int``, ``float``, ``bool``,
 for numeric arrays, lists of ``str`` for string arrays and lists for arrays of
 arrays.
 
-Decoding runs on the host reference codecs, which are bit-exact with ggml.
+``read``/``read_rows`` decode with the host reference codecs, which are
+bit-exact with ggml. ``read_on_device`` and ``dequantize_on_device`` decode
+on the runtime's device (``runtime.Runtime``: the emulator without a DCU,
+``K100_BACKEND`` chooses) with the kernel catalog's decoders
+(``q4_0_dequant_k`` ..., ``q4k_dequant``, ``f16_to_f32_k`` /
+``bf16_to_f32_k``; ``DEVICE_DECODERS``), which are bit-exact with them too.
 The library is ``$K100LC_QUANT``, else ``<build>/libk100_quant.so`` (see
 ``_paths.build_dir``), else the loader's search path.
 
@@ -33,6 +39,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +48,7 @@ import numpy as np
 from . import _paths
 
 __all__ = ["open", "GGUFFile", "TensorInfo", "GGUFError", "dequantize", "quantize", "type_info",
-           "type_id", "iq_table", "IQ_TABLES", "library_path"]
+           "type_id", "iq_table", "IQ_TABLES", "library_path", "dequantize_on_device", "DEVICE_DECODERS"]
 
 IQ_TABLES = ("iq2s_grid", "iq3s_grid", "iq3xxs_grid", "ksigns_iq2xs", "kmask_iq2xs", "kvalues_iq4nl")
 _TABLE_DTYPES = {"iq2s_grid": "<u8", "iq3s_grid": "<u4", "iq3xxs_grid": "<u4", "ksigns_iq2xs": "u1",
@@ -216,6 +223,90 @@ def iq_table(name: str) -> np.ndarray:
     return np.frombuffer(ctypes.string_at(ptr, size.value), dtype=_TABLE_DTYPES[name]).copy()
 
 
+# ------------------------------------------------------------------------------------- on the device
+
+# Type name -> (decoder kernel, its table arguments in order, whether it takes group_size after
+# nblocks). The K-quant decoders and the 16-bit converters index by global id instead.
+DEVICE_DECODERS = {
+    "q4_0": ("q4_0_dequant_k", (), True), "q8_0": ("q8_0_dequant_k", (), True),
+    "q2_0": ("q2_0_dequant_k", (), True), "iq4_nl": ("iq4nl_dequant_k", (), True),
+    "iq4_xs": ("iq4xs_dequant_k", (), True), "q4_K": ("q4k_dequant", (), False),
+    "q5_K": ("q5k_dequant", (), False), "q6_K": ("q6k_dequant", (), False),
+    "iq2_s": ("iq2s_dequant_k", ("iq2s_grid",), True), "iq3_s": ("iq3s_dequant_k", ("iq3s_grid",), True),
+    "iq3_xxs": ("iq3xxs_dequant_k", ("iq3xxs_grid", "ksigns_iq2xs"), True),
+    "f16": ("f16_to_f32_k", (), False), "bf16": ("bf16_to_f32_k", (), False),
+}
+_CHUNK_VALUES = 1 << 24  # values decoded per launch
+_default_runtime = None
+_device_tables = weakref.WeakKeyDictionary()  # runtime -> {table name: device pointer}
+
+
+def _runtime(rt):
+    global _default_runtime
+    if rt is not None:
+        return rt
+    if _default_runtime is None:
+        from .runtime import Runtime
+        _default_runtime = Runtime()
+    return _default_runtime
+
+
+def _table_on(rt, name: str) -> int:
+    tables = _device_tables.setdefault(rt, {})
+    if name not in tables:
+        table = iq_table(name)
+        p = rt.alloc(table.nbytes)
+        rt.upload(p, table)
+        tables[name] = p
+    return tables[name]
+
+
+def dequantize_on_device(t: int | str, data, n: int | None = None, runtime=None) -> np.ndarray:
+    """Like ``dequantize``, but decoded by the device's kernels (``runtime``: a ``Runtime``, by default
+    one opened on first use); f32 data is copied through device memory. Returns a 1-D float32 array."""
+    info = type_info(t)
+    buf = (np.ascontiguousarray(data).reshape(-1).view(np.uint8) if isinstance(data, np.ndarray)
+           else np.frombuffer(data, dtype=np.uint8))
+    elems, nbytes = info["block_elems"], info["block_bytes"]
+    if n is None:
+        if buf.size % nbytes:
+            raise ValueError(f"{buf.size} bytes are not a whole number of {nbytes}-byte {info['name']} blocks")
+        n = buf.size // nbytes * elems
+    n = int(n)
+    if n < 0 or n % elems or n // elems * nbytes > buf.size:
+        raise ValueError(f"{n} {info['name']} elements need {n // max(elems, 1) * nbytes} bytes in whole blocks "
+                         f"of {elems}; got {buf.size} bytes")
+    if info["name"] != "f32" and info["name"] not in DEVICE_DECODERS:
+        raise ValueError(f"no device decoder for type {info['name']}; device decoders: "
+                         f"{', '.join(DEVICE_DECODERS)}, f32")
+    rt = _runtime(runtime)
+    out = np.empty(n, dtype=np.float32)
+    step = max(_CHUNK_VALUES // elems, 1) * elems
+    pin = pout = 0
+    try:
+        for first in range(0, n, step):
+            count = min(step, n - first)
+            src = buf[first // elems * nbytes:(first + count) // elems * nbytes]
+            if not pin:
+                pin = rt.alloc(min(step, n) // elems * nbytes)
+                pout = rt.alloc(min(step, n) * 4)
+            rt.upload(pin, src)
+            if info["name"] == "f32":
+                rt.download(pin, count, np.float32, out=out[first:first + count])
+                continue
+            kernel, tables, group_size = DEVICE_DECODERS[info["name"]]
+            blocks = count // elems
+            argv = [pin, pout, *(_table_on(rt, name) for name in tables), blocks] + ([64] if group_size else [])
+            rt.launch(kernel, (blocks + 63) // 64, 64, argv)
+            rt.sync()
+            rt.download(pout, count, np.float32, out=out[first:first + count])
+    finally:
+        for p in (pin, pout):
+            if p:
+                rt.free(p)
+    return out
+
+
 # ---------------------------------------------------------------------------------------------- files
 
 @dataclass(frozen=True)
@@ -382,6 +473,11 @@ class GGUFFile:
         """The whole tensor decoded by the host codecs: float32 in NumPy shape (``TensorInfo.shape``)."""
         t = self.tensor(name)
         return self.read_rows(name, 0, t.rows).reshape(t.shape)
+
+    def read_on_device(self, name: str, runtime=None) -> np.ndarray:
+        """The whole tensor decoded on the device (``dequantize_on_device``): float32 in NumPy shape."""
+        t = self.tensor(name)
+        return dequantize_on_device(t.type_id, self.raw(name), t.elements, runtime).reshape(t.shape)
 
     def __repr__(self):
         return (f"GGUFFile({self.path!r}, version {self.version}, {len(self.tensors)} tensors, "

@@ -56,4 +56,45 @@ SGPR scaled_address(Kernel& k, SGPR base, Operand a, Operand b, int shift) {
   return dst;
 }
 
+namespace {
+// A scale the VOP3 multiply can take: inline constants as they are, others
+// through an SGPR.
+Operand mad_scale(Kernel& k, uint32_t scale) {
+  if (scale <= 64) return Operand(int(scale));
+  SGPR s = k.sgpr(1, "scale");
+  k.s_mov_b32(s, scale);
+  return s;
+}
+}  // namespace
+
+void add_lane_offset(Kernel& k, VGPR addr, VGPR index, Operand scale) {
+  // the carry out of a 64-bit multiply-add cannot happen for addresses; the
+  // encoding still needs an SGPR pair for it
+  SGPR carry = k.sgpr(2, "mad carry");
+  k.v_mad_u64_u32(addr, carry, index, std::move(scale), addr);
+}
+
+void add_lane_offset(Kernel& k, VGPR addr, VGPR index, uint32_t scale) {
+  add_lane_offset(k, addr, index, mad_scale(k, scale));
+}
+
+void add_lane_bytes(Kernel& k, VGPR addr, Operand bytes) {
+  k.v_add_co_u32(addr[0], as::vcc, std::move(bytes), addr[0]);
+  k.v_addc_co_u32(addr[1], as::vcc, 0, addr[1], as::vcc);
+}
+
+VGPR lane_address(Kernel& k, SGPR base, VGPR index, Operand scale) {
+  // the base goes through VGPRs: with an SGPR scale it would be a second
+  // scalar operand of one VALU instruction (GFX9 allows one)
+  VGPR addr = k.vgpr(2, "lane address");
+  k.v_mov_b32(addr[0], base[0]);
+  k.v_mov_b32(addr[1], base[1]);
+  add_lane_offset(k, addr, index, std::move(scale));
+  return addr;
+}
+
+VGPR lane_address(Kernel& k, SGPR base, VGPR index, uint32_t scale) {
+  return lane_address(k, base, index, mad_scale(k, scale));
+}
+
 }  // namespace k100::codegen

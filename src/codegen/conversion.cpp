@@ -36,6 +36,15 @@ void i8_to_f32(Kernel& k, VGPR dst, VGPR packed, int byte) {
                   sdwa_sel("src0_sel", kByte[byte & 3]));
 }
 
+void u8_to_f32(Kernel& k, VGPR dst, VGPR packed, int byte) {
+  switch (byte & 3) {
+    case 0: return k.v_cvt_f32_ubyte0(dst, packed);
+    case 1: return k.v_cvt_f32_ubyte1(dst, packed);
+    case 2: return k.v_cvt_f32_ubyte2(dst, packed);
+    default: return k.v_cvt_f32_ubyte3(dst, packed);
+  }
+}
+
 void dot4_i8(Kernel& k, VGPR acc, Operand a, Operand b) { k.v_dot4_i32_i8(acc, a, b, acc); }
 void dot2_f16(Kernel& k, VGPR acc, Operand a, Operand b) { k.v_dot2_f32_f16(acc, a, b, acc); }
 

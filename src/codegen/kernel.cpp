@@ -117,7 +117,11 @@ SGPR Kernel::arg(std::string_view name) {
   const uint32_t chunk = off / 64;
   if (!arg_block_[chunk]) {
     const uint32_t end = std::min<uint32_t>(sig_.layout().explicit_end, 64 * (chunk + 1));
-    const int dwords = int((end - 64 * chunk + 3) / 4);
+    int dwords = int((end - 64 * chunk + 3) / 4);
+    // A 3-dword block would be loaded as x2 + x1 into a register the
+    // allocator may start at an odd SGPR; as 4 dwords (the segment is a
+    // multiple of 8 bytes, so the fourth is inside it) it is 4-aligned.
+    if (dwords == 3 && 64 * chunk + 16 <= sig_.kernarg_size()) dwords = 4;
     arg_block_[chunk] = kernarg(64 * chunk, dwords);
   }
   const int first = int((off - 64 * chunk) / 4);

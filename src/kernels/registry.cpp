@@ -73,6 +73,7 @@ const Registry& registry() {
     register_gemv_kernels(r);
     register_ops_kernels(r);
     register_other_kernels(r);
+    register_gguf_kernels(r);
     return r;
   }();
   return r;

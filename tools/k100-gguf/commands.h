@@ -16,8 +16,10 @@ struct UsageError {
 
 int info_command(const std::vector<std::string>& args);
 int dequant_command(const std::vector<std::string>& args);
+int check_command(const std::vector<std::string>& args);
 
 extern const char* const kInfoUsage;
 extern const char* const kDequantUsage;
+extern const char* const kCheckUsage;
 
 }  // namespace k100::gguf_tool

@@ -1,12 +1,13 @@
 // k100-gguf dequant: one tensor decoded to float32 and written as .npy, with
 // the NumPy shape (the GGUF shape reversed: rows first).
 //
-// Decoding runs on the host reference codecs (--host). The device decoders
-// are a separate path that this build does not have, so without --host the
-// command says so instead of quietly decoding on the host.
+// Decoding runs on the runtime's default device with the catalog's decoder
+// kernels (device_decoder.h): the emulator without a DCU, the DCU with one
+// (K100_BACKEND chooses). --host decodes with the host reference codecs.
 #include <cstdio>
 
 #include "commands.h"
+#include "device_decoder.h"
 #include "k100/base/error.h"
 #include "k100/quant/gguf_reader.h"
 #include "k100/quant/npy.h"
@@ -14,11 +15,12 @@
 namespace k100::gguf_tool {
 
 const char* const kDequantUsage =
-    "usage: k100-gguf dequant FILE TENSOR -o OUT.npy --host\n"
+    "usage: k100-gguf dequant FILE TENSOR -o OUT.npy [--host]\n"
     "  Decodes TENSOR to float32 and writes it as a NumPy .npy file whose shape\n"
     "  is the GGUF shape reversed (rows first, elements per row last).\n"
-    "  --host   decode with the host reference codecs (required: this build\n"
-    "           has no device decoders)\n";
+    "  Decoding runs on the device (K100_BACKEND=auto|emu|hsa; the emulator\n"
+    "  when there is no DCU) with the kernel package's decoders.\n"
+    "  --host   decode with the host reference codecs instead\n";
 
 int dequant_command(const std::vector<std::string>& args) {
   std::vector<std::string> positional;
@@ -39,16 +41,26 @@ int dequant_command(const std::vector<std::string>& args) {
   }
   if (positional.size() != 2) throw UsageError{"expected FILE and TENSOR"};
   if (out.empty()) throw UsageError{"-o OUT.npy is missing"};
-  if (!host)
-    throw UsageError{"device decoding is not available in this build; pass --host to decode with the host codecs"};
 
   const quant::GgufFile f = quant::GgufFile::open(positional[0]);
   const quant::TensorView t = f.tensor(positional[1]);
-  const std::vector<float> values = t.dequantize();
+  std::vector<float> values(t.elements());
+  std::string where = "host codecs";
+  if (host) {
+    t.dequantize_rows(0, t.rows(), values.data());
+  } else {
+    if (DeviceDecoder::kernel_for(t.type).empty())
+      throw Error(positional[0] + ": tensor '" + positional[1] + "' has type " + quant::type_name(t.type) +
+                  ", which no device kernel decodes (--host decodes the types the host codecs know)");
+    runtime::Runtime rt;
+    DeviceDecoder dec(rt);
+    dec.decode_rows(t, 0, t.rows(), values.data());
+    where = "device " + dec.backend() + ", " + DeviceDecoder::kernel_for(t.type);
+  }
   const std::vector<uint64_t> shape(t.dims.rbegin(), t.dims.rend());
   quant::write_npy_f32(out, values, shape);
-  std::printf("%s: %s %s -> %s (%s float32)\n", positional[1].c_str(), quant::type_name(t.type).c_str(),
-              quant::format_dims(t.dims).c_str(), out.c_str(), quant::format_dims(shape).c_str());
+  std::printf("%s: %s %s -> %s (%s float32, %s)\n", positional[1].c_str(), quant::type_name(t.type).c_str(),
+              quant::format_dims(t.dims).c_str(), out.c_str(), quant::format_dims(shape).c_str(), where.c_str());
   return 0;
 }
 

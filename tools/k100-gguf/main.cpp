@@ -1,7 +1,8 @@
 // k100-gguf: inspect and decode GGUF model files.
 //
 //   k100-gguf info FILE [--all]                       header, metadata, tensors, totals
-//   k100-gguf dequant FILE TENSOR -o OUT.npy --host   one tensor decoded to float32
+//   k100-gguf dequant FILE TENSOR -o OUT.npy [--host] one tensor decoded to float32 (device, or host codecs)
+//   k100-gguf check FILE                              every tensor decoded on the device and the host, compared
 //   k100-gguf help [COMMAND] | --help
 //
 // Exit status: 0 success, 1 a file that cannot be read or decoded (the
@@ -27,7 +28,8 @@ struct Command {
 
 const Command kCommands[] = {
     {"info", "header, metadata, tensor list (type, shape, bytes, offset) and totals", kInfoUsage, info_command},
-    {"dequant", "decode one tensor to a float32 .npy file", kDequantUsage, dequant_command},
+    {"dequant", "decode one tensor to a float32 .npy file (on the device, or --host)", kDequantUsage, dequant_command},
+    {"check", "decode every tensor on the device and on the host and compare them", kCheckUsage, check_command},
 };
 
 void usage(std::FILE* out) {

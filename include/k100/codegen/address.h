@@ -25,6 +25,18 @@ SGPR widen_shifted(Kernel& k, Operand x, int shift);
 // matrix with `stride` elements per row (unsigned 32-bit operands, 64-bit sum).
 SGPR element_address(Kernel& k, SGPR base, Operand row, Operand stride, Operand col, int shift);
 
+// Per-lane 64-bit addresses (VGPR pairs), for lanes that each read their own
+// record (a gather): base + index * scale with the product taken to 64 bits
+// (v_mad_u64_u32). `scale` is an SGPR or a constant (one that is not an
+// inline constant goes through an SGPR: VOP3 takes no literal on GFX9).
+VGPR lane_address(Kernel& k, SGPR base, VGPR index, Operand scale);
+VGPR lane_address(Kernel& k, SGPR base, VGPR index, uint32_t scale);
+// addr += index * scale, 64-bit (addr a VGPR pair).
+void add_lane_offset(Kernel& k, VGPR addr, VGPR index, Operand scale);
+void add_lane_offset(Kernel& k, VGPR addr, VGPR index, uint32_t scale);
+// addr += bytes (a 32-bit SGPR or constant), 64-bit.
+void add_lane_bytes(Kernel& k, VGPR addr, Operand bytes);
+
 // Waits by hand (to pipeline loads): s_waitcnt vmcnt(n) / lgkmcnt(n).
 inline as::Symbolic vmcnt(int n) { return as::waitcnt(n > 63 ? 63 : n); }
 inline as::Symbolic lgkmcnt(int n) { return as::waitcnt(63, 7, n > 15 ? 15 : n); }

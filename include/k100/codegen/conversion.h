@@ -17,6 +17,8 @@ void f32_to_bf16(Kernel& k, VGPR dst, VGPR value);
 void f32_to_f16(Kernel& k, VGPR dst, VGPR value);
 // f32 from byte `byte` (0..3) of a dword, sign-extended (SDWA).
 void i8_to_f32(Kernel& k, VGPR dst, VGPR packed, int byte);
+// f32 from byte `byte` (0..3) of a dword, unsigned (v_cvt_f32_ubyteN).
+void u8_to_f32(Kernel& k, VGPR dst, VGPR packed, int byte);
 
 // acc += sum of the four int8 products of a and b (v_dot4_i32_i8).
 void dot4_i8(Kernel& k, VGPR acc, Operand a, Operand b);

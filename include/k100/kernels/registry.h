@@ -124,5 +124,6 @@ const Registry& registry();
 void register_gemv_kernels(Registry& r);
 void register_ops_kernels(Registry& r);
 void register_other_kernels(Registry& r);
+void register_gguf_kernels(Registry& r);
 
 }  // namespace k100::kernels

@@ -1,4 +1,5 @@
 # Helpers shared by every module's CMakeLists.
+include(GNUInstallDirs)
 
 set(K100_WARNINGS -Wall -Wextra)
 # CI builds with warnings as errors (scripts/setup.sh sets it when CI=true).
@@ -7,13 +8,17 @@ if(K100_WERROR)
 endif()
 
 # k100_module(NAME SOURCES ... DEPENDS ...): one static library per module,
-# public headers from include/, private headers from its own folder.
+# public headers from include/, private headers from its own folder. Its
+# users need C++20 (the public headers use concepts); installed, it is the
+# imported target k100lc::NAME (cmake/K100Install.cmake).
 function(k100_module name)
   cmake_parse_arguments(M "" "" "SOURCES;DEPENDS" ${ARGN})
   add_library(k100_${name} STATIC ${M_SOURCES})
   add_library(k100::${name} ALIAS k100_${name})
+  set_target_properties(k100_${name} PROPERTIES EXPORT_NAME ${name})
+  target_compile_features(k100_${name} PUBLIC cxx_std_20)
   target_include_directories(k100_${name}
-    PUBLIC ${PROJECT_SOURCE_DIR}/include
+    PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
     PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_options(k100_${name} PRIVATE ${K100_WARNINGS})
   if(M_DEPENDS)

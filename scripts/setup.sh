@@ -8,7 +8,7 @@ build=${K100_BUILD_DIR:-$root/build}
 # Build dependencies, and the oracles the test suite compares against
 # (LLVM 14/15, lld, the ROCm device libraries, hipcc, the HSA runtime headers).
 packages=(
-  build-essential cmake ninja-build git
+  build-essential cmake ninja-build git pkg-config
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libmsgpack-cxx-dev nlohmann-json3-dev libyaml-cpp-dev
   python3 python3-numpy python3-pytest python3-yaml python3-matplotlib

@@ -132,6 +132,8 @@ KernelDef half_def(HalfKind kind) {
   d.cases = half_cases;
   d.run = [bf16](TestDevice& dev, const Case& c) { return run_half_to_f32(dev, bf16, c, host_codecs()); };
   d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 6; };
+  // 1 Mi values (a 1024 x 1024 F16 tensor), as many as the decoders' cases
+  d.bench_case = [] { return make_case({{"n", 1 << 20}, {"offset", 0}, {"wg", 64}}); };
   return d;
 }
 

@@ -1,13 +1,20 @@
-"""python3 -m k100lc_kernels [list [SUBSTR] | info NAME | selftest [flags]]"""
+"""python3 -m k100lc_kernels [list [SUBSTR] | info NAME | selftest [flags]]
+
+``info NAME`` prints the catalog entry as indented JSON, with what the kernel
+library's registry says of it (``family``, ``description``, ``semantics``,
+``geometry``, ``limits``, ``tolerance``) when the build has it; an unknown
+name is a KeyError naming the closest lookup (exit 1).
+"""
 from __future__ import annotations
 
 import json
 import sys
 
-from .catalog import info, kernels
+from .catalog import UnknownKernel, docs, info, kernels
 
 
 def main(argv: list[str]) -> int:
+    """Runs the command line; returns the exit status."""
     if not argv or argv[0] == "list":
         if len(argv) > 2:
             return usage()
@@ -26,16 +33,25 @@ def main(argv: list[str]) -> int:
         return run(argv[1:])
     if argv[0] == "info" and len(argv) == 2:
         try:
-            entry = info(argv[1])
+            entry = dict(info(argv[1]))
         except FileNotFoundError as e:
             print(f"k100lc_kernels: {e}", file=sys.stderr)
             return 1
+        except UnknownKernel as e:
+            print(f"k100lc_kernels info: KeyError: {e}", file=sys.stderr)
+            return 1
+        d = docs(entry.get("lookup", argv[1]))
+        if d:
+            for key in ("family", "description", "semantics", "geometry", "limits", "tolerance"):
+                if d.get(key):
+                    entry[key] = d[key]
         print(json.dumps(entry, indent=2, ensure_ascii=False))
         return 0
     return usage()
 
 
 def usage() -> int:
+    """Prints the usage line; returns 2."""
     print("usage: python3 -m k100lc_kernels [list|info NAME]\n"
           "       python3 -m k100lc_kernels selftest [--group a,b] [--only x,y] [--sweep] [--repeat N] [--json]",
           file=sys.stderr)

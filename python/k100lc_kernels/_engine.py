@@ -10,7 +10,7 @@ _lock = threading.Lock()
 _lib = None
 _lib_path = None
 
-FM_ERR, FM_ERR_ARGC, FM_ERR_KERNARG, FM_ERR_LAUNCH = -1, -2, -3, -4
+FM_ERR, FM_ERR_ARGC, FM_ERR_KERNARG, FM_ERR_LAUNCH, FM_ERR_CANCELLED = -1, -2, -3, -4, -5
 
 _SIGNATURES = {
     "fm_init": (ctypes.c_int, [ctypes.c_char_p]),
@@ -27,6 +27,10 @@ _SIGNATURES = {
     "fm_copy": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]),
     "fm_memset": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]),
     "fm_sync": (ctypes.c_int, []),
+    "fm_wait": (ctypes.c_int, [ctypes.c_int]),
+    "fm_cancel": (ctypes.c_int, []),
+    "fm_set_budget": (ctypes.c_int, [ctypes.c_uint64]),
+    "fm_budget": (ctypes.c_uint64, []),
     "fm_launch": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32,
                                  ctypes.POINTER(ctypes.c_uint64), ctypes.c_int]),
     "fm_launch2d": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32,
@@ -70,11 +74,13 @@ def load(path: str | None = None):
 
 
 def last_error(lib) -> str:
+    """The calling thread's last engine error text ("" when none)."""
     msg = lib.fm_last_error()
     return msg.decode("utf-8", "replace") if msg else ""
 
 
 def catalog_json(lib, hsaco: str | None) -> str:
+    """The engine's catalog JSON of every loaded package, or of the one loaded from `hsaco`."""
     arg = str(hsaco).encode() if hsaco else None
     n = lib.fm_catalog_json(arg, None, 0)
     if n < 0:

@@ -4,10 +4,14 @@
 ``_paths.package_catalog``), never the one a ``Runtime`` was built with.
 Entries follow PYTHON_API.md §2.1; k100lc catalogs also carry each argument's
 ``type`` (``"f32"``, ``"const f32*"``, ``"u32"``...) from the code object's
-metadata, which ``Runtime`` uses to pack scalars.
+metadata, which ``Runtime`` uses to pack scalars. ``docs(name)`` adds what
+the kernel library's registry says of a kernel (semantics, launch geometry,
+limits, tolerance), read from the build's ``libk100_selftest.so``.
 """
 from __future__ import annotations
 
+import ctypes
+import difflib
 import json
 from pathlib import Path
 
@@ -52,11 +56,33 @@ def explicit_args(entry: dict) -> list[dict]:
     return out
 
 
+class UnknownKernel(KeyError):
+    """KeyError(name) for a name no entry has; its text names the closest one."""
+
+    def __init__(self, name: str, closest: str | None = None):
+        super().__init__(name)
+        self.closest = closest
+
+    def __str__(self) -> str:
+        hint = f"; did you mean {self.closest!r}?" if self.closest else ""
+        return f"no kernel {self.args[0]!r} in the catalog{hint}"
+
+
 def normalize(name: str) -> str:
+    """A lookup name without whitespace (``gemv< 1 >`` and ``gemv<1>`` are one name)."""
     return "".join(name.split())
 
 
+def closest(name: str, names) -> str | None:
+    """The name of `names` most like `name`, or None when none is close."""
+    pool = list(names)
+    by_norm = {normalize(n): n for n in pool}
+    hit = difflib.get_close_matches(normalize(name), list(by_norm), n=1, cutoff=0.6)
+    return by_norm[hit[0]] if hit else None
+
+
 def load_catalog(path) -> dict:
+    """The parsed catalog JSON at `path` (read once per process)."""
     path = Path(path)
     key = str(path.resolve())
     if key not in _cache:
@@ -89,8 +115,35 @@ def kernels(pattern: str = "") -> list[dict]:
 
 
 def info(name: str) -> dict:
-    """The entry whose lookup or mangled name equals `name`; KeyError(name) otherwise."""
-    e = find(_package_catalog(), name)
+    """The entry whose lookup or mangled name equals `name`; KeyError(name)
+    otherwise (an UnknownKernel, whose text names the closest lookup)."""
+    cat = _package_catalog()
+    e = find(cat, name)
     if e is None:
-        raise KeyError(name)
+        raise UnknownKernel(name, closest(name, [k.get("lookup", "") for k in cat.get("kernels", [])]))
     return e
+
+
+_docs_cache: dict[str, dict] | None = None
+
+
+def docs(name: str) -> dict | None:
+    """What the kernel library's registry says of kernel `name`: family,
+    description, semantics, geometry, limits and tolerance. None when the
+    registry has no such kernel or libk100_selftest.so is not built."""
+    global _docs_cache
+    if _docs_cache is None:
+        _docs_cache = {}
+        path = _paths.selftest_library()
+        if path.exists():
+            lib = ctypes.CDLL(str(path))
+            fn = lib.k100_kernel_docs_json
+            fn.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+            fn.restype = ctypes.c_long
+            n = fn(None, 0)
+            if n > 0:
+                buf = ctypes.create_string_buffer(n + 1)
+                fn(buf, n + 1)
+                for k in json.loads(buf.value.decode("utf-8")).get("kernels", []):
+                    _docs_cache[normalize(k["lookup"])] = k
+    return _docs_cache.get(normalize(name))

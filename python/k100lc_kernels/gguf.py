@@ -109,12 +109,12 @@ _lib = None
 
 
 def library_path() -> str:
-    """The library to load: K100LC_QUANT, <build>/libk100_quant.so, else the loader's search."""
+    """The library to load: K100LC_QUANT, the installed or <build>/libk100_quant.so, else the loader's search."""
     env = os.environ.get("K100LC_QUANT")
     if env:
         return env
-    p = _paths.build_dir() / "libk100_quant.so"
-    return str(p) if p.exists() else "libk100_quant.so"
+    p = _paths.quant_library()
+    return str(p) if p else "libk100_quant.so"
 
 
 def _load():
@@ -311,6 +311,7 @@ def dequantize_on_device(t: int | str, data, n: int | None = None, runtime=None)
 
 @dataclass(frozen=True)
 class TensorInfo:
+    """One entry of a GGUF file's tensor list: name, ggml type, dimensions and where its bytes are."""
     name: str
     type: str          # ggml type name, e.g. "q4_K"
     type_id: int
@@ -328,10 +329,12 @@ class TensorInfo:
 
     @property
     def row_elements(self) -> int:
+        """Elements per row (dims[0], the GGUF order's first dimension)."""
         return self.dims[0]
 
     @property
     def rows(self) -> int:
+        """Number of rows: elements / row_elements."""
         return self.elements // self.dims[0] if self.dims[0] else int(np.prod(self.dims[1:], dtype=np.int64))
 
 
@@ -364,6 +367,7 @@ class GGUFFile:
 
     # -- lifetime
     def close(self):
+        """Releases the mapping; later reads raise ValueError. Closing twice is harmless."""
         if getattr(self, "_h", None):
             self._lib.k100q_close(self._h)
             self._h = None
@@ -433,9 +437,11 @@ class GGUFFile:
         return value.item()
 
     def keys(self):
+        """The metadata keys, in file order."""
         return self.metadata.keys()
 
     def get(self, key: str, default=None):
+        """The metadata value of ``key``, or ``default`` when the file has no such key."""
         return self.metadata.get(key, default)
 
     def __contains__(self, name: str) -> bool:
@@ -443,9 +449,11 @@ class GGUFFile:
 
     # -- tensors
     def names(self) -> list:
+        """The tensor names, in file order."""
         return [t.name for t in self.tensors]
 
     def tensor(self, name: str) -> TensorInfo:
+        """The ``TensorInfo`` of tensor ``name``; KeyError naming the file when there is none."""
         try:
             return self._by_name[name]
         except KeyError:

@@ -37,15 +37,42 @@ import contextlib
 import ctypes
 import json
 import math
+import os
 import struct
+import sys
 from pathlib import Path
 
-import numpy as np
+
+def _numpy_missing() -> ModuleNotFoundError:
+    """The error for an interpreter without NumPy, saying which Python has it."""
+    exe = sys.executable or "this interpreter"
+    here = f"{exe} (Python {sys.version.split()[0]})"
+    debian = Path("/usr/bin/python3")
+    dist = Path("/usr/lib/python3/dist-packages/numpy")
+    if debian.exists() and Path(exe).resolve() != debian.resolve():
+        how = f"run it with {debian} (Debian's Python; apt-get install python3-numpy), or install NumPy for {exe}"
+    elif dist.exists():
+        how = (f"NumPy is installed in {dist.parent}, which this interpreter does not search "
+               "(started with -S, or a virtual environment without --system-site-packages?)")
+    else:
+        how = "install NumPy for it (Debian: apt-get install python3-numpy)"
+    return ModuleNotFoundError(f"k100lc_kernels.Runtime needs NumPy, which {here} does not have: {how}",
+                               name="numpy")
+
+
+try:
+    import numpy as np
+except ModuleNotFoundError as e:
+    if e.name != "numpy":
+        raise
+    raise _numpy_missing() from None
 
 from . import _engine, _paths
 from .catalog import arg_fields, explicit_args, kind_code, load_catalog, normalize
 
 _U64 = (1 << 64) - 1
+_UNSIGNED = ("uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "uint", "bool")
+_WAIT_SLICE_MS = 50  # sync() and the waiting transfers wait in slices so Ctrl-C is seen
 _registered_exit = False
 _engine_index: dict[str, dict] = {}  # entries the engine reported, by lookup and mangled name
 
@@ -73,6 +100,8 @@ def _scalar_class(entry_arg: dict | None) -> str | None:
         return "f64"
     if base in ("bf16", "__bf16"):
         return "bf16"
+    if base in _UNSIGNED or (base[:1] == "u" and base[1:].isdigit()) or base.startswith("unsigned"):
+        return "uint"
     if base:
         return "int"
     return None
@@ -125,6 +154,8 @@ def _pack_value(kernel: str, i: int, v, arg: dict | None) -> int:
     # integers
     if isinstance(v, float):
         raise TypeError(f"{_describe(kernel, i, arg)} is an integer; got float {v!r}")
+    if cls == "uint" and v < 0:
+        raise ValueError(f"{_describe(kernel, i, arg)} is unsigned; got {v}")
     bits = 8 * min(size, 8)
     if not -(1 << (bits - 1)) <= v < (1 << bits):
         raise ValueError(f"{_describe(kernel, i, arg)}: {v} does not fit {size} bytes")
@@ -146,6 +177,7 @@ class Event:
         self._rt, self.id = rt, eid
 
     def elapsed_ms(self, end: "Event") -> float:
+        """Milliseconds from this event to `end` (waits for both)."""
         return self._rt.elapsed_ms(self, end)
 
     def __del__(self):
@@ -156,9 +188,18 @@ class Event:
 
 
 class Runtime:
-    """Handle on the engine; see the module docstring."""
+    """Handle on the engine; see the module docstring.
 
-    def __init__(self, hsaco=None, lib=None, catalog=None):
+    ``Runtime(hsaco=None, lib=None, catalog=None, instruction_budget=None)``:
+    the kernel package (default: the built k100lc_kernels.hsaco), the engine
+    library (default: the build's libfm_engine.so), the catalog (default: the
+    one next to the package) and, on the emulator, the number of
+    wave-instructions a dispatch may run before it faults as a runaway loop
+    (default: ``K100_EMU_BUDGET`` or the engine's 4 Gi). The engine is one per
+    process: the budget applies to every later launch.
+    """
+
+    def __init__(self, hsaco=None, lib=None, catalog=None, instruction_budget=None):
         global _registered_exit
         self._lib = _engine.load(lib)
         default = hsaco is None
@@ -175,6 +216,8 @@ class Runtime:
         self._index = _index(self.catalog)
         self._args_cache: dict[str, list] = {}
         self._batch = None
+        if instruction_budget is not None:
+            self.instruction_budget = instruction_budget
 
     # ------------------------------------------------------------ helpers
     def _error(self) -> str:
@@ -245,13 +288,49 @@ class Runtime:
         arr = (ctypes.c_uint64 * max(1, len(values)))(*values)
         return arr, len(values)
 
+    def _wait(self) -> None:
+        """Waits for the queue in slices, so Ctrl-C (SIGINT) interrupts a
+        runaway kernel: the launches queued so far are cancelled, then
+        KeyboardInterrupt propagates."""
+        try:
+            while True:
+                rc = self._lib.fm_wait(_WAIT_SLICE_MS)
+                if rc == 0:
+                    return
+                if rc < 0:
+                    raise RuntimeError(f"wait: {self._error()}")
+        except KeyboardInterrupt:
+            self._lib.fm_cancel()
+            self._lib.fm_sync()  # collects this thread's cancelled launches
+            raise
+
     # ------------------------------------------------------------ memory
     @property
     def backend(self) -> str:
         """'emu' or 'hsa'."""
         return self._lib.fm_backend().decode()
 
+    @property
+    def instruction_budget(self) -> int:
+        """Wave-instructions an emulated dispatch may run before it faults as a
+        runaway loop (0 on hardware, which has no budget). Setting it applies to
+        later launches; 0 restores the default. ``K100_EMU_BUDGET`` sets it for
+        the process."""
+        return int(self._lib.fm_budget())
+
+    @instruction_budget.setter
+    def instruction_budget(self, wave_instructions: int) -> None:
+        n = self._size(wave_instructions, "instruction_budget")
+        if n > _U64:
+            raise ValueError(f"instruction_budget: {n} does not fit 64 bits")
+        rc = self._lib.fm_set_budget(n)
+        if rc < 0:
+            raise RuntimeError(f"instruction_budget: {self._error()}")
+        if rc == 1 and n:
+            raise RuntimeError("instruction_budget: the hardware backend has no instruction budget")
+
     def alloc(self, nbytes: int) -> int:
+        """A device buffer of `nbytes` bytes (zero bytes allocate one); its address as an int."""
         n = self._size(nbytes, "alloc: nbytes")
         p = self._lib.fm_alloc(max(n, 1))
         if not p:
@@ -259,7 +338,10 @@ class Runtime:
         return int(p)
 
     def free(self, ptr: int) -> None:
-        if self._lib.fm_release(self._ptr(ptr, "free")) != 0:
+        """Frees a buffer from alloc() after the queued launches; a double free raises RuntimeError."""
+        ptr = self._ptr(ptr, "free")
+        self._wait()
+        if self._lib.fm_release(ptr) != 0:
             raise RuntimeError(f"free({ptr:#x}) failed: {self._error()}")
 
     def upload(self, ptr: int, data) -> None:
@@ -302,21 +384,28 @@ class Runtime:
             if out.size < count:
                 raise ValueError(f"download: out holds {out.size} elements, {count} requested")
         nbytes = count * dt.itemsize
+        self._wait()
         if self._lib.fm_download(out.ctypes.data if nbytes else None, ptr, nbytes) != 0:
             raise RuntimeError(f"download from {ptr:#x} failed: {self._error()}")
         return out
 
     def copy_dev(self, dst: int, src: int, nbytes: int) -> None:
-        if self._lib.fm_copy(self._ptr(dst, "copy_dev"), self._ptr(src, "copy_dev"),
-                             self._size(nbytes, "copy_dev: nbytes")) != 0:
+        """Device to device, after the queued launches."""
+        dst, src = self._ptr(dst, "copy_dev"), self._ptr(src, "copy_dev")
+        nbytes = self._size(nbytes, "copy_dev: nbytes")
+        self._wait()
+        if self._lib.fm_copy(dst, src, nbytes) != 0:
             raise RuntimeError(f"copy_dev failed: {self._error()}")
 
     def memset(self, ptr: int, value: int, nbytes: int) -> None:
+        """Sets `nbytes` bytes at `ptr` to the low byte of `value`, after the queued launches."""
         if isinstance(value, np.integer):
             value = int(value)
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError("memset: value must be an int")
-        if self._lib.fm_memset(self._ptr(ptr, "memset"), value & 0xff, self._size(nbytes, "memset: nbytes")) != 0:
+        ptr, nbytes = self._ptr(ptr, "memset"), self._size(nbytes, "memset: nbytes")
+        self._wait()
+        if self._lib.fm_memset(ptr, value & 0xff, nbytes) != 0:
             raise RuntimeError(f"memset failed: {self._error()}")
 
     # ------------------------------------------------------------ code objects
@@ -336,6 +425,7 @@ class Runtime:
 
     # ------------------------------------------------------------ launches
     def has(self, kernel: str) -> bool:
+        """Whether a loaded package has a kernel with this lookup name."""
         return bool(self._lib.fm_has_kernel(normalize(kernel).encode()))
 
     def launch(self, kernel: str, grid: int, workgroup: int, argv) -> None:
@@ -352,9 +442,11 @@ class Runtime:
             raise RuntimeError(f"fm_launch({kernel}) failed: {self._error()}")
 
     def launch2d(self, kernel: str, gx: int, gy: int, wx: int, wy: int, argv) -> None:
+        """2-D launch: gx x gy workgroups of wx x wy work-items."""
         self.launch3d(kernel, gx, gy, 1, wx, wy, 1, argv)
 
     def launch3d(self, kernel: str, gx: int, gy: int, gz: int, wx: int, wy: int, wz: int, argv) -> None:
+        """3-D launch: gx x gy x gz workgroups of wx x wy x wz work-items."""
         dims = [self._size(v, "launch: grid/workgroup") for v in (gx, gy, gz, wx, wy, wz)]
         arr, n = self._argv(self._pack(kernel, argv))
         rc = self._lib.fm_launch3d(kernel.encode(), *dims, arr, n)
@@ -392,9 +484,27 @@ class Runtime:
             self.launch(kernel, grid, workgroup, argv)
 
     def sync(self) -> None:
-        """Waits for every queued launch; a launch of this thread that failed raises RuntimeError."""
-        if self._lib.fm_sync() != 0:
+        """Waits for every queued launch; a launch of this thread that failed raises RuntimeError.
+
+        Ctrl-C while it waits cancels the launches queued so far (on the
+        emulator the running kernel stops within 65,536 wave-instructions) and
+        raises KeyboardInterrupt; the runtime stays usable."""
+        self._wait()
+        rc = self._lib.fm_sync()
+        if rc == _engine.FM_ERR_CANCELLED:
+            raise RuntimeError(f"sync: cancelled: {self._error()}")
+        if rc != 0:
             raise RuntimeError(f"sync: {self._error()}")
+
+    def cancel(self) -> bool:
+        """Stops every launch queued so far, of every thread (the running kernel
+        ends early, the others are dropped); their thread's next sync() raises
+        RuntimeError. False on hardware, where a running kernel cannot be
+        stopped (nothing happens)."""
+        rc = self._lib.fm_cancel()
+        if rc < 0:
+            raise RuntimeError(f"cancel: {self._error()}")
+        return rc == 0
 
     @contextlib.contextmanager
     def batch(self):
@@ -411,12 +521,14 @@ class Runtime:
 
     # ------------------------------------------------------------ timing
     def record_event(self) -> Event:
+        """An Event at the current end of the launch queue."""
         eid = self._lib.fm_event_record()
         if eid < 0:
             raise RuntimeError(f"record_event failed: {self._error()}")
         return Event(self, eid)
 
     def elapsed_ms(self, start: Event, end: Event) -> float:
+        """Milliseconds between two recorded events (waits for both)."""
         ms = ctypes.c_double()
         if self._lib.fm_event_elapsed(start.id, end.id, ctypes.byref(ms)) != 0:
             raise RuntimeError(f"elapsed_ms failed: {self._error()}")
@@ -446,6 +558,7 @@ class LaunchPlan:
         self._words = np.array(words, dtype=np.uint64)
 
     def set_arg(self, rec: int, idx: int, value) -> None:
+        """Replaces argument `idx` of record `rec` (packed as launch() packs it)."""
         off = self._offsets[rec]
         nargs = int(self._words[off + 3])
         if not 0 <= idx < nargs:
@@ -455,9 +568,11 @@ class LaunchPlan:
         self._words[off + 4 + idx] = _pack_value(kernel, idx, value, args[idx] if idx < len(args) else None)
 
     def set_grid(self, rec: int, grid: int) -> None:
+        """Replaces the workgroup count of record `rec`."""
         self._words[self._offsets[rec] + 1] = Runtime._size(grid, "grid")
 
     def run(self) -> int:
+        """Submits every record with one engine call; returns how many were launched."""
         n = len(self._offsets)
         if n == 0:
             return 0

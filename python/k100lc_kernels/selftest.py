@@ -14,17 +14,16 @@ import ctypes
 import os
 import sys
 
-from ._paths import build_dir
+from ._paths import selftest_library
 
 
 def library_path() -> str:
-    env = os.environ.get("K100LC_SELFTEST")
-    if env:
-        return env
-    return str(build_dir() / "libk100_selftest.so")
+    """libk100_selftest.so to load: K100LC_SELFTEST, the installed one or the build directory's."""
+    return str(selftest_library())
 
 
 def run(args: list[str]) -> int:
+    """Runs the self-test with k100-selftest's flags; returns its exit status."""
     path = library_path()
     if not os.path.exists(path):
         print(f"k100lc_kernels selftest: {path} does not exist; build the project first "

@@ -41,6 +41,17 @@ struct Syntax {
   std::vector<SynModifier> mods;
 };
 
+// The source slot (0, 1, 2) an operand field fills, -1 for the others.
+inline int source_slot(isa::Field f) {
+  using isa::Field;
+  switch (f) {
+    case Field::src0: case Field::ssrc0: return 0;
+    case Field::src1: case Field::vsrc1: case Field::ssrc1: return 1;
+    case Field::src2: return 2;
+    default: return -1;
+  }
+}
+
 // A modifier with its classification filled in (rank, DPP/SDWA).
 SynModifier make_modifier(std::string name, uint32_t col = 0);
 // True for clamp, glc, offset, op_sel, row_shr, ... (every modifier keyword).

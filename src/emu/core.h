@@ -59,6 +59,7 @@ inline std::string hex_text(uint64_t v) {
 }
 [[noreturn]] void raise_memory(uint64_t addr, uint32_t size, bool write, int lane);
 [[noreturn]] void raise_lds(uint64_t offset, uint32_t size, bool write, int lane, uint32_t lds_size);
+[[noreturn]] void raise_gds(uint64_t offset, uint32_t size, bool write, int lane, uint32_t base, uint32_t limit);
 
 // --------------------------------------------------------------- program ---
 
@@ -97,6 +98,7 @@ struct Op {
   isa::CounterUse counters;
   isa::HazardProfile hazard;
   bool is_waitcnt = false, is_barrier = false;
+  bool reads_lds_direct = false;  // a VALU source is lds_direct (exec.cpp reads it from LDS)
 
   bool has(isa::Field f) const { return field[int(f)] >= 0; }
   const isa::Operand& opnd(isa::Field f) const { return inst.ops[size_t(field[int(f)])]; }
@@ -221,6 +223,10 @@ struct Exec {
   uint32_t epoch = 0;
   bool lds_atomic = false;
   std::vector<LdsShadow> lds_shadow;
+  // While a DS instruction with the gds modifier runs: lds_ptr addresses the
+  // device's GDS at gds_base (M0[31:16]), within gds_limit bytes (M0[15:0]).
+  bool gds_access = false;
+  uint32_t gds_base = 0, gds_limit = 0;
   WorkgroupObserver* obs = nullptr;  // the current workgroup's event sink, if observed
 
   Exec(DispatchShared& shared) : d(shared), mem(*shared.mem) {}
@@ -234,6 +240,11 @@ struct Exec {
     return p;
   }
   uint8_t* lds_ptr(uint64_t offset, uint32_t size, bool write, int lane) {
+    if (__builtin_expect(gds_access, 0)) {
+      if (offset + size > gds_limit || gds_base + offset + size > DeviceMemory::kGdsBytes)
+        raise_gds(offset, size, write, lane, gds_base, gds_limit);
+      return mem.gds.data() + gds_base + offset;
+    }
     if (offset + size > lds_size) raise_lds(offset, size, write, lane, lds_size);
     if (!lds_shadow.empty()) lds_race_access(*this, offset, size, write, lane);
     return lds.data() + offset;

@@ -19,6 +19,14 @@ struct Device::Impl {
   mutable std::shared_mutex mutex;
   DeviceMemory mem;
   std::atomic<uint64_t> next_dispatch_id{1};
+  // Dispatches running now, for cancel(): their stop flag and whether
+  // cancel() raised it.
+  struct Running {
+    detail::DispatchShared* dispatch;
+    bool cancelled;
+  };
+  std::mutex running_mutex;
+  std::vector<Running> running;
 };
 
 Device::Device() : impl_(std::make_shared<Impl>()) {}
@@ -261,6 +269,20 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
     for (uint64_t s : scratch_slots) impl_->mem.release(s);
   };
 
+  {
+    std::lock_guard lk(impl_->running_mutex);
+    impl_->running.push_back({&d, false});
+  }
+  // Leaves the running list; true when cancel() stopped the dispatch.
+  auto finish = [&] {
+    std::lock_guard lk(impl_->running_mutex);
+    auto& r = impl_->running;
+    auto it = std::find_if(r.begin(), r.end(), [&](const Impl::Running& x) { return x.dispatch == &d; });
+    bool cancelled = it != r.end() && it->cancelled;
+    if (it != r.end()) r.erase(it);
+    return cancelled;
+  };
+
   DispatchResult result;
   try {
     // Kernarg segment: explicit bytes, then hidden arguments as the runtime fills them.
@@ -388,11 +410,28 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
     }
     result.fault = d.fault;
   } catch (...) {
+    finish();
     release();
     throw;
   }
+  if (finish() && !result.fault) {
+    Fault f;
+    f.kind = FaultKind::Cancelled;
+    f.kernel = k->name;
+    f.code_object = prog.image.origin;
+    f.message = "the dispatch was cancelled before it completed (Device::cancel)";
+    result.fault = f;
+  }
   release();
   return result;
+}
+
+void Device::cancel() {
+  std::lock_guard lk(impl_->running_mutex);
+  for (auto& r : impl_->running) {
+    r.cancelled = true;
+    r.dispatch->stop.store(true);
+  }
 }
 
 // -------------------------------------------------------------- kernargs ---

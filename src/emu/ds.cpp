@@ -3,7 +3,9 @@
 // compare-store, mask-or, wrap), exchange pairs, cross-lane swizzle and
 // (b)permute, append/consume counters and the add-tid forms. Accesses are
 // checked against the workgroup's LDS size; LDS bank conflicts are counted
-// under detailed profiling.
+// under detailed profiling. With the gds modifier, reads, writes and atomics
+// address the device's GDS instead (GdsScope below).
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -144,10 +146,29 @@ struct AtomicScope {
   ~AtomicScope() { e.lds_atomic = false; }
 };
 
+// A DS instruction with the gds modifier: its addresses are offsets into the
+// device's GDS from M0[31:16], within M0[15:0] bytes; the whole instruction
+// holds the GDS lock, so it is one step for every host thread.
+struct GdsScope {
+  Exec& e;
+  std::unique_lock<std::mutex> lock;
+  GdsScope(Exec& x, bool gds, uint32_t m0) : e(x) {
+    if (!gds) return;
+    lock = std::unique_lock<std::mutex>(e.mem.gds_mutex);
+    e.gds_access = true;
+    e.gds_base = m0 >> 16;
+    e.gds_limit = m0 & 0xffff;
+  }
+  ~GdsScope() { e.gds_access = false; }
+};
+
 Step ds(Exec& e, Wave& w, const Op& op) {
   const DsDesc& d = ds_descs()[op.inst.id];
   const isa::Modifiers& m = op.inst.mods;
-  if (m.gds) raise(FaultKind::Unsupported, "GDS access (the gds modifier) is not emulated");
+  if (m.gds && d.kind != DsKind::Read && d.kind != DsKind::Write && d.kind != DsKind::Read2 &&
+      d.kind != DsKind::Write2 && d.kind != DsKind::Atomic && d.kind != DsKind::Xchg2)
+    raise(FaultKind::Unsupported, "GDS is emulated for DS reads, writes and atomics only, not " + op.inst.desc().name);
+  GdsScope gds(e, m.gds, w.s.m0());
   uint64_t exec = w.s.exec();
   if (!exec || d.kind == DsKind::Nop) return Step::Next;
   uint64_t addr[64];

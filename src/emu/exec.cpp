@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "core.h"
@@ -24,6 +25,15 @@ void raise_lds(uint64_t offset, uint32_t size, bool write, int lane, uint32_t ld
               std::string("LDS ") + (write ? "store" : "load") + " of " + std::to_string(size) +
                   " bytes at offset " + std::to_string(offset) + " is past the workgroup's LDS size of " +
                   std::to_string(lds_size) + " bytes",
+              lane, offset, size, write, false};
+  throw f;
+}
+
+void raise_gds(uint64_t offset, uint32_t size, bool write, int lane, uint32_t base, uint32_t limit) {
+  CoreFault f{FaultKind::LdsOutOfRange,
+              std::string("GDS ") + (write ? "store" : "load") + " of " + std::to_string(size) + " bytes at offset " +
+                  std::to_string(offset) + " is past the range M0 gives (base " + std::to_string(base) + ", size " +
+                  std::to_string(limit) + " bytes) or the device's 65536 bytes of GDS",
               lane, offset, size, write, false};
   throw f;
 }
@@ -65,12 +75,38 @@ void refill_budget(Exec& e) {
   e.budget_local = take;
 }
 
-// VALU in VGPR-index mode (s_set_gpr_idx_on) or with VSKIP set.
-void valu_slow(Wave& w, const Op& op) {
+// lds_direct as a VALU source (Vega ISA: LDS direct read, src0 only): one
+// value read from LDS at the byte address M0[15:0], which must be dword
+// aligned, as the data type M0[18:16] says (0 unsigned byte, 1 unsigned
+// short, 2 dword, 4 signed byte, 5 signed short; 3, 6, 7 reserved), extended
+// to 32 bits and broadcast to every lane. The VALU gets it as a literal.
+void read_lds_direct(Exec& e, Wave& w, isa::Inst& inst) {
+  uint32_t m0 = w.s.m0(), addr = m0 & 0xffff, type = (m0 >> 16) & 7;
+  static constexpr uint8_t kBytes[8] = {1, 2, 4, 0, 1, 2, 0, 0};
+  char where[64];
+  std::snprintf(where, sizeof where, "lds_direct with M0 = 0x%08x: ", m0);
+  if (!kBytes[type])
+    raise(FaultKind::Trap, std::string(where) + "M0[18:16] = " + std::to_string(type) + " is a reserved data type");
+  if (addr & 3) raise(FaultKind::Trap, std::string(where) + "the LDS address M0[15:0] is not dword aligned");
+  uint32_t v = 0;
+  std::memcpy(&v, e.lds_ptr(addr, kBytes[type], false, 0), kBytes[type]);
+  if (type == 4) v = uint32_t(int32_t(int8_t(v)));
+  if (type == 5) v = uint32_t(int32_t(int16_t(v)));
+  for (unsigned k = 0; k < inst.num_operands; ++k)
+    if (inst.ops[k].code == isa::code::kLdsDirect) {
+      inst.ops[k].code = isa::code::kLiteral;
+      inst.ops[k].value = v;
+    }
+}
+
+// VALU in VGPR-index mode (s_set_gpr_idx_on), with VSKIP set, or reading
+// lds_direct.
+void valu_slow(Exec& e, Wave& w, const Op& op) {
   if (w.s.mode & kModeVskip) return;
   isa::Inst inst = op.inst;
   uint32_t m0 = w.s.m0();
-  uint32_t idx = m0 & 0xff, mode = (m0 >> 12) & 0xf;
+  uint32_t idx = m0 & 0xff, mode = (w.s.mode & kModeGprIdxEn) ? (m0 >> 12) & 0xf : 0;
+  if (op.reads_lds_direct) read_lds_direct(e, w, inst);
   auto bump = [&](isa::Field f, unsigned bit) {
     if (!(mode & bit) || !op.has(f)) return;
     isa::Operand& o = inst.ops[size_t(op.field[int(f)])];
@@ -185,7 +221,8 @@ Step run(Exec& e, Wave& w, uint64_t slice) {
     if (Check) check_issue(e, w, op);
     uint64_t pc = op.pc;
     if (op.valu) {
-      if (__builtin_expect((w.s.mode & (kModeGprIdxEn | kModeVskip)) != 0, 0)) valu_slow(w, op);
+      if (__builtin_expect((w.s.mode & (kModeGprIdxEn | kModeVskip)) != 0 || op.reads_lds_direct, 0))
+        valu_slow(e, w, op);
       else op.valu(w.s, op.inst);
       e.prof.valu_active_lanes += lane_count(w.s.exec());
       if (Check) check_retire(e, w, op);

@@ -102,6 +102,12 @@ void DeviceMemory::diagnose(uint64_t addr, uint64_t size, bool write, Fault& f) 
     }
   }
   f.kind = FaultKind::OutOfBounds;
+  std::string what = std::string(write ? "store" : "load") + " of " + std::to_string(size) + " bytes at " + hex(addr);
+  if (addr < kGuardGap) {  // no allocation is ever that low
+    f.message = what + ": a null pointer (an address in the first 64 KiB: a pointer left 0, or an offset "
+                       "used without its base)";
+    return;
+  }
   // Nearest live allocation by distance.
   const Allocation* best = nullptr;
   int64_t best_d = 0;
@@ -120,18 +126,18 @@ void DeviceMemory::diagnose(uint64_t addr, uint64_t size, bool write, Fault& f) 
       best_d = d;
     }
   }
-  std::string what = std::string(write ? "store" : "load") + " of " + std::to_string(size) + " bytes at " + hex(addr);
   if (best) {
     f.nearest = best->info();
     f.distance = best_d;
     std::string where = " (offset " + std::to_string(int64_t(addr - best->base)) + " of allocation #" +
                         std::to_string(best->id) + ", size " + std::to_string(best->size) + ")";
-    if (best_d >= 0)
-      f.message = what + ", " + std::to_string(best_d) + " bytes past the end" + where;
-    else
-      f.message = what + ", " + std::to_string(-best_d) + " bytes before the start" + where;
+    // beyond the guard gap around every allocation nothing is mapped
+    bool far = uint64_t(best_d < 0 ? -best_d : best_d) >= kGuardGap;
+    std::string side = best_d >= 0 ? std::to_string(best_d) + " bytes past the end"
+                                   : std::to_string(-best_d) + " bytes before the start";
+    f.message = what + (far ? ": an unmapped address, " + side + " of the nearest allocation" : ", " + side) + where;
   } else {
-    f.message = what + ", outside every allocation";
+    f.message = what + ": an unmapped address (there is no allocation)";
   }
 }
 

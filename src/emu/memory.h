@@ -51,6 +51,14 @@ class DeviceMemory {
   // Serialises device atomics touching the same 8-byte word across host threads.
   std::mutex& atomic_lock(uint64_t addr) { return locks_[(addr >> 3) % locks_.size()]; }
 
+  // The Global Data Share: 64 KiB per device, as gfx9 defines it, zeroed at
+  // creation and kept across dispatches. DS instructions with the gds
+  // modifier address it through M0 (src/emu/ds.cpp); gds_mutex makes each
+  // such instruction one step for all host threads.
+  static constexpr uint32_t kGdsBytes = 64 * 1024;
+  std::vector<uint8_t> gds = std::vector<uint8_t>(kGdsBytes);
+  std::mutex gds_mutex;
+
  private:
   std::vector<std::unique_ptr<Allocation>> live_;  // sorted by base
   std::vector<AllocationInfo> freed_;              // sorted by address (never reused)

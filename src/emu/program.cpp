@@ -51,6 +51,8 @@ void Program::Impl::decode_at(uint64_t pc) const {
     if (desc.is_vop()) {
       const auto& v = valu_semantics();
       op.valu = op.inst.id < v.size() ? v[op.inst.id] : nullptr;
+      for (unsigned k = 0; k < op.inst.num_operands; ++k)
+        if (op.inst.ops[k].code == isa::code::kLdsDirect) op.reads_lds_direct = true;
     } else {
       op.core = detail::core_semantics()[op.inst.id];
     }

@@ -29,6 +29,7 @@ const char* fault_kind_name(FaultKind k) {
     case FaultKind::MissingWait: return "missing s_waitcnt";
     case FaultKind::Hazard: return "missing wait states (hazard)";
     case FaultKind::LdsRace: return "LDS race";
+    case FaultKind::Cancelled: return "cancelled";
   }
   return "fault";
 }
@@ -39,6 +40,10 @@ std::string Fault::report() const {
   o << "  kernel:      " << kernel;
   if (!code_object.empty()) o << " (" << code_object << ")";
   o << "\n";
+  if (kind == FaultKind::Cancelled) {  // not a stop at one instruction
+    o << "  what:        " << message << "\n";
+    return o.str();
+  }
   o << "  pc:          " << hex(pc) << " (device address " << hex(pc_address) << ")\n";
   if (!instruction.empty()) o << "  instruction: " << instruction << "    [" << encoding << "]\n";
   o << "  workgroup:   (" << workgroup[0] << ", " << workgroup[1] << ", " << workgroup[2] << "), wave " << wave;

@@ -170,6 +170,9 @@ Step set_pc_from(Exec& e, Wave& w, uint64_t target) {
   return Step::Jump;
 }
 Step s_setpc_b64(Exec& e, Wave& w, const Op& op) { return set_pc_from(e, w, sread64(w, S0(op))); }
+// Return from exception: PRIV = 0, PC = S0 (Vega ISA, SOP1). The emulator has
+// no privileged state, so what remains is the jump.
+Step s_rfe_b64(Exec& e, Wave& w, const Op& op) { return set_pc_from(e, w, sread64(w, S0(op))); }
 Step s_swappc_b64(Exec& e, Wave& w, const Op& op) {
   uint64_t target = sread64(w, S0(op));
   swrite64(w, D(op).code, e.d.prog->base + op.pc + op.size);
@@ -507,6 +510,7 @@ void register_salu(std::vector<CoreEntry>& out) {
   add("s_bitset1_b64", +[](Exec&, Wave& w, const Op& op) { return s_bitset_64(w, op, true); });
   add("s_getpc_b64", s_getpc_b64);
   add("s_setpc_b64", s_setpc_b64);
+  add("s_rfe_b64", s_rfe_b64);
   add("s_swappc_b64", s_swappc_b64);
   add("s_and_saveexec_b64", saveexec<EXECF(s & x)>);
   add("s_or_saveexec_b64", saveexec<EXECF(s | x)>);

@@ -20,8 +20,8 @@ constexpr UnsupportedRule kCoreUnsupported[] = {
     {"s_cbranch_g_fork", "fork/join control-stack branches: a GFX6 compiler model, never emitted for gfx9"},
     {"s_cbranch_i_fork", "fork/join control-stack branches: a GFX6 compiler model, never emitted for gfx9"},
     {"s_cbranch_join", "fork/join control-stack branches: a GFX6 compiler model, never emitted for gfx9"},
-    {"s_rfe_b64", "return from exception: trap-handler only (the emulator reports traps as faults)"},
-    {"s_rfe_restore_b64", "return from exception: trap-handler only (the emulator reports traps as faults)"},
+    {"s_rfe_restore_b64", "return from exception restoring INST_ATC: trap-handler only (the emulator reports "
+                          "traps as faults and has no ATC state)"},
     {"s_scratch_load_*", "scalar scratch: addressing not publicly documented for gfx9; LLVM never emits it"},
     {"s_scratch_store_*", "scalar scratch: addressing not publicly documented for gfx9; LLVM never emits it"},
     {"*src2*", "LDS src2 reduction forms: addressing only informally documented; no compiler emits them"},
@@ -85,7 +85,7 @@ InstClass class_of(const isa::InstDesc& d) {
     case Family::SOP2:
     case Family::SOPK:
     case Family::SOPC:
-      if (d.name == "s_setpc_b64" || d.name == "s_swappc_b64" || d.name == "s_call_b64" ||
+      if (d.name == "s_setpc_b64" || d.name == "s_swappc_b64" || d.name == "s_call_b64" || d.name == "s_rfe_b64" ||
           d.name == "s_cbranch_join" || d.name == "s_cbranch_g_fork" || d.name == "s_cbranch_i_fork")
         return InstClass::Branch;
       return InstClass::SALU;

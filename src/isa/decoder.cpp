@@ -32,9 +32,10 @@ struct Words {
 // src_scc becomes there).
 bool valid_scalar_code(uint16_t c) { return c <= code::kExecHi; }
 
-// A 9-bit source code as llvm accepts it in VOP/SOP sources.
+// A 9-bit source code as llvm accepts it in VOP/SOP sources (125 is
+// printed as null, a gfx10 register llvm-mc-14 decodes on gfx9 too).
 bool valid_source_code(uint16_t c) {
-  if (c <= code::kExecHi) return c != 125;
+  if (c <= code::kExecHi) return true;
   if (c >= code::kZero && c <= code::kIntNegLast) return true;
   if (c >= code::kSharedBase && c <= code::kPopsExitingWaveId) return true;
   if (c >= code::kFloatFirst && c <= code::kInvTwoPi) return true;
@@ -67,6 +68,7 @@ Family family_of_word(uint32_t w, uint32_t* opcode) {
     case 0x37: {
       *opcode = (w >> 18) & 0x7f;
       unsigned seg = (w >> 14) & 3;
+      if (seg == 3) break;  // no such segment
       return seg == 0 ? Family::FLAT : seg == 1 ? Family::SCRATCH : Family::GLOBAL;
     }
     case 0x38: *opcode = (w >> 18) & 0x7f; return Family::MUBUF;
@@ -81,11 +83,20 @@ Family family_of_word(uint32_t w, uint32_t* opcode) {
 // word (it would print a modifier its assembler rejects), except abs on an
 // integer VOP3 source that takes sext in the neg bit, which it ignores.
 // Returns false to refuse.
+int source_slot_of(Field f) {
+  return f == Field::src0 ? 0 : (f == Field::src1 || f == Field::vsrc1) ? 1 : f == Field::src2 ? 2 : -1;
+}
+
 bool refuse_modifier_bits(Inst& inst) {
   const InstDesc& d = inst.desc();
   const auto& specs = inst.specs();
   Modifiers& m = inst.mods;
+  uint8_t slots = 0;  // the sources the form has
+  for (const auto& s : specs)
+    if (int k = source_slot_of(s.field); k >= 0) slots = uint8_t(slots | 1u << k);
+  if ((m.op_sel & 7 & ~slots) && inst.family() != Family::VOP3P) return false;
   if (inst.family() == Family::VOP3P) {
+    if ((m.neg | m.neg_hi | m.op_sel) & ~slots) return false;  // bits of a source the form lacks
     if (d.quirk(kQuirkMix)) return true;  // neg and abs (in neg_hi) on every source
     if (!(m.neg == 0 || d.has(kFlagNegLo)) || !(m.neg_hi == 0 || d.has(kFlagNegHi))) return false;
     for (const auto& s : specs)  // packed 16-bit integers: neg on src0 only
@@ -99,18 +110,32 @@ bool refuse_modifier_bits(Inst& inst) {
     m.neg = m.abs = 0;  // llvm ignores the bits here (and refuses them on v_writelane_b32)
     return true;
   }
+  if (inst.encoding == Encoding::DPP && d.name == "v_cndmask_b32") {
+    m.neg = m.abs = 0;  // llvm's DPP form of v_cndmask prints no modifiers and ignores the bits
+    return true;
+  }
   for (size_t i = 0; i < specs.size(); ++i) {
-    int slot = specs[i].field == Field::src0 ? 0 : (specs[i].field == Field::src1 || specs[i].field == Field::vsrc1) ? 1
-             : specs[i].field == Field::src2 ? 2 : -1;
+    int slot = source_slot_of(specs[i].field);
     if (slot < 0) continue;
     uint8_t allowed = d.source_mods(inst.encoding, specs[i]);
     uint8_t bit = uint8_t(1u << slot);
-    if (inst.encoding == Encoding::SDWA || inst.encoding == Encoding::DPP) {
+    if (inst.encoding == Encoding::SDWA) {
       if ((m.sext & bit) && !(allowed & kModSext)) return false;
-      // DPP keeps sext in the neg bit
-      uint8_t neg_ok = inst.encoding == Encoding::DPP ? (kModNeg | kModSext) : kModNeg;
-      if ((m.neg & bit) && !(allowed & neg_ok)) return false;
-      if ((m.abs & bit) && !(allowed & kModAbs)) return false;
+      // a source takes integer or float modifiers, not both: where sext is
+      // allowed, `-x` is the assembler's spelling of it and the neg and abs
+      // bits are refused (v_cndmask_b32)
+      uint8_t float_ok = (allowed & kModSext) ? 0 : allowed;
+      if ((m.neg & bit) && !(float_ok & kModNeg)) return false;
+      if ((m.abs & bit) && !(float_ok & kModAbs)) return false;
+      continue;
+    }
+    if (inst.encoding == Encoding::DPP) {
+      // DPP keeps sext in the neg bit; an integer source ignores its abs bit
+      if ((m.neg & bit) && !(allowed & (kModNeg | kModSext))) return false;
+      if ((m.abs & bit) && !(allowed & kModAbs)) {
+        if (!(allowed & kModSext)) return false;
+        m.abs &= uint8_t(~bit);
+      }
       continue;
     }
     if ((m.neg & bit) && !(allowed & (kModNeg | kModSext))) return false;
@@ -119,7 +144,72 @@ bool refuse_modifier_bits(Inst& inst) {
       m.abs &= uint8_t(~bit);
     }
   }
+  // modifier bits of a source the form does not have (VOP1's src1 in SDWA,
+  // src2 of a two-source VOP3)
+  if ((m.neg | m.abs | m.sext) & ~slots) return false;
   return true;
+}
+
+// A scalar register tuple as llvm decodes it: SGPR and trap-temporary pairs
+// start at an even register, wider tuples at a multiple of four (the low
+// bits of a misaligned code are dropped, as the hardware addresses them);
+// of the special registers only those with a 64-bit name start a tuple
+// (llvm prints that name for wider tuples too).
+// Returns false to refuse.
+bool align_scalar_tuple(Operand& o) {
+  using namespace code;
+  bool sgpr = o.code <= kSgprLast, ttmp = o.code >= kTtmpFirst && o.code <= kTtmpLast;
+  if (sgpr || ttmp) {
+    uint16_t base = sgpr ? 0 : kTtmpFirst, align = o.width >= 4 ? 4 : 2;
+    o.code = uint16_t(o.code - (o.code - base) % align);
+    // llvm's SGPR tuples end at s105 (s[100:103] exists, s[100:107] not)
+    return o.code + o.width - 1 <= (sgpr ? 105 : kTtmpLast);
+  }
+  if (o.width > 4) return false;
+  return o.code == kFlatScratchLo || o.code == kXnackMaskLo || o.code == kVccLo || o.code == kExecLo ||
+         o.code == 125;
+}
+
+// A constant in a source that takes only registers: llvm has no text for
+// it (it prints "/*invalid immediate*/"). Registers it prints whatever the
+// operand takes (v_readfirstlane_b32 s0, s1).
+bool constant_accepted(const Operand& o, uint8_t accept) {
+  if (o.is_imm()) return true;  // an immediate operand of its own (gpr_idx), not a source code
+  if (o.is_inline()) return accept & kAcceptInline;
+  if (o.is_literal()) return accept & (kAcceptLiteral | kAcceptInline);
+  return true;
+}
+
+bool has_field(const std::vector<OperandSpec>& specs, Field f) {
+  for (const auto& s : specs)
+    if (s.field == f) return true;
+  return false;
+}
+
+// Fields an instruction does not have are zero in llvm's encodings, and its
+// decoder refuses a word with bits there.
+bool unused_fields_clear(const InstDesc& d, Encoding e, Words& wd) {
+  const auto& specs = d.operands_of(e);
+  auto clear = [&](Field f, size_t dw, uint32_t mask) {
+    return has_field(specs, f) || (wd.at(dw) & mask) == 0;
+  };
+  switch (d.family_of(e)) {
+    case Family::DS:
+      return clear(Field::addr, 1, 0xff) && clear(Field::data0, 1, 0xff00) && clear(Field::data1, 1, 0xff0000) &&
+             clear(Field::vdst, 1, 0xff000000);
+    case Family::VOP1:
+      if (e != Encoding::Native) return true;  // SDWA / DPP: their own rules
+      return clear(Field::vdst, 0, 0x1fe0000);  // (llvm ignores an unused src0: v_nop, v_clrexcp)
+    case Family::VOP3:
+    case Family::VOP3P: {
+      if (d.name == "v_readlane_b32") return true;  // llvm does not look at its src2 field or modifiers
+      bool sdst = has_field(specs, Field::vdst) || has_field(specs, Field::sdst);
+      return (sdst || (wd.at(0) & 0xff) == 0) && clear(Field::src0, 1, 0x1ff) && clear(Field::src1, 1, 0x3fe00) &&
+             clear(Field::src2, 1, 0x7fc0000);
+    }
+    default:
+      return true;
+  }
 }
 
 int32_t sext16(uint32_t v) { return int32_t(int16_t(uint16_t(v))); }
@@ -167,11 +257,16 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
     return literal;
   };
 
+  if (fam == Family::SOPP && d->has(kFlagNoImm) && (w0 & 0xffff)) return out;  // llvm has no text for it
+  if (!unused_fields_clear(*d, inst.encoding, wd)) return out;
+
   // Instruction-wide fields.
   switch (fam) {
     case Family::SMEM:
-      m.glc = (w0 >> 16) & 1;
+      // llvm ignores glc where the instruction has none (s_dcache_wb, s_memtime)
+      m.glc = d->has(kFlagGlc) && ((w0 >> 16) & 1);
       m.nv = (w0 >> 15) & 1;
+      if (!has_field(specs, Field::offset) && ((w0 >> 17) & 1)) return out;  // an offset form without an offset
       break;
     case Family::VOP3:
       m.clamp = (w0 >> 15) & 1;
@@ -187,6 +282,7 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
       break;
     case Family::DS:
       m.gds = (w0 >> 16) & 1;
+      if (m.gds && !d->has(kFlagGds)) return out;
       if (d->has(kFlagDs2)) {
         m.offset0 = uint8_t(w0 & 0xff);
         m.offset1 = uint8_t((w0 >> 8) & 0xff);
@@ -204,6 +300,15 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
       if (fam == Family::MUBUF) {
         m.lds = (w0 >> 16) & 1;
         m.slc = (w0 >> 17) & 1;
+        if (m.lds && !d->has(kFlagLds)) return out;
+        // tfe: llvm ignores the bit where the form has none (atomics, the lds loads)
+        if (!d->has(kFlagTfe) || (m.lds && !d->quirk(kQuirkLdsSyntax))) m.tfe = 0;
+        if (!has_field(specs, Field::vaddr) && (m.offen || m.idxen)) return out;  // buffer_store_lds_dword
+        if (specs.empty()) {  // buffer_wbinvl1*: addressing bits are refused, the others ignored
+          if (m.glc || m.lds || ((w0 >> 15) & 1)) return out;
+          m.offset = 0;
+          m.slc = m.tfe = 0;
+        }
       } else {
         m.dfmt = uint8_t((w0 >> 19) & 0xf);
         m.nfmt = uint8_t((w0 >> 23) & 7);
@@ -213,13 +318,14 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
     case Family::FLAT:
     case Family::GLOBAL:
     case Family::SCRATCH: {
+      // FLAT's offset is unsigned (llvm reads all 13 bits), the others' signed
       uint32_t off = w0 & 0x1fff;
-      m.offset = fam == Family::FLAT ? int32_t(off & 0xfff) : int32_t(off << 19) >> 19;
-      if (fam == Family::FLAT && (off & 0x1000)) return out;
-      m.lds = (w0 >> 13) & 1;
+      m.offset = fam == Family::FLAT ? int32_t(off) : int32_t(off << 19) >> 19;
+      if ((w0 >> 13) & 1) return out;  // lds: no such form on gfx9
+      if (fam == Family::FLAT && ((w1 >> 16) & 0x7f)) return out;  // FLAT has no saddr: the field is zero
       m.glc = (w0 >> 16) & 1;
       m.slc = (w0 >> 17) & 1;
-      m.nv = (w1 >> 23) & 1;
+      m.nv = 0;  // llvm ignores the bit on gfx9 (and refuses `nv` there)
       break;
     }
     default:
@@ -231,8 +337,10 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
       if (s.field == Field::sdst_vop3b) vop3b = true;
     if (!vop3b) {
       m.abs = uint8_t((w0 >> 8) & 7);
-      m.op_sel = uint8_t((w0 >> 11) & 0xf);
+      // llvm ignores op_sel where the instruction has none
+      m.op_sel = d->has(kFlagOpSel) ? uint8_t((w0 >> 11) & 0xf) : 0;
     }
+    if ((m.clamp && !d->has(kFlagClamp)) || (m.omod && !d->has(kFlagOmod))) return out;
   }
   uint32_t sdwa = 0;
   if (inst.encoding == Encoding::SDWA) {
@@ -248,9 +356,15 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
     m.sext = uint8_t(((sdwa >> 19) & 1) | ((sdwa >> 27) & 1) << 1);
     m.neg = uint8_t(((sdwa >> 20) & 1) | ((sdwa >> 28) & 1) << 1);
     m.abs = uint8_t(((sdwa >> 21) & 1) | ((sdwa >> 29) & 1) << 1);
+    // select 7 and dst_unused 3 have no name (llvm-mc-14 dies on the first
+    // and prints the second as UNUSED_PAD)
     if (unsigned(m.dst_sel) > 6 || unsigned(m.src0_sel) > 6 || unsigned(m.src1_sel) > 6 ||
         unsigned(m.dst_unused) > 2)
       return out;
+    if ((m.clamp && !d->has(kFlagSdwaClamp)) || (m.omod && !d->has(kFlagSdwaOmod))) return out;
+    if (fam == Family::VOP1 && (sdwa & 0xbf000000)) return out;  // src1 fields of a one-source form
+    // v_nop: no operand fields at all (dst_sel / dst_unused are not looked at)
+    if (d->name == "v_nop" && (((w0 >> 17) & 0xff) || (sdwa & ~0x40401f00u))) return out;
   }
   if (inst.encoding == Encoding::DPP) {
     m.dpp_ctrl = uint16_t((w1 >> 8) & 0x1ff);
@@ -260,6 +374,7 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
     m.bank_mask = uint8_t((w1 >> 24) & 0xf);
     m.row_mask = uint8_t((w1 >> 28) & 0xf);
     if (!dpp::valid_ctrl(m.dpp_ctrl)) return out;
+    if (d->name == "v_nop" && (((w0 >> 17) & 0xff) || (w1 & 0x00f000ff))) return out;
   }
 
   // Operands, field by field.
@@ -336,13 +451,12 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
         o.code = uint16_t((w0 & 0x3f) << 1);
         break;
       case Field::offset:
+        // the bits above the field are not looked at
         if ((w0 >> 17) & 1) {
           o = Operand::imm(uint32_t(int32_t(w1 << 11) >> 11));  // 21-bit signed
-          if (w1 & 0xffe00000) wd.ok = false;
         } else {
           scalar7(w1 & 0xff);
           o.width = 1;
-          if (w1 & 0xffffff00) wd.ok = false;
         }
         break;
       case Field::vdst:
@@ -351,7 +465,13 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
         else if (fam == Family::VOP3 || fam == Family::VOP3P) {
           if (s.accept & kAcceptVgpr) vgpr8(w0 & 0xff);
           else if (s.width == 1) scalar8(w0 & 0xff);
-          else scalar7(w0 & 0xff);
+          else if ((w0 & 0xff) <= 0x7f) scalar7(w0 & 0xff);
+          else {  // the 8-bit field above the registers: the src_* sources, as llvm decodes them
+            o.code = uint16_t(w0 & 0xff);
+            bool special = (o.code >= code::kSharedBase && o.code <= code::kPopsExitingWaveId) ||
+                           (o.code >= code::kVccz && o.code <= code::kScc);
+            if (!special) wd.ok = false;
+          }
         } else if (s.accept & kAcceptVgpr) {
           vgpr8((w0 >> 17) & 0xff);
         } else {
@@ -370,6 +490,8 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
           vgpr8(w1 & 0xff);
         } else if (fam == Family::VOP3 || fam == Family::VOP3P) {
           source9(w1 & 0x1ff);
+        } else if (d->name == "v_swap_b32") {
+          vgpr8(w0 & 0xff);  // llvm reads the field as a VGPR whatever its bit 8
         } else {
           source9(w0 & 0x1ff);
         }
@@ -429,6 +551,12 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
   for (size_t i = 0; i < specs.size(); ++i)
     if (inst.ops[i].is_vgpr() || inst.ops[i].is_sgpr())
       inst.ops[i].width = uint8_t(inst.expected_width(int(i)));
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (inst.ops[i].is_sgpr() && inst.ops[i].width > 1 && !align_scalar_tuple(inst.ops[i])) return out;
+  for (size_t i = 0; i < specs.size(); ++i)
+    if ((source_slot_of(specs[i].field) >= 0 || specs[i].field == Field::ssrc0 || specs[i].field == Field::ssrc1) &&
+        !constant_accepted(inst.ops[i], d->accept_of(inst.encoding, specs[i])))
+      return out;
   if ((fam == Family::FLAT || fam == Family::GLOBAL || fam == Family::SCRATCH) &&
       d->has(kFlagAtomicRtn) && m.glc) {
     const Operand* data = inst.find(Field::vdata);
@@ -442,6 +570,7 @@ Decoded decode(std::span<const uint8_t> bytes, Target target) {
   if (d->quirk(kQuirkLdsSyntax) && !m.lds) return out;  // its lds bit is part of the opcode
   for (size_t i = 0; i < specs.size(); ++i)  // a VGPR range ends at v255
     if (inst.ops[i].is_vgpr() && inst.ops[i].vgpr_index() + inst.ops[i].width > 256) return out;
+  if (inst.atomic_dst.present() && inst.atomic_dst.vgpr_index() + inst.atomic_dst.width > 256) return out;
   for (size_t i = 0; i < specs.size(); ++i)  // lds_direct is a 32-bit source only
     if (inst.ops[i].code == code::kLdsDirect && inst.ops[i].width == 1 && specs[i].width == 2) return out;
   if (!wd.ok) return out;

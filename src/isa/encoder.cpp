@@ -197,8 +197,11 @@ std::string check(const Inst& inst, Target target) {
     if (is_special_source(o.code)) {
       // llvm accepts the special sources wherever a single SGPR goes, even as a
       // destination (the field keeps the low bits); lds_direct only as src0 of VALU ops
-      // 64-bit operands take them only where constants are allowed too (not s_setpc_b64)
-      if (!(s.accept & kAcceptSgpr) || (want != 1 && !(s.is_source() && (s.accept & kAcceptInline))))
+      // 64-bit operands take them only where constants are allowed too (not s_setpc_b64),
+      // and as the scalar destination of a VOP3 form (v_cmp_*_e64, v_add_co_u32_e64)
+      bool vop3_sdst = vop3 && (s.field == Field::vdst || s.field == Field::sdst_vop3b);
+      if (!(s.accept & kAcceptSgpr) ||
+          (want != 1 && !(s.is_source() && (s.accept & kAcceptInline)) && !vop3_sdst))
         return what() + ": special register not allowed here";
       if (o.code == code::kLdsDirect) {
         bool reversed = d.quirk(kQuirkReversed);  // llvm refuses lds_direct in the operand-reversed opcodes

@@ -53,7 +53,6 @@ bool reads_lds_direct(const Inst& i) {
     if (i.ops[size_t(k)].code == code::kLdsDirect) return true;
   return false;
 }
-bool never(const Inst&) { return false; }
 
 constexpr const char* kManual = "Vega ISA manual, 4.5 Manually Inserted Wait States, table Required Software-inserted Wait States";
 
@@ -94,9 +93,10 @@ const HazardRule kRules[] = {
     {"valu_exec_dpp", "VALU writes EXEC -> VALU DPP op (EXEC is not forwarded to DPP)",
      "Vega ISA 4.5 (row 12); GCNHazardRecognizer::checkDPPHazards (5)", HazardProducer::ValuWrite, is_dpp,
      HazardOperands::Exec, 5, true},
-    {"vcc_alias", "VALU writes VCC through the SGPR number that holds it -> VALU reads VCC as a constant",
-     "Vega ISA 4.5 (row 13); not observable: gfx9 encodings name VCC only as vcc (codes 106/107)",
-     HazardProducer::ValuWrite, never, HazardOperands::None, 1, false},
+    // Row 13 (mixed use of VCC: by name and by the logical SGPR that holds it)
+    // has no rule: in gfx9 encodings VCC has one operand code (106/107), and
+    // which s-number physically holds it depends on the wave's SGPR
+    // allocation, which code cannot name, so no kernel can express the race.
     {"setreg_trapsts_rfe", "S_SETREG TRAPSTS -> S_RFE / S_RFE_RESTORE",
      "Vega ISA 4.5 (row 14); GCNHazardRecognizer::checkRFEHazards (1)", HazardProducer::SetregWrite, is_rfe,
      HazardOperands::Trapsts, 1, true},

@@ -23,7 +23,7 @@ std::string scalar_text(uint16_t c, unsigned width) {
   using namespace code;
   if (c <= kSgprLast) return range("s", c, width);
   if (c >= kTtmpFirst && c <= kTtmpLast) return range("ttmp", c - kTtmpFirst, width);
-  if (width == 2) {
+  if (width >= 2) {
     switch (c) {
       case kVccLo: return "vcc";
       case kExecLo: return "exec";
@@ -32,6 +32,7 @@ std::string scalar_text(uint16_t c, unsigned width) {
       default: break;
     }
   }
+  if (c == 125) return "null";  // what llvm prints for the code, also on gfx9
   std::string name = scalar_reg_name(c);
   return name.empty() ? hex(c) : name;
 }
@@ -115,12 +116,10 @@ std::string immediate_text(const Inst& inst, const OperandSpec& s, const Operand
       if (opts.label_for) {
         if (const char* name = opts.label_for(opts.label_ctx, int32_t(o.value))) return name;
       }
-      return std::to_string(int32_t(o.value));
+      return std::to_string(o.value & 0xffff);  // llvm prints the offset unsigned
     case OpType::Waitcnt: {
-      uint16_t v = uint16_t(o.value);
-      Waitcnt w = Waitcnt::decode(v);
-      if (w.encode() != v) return std::to_string(v);  // bits outside the counters
-      return print_waitcnt(v);
+      // bits outside the counters are not printed, as llvm prints them
+      return print_waitcnt(uint16_t(o.value));
     }
     case OpType::Sendmsg: {
       auto t = print_sendmsg(uint16_t(o.value));
@@ -134,12 +133,13 @@ std::string immediate_text(const Inst& inst, const OperandSpec& s, const Operand
       return hex(o.value & 0xffff);
     case OpType::SmemOffset:
       if (o.is_sgpr()) return scalar_text(o.code, 1);
-      if (int32_t(o.value) < 0) return std::to_string(int32_t(o.value));
+      if (int32_t(o.value) < 0) return "-" + hex(uint32_t(-int32_t(o.value)));
       return hex(o.value);
     case OpType::Imm32:
     case OpType::Kimm:
       return hex(o.value);
-    case OpType::Uimm7:
+    case OpType::Uimm7:  // s_atc_probe's 7-bit mode: in hex above the inline integers, as llvm prints it
+      return o.value <= 64 ? std::to_string(o.value) : hex(o.value);
     case OpType::Uimm16:
       (void)d;
       return std::to_string(o.value);
@@ -151,14 +151,13 @@ std::string immediate_text(const Inst& inst, const OperandSpec& s, const Operand
 }  // namespace
 
 std::string print_operand(const Inst& inst, int index) {
-  const auto& s = inst.specs()[size_t(index)];
-  const Operand& o = inst.ops[size_t(index)];
-  if (s.field == Field::sdata && o.width == 1 && inst.family() == Family::SMEM) {
-    // m0 and exec_lo cannot be written by SMEM; their codes come from
-    // src_execz / src_lds_direct, which is how llvm accepts them back
-    if (o.code == code::kM0) return "src_execz";
-    if (o.code == code::kExecLo) return "src_lds_direct";
+  OperandSpec s = inst.specs()[size_t(index)];
+  // SDWA's vsrc1 takes constants, of the type of src0 (the native list types it as a VGPR only)
+  if (inst.encoding == Encoding::SDWA && s.field == Field::vsrc1) {
+    for (const auto& other : inst.specs())
+      if (other.field == Field::src0) s.type = other.type;
   }
+  const Operand& o = inst.ops[size_t(index)];
   if (s.field == Field::vcc) {
     if (o.present() && o.code != code::kVccLo) return scalar_text(o.code, 2);
     return "vcc";
@@ -203,8 +202,10 @@ std::string print(const Inst& inst, const PrintOptions& opts) {
   switch (inst.encoding) {
     case Encoding::Native: out = d.mnemonic; break;
     case Encoding::E64: out = d.e64_mnemonic; break;
-    case Encoding::SDWA: out = d.name + "_sdwa"; break;
-    case Encoding::DPP: out = d.name + "_dpp"; break;
+    // v_nop has no operands to tell its SDWA and DPP forms apart: llvm
+    // prints them without the suffix
+    case Encoding::SDWA: out = d.name == "v_nop" ? d.name : d.name + "_sdwa"; break;
+    case Encoding::DPP: out = d.name == "v_nop" ? d.name : d.name + "_dpp"; break;
   }
   const auto& specs = inst.specs();
   std::vector<std::string> operands;
@@ -259,6 +260,7 @@ std::string print(const Inst& inst, const PrintOptions& opts) {
     case Family::VOP2:
     case Family::VOPC:
       if (inst.encoding == Encoding::SDWA) {
+        if (d.name == "v_nop") break;
         if (m.clamp) mod("clamp");
         omod_text();
         if (fam != Family::VOPC && inst.find(Field::vdst)) {
@@ -271,7 +273,7 @@ std::string print(const Inst& inst, const PrintOptions& opts) {
         mod(dpp::print_ctrl(m.dpp_ctrl));
         mod("row_mask:" + hex(m.row_mask));
         mod("bank_mask:" + hex(m.bank_mask));
-        if (m.bound_ctrl) mod("bound_ctrl:0");
+        if (m.bound_ctrl) mod("bound_ctrl:1");  // as llvm 14 prints the bit
       }
       break;
     case Family::SMEM:
@@ -293,8 +295,13 @@ std::string print(const Inst& inst, const PrintOptions& opts) {
       break;
     case Family::MUBUF:
     case Family::MTBUF:
-      if (fam == Family::MTBUF && (m.dfmt != 1 || m.nfmt != 0))
-        mod(std::string("format:[") + buf_data_format_name(m.dfmt) + "," + buf_num_format_name(m.nfmt) + "]");
+      if (fam == Family::MTBUF && (m.dfmt != 1 || m.nfmt != 0)) {
+        // the default of each part (BUF_DATA_FORMAT_8, BUF_NUM_FORMAT_UNORM) is left out, as llvm does
+        std::string parts;
+        if (m.dfmt != 1) parts = buf_data_format_name(m.dfmt);
+        if (m.nfmt != 0) parts += std::string(parts.empty() ? "" : ",") + buf_num_format_name(m.nfmt);
+        mod("format:[" + parts + "]");
+      }
       if (m.idxen) mod("idxen");
       if (m.offen) mod("offen");
       if (m.offset) mod("offset:" + std::to_string(m.offset));

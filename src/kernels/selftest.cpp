@@ -118,11 +118,15 @@ KernelOutcome run_kernel(TestDevice& dev, const KernelDef& def, const SelftestOp
 }  // namespace
 
 bool parse_selftest_options(int argc, const char* const* argv, SelftestOptions& o, std::FILE* err) {
+  // messages start with the program's name (k100-selftest, or the Python CLI's)
+  std::string prog = argc > 0 && argv[0] && *argv[0] ? argv[0] : "selftest";
+  if (size_t slash = prog.rfind('/'); slash != std::string::npos) prog = prog.substr(slash + 1);
+  const char* tool = prog.c_str();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](std::string& v) {
       if (i + 1 >= argc) {
-        std::fprintf(err, "selftest: %s needs a value\n%s", a.c_str(), kSelftestUsage);
+        std::fprintf(err, "%s: %s needs a value\n%s", tool, a.c_str(), kSelftestUsage);
         return false;
       }
       v = argv[++i];
@@ -133,7 +137,7 @@ bool parse_selftest_options(int argc, const char* const* argv, SelftestOptions& 
       if (!value(v)) return false;
       auto items = split_list(v);
       if (items.empty()) {
-        std::fprintf(err, "selftest: %s needs at least one name\n", a.c_str());
+        std::fprintf(err, "%s: %s needs at least one name\n", tool, a.c_str());
         return false;
       }
       auto& dst = a == "--group" ? o.groups : o.only;
@@ -143,7 +147,7 @@ bool parse_selftest_options(int argc, const char* const* argv, SelftestOptions& 
       char* end = nullptr;
       long n = std::strtol(v.c_str(), &end, 10);
       if (!end || *end || n < 1 || n > 1000) {
-        std::fprintf(err, "selftest: --repeat wants a count from 1 to 1000, got '%s'\n", v.c_str());
+        std::fprintf(err, "%s: --repeat wants a count from 1 to 1000, got '%s'\n", tool, v.c_str());
         return false;
       }
       o.repeat = int(n);
@@ -158,7 +162,10 @@ bool parse_selftest_options(int argc, const char* const* argv, SelftestOptions& 
     } else if (a == "--no-check") {
       setenv("K100_EMU_CHECK", "0", 1);  // read by the emulator backend when the runtime starts
     } else {
-      std::fprintf(err, "selftest: unknown option '%s'\n%s", a.c_str(), kSelftestUsage);
+      std::string near = closest_match(a, {"--group", "--only", "--repeat", "--sweep", "--json", "--list", "--verbose",
+                                           "--no-check", "--help", "--version"});
+      std::fprintf(err, "%s: unknown option '%s'%s\n%s", tool, a.c_str(),
+                   near.empty() ? "" : ("; did you mean '" + near + "'?").c_str(), kSelftestUsage);
       return false;
     }
   }

@@ -41,6 +41,25 @@ unsigned emu_threads(unsigned requested) {
   return 0;
 }
 
+uint64_t emu_budget(uint64_t requested) {
+  if (requested) return requested;
+  if (const char* v = std::getenv("K100_EMU_BUDGET")) {
+    char* end = nullptr;
+    unsigned long long n = std::strtoull(v, &end, 0);
+    if (end == v || *end || n == 0)
+      throw RuntimeError(ErrorCode::InvalidArgument,
+                         std::string("K100_EMU_BUDGET=") + v +
+                             " is not a positive number of wave-instructions");
+    return n;
+  }
+  return emu::kDefaultInstructionBudget;
+}
+
+bool kfd_missing() {
+  struct stat st;
+  return ::stat("/dev/kfd", &st) != 0;
+}
+
 std::atomic<bool> g_fallback_noted{false};
 
 }  // namespace
@@ -49,6 +68,7 @@ std::unique_ptr<Backend> open_backend(const BackendOptions& options) {
   auto emulator = [&] {
     EmuBackendOptions e;
     e.threads = emu_threads(options.emu_threads);
+    e.instruction_budget = emu_budget(options.emu_instruction_budget);
     return std::unique_ptr<Backend>(std::make_unique<EmuBackend>(e));
   };
   HsaBackendOptions h = HsaBackendOptions::from_environment();
@@ -60,15 +80,20 @@ std::unique_ptr<Backend> open_backend(const BackendOptions& options) {
       try {
         return std::make_unique<HsaBackend>(h);
       } catch (const RuntimeError& e) {
-        throw RuntimeError(ErrorCode::Backend,
-                           std::string("K100_BACKEND=hsa: no usable DCU: ") + e.what());
+        // the machine-level cause first: without the kernel driver the HSA
+        // runtime's own error is only a consequence
+        std::string cause = kfd_missing() ? "/dev/kfd does not exist: this machine has no DCU/GPU kernel "
+                                            "driver (kfd), or the device is not passed into this "
+                                            "container; the HSA runtime reports: "
+                                          : "";
+        throw RuntimeError(ErrorCode::Backend, "K100_BACKEND=hsa: no usable DCU: " + cause + e.what() +
+                                                   " (K100_BACKEND=emu or auto runs on the emulator)");
       }
     case BackendKind::Auto:
       break;
   }
   std::string why;
-  struct stat st;
-  if (::stat("/dev/kfd", &st) != 0) {
+  if (kfd_missing()) {
     why = "/dev/kfd does not exist";
   } else {
     try {

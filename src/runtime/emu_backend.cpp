@@ -1,5 +1,7 @@
 #include "k100/runtime/emu_backend.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -37,10 +39,13 @@ struct EmuBackend::Impl {
   std::mutex modules_mutex;
   std::vector<std::shared_ptr<const emu::Program>> modules;
 
+  std::atomic<uint64_t> budget{emu::kDefaultInstructionBudget};
+
   mutable std::mutex mutex;
   std::condition_variable work_cv, done_cv;
   std::deque<Command> queue;
   Ticket last = 0, completed = 0;
+  Ticket cancel_upto = 0;  // commands up to this ticket are cancelled
   bool stopping = false;
   std::map<Ticket, double> marker_times;
   std::vector<Failure> failures;
@@ -52,14 +57,19 @@ struct EmuBackend::Impl {
     return modules[size_t(m)];
   }
 
-  // Runs one dispatch; returns a failure message, "" on success.
-  std::string run(const Dispatch& d) {
+  struct Outcome {
+    std::string failure;  // "" on success
+    bool cancelled = false;
+  };
+
+  // Runs one dispatch.
+  Outcome run(const Dispatch& d) {
     auto program = module(d.module);
-    if (!program) return "launch of kernel '" + d.label + "': no such code object module";
+    if (!program) return {"launch of kernel '" + d.label + "': no such code object module"};
     const emu::KernelSpec* k = program->find_kernel(d.symbol);
     if (!k)
-      return "launch of kernel '" + d.label + "': symbol '" + d.symbol + "' is not a kernel of " +
-             program->image().origin;
+      return {"launch of kernel '" + d.label + "': symbol '" + d.symbol + "' is not a kernel of " +
+              program->image().origin};
     Dim3 items = d.geometry.grid_items();
     emu::LaunchConfig cfg;
     cfg.grid = {items.x, items.y, items.z};
@@ -70,7 +80,7 @@ struct EmuBackend::Impl {
                           : 0;
     emu::DispatchOptions opts;
     opts.threads = options.threads;
-    opts.instruction_budget = options.instruction_budget;
+    opts.instruction_budget = budget.load();
     // Static launches: the emulator fills the hidden arguments from the metadata
     // (the same values, plus queue pointer and apertures); a caller's layout is
     // used exactly as given.
@@ -79,9 +89,11 @@ struct EmuBackend::Impl {
     opts.schedule = checks.schedule;
     try {
       emu::DispatchResult r = device.dispatch(*program, d.symbol, cfg, d.kernarg, opts);
-      if (r.fault) return "kernel '" + d.label + "' faulted on the emulator:\n" + r.fault->report();
+      if (r.fault && r.fault->kind == emu::FaultKind::Cancelled)
+        return {"kernel '" + d.label + "' was cancelled while it ran", true};
+      if (r.fault) return {"kernel '" + d.label + "' faulted on the emulator:\n" + r.fault->report()};
     } catch (const std::exception& e) {
-      return "launch of kernel '" + d.label + "' rejected by the emulator: " + e.what();
+      return {"launch of kernel '" + d.label + "' rejected by the emulator: " + e.what()};
     }
     return {};
   }
@@ -96,16 +108,21 @@ struct EmuBackend::Impl {
         c = std::move(queue.front());
         queue.pop_front();
       }
-      std::string failure;
+      Outcome out;
       double t = 0;
+      bool skip;
+      {
+        std::lock_guard lock(mutex);
+        skip = c.ticket <= cancel_upto;
+      }
       if (auto* d = std::get_if<Dispatch>(&c.what))
-        failure = run(*d);
+        out = skip ? Outcome{"kernel '" + d->label + "' was cancelled before it started", true} : run(*d);
       else
         t = now_seconds();
       std::lock_guard lock(mutex);
       if (std::holds_alternative<MarkerCommand>(c.what)) marker_times[c.ticket] = t;
-      if (!failure.empty())
-        failures.push_back({std::get<Dispatch>(c.what).origin, c.ticket, std::move(failure)});
+      if (!out.failure.empty())
+        failures.push_back({std::get<Dispatch>(c.what).origin, c.ticket, std::move(out.failure), out.cancelled});
       completed = c.ticket;
       done_cv.notify_all();
     }
@@ -123,6 +140,7 @@ struct EmuBackend::Impl {
 
 EmuBackend::EmuBackend(EmuBackendOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
+  impl_->budget.store(options.instruction_budget);
   emu::apply_environment(impl_->checks);
   impl_->worker = std::thread([this] { impl_->loop(); });
 }
@@ -225,6 +243,37 @@ Ticket EmuBackend::last_ticket() const {
 void EmuBackend::wait(Ticket t) {
   std::unique_lock lock(impl_->mutex);
   impl_->done_cv.wait(lock, [&] { return impl_->completed >= t; });
+}
+
+bool EmuBackend::wait_for(Ticket t, double seconds) {
+  std::unique_lock lock(impl_->mutex);
+  return impl_->done_cv.wait_for(lock, std::chrono::duration<double>(seconds),
+                                 [&] { return impl_->completed >= t; });
+}
+
+bool EmuBackend::cancel() {
+  Impl& m = *impl_;
+  std::unique_lock lock(m.mutex);
+  Ticket upto = m.last;
+  m.cancel_upto = std::max(m.cancel_upto, upto);
+  // The worker may be between taking a command and starting its dispatch,
+  // so the running dispatch is stopped again until the queue got past `upto`.
+  while (m.completed < upto) {
+    lock.unlock();
+    m.device.cancel();
+    lock.lock();
+    m.done_cv.wait_for(lock, std::chrono::milliseconds(10), [&] { return m.completed >= upto; });
+  }
+  return true;
+}
+
+bool EmuBackend::set_instruction_budget(uint64_t wave_instructions) {
+  impl_->budget.store(wave_instructions ? wave_instructions : emu::kDefaultInstructionBudget);
+  return true;
+}
+
+uint64_t EmuBackend::instruction_budget() const {
+  return impl_->budget.load();
 }
 
 double EmuBackend::marker_seconds(Ticket t) {

@@ -24,6 +24,8 @@ const char* error_code_name(ErrorCode c) {
       return "package error";
     case ErrorCode::InvalidArgument:
       return "invalid argument";
+    case ErrorCode::Cancelled:
+      return "cancelled";
   }
   return "error";
 }

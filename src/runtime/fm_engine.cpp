@@ -240,9 +240,39 @@ FM_API int fm_memset(void* dev, int v, size_t n) {
 
 FM_API int fm_sync(void) {
   return guarded("fm_sync", [&](Runtime& rt) {
-    rt.sync();
+    try {
+      rt.sync();
+    } catch (const RuntimeError& e) {
+      if (e.code() != ErrorCode::Cancelled) throw;
+      set_error(e.what());
+      return FM_ERR_CANCELLED;
+    }
     return 0;
   });
+}
+
+FM_API int fm_wait(int timeout_ms) {
+  return guarded("fm_wait", [&](Runtime& rt) {
+    if (timeout_ms < 0) throw RuntimeError(ErrorCode::InvalidArgument, "fm_wait: negative timeout");
+    return rt.wait_for(timeout_ms / 1000.0) ? 0 : 1;
+  });
+}
+
+FM_API int fm_cancel(void) {
+  return guarded("fm_cancel", [&](Runtime& rt) { return rt.cancel() ? 0 : 1; });
+}
+
+FM_API int fm_set_budget(uint64_t wave_instructions) {
+  return guarded("fm_set_budget", [&](Runtime& rt) { return rt.set_instruction_budget(wave_instructions) ? 0 : 1; });
+}
+
+FM_API uint64_t fm_budget(void) {
+  uint64_t out = 0;
+  guarded("fm_budget", [&](Runtime& rt) {
+    out = rt.instruction_budget();
+    return 0;
+  });
+  return out;
 }
 
 FM_API int fm_launch3d(const char* kernel, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t wx,

@@ -1,7 +1,6 @@
 #include "k100/runtime/hsa_backend.h"
 
 #include <hsa/amd_hsa_queue.h>
-#include <sys/stat.h>
 
 #include <array>
 #include <atomic>
@@ -35,11 +34,6 @@ std::string env(const char* name) {
 bool env_flag(const char* name) {
   std::string v = env(name);
   return !v.empty() && v != "0";
-}
-
-bool path_exists(const char* p) {
-  struct stat st;
-  return ::stat(p, &st) == 0;
 }
 
 std::string hex(uint64_t v) {
@@ -354,12 +348,8 @@ HsaBackend::HsaBackend(const HsaBackendOptions& options) : impl_(std::make_uniqu
   try {
     hsa_status_t s = m.api.hsa_init();
     if (s != HSA_STATUS_SUCCESS) {
-      std::string msg = "hsa_init failed: " + m.api.status_text(s) + " [" + m.api.path + "]";
-      if (!path_exists("/dev/kfd"))
-        msg +=
-            "; /dev/kfd does not exist, so this machine has no DCU/GPU driver (kfd) - there is "
-            "no device to run on";
-      throw RuntimeError(ErrorCode::Backend, msg);
+      // (open_backend puts a missing /dev/kfd in front of this)
+      throw RuntimeError(ErrorCode::Backend, "hsa_init failed: " + m.api.status_text(s) + " [" + m.api.path + "]");
     }
     m.initialized = true;
     m.api.hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &m.timestamp_frequency);
@@ -681,6 +671,26 @@ void HsaBackend::wait(Ticket t) {
   for (hsa_signal_t s : pending)
     if (!m.wait_signal(s, true)) break;
   if (m.options.scratch_info && !pending.empty()) m.print_scratch("after wait");
+}
+
+bool HsaBackend::wait_for(Ticket t, double seconds) {
+  Impl& m = *impl_;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::vector<hsa_signal_t> pending;
+  {
+    std::lock_guard lock(m.queue_mutex);
+    for (const auto& s : m.slots)
+      if (s.ticket && s.ticket <= t) pending.push_back(s.signal);
+  }
+  uint64_t hint = m.timestamp_frequency / 1000;  // ~1 ms
+  for (hsa_signal_t s : pending) {
+    for (;;) {
+      if (m.api.hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_LT, 1, hint, HSA_WAIT_STATE_BLOCKED) < 1) break;
+      if (m.broken.load()) return true;  // wait() reports it
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+    }
+  }
+  return true;
 }
 
 double HsaBackend::marker_seconds(Ticket t) {

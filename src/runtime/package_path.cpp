@@ -50,7 +50,7 @@ void add(PackageSearch& s, const fs::path& p) {
 
 }  // namespace
 
-PackageSearch find_default_package() {
+PackageSearch find_default_package(const std::string& installed) {
   PackageSearch s;
   std::string rt_hsaco = env("RT_HSACO");
   if (!rt_hsaco.empty()) {
@@ -61,6 +61,13 @@ PackageSearch find_default_package() {
   if (build.empty()) build = "build";
   fs::path b(build);
   add(s, b / kPackageFileName);
+  if (!installed.empty()) add(s, installed);
+  // An installed engine or program: <prefix>/lib or <prefix>/bin, the package
+  // in <prefix>/share/k100lc (before any build tree this runtime was compiled in).
+  for (const auto& d : binary_dirs()) {
+    fs::path shared = fs::path(d) / ".." / "share" / "k100lc" / kPackageFileName;
+    if (is_file(shared.lexically_normal().string())) add(s, shared);
+  }
   if (b.is_relative()) {
 #ifdef K100_RUNTIME_SOURCE_DIR
     add(s, fs::path(K100_RUNTIME_SOURCE_DIR) / b / kPackageFileName);
@@ -76,8 +83,8 @@ PackageSearch find_default_package() {
   return s;
 }
 
-std::string default_package_path() {
-  PackageSearch s = find_default_package();
+std::string default_package_path(const std::string& installed) {
+  PackageSearch s = find_default_package(installed);
   if (!s.found.empty()) return s.found;
   std::string msg = "kernel package " + std::string(kPackageFileName) + " not found; tried:";
   for (const auto& t : s.tried) msg += "\n  " + t;
@@ -87,17 +94,17 @@ std::string default_package_path() {
   throw RuntimeError(ErrorCode::Package, msg);
 }
 
-std::string resolve_package_path(const std::string& requested, bool env_override) {
+std::string resolve_package_path(const std::string& requested, bool env_override, const std::string& installed) {
   std::string rt_hsaco = env_override ? env("RT_HSACO") : std::string();
   if (!rt_hsaco.empty()) {
     if (is_file(rt_hsaco)) return rt_hsaco;
     throw RuntimeError(ErrorCode::Package, "RT_HSACO=" + rt_hsaco + ": no such file");
   }
-  if (requested.empty()) return default_package_path();
+  if (requested.empty()) return default_package_path(installed);
   if (is_file(requested)) return requested;
   if (fs::path(requested).filename() == kPackageFileName) {
     // The kernel package by name: also look where the build puts it.
-    PackageSearch s = find_default_package();
+    PackageSearch s = find_default_package(installed);
     if (!s.found.empty()) return s.found;
     std::string msg = requested + ": no such file; kernel package " + kPackageFileName +
                       " not found; also tried:";

@@ -110,7 +110,7 @@ struct Runtime::Impl {
       if (mine.size() > 1)
         msg += "\n(" + std::to_string(mine.size() - 1) + " more failed launch" +
                (mine.size() == 2 ? "" : "es") + " of this thread since the last sync)";
-      throw RuntimeError(ErrorCode::DeviceFault, msg);
+      throw RuntimeError(mine.front().cancelled ? ErrorCode::Cancelled : ErrorCode::DeviceFault, msg);
     }
     if (!fatal.empty()) throw RuntimeError(ErrorCode::Backend, "the device queue failed: " + fatal);
   }
@@ -180,10 +180,12 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_shared<Impl>()) {
                ? backend_kind_from_environment()
                : options.backend;
   b.emu_threads = options.emu_threads;
+  b.emu_instruction_budget = options.emu_instruction_budget;
   b.hsa_library = options.hsa_library;
   m.backend = open_backend(b);
   m.hidden = m.backend->hidden_values();
-  if (options.packages.empty() && options.default_package) load_package(resolve_package_path(""));
+  if (options.packages.empty() && options.default_package)
+    load_package(resolve_package_path("", true, options.installed_package));
   for (const auto& p : options.packages) load_package(p);
 }
 
@@ -478,6 +480,23 @@ void Runtime::launch_dynamic(std::string_view symbol, Dim3 grid, Dim3 workgroup,
 void Runtime::sync() {
   impl_->wait_all();
   impl_->raise_own_failures();
+}
+
+bool Runtime::wait_for(double seconds) {
+  Backend& b = *impl_->backend;
+  return b.wait_for(b.last_ticket(), seconds);
+}
+
+bool Runtime::cancel() {
+  return impl_->backend->cancel();
+}
+
+bool Runtime::set_instruction_budget(uint64_t wave_instructions) {
+  return impl_->backend->set_instruction_budget(wave_instructions);
+}
+
+uint64_t Runtime::instruction_budget() const {
+  return impl_->backend->instruction_budget();
 }
 
 // ------------------------------------------------------------------ timing

@@ -81,9 +81,10 @@ std::vector<ParameterInfo> parameters(const MachineParams& m) {
        "HBM2 organisation (32 channels x 16 banks x 2 KiB rows); activation time from the PERFORMANCE_FACTS 3 workgroups-per-CU sweep"},
       {"HBM writes", fmt("%.3f x the channel time of a read", m.dram_write_cost), "PERFORMANCE_FACTS 3: float4 fill 618 GB/s"},
       {"host link", fmt("%.3f GB/s", m.host_link_bytes_per_s / 1e9) + fmt(", %.0f B per request", m.host_request_overhead_bytes) +
-                        fmt(", %.2f us round trip", m.host_latency_s * 1e6),
+                        fmt(", %.2f us round trip", m.host_latency_s * 1e6) +
+                        ", one request per 64-byte line a wave asks for",
        "PCIe Gen4 x4 (PERFORMANCE_FACTS 1): 16 GT/s x 4 x 128/130; per read completion a 12 B header, 4 B LCRC, 4 B "
-       "framing; round trip from the PERFORMANCE_FACTS 3 grid points"},
+       "framing; round trip from the PERFORMANCE_FACTS 3 grid points; lines: the scalar data cache's"},
       {"dispatch floor", fmt("%.2f us per dispatch", m.dispatch_floor_s * 1e6), "PERFORMANCE_FACTS 6: empty kernel 7.1-7.4 us, 16 dispatches 112 us"},
   };
 }

@@ -37,6 +37,7 @@ struct Wave {
   uint32_t chain = 0;
   double lgkm[16];
   uint32_t lgkm_n = 0;
+  double host_done = 0;  // when the wave's last host-memory request returns
 };
 
 struct Group {
@@ -298,8 +299,10 @@ void Engine::step(uint32_t slot) {
           w.t = s;
         } else if (op.kind == OpKind::SmemOther) {
           done = w.t + issue_;
+        } else if (op.aux == 2) {
+          done = w.host_done;  // merged into the line's pending request
         } else if (op.aux) {
-          done = mem_.host_read(w.t, op.arg);
+          done = w.host_done = mem_.host_read(w.t, op.arg);
         } else if (op.count) {
           done = mem_.scalar_access(lines[op.arg], w.t,
                                     op.kind == OpKind::SmemLoad ? emu::MemoryAccess::Read : emu::MemoryAccess::Write);

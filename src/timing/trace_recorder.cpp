@@ -94,6 +94,7 @@ class TraceRecorder::Workgroup : public emu::WorkgroupObserver {
     waves.clear();
     waves.resize(nwaves);
     trips_.assign(nwaves, TripSegments{});
+    host_.assign(nwaves, {});
     last_ = nullptr;
   }
   // Ends the open trips (segments of loads after the last s_waitcnt).
@@ -107,7 +108,10 @@ class TraceRecorder::Workgroup : public emu::WorkgroupObserver {
     last_wave_ = wave;
     ++w.instructions;
     OpKind k = detail::issue_kind(inst, cls);
-    if (k == OpKind::Wait || k == OpKind::Barrier || k == OpKind::End) trips_[wave].close(w.ops);
+    if (k == OpKind::Wait || k == OpKind::Barrier || k == OpKind::End) {
+      trips_[wave].close(w.ops);
+      host_[wave].clear();
+    }
     if (mergeable(k) && !w.ops.empty()) {
       TraceOp& prev = w.ops.back();
       if (prev.kind == k && prev.count < 0xffff) {
@@ -167,9 +171,23 @@ class TraceRecorder::Workgroup : public emu::WorkgroupObserver {
     if (in_range(address, info->kernarg_address, info->kernarg_bytes) ||
         in_range(address, info->packet_address, info->packet_bytes) ||
         in_range(address, info->queue_address, info->queue_bytes)) {
+      // The scalar cache asks for a 64-byte line once: a later load of the
+      // wave within a line it already requested (no wait in between) is
+      // served by that request, which carries the bytes of both.
+      std::vector<HostLine>& pending = host_[last_wave_];
+      const uint64_t first = address >> 6, last = (address + std::max<uint32_t>(bytes, 1) - 1) >> 6;
+      op->count = 0;
+      for (const HostLine& h : pending)
+        if (first == h.line && last == h.line) {
+          TraceOp& owner = last_->ops[h.op];
+          owner.arg = std::min<uint32_t>(owner.arg + bytes, 64);
+          op->aux = 2;
+          op->arg = 0;
+          return;
+        }
       op->aux = 1;
       op->arg = bytes;
-      op->count = 0;
+      if (first == last) pending.push_back({first, uint32_t(last_->ops.size() - 1)});
       return;
     }
     WaveTrace& w = *last_;
@@ -190,6 +208,13 @@ class TraceRecorder::Workgroup : public emu::WorkgroupObserver {
   WaveTrace* last_ = nullptr;
   uint32_t last_wave_ = 0;
   std::vector<TripSegments> trips_;
+  // Per wave: the host-memory lines its scalar loads requested since its
+  // last wait, and the op whose request brings each.
+  struct HostLine {
+    uint64_t line = 0;
+    uint32_t op = 0;
+  };
+  std::vector<std::vector<HostLine>> host_;
 };
 
 TraceRecorder::TraceRecorder() = default;

@@ -137,7 +137,7 @@ class DescriptorVsLlvmMc : public ::testing::TestWithParam<Config> {
   void SetUp() override {
     for (const auto& t : {GetParam().mc, GetParam().lld})
       if (!test::have_tool(t))
-        GTEST_SKIP() << t << " not found; install llvm/lld to run this oracle";
+        K100_ORACLE_MISSING(std::string(t) + " not found; install llvm/lld to run this oracle");
   }
 };
 
@@ -199,7 +199,7 @@ INSTANTIATE_TEST_SUITE_P(Targets, DescriptorVsLlvmMc, ::testing::ValuesIn(kConfi
 TEST(DescriptorVsLlvmMcErrors, SameSettingsAreRejected) {
   const Config& c = kConfigs[0];
   for (const auto& t : {c.mc})
-    if (!test::have_tool(t)) GTEST_SKIP() << t << " not found; install llvm to run this oracle";
+    if (!test::have_tool(t)) K100_ORACLE_MISSING(std::string(t) + " not found; install llvm to run this oracle");
   Target target = parse_target_id(c.target_id);
   struct Case {
     const char* what;

@@ -252,7 +252,7 @@ class LldDifferential : public ::testing::TestWithParam<Toolchain> {
   void SetUp() override {
     for (const auto& t : {GetParam().mc, GetParam().lld})
       if (!test::have_tool(t))
-        GTEST_SKIP() << t << " not found; install llvm/lld to run this oracle";
+        K100_ORACLE_MISSING(std::string(t) + " not found; install llvm/lld to run this oracle");
   }
 
   // Assembles and links `src`; returns lld's bytes.

@@ -267,7 +267,7 @@ class MetadataOracle : public ::testing::Test {
   void SetUp() override {
     for (const char* t : {"llvm-mc-14", "ld.lld-14", "llvm-readelf-14"})
       if (!test::have_tool(t))
-        GTEST_SKIP() << t << " not found; install llvm/lld to run this oracle";
+        K100_ORACLE_MISSING(std::string(t) + " not found; install llvm/lld to run this oracle");
   }
 };
 

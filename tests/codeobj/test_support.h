@@ -1,5 +1,5 @@
-// Helpers for the codeobj tests: running the LLVM oracle tools, temporary
-// directories, file I/O, and small code objects with known contents.
+// Helpers for the codeobj tests: small code objects with known contents,
+// known encodings, and reading llvm-readelf's metadata output.
 #pragma once
 
 #include <cstdint>
@@ -7,37 +7,21 @@
 #include <string>
 #include <vector>
 
+#include "files.h"
 #include "k100/codeobj/code_object.h"
+#include "tools.h"
 
 namespace k100::codeobj::test {
 
-struct CommandResult {
-  int rc = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs argv (no shell interpretation of the arguments), optionally feeding stdin_text.
-CommandResult run(const std::vector<std::string>& argv, const std::string& stdin_text = "");
-
-// True if `tool` is an executable on PATH (or an absolute path that exists).
-bool have_tool(const std::string& tool);
-
-// A fresh directory under the build tree's temp area, removed on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::filesystem::path& path() const { return path_; }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
-std::vector<uint8_t> read_bytes(const std::string& path);
-void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes);
-void write_text(const std::string& path, const std::string& text);
+// Running the oracle tools, temporary directories and files: the helpers
+// every module's tests share (tests/support).
+using k100::test::CommandResult;
+using k100::test::have_tool;
+using k100::test::read_bytes;
+using k100::test::run;
+using k100::test::TempDir;
+using k100::test::write_bytes;
+using k100::test::write_text;
 
 // The YAML document llvm-readelf -n prints for the (first) metadata note: the text from
 // the "---" line to the "..." line, both included, newline-terminated.

@@ -26,7 +26,7 @@ class WriterOracle : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
     for (const char* t : {"llvm-readelf-14", "llvm-objdump-14"})
-      if (!test::have_tool(t)) GTEST_SKIP() << t << " not found; install llvm to run this oracle";
+      if (!test::have_tool(t)) K100_ORACLE_MISSING(std::string(t) + " not found; install llvm to run this oracle");
   }
 };
 

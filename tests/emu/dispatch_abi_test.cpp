@@ -117,7 +117,7 @@ class EmuDispatch : public ::testing::Test {
   void SetUp() override {
     std::string why;
     auto co = assemble(abi_source(), "abi", &why);
-    if (!co) GTEST_SKIP() << why;
+    if (!co) K100_ORACLE_MISSING(why);
     co_ = *co;
     prog_ = dev_.load_code_object(co_, "abi.hsaco");
   }

@@ -14,27 +14,17 @@ namespace k100::emu::test {
 
 namespace {
 
-const char* kLdsInit =
+const char* kLdsLoad =
     " v_lshlrev_b32 v1, 2, v62\n global_load_dword v10, v1, s[94:95]\n global_load_dword v11, v1, s[94:95] offset:256\n"
     " global_load_dword v12, v1, s[94:95] offset:512\n global_load_dword v13, v1, s[94:95] offset:768\n s_waitcnt vmcnt(0)\n"
     " ds_write_b32 v1, v10\n ds_write_b32 v1, v11 offset:256\n ds_write_b32 v1, v12 offset:512\n ds_write_b32 v1, v13 offset:768\n"
-    " s_waitcnt lgkmcnt(0)\n"
-    " s_mov_b32 s40, 0x9e3779b1\n v_mul_lo_u32 v5, v62, s40\n v_xor_b32 v5, 0x55aa00ff, v5\n"
-    " v_xor_b32 v6, 0x01234567, v5\n v_not_b32 v7, v5\n v_xor_b32 v8, 0x7f7f7f7f, v5\n"
-    " v_mov_b32 v2, 0xaaaaaaaa\n v_mov_b32 v3, 0xaaaaaaaa\n v_mov_b32 v4, 0xaaaaaaaa\n v_mov_b32 v9, 0xaaaaaaaa\n";
+    " s_waitcnt lgkmcnt(0)\n";
+// Then the lane data and a known value in v2..v4, v9.
+const std::string kLdsInit = std::string(kLdsLoad) + kLaneData + kMarkRegisters;
 const char* kLdsDump =
     "\n s_waitcnt lgkmcnt(0)\n s_mov_b64 exec, -1\n ds_read_b32 v10, v1\n ds_read_b32 v11, v1 offset:256\n"
     " ds_read_b32 v12, v1 offset:512\n ds_read_b32 v13, v1 offset:768\n";
 
-uint32_t data_reg(int k, int lane) {
-  uint32_t v5 = (uint32_t(lane) * 0x9e3779b1u) ^ 0x55aa00ffu;
-  switch (k) {
-    case 0: return v5;
-    case 1: return v5 ^ 0x01234567u;
-    case 2: return ~v5;
-    default: return v5 ^ 0x7f7f7f7fu;
-  }
-}
 
 std::vector<uint32_t> lds_after(const VecResult& r) {
   std::vector<uint32_t> m(256);
@@ -148,17 +138,17 @@ void add_atomic(std::vector<VectorCase>& c, const std::string& mnemonic, Op op, 
                    uint32_t i = wide ? 2 * uint32_t(l) : uint32_t(l);
                    uint64_t old = wide ? uint64_t(m[i]) | uint64_t(m[i + 1]) << 32 : m[i];
                    uint64_t a, b;
-                   uint32_t v5 = data_reg(0, l), v6 = data_reg(1, l);
+                   uint32_t v5 = lane_data(0, l), v6 = lane_data(1, l);
                    if (op == Inc || op == Dec) {
                      v5 &= 0xffff;
                      v6 &= 0xffff;
                    }
                    if (wide) {
                      a = uint64_t(v5) | uint64_t(v6) << 32;
-                     b = uint64_t(data_reg(2, l)) | uint64_t(data_reg(3, l)) << 32;
+                     b = uint64_t(lane_data(2, l)) | uint64_t(lane_data(3, l)) << 32;
                    } else {
                      a = v5;
-                     b = cmp ? data_reg(2, l) : v6;
+                     b = cmp ? lane_data(2, l) : v6;
                    }
                    if (cmp && (l % 2 == 0)) a = wide ? old : uint32_t(old);
                    uint64_t nv = model(op, old, a, b, wide);
@@ -189,6 +179,48 @@ const std::vector<VectorCase>& ds_cases() {
         {"u8_d16_hi", 1, false, 2}, {"i8_d16", 1, true, 1}, {"i8_d16_hi", 1, true, 2}, {"u16_d16", 2, false, 1},
         {"u16_d16_hi", 2, false, 2},
     };
+    // lds_direct as a VALU source: LDS at M0[15:0] (a dword-aligned byte
+    // address) read as the type M0[18:16], the same value in every lane.
+    {
+      struct Direct { uint32_t type; const char* text; unsigned vgpr; };
+      const Direct direct[] = {{0, "v_mov_b32 v2, lds_direct", 2}, {1, "v_mov_b32 v3, src_lds_direct", 3},
+                               {2, "v_add_u32 v4, lds_direct, v62", 4}, {4, "v_add_u32_e64 v5, lds_direct, 1", 5},
+                               {5, "v_mov_b32_e64 v6, lds_direct", 6}};
+      // each read's dword (address 0x24 + 4 * type) holds 0x8081f2f3 + type:
+      // negative as a byte and as a short
+      std::string body = kLdsInit;
+      for (const Direct& d : direct)
+        body += " v_mov_b32 v20, " + std::to_string(0x24 + 4 * d.type) + "\n v_mov_b32 v21, " +
+                std::to_string(0x8081f2f3u + d.type) + "\n ds_write_b32 v20, v21\n";
+      body += " s_waitcnt lgkmcnt(0)\n";
+      for (const Direct& d : direct)
+        body += " s_mov_b32 m0, " + std::to_string(d.type << 16 | (0x24 + 4 * d.type)) + "\n s_nop 0\n " + d.text + "\n";
+      c.push_back({"lds_direct", body + kLdsDump,
+                   [](const VecResult& r) {
+                     auto at = [](uint32_t type) { return 0x8081f2f3u + type; };
+                     expect_lanes(r, "ubyte", 2, [&](int) { return at(0) & 0xff; });
+                     expect_lanes(r, "ushort", 3, [&](int) { return at(1) & 0xffff; });
+                     expect_lanes(r, "dword", 4, [&](int l) { return at(2) + uint32_t(l); });
+                     expect_lanes(r, "sbyte", 5, [&](int) { return uint32_t(int32_t(int8_t(at(4)))) + 1; });
+                     expect_lanes(r, "sshort", 6, [&](int) { return uint32_t(int32_t(int16_t(at(5)))); });
+                   },
+                   lds_options()});
+    }
+    // GDS: addresses are offsets from M0[31:16] within M0[15:0] bytes. Lane l
+    // writes 0x5000 + l at GDS byte 0x100 + 4l (base 0x100), then reads it
+    // back with base 0, adds l to it and reads the sum.
+    c.push_back({"gds",
+                 std::string(kLdsInit) +
+                     " s_mov_b32 m0, 0x01000400\n v_lshlrev_b32 v20, 2, v62\n v_add_u32 v21, 0x5000, v62\n"
+                     " ds_write_b32 v20, v21 gds\n s_waitcnt lgkmcnt(0) expcnt(0)\n s_mov_b32 m0, 0x800\n"
+                     " v_add_u32 v22, 0x100, v20\n ds_read_b32 v2, v22 gds\n ds_add_rtn_u32 v3, v22, v62 gds\n"
+                     " s_waitcnt lgkmcnt(0) expcnt(0)\n ds_read_b32 v4, v22 gds\n s_waitcnt lgkmcnt(0)\n" + kLdsDump,
+                 [](const VecResult& r) {
+                   expect_lanes(r, "gds read", 2, [](int l) { return 0x5000u + uint32_t(l); });
+                   expect_lanes(r, "gds add returns", 3, [](int l) { return 0x5000u + uint32_t(l); });
+                   expect_lanes(r, "gds after add", 4, [](int l) { return 0x5000u + 2 * uint32_t(l); });
+                 },
+                 lds_options()});
     for (const ReadForm& f : reads) {
       unsigned n = f.bytes >= 4 ? f.bytes / 4 : 1;
       std::string body = std::string(kLdsInit) + " v_lshlrev_b32 v20, 3, v62\n ds_read_" + f.name + " " + regs(2, n) +
@@ -225,7 +257,7 @@ const std::vector<VectorCase>& ds_cases() {
                      auto m = lds_before(r);
                      for (int l = 0; l < 64; ++l)
                        for (unsigned b = 0; b < f.bytes; ++b) {
-                         uint32_t reg = data_reg(int(b / 4), l);
+                         uint32_t reg = lane_data(int(b / 4), l);
                          if (f.hi) reg >>= 16;
                          put_byte(m, uint32_t(l) * 16 + off + b, uint8_t(reg >> (8 * (b % 4))));
                        }
@@ -265,8 +297,8 @@ const std::vector<VectorCase>& ds_cases() {
                        for (int l = 0; l < 16; ++l)
                          for (unsigned w = 0; w < esz / 4; ++w) {
                            uint32_t a0 = elem_addr(l, o0) / 4 + w, a1 = elem_addr(l, o1) / 4 + w;
-                           m[a0] = data_reg(int(w), l);
-                           m[a1] = wide ? data_reg(2 + int(w), l) : data_reg(1, l);
+                           m[a0] = lane_data(int(w), l);
+                           m[a1] = wide ? lane_data(2 + int(w), l) : lane_data(1, l);
                          }
                        expect_lds(r, m, "write2");
                      },
@@ -282,8 +314,8 @@ const std::vector<VectorCase>& ds_cases() {
                            uint32_t a0 = elem_addr(l, o0) / 4 + w, a1 = elem_addr(l, o1) / 4 + w;
                            EXPECT_EQ(r.reg(14 + w, l), r.in_before[a0]) << "wrxchg2 returned first, lane " << l;
                            EXPECT_EQ(r.reg(14 + esz / 4 + w, l), r.in_before[a1]) << "wrxchg2 returned second, lane " << l;
-                           m[a0] = data_reg(int(w), l);
-                           m[a1] = wide ? data_reg(2 + int(w), l) : data_reg(1, l);
+                           m[a0] = lane_data(int(w), l);
+                           m[a1] = wide ? lane_data(2 + int(w), l) : lane_data(1, l);
                          }
                        expect_lds(r, m, "wrxchg2");
                      },
@@ -336,11 +368,11 @@ const std::vector<VectorCase>& ds_cases() {
                      " ds_swizzle_b32 v4, v5 offset:swizzle(QUAD_PERM,1,0,3,2)\n s_mov_b64 exec, -1\n" +
                      kLdsDump,
                  [](const VecResult& r) {
-                   expect_lanes(r, "quad perm", 2, [](int l) { return data_reg(0, (l & ~3) + ((l & 3) ^ 1)); });
+                   expect_lanes(r, "quad perm", 2, [](int l) { return lane_data(0, (l & ~3) + ((l & 3) ^ 1)); });
                    // "01pip": bit4 0, bit3 1, bit2 preserve, bit1 invert, bit0 preserve
                    expect_lanes(r, "bitmask perm", 3, [](int l) {
                      int in = (l & 32) | ((((l & 31) & 0x07) | 0x08) ^ 0x02);
-                     return data_reg(0, in);
+                     return lane_data(0, in);
                    });
                    // even lanes active; each reads its odd neighbour, which is inactive -> 0
                    expect_lanes(r, "inactive source", 4, [](int l) { return l % 2 == 0 ? 0u : 0xaaaaaaaau; });
@@ -353,9 +385,9 @@ const std::vector<VectorCase>& ds_cases() {
                      " ds_bpermute_b32 v4, v21, v5 offset:8\n" +
                      kLdsDump,
                  [](const VecResult& r) {
-                   expect_lanes(r, "bpermute", 2, [](int l) { return data_reg(0, l ^ 1); });
-                   expect_lanes(r, "permute", 3, [](int l) { return data_reg(0, 63 - l); });
-                   expect_lanes(r, "bpermute offset", 4, [](int l) { return data_reg(0, (63 - l + 2) & 63); });
+                   expect_lanes(r, "bpermute", 2, [](int l) { return lane_data(0, l ^ 1); });
+                   expect_lanes(r, "permute", 3, [](int l) { return lane_data(0, 63 - l); });
+                   expect_lanes(r, "bpermute offset", 4, [](int l) { return lane_data(0, (63 - l + 2) & 63); });
                  },
                  lds_options()});
     // append / consume count active lanes at M0-addressed LDS.
@@ -379,9 +411,9 @@ const std::vector<VectorCase>& ds_cases() {
                      kLdsDump,
                  [](const VecResult& r) {
                    auto m = lds_before(r);
-                   for (int l = 0; l < 64; ++l) m[size_t(128 + 4 + l)] = data_reg(0, l);
+                   for (int l = 0; l < 64; ++l) m[size_t(128 + 4 + l)] = lane_data(0, l);
                    expect_lds(r, m, "write_addtid");
-                   expect_lanes(r, "read_addtid", 2, [](int l) { return data_reg(0, l); });
+                   expect_lanes(r, "read_addtid", 2, [](int l) { return lane_data(0, l); });
                  },
                  lds_options()});
     return c;

@@ -60,12 +60,6 @@ namespace {
 int run(const std::string& cmd, std::string* output) { return k100::test::run_shell(cmd, output); }
 }  // namespace
 
-std::optional<std::vector<uint8_t>> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::nullopt;
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
 std::optional<std::vector<uint8_t>> assemble(const std::string& source, const std::string& stem, std::string* why) {
   std::string mc = find_tool("llvm-mc-14"), ld = find_tool("ld.lld-14");
   if (mc.empty()) mc = find_tool("llvm-mc");
@@ -95,6 +89,17 @@ std::optional<std::vector<uint8_t>> assemble(const std::string& source, const st
   std::remove(s_path.c_str());
   std::remove(o_path.c_str());
   return read_file(co_path);
+}
+
+DispatchResult run_one_wave(Device& dev, const Program& prog, const std::string& kernel, uint64_t out, uint64_t in) {
+  Args args;
+  args.add(out).add(in);
+  LaunchConfig launch;
+  launch.grid = {64, 1, 1};
+  launch.workgroup = {64, 1, 1};
+  DispatchOptions opt;
+  opt.threads = 1;
+  return dev.dispatch(prog, kernel, launch, args.bytes(), opt);
 }
 
 }  // namespace k100::emu::test

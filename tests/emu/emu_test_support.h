@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "files.h"
 #include "k100/emu/device.h"
 #include "tools.h"
 
@@ -53,8 +54,8 @@ std::optional<std::vector<uint8_t>> assemble(const std::string& source, const st
 // The assembly of the fault-test kernels (fault_test.cpp; also used by the coverage test).
 std::string fault_kernels_source();
 
-// Loads a compiled test kernel from the build tree (tests/emu/kernels/<file>); nullopt if absent.
-std::optional<std::vector<uint8_t>> read_file(const std::string& path);
+// A file's bytes, nullopt when it cannot be read (tests/support).
+using k100::test::read_file;
 
 template <class T>
 std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
@@ -117,5 +118,9 @@ class Args {
  private:
   std::vector<uint8_t> bytes_;
 };
+
+// One workgroup of 64 work-items on one host thread with the two arguments
+// of the scalar and vector case harnesses (out, in).
+DispatchResult run_one_wave(Device& dev, const Program& prog, const std::string& kernel, uint64_t out, uint64_t in);
 
 }  // namespace k100::emu::test

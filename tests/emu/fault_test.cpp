@@ -20,6 +20,8 @@ std::string fault_kernels_source() {
   return kernel_asm("oob_store", std::string(kLoadOut) + "  v_lshlrev_b32 v1, 2, v0\n  global_store_dword v1, v0, s[2:3]\n  s_endpgm\n", plain) +
          kernel_asm("oob_load_scalar", std::string(kLoadOut) + "  s_load_dword s4, s[2:3], 0x400\n  s_waitcnt lgkmcnt(0)\n  s_endpgm\n", plain) +
          kernel_asm("lds_overflow", "  v_lshlrev_b32 v1, 3, v0\n  ds_write_b32 v1, v0\n  s_waitcnt lgkmcnt(0)\n  s_endpgm\n", lds) +
+         kernel_asm("gds_overflow", "  s_mov_b32 m0, 0x100\n  v_lshlrev_b32 v1, 3, v0\n  ds_write_b32 v1, v0 gds\n"
+                    "  s_waitcnt lgkmcnt(0) expcnt(0)\n  s_endpgm\n", plain) +
          kernel_asm("runaway", ".Lspin:\n  s_add_u32 s4, s4, 1\n  s_branch .Lspin\n  s_endpgm\n", plain) +
          kernel_asm("trap", "  s_nop 0\n  s_trap 2\n  s_endpgm\n", plain) +
          kernel_asm("invalid", "  s_nop 0\n  .long 0xffffffff\n  s_endpgm\n", plain) +
@@ -34,7 +36,7 @@ class EmuFault : public ::testing::Test {
   void SetUp() override {
     std::string why;
     auto co = assemble(fault_kernels_source(), "faults", &why);
-    if (!co) GTEST_SKIP() << why;
+    if (!co) K100_ORACLE_MISSING(why);
     prog_ = dev_.load_code_object(*co, "faults.hsaco");
   }
   DispatchResult run(const std::string& kernel, uint64_t arg, uint32_t items = 64, DispatchOptions opt = {}) {
@@ -131,6 +133,16 @@ TEST_F(EmuFault, LdsPastItsSize) {
   EXPECT_EQ(r.fault->lane, 32);  // 32 * 8 = 256, the first byte past the 256-byte LDS
   EXPECT_EQ(r.fault->address.value_or(0), 256u);
   EXPECT_NE(r.fault->instruction.find("ds_write_b32"), std::string::npos);
+  expect_device_still_works();
+}
+
+TEST_F(EmuFault, GdsPastTheSizeM0Gives) {
+  DispatchResult r = run("gds_overflow", 0);
+  ASSERT_FALSE(r.ok());
+  std::printf("%s", r.fault->report().c_str());
+  EXPECT_EQ(r.fault->kind, FaultKind::LdsOutOfRange);
+  EXPECT_EQ(r.fault->lane, 32);  // 32 * 8 = 256, the first byte past M0[15:0] = 256
+  EXPECT_NE(r.fault->message.find("GDS store"), std::string::npos) << r.fault->message;
   expect_device_still_works();
 }
 

@@ -29,7 +29,7 @@ bool compiler_available(bool hip);
   auto var = ::k100::emu::test::kernel_program(stem, hip);                                       \
   if (!var) {                                                                                     \
     if (!::k100::emu::test::compiler_available(hip))                                              \
-      GTEST_SKIP() << ((hip) ? "hipcc" : "clang-15") << " is not installed: kernel " << stem << " was not built"; \
+      K100_ORACLE_MISSING(std::string((hip) ? "hipcc" : "clang-15") + " is not installed: kernel " + (stem) + " was not built"); \
     FAIL() << "compiled kernel " << stem << ".hsaco is missing from the build tree";              \
   }
 

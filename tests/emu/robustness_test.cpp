@@ -45,7 +45,7 @@ TEST(EmuRobustness, RandomInstructionsNeverCrashTheHost) {
   o.private_segment_buffer = false;
   o.vgprs = 256;
   auto co = assemble(kernel_asm("prologue", kPrologue, o), "robust", &why);
-  if (!co) GTEST_SKIP() << why;
+  if (!co) K100_ORACLE_MISSING(why);
   CodeImage base = image_from_code_object(*co, "robust");
   const KernelSpec k = base.kernels.at(0);
   std::vector<uint8_t> prologue(base.bytes.begin() + std::ptrdiff_t(k.entry), base.bytes.begin() + std::ptrdiff_t(base.code_end));

@@ -109,6 +109,10 @@ const std::vector<ScalarCase>& salu_cases() {
        " s_swappc_b64 s[8:9], s[4:5]\n s_mov_b32 s3, 5\n s_branch .Lswap_done\n.Lswap_target:\n s_mov_b32 s10, 6\n"
        " s_setpc_b64 s[8:9]\n.Lswap_done:",
        {{"s3", 5}, {"s10", 6}}},
+      // s_rfe_b64 jumps to S0 (over the s_mov of 5)
+      {"s_mov_b32 s3, 1\n s_getpc_b64 s[4:5]\n.Lrfe_base:\n s_add_u32 s4, s4, .Lrfe_target-.Lrfe_base\n"
+       " s_addc_u32 s5, s5, 0\n s_rfe_b64 s[4:5]\n s_mov_b32 s3, 5\n.Lrfe_target:\n s_mov_b32 s10, 6",
+       {{"s3", 1}, {"s10", 6}}},
       // saveexec family: EXEC = 0x00000000ffffffff, S0 = 0x0000ffff0000ffff
       {"s_mov_b32 s2, -1\n s_mov_b32 s3, 0\n s_mov_b64 exec, s[2:3]\n s_mov_b32 s4, 0xffff\n s_mov_b32 s5, 0xffff\n"
        " s_and_saveexec_b64 s[6:7], s[4:5]",

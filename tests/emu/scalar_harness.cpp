@@ -50,7 +50,7 @@ uint64_t pick(const std::vector<uint32_t>& out, const std::vector<uint32_t>& in,
 void run_scalar_cases(const std::vector<ScalarCase>& cases, const std::string& prefix) {
   std::string why;
   auto co = assemble(scalar_cases_source(cases, prefix), prefix, &why);
-  if (!co) GTEST_SKIP() << why;
+  if (!co) K100_ORACLE_MISSING(why);
   Device dev;
   auto prog = dev.load_code_object(*co, prefix + ".hsaco");
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -59,14 +59,7 @@ void run_scalar_cases(const std::vector<ScalarCase>& cases, const std::string& p
     std::vector<uint32_t> in(64);
     for (uint32_t k = 0; k < 64; ++k) in[k] = 0x1000 + k;
     uint64_t out_a = buf.zeros(80 * 4), in_a = buf.upload(in);
-    Args args;
-    args.add(out_a).add(in_a);
-    LaunchConfig launch;
-    launch.grid = {64, 1, 1};
-    launch.workgroup = {64, 1, 1};
-    DispatchOptions opt;
-    opt.threads = 1;
-    DispatchResult r = dev.dispatch(*prog, prefix + "_" + std::to_string(i), launch, args.bytes(), opt);
+    DispatchResult r = run_one_wave(dev, *prog, prefix + "_" + std::to_string(i), out_a, in_a);
     if (!r.ok()) {
       ADD_FAILURE() << "case " << i << ":\n" << c.body << "\n" << r.fault->report();
       continue;

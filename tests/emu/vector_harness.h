@@ -19,6 +19,14 @@ namespace k100::emu::test {
 
 uint32_t vec_pattern(uint32_t i);  // initial in[i]
 
+// Lane-dependent data in v5..v8 for the stores and atomics of a case:
+// kLaneData sets them (it uses s40), lane_data(k, lane) is the value of
+// v(5 + k) in `lane`.
+extern const char* const kLaneData;
+uint32_t lane_data(int k, int lane);
+// Sets v2, v3, v4 and v9 to 0xaaaaaaaa, so a check sees what a case did not write.
+extern const char* const kMarkRegisters;
+
 struct VecResult {
   std::vector<uint32_t> v;  // [reg * 64 + lane], v0..v31
   std::vector<uint32_t> in_before, in_after;

@@ -25,20 +25,6 @@ uint32_t dword_at(const std::vector<uint32_t>& m, uint32_t b) {
          uint32_t(byte_at(m, b + 3)) << 24;
 }
 
-// Data registers v5..v8: lane-dependent values the stores and atomics use.
-const char* kData =
-    " s_mov_b32 s40, 0x9e3779b1\n v_mul_lo_u32 v5, v62, s40\n v_xor_b32 v5, 0x55aa00ff, v5\n"
-    " v_xor_b32 v6, 0x01234567, v5\n v_not_b32 v7, v5\n v_xor_b32 v8, 0x7f7f7f7f, v5\n";
-uint32_t data_reg(int k, int lane) {
-  uint32_t v5 = (uint32_t(lane) * 0x9e3779b1u) ^ 0x55aa00ffu;
-  switch (k) {
-    case 0: return v5;
-    case 1: return v5 ^ 0x01234567u;
-    case 2: return ~v5;
-    default: return v5 ^ 0x7f7f7f7fu;
-  }
-}
-const char* kPrefill = " v_mov_b32 v2, 0xaaaaaaaa\n v_mov_b32 v3, 0xaaaaaaaa\n v_mov_b32 v4, 0xaaaaaaaa\n v_mov_b32 v9, 0xaaaaaaaa\n";
 
 struct LoadForm {
   const char* suffix;
@@ -90,7 +76,7 @@ void check_store(const VecResult& r, const StoreForm& f, const std::function<uin
   auto put = [&](uint32_t b, uint8_t v) { want[b / 4] = (want[b / 4] & ~(0xffu << (8 * (b % 4)))) | uint32_t(v) << (8 * (b % 4)); };
   for (int l = 0; l < 64; ++l)
     for (unsigned b = 0; b < f.bytes; ++b) {
-      uint32_t reg = data_reg(int(b / 4), l);
+      uint32_t reg = lane_data(int(b / 4), l);
       if (f.hi) reg >>= 16;
       put(addr(l) + b, uint8_t(reg >> (8 * (b % 4))));
     }
@@ -140,7 +126,7 @@ const char* kAtomicData =
 
 uint64_t atomic_data(int lane, bool wide) {
   // Matches the bodies: 32-bit data v5 (small for inc/dec), 64-bit data v[5:6] = (v5, v5 ^ 0x01234567).
-  uint32_t v5 = data_reg(0, lane) & 0x7ff;
+  uint32_t v5 = lane_data(0, lane) & 0x7ff;
   if (!wide) return v5;
   return uint64_t(v5) | uint64_t(v5 ^ 0x01234567u) << 32;
 }
@@ -151,7 +137,7 @@ void check_atomic(const VecResult& r, int op, bool wide, bool ret, unsigned ret_
     uint64_t old = wide ? (uint64_t(r.in_before[2 * l]) | uint64_t(r.in_before[2 * l + 1]) << 32) : r.in_before[l];
     uint64_t src = atomic_data(l, wide);
     uint64_t cmp;
-    if (l & 1) cmp = wide ? (uint64_t(data_reg(0, l) & 0x7ff) | uint64_t(r.in_before[2 * l + 1]) << 32) : (data_reg(0, l) & 0x7ff);
+    if (l & 1) cmp = wide ? (uint64_t(lane_data(0, l) & 0x7ff) | uint64_t(r.in_before[2 * l + 1]) << 32) : (lane_data(0, l) & 0x7ff);
     else cmp = old;
     uint64_t nv = model_atomic(op, old, src, cmp, wide);
     if (wide) {
@@ -201,7 +187,7 @@ void add_global_like(std::vector<VectorCase>& c, const std::string& fam) {
   for (const LoadForm& f : kLoads) {
     unsigned n = f.bytes >= 4 ? f.bytes / 4 : 1;
     uint32_t off = f.bytes == 16 ? 0 : 4;
-    std::string body = std::string(kPrefill) + " v_lshlrev_b32 v1, 4, v62\n" + (flat ? kFlatAddr : "") + " " + fam +
+    std::string body = std::string(kMarkRegisters) + " v_lshlrev_b32 v1, 4, v62\n" + (flat ? kFlatAddr : "") + " " + fam +
                        "_load_" + f.suffix + " " + regs(2, n) + ", " + addr_operand() + tail() + " offset:" + std::to_string(off) + "\n";
     c.push_back({fam + "_load_" + f.suffix, body,
                  [f, off](const VecResult& r) { check_load(r, f, [off](int l) { return uint32_t(l * 16) + off; }); }, {}});
@@ -210,7 +196,7 @@ void add_global_like(std::vector<VectorCase>& c, const std::string& fam) {
   for (const StoreForm& f : kStores) {
     unsigned n = f.bytes >= 4 ? f.bytes / 4 : 1;
     uint32_t off = f.bytes == 16 ? 0 : 4;
-    std::string body = std::string(kData) + " v_lshlrev_b32 v1, 4, v62\n" + (flat ? kFlatAddr : "") + " " + fam + "_store_" +
+    std::string body = std::string(kLaneData) + " v_lshlrev_b32 v1, 4, v62\n" + (flat ? kFlatAddr : "") + " " + fam + "_store_" +
                        f.suffix + " " + addr_operand() + ", " + regs(5, n) + tail() + " offset:" + std::to_string(off) + "\n";
     c.push_back({fam + "_store_" + f.suffix, body,
                  [f, off](const VecResult& r) { check_store(r, f, [off](int l) { return uint32_t(l * 16) + off; }); }, {}});
@@ -222,7 +208,7 @@ void add_global_like(std::vector<VectorCase>& c, const std::string& fam) {
         if (!glc && a.op != 2 && a.op != 1) continue;  // no-return form exercised for add and cmpswap
         std::string name = fam + "_atomic_" + a.name + (wide ? "_x2" : "");
         std::string data = a.op == 1 ? (wide ? "v[5:8]" : "v[5:6]") : (wide ? "v[5:6]" : "v5");
-        std::string body = std::string(kData) + kAtomicMask + " v_xor_b32 v6, 0x01234567, v5\n" + kAtomicData +
+        std::string body = std::string(kLaneData) + kAtomicMask + " v_xor_b32 v6, 0x01234567, v5\n" + kAtomicData +
                            (wide ? " v_mov_b32 v1, v21\n" : " v_mov_b32 v1, v20\n") + (wide ? " v_mov_b32 v6, v5\n v_xor_b32 v6, 0x01234567, v6\n" : "") +
                            (flat ? kFlatAddr : "");
         std::string dst = glc ? (wide ? "v[2:3], " : "v2, ") : "";
@@ -252,12 +238,12 @@ const std::vector<VectorCase>& vmem_cases() {
       KernelOptions o;
       o.lds = 512;
       c.push_back({"flat lds aperture",
-                   std::string(kData) + " s_mov_b64 s[20:21], src_shared_base\n v_lshlrev_b32 v10, 2, v62\n v_mov_b32 v11, s21\n"
+                   std::string(kLaneData) + " s_mov_b64 s[20:21], src_shared_base\n v_lshlrev_b32 v10, 2, v62\n v_mov_b32 v11, s21\n"
                                         " flat_store_dword v[10:11], v5 offset:8\n s_waitcnt vmcnt(0) lgkmcnt(0)\n"
                                         " ds_read_b32 v2, v10 offset:8\n flat_load_dword v3, v[10:11] offset:8\n",
                    [](const VecResult& r) {
-                     expect_lanes(r, "ds_read of flat store", 2, [](int l) { return data_reg(0, l); });
-                     expect_lanes(r, "flat load from LDS", 3, [](int l) { return data_reg(0, l); });
+                     expect_lanes(r, "ds_read of flat store", 2, [](int l) { return lane_data(0, l); });
+                     expect_lanes(r, "flat load from LDS", 3, [](int l) { return lane_data(0, l); });
                    },
                    o});
     }
@@ -266,7 +252,7 @@ const std::vector<VectorCase>& vmem_cases() {
       KernelOptions o = scratch_options();
       o.private_segment_buffer = true;
       c.push_back({"flat private aperture",
-                   std::string(kData) + " s_mov_b64 s[20:21], src_private_base\n v_mov_b32 v10, 16\n v_mov_b32 v11, s21\n"
+                   std::string(kLaneData) + " s_mov_b64 s[20:21], src_private_base\n v_mov_b32 v10, 16\n v_mov_b32 v11, s21\n"
                                         " flat_store_dword v[10:11], v5\n s_waitcnt vmcnt(0)\n v_mov_b32 v1, 16\n"
                                         " scratch_load_dword v2, v1, off\n s_mov_b32 s41, 0\n"
                                         " scratch_store_dword off, v6, s41 offset:24\n s_waitcnt vmcnt(0)\n"
@@ -274,9 +260,9 @@ const std::vector<VectorCase>& vmem_cases() {
                                         " scratch_store_dword v1, v7, off offset:4\n s_waitcnt vmcnt(0)\n"
                                         " flat_load_dword v4, v[10:11] offset:4\n",
                    [](const VecResult& r) {
-                     expect_lanes(r, "scratch_load of flat store", 2, [](int l) { return data_reg(0, l); });
-                     expect_lanes(r, "buffer_load of private segment", 3, [](int l) { return data_reg(0, l); });
-                     expect_lanes(r, "flat_load of scratch store", 4, [](int l) { return data_reg(2, l); });
+                     expect_lanes(r, "scratch_load of flat store", 2, [](int l) { return lane_data(0, l); });
+                     expect_lanes(r, "buffer_load of private segment", 3, [](int l) { return lane_data(0, l); });
+                     expect_lanes(r, "flat_load of scratch store", 4, [](int l) { return lane_data(2, l); });
                    },
                    o});
     }
@@ -284,18 +270,18 @@ const std::vector<VectorCase>& vmem_cases() {
     // SCRATCH: every store form then dwordx4 back; every load form from a stored pattern.
     for (const StoreForm& f : kStores) {
       unsigned n = f.bytes >= 4 ? f.bytes / 4 : 1;
-      std::string body = std::string(kData) + " v_mov_b32 v1, 32\n v_mov_b32 v2, 0\n v_mov_b32 v3, 0\n v_mov_b32 v4, 0\n v_mov_b32 v9, 0\n"
+      std::string body = std::string(kLaneData) + " v_mov_b32 v1, 32\n v_mov_b32 v2, 0\n v_mov_b32 v3, 0\n v_mov_b32 v4, 0\n v_mov_b32 v9, 0\n"
                          " scratch_store_dwordx4 v1, v[2:5], off\n s_waitcnt vmcnt(0)\n v_mov_b32 v5, v5\n" +
-                         std::string(kData) + " scratch_store_" + f.suffix + " v1, " + regs(5, n) + ", off\n s_waitcnt vmcnt(0)\n"
+                         std::string(kLaneData) + " scratch_store_" + f.suffix + " v1, " + regs(5, n) + ", off\n s_waitcnt vmcnt(0)\n"
                          " scratch_load_dwordx4 v[12:15], v1, off\n";
       c.push_back({std::string("scratch_store_") + f.suffix, body,
                    [f](const VecResult& r) {
                      for (int k = 0; k < 4; ++k)
                        expect_lanes(r, f.suffix, 12 + unsigned(k), [&](int l) {
-                         uint32_t v = k == 3 ? data_reg(0, l) : 0;
+                         uint32_t v = k == 3 ? lane_data(0, l) : 0;
                          for (unsigned b = 0; b < f.bytes; ++b)
                            if (b / 4 == unsigned(k)) {
-                             uint32_t reg = data_reg(k, l);
+                             uint32_t reg = lane_data(k, l);
                              if (f.hi) reg >>= 16;
                              v = (v & ~(0xffu << (8 * (b % 4)))) | ((reg >> (8 * (b % 4))) & 0xff) << (8 * (b % 4));
                            }
@@ -306,14 +292,14 @@ const std::vector<VectorCase>& vmem_cases() {
     }
     for (const LoadForm& f : kLoads) {
       unsigned n = f.bytes >= 4 ? f.bytes / 4 : 1;
-      std::string body = std::string(kData) + " v_mov_b32 v1, 64\n scratch_store_dwordx4 v1, v[5:8], off offset:-4\n s_waitcnt vmcnt(0)\n" +
-                         kPrefill + " scratch_load_" + f.suffix + " " + regs(2, n) + ", v1, off offset:-4\n";
+      std::string body = std::string(kLaneData) + " v_mov_b32 v1, 64\n scratch_store_dwordx4 v1, v[5:8], off offset:-4\n s_waitcnt vmcnt(0)\n" +
+                         kMarkRegisters + " scratch_load_" + f.suffix + " " + regs(2, n) + ", v1, off offset:-4\n";
       c.push_back({std::string("scratch_load_") + f.suffix, body,
                    [f](const VecResult& r) {
                      unsigned n = f.bytes >= 4 ? f.bytes / 4 : 1;
                      for (unsigned k = 0; k < n; ++k)
                        expect_lanes(r, f.suffix, 2 + k, [&](int l) {
-                         std::vector<uint32_t> m = {data_reg(0, l), data_reg(1, l), data_reg(2, l), data_reg(3, l)};
+                         std::vector<uint32_t> m = {lane_data(0, l), lane_data(1, l), lane_data(2, l), lane_data(3, l)};
                          return load_result(f, m, 0, k);
                        });
                    },
@@ -324,7 +310,7 @@ const std::vector<VectorCase>& vmem_cases() {
     for (const LoadForm& f : kLoads) {
       unsigned n = f.bytes >= 4 ? f.bytes / 4 : 1;
       uint32_t off = f.bytes == 16 ? 0 : 4;
-      std::string body = rsrc(0, 1024, word3_fmt(4, 4)) + kPrefill + " v_lshlrev_b32 v1, 4, v62\n buffer_load_" + f.suffix +
+      std::string body = rsrc(0, 1024, word3_fmt(4, 4)) + kMarkRegisters + " v_lshlrev_b32 v1, 4, v62\n buffer_load_" + f.suffix +
                          " " + regs(2, n) + ", v1, s[8:11], 0 offen offset:" + std::to_string(off) + "\n";
       c.push_back({std::string("buffer_load_") + f.suffix, body,
                    [f, off](const VecResult& r) { check_load(r, f, [off](int l) { return uint32_t(l * 16) + off; }); }, {}});
@@ -332,7 +318,7 @@ const std::vector<VectorCase>& vmem_cases() {
     for (const StoreForm& f : kStores) {
       unsigned n = f.bytes >= 4 ? f.bytes / 4 : 1;
       uint32_t off = f.bytes == 16 ? 0 : 4;
-      std::string body = rsrc(0, 1024, word3_fmt(4, 4)) + kData + " v_lshlrev_b32 v1, 4, v62\n buffer_store_" + f.suffix + " " +
+      std::string body = rsrc(0, 1024, word3_fmt(4, 4)) + kLaneData + " v_lshlrev_b32 v1, 4, v62\n buffer_store_" + f.suffix + " " +
                          regs(5, n) + ", v1, s[8:11], 0 offen offset:" + std::to_string(off) + "\n";
       c.push_back({std::string("buffer_store_") + f.suffix, body,
                    [f, off](const VecResult& r) { check_store(r, f, [off](int l) { return uint32_t(l * 16) + off; }); }, {}});
@@ -342,7 +328,7 @@ const std::vector<VectorCase>& vmem_cases() {
       for (bool wide : {false, true}) {
         std::string name = std::string("buffer_atomic_") + a.name + (wide ? "_x2" : "");
         std::string data = a.op == 1 ? (wide ? "v[5:8]" : "v[5:6]") : (wide ? "v[5:6]" : "v5");
-        std::string body = rsrc(0, 1024, word3_fmt(4, 4)) + kData + kAtomicMask + kAtomicData +
+        std::string body = rsrc(0, 1024, word3_fmt(4, 4)) + kLaneData + kAtomicMask + kAtomicData +
                            (wide ? " v_mov_b32 v1, v21\n v_xor_b32 v6, 0x01234567, v5\n" : " v_mov_b32 v1, v20\n");
         body += " " + name + " " + data + ", v1, s[8:11], 0 offen glc\n s_waitcnt vmcnt(0)\n v_mov_b32 v2, v5\n v_mov_b32 v3, v6\n";
         c.push_back({name, body, [a, wide, name](const VecResult& r) { check_atomic(r, a.op, wide, true, 2, name.c_str()); }, {}});
@@ -362,7 +348,7 @@ const std::vector<VectorCase>& vmem_cases() {
                  {}});
     // Range checks: raw (num_records bytes) and structured (num_records records); stores dropped.
     c.push_back({"buffer range checks",
-                 rsrc(0, 100, word3_fmt(4, 4)) + kData +
+                 rsrc(0, 100, word3_fmt(4, 4)) + kLaneData +
                      " v_lshlrev_b32 v1, 2, v62\n buffer_load_dword v2, v1, s[8:11], 0 offen\n"
                      " buffer_load_dwordx2 v[3:4], v1, s[8:11], 0 offen offset:92\n"
                      " buffer_store_dword v5, v1, s[8:11], 0 offen offset:900\n" +
@@ -377,19 +363,19 @@ const std::vector<VectorCase>& vmem_cases() {
                  {}});
     // Swizzled: element 4, index stride 64, thread id added (the scratch layout).
     c.push_back({"buffer swizzle",
-                 rsrc(0, 1024, kWord3Identity | 1u << 19 | 3u << 21 | 1u << 23, true) + kData +
+                 rsrc(0, 1024, kWord3Identity | 1u << 19 | 3u << 21 | 1u << 23, true) + kLaneData +
                      " v_mov_b32 v1, 4\n buffer_store_dword v5, v1, s[8:11], 0 offen\n s_waitcnt vmcnt(0)\n"
                      " buffer_load_dword v2, v1, s[8:11], 0 offen\n",
                  [](const VecResult& r) {
-                   expect_lanes(r, "swizzled load", 2, [](int l) { return data_reg(0, l); });
-                   for (int l = 0; l < 64; ++l) EXPECT_EQ(r.in_after[64 + size_t(l)], data_reg(0, l)) << "lane " << l;
+                   expect_lanes(r, "swizzled load", 2, [](int l) { return lane_data(0, l); });
+                   for (int l = 0; l < 64; ++l) EXPECT_EQ(r.in_after[64 + size_t(l)], lane_data(0, l)) << "lane " << l;
                  },
                  {}});
     // Format loads/stores through the descriptor (32_32_32_32 UINT) and d16 (16_16_16_16 UINT).
     for (unsigned n = 1; n <= 4; ++n) {
       const char* sfx[] = {"", "x", "xy", "xyz", "xyzw"};
       c.push_back({std::string("buffer_load_format_") + sfx[n],
-                   rsrc(0, 1024, word3_fmt(14, 4)) + kPrefill + " v_lshlrev_b32 v1, 4, v62\n buffer_load_format_" + sfx[n] + " " +
+                   rsrc(0, 1024, word3_fmt(14, 4)) + kMarkRegisters + " v_lshlrev_b32 v1, 4, v62\n buffer_load_format_" + sfx[n] + " " +
                        regs(2, n) + ", v1, s[8:11], 0 offen\n",
                    [n](const VecResult& r) {
                      for (unsigned k = 0; k < n; ++k)
@@ -397,17 +383,17 @@ const std::vector<VectorCase>& vmem_cases() {
                    },
                    {}});
       c.push_back({std::string("buffer_store_format_") + sfx[n],
-                   rsrc(0, 1024, word3_fmt(14, 4)) + kData + " v_lshlrev_b32 v1, 4, v62\n buffer_store_format_" + sfx[n] + " " +
+                   rsrc(0, 1024, word3_fmt(14, 4)) + kLaneData + " v_lshlrev_b32 v1, 4, v62\n buffer_store_format_" + sfx[n] + " " +
                        regs(5, n) + ", v1, s[8:11], 0 offen\n",
                    [n](const VecResult& r) {
                      for (int l = 0; l < 64; ++l)
                        for (unsigned k = 0; k < 4; ++k)
-                         EXPECT_EQ(r.in_after[size_t(l) * 4 + k], k < n ? data_reg(int(k), l) : 0u) << "lane " << l << " comp " << k;
+                         EXPECT_EQ(r.in_after[size_t(l) * 4 + k], k < n ? lane_data(int(k), l) : 0u) << "lane " << l << " comp " << k;
                    },
                    {}});
       unsigned dregs = (n + 1) / 2;
       c.push_back({std::string("buffer_load_format_d16_") + sfx[n],
-                   rsrc(0, 1024, word3_fmt(12, 4)) + kPrefill + " v_lshlrev_b32 v1, 4, v62\n buffer_load_format_d16_" + sfx[n] + " " +
+                   rsrc(0, 1024, word3_fmt(12, 4)) + kMarkRegisters + " v_lshlrev_b32 v1, 4, v62\n buffer_load_format_d16_" + sfx[n] + " " +
                        regs(2, dregs) + ", v1, s[8:11], 0 offen\n",
                    [n](const VecResult& r) {
                      for (unsigned k = 0; k < (n + 1) / 2; ++k)
@@ -419,12 +405,12 @@ const std::vector<VectorCase>& vmem_cases() {
                    },
                    {}});
       c.push_back({std::string("buffer_store_format_d16_") + sfx[n],
-                   rsrc(0, 1024, word3_fmt(12, 4)) + kData + " v_lshlrev_b32 v1, 4, v62\n buffer_store_format_d16_" + sfx[n] + " " +
+                   rsrc(0, 1024, word3_fmt(12, 4)) + kLaneData + " v_lshlrev_b32 v1, 4, v62\n buffer_store_format_d16_" + sfx[n] + " " +
                        regs(5, dregs) + ", v1, s[8:11], 0 offen\n",
                    [n](const VecResult& r) {
                      for (int l = 0; l < 64; ++l)
                        for (unsigned k = 0; k < 4; ++k) {
-                         uint32_t h = (data_reg(int(k / 2), l) >> (16 * (k % 2))) & 0xffff;
+                         uint32_t h = (lane_data(int(k / 2), l) >> (16 * (k % 2))) & 0xffff;
                          uint32_t got = (r.in_after[size_t(l) * 4 + k / 2] >> (16 * (k % 2))) & 0xffff;
                          EXPECT_EQ(got, k < n ? h : 0u) << "lane " << l << " comp " << k;
                        }
@@ -432,7 +418,7 @@ const std::vector<VectorCase>& vmem_cases() {
                    {}});
       // MTBUF: the format comes from the instruction.
       c.push_back({std::string("tbuffer_load_format_") + sfx[n],
-                   rsrc(0, 1024, 0) + kPrefill + " v_lshlrev_b32 v1, 4, v62\n tbuffer_load_format_" + sfx[n] + " " + regs(2, n) +
+                   rsrc(0, 1024, 0) + kMarkRegisters + " v_lshlrev_b32 v1, 4, v62\n tbuffer_load_format_" + sfx[n] + " " + regs(2, n) +
                        ", v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32_32_32_32, BUF_NUM_FORMAT_UINT] offen\n",
                    [n](const VecResult& r) {
                      for (unsigned k = 0; k < n; ++k)
@@ -440,15 +426,15 @@ const std::vector<VectorCase>& vmem_cases() {
                    },
                    {}});
       c.push_back({std::string("tbuffer_store_format_") + sfx[n],
-                   rsrc(0, 1024, 0) + kData + " v_lshlrev_b32 v1, 4, v62\n tbuffer_store_format_" + sfx[n] + " " + regs(5, n) +
+                   rsrc(0, 1024, 0) + kLaneData + " v_lshlrev_b32 v1, 4, v62\n tbuffer_store_format_" + sfx[n] + " " + regs(5, n) +
                        ", v1, s[8:11], 0 format:[BUF_DATA_FORMAT_32_32_32_32, BUF_NUM_FORMAT_UINT] offen\n",
                    [n](const VecResult& r) {
                      for (int l = 0; l < 64; ++l)
-                       for (unsigned k = 0; k < n; ++k) EXPECT_EQ(r.in_after[size_t(l) * 4 + k], data_reg(int(k), l));
+                       for (unsigned k = 0; k < n; ++k) EXPECT_EQ(r.in_after[size_t(l) * 4 + k], lane_data(int(k), l));
                    },
                    {}});
       c.push_back({std::string("tbuffer_load_format_d16_") + sfx[n],
-                   rsrc(0, 1024, 0) + kPrefill + " v_lshlrev_b32 v1, 4, v62\n tbuffer_load_format_d16_" + sfx[n] + " " +
+                   rsrc(0, 1024, 0) + kMarkRegisters + " v_lshlrev_b32 v1, 4, v62\n tbuffer_load_format_d16_" + sfx[n] + " " +
                        regs(2, dregs) + ", v1, s[8:11], 0 format:[BUF_DATA_FORMAT_16_16_16_16, BUF_NUM_FORMAT_UINT] offen\n",
                    [n](const VecResult& r) {
                      for (unsigned k = 0; k < (n + 1) / 2; ++k)
@@ -459,12 +445,12 @@ const std::vector<VectorCase>& vmem_cases() {
                    },
                    {}});
       c.push_back({std::string("tbuffer_store_format_d16_") + sfx[n],
-                   rsrc(0, 1024, 0) + kData + " v_lshlrev_b32 v1, 4, v62\n tbuffer_store_format_d16_" + sfx[n] + " " +
+                   rsrc(0, 1024, 0) + kLaneData + " v_lshlrev_b32 v1, 4, v62\n tbuffer_store_format_d16_" + sfx[n] + " " +
                        regs(5, dregs) + ", v1, s[8:11], 0 format:[BUF_DATA_FORMAT_16_16_16_16, BUF_NUM_FORMAT_UINT] offen\n",
                    [n](const VecResult& r) {
                      for (int l = 0; l < 64; ++l)
                        for (unsigned k = 0; k < n; ++k) {
-                         uint32_t h = (data_reg(int(k / 2), l) >> (16 * (k % 2))) & 0xffff;
+                         uint32_t h = (lane_data(int(k / 2), l) >> (16 * (k % 2))) & 0xffff;
                          EXPECT_EQ((r.in_after[size_t(l) * 4 + k / 2] >> (16 * (k % 2))) & 0xffff, h);
                        }
                    },
@@ -497,13 +483,13 @@ const std::vector<VectorCase>& vmem_cases() {
                  {}});
     // d16_hi format forms.
     c.push_back({"buffer format d16_hi",
-                 rsrc(0, 1024, word3_fmt(2, 4)) + kData + kPrefill +
+                 rsrc(0, 1024, word3_fmt(2, 4)) + kLaneData + kMarkRegisters +
                      " v_lshlrev_b32 v1, 4, v62\n buffer_load_format_d16_hi_x v2, v1, s[8:11], 0 offen\n"
                      " buffer_store_format_d16_hi_x v5, v1, s[8:11], 0 offen offset:8\n",
                  [](const VecResult& r) {
                    expect_lanes(r, "d16_hi load", 2, [&](int l) { return (r.in_before[size_t(l) * 4] << 16) | 0xaaaau; });
                    for (int l = 0; l < 64; ++l)
-                     EXPECT_EQ(r.in_after[size_t(l) * 4 + 2] & 0xffff, data_reg(0, l) >> 16) << "lane " << l;
+                     EXPECT_EQ(r.in_after[size_t(l) * 4 + 2] & 0xffff, lane_data(0, l) >> 16) << "lane " << l;
                  },
                  {}});
     // LDS DMA: buffer_load_dword ... lds writes LDS[M0 + lane*4].
@@ -521,11 +507,11 @@ const std::vector<VectorCase>& vmem_cases() {
       KernelOptions o;
       o.lds = 512;
       c.push_back({"buffer_store_lds_dword",
-                   rsrc(4, 64, kWord3Identity | 1u << 23) + kData +
+                   rsrc(4, 64, kWord3Identity | 1u << 23) + kLaneData +
                        " v_lshlrev_b32 v1, 2, v62\n ds_write_b32 v1, v5 offset:128\n s_waitcnt lgkmcnt(0)\n s_mov_b32 m0, 128\n s_nop 0\n"
                        " buffer_store_lds_dword s[8:11], 0 lds\n",
                    [](const VecResult& r) {
-                     for (int l = 0; l < 64; ++l) EXPECT_EQ(r.in_after[size_t(l)], data_reg(0, l)) << "lane " << l;
+                     for (int l = 0; l < 64; ++l) EXPECT_EQ(r.in_after[size_t(l)], lane_data(0, l)) << "lane " << l;
                    },
                    o});
     }

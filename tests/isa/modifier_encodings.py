@@ -7,8 +7,10 @@ src_* sources, every inline integer edge, every inline float, the literal
 marker; a slot's accepted kinds are those of the ISA table, as for the
 assembler) under each combination of that encoding's modifier bits
 (neg/abs in VOP3 and DPP, neg_lo/neg_hi in VOP3P, sext/neg/abs in SDWA).
-The other slots hold plain VGPRs. Used by disasm_differential.py: both
-disassemblers read the same words.
+The other slots hold plain VGPRs. Each word is labelled with its encoding
+(VOP3, VOP3P, "SDWA VOP2", "DPP VOP1", ...). Used by disasm_differential.py:
+both disassemblers read the same words, and every label must have words
+both decode.
 """
 
 # Source codes, one or two per kind of value: VGPRs (first, last), SGPRs
@@ -17,10 +19,12 @@ disassemblers read the same words.
 # lds_direct, and 255 (a literal follows; VOP3 on gfx9 has none).
 SOURCE_CODES = ([256 + 1, 511, 0, 101, 102, 106, 107, 124, 126, 108, 123, 128, 129, 192, 193, 208] +
                 list(range(240, 249)) + [235, 236, 237, 238, 239, 251, 252, 253, 254, 255])
-# The same kinds for a 64-bit source: register pairs start at an even code
-# (misaligned pairs are a decoder matter of their own, not of modifiers).
+# The same kinds for a 64-bit source, and the misaligned pairs (an odd SGPR
+# or trap temporary: llvm drops the low bit; an odd special register, which
+# has no pair).
 SOURCE_CODES_64 = ([256 + 1, 510, 0, 100, 102, 104, 106, 126, 108, 122, 128, 129, 192, 193, 208] +
-                   list(range(240, 249)) + [235, 236, 237, 238, 239, 251, 252, 253, 254, 255])
+                   list(range(240, 249)) + [235, 236, 237, 238, 239, 251, 252, 253, 254, 255] +
+                   [1, 101, 109, 123, 103, 107, 124, 127])
 LITERAL = 0x3F800000  # 1.0 as f32; a plain integer pattern for every other type
 
 
@@ -127,6 +131,8 @@ def sdwa_words(rows):
             continue
         nsrc = len(_source_slots(r["operands"]))
         vopc = r["family"] == "VOPC"
+        # a one-source (VOP1) form has no src1 select: llvm refuses a word with one
+        src1_sel = 0 if r["family"] == "VOP1" else 6 << 24
         for k in range(nsrc):
             for kind, code in SDWA_CODES:
                 for mods in range(8):  # sext, neg, abs
@@ -139,9 +145,9 @@ def sdwa_words(rows):
                         w0 = (w0 & ~(0xFF << 9)) | code << 9
                         s1 = int(kind == "s")
                     dst = 0 if vopc else (6 << 8 | 2 << 11)  # DWORD, UNUSED_PRESERVE
-                    w1 = src0 | dst | 6 << 16 | 6 << 24 | s0 << 23 | s1 << 31
+                    w1 = src0 | dst | 6 << 16 | src1_sel | s0 << 23 | s1 << 31
                     w1 |= (sext << 19 | neg << 20 | abs_ << 21) << (8 * k)
-                    out.append(("SDWA", _le(w0, w1)))
+                    out.append(("SDWA " + r["family"], _le(w0, w1)))
     return out
 
 
@@ -159,7 +165,7 @@ def dpp_words(rows):
                     if k == 1:
                         w0 = (w0 & ~(0xFF << 9)) | vgpr << 9
                     w1 = src0 | 0xE4 << 8 | mods << 20 | 0xF << 24 | 0xF << 28
-                    out.append(("DPP", _le(w0, w1)))
+                    out.append(("DPP " + r["family"], _le(w0, w1)))
     return out
 
 

@@ -1,6 +1,6 @@
 /* The C ABI from C: the seed's quick start (GEMV by name, grid = workgroups)
  * and every error path returning codes plus fm_last_error() text, never a crash.
- * Usage: c_abi_test RUNTIME_TEST.hsaco EXTRA.hsaco */
+ * Usage: c_abi_test RUNTIME_TEST.hsaco EXTRA.hsaco SPIN.hsaco */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,8 +73,8 @@ static void quick_start(uint32_t n, uint32_t k) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: c_abi_test RUNTIME_TEST.hsaco EXTRA.hsaco\n");
+  if (argc < 4) {
+    fprintf(stderr, "usage: c_abi_test RUNTIME_TEST.hsaco EXTRA.hsaco SPIN.hsaco\n");
     return 2;
   }
   /* before fm_init */
@@ -180,6 +180,27 @@ int main(int argc, char** argv) {
   CHECK(fm_catalog_json(argv[2], json, (size_t)len + 1) > 0);
   CHECK(strstr(json, "vscale_k") != NULL && strstr(json, "gemv_f32_warp_k") == NULL);
   free(json);
+
+  /* a runaway kernel: the instruction budget ends it, fm_cancel stops it */
+  CHECK(fm_load(argv[3]) == 0);
+  CHECK(fm_budget() > 0);
+  CHECK(fm_set_budget(20000) == 0 && fm_budget() == 20000);
+  uint64_t trips[1] = {1000000};
+  CHECK(fm_launch("spin_k", 1, 64, trips, 1) == 0);
+  CHECK_ERR(fm_sync(), FM_ERR, "instruction budget of 20000");
+  trips[0] = 100;
+  CHECK(fm_launch("spin_k", 1, 64, trips, 1) == 0);
+  CHECK(fm_sync() == 0);
+  CHECK(fm_set_budget(0) == 0 && fm_budget() > 20000); /* the default again */
+  trips[0] = 0; /* forever */
+  CHECK(fm_launch("spin_k", 1, 64, trips, 1) == 0);
+  CHECK(fm_launch("vscale_k", 4, 64, vs, 3) == 0); /* queued behind it: dropped */
+  CHECK(fm_wait(20) == 1);                         /* still running */
+  CHECK(fm_cancel() == 0);
+  CHECK(fm_wait(0) == 0);
+  CHECK_ERR(fm_sync(), FM_ERR_CANCELLED, "cancelled");
+  CHECK(fm_sync() == 0); /* reported once */
+  CHECK_ERR(fm_wait(-1), FM_ERR, "negative timeout");
 
   fm_free(buf);
   CHECK(fm_shutdown() == 0);

@@ -80,13 +80,8 @@ void check_ids(Runtime& rt, Dim3 groups, Dim3 wg, bool dynamic) {
   } else {
     rt.launch("ids3d_k", groups, wg, argv);
   }
-  auto ids = rt.download<uint32_t>(out, n);
-  size_t bad = 0;
-  for (uint32_t z = 0; z < D; ++z)
-    for (uint32_t y = 0; y < H; ++y)
-      for (uint32_t x = 0; x < W; ++x)
-        bad += ids[(size_t(z) * H + y) * W + x] != (x | y << 10 | z << 20);
-  EXPECT_EQ(bad, 0u) << "groups " << groups.x << "x" << groups.y << "x" << groups.z;
+  EXPECT_EQ(test::ids3d_mismatches(rt.download<uint32_t>(out, n), groups, wg), 0u)
+      << "groups " << groups.x << "x" << groups.y << "x" << groups.z;
   auto h = rt.download<uint32_t>(hid, 16);  // kernarg bytes 16..79: the compact hidden block
   EXPECT_EQ(h[0], groups.x);                // block counts
   EXPECT_EQ(h[1], groups.y);

@@ -109,4 +109,14 @@ double quick_start_gemv(Runtime& rt, size_t n, size_t k) {
   return err / scale;
 }
 
+size_t ids3d_mismatches(const std::vector<uint32_t>& ids, Dim3 groups, Dim3 wg) {
+  uint32_t W = groups.x * wg.x, H = groups.y * wg.y, D = groups.z * wg.z;
+  size_t bad = 0;
+  for (uint32_t z = 0; z < D; ++z)
+    for (uint32_t y = 0; y < H; ++y)
+      for (uint32_t x = 0; x < W; ++x)
+        bad += ids[(size_t(z) * H + y) * W + x] != (x | y << 10 | z << 20);
+  return bad;
+}
+
 }  // namespace k100::runtime::test

@@ -40,4 +40,8 @@ std::vector<double> gemv_reference(const std::vector<float>& w, const std::vecto
 // returns the largest error relative to max|y|.
 double quick_start_gemv(Runtime& rt, size_t n, size_t k);
 
+// ids3d_k (runtime_test.s) writes gx | gy << 10 | gz << 20 for every
+// work-item of a groups x wg launch: the work-items whose value is wrong.
+size_t ids3d_mismatches(const std::vector<uint32_t>& ids, Dim3 groups, Dim3 wg);
+
 }  // namespace k100::runtime::test

@@ -1,5 +1,7 @@
 #include "tools.h"
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,6 +10,10 @@
 #include <cstdlib>
 #include <sstream>
 #include <vector>
+
+#include "files.h"
+
+extern char** environ;
 
 namespace k100::test {
 
@@ -24,6 +30,40 @@ std::string find_tool(const std::string& name) {
     if (access(p.c_str(), X_OK) == 0) return p;
   }
   return "";
+}
+
+bool have_tool(const std::string& name) {
+  if (!name.empty() && name[0] == '/') return access(name.c_str(), X_OK) == 0;
+  return !find_tool(name).empty();
+}
+
+CommandResult run(const std::vector<std::string>& argv, const std::string& stdin_text) {
+  TempDir io;
+  std::string in = io.file("stdin"), out = io.file("stdout"), err = io.file("stderr");
+  write_text(in, stdin_text);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, in.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  CommandResult r;
+  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    r.rc = 127;
+    r.err = "cannot start " + argv[0];
+    return r;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
 }
 
 bool oracle_required() {

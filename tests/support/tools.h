@@ -1,14 +1,17 @@
 // Shared by the tests of every module: finding the oracle tools (llvm-mc,
-// ld.lld, llvm-objcopy, ...) and running a shell command with its output.
+// ld.lld, llvm-objcopy, ...) and running commands with their output.
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace k100::test {
 
 // Full path of an executable found on PATH, or "" when there is none. Only
 // PATH counts, so a PATH without the LLVM tools makes their oracle tests skip.
 std::string find_tool(const std::string& name);
+// find_tool(name) is not "", or `name` is an absolute path to an executable.
+bool have_tool(const std::string& name);
 
 // True when CI=true: a missing oracle tool is then a failure, not a skip.
 bool oracle_required();
@@ -17,6 +20,14 @@ bool oracle_required();
 // printed to *output, and returns its exit status (-1 when it could not run or
 // was killed by a signal).
 int run_shell(const std::string& cmd, std::string* output);
+
+struct CommandResult {
+  int rc = -1;  // exit status, 128 + signal when killed, 127 when it could not start
+  std::string out;
+  std::string err;
+};
+// Runs argv without a shell (argv[0] looked up on PATH), feeding stdin_text.
+CommandResult run(const std::vector<std::string>& argv, const std::string& stdin_text = "");
 
 }  // namespace k100::test
 

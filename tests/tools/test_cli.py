@@ -3,6 +3,7 @@ spellings, suggestions, and the errors named in docs/TOOLS.md.
 
 Environment: K100_TOOLS_BIN (the built tools), K100_SOURCE_DIR, K100_BUILD_DIR.
 """
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -12,7 +13,8 @@ import pytest
 BIN = Path(os.environ["K100_TOOLS_BIN"])
 BUILD = Path(os.environ["K100_BUILD_DIR"])
 RT_HSACO = BUILD / "tests" / "runtime" / "runtime_test.hsaco"
-TOOLS = ["k100-as", "k100-objdump", "k100-link", "k100-catalog", "k100-run", "k100-selftest"]
+TOOLS = ["k100-as", "k100-objdump", "k100-link", "k100-catalog", "k100-run", "k100-selftest", "k100-bench",
+         "k100-gguf", "k100-build-kernels"]
 
 BRANCHY = """.text
 .globl vadd
@@ -63,11 +65,39 @@ def test_version(tool):
                                             ("k100-objdump", "--disassembel", "--disassemble"),
                                             ("k100-link", "--alow-duplicates", "--allow-duplicates"),
                                             ("k100-catalog", "--heder", "--header"),
-                                            ("k100-run", "--grdi", "--grid")])
+                                            ("k100-run", "--grdi", "--grid"),
+                                            ("k100-selftest", "--onyl", "--only"),
+                                            ("k100-build-kernels", "--kernel-dir", "--kernels-dir"),
+                                            ("k100-bench", "kernel", "kernels"),
+                                            ("k100-gguf", "infoo", "info")])
 def test_unknown_option_suggests(tool, typo, near):
     p = run(tool, typo)
     assert p.returncode == 2
     assert f"did you mean '{near}'?" in text(p)[1]
+    assert text(p)[1].startswith(tool + ": ")
+
+
+@pytest.mark.parametrize("argv,near", [(["k100-bench", "asm", "--line=3"], "--lines"),
+                                       (["k100-bench", "emu", "--quik"], "--quick"),
+                                       (["k100-bench", "kernels", "--grup", "gemv"], "--group"),
+                                       (["k100-bench", "validate", "--detial"], "--detail"),
+                                       (["k100-bench", "calibrate", "--quite"], "--quiet"),
+                                       (["k100-gguf", "info", "--al", "x.gguf"], "--all"),
+                                       (["k100-gguf", "dequant", "--hots", "x.gguf", "t"], "--host")])
+def test_subcommand_unknown_option_suggests(argv, near):
+    p = run(*argv)
+    assert p.returncode == 2
+    assert f"did you mean '{near}'?" in text(p)[1]
+
+
+@pytest.mark.parametrize("argv", [["k100-bench", "asm"], ["k100-bench", "emu"], ["k100-bench", "kernels"],
+                                  ["k100-bench", "validate"], ["k100-bench", "calibrate"], ["k100-gguf", "info"],
+                                  ["k100-gguf", "dequant"], ["k100-gguf", "check"]])
+def test_subcommand_help_on_stdout_exit_0(argv):
+    p = run(*argv, "--help")
+    out, err = text(p)
+    assert p.returncode == 0 and err == ""
+    assert out.startswith("usage: " + " ".join(argv))
 
 
 def test_run_help_explains_arguments_grid_budget_and_exit_codes():
@@ -130,7 +160,8 @@ def test_objdump_several_files_branch_labels_and_tables(tmp_path):
     assert p.returncode == 1  # one file could not be read, the others were dumped
     assert "missing.hsaco" in err
     assert out.count("file format elf64-amdgpu") == 2
-    assert "s_cbranch_scc0 -3" in out and "<vadd+0x4>" in out
+    # the offset prints unsigned as llvm-mc prints it (-3 is 65533), the target as a label
+    assert "s_cbranch_scc0 65533" in out and "<vadd+0x4>" in out
     h = text(run("k100-objdump", "-h", obj))[0]
     assert ".text" in h and ".rodata" in h and "Sections:" in h
     t = text(run("k100-objdump", "-t", obj))[0]
@@ -167,3 +198,46 @@ def test_selftest_unknown_only_is_a_usage_error():
     assert p.returncode == 2
     assert "did you mean 'gemv_f32_warp_k'?" in err
     assert "failed" not in out + err
+
+
+def test_run_names_null_pointers_and_unmapped_addresses(tmp_path):
+    base = [RT_HSACO, "fill_f32_k", "--grid", "1", "--wg", "64"]
+    p = run("k100-run", *base, "u64:0", "f32:1", "u32:64")
+    out, err = text(p)
+    assert p.returncode == 1 and "a null pointer" in err, err
+    p = run("k100-run", *base, "u64:0x7f0000000000", "f32:1", "u32:64")
+    out, err = text(p)
+    assert p.returncode == 1 and "an unmapped address" in err, err
+    # 4 MiB past a buffer: unmapped too, with the allocation it is nearest to
+    p = run("k100-run", RT_HSACO, "fault_k", "--grid", "1", "--wg", "64", "out:64:" + str(tmp_path / "o.bin"))
+    err = text(p)[1]
+    assert p.returncode == 1 and "an unmapped address, " in err and "bytes past the end of the nearest allocation" in err, err
+    # a few bytes past it: the distance alone
+    p = run("k100-run", *base, "out:64:" + str(tmp_path / "o.bin"), "f32:1", "u32:64")
+    err = text(p)[1]
+    assert p.returncode == 1 and ", 0 bytes past the end (offset 64 of allocation" in err and "unmapped" not in err, err
+
+
+def test_run_json_fault_has_the_check_report_fields(tmp_path):
+    rules = tmp_path / "rules.hsaco"
+    src = Path(os.environ["K100_SOURCE_DIR"]) / "tests" / "emu" / "checks" / "check_rules.s"
+    assert run("k100-as", "-o", rules, src).returncode == 0
+    p = run("k100-run", rules, "vmem_read_bad", "--grid", "1", "--wg", "128", "--json",
+            "out:4096:" + str(tmp_path / "o.bin"))
+    out, err = text(p)
+    assert p.returncode == 1, err
+    fault = json.loads(out)["fault"]
+    assert fault["kind"] == "missing s_waitcnt" and fault["rule"] == "waitcnt.read_in_flight"
+    assert fault["register"].startswith("v2") and fault["fix"] and fault["other_instruction"].startswith("global_load")
+    assert isinstance(fault["other_pc"], int)
+
+
+@pytest.mark.skipif(Path("/dev/kfd").exists(), reason="a DCU driver is present")
+def test_hsa_backend_without_a_dcu_names_the_missing_driver_first():
+    env = dict(os.environ, K100_BACKEND="hsa")
+    p = subprocess.run([str(BIN / "k100-selftest"), "--only", "fill_k"], capture_output=True, env=env)
+    err = text(p)[1]
+    assert p.returncode != 0
+    assert "K100_BACKEND=hsa: no usable DCU: /dev/kfd does not exist" in err, err
+    hsa = err.find("hsa_init")
+    assert hsa < 0 or err.find("/dev/kfd") < hsa  # the cause before its consequence

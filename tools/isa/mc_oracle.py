@@ -48,6 +48,7 @@ def assemble(lines, mc=None, mcpu="gfx906"):
     return res
 
 
+CRASH = "llvm-mc crashed"
 MARKER = bytes([0xa5, 0x02, 0x8d, 0xbf])  # s_sethalt 0x2a5: a rare instruction used as a separator
 
 
@@ -61,6 +62,13 @@ def disassemble(words_list, mc=None, mcpu="gfx906"):
     src = "".join(grp(MARKER) + grp(w) for w in words_list)
     p = subprocess.run([mc, "-disassemble", f"-triple={TRIPLE}", f"-mcpu={mcpu}"],
                        input=src, capture_output=True, text=True)
+    if p.returncode < 0:
+        # llvm-mc died on a word (llvm-mc-14 does on SDWA selects of 7): the
+        # halves are retried until the words it dies on stand alone
+        if len(words_list) == 1:
+            return [("ERROR", CRASH)]
+        half = len(words_list) // 2
+        return disassemble(words_list[:half], mc, mcpu) + disassemble(words_list[half:], mc, mcpu)
     warn = {}
     for m in re.finditer(r"^<stdin>:(\d+):(\d+): warning: (.*)$", p.stderr, re.M):
         line = int(m.group(1))

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bench_registry.h"
+#include "command_table.h"
 #include "k100/asm/assembler.h"
 
 namespace {
@@ -83,8 +84,14 @@ int run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strncmp(argv[i], "--lines=", 8)) lines = std::strtoul(argv[i] + 8, nullptr, 10);
     else if (!std::strncmp(argv[i], "--repeat=", 9)) repeats = std::atoi(argv[i] + 9);
-    else {
-      std::fprintf(stderr, "usage: k100-bench asm [--lines=N] [--repeat=N]\n");
+    else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::printf("usage: k100-bench asm [--lines=N] [--repeat=N]\n"
+                  "Assembles a generated N-line file (default 200000) with k100's assembler and, when installed,\n"
+                  "llvm-mc; prints the best of --repeat runs (default 5) of each.\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "k100-bench asm: %s\nusage: k100-bench asm [--lines=N] [--repeat=N]\n",
+                   k100::tools::unknown_option(argv[i], {"--lines", "--repeat", "--help"}).c_str());
       return 2;
     }
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench_registry.h"
+#include "command_table.h"
 #include "calibrate/calibration_cases.h"
 #include "k100/timing/machine.h"
 #include "parameter_override.h"
@@ -48,7 +49,8 @@ int run(int argc, char** argv) {
     } else if (a == "--help" || a == "-h") {
       return usage(0);
     } else {
-      std::fprintf(stderr, "k100-bench calibrate: unknown option '%s'\n", a.c_str());
+      std::fprintf(stderr, "k100-bench calibrate: %s\n",
+                   k100::tools::unknown_option(a, {"--set", "--detail", "--quiet", "--help"}).c_str());
       return usage(2);
     }
   }

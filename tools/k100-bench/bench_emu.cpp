@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench_registry.h"
+#include "command_table.h"
 #include "k100/asm/object_builder.h"
 #include "k100/codeobj/writer.h"
 #include "k100/emu/device.h"
@@ -210,8 +211,15 @@ int run(int argc, char** argv) {
     if (a == "--quick") scale = 0;
     else if (a.rfind("--threads=", 0) == 0) all = unsigned(std::atoi(a.c_str() + 10));
     else if (a.rfind("--repeat=", 0) == 0 && std::atoi(a.c_str() + 9) > 0) reps = std::atoi(a.c_str() + 9);
-    else {
-      std::fprintf(stderr, "usage: k100-bench emu [--quick] [--threads=N] [--repeat=N]\n");
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: k100-bench emu [--quick] [--threads=N] [--repeat=N]\n"
+                  "Emulator wave-instructions per second on a VALU-heavy, a memory-heavy and an LDS-heavy kernel,\n"
+                  "with 1 and N host threads (default: all), with and without the checks; the best of --repeat\n"
+                  "runs (default 9); --quick: a tenth of the loop iterations.\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "k100-bench emu: %s\nusage: k100-bench emu [--quick] [--threads=N] [--repeat=N]\n",
+                   k100::tools::unknown_option(a, {"--quick", "--threads", "--repeat", "--help"}).c_str());
       return 2;
     }
   }

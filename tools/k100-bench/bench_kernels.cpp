@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "bench_registry.h"
+#include "command_table.h"
 #include "k100/base/error.h"
 #include "k100/kernels/emu_test_device.h"
 #include "k100/kernels/registry.h"
@@ -224,7 +225,9 @@ int run(int argc, char** argv) {
     } else if (a == "--help" || a == "-h") {
       return usage(0);
     } else {
-      std::fprintf(stderr, "k100-bench kernels: unknown option '%s'\n", a.c_str());
+      std::fprintf(stderr, "k100-bench kernels: %s\n",
+                   k100::tools::unknown_option(a, {"--only", "--group", "--dims", "--json", "--plot", "--package",
+                                                   "--list", "--set", "--help"}).c_str());
       return usage(2);
     }
   }

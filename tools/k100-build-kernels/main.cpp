@@ -31,6 +31,7 @@
 #include "k100/codeobj/writer.h"
 #include "k100/kernels/docs.h"
 #include "k100/kernels/package.h"
+#include "option_table.h"
 
 namespace {
 
@@ -53,30 +54,37 @@ std::vector<std::string> package_outputs(const std::string& out_dir, k100::isa::
   return {base + ".hsaco", out_dir + "/catalog" + suffix_of(t) + ".json", base + ".h"};
 }
 
-int usage() {
-  std::fprintf(stderr,
-               "usage: k100-build-kernels --kernels-dir DIR [--out-dir DIR] [--docs FILE] [--check-docs FILE]\n"
-               "                          [--no-automatic-waits] [--no-automatic-wait-states]\n");
-  return 2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace k100;
   std::string kernels_dir, out_dir, docs, check_docs;
   codegen::AutomaticWaitsOff off;
-  for (int i = 1; i < argc; ++i) {
-    auto is = [&](const char* flag) { return !std::strcmp(argv[i], flag) && i + 1 < argc; };
-    if (!std::strcmp(argv[i], "--no-automatic-waits")) off.waits = true;
-    else if (!std::strcmp(argv[i], "--no-automatic-wait-states")) off.wait_states = true;
-    else if (is("--kernels-dir")) kernels_dir = argv[++i];
-    else if (is("--out-dir")) out_dir = argv[++i];
-    else if (is("--docs")) docs = argv[++i];
-    else if (is("--check-docs")) check_docs = argv[++i];
-    else return usage();
-  }
-  if (kernels_dir.empty() || (out_dir.empty() && docs.empty() && check_docs.empty())) return usage();
+  tools::OptionTable options(
+      "k100-build-kernels", "builds the kernel package (code objects, catalogs, C headers) and its reference page from the registry",
+      {"k100-build-kernels --kernels-dir DIR --out-dir DIR", "k100-build-kernels --kernels-dir DIR --docs FILE",
+       "k100-build-kernels --kernels-dir DIR --check-docs FILE"});
+  options.value({"--kernels-dir"}, "DIR", "the kernels/ folder (hand-written .s sources and their .inc files, if any)",
+                [&](const std::string& v) { kernels_dir = v; })
+      .value({"--out-dir"}, "DIR",
+             "write k100lc_kernels{,_gfx906}.hsaco, catalog{,_gfx906}.json and k100lc_kernels{,_gfx906}.h there",
+             [&](const std::string& v) { out_dir = v; })
+      .value({"--docs"}, "FILE", "write the kernel reference (markdown) generated from the catalog and registry",
+             [&](const std::string& v) { docs = v; })
+      .value({"--check-docs"}, "FILE", "fail (exit 1) when FILE differs from the generated kernel reference",
+             [&](const std::string& v) { check_docs = v; })
+      .flag({"--no-automatic-waits"}, "build the generated kernels without the layer's automatic s_waitcnt (an experiment package for the emulator's checks)",
+            [&] { off.waits = true; })
+      .flag({"--no-automatic-wait-states"}, "build the generated kernels without the layer's automatic s_nop (the same)",
+            [&] { off.wait_states = true; })
+      .epilog("exit status: 0 success, 1 a kernel that does not build or a stale --check-docs file, 2 a usage error\n");
+  std::vector<std::string> extra;
+  if (int status = options.parse(argc, argv, [&](const std::string& a) { extra.push_back(a); }); status >= 0)
+    return status;
+  if (!extra.empty()) return options.usage_error("unexpected argument '" + extra[0] + "'");
+  if (kernels_dir.empty()) return options.usage_error("--kernels-dir is required");
+  if (out_dir.empty() && docs.empty() && check_docs.empty())
+    return options.usage_error("nothing to do: give --out-dir, --docs or --check-docs");
   codegen::set_automatic_waits_off(off);
   const isa::Target targets[] = {isa::Target::gfx926, isa::Target::gfx906};
   try {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "command_table.h"
 #include "commands.h"
 #include "device_decoder.h"
 #include "k100/quant/gguf_reader.h"
@@ -44,7 +45,7 @@ std::string first_difference(const std::vector<float>& device, const std::vector
 int check_command(const std::vector<std::string>& args) {
   std::string path;
   for (const std::string& a : args) {
-    if (!a.empty() && a[0] == '-') throw UsageError{"unknown option '" + a + "'"};
+    if (!a.empty() && a[0] == '-') throw UsageError{k100::tools::unknown_option(a, {"--help"})};
     if (!path.empty()) throw UsageError{"more than one FILE ('" + path + "', '" + a + "')"};
     path = a;
   }

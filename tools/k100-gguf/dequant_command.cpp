@@ -6,6 +6,7 @@
 // (K100_BACKEND chooses). --host decodes with the host reference codecs.
 #include <cstdio>
 
+#include "command_table.h"
 #include "commands.h"
 #include "device_decoder.h"
 #include "k100/base/error.h"
@@ -34,7 +35,7 @@ int dequant_command(const std::vector<std::string>& args) {
     } else if (a == "--host") {
       host = true;
     } else if (!a.empty() && a[0] == '-') {
-      throw UsageError{"unknown option '" + a + "'"};
+      throw UsageError{k100::tools::unknown_option(a, {"-o", "--output", "--host", "--help"})};
     } else {
       positional.push_back(a);
     }

@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "command_table.h"
 #include "commands.h"
 #include "k100/quant/gguf_reader.h"
 
@@ -34,7 +35,7 @@ int info_command(const std::vector<std::string>& args) {
   bool all = false;
   for (const std::string& a : args) {
     if (a == "--all") all = true;
-    else if (!a.empty() && a[0] == '-') throw UsageError{"unknown option '" + a + "'"};
+    else if (!a.empty() && a[0] == '-') throw UsageError{k100::tools::unknown_option(a, {"--all", "--help"})};
     else if (path.empty()) path = a;
     else throw UsageError{"more than one FILE ('" + path + "', '" + a + "')"};
   }

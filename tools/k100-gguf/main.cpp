@@ -3,7 +3,7 @@
 //   k100-gguf info FILE [--all]                       header, metadata, tensors, totals
 //   k100-gguf dequant FILE TENSOR -o OUT.npy [--host] one tensor decoded to float32 (device, or host codecs)
 //   k100-gguf check FILE                              every tensor decoded on the device and the host, compared
-//   k100-gguf help [COMMAND] | --help
+//   k100-gguf help [COMMAND] | --help | --version
 //
 // Exit status: 0 success, 1 a file that cannot be read or decoded (the
 // message names the file, key or tensor and the byte offset), 2 usage.
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "command_table.h"
 #include "commands.h"
 #include "k100/base/error.h"
 
@@ -19,73 +20,62 @@ namespace {
 
 using namespace k100::gguf_tool;
 
-struct Command {
-  const char* name;
-  const char* summary;
+struct Entry {
   const char* usage;
   int (*run)(const std::vector<std::string>&);
 };
 
-const Command kCommands[] = {
-    {"info", "header, metadata, tensor list (type, shape, bytes, offset) and totals", kInfoUsage, info_command},
-    {"dequant", "decode one tensor to a float32 .npy file (on the device, or --host)", kDequantUsage, dequant_command},
-    {"check", "decode every tensor on the device and on the host and compare them", kCheckUsage, check_command},
-};
+const Entry kEntries[] = {{kInfoUsage, info_command}, {kDequantUsage, dequant_command}, {kCheckUsage, check_command}};
+constexpr int kHelp = 3;  // the index of "help" in kCommands
 
-void usage(std::FILE* out) {
-  std::fprintf(out, "usage: k100-gguf COMMAND [ARGS]\n\ncommands:\n");
-  for (const Command& c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
-  std::fprintf(out, "\n'k100-gguf help COMMAND' shows a command's arguments.\n");
-}
-
-const Command* find(const std::string& name) {
-  for (const Command& c : kCommands)
-    if (name == c.name) return &c;
-  return nullptr;
-}
+const k100::tools::CommandTable kCommands(
+    "k100-gguf", "inspects GGUF model files and decodes their tensors",
+    {{"info", "header, metadata, tensor list (type, shape, bytes, offset) and totals"},
+     {"dequant", "decode one tensor to a float32 .npy file (on the device, or --host)"},
+     {"check", "decode every tensor on the device and on the host and compare them"},
+     {"help", "'help COMMAND' shows a command's arguments"}},
+    "'k100-gguf COMMAND --help' or 'k100-gguf help COMMAND' shows a command's arguments.\n"
+    "exit status: 0 success, 1 a file that cannot be read or decoded (the message names the file,\n"
+    "key or tensor and the byte offset) or a check that failed, 2 a usage error.\n");
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) {
-    usage(stderr);
-    return 2;
-  }
-  if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-    if (args.size() > 1) {
-      if (const Command* c = find(args[1])) {
-        std::fputs(c->usage, stdout);
-        return 0;
-      }
-      std::fprintf(stderr, "k100-gguf: unknown command '%s'\n", args[1].c_str());
-      return 2;
+  int status = 0;
+  int index = kCommands.dispatch(argc, argv, status);
+  if (index < 0) return status;
+  std::vector<std::string> rest(argv + 2, argv + argc);
+  if (index == kHelp) {  // help [COMMAND]
+    if (rest.empty()) {
+      kCommands.print_help();
+      return 0;
     }
-    usage(stdout);
+    char* sub[] = {argv[0], rest[0].data()};
+    index = kCommands.dispatch(2, sub, status);
+    if (index < 0 || index == kHelp) {
+      if (index == kHelp) kCommands.print_help();
+      return index == kHelp ? 0 : status;
+    }
+    std::fputs(kEntries[index].usage, stdout);
     return 0;
   }
-  const Command* c = find(args[0]);
-  if (!c) {
-    std::fprintf(stderr, "k100-gguf: unknown command '%s'\n", args[0].c_str());
-    usage(stderr);
-    return 2;
-  }
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  const Entry& c = kEntries[index];
+  const char* name = argv[1];
   for (const std::string& a : rest)
     if (a == "-h" || a == "--help") {
-      std::fputs(c->usage, stdout);
+      std::fputs(c.usage, stdout);
       return 0;
     }
   try {
-    return c->run(rest);
+    return c.run(rest);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "k100-gguf %s: %s\n%s", c->name, e.message.c_str(), c->usage);
+    std::fprintf(stderr, "k100-gguf %s: %s\n%s", name, e.message.c_str(), c.usage);
     return 2;
   } catch (const k100::Error& e) {
-    std::fprintf(stderr, "k100-gguf %s: %s\n", c->name, e.what());
+    std::fprintf(stderr, "k100-gguf %s: %s\n", name, e.what());
     return 1;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "k100-gguf %s: out of memory\n", c->name);
+    std::fprintf(stderr, "k100-gguf %s: out of memory\n", name);
     return 1;
   }
 }

@@ -163,6 +163,13 @@ std::string fault_json(const Fault& f) {
     o << ",\"allocation\":{\"id\":" << f.nearest->id << ",\"address\":" << f.nearest->address
       << ",\"size\":" << f.nearest->size << ",\"label\":" << json_str(f.nearest->label)
       << ",\"live\":" << (f.nearest->live ? "true" : "false") << "},\"distance\":" << f.distance;
+  // the emulator checks' reports (missing waits, hazards, LDS races)
+  if (!f.rule.empty()) o << ",\"rule\":" << json_str(f.rule);
+  if (!f.reg.empty()) o << ",\"register\":" << json_str(f.reg);
+  if (f.other_pc) o << ",\"other_pc\":" << *f.other_pc;
+  if (!f.other_instruction.empty()) o << ",\"other_instruction\":" << json_str(f.other_instruction);
+  if (f.other_wave >= 0) o << ",\"other_wave\":" << f.other_wave;
+  if (!f.fix.empty()) o << ",\"fix\":" << json_str(f.fix);
   o << "}";
   return o.str();
 }

@@ -156,6 +156,11 @@ class Device {
   DispatchResult dispatch(const Program& program, std::string_view kernel,
                           const LaunchConfig& launch, std::span<const uint8_t> kernarg,
                           const DispatchOptions& options = {});
+  // Stops every dispatch running now (from any thread): each ends as soon as
+  // its host threads notice, within 65,536 wave-instructions or at the next
+  // workgroup, and returns a FaultKind::Cancelled fault. Dispatches started
+  // later are not affected.
+  void cancel();
 
   struct Impl;
   Impl& impl() { return *impl_; }

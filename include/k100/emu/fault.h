@@ -31,6 +31,7 @@ enum class FaultKind : uint8_t {
   MissingWait,         // a register or LDS access needed an s_waitcnt first (checks.h)
   Hazard,              // fewer wait states than a required-wait-state rule needs
   LdsRace,             // two waves touch one LDS dword with no s_barrier between
+  Cancelled,           // Device::cancel() stopped the dispatch
 };
 const char* fault_kind_name(FaultKind k);
 

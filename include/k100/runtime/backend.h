@@ -50,6 +50,7 @@ struct Failure {
   uint64_t origin = 0;
   Ticket ticket = 0;
   std::string message;
+  bool cancelled = false;  // stopped or dropped by cancel(), not a fault of the kernel
 };
 
 class Backend {
@@ -77,6 +78,20 @@ class Backend {
   virtual Ticket marker() = 0;  // a timing event, timed when the queue reaches it
   virtual Ticket last_ticket() const = 0;
   virtual void wait(Ticket t) = 0;  // until every command up to t completed (or failed)
+  // wait(t) for at most `seconds`; true when every command up to t completed.
+  virtual bool wait_for(Ticket t, double seconds) = 0;
+  // Stops every command submitted so far: the running dispatch ends early,
+  // the queued ones are dropped, each is reported as a Failure with
+  // `cancelled` set; returns when they are done. False (nothing stopped)
+  // where the device cannot stop a running kernel (hardware).
+  virtual bool cancel() { return false; }
+  // Instruction budget (wave-instructions) of later emulated dispatches, so
+  // a runaway loop ends in a fault. False where there is none (hardware).
+  virtual bool set_instruction_budget(uint64_t wave_instructions) {
+    (void)wave_instructions;
+    return false;
+  }
+  virtual uint64_t instruction_budget() const { return 0; }  // 0: none
   // Steady-clock seconds at which marker t was reached; call after wait(t).
   virtual double marker_seconds(Ticket t) = 0;
   virtual void forget_marker(Ticket t) = 0;
@@ -87,6 +102,9 @@ class Backend {
 struct BackendOptions {
   BackendKind kind = BackendKind::Auto;
   unsigned emu_threads = 0;  // host threads per emulated dispatch; 0 = K100_EMU_THREADS or all
+  // Wave-instructions an emulated dispatch may run; 0 = K100_EMU_BUDGET or
+  // emu::kDefaultInstructionBudget.
+  uint64_t emu_instruction_budget = 0;
   std::string hsa_library;   // "" = K100_HSA_LIB, then the default search list
   // Where "auto" says that it fell back to the emulator (once per process).
   std::function<void(const std::string&)> note;

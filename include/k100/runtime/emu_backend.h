@@ -4,7 +4,8 @@
 // commands in submission order and runs each dispatch to completion on the
 // emulator (which spreads the workgroups over host threads). A dispatch that
 // faults is reported as a Failure carrying the emulator's fault report; the
-// queue goes on with the next command. Memory operations run on the caller's
+// queue goes on with the next command. cancel() stops the running dispatch
+// (emu::Device::cancel) and drops the queued ones. Memory operations run on the caller's
 // thread against the device's checked allocations.
 #pragma once
 
@@ -42,6 +43,10 @@ class EmuBackend final : public Backend {
   Ticket marker() override;
   Ticket last_ticket() const override;
   void wait(Ticket t) override;
+  bool wait_for(Ticket t, double seconds) override;
+  bool cancel() override;
+  bool set_instruction_budget(uint64_t wave_instructions) override;
+  uint64_t instruction_budget() const override;
   double marker_seconds(Ticket t) override;
   void forget_marker(Ticket t) override;
   std::vector<Failure> take_failures() override;

@@ -24,6 +24,7 @@ enum class ErrorCode : int {
   Backend = 8,           // the device or HSA runtime failed or is unavailable
   Package = 9,           // code object missing, unreadable or conflicting (duplicate names)
   InvalidArgument = 10,  // other bad input to a runtime call
+  Cancelled = 11,        // the launch was stopped or dropped by Runtime::cancel()
 };
 
 const char* error_code_name(ErrorCode c);

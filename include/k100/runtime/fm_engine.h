@@ -18,7 +18,8 @@
  * FM_ERR_ARGC (-2) wrong explicit-argument count; FM_ERR_KERNARG (-3) kernarg
  * segment larger than FM_MAX_KERNARG; FM_ERR_LAUNCH (-4) launch refused
  * (grid/workgroup sizes, LDS, RT_HSART_NO_SCRATCH, a freed buffer as argument,
- * engine not initialised).
+ * engine not initialised); FM_ERR_CANCELLED (-5) from fm_sync: launches of
+ * this thread were stopped by fm_cancel.
  *
  * Build: cc -I include/k100/runtime app.c -L build -lfm_engine -Wl,-rpath,$PWD/build
  */
@@ -37,6 +38,7 @@ extern "C" {
 #define FM_ERR_ARGC (-2)
 #define FM_ERR_KERNARG (-3)
 #define FM_ERR_LAUNCH (-4)
+#define FM_ERR_CANCELLED (-5)
 #define FM_MAX_KERNARG 1024
 
 /* Opens the engine and loads the package `hsaco` (NULL or "": the built
@@ -67,8 +69,26 @@ int fm_upload(void* dev, const void* host, size_t n);
 int fm_download(void* host, const void* dev, size_t n);
 int fm_copy(void* dst, const void* src, size_t n);
 int fm_memset(void* dev, int v, size_t n);
-/* Waits for every queued launch; -1 if one of this thread's launches failed. */
+/* Waits for every queued launch; -1 if one of this thread's launches failed,
+ * FM_ERR_CANCELLED if fm_cancel stopped it. */
 int fm_sync(void);
+/* Waits at most timeout_ms for every queued launch: 0 when none is left
+ * (fm_sync then returns at once), 1 when launches are still running, -1 on
+ * error. A caller that must stay responsive (Ctrl-C) loops on it. */
+int fm_wait(int timeout_ms);
+/* Stops every launch queued so far, of every thread: on the emulator the
+ * running kernel ends early and the queued ones are dropped, and the next
+ * fm_sync of each launching thread returns FM_ERR_CANCELLED. Returns 0 when
+ * it is done, 1 on hardware, where a running kernel cannot be stopped
+ * (nothing happens), -1 on error. */
+int fm_cancel(void);
+/* The emulator's instruction budget for later launches, in wave-instructions
+ * per dispatch (0 restores the default; K100_EMU_BUDGET sets it at fm_init):
+ * a runaway loop ends in a fault instead of running on. 0, 1 on hardware
+ * (which has none), -1 on error. */
+int fm_set_budget(uint64_t wave_instructions);
+/* The emulator's instruction budget (0 on hardware or before fm_init). */
+uint64_t fm_budget(void);
 
 /* fm_launch2d(kernel, grid, 1, workgroup, 1, argv, nargs). */
 int fm_launch(const char* kernel, uint32_t grid, uint32_t workgroup, const uint64_t* argv,

@@ -77,6 +77,7 @@ class HsaBackend final : public Backend {
   Ticket marker() override;
   Ticket last_ticket() const override;
   void wait(Ticket t) override;
+  bool wait_for(Ticket t, double seconds) override;
   double marker_seconds(Ticket t) override;
   void forget_marker(Ticket t) override;
   std::vector<Failure> take_failures() override;

@@ -47,6 +47,12 @@
 
 namespace k100::runtime {
 
+// An installed kernel package the including program is built against: the
+// CMake package (find_package(k100lc)) defines it for k100lc::runtime users.
+#ifndef K100LC_INSTALLED_PACKAGE
+#define K100LC_INSTALLED_PACKAGE ""
+#endif
+
 struct RuntimeOptions {
   // Backend; Auto reads K100_BACKEND (auto when unset).
   BackendKind backend = BackendKind::Auto;
@@ -55,7 +61,12 @@ struct RuntimeOptions {
   // package (see package_path.h); empty and !default_package: no kernels yet.
   std::vector<std::string> packages;
   bool default_package = true;
+  // Where the default package is looked for after K100_BUILD_DIR (see package_path.h).
+  std::string installed_package = K100LC_INSTALLED_PACKAGE;
   unsigned emu_threads = 0;  // host threads per emulated dispatch (0: K100_EMU_THREADS or all)
+  // Wave-instructions an emulated dispatch may run before it faults (a
+  // runaway loop); 0: K100_EMU_BUDGET or emu::kDefaultInstructionBudget.
+  uint64_t emu_instruction_budget = 0;
   std::string hsa_library;   // "" = K100_HSA_LIB or the default search
 };
 
@@ -149,6 +160,18 @@ class Runtime {
                       const DynamicLayout& layout, std::span<const uint64_t> argv, int module = -1);
   // Waits for every queued launch; throws the first failure of this thread's launches.
   void sync();
+  // Waits at most `seconds` for every queued launch; true when none is left
+  // (sync() then returns at once). Lets a caller stay responsive (Ctrl-C).
+  bool wait_for(double seconds);
+  // Stops every launch queued so far, of every thread: the running kernel
+  // ends early, the others are dropped; the next sync() of each launching
+  // thread throws RuntimeError(Cancelled). Returns when they are done. False
+  // on hardware, where a running kernel cannot be stopped (nothing happens).
+  bool cancel();
+  // The emulator's instruction budget for later launches (wave-instructions
+  // per dispatch; 0 restores the default). False on hardware, which has none.
+  bool set_instruction_budget(uint64_t wave_instructions);
+  uint64_t instruction_budget() const;  // 0 on hardware
 
   // ---- timing
   Event record_event();

@@ -40,7 +40,9 @@ const char* op_kind_name(OpKind k);
 
 struct TraceOp {
   OpKind kind;
-  // SmemLoad/SmemStore: 1 when the address is in host memory. VmemLoad: the
+  // SmemLoad/SmemStore: 1 when the address is in host memory (arg: the
+  // bytes the request carries), 2 when the wave's previous host request of
+  // the same 64-byte line serves it. VmemLoad: the
   // mean length in lines (1..255) of the contiguous segments this load
   // belongs to within its trip (the loads between two s_waitcnt of the wave).
   uint8_t aux = 0;

@@ -146,7 +146,7 @@ uint32_t scalar_value32(const WaveState& w, const isa::Operand& o, OpType type) 
     case code::kExecz: return w.exec() == 0;
     case code::kScc: return w.scc;
     case code::kLdsDirect:
-      throw Error("lds_direct as a VALU source is not supported by the emulator");
+      throw Error("lds_direct reaches the VALU only as the value the dispatch loop read from LDS");
     default: return 0;  // reserved codes, pops_exiting_wave_id
   }
 }
@@ -181,7 +181,7 @@ uint64_t scalar_value64(const WaveState& w, const isa::Operand& o, OpType type, 
     case code::kExecz: return w.exec() == 0;
     case code::kScc: return w.scc;
     case code::kLdsDirect:
-      throw Error("lds_direct as a VALU source is not supported by the emulator");
+      throw Error("lds_direct reaches the VALU only as the value the dispatch loop read from LDS");
     default: return 0;
   }
 }

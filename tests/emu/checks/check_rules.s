@@ -111,6 +111,30 @@ END barrier_lds_good, 512
 
 // ---------------------------------------------------------- hazards ---
 
+// s_rfe_b64 after writing TRAPSTS (with `wait` s_nop between); it jumps
+// over the v_mov of 5.
+.macro SETREG_RFE name, wait
+	s_mov_b32 s10, 0
+	s_getpc_b64 s[12:13]
+.L\name\()_pc:
+	s_add_u32 s12, s12, .L\name\()_to - .L\name\()_pc
+	s_addc_u32 s13, s13, 0
+	s_setreg_b32 hwreg(HW_REG_TRAPSTS, 0, 1), s10
+	.rept \wait
+	s_nop 0
+	.endr
+	s_rfe_b64 s[12:13]
+	v_mov_b32 v2, 5
+.L\name\()_to:
+	v_add_u32 v2, v2, 1
+.endm
+BEGIN setreg_rfe_bad
+	SETREG_RFE setreg_rfe_bad, 0
+END setreg_rfe_bad
+BEGIN setreg_rfe_good
+	SETREG_RFE setreg_rfe_good, 1
+END setreg_rfe_good
+
 BEGIN setreg_getreg_bad
 	s_mov_b32 s10, 0
 	s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s10
@@ -288,6 +312,49 @@ BEGIN m0_movrel_good
 	s_movrels_b32 s12, s10
 	v_mov_b32 v2, s12
 END m0_movrel_good
+
+// Wave 0 writes 7 to LDS[0]; after the barrier every lane reads it as
+// lds_direct (M0 = 0x20000: address 0, dword), right after writing M0.
+.macro LDS_DIRECT_SETUP
+	s_and_saveexec_b64 s[12:13], vcc
+	v_mov_b32 v3, 7
+	ds_write_b32 v10, v3
+	s_or_b64 exec, exec, s[12:13]
+	s_waitcnt lgkmcnt(0)
+	s_barrier
+.endm
+BEGIN m0_lds_direct_bad
+	LDS_DIRECT_SETUP
+	s_mov_b32 m0, 0x20000
+	v_mov_b32 v2, lds_direct
+END m0_lds_direct_bad, 512
+BEGIN m0_lds_direct_good
+	LDS_DIRECT_SETUP
+	s_mov_b32 m0, 0x20000
+	s_nop 0
+	v_mov_b32 v2, lds_direct
+END m0_lds_direct_good, 512
+
+// A GDS atomic (M0: GDS base 0, 4096 bytes) reads its data VGPR v3 until
+// expcnt says so; the VALU overwrites it before that.
+.macro GDS_ADD
+	s_mov_b32 m0, 0x1000
+	v_mov_b32 v3, 1
+	ds_add_u32 v10, v3 gds
+.endm
+BEGIN gds_data_bad
+	GDS_ADD
+	v_mov_b32 v3, 2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b32 v2, v10 gds
+END gds_data_bad
+BEGIN gds_data_good
+	GDS_ADD
+	s_waitcnt expcnt(0)
+	v_mov_b32 v3, 2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b32 v2, v10 gds
+END gds_data_good
 
 // -------------------------------------------------------- LDS races ---
 

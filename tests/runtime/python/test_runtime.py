@@ -98,6 +98,25 @@ def test_cli_list_and_info(pkgs):
     assert r.returncode == 1 and "no kernel catalog" in r.stderr
 
 
+def test_info_suggests_the_closest_name_and_shows_the_registry_docs():
+    # the build's package and registry (libk100_selftest.so)
+    r = run_cli("info", "gemv_f32_wrap_k")
+    assert r.returncode == 1 and "KeyError" in r.stderr and "did you mean 'gemv_f32_warp_k'?" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    r = run_cli("info", "gemv_f32_warp_k")
+    assert r.returncode == 0, r.stderr
+    e = json.loads(r.stdout)
+    assert e["lookup"] == "gemv_f32_warp_k" and [a["name"] for a in e["args"][:3]] == ["w", "x", "y"]
+    # the same text the generated kernel reference prints from the registry
+    reference = (SOURCE / "docs" / "KERNELS.md").read_text()
+    for key in ("semantics", "geometry", "limits"):
+        assert e[key] and e[key] in reference, key
+    assert e["family"] == "gemv" and e["tolerance"]
+    with pytest.raises(KeyError) as err:
+        info("gemv_f32_wrap_k")
+    assert err.value.args[0] == "gemv_f32_wrap_k" and "did you mean 'gemv_f32_warp_k'" in str(err.value)
+
+
 def test_catalog_functions(pkgs, monkeypatch):
     monkeypatch.setenv("K100LC_CATALOG", str(pkgs["main"].with_suffix(".catalog.json")))
     assert [e["lookup"] for e in kernels("saxpy")] == ["saxpy_k"]
@@ -129,6 +148,10 @@ def test_wrong_types_and_values_raise(rt):
         rt.launch("fill_f32_k", 1, 64, [y, "1.0", 64])
     with pytest.raises(ValueError, match="does not fit 4 bytes"):
         rt.launch("fill_f32_k", 1, 64, [y, 1.0, 1 << 40])
+    with pytest.raises(ValueError, match=r"argument 2 \(n: u32\) is unsigned; got -1"):
+        rt.launch("fill_f32_k", 1, 64, [y, 1.0, -1])
+    with pytest.raises(ValueError, match="unsigned"):
+        rt.launch("fill_f32_k", 1, 64, [y, 1.0, np.int64(-64)])
     with pytest.raises(TypeError):
         rt.launch("fill_f32_k", 1, 64, 42)
     with pytest.raises(ValueError):

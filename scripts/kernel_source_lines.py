@@ -6,7 +6,13 @@ host references, hand-written .s kernels and their .inc macros) that are
 neither blank nor comment-only, and divides by the number of kernels the
 registry holds (the `--list` output of k100-selftest, or --kernels N).
 
-    scripts/kernel_source_lines.py [--root DIR] [--kernels N] [--selftest PATH] [--files]
+    scripts/kernel_source_lines.py [--root DIR] [--rev REV] [--kernels N] [--selftest PATH] [--files]
+
+--rev measures the kernels/ tree of a commit (read with `git archive`, the
+checkout is not touched) the same way, e.g. the tree before the authoring
+layer beside today's; the kernel count still comes from --kernels or this
+build's k100-selftest, so give --kernels when the commit registered another
+number of kernels.
 
 The authoring layer itself (src/codegen) is a library like the assembler and
 is not counted here; --also DIR adds another tree to the report (not to the
@@ -16,6 +22,8 @@ import argparse
 import os
 import subprocess
 import sys
+import tarfile
+import tempfile
 
 CXX = (".cpp", ".h", ".hpp", ".inc.h")
 ASM = (".s", ".inc")
@@ -71,9 +79,21 @@ def main():
     ap.add_argument("--selftest", default="", help="path of k100-selftest (default: ROOT/build/bin)")
     ap.add_argument("--files", action="store_true", help="print the count of every file")
     ap.add_argument("--also", action="append", default=[], help="another tree to report beside (not counted)")
+    ap.add_argument("--rev", default="", help="measure the kernels/ tree of this commit")
     a = ap.parse_args()
     root = os.path.abspath(a.root)
-    per_file = tree_lines(os.path.join(root, "kernels"))
+    if a.rev:
+        with tempfile.TemporaryDirectory() as tmp:
+            archive = subprocess.run(["git", "-C", root, "archive", "--format=tar", a.rev, "kernels"],
+                                     capture_output=True, check=True).stdout
+            tar = os.path.join(tmp, "kernels.tar")
+            with open(tar, "wb") as f:
+                f.write(archive)
+            with tarfile.open(tar) as tf:
+                tf.extractall(tmp)
+            per_file = tree_lines(os.path.join(tmp, "kernels"))
+    else:
+        per_file = tree_lines(os.path.join(root, "kernels"))
     total = sum(per_file.values())
     kernels = a.kernels or kernel_count(a.selftest or os.path.join(root, "build", "bin", "k100-selftest"))
     if a.files:
@@ -82,7 +102,7 @@ def main():
     print(f"kernel source lines (non-blank, non-comment, kernels/**): {total} in {len(per_file)} files")
     print(f"kernels: {kernels}")
     print(f"lines per kernel: {total / kernels:.1f}")
-    for extra in a.also:
+    for extra in ([] if a.rev else a.also):
         lines = sum(tree_lines(os.path.join(root, extra)).values())
         print(f"beside it, not counted: {extra}: {lines} lines")
     return 0

@@ -246,11 +246,7 @@ CaseResult run_gemv_i8(TestDevice& dev, const Case& c) {
 // ------------------------------------------------------------ registry ---
 
 KernelDef generated(codegen::Signature sig, std::function<codeobj::CodeObject(isa::Target)> gen) {
-  KernelDef d;
-  d.lookup = sig.kernel();
-  d.signature = std::move(sig);
-  d.family = "gemv";
-  d.generate = std::move(gen);
+  KernelDef d = generated_kernel("gemv", std::move(sig), std::move(gen));
   d.tolerance = gemv_tolerance();
   return d;
 }

@@ -23,12 +23,6 @@ inline float guard_value() {
   return f;
 }
 
-// Bit patterns of a float vector (for bit-exact comparisons).
-inline std::vector<uint32_t> bits_of(const std::vector<float>& v) {
-  std::vector<uint32_t> out(v.size());
-  std::memcpy(out.data(), v.data(), v.size() * 4);
-  return out;
-}
 
 // `host` followed by the guard words.
 inline std::vector<float> with_guard(std::vector<float> host) {

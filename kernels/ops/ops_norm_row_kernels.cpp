@@ -65,8 +65,8 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   auto s2 = [&](const char* n) { return k.sgpr(2, n); };
   const SGPR sXs = s2("x stream"), sWs = s2("w stream"), sGs = s2("g stream"), sYs = s2("y stream");
-  const SGPR sNq = s1("chunks"), sRem = s1("rem"), sLeft = s1("left"), sScratch = s1("scratch"), sSave = s2("saved exec");
-  const SGPR sThreads = s1("threads"), sSum2 = s1("sum2"), sShift = s1("shift");
+  const SGPR sNq = s1("chunks"), sRem = s1("rem"), sLeft = s1("left");
+  const SGPR sSum2 = s1("sum2"), sShift = s1("shift");
   const VGPR vT = k.local_id(), vAcc = k.vgpr(1, "acc"), vAcc2 = k.vgpr(1, "acc2"), vScale = k.vgpr(1, "scale"),
              vMean = k.vgpr(1, "mean"), vA = k.vgpr(1, "a"), vB = k.vgpr(1, "b");
   int max_batch = 1;
@@ -113,17 +113,9 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   };
 
   // ---- which threads work
-  SGPR sWave, sWaves;
+  WorkgroupWaves ww{};
   if (spec.multi_wave) {
-    // W = hidden group size x, rounded down to a multiple of 64 (64 when absent)
-    k.s_and_b32(sThreads, k.kernarg(sig.layout().hidden_start + 12, 1), 0xffc0);
-    k.s_cmp_eq_u32(sThreads, 0);
-    k.s_cselect_b32(sThreads, 64, sThreads);
-    sWave = wave_index(k);
-    sWaves = s1("waves");
-    k.s_lshr_b32(sWaves, sThreads, 6);
-    k.s_cmp_ge_u32(sWave, sWaves);  // waves past W (a wg that is not a multiple of 64)
-    k.s_cbranch_scc1(exit);
+    ww = workgroup_waves(k, exit);
   } else {
     // one wave per row: further waves of a larger workgroup have nothing to do
     exit_unless_first_wave(k, exit);
@@ -143,11 +135,10 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
 
   ChunkWalk walk;
   walk.single_wave = !spec.multi_wave;
-  walk.w_threads = sThreads;
+  walk.w_threads = ww.threads;
   walk.thread = vT;
   walk.max_batch = max_batch;
   walk.left = sLeft;
-  const VGPR vLane = lane_of_local_id(k);
 
   // ---- pass 1: statistics
   k.v_mov_b32(vAcc, 0);
@@ -172,19 +163,10 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   stats.advance = [&](Operand bytes) { add64(k, sXs, bytes); };
   chunk_walk(k, stats, spec.stats_batches);
   // element tail: thread t < rem takes x[4 nq + t]
-  Label no_tail = k.label("stats_tail_done");
-  k.s_cmp_eq_u32(sRem, 0);
-  k.s_cbranch_scc1(no_tail);
-  k.s_lshl_b32(sScratch, sNq, 4);
-  k.s_add_u32(sXs[0], sX0[0], sScratch);
-  k.s_addc_u32(sXs[1], sX0[1], 0);
-  k.v_cmp_gt_u32(vcc, sRem, vT);
-  k.s_and_saveexec_b64(sSave, vcc);
-  k.v_lshlrev_b32(vB, 2, vT);
-  k.global_load_dword(xs[0][0], vB, sXs);
-  stat_element(xs[0][0]);
-  k.s_mov_b64(exec, sSave);
-  k.bind(no_tail);
+  element_tail(k, sNq, sRem, vT, {{sXs, sX0}}, [&](VGPR off) {
+    k.global_load_dword(xs[0][0], off, sXs);
+    stat_element(xs[0][0]);
+  });
 
   // ---- reduction and the scale
   if (kind == RowKind::Layer)
@@ -193,7 +175,7 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
     lane_reduce(k, {{ReduceOp::Add, vAcc}});
   SGPR sSum;
   if (spec.multi_wave) {
-    sSum = workgroup_reduce(k, ReduceOp::Add, vAcc, sWave, sWaves, vLane);
+    sSum = workgroup_reduce(k, ReduceOp::Add, vAcc, ww.wave, ww.waves, ww.lane);
   } else {
     sSum = s1("sum");
     k.v_readlane_b32(sSum, vAcc, 63);
@@ -226,7 +208,7 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   }
 
   // ---- pass 2: scale and store
-  auto output_pass = [&](bool zc, const std::string& tag) {
+  auto output_pass = [&](bool zc) {
     k.s_mov_b64(sXs, sX0);
     if (has_w(kind)) k.s_mov_b64(sWs, sW);
     if (has_g(kind)) k.s_mov_b64(sGs, sG0);
@@ -257,39 +239,27 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
       add64(k, sYs, bytes);
     };
     chunk_walk(k, out, spec.out_batches);
-    Label done = k.label("out_tail_done" + tag);
-    k.s_cmp_eq_u32(sRem, 0);
-    k.s_cbranch_scc1(done);
-    k.s_lshl_b32(sScratch, sNq, 4);
-    auto tail_base = [&](SGPR dst, SGPR base) {
-      k.s_add_u32(dst[0], base[0], sScratch);
-      k.s_addc_u32(dst[1], base[1], 0);
-    };
-    tail_base(sXs, sX0);
-    if (has_w(kind)) tail_base(sWs, sW);
-    if (has_g(kind)) tail_base(sGs, sG0);
-    tail_base(sYs, sY0);
-    k.v_cmp_gt_u32(vcc, sRem, vT);
-    k.s_and_saveexec_b64(sSave, vcc);
-    k.v_lshlrev_b32(vB, 2, vT);
-    k.global_load_dword(xs[0][0], vB, sXs);
-    if (has_w(kind)) k.global_load_dword(ws[0][0], vB, sWs);
-    if (has_g(kind)) k.global_load_dword(gs[0][0], vB, sGs);
-    output_element(zc, xs[0][0], has_w(kind) ? ws[0][0] : VGPR{}, has_g(kind) ? gs[0][0] : VGPR{});
-    k.global_store_dword(vB, xs[0][0], sYs);
-    k.s_mov_b64(exec, sSave);
-    k.bind(done);
+    std::vector<std::pair<SGPR, SGPR>> streams = {{sXs, sX0}, {sYs, sY0}};
+    if (has_w(kind)) streams.emplace_back(sWs, sW);
+    if (has_g(kind)) streams.emplace_back(sGs, sG0);
+    element_tail(k, sNq, sRem, vT, streams, [&](VGPR off) {
+      k.global_load_dword(xs[0][0], off, sXs);
+      if (has_w(kind)) k.global_load_dword(ws[0][0], off, sWs);
+      if (has_g(kind)) k.global_load_dword(gs[0][0], off, sGs);
+      output_element(zc, xs[0][0], has_w(kind) ? ws[0][0] : VGPR{}, has_g(kind) ? gs[0][0] : VGPR{});
+      k.global_store_dword(off, xs[0][0], sYs);
+    });
   };
   if (kind == RowKind::RmsZc) {
     Label zc_path = k.label("zero_centred");
     k.s_cmp_lg_u32(k.arg("zc"), 0);
     k.s_cbranch_scc1(zc_path);
-    output_pass(false, "_plain");
+    output_pass(false);
     k.s_branch(exit);
     k.bind(zc_path);
-    output_pass(true, "_zc");
+    output_pass(true);
   } else {
-    output_pass(false, "");
+    output_pass(false);
   }
   k.bind(exit);
   k.s_endpgm();
@@ -348,11 +318,6 @@ std::vector<float> layer_reference(const std::vector<float>& x, const std::vecto
   return y;
 }
 
-std::vector<uint32_t> bits_of(const std::vector<float>& v) {
-  std::vector<uint32_t> out(v.size());
-  std::memcpy(out.data(), v.data(), v.size() * 4);
-  return out;
-}
 
 // ------------------------------------------------------------ cases
 

@@ -38,55 +38,6 @@ Signature argmax_signature(bool part) {
 const Signature kComb("argmax_comb_k", {in("val", "f32"), in("idx", "i32"), value("nb", "i32"), out("out", "i32")},
                       HiddenArgLayout::Full);
 
-// The workgroup: W threads (the hidden group size rounded down to a multiple
-// of 64, 64 when absent), this wave's index and the wave count; waves past W exit.
-struct Threads {
-  SGPR threads, wave, waves;
-  VGPR lane;
-};
-Threads workgroup_threads(Kernel& k, Label exit) {
-  Threads t{k.sgpr(1, "threads"), wave_index(k), k.sgpr(1, "waves"), lane_of_local_id(k)};
-  k.s_and_b32(t.threads, k.kernarg(k.signature().layout().hidden_start + 12, 1), 0xffc0);
-  k.s_cmp_eq_u32(t.threads, 0);
-  k.s_cselect_b32(t.threads, 64, t.threads);
-  k.s_lshr_b32(t.waves, t.threads, 6);
-  k.s_cmp_ge_u32(t.wave, t.waves);
-  k.s_cbranch_scc1(exit);
-  return t;
-}
-
-// Every wave holds its best pair in lane 63 of (val, idx): combine through
-// LDS (8 bytes per wave); returns the workgroup's best (value, index).
-std::pair<SGPR, SGPR> workgroup_argmax(Kernel& k, const Threads& t, VGPR val, VGPR idx) {
-  const SGPR best_v = k.sgpr(1, "best value"), best_i = k.sgpr(1, "best index"), tmp = k.sgpr(1, "t");
-  const VGPR pair = k.vgpr(2, "pair"), addr = k.vgpr(1, "lds address");
-  wave_argmax(k, val, idx);
-  k.v_readlane_b32(best_v, val, 63);
-  k.v_readlane_b32(best_i, idx, 63);
-  k.s_lshl_b32(tmp, t.wave, 3);
-  k.v_mov_b32(addr, tmp);
-  k.v_mov_b32(pair[0], best_v);
-  k.v_mov_b32(pair[1], best_i);
-  SGPR saved = k.sgpr(2, "saved exec");
-  k.s_mov_b64(saved, exec);
-  k.s_mov_b64(exec, 1);
-  k.ds_write_b64(addr, pair);
-  k.s_mov_b64(exec, saved);
-  k.s_barrier();
-  k.v_mov_b32(val, kNegInfBits);
-  k.v_mov_b32(idx, kNoIndex);
-  saved = mask_lanes_below(k, t.waves, t.lane);
-  k.v_lshlrev_b32(addr, 3, t.lane);
-  k.ds_read_b64(pair, addr);
-  k.v_mov_b32(val, pair[0]);
-  k.v_mov_b32(idx, pair[1]);
-  restore_exec(k, saved);
-  wave_argmax(k, val, idx);
-  k.v_readlane_b32(best_v, val, 63);
-  k.v_readlane_b32(best_i, idx, 63);
-  return {best_v, best_i};
-}
-
 // n (i64) clamped to [0, 2^31 - 1] in n[0].
 void clamp_length(Kernel& k, SGPR n) {
   Label hi_zero = k.label("n_hi_zero"), done = k.label("n_done");
@@ -103,7 +54,7 @@ void clamp_length(Kernel& k, SGPR n) {
 
 // Scans the segment seg[0 .. len) with the workgroup; returns the best
 // (value, local index) (index >= len: no element).
-std::pair<SGPR, SGPR> scan_segment(Kernel& k, const Threads& th, SGPR seg, SGPR len) {
+std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg, SGPR len) {
   const VGPR vT = k.local_id(), vBv = k.vgpr(4, "best values"), vBc = k.vgpr(4, "best chunks"),
              vQBase = k.vgpr(1, "chunk base"), vQ = k.vgpr(1, "chunk"), data = k.vgpr(16, "x"),
              vV4 = k.vgpr(1, "tail value"), vI4 = k.vgpr(1, "tail index"), vTv = k.vgpr(1, "t"),
@@ -170,7 +121,7 @@ std::pair<SGPR, SGPR> scan_segment(Kernel& k, const Threads& th, SGPR seg, SGPR 
   for (int c = 0; c < 4; ++c) k.v_lshl_add_u32(vBc[c], vBc[c], 2, c);
   for (int c = 1; c < 4; ++c) argmax_merge(k, vBv[0], vBc[0], vBv[c], vBc[c]);
   argmax_merge(k, vBv[0], vBc[0], vV4, vI4);
-  return workgroup_argmax(k, th, vBv[0], vBc[0]);
+  return workgroup_argmax(k, vBv[0], vBc[0], th.wave, th.waves, th.lane);
 }
 
 // argmax_k (part = false) and argmax_part_k (part = true).
@@ -181,7 +132,7 @@ codeobj::CodeObject generate_argmax(bool part, isa::Target target) {
   const SGPR sStart = k.sgpr(1, "start"), sLen = k.sgpr(1, "length"), sTmp = k.sgpr(1, "t"),
              sSeg = k.sgpr(2, "segment");
   const VGPR vTv = k.vgpr(1, "value"), vTi = k.vgpr(1, "index"), vAddr = k.vgpr(1, "address");
-  const Threads th = workgroup_threads(k, exit);
+  const WorkgroupWaves th = workgroup_waves(k, exit);
   clamp_length(k, sN);
   if (part) {
     // chunk size C = ceil(n / nb); workgroup b scans [b C, min(n, (b + 1) C))
@@ -239,7 +190,7 @@ codeobj::CodeObject generate_argmax_comb(isa::Target target) {
   const SGPR sNb = k.arg("nb"), sB = k.sgpr(1, "partial");
   const VGPR vBv = k.vgpr(2, "best values"), vBc = k.vgpr(2, "best indices"), vQ = k.vgpr(1, "q"),
              vTv = k.vgpr(1, "value"), vTi = k.vgpr(1, "index"), vAddr = k.vgpr(1, "address");
-  const Threads th = workgroup_threads(k, exit);
+  const WorkgroupWaves th = workgroup_waves(k, exit);
   k.v_mov_b32(vBv[0], kNegInfBits);
   k.v_mov_b32(vBc[0], kNoIndex);
   k.v_mov_b32(vBv[1], kNegInfBits);  // constants for the selects
@@ -267,7 +218,7 @@ codeobj::CodeObject generate_argmax_comb(isa::Target target) {
   k.s_add_u32(sB, sB, th.threads);
   k.s_branch(top);
   k.bind(done);
-  auto [sBestV, sBestI] = workgroup_argmax(k, th, vBv[0], vBc[0]);
+  auto [sBestV, sBestI] = workgroup_argmax(k, vBv[0], vBc[0], th.wave, th.waves, th.lane);
   (void)sBestV;
   k.s_cmp_lg_u32(th.wave, 0);
   k.s_cbranch_scc1(exit);

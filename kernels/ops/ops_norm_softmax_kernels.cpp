@@ -31,10 +31,9 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
   const SGPR sCols = k.arg("cols"), row = k.workgroup_id();
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   const SGPR sXs = k.sgpr(2, "x stream"), sYs = k.sgpr(2, "y stream"), sNq = s1("chunks"), sRem = s1("rem"),
-             sLeft = s1("left"), sScratch = s1("scratch"), sSave = k.sgpr(2, "saved exec"), sMax = s1("max"),
-             sSum = s1("sum");
+             sLeft = s1("left"), sMax = s1("max"), sSum = s1("sum");
   const VGPR vT = k.local_id(), vM = k.vgpr(1, "m"), vS = k.vgpr(1, "s"), vG = k.vgpr(1, "g"), vA = k.vgpr(1, "a"),
-             vInv = k.vgpr(1, "1/sum"), vB = k.vgpr(1, "b"), data = k.vgpr(dw * batches.front(), "x");
+             vInv = k.vgpr(1, "1/sum"), data = k.vgpr(dw * batches.front(), "x");
   exit_unless_first_wave(k, exit);  // one wave per row: further waves exit
   k.s_cmp_ge_u32(row, k.arg("rows"));
   k.s_cbranch_scc1(exit);
@@ -85,7 +84,7 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
         k.v_max_f32(vG, vG, data[x]);
     }
   };
-  auto accumulate = [&](int n) {  // values of n chunks, their max in vG
+  auto accumulate_values = [&](int values) {  // data[0 .. values), their max in vG
     k.v_max_f32(vG, vM, vG);
     k.v_max_f32(vG, kNegMaxBits, vG);
     k.v_sub_f32(vA, vM, vG);  // <= 0, -inf on the first batch
@@ -93,7 +92,7 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
     k.v_exp_f32(vA, vA);
     k.v_mul_f32(vS, vS, vA);
     k.v_mov_b32(vM, vG);
-    for (int c = 0; c < n * dw; ++c) {
+    for (int c = 0; c < values; ++c) {
       k.v_sub_f32(vA, data[c], vM);
       k.v_mul_f32(vA, kLog2e, vA);
       k.v_exp_f32(vA, vA);
@@ -106,35 +105,15 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
   stats.loads_per_chunk = 1;
   stats.load = [&](int i, VGPR voff, int imm) { load(i, voff, imm, sXs); };
   stats.compute = batch_max;
-  stats.finish = accumulate;
+  stats.finish = [&](int n) { accumulate_values(n * dw); };
   stats.advance = [&](Operand bytes) { add64(k, sXs, bytes); };
   chunk_walk(k, stats, batches);
-  Label no_tail = k.label("stats_tail_done");
-  if (vec) {  // columns 4 nq + t for t < rem, one value per lane
-    k.s_cmp_eq_u32(sRem, 0);
-    k.s_cbranch_scc1(no_tail);
-    k.s_lshl_b32(sScratch, sNq, 4);
-    k.s_add_u32(sXs[0], sX0[0], sScratch);
-    k.s_addc_u32(sXs[1], sX0[1], 0);
-    k.v_cmp_gt_u32(vcc, sRem, vT);
-    k.s_and_saveexec_b64(sSave, vcc);
-    k.v_lshlrev_b32(vB, 2, vT);
-    k.global_load_dword(data[0], vB, sXs);
-    k.v_mov_b32(vG, data[0]);
-    k.v_max_f32(vG, vM, vG);
-    k.v_max_f32(vG, kNegMaxBits, vG);
-    k.v_sub_f32(vA, vM, vG);
-    k.v_mul_f32(vA, kLog2e, vA);
-    k.v_exp_f32(vA, vA);
-    k.v_mul_f32(vS, vS, vA);
-    k.v_mov_b32(vM, vG);
-    k.v_sub_f32(vA, data[0], vM);
-    k.v_mul_f32(vA, kLog2e, vA);
-    k.v_exp_f32(vA, vA);
-    k.v_add_f32(vS, vS, vA);
-    k.s_mov_b64(exec, sSave);
-    k.bind(no_tail);
-  }
+  if (vec)  // columns 4 nq + t for t < rem, one value per lane
+    element_tail(k, sNq, sRem, vT, {{sXs, sX0}}, [&](VGPR off) {
+      k.global_load_dword(data[0], off, sXs);
+      k.v_mov_b32(vG, data[0]);
+      accumulate_values(1);
+    });
 
   // ---- row max, then every lane's sum rescaled to it, then the row sum
   k.v_mov_b32(vG, vM);
@@ -183,21 +162,12 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
     add64(k, sYs, bytes);
   };
   chunk_walk(k, out, batches);
-  if (vec) {
-    k.s_cmp_eq_u32(sRem, 0);
-    k.s_cbranch_scc1(exit);
-    k.s_lshl_b32(sScratch, sNq, 4);
-    k.s_add_u32(sXs[0], sX0[0], sScratch);
-    k.s_addc_u32(sXs[1], sX0[1], 0);
-    k.s_add_u32(sYs[0], sY0[0], sScratch);
-    k.s_addc_u32(sYs[1], sY0[1], 0);
-    k.v_cmp_gt_u32(vcc, sRem, vT);
-    k.s_and_saveexec_b64(sSave, vcc);
-    k.v_lshlrev_b32(vB, 2, vT);
-    k.global_load_dword(data[0], vB, sXs);
-    out_value(data[0]);
-    k.global_store_dword(vB, data[0], sYs);
-  }
+  if (vec)
+    element_tail(k, sNq, sRem, vT, {{sXs, sX0}, {sYs, sY0}}, [&](VGPR off) {
+      k.global_load_dword(data[0], off, sXs);
+      out_value(data[0]);
+      k.global_store_dword(off, data[0], sYs);
+    });
   k.bind(exit);
   k.s_endpgm();
   return k.build();

@@ -5,10 +5,32 @@
 // max, sum of exponentials, unnormalised P*V), the combine kernel merges the
 // splits of each head. Their tests also run the pair against single-query
 // softmax attention computed on the host.
+//
+// Both are one wave per workgroup (waves past the first do nothing) and share
+// the weighted row sum with the weights in LDS (lds_weighted_rows: sixteen
+// rows in flight, the weights read back as broadcasts) and the walk over
+// 64-wide slices of d (over_slices).
+//
+// flash_dec_part_k: workgroup id -> head h = id >> cshift, split s = id &
+// (2^cshift - 1); the split covers rows [s R, s R + R), R = pad >> cshift,
+// below n_kv and max_len. It walks them 64 at a time with an online maximum:
+// lanes over rows compute the scores (q broadcast from SGPRs by
+// s_load_dwordx16, sixteen kt rows in flight); the block maximum (DPP)
+// updates the running m and earlier sums are rescaled by exp((m_old - m) *
+// inv); the block's p_j go to LDS and, per slice of d, lanes over d
+// accumulate p_j * v rows into accumulators kept in LDS (256 bytes of p plus
+// 4 * 512 bytes: dh <= 512; larger dh writes pm = pl = NaN).
+//
+// flash_dec_comb_k: one wave per head; lanes over splits give M and the
+// denominator (DPP reductions); then per slice of d the weights of up to 64
+// splits in LDS (computed once when nsplit <= 64, per slice otherwise) and
+// the po rows. exp(t) = v_exp_f32(t * log2 e); 1/den by v_rcp_f32 (1 ulp).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
+#include "k100/codegen/codegen.h"
 #include "k100/kernels/registry.h"
 #include "k100/kernels/test_support.h"
 #include "other_families.h"
@@ -18,6 +40,330 @@ namespace k100::kernels {
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// ---------------------------------------------------------------- generators
+
+using namespace codegen;
+using as::vcc, as::exec, as::exec_lo, as::exec_hi, as::offset;
+
+constexpr uint32_t kNegInfBits = 0xff800000u;
+constexpr float kLog2e = 1.4426950408889634f;
+
+Signature part_signature() {
+  return Signature("flash_dec_part_k", {out("po", "f32"), out("pm", "f32"), out("pl", "f32"), in("q", "f32"),
+                                        in("kt", "f32"), in("v", "f32"), value("n_kv", "u32"), value("dh", "u32"),
+                                        value("pad", "u32"), value("max_len", "u32"), value("cshift", "u32"),
+                                        value("inv", "f32"), value("vstride", "u32")});
+}
+Signature comb_signature() {
+  return Signature("flash_dec_comb_k", {out("out", "f32"), in("po", "f32"), in("pm", "f32"), in("pl", "f32"),
+                                        value("dh", "u32"), value("nsplit", "u32"), value("inv", "f32")});
+}
+
+// What both kernels start with: waves past the first exit, the lane's byte
+// offset 4 * lane, the launched lanes (`all`) and c = inv * log2 e, so that
+// exp((x - m) * inv) = v_exp_f32((x - m) * c).
+struct Prologue {
+  VGPR lane, l4, c;
+  SGPR all;
+};
+Prologue prologue(Kernel& k, Label exit) {
+  Prologue p{k.local_id(), k.vgpr(1, "4 lane"), k.vgpr(1, "inv log2e"), k.sgpr(2, "all lanes")};
+  exit_unless_first_wave(k, exit);
+  k.v_lshlrev_b32(p.l4, 2, p.lane);
+  k.s_mov_b64(p.all, exec);
+  k.v_mov_b32(p.c, kLog2e);
+  k.v_mul_f32(p.c, k.arg("inv"), p.c);
+  return p;
+}
+
+// dst = exp((x - m) * inv) = v_exp_f32((x - m) * c).
+void exp_scaled(Kernel& k, const Prologue& p, VGPR dst, Operand x, SGPR m) {
+  k.v_subrev_f32(dst, m, x);
+  k.v_mul_f32(dst, dst, p.c);
+  k.v_exp_f32(dst, dst);
+}
+
+// acc += sum over `count` rows j of w_j * row_j[voff]: the f32 weights w_j at
+// the LDS address `wlds` (uniform: read as broadcasts, four b128 reads per 16
+// rows), row j at ptr + j * step. Sixteen rows in flight, then single rows;
+// wlds and ptr advance, count ends at 0. w and rows (16 VGPRs each) are
+// scratch; the caller passes them, so that a kernel reuses them elsewhere
+// (the layer keeps a register written in a loop live through the loop).
+void lds_weighted_rows(Kernel& k, VGPR acc, VGPR wlds, VGPR voff, SGPR ptr, SGPR step, SGPR count, VGPR w,
+                       VGPR rows) {
+  countdown_groups(k, count, {16, 1}, [&](int n) {
+    if (n == 16)
+      for (int i = 0; i < 4; ++i) k.ds_read_b128(w.sub(4 * i, 4), wlds, offset(16 * i));
+    else
+      k.ds_read_b32(w[0], wlds);
+    for (int i = 0; i < n; ++i) {
+      k.global_load_dword(rows[i], voff, ptr);
+      add64_pair(k, ptr, step);
+    }
+    k.v_add_u32(wlds, 4 * n, wlds);
+    for (int i = 0; i < n; ++i) k.v_fmac_f32(acc, w[i], rows[i]);
+  });
+}
+
+// For each of the `slices` 64-wide slices of d < dh: EXEC = the all-lanes mask and lanes with
+// 64 slice + lane < dh, body(a) with a = 4 (64 slice + lane); EXEC restored.
+void over_slices(Kernel& k, const Prologue& p, SGPR dh, SGPR slices, const std::function<void(VGPR a)>& body) {
+  const SGPR slice = k.sgpr(1, "slice"), lim = k.sgpr(1, "d left");
+  const VGPR a = k.vgpr(1, "slice address");
+  Label top = k.label("slice"), done = k.label("slices_done");
+  k.v_mov_b32(a, p.l4);
+  k.s_mov_b32(slice, 0);
+  k.bind(top);
+  k.s_cmp_ge_u32(slice, slices);
+  k.s_cbranch_scc1(done);
+  k.s_lshl_b32(lim, slice, 6);
+  k.s_sub_u32(lim, dh, lim);
+  k.v_cmp_gt_u32(vcc, lim, p.lane);
+  k.s_and_b64(exec, p.all, vcc);
+  body(a);
+  k.s_mov_b64(exec, p.all);
+  k.v_add_u32(a, 0x100, a);
+  k.s_add_u32(slice, slice, 1);
+  k.s_branch(top);
+  k.bind(done);
+}
+
+codeobj::CodeObject build_part(isa::Target target) {
+  Kernel k(part_signature(), target, {.waves_per_simd = 5, .lds_bytes = 256 + 4 * 512});
+  Label exit = k.label("exit"), bad_dh = k.label("bad_dh"), finish = k.label("finish"), block = k.label("block");
+  const Prologue p = prologue(k, exit);
+  const SGPR id = k.workgroup_id(), dh = k.arg("dh"), cshift = k.arg("cshift");
+  auto s1 = [&](const char* n) { return k.sgpr(1, n); };
+  const SGPR head = s1("head"), split = s1("split"), R = s1("R"), j0 = s1("j0"), end = s1("end"), rows = s1("rows"),
+             m = s1("m"), hd = s1("h dh"), nb = s1("block rows"), bmax = s1("block max"), mnew = s1("new m"),
+             alpha = s1("alpha"), left = s1("left"), live = k.sgpr(2, "live rows"), ktr = k.sgpr(2, "kt row"),
+             qp = k.sgpr(2, "q"), vr = k.sgpr(2, "v row"), qv = k.sgpr(16, "q values");
+  const VGPR zero = k.vgpr(1, "zero"), psum = k.vgpr(1, "sum of p"), ninf = k.vgpr(1, "-inf"),
+             score = k.vgpr(1, "score"), t = k.vgpr(1, "t"), kv = k.vgpr(16, "rows"), w16 = k.vgpr(16, "weights"),
+             acc = k.vgpr(1, "acc"),
+             wlds = k.vgpr(1, "p address");
+  k.v_mov_b32(zero, 0);
+  k.v_mov_b32(psum, 0);
+  k.v_mov_b32(ninf, kNegInfBits);
+  k.s_lshr_b32(head, id, cshift);
+  k.s_lshl_b32(split, 1, cshift);
+  k.s_add_u32(split, split, -1);
+  k.s_and_b32(split, id, split);
+  k.s_lshr_b32(R, k.arg("pad"), cshift);
+  k.s_mul_i32(j0, split, R);  // first row of the split
+  k.s_add_u32(end, j0, R);
+  k.s_cselect_b32(end, -1, end);  // j0 + R, saturated
+  k.s_min_u32(end, end, k.arg("n_kv"));
+  k.s_min_u32(end, end, k.arg("max_len"));
+  k.s_sub_u32(rows, end, j0);
+  k.s_cmp_gt_u32(end, j0);
+  k.s_cselect_b32(rows, rows, 0);  // rows of the split
+  k.s_mov_b32(m, kNegInfBits);     // running maximum
+  const SGPR pm = offset_address(k, k.arg("pm"), id, 2), pl = offset_address(k, k.arg("pl"), id, 2),
+             po = scaled_address(k, k.arg("po"), id, dh, 2);
+  k.s_cmp_gt_u32(dh, 0x200);
+  k.s_cbranch_scc1(bad_dh);
+  const SGPR slices = ceil_shift(k, dh, 6);
+  over_slices(k, p, dh, slices, [&](VGPR a) { k.ds_write_b32(a, zero, offset(256)); });  // accumulators LDS[256 + 4 d] = 0
+  k.s_cmp_eq_u32(rows, 0);
+  k.s_cbranch_scc1(finish);  // no rows: pm = -inf, pl = 0, po = 0
+  k.s_mul_i32(hd, head, dh);
+  const SGPR q = offset_address(k, k.arg("q"), hd, 2);
+  const SGPR kt = element_address(k, k.arg("kt"), hd, k.arg("max_len"), j0, 2), ktstep = widen_shifted(k, k.arg("max_len"), 2);
+  const SGPR v = element_address(k, k.arg("v"), j0, k.arg("vstride"), hd, 2), vstep = widen_shifted(k, k.arg("vstride"), 2),
+             vblock = widen_shifted(k, k.arg("vstride"), 8);
+  k.bind(block);
+  k.s_min_u32(nb, rows, 64);
+  // scores, lane l = row l of the block: q broadcast from SGPRs, 16 kt rows in flight
+  k.v_cmp_gt_u32(live, nb, p.lane);
+  k.s_mov_b64(exec, live);
+  k.v_mov_b32(score, 0);
+  k.s_mov_b64(ktr, kt);
+  k.s_mov_b64(qp, q);
+  k.s_mov_b32(left, dh);
+  countdown_groups(k, left, {16, 1}, [&](int n) {
+    if (n == 16) k.s_load_dwordx16(qv, qp, 0);
+    else k.s_load_dword(qv[0], qp, 0);
+    add64(k, qp, 4 * n);
+    for (int i = 0; i < n; ++i) {
+      k.global_load_dword(kv[i], p.l4, ktr);
+      add64_pair(k, ktr, ktstep);
+    }
+    for (int i = 0; i < n; ++i) k.v_fmac_f32(score, qv[i], kv[i]);
+  });
+  k.s_mov_b64(exec, p.all);
+  k.v_cndmask_b32(score, ninf, score, live);  // rows past the end: -inf
+  // the block maximum updates m; alpha = exp((m_old - m) * inv) rescales what
+  // was accumulated (0 before the first block)
+  k.v_mov_b32(t, score);
+  lane_reduce(k, {{ReduceOp::Max, t}});
+  k.v_readlane_b32(bmax, t, 63);
+  k.v_mov_b32(t, bmax);
+  k.v_max_f32(t, m, t);
+  k.v_readfirstlane_b32(mnew, t);
+  Label alpha_done = k.label("alpha_done");
+  k.s_mov_b32(alpha, 0);
+  k.s_cmp_eq_u32(m, kNegInfBits);
+  k.s_cbranch_scc1(alpha_done);
+  k.v_mov_b32(t, m);
+  exp_scaled(k, p, t, t, mnew);
+  k.v_readfirstlane_b32(alpha, t);
+  k.bind(alpha_done);
+  k.s_mov_b32(m, mnew);
+  // p = exp((s - m) * inv) for the block's rows (0 past the end), to LDS[4 row]
+  exp_scaled(k, p, score, score, m);
+  k.v_cndmask_b32(score, 0, score, live);
+  k.v_fma_f32(psum, psum, alpha, score);
+  k.ds_write_b32(p.l4, score);
+  k.s_barrier();
+  // acc[d] = alpha * acc[d] + sum_j p_j v[j][h dh + d], lanes over d
+  over_slices(k, p, dh, slices, [&](VGPR a) {
+    k.ds_read_b32(acc, a, offset(256));
+    k.v_mov_b32(wlds, 0);
+    k.s_mov_b64(vr, v);
+    k.s_mov_b32(left, nb);
+    k.v_mul_f32(acc, alpha, acc);
+    lds_weighted_rows(k, acc, wlds, a, vr, vstep, left, w16, kv);
+    k.ds_write_b32(a, acc, offset(256));
+  });
+  k.s_barrier();  // p was read before the next block writes it
+  k.s_sub_u32(rows, rows, nb);
+  k.s_cmp_eq_u32(rows, 0);
+  k.s_cbranch_scc1(finish);
+  add64(k, kt, 0x100);  // 64 rows on
+  add64_pair(k, v, vblock);
+  k.s_branch(block);
+  k.bind(finish);
+  // pl = the sum of p over the lanes (lane 63), pm = m; po[d] = acc[d]
+  lane_reduce(k, {{ReduceOp::Add, psum}});
+  k.v_mov_b32(t, m);
+  k.s_mov_b32(exec_lo, 0);
+  k.s_mov_b32(exec_hi, 0x80000000u);
+  k.global_store_dword(zero, psum, pl);
+  k.global_store_dword(zero, t, pm);
+  k.s_mov_b64(exec, p.all);
+  over_slices(k, p, dh, slices, [&](VGPR a) {
+    k.ds_read_b32(acc, a, offset(256));
+    k.global_store_dword(a, acc, po);
+  });
+  k.s_branch(exit);
+  k.bind(bad_dh);  // dh > 512 is not supported: pm = pl = NaN makes the combined result NaN
+  k.v_mov_b32(t, 0x7fc00000u);
+  k.s_mov_b64(exec, 1);
+  k.global_store_dword(zero, t, pm);
+  k.global_store_dword(zero, t, pl);
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
+}
+
+codeobj::CodeObject build_comb(isa::Target target) {
+  Kernel k(comb_signature(), target, {.waves_per_simd = 6, .lds_bytes = 256});
+  Label exit = k.label("exit");
+  const Prologue p = prologue(k, exit);
+  const SGPR h = k.workgroup_id(), dh = k.arg("dh"), ns = k.arg("nsplit");
+  auto s1 = [&](const char* n) { return k.sgpr(1, n); };
+  const SGPR hn = s1("h nsplit"), M = s1("M"), rden = s1("1 / den"), den = s1("den"), left = s1("left"),
+             group = s1("group"), gleft = s1("group left"), step64 = s1("step"), pmp = k.sgpr(2, "pm split"),
+             plp = k.sgpr(2, "pl split"), pop = k.sgpr(2, "po row");
+  const VGPR x = k.vgpr(1, "pm"), y = k.vgpr(1, "pl"), w = k.vgpr(1, "weight"), r = k.vgpr(1, "reduced"),
+             acc = k.vgpr(1, "acc"), wlds = k.vgpr(1, "weight address"), w16 = k.vgpr(16, "weights"),
+             rows = k.vgpr(16, "rows");
+  k.s_mul_i32(hn, h, ns);
+  const SGPR pm = offset_address(k, k.arg("pm"), hn, 2), pl = offset_address(k, k.arg("pl"), hn, 2),
+             po = scaled_address(k, k.arg("po"), hn, dh, 2), out = scaled_address(k, k.arg("out"), h, dh, 2),
+             postep = widen_shifted(k, dh, 2), slices = ceil_shift(k, dh, 6);
+  // Lanes over splits, 64 at a time from pm (and pl): each(loads) after the loads.
+  auto over_splits = [&](bool with_pl, const std::function<void()>& each) {
+    Label top = k.label("splits"), done = k.label("splits_done");
+    k.s_mov_b64(pmp, pm);
+    if (with_pl) k.s_mov_b64(plp, pl);
+    k.s_mov_b32(left, ns);
+    k.bind(top);
+    k.s_cmp_eq_u32(left, 0);
+    k.s_cbranch_scc1(done);
+    k.v_cmp_gt_u32(vcc, left, p.lane);
+    k.s_and_b64(exec, p.all, vcc);
+    k.global_load_dword(x, p.l4, pmp);
+    if (with_pl) k.global_load_dword(y, p.l4, plp);
+    k.s_min_u32(step64, left, 64);
+    k.s_sub_u32(left, left, step64);
+    add64(k, pmp, 0x100);
+    if (with_pl) add64(k, plp, 0x100);
+    each();
+    k.s_mov_b64(exec, p.all);
+    k.s_branch(top);
+    k.bind(done);
+  };
+  // w = exp((pm - M) * inv), 0 for an empty split (pm = -inf, also for inv = 0), to LDS[4 lane]
+  auto weight = [&]() {
+    exp_scaled(k, p, w, x, M);
+    k.v_cmp_neq_f32(vcc, kNegInfBits, x);
+    k.v_cndmask_b32(w, 0, w, vcc);
+    k.ds_write_b32(p.l4, w);
+  };
+  // M = max_s pm[s]
+  k.v_mov_b32(r, kNegInfBits);
+  over_splits(false, [&] { k.v_max_f32(r, r, x); });
+  lane_reduce(k, {{ReduceOp::Max, r}});
+  k.v_readlane_b32(M, r, 63);
+  k.s_cmp_eq_u32(M, kNegInfBits);
+  k.s_cselect_b32(M, 0, M);  // every split empty: M = 0, all weights 0
+  // den = sum_s w_s pl[s]; the weights stay in LDS when nsplit <= 64
+  k.v_mov_b32(r, 0);
+  over_splits(true, [&] {
+    weight();
+    k.v_fmac_f32(r, w, y);
+  });
+  k.s_barrier();
+  lane_reduce(k, {{ReduceOp::Add, r}});
+  k.v_readlane_b32(den, r, 63);
+  k.v_rcp_f32(w, den);
+  k.v_readfirstlane_b32(rden, w);
+  k.s_cmp_eq_u32(den, 0);
+  k.s_cselect_b32(rden, 0, rden);  // 1 / den, 0 when nothing was accumulated
+  // out[d] = rden * sum_s w_s po[s][d], lanes over d, groups of up to 64 splits
+  over_slices(k, p, dh, slices, [&](VGPR a) {
+    Label top = k.label("group"), done = k.label("groups_done"), ready = k.label("weights_ready");
+    const SGPR lanes = k.sgpr(2, "slice lanes");
+    k.s_mov_b64(lanes, exec);
+    k.s_mov_b64(exec, p.all);  // the weights' v_cmp below needs every lane
+    k.v_mov_b32(acc, 0);
+    k.s_mov_b64(pmp, pm);
+    k.s_mov_b64(pop, po);
+    k.s_mov_b32(left, ns);
+    k.bind(top);
+    k.s_cmp_eq_u32(left, 0);
+    k.s_cbranch_scc1(done);
+    k.s_min_u32(group, left, 64);
+    k.s_cmp_le_u32(ns, 64);
+    k.s_cbranch_scc1(ready);  // one group: its weights are in LDS already
+    k.v_cmp_gt_u32(vcc, group, p.lane);
+    k.s_and_b64(exec, p.all, vcc);
+    k.global_load_dword(x, p.l4, pmp);
+    weight();
+    k.s_barrier();
+    k.bind(ready);
+    k.s_mov_b64(exec, lanes);
+    k.v_mov_b32(wlds, 0);
+    k.s_mov_b32(gleft, group);
+    lds_weighted_rows(k, acc, wlds, a, pop, postep, gleft, w16, rows);
+    k.s_mov_b64(exec, p.all);
+    k.s_sub_u32(left, left, group);
+    add64(k, pmp, 0x100);
+    k.s_barrier();  // the weights were read before the next group writes them
+    k.s_branch(top);
+    k.bind(done);
+    k.s_mov_b64(exec, lanes);
+    k.v_mul_f32(acc, rden, acc);
+    k.global_store_dword(a, acc, out);
+  });
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
+}
+
 
 struct AttnShape {
   int64_t heads, dh, n_kv, max_len, cshift, pad, vstride;
@@ -143,9 +489,9 @@ CaseResult run_attention(TestDevice& dev, const AttnShape& s, uint32_t seed, boo
   DeviceBuffer<float> dpm(dev, std::vector<float>(size_t(s.heads * ns + 1), 12345.f));
   DeviceBuffer<float> dpl(dev, std::vector<float>(size_t(s.heads * ns + 1), 12345.f));
   DeviceBuffer<float> dout(dev, std::vector<float>(size_t(s.heads * s.dh + 1), 12345.f));
-  dev.launch("flash_dec_part_k", {uint32_t(s.heads * ns)}, {64},
-             {dpo.addr(), dpm.addr(), dpl.addr(), dq.addr(), dkt.addr(), dv.addr(), u32(s.n_kv), u32(s.dh),
-              u32(s.pad), u32(s.max_len), u32(s.cshift), f32(s.inv), u32(s.vstride)});
+  launch(dev, part_signature(), {uint32_t(s.heads * ns)}, {64},
+         {dpo.addr(), dpm.addr(), dpl.addr(), dq.addr(), dkt.addr(), dv.addr(), s.n_kv, s.dh, s.pad, s.max_len,
+          s.cshift, s.inv, s.vstride});
   std::vector<CaseResult> parts;
   if (s.dh > 512) {
     // unsupported head size: pm = pl = NaN, po untouched
@@ -165,8 +511,8 @@ CaseResult run_attention(TestDevice& dev, const AttnShape& s, uint32_t seed, boo
     parts.push_back(compare(dpm.download(), pm, kPartTolerance));
     parts.push_back(compare(dpl.download(), pl, kPartTolerance));
   }
-  dev.launch("flash_dec_comb_k", {uint32_t(s.heads)}, {64},
-             {dout.addr(), dpo.addr(), dpm.addr(), dpl.addr(), u32(s.dh), u32(ns), f32(s.inv)});
+  launch(dev, comb_signature(), {uint32_t(s.heads)}, {64},
+         {dout.addr(), dpo.addr(), dpm.addr(), dpl.addr(), s.dh, ns, s.inv});
   auto want = attention_reference(s, in);
   want.push_back(12345.f);
   parts.push_back(compare(dout.download(), want, kCombTolerance));
@@ -209,10 +555,7 @@ std::vector<Case> part_cases(bool sweep) {
 }
 
 void register_flash_dec_part(Registry& r) {
-  KernelDef d;
-  d.lookup = "flash_dec_part_k";
-  d.family = "other";
-  d.source = "other/flash_dec_part_k.s";
+  KernelDef d = generated_kernel("other", part_signature(), build_part);
   d.description =
       "Multi-head f32 decode attention, split part: one wave per (head, split) walks its rows 64 at a time with "
       "an online maximum. Lanes over rows compute the scores (each K^T row segment one 256-byte load, q "
@@ -243,10 +586,7 @@ void register_flash_dec_part(Registry& r) {
 }
 
 void register_flash_dec_comb(Registry& r) {
-  KernelDef d;
-  d.lookup = "flash_dec_comb_k";
-  d.family = "other";
-  d.source = "other/flash_dec_comb_k.s";
+  KernelDef d = generated_kernel("other", comb_signature(), build_comb);
   d.description =
       "Combines the split partials of flash_dec_part_k, one wave per head: lanes over splits give the maximum "
       "and the denominator (DPP reductions); then, for each 64-wide slice of d, the weights of up to 64 splits "
@@ -293,8 +633,7 @@ void register_flash_dec_comb(Registry& r) {
     float inv = rng.uniform(1, 0.05f, 1.f)[0];
     DeviceBuffer<float> dpo(dev, po), dpm(dev, pm), dpl(dev, pl);
     DeviceBuffer<float> dout(dev, std::vector<float>(size_t(heads * dh + 1), 12345.f));
-    dev.launch("flash_dec_comb_k", {uint32_t(heads)}, {64},
-               {dout.addr(), dpo.addr(), dpm.addr(), dpl.addr(), u32(dh), u32(ns), f32(inv)});
+    launch(dev, comb_signature(), {uint32_t(heads)}, {64}, {dout.addr(), dpo.addr(), dpm.addr(), dpl.addr(), dh, ns, inv});
     auto want = comb_reference(po, pm, pl, heads, dh, ns, inv);
     want.push_back(12345.f);
     return compare(dout.download(), want, kCombTolerance);

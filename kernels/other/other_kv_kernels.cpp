@@ -4,8 +4,19 @@
 // flash_dec_part_k) and, for the _v kernels, a row-major cache [..][dim].
 // Copies are bit-exact; the tests fill the caches with old contents first and
 // check that only the appended columns / rows change.
+//
+// vt_scatter_k and vt_scatter_v_k move one 64 x 64 tile per workgroup
+// (workgroup id -> d tile id & (2^cshift - 1), row tile id >> cshift) through
+// LDS rows padded to 65 floats: lane l reads column D0 + l of 8 rows at a
+// time (256-byte row loads, eight, or sixteen with the V rows, in flight) and
+// writes them as tile rows (conflict-free), then reads tile row l back as
+// columns (260 l + 4 d: conflict-free) and stores them as 256-byte runs of the
+// transposed cache's rows. Partial tiles are masked. vt_scatter_v_k copies
+// the V rows into the row-major cache on the way. vt_scatter_v1_k appends one
+// token: one d per lane. Waves past the first do nothing.
 #include <algorithm>
 
+#include "k100/codegen/codegen.h"
 #include "k100/kernels/registry.h"
 #include "k100/kernels/test_support.h"
 #include "other_families.h"
@@ -13,6 +24,130 @@
 namespace k100::kernels {
 
 namespace {
+
+using namespace codegen;
+using as::vcc, as::exec, as::offset;
+
+Signature scatter_signature(bool kv) {
+  if (!kv)
+    return Signature("vt_scatter_k", {out("vt", "f32"), in("v", "f32"), value("rows", "u32"), value("dim", "u32"),
+                                      value("vstride", "u32"), value("ystride", "u32"), value("y0", "u32"),
+                                      value("cshift", "u32")},
+                     codeobj::HiddenArgLayout::Compact);
+  return Signature("vt_scatter_v_k", {out("vt", "f32"), out("vc", "f32"), in("k", "f32"), in("v", "f32"),
+                                      value("rows", "u32"), value("dim", "u32"), value("kstride", "u32"),
+                                      value("vstride", "u32"), value("ystride", "u32"), value("y0", "u32"),
+                                      value("cshift", "u32")},
+                   codeobj::HiddenArgLayout::Compact);
+}
+
+constexpr int kTileRow = 260;  // bytes per LDS tile row: 65 floats
+
+codeobj::CodeObject build_scatter(isa::Target target, bool kv) {
+  Kernel k(scatter_signature(kv), target, {.lds_bytes = 64 * kTileRow});
+  Label exit = k.label("exit");
+  const SGPR rows = k.arg("rows"), dim = k.arg("dim"), ystride = k.arg("ystride"), id = k.workgroup_id();
+  auto s1 = [&](const char* n) { return k.sgpr(1, n); };
+  const SGPR mask = s1("tile mask"), dtile = s1("d tile"), ttile = s1("row tile"), d0 = s1("D0"), t0 = s1("T0"),
+             nd = s1("d in tile"), nt = s1("rows in tile"), left = s1("left"), col = s1("y0 + T0"),
+             saved = k.sgpr(2, "saved exec");
+  const VGPR lane = k.local_id(), l4 = k.vgpr(1, "4 lane"), lds = k.vgpr(1, "tile address"),
+             tile = k.vgpr(8, "tile values"), vrows = kv ? k.vgpr(8, "v rows") : VGPR{};
+  exit_unless_first_wave(k, exit);
+  k.v_lshlrev_b32(l4, 2, lane);
+  k.s_lshl_b32(mask, 1, k.arg("cshift"));
+  k.s_add_u32(mask, mask, -1);
+  k.s_and_b32(dtile, id, mask);
+  k.s_lshr_b32(ttile, id, k.arg("cshift"));
+  k.s_cmp_ge_u32(dtile, ceil_shift(k, dim, 6));
+  k.s_cbranch_scc1(exit);  // d tile past dim
+  k.s_cmp_ge_u32(ttile, ceil_shift(k, rows, 6));
+  k.s_cbranch_scc1(exit);  // row tile past rows
+  k.s_lshl_b32(d0, dtile, 6);
+  k.s_lshl_b32(t0, ttile, 6);
+  k.s_sub_u32(nd, dim, d0);
+  k.s_min_u32(nd, nd, 64);
+  k.s_sub_u32(nt, rows, t0);
+  k.s_min_u32(nt, nt, 64);
+  const SGPR sstride = k.arg(kv ? "kstride" : "vstride");
+  const SGPR src = element_address(k, k.arg(kv ? "k" : "v"), t0, sstride, d0, 2), step = widen_shifted(k, sstride, 2);
+  k.s_add_u32(col, k.arg("y0"), t0);
+  const SGPR dst = element_address(k, k.arg("vt"), d0, ystride, col, 2), dstep = widen_shifted(k, ystride, 2);
+  SGPR vsrc, vstep, vdst, vdstep;
+  if (kv) {
+    vsrc = element_address(k, k.arg("v"), t0, k.arg("vstride"), d0, 2), vstep = widen_shifted(k, k.arg("vstride"), 2);
+    vdst = element_address(k, k.arg("vc"), col, dim, d0, 2), vdstep = widen_shifted(k, dim, 2);
+  }
+  // Phase 1: lanes d < nd load the tile's rows and write them as tile rows.
+  k.s_mov_b64(saved, exec);
+  k.v_cmp_gt_u32(vcc, nd, lane);
+  k.s_and_b64(exec, saved, vcc);
+  k.v_mov_b32(lds, l4);
+  k.s_mov_b32(left, nt);
+  countdown_groups(k, left, {8, 1}, [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      k.global_load_dword(tile[i], l4, src);
+      add64_pair(k, src, step);
+      if (!kv) continue;
+      k.global_load_dword(vrows[i], l4, vsrc);
+      add64_pair(k, vsrc, vstep);
+    }
+    for (int i = 0; i < n; ++i) k.ds_write_b32(lds, tile[i], offset(kTileRow * i));
+    k.v_add_u32(lds, kTileRow * n, lds);
+    for (int i = 0; i < n && kv; ++i) {
+      k.global_store_dword(l4, vrows[i], vdst);
+      add64_pair(k, vdst, vdstep);
+    }
+  });
+  // Phase 2: lanes t < nt read tile row t as columns and store them as runs of
+  // the transposed cache's rows D0 + d.
+  k.s_barrier();
+  k.s_mov_b64(exec, saved);
+  k.v_cmp_gt_u32(vcc, nt, lane);
+  k.s_and_b64(exec, saved, vcc);
+  k.v_mul_u32_u24(lds, kTileRow, lane);
+  k.s_mov_b32(left, nd);
+  countdown_groups(k, left, {8, 1}, [&](int n) {
+    for (int i = 0; i < n; ++i) k.ds_read_b32(tile[i], lds, offset(4 * i));
+    k.v_add_u32(lds, 4 * n, lds);
+    for (int i = 0; i < n; ++i) {
+      k.global_store_dword(l4, tile[i], dst);
+      add64_pair(k, dst, dstep);
+    }
+  });
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
+}
+
+const Signature kScatter1("vt_scatter_v1_k", {out("vt", "f32"), out("vc", "f32"), in("k", "f32"), in("v", "f32"),
+                                              value("dim", "u32"), value("ystride", "u32"), value("y0", "u32")});
+
+codeobj::CodeObject build_scatter1(isa::Target target) {
+  Kernel k(kScatter1, target);
+  Label exit = k.label("exit");
+  const SGPR carry = k.sgpr(2, "carry");
+  const VGPR d = k.vgpr(1, "d"), off = k.vgpr(1, "offset"), kd = k.vgpr(1, "k[d]"), vd = k.vgpr(1, "v[d]"),
+             addr = k.vgpr(2, "vt address"), hi = k.vgpr(1, "base hi");
+  exit_unless_first_wave(k, exit);
+  const SGPR first = workgroup_elements64(k, k.arg("dim"), exit);
+  k.v_add_u32(d, first, k.local_id());
+  k.v_lshlrev_b32(off, 2, d);
+  k.global_load_dword(kd, off, k.arg("k"));
+  k.global_load_dword(vd, off, k.arg("v"));
+  // vt + 4 (d ystride + y0) per lane, 64-bit
+  const SGPR column = offset_address(k, k.arg("vt"), k.arg("y0"), 2);
+  k.v_mad_u64_u32(addr, carry, d, k.arg("ystride"), 0);
+  k.v_lshlrev_b64(addr, 2, addr);
+  k.v_mov_b32(hi, column[1]);
+  k.v_add_co_u32(addr[0], vcc, column[0], addr[0]);
+  k.v_addc_co_u32(addr[1], vcc, hi, addr[1], vcc);
+  k.global_store_dword(addr, kd, as::off);
+  k.global_store_dword(off, vd, scaled_address(k, k.arg("vc"), k.arg("y0"), k.arg("dim"), 2));
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
+}
 
 // log2 of the number of 64-wide d tiles, rounded up (the cshift argument).
 int64_t cshift_for(int64_t dim) {
@@ -51,10 +186,7 @@ std::vector<Case> tile_cases(bool sweep, uint32_t seed0) {
 }
 
 void register_vt_scatter(Registry& r) {
-  KernelDef d;
-  d.lookup = "vt_scatter_k";
-  d.family = "other";
-  d.source = "other/vt_scatter_k.s";
+  KernelDef d = generated_kernel("other", scatter_signature(false), [](isa::Target t) { return build_scatter(t, false); });
   d.description =
       "Transposes new V rows into a V^T cache: each workgroup moves one 64 x 64 tile through LDS padded to "
       "65 floats per row (conflict-free row writes and column reads), reading 256-byte rows of v and writing "
@@ -88,10 +220,7 @@ void register_vt_scatter(Registry& r) {
 }
 
 void register_vt_scatter_v(Registry& r) {
-  KernelDef d;
-  d.lookup = "vt_scatter_v_k";
-  d.family = "other";
-  d.source = "other/vt_scatter_v_k.s";
+  KernelDef d = generated_kernel("other", scatter_signature(true), [](isa::Target t) { return build_scatter(t, true); });
   d.description =
       "Multi-token KV append in one launch: K rows transposed into the K^T cache (through a 64 x 65 LDS tile, as "
       "vt_scatter_k) and V rows copied into the row-major V cache. Each workgroup handles one 64 x 64 tile of "
@@ -132,10 +261,7 @@ void register_vt_scatter_v(Registry& r) {
 }
 
 void register_vt_scatter_v1(Registry& r) {
-  KernelDef d;
-  d.lookup = "vt_scatter_v1_k";
-  d.family = "other";
-  d.source = "other/vt_scatter_v1_k.s";
+  KernelDef d = generated_kernel("other", kScatter1, build_scatter1);
   d.description =
       "Single-token KV append in one launch: k becomes column y0 of the transposed K cache and v row y0 of the "
       "row-major V cache. One d per lane: the k/v loads and the vc store are 256-byte rows, the vt stores one "

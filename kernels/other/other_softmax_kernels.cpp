@@ -4,10 +4,23 @@
 //   part = block maxima -> M = max(part) -> y = exp((x - M) * inv), part = block sums
 //   -> S = sum(part) -> y /= S,
 // with M and S passed between kernels in device memory.
+//
+// The first four are one generator: one wave streams a range of floats (a
+// block of the row, or the partials) in 16-byte pieces per lane (1 KiB per
+// load instruction, four in flight, then single rounds, a masked last round
+// and the values past the last whole piece one dword per lane), folds them
+// into a per-lane maximum or sum (block_exp_sum_k first turns each value into
+// exp((x - M) * inv) = v_exp_f32((x - M) * (inv * log2 e)) and stores it),
+// reduces the lanes with DPP and lane 63 writes the result. Blocks: nb = 2^sh
+// blocks of chunk = cols >> sh values, the last one also taking the cols % nb
+// values past nb * chunk (any cols; a block without values writes the
+// identity). Workgroups past the blocks (past the first for the reductions)
+// and waves past the first do nothing.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "k100/codegen/codegen.h"
 #include "k100/kernels/registry.h"
 #include "k100/kernels/test_support.h"
 #include "other_families.h"
@@ -16,7 +29,136 @@ namespace k100::kernels {
 
 namespace {
 
+using namespace codegen;
+using as::vcc, as::exec, as::exec_lo, as::exec_hi, as::offset;
+
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+enum class Stream { BlockMax, BlockExpSum, ReduceMax, ReduceSum };
+
+Signature stream_signature(Stream kind) {
+  switch (kind) {
+    case Stream::BlockMax:
+      return Signature("block_max_k", {out("part", "f32"), in("x", "f32"), value("cols", "u32"), value("sh", "u32")});
+    case Stream::BlockExpSum:
+      return Signature("block_exp_sum_k", {out("part", "f32"), out("y", "f32"), in("x", "f32"), in("m", "f32"),
+                                           value("cols", "u32"), value("sh", "u32"), value("inv", "f32")});
+    default:
+      return Signature(kind == Stream::ReduceMax ? "reduce_max1_k" : "reduce_sum1_k",
+                       {in("part", "f32"), out("y", "f32"), value("nbpr", "u32")});
+  }
+}
+
+codeobj::CodeObject build_stream(isa::Target target, Stream kind) {
+  const bool block = kind == Stream::BlockMax || kind == Stream::BlockExpSum, exp_sum = kind == Stream::BlockExpSum;
+  const ReduceOp op = kind == Stream::BlockMax || kind == Stream::ReduceMax ? ReduceOp::Max : ReduceOp::Add;
+  Kernel k(stream_signature(kind), target, {.waves_per_simd = 10});
+  Label exit = k.label("exit");
+  auto s1 = [&](const char* n) { return k.sgpr(1, n); };
+  const SGPR group = k.workgroup_id(), count = s1("values"), nq = s1("pieces"), rem = s1("rem"), left = s1("left"),
+             nb = s1("blocks"), chunk = s1("chunk"), first = s1("first"), t = s1("t"), M = s1("M");
+  const SGPR src = k.sgpr(2, "values stream"), ys = k.sgpr(2, "y stream");
+  const VGPR lane = k.local_id(), acc = k.vgpr(1, "acc"), data = k.vgpr(16, "values"), c = k.vgpr(1, "inv log2e"),
+             zero = k.vgpr(1, "zero");
+  SGPR x0, y0, out;
+  exit_unless_first_wave(k, exit);
+  if (block) {
+    const SGPR cols = k.arg("cols"), sh = k.arg("sh");
+    k.s_lshl_b32(nb, 1, sh);
+    k.s_cmp_ge_u32(group, nb);
+    k.s_cbranch_scc1(exit);  // block past the end
+    k.s_lshr_b32(chunk, cols, sh);
+    k.s_mul_i32(first, group, chunk);  // first value of the block (<= cols)
+    k.s_sub_u32(t, cols, first);
+    k.s_add_u32(nb, nb, -1);
+    k.s_cmp_eq_u32(group, nb);
+    k.s_cselect_b32(count, t, chunk);  // the last block takes the rest of the row
+    x0 = offset_address(k, k.arg("x"), first, 2);
+    out = offset_address(k, k.arg("part"), group, 2);
+    if (exp_sum) {
+      y0 = offset_address(k, k.arg("y"), first, 2);
+      k.s_load_dword(M, k.arg("m"), 0);
+      k.v_mov_b32(c, 1.4426950408889634f);
+      k.v_mul_f32(c, k.arg("inv"), c);
+    }
+  } else {
+    k.s_cmp_lg_u32(group, 0);
+    k.s_cbranch_scc1(exit);  // not the first workgroup
+    k.s_mov_b32(count, k.arg("nbpr"));
+    x0 = k.arg("part");
+    out = k.arg("y");
+  }
+  k.v_mov_b32(acc, identity_bits(op));
+  // acc = op(acc, v[0 .. n)), as a pairwise tree; block_exp_sum_k first makes
+  // each value exp((x - M) * inv) and stores it at (offset, imm) of y.
+  auto fold = [&](VGPR v, int n, std::optional<std::pair<VGPR, int>> store) {
+    if (exp_sum) {
+      for (int i = 0; i < n; ++i) k.v_subrev_f32(v[i], M, v[i]);
+      for (int i = 0; i < n; ++i) k.v_mul_f32(v[i], v[i], c);
+      for (int i = 0; i < n; ++i) k.v_exp_f32(v[i], v[i]);
+      if (store && n == 4) k.global_store_dwordx4(store->first, v, ys, offset(store->second));
+      if (store && n == 1) k.global_store_dword(store->first, v[0], ys, offset(store->second));
+    }
+    for (int w = 1; w < n; w *= 2)
+      for (int i = 0; i + w < n; i += 2 * w) reduce_step(k, op, v[i], v[i], v[i + w]);
+    reduce_step(k, op, acc, acc, v[0]);
+  };
+  k.s_lshr_b32(nq, count, 2);
+  k.s_and_b32(rem, count, 3);
+  k.s_mov_b32(left, nq);
+  k.s_mov_b64(src, x0);
+  if (exp_sum) k.s_mov_b64(ys, y0);
+  ChunkWalk w{.single_wave = true, .thread = lane, .left = left, .max_batch = 4};
+  std::vector<std::pair<VGPR, int>> where(4);
+  w.load = [&](int i, VGPR voff, int imm) {
+    where[size_t(i)] = {voff, imm};
+    k.global_load_dwordx4(data.sub(4 * i, 4), voff, src, offset(imm));
+  };
+  w.compute = [&](int i) { fold(data.sub(4 * i, 4), 4, where[size_t(i)]); };
+  w.advance = [&](Operand bytes) {
+    add64(k, src, bytes);
+    if (exp_sum) add64(k, ys, bytes);
+  };
+  chunk_walk(k, w, {4, 1});
+  std::vector<std::pair<SGPR, SGPR>> tails = {{src, x0}};
+  if (exp_sum) tails.emplace_back(ys, y0);
+  element_tail(k, nq, rem, lane, tails, [&](VGPR off) {
+    k.global_load_dword(data[0], off, src);
+    fold(data, 1, std::pair<VGPR, int>{off, 0});
+  });
+  // lane 63 writes the wave's result
+  lane_reduce(k, {{op, acc}});
+  k.v_mov_b32(zero, 0);
+  k.s_mov_b32(exec_lo, 0);
+  k.s_mov_b32(exec_hi, 0x80000000u);
+  k.global_store_dword(zero, acc, out);
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
+}
+
+// div_scalar_k(y, s, n): workgroup g scales y[64 g .. 64 g + 63] by 1 / s[0]
+// (v_rcp_f32, then one multiply); waves past the first do nothing.
+const Signature kDivScalar("div_scalar_k", {inout("y", "f32"), in("s", "f32"), value("n", "u32")});
+
+codeobj::CodeObject build_div_scalar(isa::Target target) {
+  Kernel k(kDivScalar, target, {.waves_per_simd = 10});
+  Label exit = k.label("exit");
+  const SGPR divisor = k.sgpr(1, "s[0]");
+  const VGPR off = k.vgpr(1, "offset"), y = k.vgpr(1, "y"), r = k.vgpr(1, "1/s");
+  exit_unless_first_wave(k, exit);
+  k.s_load_dword(divisor, k.arg("s"), 0);
+  const SGPR first = workgroup_elements64(k, k.arg("n"), exit);
+  const SGPR row = offset_address(k, k.arg("y"), first, 2);
+  k.v_lshlrev_b32(off, 2, k.local_id());
+  k.global_load_dword(y, off, row);
+  k.v_rcp_f32(r, divisor);
+  k.v_mul_f32(y, y, r);
+  k.global_store_dword(off, y, row);
+  k.bind(exit);
+  k.s_endpgm();
+  return k.build();
+}
 
 // Launch geometry of a case: 2^sh workgroups (plus "extra") of 64 (or "wg").
 Dim3 block_grid(const Case& c) {
@@ -87,10 +229,8 @@ std::vector<Case> block_cases(bool sweep, uint32_t seed0) {
 }
 
 void register_block_max(Registry& r) {
-  KernelDef d;
-  d.lookup = "block_max_k";
-  d.family = "other";
-  d.source = "other/block_max_k.s";
+  KernelDef d = generated_kernel("other", stream_signature(Stream::BlockMax),
+                                 [](isa::Target t) { return build_stream(t, Stream::BlockMax); });
   d.description =
       "Blocked softmax step 1: the row is split into 2^sh blocks, one wave per block writes the block maximum. "
       "Lanes stream the block 16 bytes each (1 KiB per load instruction, four in flight, every line requested "
@@ -141,10 +281,8 @@ CaseResult run_blocked_softmax(TestDevice& dev, const std::vector<float>& x, int
 }
 
 void register_block_exp_sum(Registry& r) {
-  KernelDef d;
-  d.lookup = "block_exp_sum_k";
-  d.family = "other";
-  d.source = "other/block_exp_sum_k.s";
+  KernelDef d = generated_kernel("other", stream_signature(Stream::BlockExpSum),
+                                 [](isa::Target t) { return build_stream(t, Stream::BlockExpSum); });
   d.description =
       "Blocked softmax step 3: with M read from device memory (m[0], the output of reduce_max1_k), one wave per "
       "block writes the unnormalised y = exp((x - M) * inv) of its block and the block sum to part[b]. Lanes "
@@ -197,10 +335,8 @@ void register_block_exp_sum(Registry& r) {
 }
 
 void register_reduce1(Registry& r, bool is_max) {
-  KernelDef d;
-  d.lookup = is_max ? "reduce_max1_k" : "reduce_sum1_k";
-  d.family = "other";
-  d.source = is_max ? "other/reduce_max1_k.s" : "other/reduce_sum1_k.s";
+  const Stream kind = is_max ? Stream::ReduceMax : Stream::ReduceSum;
+  KernelDef d = generated_kernel("other", stream_signature(kind), [kind](isa::Target t) { return build_stream(t, kind); });
   d.description =
       std::string(is_max ? "Maximum" : "Sum") +
       " of nbpr partials into y[0] (blocked softmax step " + (is_max ? "2" : "4") +
@@ -230,10 +366,7 @@ void register_reduce1(Registry& r, bool is_max) {
 }
 
 void register_div_scalar(Registry& r) {
-  KernelDef d;
-  d.lookup = "div_scalar_k";
-  d.family = "other";
-  d.source = "other/div_scalar_k.s";
+  KernelDef d = generated_kernel("other", kDivScalar, build_div_scalar);
   d.description =
       "In-place division by a scalar read from device memory (blocked softmax step 5: s is the sum written by "
       "reduce_sum1_k), as a reciprocal (v_rcp_f32, 1 ulp) then a multiply; one element per lane, 64 per workgroup. "

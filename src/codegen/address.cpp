@@ -38,6 +38,18 @@ void set_scaled_address(Kernel& k, SGPR dst, SGPR base, Operand a, Operand b, in
   k.s_addc_u32(dst[1], base[1], t[1]);
 }
 
+SGPR element_address(Kernel& k, SGPR base, Operand row, Operand stride, Operand col, int shift) {
+  SGPR t = k.sgpr(2, "element offset"), dst = k.sgpr(2, "address");
+  k.s_mul_i32(t[0], row, stride);
+  k.s_mul_hi_u32(t[1], row, stride);
+  k.s_add_u32(t[0], t[0], col);
+  k.s_addc_u32(t[1], t[1], 0);
+  if (shift) k.s_lshl_b64(t, t, shift);
+  k.s_add_u32(dst[0], base[0], t[0]);
+  k.s_addc_u32(dst[1], base[1], t[1]);
+  return dst;
+}
+
 SGPR scaled_address(Kernel& k, SGPR base, Operand a, Operand b, int shift) {
   SGPR dst = k.sgpr(2, "address");
   set_scaled_address(k, dst, base, std::move(a), std::move(b), shift);

@@ -66,4 +66,13 @@ std::optional<uint32_t> magic_multiplier(uint32_t d, uint64_t max_i) {
 void magic_divide(Kernel& k, SGPR q, Operand i, Operand magic) { k.s_mul_hi_u32(q, i, magic); }
 void magic_divide(Kernel& k, VGPR q, Operand i, Operand magic) { k.v_mul_hi_u32(q, i, magic); }
 
+SGPR ceil_shift(Kernel& k, Operand n, int shift) {
+  SGPR q = k.sgpr(1, "ceil quotient"), r = k.sgpr(1, "remainder");
+  k.s_lshr_b32(q, n, shift);
+  k.s_and_b32(r, n, (1u << shift) - 1);
+  k.s_cmp_lg_u32(r, 0);
+  k.s_addc_u32(q, q, 0);
+  return q;
+}
+
 }  // namespace k100::codegen

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "k100/base/error.h"
+#include "k100/codegen/kernarg_loads.h"
 #include "k100/codeobj/target.h"
 #include "k100/isa/table.h"
 #include "operand_roles.h"
@@ -196,20 +197,49 @@ void Kernel::record(std::string_view mnemonic, std::vector<Operand> ops, std::ve
   into.push_back(std::move(inst));
 }
 
-std::vector<Kernel::Inst> Kernel::entry_instructions() {
+std::vector<Kernel::Inst> Kernel::entry_instructions(std::vector<Inst>& body) {
   std::vector<Inst> out;
   if (loads_.empty()) return out;
-  SGPR base = kernarg_pointer();
-  for (const EntryLoad& l : loads_) {
-    int done = 0;
-    while (done < l.dwords) {
-      int left = l.dwords - done, w = 16;
-      while (w > left || done % sgpr_alignment(w)) w /= 2;
-      static const char* names[] = {"", "s_load_dword", "s_load_dwordx2", "", "s_load_dwordx4", "", "", "",
-                                    "s_load_dwordx8", "", "", "", "", "", "", "", "s_load_dwordx16"};
-      record(names[w], {Operand(l.dst.sub(done, w)), Operand(base), Operand(int(l.byte_offset + 4 * uint32_t(done)))}, out);
-      done += w;
+  // The kernarg dwords the body reads, through the registers arg() and
+  // kernarg() handed out, then the loads that hold them (kernarg_loads.h); the
+  // body's operands are moved onto the loads' destinations.
+  auto entry_load = [&](const Operand& o) -> const EntryLoad* {
+    if (!o.sreg() || !o.sreg()->virtual_reg()) return nullptr;
+    for (const EntryLoad& l : loads_)
+      if (l.dst.id == o.sreg()->id) return &l;
+    return nullptr;
+  };
+  std::vector<KernargUse> uses;
+  for (const Inst& inst : body)
+    for (const Operand& o : inst.ops)
+      if (const EntryLoad* l = entry_load(o)) uses.push_back({l->byte_offset / 4 + o.sreg()->offset, o.sreg()->width});
+  const KernargPlan plan = plan_kernarg_loads(uses, sig_.kernarg_size() / 4, name());
+  std::vector<SGPR> dst;
+  for (const KernargLoad& l : plan.loads) dst.push_back(sgpr(l.dwords, "kernarg@" + std::to_string(4 * l.first)));
+  size_t use = 0;
+  for (Inst& inst : body) {
+    size_t access = 0;
+    for (Operand& o : inst.ops) {
+      const bool reg = (o.vreg() && o.vreg()->virtual_reg()) || (o.sreg() && o.sreg()->virtual_reg());
+      if (entry_load(o)) {
+        const int at = plan.load_of_use[use];
+        const SGPR view = dst[size_t(at)].sub(int(uses[use].first - plan.loads[size_t(at)].first), o.sreg()->width);
+        Operand moved(view);
+        if (o.mods() & 1) moved.neg();
+        if (o.mods() & 2) moved.abs();
+        if (o.mods() & 4) moved.sext();
+        o = moved;
+        inst.access[access].reg = view.id;
+        ++use;
+      }
+      if (reg) ++access;
     }
+  }
+  SGPR base = kernarg_pointer();
+  for (size_t i = 0; i < plan.loads.size(); ++i) {
+    static const char* names[] = {"", "s_load_dword", "s_load_dwordx2", "", "s_load_dwordx4", "", "", "",
+                                  "s_load_dwordx8", "", "", "", "", "", "", "", "s_load_dwordx16"};
+    record(names[plan.loads[i].dwords], {Operand(dst[i]), Operand(base), Operand(int(4 * plan.loads[i].first))}, out);
   }
   return out;
 }

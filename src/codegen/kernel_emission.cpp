@@ -100,6 +100,11 @@ void insert_before(std::vector<Physical>& prog, std::vector<int>& pos, std::vect
   flow = std::move(nf);
 }
 
+AutomaticWaitsOff& automatic_waits_off() {
+  static AutomaticWaitsOff off;
+  return off;
+}
+
 bool ends_flow(std::string_view m) { return m == "s_branch" || m == "s_endpgm" || m == "s_setpc_b64"; }
 
 as::Arg with_mods(as::Arg a, int mods) {
@@ -110,6 +115,8 @@ as::Arg with_mods(as::Arg a, int mods) {
 }
 
 }  // namespace
+
+void set_automatic_waits_off(AutomaticWaitsOff off) { automatic_waits_off() = off; }
 
 void declare_interface(as::KernelBuilder& b, const Signature& sig, const KernelOptions& options) {
   b.setting(".amdhsa_user_sgpr_private_segment_buffer", 1);
@@ -128,9 +135,10 @@ void declare_interface(as::KernelBuilder& b, const Signature& sig, const KernelO
 }
 
 codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
-  std::vector<Inst> all = entry_instructions();
+  std::vector<Inst> body = insts_;
+  std::vector<Inst> all = entry_instructions(body);
   const int shift = int(all.size());
-  for (const Inst& i : insts_) all.push_back(i);
+  for (Inst& i : body) all.push_back(std::move(i));
   std::vector<int> pos(label_pos_.size());
   for (size_t l = 0; l < label_pos_.size(); ++l) pos[l] = label_pos_[l] < 0 ? -1 : label_pos_[l] + shift;
   for (const Inst& i : all)
@@ -180,13 +188,13 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   }
   std::vector<FlowInst> flow = p.insts;
   // Waits, then the wait states (s_waitcnt instructions provide wait states too).
-  if (options_.automatic_waits) {
+  if (options_.automatic_waits && !automatic_waits_off().waits) {
     auto waits = plan_waits(decode_all(prog, pos, flow, label_hint_, name(), target_), flow);
     std::vector<std::pair<int, Physical>> add;
     for (auto& [at, w] : waits) add.emplace_back(at, Physical{"s_waitcnt", {as::Arg(as::Symbolic{w.encode()})}, {}});
     insert_before(prog, pos, flow, add);
   }
-  if (options_.automatic_wait_states) {
+  if (options_.automatic_wait_states && !automatic_waits_off().wait_states) {
     auto states = plan_wait_states(decode_all(prog, pos, flow, label_hint_, name(), target_), flow);
     std::vector<std::pair<int, Physical>> add;
     for (auto [at, n] : states)

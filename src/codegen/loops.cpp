@@ -196,4 +196,59 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
   k.bind(end);
 }
 
+SGPR workgroup_elements64(Kernel& k, Operand n, Label exit) {
+  SGPR first = k.sgpr(1, "first element"), left = k.sgpr(1, "elements left");
+  k.s_cmp_ge_u32(k.workgroup_id(), 1u << 26);
+  k.s_cbranch_scc1(exit);  // first element past 2^32 > n
+  k.s_lshl_b32(first, k.workgroup_id(), 6);
+  k.s_sub_u32(left, n, first);
+  k.s_cbranch_scc1(exit);  // workgroup past the end (borrow)
+  mask_lanes_below(k, left, k.local_id(), exit);
+  return first;
+}
+
+WorkgroupWaves workgroup_waves(Kernel& k, Label exit) {
+  WorkgroupWaves t{k.sgpr(1, "threads"), wave_index(k), k.sgpr(1, "waves"), lane_of_local_id(k)};
+  k.s_and_b32(t.threads, k.kernarg(k.signature().layout().hidden_start + 12, 1), 0xffc0);
+  k.s_cmp_eq_u32(t.threads, 0);
+  k.s_cselect_b32(t.threads, 64, t.threads);
+  k.s_lshr_b32(t.waves, t.threads, 6);
+  k.s_cmp_ge_u32(t.wave, t.waves);
+  k.s_cbranch_scc1(exit);
+  return t;
+}
+
+void countdown_groups(Kernel& k, SGPR count, const std::vector<int>& sizes, const std::function<void(int n)>& group) {
+  for (int n : sizes) {
+    Label top = k.label("group" + std::to_string(n)), done = k.label("group" + std::to_string(n) + "_done");
+    k.bind(top);
+    k.s_cmp_lt_u32(count, n);
+    k.s_cbranch_scc1(done);
+    group(n);
+    k.s_sub_u32(count, count, n);
+    k.s_branch(top);
+    k.bind(done);
+  }
+}
+
+void element_tail(Kernel& k, SGPR nq, SGPR rem, VGPR thread, const std::vector<std::pair<SGPR, SGPR>>& streams,
+                  const std::function<void(VGPR)>& body) {
+  Label done = k.label("element_tail_done");
+  k.s_cmp_eq_u32(rem, 0);
+  k.s_cbranch_scc1(done);
+  SGPR lo = k.sgpr(1, "tail bytes"), hi = k.sgpr(1, "tail bytes hi");
+  k.s_lshl_b32(lo, nq, 4);
+  k.s_lshr_b32(hi, nq, 28);
+  for (const auto& [stream, base] : streams) {
+    k.s_add_u32(stream[0], base[0], lo);
+    k.s_addc_u32(stream[1], base[1], hi);
+  }
+  const SGPR saved = mask_lanes_below(k, rem, thread);
+  VGPR offset = k.vgpr(1, "tail offset");
+  k.v_lshlrev_b32(offset, 2, thread);
+  body(offset);
+  restore_exec(k, saved);
+  k.bind(done);
+}
+
 }  // namespace k100::codegen

@@ -100,4 +100,36 @@ SGPR workgroup_reduce(Kernel& k, ReduceOp op, VGPR value, SGPR wave_index, SGPR 
   return out;
 }
 
+std::pair<SGPR, SGPR> workgroup_argmax(Kernel& k, VGPR val, VGPR idx, SGPR wave_index, SGPR waves, VGPR lane,
+                                       uint32_t lds_offset) {
+  const SGPR best_v = k.sgpr(1, "best value"), best_i = k.sgpr(1, "best index"), tmp = k.sgpr(1, "t"),
+             saved = k.sgpr(2, "saved exec");
+  const VGPR pair = k.vgpr(2, "pair"), addr = k.vgpr(1, "lds address");
+  wave_argmax(k, val, idx);
+  k.v_readlane_b32(best_v, val, 63);
+  k.v_readlane_b32(best_i, idx, 63);
+  k.s_lshl_b32(tmp, wave_index, 3);
+  k.v_mov_b32(addr, tmp);
+  k.v_mov_b32(pair[0], best_v);
+  k.v_mov_b32(pair[1], best_i);
+  k.s_mov_b64(saved, exec);
+  k.s_mov_b64(exec, 1);
+  k.ds_write_b64(addr, pair, offset(lds_offset));
+  k.s_mov_b64(exec, saved);
+  k.s_barrier();
+  k.v_mov_b32(val, identity_bits(ReduceOp::Max));
+  k.v_mov_b32(idx, 0x7fffffff);  // no element
+  k.v_cmp_gt_u32(vcc, waves, lane);
+  k.s_and_saveexec_b64(saved, vcc);
+  k.v_lshlrev_b32(addr, 3, lane);
+  k.ds_read_b64(pair, addr, offset(lds_offset));
+  k.v_mov_b32(val, pair[0]);
+  k.v_mov_b32(idx, pair[1]);
+  k.s_mov_b64(exec, saved);
+  wave_argmax(k, val, idx);
+  k.v_readlane_b32(best_v, val, 63);
+  k.v_readlane_b32(best_i, idx, 63);
+  return {best_v, best_i};
+}
+
 }  // namespace k100::codegen

@@ -97,6 +97,12 @@ static CaseResult compare_ints(const std::vector<T>& got, const std::vector<T>& 
 CaseResult compare_exact(const std::vector<int32_t>& got, const std::vector<int32_t>& want) {
   return compare_ints(got, want);
 }
+std::vector<uint32_t> bits_of(const std::vector<float>& v) {
+  std::vector<uint32_t> out(v.size());
+  std::memcpy(out.data(), v.data(), v.size() * 4);
+  return out;
+}
+
 CaseResult compare_exact_u32(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want) {
   return compare_ints(got, want);
 }

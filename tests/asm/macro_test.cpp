@@ -388,45 +388,6 @@ TEST(MacroDifferential, IncludeFromTheIncludePathAndNestedIncludes) {
       16);
 }
 
-// The hand-written kernels and their shared macros (kernels/other/*.s,
-// kernels/common/*.inc) assemble to llvm-mc's bytes; the .amdhsa_kernel
-// blocks are left out (llvm-mc does not know the compact .k100_arg lines).
-TEST(MacroDifferential, KernelSourcesAssembleLikeLlvmMc) {
-  namespace fs = std::filesystem;
-  std::string dir = test_dir();
-  fs::path src = fs::path(K100_SOURCE_DIR) / "kernels";
-  std::vector<std::string> kernels;
-  for (const char* sub : {"other", "common"}) {
-    fs::create_directories(fs::path(dir) / sub);
-    for (const auto& e : fs::directory_iterator(src / sub)) {
-      std::string ext = e.path().extension().string();
-      if (ext != ".s" && ext != ".inc") continue;
-      std::stringstream in(read(e.path().string())), out;
-      bool skip = false;
-      for (std::string line; std::getline(in, line);) {
-        std::string word;
-        std::stringstream(line) >> word;
-        if (word == ".amdhsa_kernel") skip = true;
-        if (!skip) out << line << "\n";
-        if (word == ".end_amdhsa_kernel") skip = false;
-      }
-      std::string path = dir + "/" + sub + "/" + e.path().filename().string();
-      write(path, out.str());
-      if (ext == ".s") kernels.push_back(path);
-    }
-  }
-  ASSERT_GE(kernels.size(), 10u);
-  for (const std::string& k : kernels) {
-    Ours ours = assemble_file(k, {dir});
-    ASSERT_TRUE(ours.ok) << k << "\n" << ours.diags;
-    std::string why;
-    auto ref = llvm_text(k, dir, &why);
-    if (!ref) K100_ORACLE_MISSING(why);
-    ASSERT_FALSE(ref->empty()) << why;
-    EXPECT_EQ(ours.text, *ref) << k;
-  }
-}
-
 // ---------------------------------------------------------------- errors
 
 struct Result {

@@ -107,9 +107,13 @@ TEST(Allocation, ScalarRangesAreAlignedAndArgumentsLoadedInBatches) {
   k.s_endpgm();
   k.build();
   EXPECT_EQ(k.allocation().base[size_t(pair.id)] % 2, 0);
-  // 32 bytes of arguments: one s_load_dwordx8 into a 4-aligned block
-  EXPECT_NE(k.assembly().find("s_load_dwordx8 s[8:15], s[4:5], 0x0"), std::string::npos) << k.assembly();
-  // the load's destination does not overlap the kernarg pointer it reads
+  // c (bytes 16..23) and m (28..31) are read, a, b and n are not: one
+  // s_load_dwordx4 of bytes 16..31 into a 4-aligned block that does not
+  // overlap the kernarg pointer it reads
+  const std::string t = k.assembly();
+  EXPECT_NE(t.find("s_load_dwordx4 s[0:3], s[4:5], 0x10"), std::string::npos) << t;
+  EXPECT_EQ(t.find("s_load_dword "), std::string::npos) << t;
+  EXPECT_EQ(t.find("s_load_dwordx8"), std::string::npos) << t;
 }
 
 TEST(Allocation, ReadingARegisterNoInstructionWroteIsANamedError) {

@@ -21,6 +21,9 @@ SGPR scaled_address(Kernel& k, SGPR base, Operand a, Operand b, int shift);
 void set_scaled_address(Kernel& k, SGPR dst, SGPR base, Operand a, Operand b, int shift);
 // The 64-bit value (x << shift) of an unsigned 32-bit x.
 SGPR widen_shifted(Kernel& k, Operand x, int shift);
+// base + ((row * stride + col) << shift): element (row, col) of a row-major
+// matrix with `stride` elements per row (unsigned 32-bit operands, 64-bit sum).
+SGPR element_address(Kernel& k, SGPR base, Operand row, Operand stride, Operand col, int shift);
 
 // Per-lane 64-bit addresses (VGPR pairs), for lanes that each read their own
 // record (a gather): base + index * scale with the product taken to 64 bits

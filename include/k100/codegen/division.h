@@ -33,6 +33,9 @@ void divide_into(Kernel& k, const Divider& div, VGPR x, const Quotient& out, VGP
 // q = n / d for a scalar numerator (through the VALU).
 SGPR divide_scalar(Kernel& k, const Divider& div, Operand n);
 
+// ceil(n / 2^shift) for an unsigned 32-bit n, without overflow.
+SGPR ceil_shift(Kernel& k, Operand n, int shift);
+
 // Host side: the magic multiplier of d for dividends i < max_i, or nothing
 // when (i * M) >> 32 differs from i / d for some such i.
 std::optional<uint32_t> magic_multiplier(uint32_t d, uint64_t max_i);

@@ -118,9 +118,11 @@ class Kernel {
   VGPR vgpr(int width = 1, std::string name = {});
   SGPR sgpr(int width = 1, std::string name = {});
 
-  // Entry values. arg() and kernarg() are loaded at the top of the kernel
-  // (the whole explicit-argument block once, with as few s_load_dwordx* as its
-  // size allows); the caller waits for them (lgkmcnt) before the first use.
+  // Entry values. What the kernel reads of arg() and kernarg() is loaded at
+  // the top of the kernel: the dwords its instructions use, in the loads that
+  // cost the host link least (kernarg_loads.h), so an argument the kernel never
+  // reads is never loaded. With automatic waits the layer waits for them
+  // before the first use; without, the caller does (lgkmcnt).
   SGPR arg(std::string_view name);
   SGPR kernarg(uint32_t byte_offset, int dwords);  // e.g. hidden arguments at signature().layout().hidden_start
   SGPR workgroup_id(int dim = 0);
@@ -162,7 +164,7 @@ class Kernel {
   };
   int new_reg(RegFile f, int width, std::string name, int fixed, bool entry);
   void record(std::string_view mnemonic, std::vector<Operand> ops, std::vector<Inst>& into);
-  std::vector<Inst> entry_instructions();
+  std::vector<Inst> entry_instructions(std::vector<Inst>& body);
   std::string text_of(const Inst& inst) const;
 
   Signature sig_;
@@ -180,6 +182,17 @@ class Kernel {
   Allocation allocation_;
   std::string assembly_;
 };
+
+// Turns the automatic waits and/or wait states off for every Kernel built
+// afterwards in this process, whatever its options say: the experiment of
+// `k100-build-kernels --no-automatic-waits` (a package whose generated kernels
+// lack what the layer would insert, for the emulator's checks to report).
+// Hand-placed waits stay.
+struct AutomaticWaitsOff {
+  bool waits = false;
+  bool wait_states = false;
+};
+void set_automatic_waits_off(AutomaticWaitsOff off);
 
 // The descriptor settings, kernarg size and argument metadata of `sig` on a
 // builder that allocates by hand (kernels whose computed jumps need fixed code

@@ -1,7 +1,7 @@
 // k100lc codegen: how the lanes of a kernel cover its work: the first wave of
 // a workgroup, lane ids, grid geometry from the hidden arguments, grid-stride
 // loops with a masked last trip, one-workgroup-per-row walks (plain, batched,
-// and in 16-byte chunks) and the EXEC masks of tails.
+// and in 16-byte chunks, with their element tails) and the EXEC masks of tails.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,17 @@ SGPR wave_index(Kernel& k);
 VGPR whole_wave_lane_id(Kernel& k);
 // lane = local id & 63.
 VGPR lane_of_local_id(Kernel& k);
+
+// The threads of a multi-wave workgroup: W = the hidden group size x rounded
+// down to a multiple of 64 (64 when the hidden block says 0), this wave's
+// index, the wave count W / 64, and the lane (local id & 63); waves past W
+// (a workgroup that is not a multiple of 64) go to `exit`. Needs a signature
+// with hidden arguments.
+struct WorkgroupWaves {
+  SGPR threads, wave, waves;
+  VGPR lane;
+};
+WorkgroupWaves workgroup_waves(Kernel& k, Label exit);
 
 // EXEC &= (index < limit), the old EXEC returned (for restore_exec), and a
 // branch to `none` when no lane is left (when given).
@@ -74,18 +85,36 @@ void batched_walk(Kernel& k, const BatchedWalk& w);
 struct ChunkWalk {
   bool single_wave = true;  // W = 64 at generation time; else W from w_threads
   int dwords = 4;
-  SGPR w_threads;           // multi-wave: W
-  VGPR thread;              // t
-  SGPR left;                // chunks left (the caller sets nq)
+  SGPR w_threads{};         // multi-wave: W
+  VGPR thread{};            // t
+  SGPR left{};              // chunks left (the caller sets nq)
   int max_batch = 1;
   int loads_per_chunk = 1;
-  std::function<void(int i, VGPR voff, int imm)> load;
-  std::function<void(int i)> compute;
-  std::function<void(int n)> finish;
-  std::function<void(Operand bytes)> advance;
+  std::function<void(int i, VGPR voff, int imm)> load{};
+  std::function<void(int i)> compute{};
+  std::function<void(int n)> finish{};
+  std::function<void(Operand bytes)> advance{};
   int round_bytes() const { return 64 * 4 * dwords; }
 };
 // Emits the walk for the batch sizes given (descending, ending with 1).
 void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches);
+
+// One element per lane, 64 per workgroup: returns first = 64 * workgroup id
+// and leaves EXEC = the lanes whose element first + lane is below n; a
+// workgroup with none (or whose first element would pass 2^32) goes to exit.
+SGPR workgroup_elements64(Kernel& k, Operand n, Label exit);
+
+// Counts `count` down in groups: for each size n of `sizes` (descending,
+// ending with 1), while count >= n, group(n) handles the next n units and
+// count -= n. E.g. {16, 1}: sixteen rows per trip with their loads in
+// flight, then the rest one at a time.
+void countdown_groups(Kernel& k, SGPR count, const std::vector<int>& sizes, const std::function<void(int n)>& group);
+
+// The elements after the whole 4-float chunks of a row (n = 4 nq + rem,
+// rem < 4): thread t < rem takes element 4 nq + t. Each (stream, base) pair
+// is first set to base + 16 nq; body(offset) runs with EXEC = (t < rem) and
+// offset = 4 t, and EXEC is restored after it. Nothing runs when rem = 0.
+void element_tail(Kernel& k, SGPR nq, SGPR rem, VGPR thread, const std::vector<std::pair<SGPR, SGPR>>& streams,
+                  const std::function<void(VGPR offset)>& body);
 
 }  // namespace k100::codegen

@@ -52,4 +52,12 @@ void argmax_merge(Kernel& k, VGPR value, VGPR index, VGPR other_value, VGPR othe
 SGPR workgroup_reduce(Kernel& k, ReduceOp op, VGPR value, SGPR wave_index, SGPR waves, VGPR lane,
                       uint32_t lds_offset = 0);
 
+// The workgroup's best (value, index) pair (largest value, lowest index on
+// ties) from every wave's (value, index) registers: wave_argmax, then one
+// pair per wave through LDS (8 bytes each at lds_offset) and one s_barrier;
+// every wave gets the pair in the returned SGPRs. `lane` is the lane index
+// 0..63; needs a whole wave.
+std::pair<SGPR, SGPR> workgroup_argmax(Kernel& k, VGPR value, VGPR index, SGPR wave_index, SGPR waves, VGPR lane,
+                                       uint32_t lds_offset = 0);
+
 }  // namespace k100::codegen

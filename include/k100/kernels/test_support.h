@@ -85,6 +85,8 @@ class Rng {
 CaseResult compare(const std::vector<float>& got, const std::vector<float>& want, const Tolerance& tol);
 CaseResult compare_exact(const std::vector<int32_t>& got, const std::vector<int32_t>& want);
 CaseResult compare_exact_u32(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want);
+// The bit patterns of floats, for bit-exact comparisons.
+std::vector<uint32_t> bits_of(const std::vector<float>& v);
 // Combines the results of several outputs of one case.
 CaseResult combine(const std::vector<CaseResult>& parts);
 

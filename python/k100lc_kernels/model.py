@@ -169,6 +169,7 @@ class _Object:
 # ---------------------------------------------------------------- helpers
 
 def cdiv(a: int, b: int) -> int:
+    """Ceiling of a / b for positive b."""
     return -(-a // b)
 
 
@@ -226,22 +227,26 @@ class Workspace(_Object):
         self._h = _new("k100m_workspace_new")
 
     def buffer(self, key: str, nbytes: int) -> int:
+        """The device pointer of buffer `key`, (re)allocated to at least nbytes."""
         p = _out()
         _check(_library().k100m_workspace_buffer(self._h, key.encode(), int(nbytes), ctypes.byref(p)), ValueError)
         return p.value
 
     def upload(self, key: str, data) -> int:
+        """Copies a NumPy array or bytes into buffer `key` (grown to fit); its device pointer."""
         arr = data if isinstance(data, np.ndarray) else np.frombuffer(memoryview(data).cast("B"), np.uint8)
         p = self.buffer(key, arr.nbytes)
         self.rt.upload(p, arr)
         return p
 
     def size(self, key: str) -> int:
+        """The size in bytes of buffer `key` (ValueError for an unknown key)."""
         n = ctypes.c_size_t()
         _check(_library().k100m_workspace_size(self._h, key.encode(), ctypes.byref(n)))
         return n.value
 
     def free(self):
+        """Frees every buffer of the workspace."""
         _check(_library().k100m_workspace_clear(self._h))
 
     def __enter__(self):
@@ -265,6 +270,7 @@ class _Linear(_Object):
 
     def forward_device(self, x_dev: int, rows: int, sync: bool = False, out_dev: int | None = None,
                        accumulate: bool = False) -> int:
+        """Enqueues y = W x for `rows` rows of x at x_dev (y += W x with accumulate); the pointer of y."""
         y = _out()
         _check(_library().k100m_linear_forward(self._h, x_dev, rows, out_dev or 0, int(accumulate), ctypes.byref(y)),
                ValueError)
@@ -272,6 +278,7 @@ class _Linear(_Object):
         return y.value
 
     def forward(self, x, sync: bool = True):
+        """y = W x for a host array x of rows of k values; [rows, n] float32 (a device pointer when sync is False)."""
         x = _f32(x, "x")
         if x.size % self.k:
             raise ValueError(f"{self.tag}: x has {x.size} values, not rows of k = {self.k}")
@@ -330,6 +337,7 @@ class DotLinear(_Linear):
         self._info()
 
     def forward_experts(self, x_dev, rows, ids_dev, stride_bytes, rows_per_exp, rows_per_w, out_dev=None, sync=False):
+        """Enqueues the grouped product: row groups of rows_per_w rows read expert ids[g] at stride_bytes, rows_per_exp rows per activation row; the pointer of y."""
         y = _out()
         _check(_library().k100m_dot_linear_forward_experts(self._h, x_dev, ids_dev, stride_bytes, rows_per_exp,
                                                            rows_per_w, out_dev or 0, ctypes.byref(y)), ValueError)
@@ -348,12 +356,14 @@ class RMSNorm(_Object):
         self._h = _new("k100m_rmsnorm_new", dim, _ptr(w), eps, self.ws._h, self.tag.encode())
 
     def forward_device(self, x_dev, rows, sync=False, out_dev=None):
+        """Enqueues the norm of `rows` rows at x_dev; the pointer of the result."""
         y = _out()
         _check(_library().k100m_rmsnorm_forward(self._h, x_dev, rows, out_dev or 0, ctypes.byref(y)), ValueError)
         self._sync(sync)
         return y.value
 
     def forward(self, x):
+        """The norm of a host array of rows of dim values; [rows, dim] float32."""
         x = _f32(x, "x")
         rows = x.size // self.dim
         y = self.forward_device(self.ws.upload(f"{self.tag}.x", x), rows)
@@ -368,6 +378,7 @@ class SwiGLU(_Object):
         self._h = _new("k100m_swiglu_new", self.ws._h, tag.encode())
 
     def forward_device(self, gate_dev, up_dev, n, out_dev=None, sync=False):
+        """Enqueues silu(gate) * up over n elements; the pointer of the result."""
         y = _out()
         _check(_library().k100m_swiglu_forward(self._h, gate_dev, up_dev, n, out_dev or 0, ctypes.byref(y)), ValueError)
         self._sync(sync)
@@ -386,12 +397,14 @@ class MLP(_Object):
         self._h = _new("k100m_mlp_new", gate._h, up._h, down._h, self.ws._h, tag.encode(), act.encode())
 
     def forward_device(self, x_dev, rows, sync=False):
+        """Enqueues the MLP over `rows` rows at x_dev; the pointer of the result."""
         y = _out()
         _check(_library().k100m_mlp_forward(self._h, x_dev, rows, ctypes.byref(y)), ValueError)
         self._sync(sync)
         return y.value
 
     def forward(self, x):
+        """The MLP of a host array of rows; [rows, n] float32."""
         k = self._layers[0].k
         x = _f32(x, "x")
         rows = x.size // k
@@ -409,17 +422,20 @@ class MoECombine(_Object):
         self._h = _new("k100m_moe_combine_new", rows, dim, n_exp, self.ws._h, tag.encode())
 
     def slot(self, e):
+        """The device pointer of expert e's output slab [rows, dim], where its layer writes."""
         p = _out()
         _check(_library().k100m_moe_combine_slot(self._h, e, ctypes.byref(p)), ValueError)
         return p.value
 
     def forward_device(self, weights_dev=None, sync=False):
+        """Enqueues the weighted sum over the slots (weights [rows, n_exp] at weights_dev); the pointer of y."""
         y = _out()
         _check(_library().k100m_moe_combine_forward(self._h, weights_dev or 0, ctypes.byref(y)))
         self._sync(sync)
         return y.value
 
     def forward(self, exp_out, weights):
+        """The weighted sum of host expert outputs [n_exp, rows, dim] by weights [rows, n_exp]; [rows, dim] float32."""
         e = _f32(exp_out, "exp_out", (self.n_exp, self.rows, self.dim))
         w = _f32(weights, "weights", (self.rows, self.n_exp))
         self.rt.upload(self.slot(0), e)
@@ -458,6 +474,7 @@ class MoEExperts(_Object):
         return bucket[:total.value], pos, wo, offsets, valid.astype(bool)
 
     def forward_device(self, x_dev, rows, ids, weights, sync=False):
+        """Enqueues the bucketed experts for `rows` rows at x_dev with host ids/weights [rows, topk]; the pointer of y."""
         ids, w = self._assignments(ids, weights)
         y = _out()
         _check(_library().k100m_moe_experts_forward(self._h, x_dev, rows, _ptr(ids), _ptr(w), ctypes.byref(y)),
@@ -466,6 +483,7 @@ class MoEExperts(_Object):
         return y.value
 
     def forward(self, x, ids, weights):
+        """The bucketed experts of a host array of rows; [rows, out_dim] float32."""
         x = _f32(x, "x")
         rows = x.size // self.dim
         y = self.forward_device(self.ws.upload(f"{self.tag}.x_in", x), rows, ids, weights)
@@ -485,6 +503,7 @@ class _Cache(_Object):
         return self._info()[2]
 
     def reset(self):
+        """Empties the cache (length 0); the buffers stay allocated."""
         _check(_library().k100m_reset(self._h))
 
 
@@ -497,10 +516,12 @@ class KVCache(_Cache):
         self.k, self.v, _ = self._info()
 
     def append_device(self, k_dev, v_dev, rows, sync=False):
+        """Enqueues the append of `rows` K and V rows from device pointers."""
         _check(_library().k100m_kv_cache_append(self._h, k_dev, v_dev, rows, 1), ValueError)
         self._sync(sync)
 
     def append(self, k, v):
+        """Appends host K and V rows of dim values."""
         k, v = _f32(k, "k"), _f32(v, "v")
         _check(_library().k100m_kv_cache_append(self._h, k.ctypes.data, v.ctypes.data, k.size // self.dim, 0),
                ValueError)
@@ -508,20 +529,24 @@ class KVCache(_Cache):
 
 class _Attention(_Cache):
     def append_device(self, k_dev, v_dev, rows):
+        """Enqueues the append of `rows` K and V rows from device pointers to the caches."""
         _check(_library().k100m_attention_append(self._h, k_dev, v_dev, rows, 1), ValueError)
 
     def append(self, k, v):
+        """Appends host K and V rows to the caches."""
         k, v = _f32(k, "k"), _f32(v, "v")
         _check(_library().k100m_attention_append(self._h, k.ctypes.data, v.ctypes.data, k.size // self._kv_dim, 0),
                ValueError)
 
     def forward_device(self, q_dev, n_kv=None, sync=False, out_dev=None):
+        """Enqueues attention of q at q_dev over the first n_kv cached rows (all when None); the pointer of the output."""
         y = _out()
         _check(_library().k100m_attention_forward(self._h, q_dev, n_kv or 0, out_dev or 0, ctypes.byref(y)), ValueError)
         self._sync(sync)
         return y.value
 
     def forward(self, q, n_kv=None, sync=True):
+        """Attention of a host q over the cache; dim float32 values (a device pointer when sync is False)."""
         q = _f32(q, "q")
         if q.size != self.dim:
             raise ValueError(f"{self.tag}: q has {q.size} values, dim is {self.dim}")
@@ -551,6 +576,7 @@ class FlashAttention(_Attention):
                        n_kv_heads or 0)
 
     def plan(self, n_kv=None):
+        """(pad, splits, rows per split) the two launches use for n_kv keys: the key rows the splits cover together, their number and each one's share."""
         p, s, r = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
         _check(_library().k100m_flash_attention_plan(self._h, n_kv or 0, ctypes.byref(p), ctypes.byref(s),
                                                      ctypes.byref(r)), ValueError)
@@ -565,12 +591,14 @@ class RoPE(_Object):
         self._h = _new("k100m_rope_new", dim, max_len, float(base), self.ws._h, tag.encode())
 
     def forward_device(self, x_dev, rows, pos=0, sync=False, out_dev=None, tsh=0):
+        """Enqueues the rotation of `rows` rows at x_dev at positions pos, pos + 1, ...; the pointer of the result."""
         y = _out()
         _check(_library().k100m_rope_forward(self._h, x_dev, rows, pos, out_dev or 0, tsh, ctypes.byref(y)), ValueError)
         self._sync(sync)
         return y.value
 
     def forward(self, x, pos=0, sync=True):
+        """The rotation of a host array of rows at positions from pos; same shape, float32."""
         x = _f32(x, "x")
         shape = np.shape(x)
         y = self.forward_device(self.ws.upload(f"{self.tag}.x_in", x), x.size // self.dim, pos)
@@ -586,16 +614,19 @@ class Sampler(_Object):
         self.rt, self.ws, self.tag = rt, _ws(rt, ws), tag
 
     def argmax_device(self, logits_dev, rows, cols):
+        """The index of the largest of `cols` logits at logits_dev (first of equals), computed on the device."""
         idx = _out()
         _check(_library().k100m_argmax_device(self.ws._h, logits_dev, rows, cols, ctypes.byref(idx)), ValueError)
         return idx.value
 
     @staticmethod
     def greedy(logits):
+        """The argmax of each row of logits (temperature 0)."""
         return Sampler.sample(logits, temperature=0.0)
 
     @staticmethod
     def sample(logits, temperature=1.0, top_k=0, top_p=1.0, rng=None):
+        """One token id per row of logits: temperature, top-k, top-p; greedy at temperature 0."""
         rows = np.ascontiguousarray(np.atleast_2d(np.asarray(logits, dtype=np.float32)))
         if rng is None:
             rng = np.random.default_rng()
@@ -619,12 +650,14 @@ class TransformerLayer(_Object):
                        eps, self.ws._h, tag.encode())
 
     def forward_device(self, x_dev, pos, sync=False):
+        """Enqueues the layer for the token at x_dev at position pos (appends to its cache); the pointer of the output."""
         y = _out()
         _check(_library().k100m_transformer_layer_forward(self._h, x_dev, pos, ctypes.byref(y)), ValueError)
         self._sync(sync)
         return y.value
 
     def forward(self, x, pos, sync=True):
+        """The layer for a host token vector at position pos; dim float32 values."""
         x = _f32(x, "x", (self.dim,))
         y = self.forward_device(self.ws.upload(f"{self.tag}.x_in", x), pos)
         if not sync:
@@ -632,6 +665,7 @@ class TransformerLayer(_Object):
         return self.rt.download(y, self.dim, np.float32)
 
     def reset(self):
+        """Empties the layer's KV cache."""
         _check(_library().k100m_reset(self._h))
 
 
@@ -660,16 +694,19 @@ class Model(_Object):
         self.n_vocab = self.config["n_vocab"]
 
     def forward(self, token: int, pos: int) -> int:
+        """Enqueues one forward pass for token at position pos; the device pointer of the logits."""
         p = _out()
         _check(_library().k100m_model_forward(self._h, int(token), int(pos), ctypes.byref(p)), ValueError)
         return p.value
 
     def logits(self) -> np.ndarray:
+        """Waits for the queued pass and returns its logits, n_vocab float32 values."""
         out = np.empty(self.n_vocab, np.float32)
         _check(_library().k100m_model_logits(self._h, _ptr(out), self.n_vocab))
         return out
 
     def reset(self):
+        """Empties the model's KV caches."""
         _check(_library().k100m_reset(self._h))
 
 

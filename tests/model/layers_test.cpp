@@ -209,6 +209,20 @@ TEST(Linear, GemvRowsAccumulateAndSelection) {
       expect_near(dev.download<float>(out, size_t(2 * c.n)), sw, 1e-5, (what + " selected").c_str());
     }
   }
+  {
+    // more tiles than one launch takes (one row: consecutive launches; two rows: one launch)
+    const int64_t n = 272 * 64 + 70, k = 32;
+    const auto wf = random(size_t(n * k), 26);
+    const auto bytes = quant::quantize(quant::TensorType::Q8_0, wf);
+    const auto wd = quant::dequantize(quant::TensorType::Q8_0, bytes);
+    GemvLinear lin(dev, n, k, quant::TensorType::Q8_0, bytes, nullptr, "q8_0 tall");
+    const auto x = random(size_t(2 * k), 27);
+    auto want = matvec(wd, x.data(), n, k);
+    expect_near(lin.forward(std::vector<float>(x.begin(), x.begin() + k), 1), want, 1e-5, "q8_0 tall, one row");
+    const auto y1 = matvec(wd, x.data() + k, n, k);
+    want.insert(want.end(), y1.begin(), y1.end());
+    expect_near(lin.forward(x, 2), want, 1e-5, "q8_0 tall, two rows");
+  }
   // the loader's form: bytes repacked into a buffer the caller owns, and the factory
   const int64_t n = 64, k = 256;
   const auto wf = random(size_t(n * k), 24);

@@ -40,9 +40,11 @@ constexpr uint32_t kMaxWaves = 8;
 
 // Tiles per launch: under the timing model a GEMV over many more tiles than
 // the benchmark's keeps more reads in flight than the open DRAM rows hold
-// (a 151936-row head: 49 % of the HBM time opening rows), so a large matrix
-// runs as consecutive launches of at most this many tiles.
-constexpr int64_t kMaxTilesPerLaunch = 272;
+// (a 151936-row head: 49 % of the HBM time opening rows), so a matrix of
+// 2c or more such runs goes as c consecutive launches of equal runs (448
+// tiles in one launch were faster than as 272 + 176, 544 as 2 x 272 faster
+// than in one).
+constexpr int64_t kLaunchTiles = 272;
 
 // m = 1..4 rows per launch.
 constexpr int64_t kMaxRows = 4;
@@ -123,12 +125,13 @@ void GemvLinear::init() {
 }
 
 void GemvLinear::gemv(uint64_t x, uint64_t y, int64_t m) {
-  // One launch per run of at most kMaxTilesPerLaunch tiles (the tiles of the
+  // Equal runs of at least kLaunchTiles tiles, one launch each (the tiles of the
   // layout are contiguous, so rows [64a, 64b) are a matrix of their own);
   // a type with a decode table keeps one launch (its table leads the
   // buffer), and so do m > 1 rows (the kernel's y rows are n apart).
   const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows;
-  const int64_t chunk = quant::gemv_table_bytes(w_.type) || m > 1 ? tiles : kMaxTilesPerLaunch;
+  const int64_t launches = quant::gemv_table_bytes(w_.type) || m > 1 ? 1 : std::max<int64_t>(1, tiles / kLaunchTiles);
+  const int64_t chunk = (tiles + launches - 1) / launches;
   const int64_t per = geo_.tiles_per_workgroup();
   const uint64_t tile_bytes = group_bytes_ / uint64_t(tiles);
   for (int64_t t = 0; t < tiles; t += chunk) {

@@ -211,7 +211,7 @@ TEST(Linear, GemvRowsAccumulateAndSelection) {
   }
   {
     // more tiles than one launch takes (one row: consecutive launches; two rows: one launch)
-    const int64_t n = 272 * 64 + 70, k = 32;
+    const int64_t n = 2 * 272 * 64 + 70, k = 32;  // 545 tiles: two launches for one row
     const auto wf = random(size_t(n * k), 26);
     const auto bytes = quant::quantize(quant::TensorType::Q8_0, wf);
     const auto wd = quant::dequantize(quant::TensorType::Q8_0, bytes);

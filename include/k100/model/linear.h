@@ -10,7 +10,8 @@
 //                <type>_gemv_k, one launch for up to four rows, y written
 //                directly (the model's decode path)
 //
-// Every layer runs one input row at a time (decode), takes its output
+// Every layer runs the rows of a decode step (one at a time, four per
+// launch on GemvLinear), takes its output
 // pointer from the caller or its workspace, and can accumulate (y += W x:
 // the residual stream). Weights are uploaded once (from host bytes), or
 // borrowed from a device buffer the caller owns (the model loader's).

@@ -36,8 +36,8 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
   Kernel k(wave_gemv_signature(kind), target, {.waves_per_simd = gated ? 6 : 8});
   const SGPR sA = k.arg(gated ? "gate" : "x"), sN = k.arg("nrows"), sK = k.arg("k"), row = k.workgroup_id();
   const SGPR sB = gated ? k.arg("up") : SGPR{}, sCnt = k.sgpr(1, "blocks"), sCol = k.sgpr(1, "column"),
-             sSave = k.sgpr(2, "saved exec"), sSum = k.sgpr(1, "row sum");
-  const VGPR vOff = k.vgpr(1, "offset"), vAcc = k.vgpr(1, "acc"), vCol = k.vgpr(1, "column"), vT = k.vgpr(1, "t");
+             sSave = k.sgpr(2, "saved exec");
+  const VGPR vOff = k.vgpr(1, "offset"), vCol = k.vgpr(1, "column"), vT = k.vgpr(1, "t");
   // Per 256-column block: w, then x (or gate, up), 4 dwords each.
   const int per_block = gated ? 3 : 2;
   std::vector<VGPR> blocks;
@@ -126,21 +126,7 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
   k.s_mov_b64(exec, sSave);
 
   k.bind(reduce);
-  k.v_add_f32(vAcc, vPart[0], vPart[1]);
-  k.v_add_f32(vT, vPart[2], vPart[3]);
-  k.v_add_f32(vAcc, vAcc, vT);
-  lane_reduce(k, {{ReduceOp::Add, vAcc}});
-  k.v_readlane_b32(sSum, vAcc, 63);
-  const SGPR sYr = offset_address(k, k.arg("y"), row, 2);  // y + row * 4, written by lane 0
-  k.v_mov_b32(vT, 0);
-  k.s_mov_b64(exec, 1);
-  if (accumulate) {
-    k.global_load_dword(vAcc, vT, sYr);
-    k.v_add_f32(vAcc, sSum, vAcc);
-  } else {
-    k.v_mov_b32(vAcc, sSum);
-  }
-  k.global_store_dword(vT, vAcc, sYr);
+  store_wave_sum(k, vPart, k.arg("y"), row, accumulate);
   k.bind(exit);
   k.s_endpgm();
   return k.build();

@@ -53,8 +53,8 @@ codeobj::CodeObject build_grouped(isa::Target target, WeightType type) {
   const SGPR sN = k.arg("nrows"), sK = k.arg("k"), sRpw = k.arg("rows_per_w"), sIds = k.arg("ids");
   const SGPR sW = k.sgpr(2, "w row"), sX = k.sgpr(2, "x row"), sRow = k.sgpr(1, "row"), sWaves = k.sgpr(1, "waves");
   const SGPR sCnt = k.sgpr(1, "passes"), sRem = k.sgpr(1, "tail columns"), sSteps = k.sgpr(1, "tail steps"),
-             sSave = k.sgpr(2, "saved exec"), sSum = k.sgpr(1, "row sum");
-  const VGPR vOffW = k.vgpr(1, "w offset"), vOffX = k.vgpr(1, "x offset"), vAcc = k.vgpr(1, "acc"),
+             sSave = k.sgpr(2, "saved exec");
+  const VGPR vOffW = k.vgpr(1, "w offset"), vOffX = k.vgpr(1, "x offset"),
              vCol = k.vgpr(1, "column"), vT = k.vgpr(1, "t");
   const VGPR vPart = k.vgpr(4, "partial sums");
   VGPR wb[2] = {k.vgpr(4, "w piece"), k.vgpr(4, "w piece")};
@@ -63,7 +63,7 @@ codeobj::CodeObject build_grouped(isa::Target target, WeightType type) {
 
   Label exit = k.label("exit"), dense = k.label("dense"), have_row = k.label("have_row"), loop = k.label("pair"),
         single = k.label("single"), tail = k.label("tail"), tail_step = k.label("tail_step"),
-        tail_done = k.label("tail_done"), reduce = k.label("reduce"), store = k.label("store");
+        tail_done = k.label("tail_done"), reduce = k.label("reduce");
 
   k.s_lshr_b32(sWaves, group_size_x(k), 6);
   k.s_max_u32(sWaves, sWaves, 1);
@@ -177,21 +177,7 @@ codeobj::CodeObject build_grouped(isa::Target target, WeightType type) {
   k.s_mov_b64(exec, sSave);
 
   k.bind(reduce);
-  k.v_add_f32(vAcc, vPart[0], vPart[1]);
-  k.v_add_f32(vT, vPart[2], vPart[3]);
-  k.v_add_f32(vAcc, vAcc, vT);
-  lane_reduce(k, {{ReduceOp::Add, vAcc}});
-  k.v_readlane_b32(sSum, vAcc, 63);
-  const SGPR sY = offset_address(k, k.arg("y"), sRow, 2);
-  k.v_mov_b32(vT, 0);
-  k.s_mov_b64(exec, 1);
-  k.v_mov_b32(vAcc, sSum);
-  k.s_cmp_eq_u32(k.arg("acc"), 0);
-  k.s_cbranch_scc1(store);
-  k.global_load_dword(vCol, vT, sY);
-  k.v_add_f32(vAcc, sSum, vCol);
-  k.bind(store);
-  k.global_store_dword(vT, vAcc, sY);
+  store_wave_sum(k, vPart, k.arg("y"), sRow, false, k.arg("acc"));
   k.bind(exit);
   k.s_endpgm();
   return k.build();

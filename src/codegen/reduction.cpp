@@ -1,5 +1,7 @@
 #include "k100/codegen/reduction.h"
 
+#include "k100/codegen/address.h"
+
 #include "k100/base/error.h"
 
 namespace k100::codegen {
@@ -74,6 +76,35 @@ void wave_argmax(Kernel& k, VGPR val, VGPR idx) {
     });
     argmax_merge(k, val, idx, tv, ti);
   }
+}
+
+void store_wave_sum(Kernel& k, VGPR parts, SGPR y, Operand row, bool accumulate, SGPR accumulate_flag) {
+  VGPR total = k.vgpr(1, "row total"), t = k.vgpr(1, "t");
+  SGPR sum = k.sgpr(1, "row sum");
+  k.v_add_f32(total, parts[0], parts[1]);
+  k.v_add_f32(t, parts[2], parts[3]);
+  k.v_add_f32(total, total, t);
+  lane_reduce(k, {{ReduceOp::Add, total}});
+  k.v_readlane_b32(sum, total, 63);
+  const SGPR y_row = offset_address(k, y, row, 2);  // y + row * 4, written by lane 0
+  k.v_mov_b32(t, 0);
+  k.s_mov_b64(exec, 1);
+  if (accumulate) {
+    k.global_load_dword(total, t, y_row);
+    k.v_add_f32(total, sum, total);
+  } else if (accumulate_flag.valid()) {
+    Label store = k.label("store");
+    VGPR old = k.vgpr(1, "y");
+    k.v_mov_b32(total, sum);
+    k.s_cmp_eq_u32(accumulate_flag, 0);
+    k.s_cbranch_scc1(store);
+    k.global_load_dword(old, t, y_row);
+    k.v_add_f32(total, sum, old);
+    k.bind(store);
+  } else {
+    k.v_mov_b32(total, sum);
+  }
+  k.global_store_dword(t, total, y_row);
 }
 
 SGPR workgroup_reduce(Kernel& k, ReduceOp op, VGPR value, SGPR wave_index, SGPR waves, VGPR lane,

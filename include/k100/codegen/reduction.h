@@ -38,6 +38,14 @@ uint32_t identity_bits(ReduceOp op);
 // of each group enabled (a whole wave for 64).
 void lane_reduce(Kernel& k, const std::vector<std::pair<ReduceOp, VGPR>>& values, int lanes = 64);
 
+// The epilogue of a wave-per-row dot product: each lane's four partial sums
+// added as (p0 + p1) + (p2 + p3), the lanes summed (lane_reduce), and lane 0
+// stores the total to the f32 y[row] (y a 64-bit address SGPR pair, row an
+// element index). With `accumulate`, or when the SGPR `accumulate_flag` is
+// non-zero at run time, the total is added to the value already there. Needs
+// a whole wave; leaves EXEC = lane 0.
+void store_wave_sum(Kernel& k, VGPR parts, SGPR y, Operand row, bool accumulate, SGPR accumulate_flag = {});
+
 // (value, index) pairs over the wave: lane 63 ends with the largest value and,
 // among equal values, the lowest index (signed compare, so INT32_MAX marks "no
 // element"). Values must not be NaN.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 
 #include "k100/base/error.h"
 #include "k100/model/workspace.h"
@@ -55,7 +57,8 @@ struct DecoderModel::State {
     if (cfg.moe() && cfg.n_expert > 256)
       throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts; routing handles at most 256");
     resolve_kernels();
-    w = load_weights(d, ws, f, cfg, o.progress);
+    const char* linear = std::getenv("K100_MODEL_LINEAR");
+    w = load_weights(d, ws, f, cfg, o.progress, o.fast_gemv && !(linear && std::string_view(linear) == "dot"));
     resolve_embedding();
     allocate();
     rope_tables();

@@ -46,8 +46,12 @@ DeviceWeights Linear::upload_weights(Device& dev, TensorType type, std::span<con
 uint64_t Linear::forward_device(uint64_t x, int64_t rows, uint64_t out, bool accumulate) {
   if (rows <= 0) throw Error(tag_ + ": forward of " + std::to_string(rows) + " rows");
   if (!out) out = ws_->buffer(tag_ + ".out", size_t(rows * n_) * 4);
-  for (int64_t r = 0; r < rows; ++r) row(x + uint64_t(r * k_) * 4, out + uint64_t(r * n_) * 4, accumulate);
+  this->rows(x, rows, out, accumulate);
   return out;
+}
+
+void Linear::rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) {
+  for (int64_t r = 0; r < rows; ++r) row(x + uint64_t(r * k_) * 4, out + uint64_t(r * n_) * 4, accumulate);
 }
 
 std::vector<float> Linear::forward(std::span<const float> x, int64_t rows) {
@@ -368,6 +372,7 @@ void DotLinear::forward_experts(uint64_t x, uint64_t ids, uint32_t stride_bytes,
 // ------------------------------------------------------------------ factory
 
 std::unique_ptr<Linear> make_linear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws, std::string tag) {
+  if (w.gemv_layout) return std::make_unique<GemvLinear>(dev, n, k, w, ws, std::move(tag));
   switch (w.type) {
     case TensorType::F32:
       // grouped weights run through the grouped kernel; dense ones through the f32 dispatcher

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "k100/base/error.h"
+#include "k100/quant/gemv_layout.h"
 
 namespace k100::model {
 
@@ -30,8 +31,32 @@ namespace {
 class Loader {
  public:
   Loader(Device& dev, Workspace& ws, const TensorSource& src,
-         const std::function<void(uint64_t, uint64_t)>& progress, ModelWeights& mw)
-      : dev_(dev), ws_(ws), src_(src), progress_(progress), mw_(mw), total_(src.total_bytes()) {}
+         const std::function<void(uint64_t, uint64_t)>& progress, ModelWeights& mw, bool fast_gemv)
+      : dev_(dev), ws_(ws), src_(src), progress_(progress), mw_(mw), total_(src.total_bytes()), fast_gemv_(fast_gemv) {}
+
+  // Whether a dense weight of this type runs on the fast GEMVs (GemvLinear).
+  bool gemv(TensorType type) const { return fast_gemv_ && quant::has_gemv_layout(type); }
+
+  // The tensors' rows (rows x k in all, back to back) repacked for the fast
+  // GEMVs into one device buffer; `count` false for a copy of bytes already
+  // counted (the tied head).
+  uint64_t upload_gemv(const std::vector<const TensorInfo*>& parts, int64_t rows, int64_t k, const std::string& tag,
+                       bool count = true) {
+    std::vector<uint8_t> joined;
+    std::span<const uint8_t> bytes;
+    for (const TensorInfo* t : parts) {
+      if (count) note(*t);
+      const auto b = src_.bytes(*t);
+      if (parts.size() == 1) bytes = b;
+      else if (!b.empty()) joined.insert(joined.end(), b.begin(), b.end());
+    }
+    if (parts.size() > 1) bytes = joined;
+    const uint64_t p = upload_gemv_weights(dev_, parts.front()->type, rows, k, 1, bytes, src_.origin() + ": " + tag);
+    mw_.buffers.push_back(p);
+    if (count)
+      for (const TensorInfo* t : parts) advance(t->size);
+    return p;
+  }
 
   // The tensor with exactly these dims (GGUF order); k100::Error naming it otherwise.
   const TensorInfo& require(const std::string& name, const std::vector<uint64_t>& dims, const std::string& what) {
@@ -96,17 +121,20 @@ class Loader {
         rows += int64_t(parts[j]->elements / uint64_t(k));
         run.push_back(parts[j++]);
       }
-      const uint64_t p = upload_raw(run);
-      pr.parts.push_back({make_linear(dev_, rows, k, DeviceWeights{parts[i]->type, p, 1, false}, &ws_,
-                                      tag + (i ? "." + std::to_string(i) : std::string())),
-                          pr.n});
+      const std::string part_tag = tag + (i ? "." + std::to_string(i) : std::string());
+      const bool fast = gemv(parts[i]->type);
+      const uint64_t p = fast ? upload_gemv(run, rows, k, part_tag) : upload_raw(run);
+      pr.parts.push_back(
+          {make_linear(dev_, rows, k, DeviceWeights{parts[i]->type, p, 1, false, fast}, &ws_, part_tag), pr.n});
       pr.n += rows;
       i = j;
     }
     return pr;
   }
 
-  // Expert weights [groups][n][k] of one tensor.
+  // Expert weights [groups][n][k] of one tensor, in the GGUF layout: the
+  // fast GEMVs take experts as grid.y, which the model's Device does not
+  // launch, so experts run on the dot kernels.
   std::unique_ptr<Linear> experts(const TensorInfo& t, int64_t n, int64_t k, int64_t groups, const std::string& tag) {
     const uint64_t p = upload_raw({&t});
     return make_linear(dev_, n, k, DeviceWeights{t.type, p, groups, false}, &ws_, tag);
@@ -142,6 +170,7 @@ class Loader {
   const std::function<void(uint64_t, uint64_t)>& progress_;
   ModelWeights& mw_;
   uint64_t total_ = 0, done_ = 0;
+  bool fast_gemv_ = true;
 };
 
 std::string blk(int64_t i, const char* name) { return "blk." + std::to_string(i) + "." + name; }
@@ -149,10 +178,11 @@ std::string blk(int64_t i, const char* name) { return "blk." + std::to_string(i)
 }  // namespace
 
 std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const TensorSource& file,
-                                           const ModelConfig& c, const std::function<void(uint64_t, uint64_t)>& progress) {
+                                           const ModelConfig& c, const std::function<void(uint64_t, uint64_t)>& progress,
+                                           bool fast_gemv) {
   auto mw = std::make_unique<ModelWeights>();
   mw->dev = &dev;
-  Loader L(dev, ws, file, progress, *mw);
+  Loader L(dev, ws, file, progress, *mw, fast_gemv);
   const uint64_t E = uint64_t(c.n_embd), V = uint64_t(c.n_vocab), Q = uint64_t(c.q_dim()), KV = uint64_t(c.kv_dim()),
                  HD = uint64_t(c.head_dim);
 
@@ -235,12 +265,15 @@ std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const Ten
   if (const TensorInfo* out = L.optional("output.weight", {E, V}, "output head, n_embd x n_vocab")) {
     mw->output = L.projection({out}, c.n_embd, "output");
   } else {
-    // tied embeddings: the head reads the embedding table
+    // tied embeddings: the head reads the embedding table, or (fast GEMVs)
+    // a repacked copy of it beside the table the embedding rows come from
     mw->tied = true;
     mw->output.n = c.n_vocab;
     mw->output.k = c.n_embd;
+    const bool fast = L.gemv(embd.type);
+    const uint64_t p = fast ? L.upload_gemv({&embd}, c.n_vocab, c.n_embd, "output", false) : mw->token_embd;
     mw->output.parts.push_back(
-        {make_linear(dev, c.n_vocab, c.n_embd, DeviceWeights{embd.type, mw->token_embd, 1, false}, &ws, "output"), 0});
+        {make_linear(dev, c.n_vocab, c.n_embd, DeviceWeights{embd.type, p, 1, false, fast}, &ws, "output"), 0});
   }
   L.finish();
   return mw;

@@ -62,9 +62,12 @@ struct ModelWeights {
 };
 
 // Reads and uploads every tensor of `cfg`'s architecture; `ws` holds the
-// constant tables the block kernels share.
+// constant tables the block kernels share. fast_gemv: dense block-type
+// weights are repacked for the fast GEMVs (GemvLinear), else they keep the
+// GGUF layout (DotLinear).
 std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const TensorSource& source,
                                            const ModelConfig& cfg,
-                                           const std::function<void(uint64_t, uint64_t)>& progress);
+                                           const std::function<void(uint64_t, uint64_t)>& progress,
+                                           bool fast_gemv = true);
 
 }  // namespace k100::model

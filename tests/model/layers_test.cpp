@@ -166,6 +166,82 @@ TEST(Linear, QuantizedOneBlockRowsAndWideMatrices) {
   }
 }
 
+// The fast GEMVs over repacked weights against the same double reference:
+// Q4_K, Q8_0 and an IQ type (its table travels with the repacked matrix),
+// row counts past the 4 rows of one launch, a row count that is not a whole
+// tile, accumulating into y, and the one-group selection.
+TEST(Linear, GemvRowsAccumulateAndSelection) {
+  Device& dev = device();
+  for (const char* name : {"q4k_gemv_k", "q8_0_gemv_k", "iq4xs_gemv_k", "add_inplace_k"})
+    if (dev.kernel_id(name) < 0) GTEST_SKIP() << name << " is not in the kernel package (kernels/gguf)";
+  struct Case {
+    quant::TensorType type;
+    int64_t n, k, rows;
+  };
+  for (const Case c : {Case{quant::TensorType::Q4_K, 70, 512, 6}, Case{quant::TensorType::Q8_0, 130, 96, 3},
+                       Case{quant::TensorType::IQ4_XS, 33, 256, 5}}) {
+    const std::string what = quant::type_name(c.type);
+    const auto wf = random(size_t(c.n * c.k), 21);
+    const auto bytes = quant::quantize(c.type, wf);
+    const auto wd = quant::dequantize(c.type, bytes);
+    GemvLinear lin(dev, c.n, c.k, c.type, bytes, nullptr, "gemv " + what);
+    const auto x = random(size_t(c.rows * c.k), 22);
+    std::vector<double> want;
+    for (int64_t r = 0; r < c.rows; ++r) {
+      const auto y = matvec(wd, &x[size_t(r * c.k)], c.n, c.k);
+      want.insert(want.end(), y.begin(), y.end());
+    }
+    expect_near(lin.forward(x, c.rows), want, 1e-5, (what + " rows").c_str());
+    Workspace ws(dev);
+    const auto y0 = random(size_t(c.rows * c.n), 23);
+    const uint64_t px = ws.upload("x", x.data(), x.size() * 4), py = ws.upload("y", y0.data(), y0.size() * 4);
+    lin.forward_device(px, c.rows, py, true);
+    std::vector<double> acc(want);
+    for (size_t i = 0; i < acc.size(); ++i) acc[i] += y0[i];
+    expect_near(dev.download<float>(py, acc.size()), acc, 1e-5, (what + " y += W x").c_str());
+    const std::vector<uint32_t> ids = {0, 0};
+    const uint64_t pids = ws.upload("ids", ids.data(), ids.size() * 4), out = ws.buffer("out", size_t(2 * c.n) * 4);
+    for (bool per_group : {true, false}) {
+      lin.forward_selected(px, pids, 2, per_group, out);
+      std::vector<double> sw(want.begin(), want.begin() + c.n);
+      const auto y1 = per_group ? std::vector<double>(want.begin() + c.n, want.begin() + 2 * c.n) : sw;
+      sw.insert(sw.end(), y1.begin(), y1.end());
+      expect_near(dev.download<float>(out, size_t(2 * c.n)), sw, 1e-5, (what + " selected").c_str());
+    }
+  }
+  {
+    // more tiles than one launch takes (one row: consecutive launches; two rows: one launch)
+    const int64_t n = 2 * 272 * 64 + 70, k = 32;  // 545 tiles: two launches for one row
+    const auto wf = random(size_t(n * k), 26);
+    const auto bytes = quant::quantize(quant::TensorType::Q8_0, wf);
+    const auto wd = quant::dequantize(quant::TensorType::Q8_0, bytes);
+    GemvLinear lin(dev, n, k, quant::TensorType::Q8_0, bytes, nullptr, "q8_0 tall");
+    const auto x = random(size_t(2 * k), 27);
+    auto want = matvec(wd, x.data(), n, k);
+    expect_near(lin.forward(std::vector<float>(x.begin(), x.begin() + k), 1), want, 1e-5, "q8_0 tall, one row");
+    const auto y1 = matvec(wd, x.data() + k, n, k);
+    want.insert(want.end(), y1.begin(), y1.end());
+    expect_near(lin.forward(x, 2), want, 1e-5, "q8_0 tall, two rows");
+  }
+  // the loader's form: bytes repacked into a buffer the caller owns, and the factory
+  const int64_t n = 64, k = 256;
+  const auto wf = random(size_t(n * k), 24);
+  const auto bytes = quant::quantize(quant::TensorType::Q4_K, wf);
+  const uint64_t p = upload_gemv_weights(dev, quant::TensorType::Q4_K, n, k, 1, bytes, "q4k");
+  {
+    auto lin = make_linear(dev, n, k, DeviceWeights{quant::TensorType::Q4_K, p, 1, false, true}, nullptr, "q4k");
+    ASSERT_NE(dynamic_cast<GemvLinear*>(lin.get()), nullptr);
+    const auto x = random(size_t(k), 25);
+    expect_near(lin->forward(x, 1), matvec(quant::dequantize(quant::TensorType::Q4_K, bytes), x.data(), n, k), 1e-5,
+                "q4_K through make_linear");
+  }
+  dev.free(p);
+  EXPECT_THROW(upload_gemv_weights(dev, quant::TensorType::Q4_K, n, k, 1, std::span(bytes).first(10), "short"), Error);
+  EXPECT_THROW(GemvLinear(dev, n, k, DeviceWeights{quant::TensorType::Q4_K, 0, 2, false, true}), Error);
+  EXPECT_GE(gemv_geometry(quant::TensorType::Q4_K, 5120).split, 2u);  // 80 tiles: the rows split
+  EXPECT_EQ(gemv_geometry(quant::TensorType::Q4_K, 17408).split, 1u);
+}
+
 TEST(Linear, DivMagicAndErrors) {
   EXPECT_EQ(div_magic(3, 0), 0u);
   EXPECT_EQ(div_magic(1, 1), 0u);

@@ -39,6 +39,10 @@ struct LoadOptions {
   int64_t context = 0;
   // Called while weights upload: bytes done, bytes in all.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Dense block-type weights repacked at load for the fast decode GEMVs
+  // (<type>_gemv_k); false, or K100_MODEL_LINEAR=dot in the environment,
+  // keeps the GGUF layout and the <type>_dot_k + reduce_blocks_k path.
+  bool fast_gemv = true;
 };
 
 class DecoderModel {

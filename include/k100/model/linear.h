@@ -6,8 +6,12 @@
 //   FloatLinear  f16 or bf16 weights: gemv_grouped_{f16,bf16}_k
 //   DotLinear    the eleven GGUF block types: <type>_dot_k decodes the blocks
 //                inside the dot product, reduce_blocks_k sums each row
+//   GemvLinear   the same types repacked at load (quant::repack_for_gemv):
+//                <type>_gemv_k, one launch for up to four rows, y written
+//                directly (the model's decode path)
 //
-// Every layer runs one input row at a time (decode), takes its output
+// Every layer runs the rows of a decode step (one at a time, four per
+// launch on GemvLinear), takes its output
 // pointer from the caller or its workspace, and can accumulate (y += W x:
 // the residual stream). Weights are uploaded once (from host bytes), or
 // borrowed from a device buffer the caller owns (the model loader's).
@@ -34,6 +38,9 @@ struct DeviceWeights {
   uint64_t ptr = 0;
   int64_t groups = 1;
   bool owned = false;  // the layer frees it
+  // The bytes are in the GEMV layout (quant::repack_for_gemv of each group's
+  // n x k matrix, the groups one after the other), not the GGUF one.
+  bool gemv_layout = false;
 };
 
 class Linear {
@@ -69,6 +76,8 @@ class Linear {
   Linear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws, std::string tag);
   // One row: y = W x (+ y).
   virtual void row(uint64_t x, uint64_t y, bool accumulate) = 0;
+  // `rows` rows (forward_device's work): one row() each unless a layer runs several at once.
+  virtual void rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate);
   virtual void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) = 0;
   // Uploads host bytes into a new owned buffer.
   static DeviceWeights upload_weights(Device& dev, quant::TensorType type, std::span<const uint8_t> bytes,
@@ -165,7 +174,54 @@ class DotLinear final : public Linear {
   int64_t nbpr_ = 0;
 };
 
-// The layer for a weight of any type: F32Linear, FloatLinear or DotLinear.
+// The workgroup (threads) and split of a fast GEMV over an n x k matrix of
+// `type`: the kernel's benchmark geometry (docs/PERFORMANCE.md "GGUF fast
+// GEMVs"), with the split raised (up to 8 waves per tile) while a matrix has
+// too few 64-row tiles to give the device a few hundred waves.
+struct GemvGeometry {
+  uint32_t workgroup = 64, split = 1;
+  uint32_t tiles_per_workgroup() const { return workgroup / 64 / split; }
+};
+GemvGeometry gemv_geometry(quant::TensorType type, int64_t n);
+
+// The eleven block types through <type>_gemv_k over weights in the GEMV
+// layout (DeviceWeights::gemv_layout). Rows run four at a time (m = 1..4);
+// accumulating adds the GEMV's result with add_inplace_k. One weight group
+// only: the kernels take MoE groups as grid.y, and the model's Device
+// launches 1-D grids, so expert weights stay on DotLinear.
+class GemvLinear final : public Linear {
+ public:
+  GemvLinear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws = nullptr,
+             std::string tag = "gemvlinear");
+  // GGUF bytes ([groups][n][k]), repacked on the host and uploaded once.
+  GemvLinear(Device& dev, int64_t n, int64_t k, quant::TensorType type, std::span<const uint8_t> bytes,
+             Workspace* ws = nullptr, std::string tag = "gemvlinear", int64_t groups = 1);
+
+  const GemvGeometry& geometry() const { return geo_; }
+  // Bytes of one group's matrix in the GEMV layout.
+  uint64_t group_bytes() const { return group_bytes_; }
+
+ private:
+  void init();
+  void row(uint64_t x, uint64_t y, bool accumulate) override;
+  void rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) override;
+  void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) override;
+  // y[j] = W x[j] for j < m (1..4), rows adjacent.
+  void gemv(uint64_t x, uint64_t y, int64_t m);
+  KernelRef gemv_, add_;
+  GemvGeometry geo_;
+  uint64_t group_bytes_ = 0;
+};
+
+// Uploads [groups][n][k] GGUF bytes of a block type repacked for the fast
+// GEMVs into a new device buffer of `groups` x gemv_layout(type, n, k).bytes()
+// (the caller owns it). Empty bytes (a shape-only weight) allocate the
+// repacked size and write only the types' decode tables.
+uint64_t upload_gemv_weights(Device& dev, quant::TensorType type, int64_t n, int64_t k, int64_t groups,
+                             std::span<const uint8_t> bytes, const std::string& what);
+
+// The layer for a weight of any type: F32Linear, FloatLinear, DotLinear or
+// (weights in the GEMV layout) GemvLinear.
 std::unique_ptr<Linear> make_linear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws,
                                     std::string tag);
 

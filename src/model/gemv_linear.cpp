@@ -1,0 +1,174 @@
+// GemvLinear: the block types through the fast decode GEMVs (<type>_gemv_k,
+// docs/GGUF.md "Fast GEMVs") over weights repacked once at load.
+#include <algorithm>
+
+#include "k100/base/error.h"
+#include "k100/model/linear.h"
+#include "k100/quant/gemv_layout.h"
+
+namespace k100::model {
+
+using quant::TensorType;
+
+namespace {
+
+struct GemvKernel {
+  TensorType type;
+  const char* name;
+  uint32_t workgroup, split;  // the benchmark geometry at 17408 x 5120 (docs/PERFORMANCE.md)
+};
+
+constexpr GemvKernel kGemvKernels[] = {
+    {TensorType::Q4_0, "q4_0_gemv_k", 256, 1},     {TensorType::Q8_0, "q8_0_gemv_k", 256, 1},
+    {TensorType::Q2_0, "q2_0_gemv_k", 512, 2},     {TensorType::Q4_K, "q4k_gemv_k", 256, 1},
+    {TensorType::Q5_K, "q5k_gemv_k", 256, 2},      {TensorType::Q6_K, "q6k_gemv_k", 256, 1},
+    {TensorType::IQ4_NL, "iq4nl_gemv_k", 512, 2},  {TensorType::IQ4_XS, "iq4xs_gemv_k", 512, 2},
+    {TensorType::IQ2_S, "iq2s_gemv_k", 256, 4},    {TensorType::IQ3_S, "iq3s_gemv_k", 256, 4},
+    {TensorType::IQ3_XXS, "iq3xxs_gemv_k", 256, 4},
+};
+
+const GemvKernel* gemv_kernel(TensorType t) {
+  for (const auto& g : kGemvKernels)
+    if (g.type == t) return &g;
+  return nullptr;
+}
+
+// The benchmark matrix has 272 tiles: one wave per tile and split kept the
+// device busy there; a matrix with fewer tiles splits its rows further.
+constexpr int64_t kBusyWaves = 272;
+constexpr uint32_t kMaxWaves = 8;
+
+// Tiles per launch: under the timing model a GEMV over many more tiles than
+// the benchmark's keeps more reads in flight than the open DRAM rows hold
+// (a 151936-row head: 49 % of the HBM time opening rows), so a matrix of
+// 2c or more such runs goes as c consecutive launches of equal runs (448
+// tiles in one launch were faster than as 272 + 176, 544 as 2 x 272 faster
+// than in one).
+constexpr int64_t kLaunchTiles = 272;
+
+// m = 1..4 rows per launch.
+constexpr int64_t kMaxRows = 4;
+
+}  // namespace
+
+GemvGeometry gemv_geometry(TensorType type, int64_t n) {
+  const GemvKernel* g = gemv_kernel(type);
+  if (!g) throw Error("gemv_geometry: no fast GEMV for " + quant::type_name(type));
+  GemvGeometry geo{g->workgroup, g->split};
+  const int64_t tiles = (n + quant::kGemvTileRows - 1) / quant::kGemvTileRows;
+  while (geo.split < kMaxWaves && tiles * geo.split < kBusyWaves) geo.split *= 2;
+  geo.workgroup = std::max(geo.workgroup, 64 * geo.split);
+  return geo;
+}
+
+uint64_t upload_gemv_weights(Device& dev, TensorType type, int64_t n, int64_t k, int64_t groups,
+                             std::span<const uint8_t> bytes, const std::string& what) {
+  const quant::GemvLayout layout = quant::gemv_layout(type, n, k);
+  const uint64_t group_gguf = quant::row_bytes(type, uint64_t(k)) * uint64_t(n);
+  if (!bytes.empty() && bytes.size() != group_gguf * uint64_t(groups))
+    throw Error(what + ": " + std::to_string(bytes.size()) + " weight bytes, expected " +
+                std::to_string(group_gguf * uint64_t(groups)) + " for " + std::to_string(groups) + " x " +
+                std::to_string(n) + " x " + std::to_string(k) + " " + quant::type_name(type));
+  const uint64_t group_bytes = uint64_t(layout.bytes());
+  const uint64_t p = dev.alloc(group_bytes * uint64_t(groups));
+  try {
+    if (bytes.empty()) {
+      // shape only: the values are never read for their meaning, but the tables are the kernels' to copy
+      const std::vector<uint8_t> table = quant::gemv_table(type);
+      if (!table.empty())
+        for (int64_t g = 0; g < groups; ++g) dev.upload(p + uint64_t(g) * group_bytes, table.data(), table.size());
+    } else {
+      std::vector<uint8_t> packed(group_bytes);
+      for (int64_t g = 0; g < groups; ++g) {
+        quant::repack_for_gemv(layout, bytes.data() + uint64_t(g) * group_gguf, packed.data());
+        dev.upload(p + uint64_t(g) * group_bytes, packed.data(), packed.size());
+      }
+    }
+  } catch (...) {
+    dev.free(p);
+    throw;
+  }
+  return p;
+}
+
+GemvLinear::GemvLinear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws, std::string tag)
+    : Linear(dev, n, k, w, ws, std::move(tag)) {
+  if (!w.gemv_layout)
+    throw Error(tag_ + ": GemvLinear needs weights in the GEMV layout (quant::repack_for_gemv)");
+  if (w.groups != 1) throw Error(tag_ + ": GemvLinear takes one weight group, not " + std::to_string(w.groups));
+  init();
+}
+
+GemvLinear::GemvLinear(Device& dev, int64_t n, int64_t k, TensorType type, std::span<const uint8_t> bytes,
+                       Workspace* ws, std::string tag, int64_t groups)
+    : Linear(dev, n, k, DeviceWeights{type, 0, groups, false, true}, ws, std::move(tag)) {
+  if (!gemv_kernel(type)) throw Error(tag_ + ": no fast GEMV for " + quant::type_name(type));
+  if (groups != 1) throw Error(tag_ + ": GemvLinear takes one weight group, not " + std::to_string(groups));
+  if (bytes.empty()) throw Error(tag_ + ": no weight bytes");
+  w_.ptr = upload_gemv_weights(dev, type, n, k, groups, bytes, tag_);
+  w_.owned = true;
+  init();
+}
+
+void GemvLinear::init() {
+  const GemvKernel* g = gemv_kernel(w_.type);
+  if (!g) throw Error(tag_ + ": no fast GEMV for " + quant::type_name(w_.type));
+  const int64_t block = quant::traits(w_.type).block_elems;
+  if (k_ % block)
+    throw Error(tag_ + ": k = " + std::to_string(k_) + " is not a multiple of the " + quant::type_name(w_.type) +
+                " block (" + std::to_string(block) + ")");
+  if (k_ >= (int64_t(1) << 24)) throw Error(tag_ + ": k = " + std::to_string(k_) + " exceeds the GEMV's 2^24 - 1");
+  group_bytes_ = uint64_t(quant::gemv_layout(w_.type, n_, k_).bytes());
+  geo_ = gemv_geometry(w_.type, n_);
+  gemv_ = dev_.kernel(g->name, tag_);
+  add_ = dev_.kernel("add_inplace_k", tag_);
+}
+
+void GemvLinear::gemv(uint64_t x, uint64_t y, int64_t m) {
+  // Equal runs of at least kLaunchTiles tiles, one launch each (the tiles of the
+  // layout are contiguous, so rows [64a, 64b) are a matrix of their own);
+  // a type with a decode table keeps one launch (its table leads the
+  // buffer), and so do m > 1 rows (the kernel's y rows are n apart).
+  const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows;
+  const int64_t launches = quant::gemv_table_bytes(w_.type) || m > 1 ? 1 : std::max<int64_t>(1, tiles / kLaunchTiles);
+  const int64_t chunk = (tiles + launches - 1) / launches;
+  const int64_t per = geo_.tiles_per_workgroup();
+  const uint64_t tile_bytes = group_bytes_ / uint64_t(tiles);
+  for (int64_t t = 0; t < tiles; t += chunk) {
+    const int64_t run = std::min(chunk, tiles - t), row0 = t * quant::kGemvTileRows;
+    const int64_t rows = std::min<int64_t>(n_ - row0, run * quant::kGemvTileRows);
+    // one group (grid.y = 1, ids = 0: matrix 0); x rows adjacent, so x_stride is unused; y rows of n
+    const uint64_t argv[] = {w_.ptr + uint64_t(t) * tile_bytes, x, y + uint64_t(row0) * 4, 0, uint64_t(rows),
+                             uint64_t(k_), uint64_t(m), 0, geo_.split};
+    dev_.launch(gemv_, uint32_t((run + per - 1) / per), geo_.workgroup, argv);
+  }
+}
+
+void GemvLinear::row(uint64_t x, uint64_t y, bool accumulate) { rows(x, 1, y, accumulate); }
+
+void GemvLinear::rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) {
+  // the GEMV writes y: an accumulating layer computes into a scratch buffer and adds it
+  const uint64_t y = accumulate ? ws_->buffer(tag_ + ".acc", size_t(std::min(rows, kMaxRows) * n_) * 4) : 0;
+  for (int64_t r = 0; r < rows; r += kMaxRows) {
+    const int64_t m = std::min(kMaxRows, rows - r);
+    const uint64_t xr = x + uint64_t(r * k_) * 4, outr = out + uint64_t(r * n_) * 4;
+    gemv(xr, accumulate ? y : outr, m);
+    if (accumulate) {
+      const uint64_t aargv[] = {outr, y, uint64_t(m * n_)};
+      dev_.launch(add_, uint32_t((m * n_ + 63) / 64), 64, aargv);
+    }
+  }
+}
+
+void GemvLinear::selected(uint64_t x, uint64_t /*ids*/, int64_t count, bool x_per_group, uint64_t out) {
+  // One group (the constructors check): every id selects it, so the
+  // selection is `count` rows of the one matrix, over x_s = x + s k or the
+  // same x for every s.
+  if (x_per_group) {
+    rows(x, count, out, false);
+  } else {
+    for (int64_t s = 0; s < count; ++s) gemv(x, out + uint64_t(s * n_) * 4, 1);
+  }
+}
+
+}  // namespace k100::model

@@ -66,6 +66,24 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
+  // Every name of --only must be a GEMV type, and the shape not empty, before any output.
+  std::string names = ",";
+  for (TensorType t : kTypes) names += k100::quant::type_name(t) + ",";
+  for (size_t at = 1; at < only.size();) {
+    const size_t end = only.find(',', at);
+    const std::string name = only.substr(at, end - at);
+    if (names.find("," + name + ",") == std::string::npos) {
+      std::fprintf(stderr, "k100-bench repack: --only: '%s' is not a GEMV type (%s)\n", name.c_str(),
+                   names.substr(1, names.size() - 2).c_str());
+      return 2;
+    }
+    at = end + 1;
+  }
+  if (rows <= 0 || cols <= 0) {
+    std::fprintf(stderr, "k100-bench repack: --rows and --cols must be positive, not %lld x %lld\n", (long long)rows,
+                 (long long)cols);
+    return 2;
+  }
   int status = 0;
   std::printf("%-8s %9s %10s %9s %9s %10s %12s %12s\n", "type", "GGUF MB", "layout MB", "repack s", "MB/s",
               "MB/s cpu", "unpack MB/s", "unpack cpu");

@@ -359,6 +359,19 @@ void decode_to_padded_group(TensorType type, const uint8_t* lane, uint8_t* group
 
 }  // namespace detail
 
+std::vector<GemvByteRun> gemv_byte_runs(TensorType type) {
+  std::vector<GemvByteRun> runs;
+  for (const Field& f : fields_of(type)) {
+    if (f.src % 8 || f.dst % 8 || f.width % 8) return {};
+    for (uint32_t done = 0; done < f.width / 8;) {
+      const uint32_t at = f.dst / 8 + done, n = std::min(f.width / 8 - done, 4 - at % 4);
+      runs.push_back({int(f.src / 8 + done), int(at), int(n)});
+      done += n;
+    }
+  }
+  return runs;
+}
+
 void encode_gemv_group(TensorType type, const uint8_t* blocks, int present, uint32_t* lane) {
   const detail::GemvGeometry& g = geometry_of(type);
   const size_t block_bytes = traits(type).block_bytes;

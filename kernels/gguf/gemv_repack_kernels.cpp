@@ -3,12 +3,13 @@
 // IQ3_S, IQ3_XXS (`*_gemv_repack_k`). The bit-field types (4-, 5-, 6- and
 // 2-bit codes) are repacked on the host only.
 //
-// Workgroup (t, g) of a (tiles x groups) grid writes group g of 64-row tile
-// t: lane l reads row 64t + l's G blocks of the group with the byte runs of
-// quant::gemv_byte_runs (unrolled: one dword, half-word or byte load per
-// run, at an immediate offset from the row's group) and stores each lane
-// dword to its row's slot of the piece (quant::GemvLayout::lane_dword_offset),
-// so the 64 lanes' stores of a dword are adjacent. Rows past the matrix store
+// Workgroup t * groups + g (a one-dimensional grid, as every launcher takes)
+// writes group g of 64-row tile t: lane l reads row 64t + l's G blocks of the
+// group with the byte runs of quant::gemv_byte_runs (unrolled: one dword,
+// half-word or byte load per run, at an immediate offset from the row's
+// group) and stores each lane dword to its row's slot of the piece
+// (quant::GemvLayout::lane_dword_offset), so the 64 lanes' stores of a dword
+// are adjacent. Rows past the matrix store
 // zeros. The table at the start of the layout is the caller's (host) part.
 #include <algorithm>
 #include <bit>
@@ -53,14 +54,14 @@ codeobj::CodeObject build_repack(isa::Target target, TensorType t) {
   std::vector<quant::GemvByteRun> runs = quant::gemv_byte_runs(t);
   std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.lane_byte < b.lane_byte; });
   const int dwords = l.lane_dwords(), G = l.blocks_per_group, bb = l.block_bytes;
-  Kernel k(repack_signature(t), target, {.waves_per_simd = 2, .max_workgroup = 64, .workgroup_dims = 2});
-  const SGPR tile = k.workgroup_id(0), group = k.workgroup_id(1);
-  // y + (t * groups + g) * group bytes, groups = nbpr / G (G a power of two)
-  const SGPR groups = k.sgpr(1, "groups"), index = k.sgpr(1, "group tile"), row_bytes = k.sgpr(1, "row bytes");
-  const SGPR first = k.sgpr(1, "first row"), src_group = k.sgpr(1, "group byte in row");
+  Kernel k(repack_signature(t), target, {.waves_per_simd = 2, .max_workgroup = 64});
+  // Workgroup index = t * groups + g, groups = nbpr / G (G a power of two).
+  const SGPR index = k.workgroup_id(0), groups = k.sgpr(1, "groups"), group = k.sgpr(1, "group");
+  const SGPR row_bytes = k.sgpr(1, "row bytes"), first = k.sgpr(1, "first row"), src_group = k.sgpr(1, "group byte in row");
   k.s_lshr_b32(groups, k.arg("nbpr"), uint32_t(std::countr_zero(uint32_t(G))));
-  k.s_mul_i32(index, tile, groups);
-  k.s_add_u32(index, index, group);
+  const SGPR tile = divide_scalar(k, make_divider(k, groups), index);
+  k.s_mul_i32(group, tile, groups);
+  k.s_sub_u32(group, index, group);
   const SGPR dst = scaled_address(k, k.arg("y"), index, uint32_t(l.group_bytes()), 0);
   k.s_mul_i32(row_bytes, k.arg("nbpr"), bb);
   k.s_mul_i32(src_group, group, G * bb);
@@ -125,7 +126,7 @@ CaseResult run_repack(TestDevice& dev, const Case& c, TensorType t) {
   DeviceBuffer<uint8_t> dw(dev, w);
   // Poisoned output: every byte of the tiles must be written.
   DeviceBuffer<uint8_t> dy(dev, std::vector<uint8_t>(size_t(l.bytes() - l.table_bytes), 0xA5));
-  launch(dev, repack_signature(t), {uint32_t(l.tiles), uint32_t(l.groups)}, {64},
+  launch(dev, repack_signature(t), {uint32_t(l.tiles * l.groups)}, {64},
          {dw.addr(), dy.addr(), uint64_t(rows), uint64_t(nbpr)});
   const std::vector<uint8_t> got = dy.download();
   std::vector<uint32_t> g(got.size() / 4), e(got.size() / 4);
@@ -142,12 +143,12 @@ void register_gguf_gemv_repack_kernels(Registry& r) {
     const std::string type = quant::type_name(t);
     d.description =
         "Device side of the GEMV load-time repack for " + type +
-        " (its transcoding only moves whole bytes): workgroup (t, g) writes group g of 64-row tile t of the GEMV "
-        "layout (k100/quant/gemv_layout.h); lane l reads row 64t + l's blocks of the group with one dword, "
-        "half-word or byte load per byte run and stores each lane dword into its row's slot of the piece. "
+        " (its transcoding only moves whole bytes): workgroup t * groups + g writes group g of 64-row tile t of "
+        "the GEMV layout (k100/quant/gemv_layout.h); lane l reads row 64t + l's blocks of the group with one "
+        "dword, half-word or byte load per byte run and stores each lane dword into its row's slot of the piece. "
         "Bit-exact with quant::repack_for_gemv; y is the layout after its table (the host writes the table).";
     d.semantics = "y[tile bytes] = repack_for_gemv(w)[table_bytes ..], rows past nrows zero";
-    d.geometry = "grid = (ceil(nrows/64), nbpr/G), wg = 64 (G = " + std::to_string(blocks_per_group(t)) + " blocks per group)";
+    d.geometry = "grid = ceil(nrows/64) * nbpr/G, wg = 64 (G = " + std::to_string(blocks_per_group(t)) + " blocks per group)";
     d.limits = "nbpr a multiple of G (whole groups; other shapes on the host); nrows * nbpr * block bytes < 2^32";
     d.tolerance = Tolerance{};
     d.cases = [t](bool sweep) { return repack_cases(t, sweep); };

@@ -17,7 +17,7 @@ import tempfile
 
 # GoogleTest cases that need llvm-mc (one per module that has some)
 GTEST_ORACLES = ["MetadataOracle.YamlToMessagePackMatchesLlvmMcAndPrintingMatchesReadelf",
-                 "MacroDifferential.KernelSourcesAssembleLikeLlvmMc",
+                 "MacroDifferential.ParametersDefaultsNamedVarargAndUniqueLabels",
                  "EmuFault.OutOfBoundsStore"]
 SCRIPT_ORACLES = ["isa.asm_differential_llvm", "isa.disasm_differential_llvm", "asm.codeobj_differential_lld"]
 LLVM = re.compile(r"^(llvm-|ld\.lld|clang)")

@@ -228,6 +228,7 @@ void register_gguf_gemv_kernels(Registry& r) {
     };
     r.add(std::move(d));
   }
+  gguf_gemv::register_gguf_gemv_repack_kernels(r);
 }
 
 }  // namespace k100::kernels

@@ -21,4 +21,8 @@ std::vector<Case> gemv_cases(quant::TensorType type, bool sweep);
 // the rows as `dequantize` decodes them.
 CaseResult run_gemv_case(TestDevice& dev, const Case& c, quant::TensorType type, const RowDequantizer& dequantize);
 
+// The device repack kernels (`*_gemv_repack_k`, gemv_repack_kernels.cpp),
+// registered with the GEMVs.
+void register_gguf_gemv_repack_kernels(Registry& r);
+
 }  // namespace k100::kernels::gguf_gemv

@@ -53,17 +53,30 @@ GemvLayout gemv_layout(TensorType type, int64_t rows, int64_t cols) {
 
 namespace {
 
-// Calls f(tile, row in tile, group, source row pointer or nullptr, blocks present).
+// Offsets, inside a group's tile, of every lane dword of every row, computed
+// once per matrix rather than per dword.
+std::vector<int64_t> lane_offsets(const GemvLayout& l) {
+  std::vector<int64_t> at(size_t(kGemvTileRows) * size_t(l.lane_dwords()));
+  for (int r = 0; r < kGemvTileRows; ++r)
+    for (int d = 0; d < l.lane_dwords(); ++d) at[size_t(r * l.lane_dwords() + d)] = l.lane_dword_offset(r, d);
+  return at;
+}
+
+// Calls f(row in tile, group tile offset, source row offset or -1, blocks
+// present) group tile by group tile: the writes of one group stay within
+// its 64 x lane bytes while the 64 rows are read front to back.
 template <class F>
-void for_each_row_group(const GemvLayout& l, const uint8_t* src, F&& f) {
+void for_each_row_group(const GemvLayout& l, F&& f) {
   const int64_t row_bytes = l.blocks_per_row * l.block_bytes;
   for (int64_t t = 0; t < l.tiles; ++t)
-    for (int r = 0; r < kGemvTileRows; ++r) {
-      const int64_t row = t * kGemvTileRows + r;
-      for (int64_t g = 0; g < l.groups; ++g) {
-        const int64_t first = g * l.blocks_per_group;
-        const int present = row < l.rows ? int(std::min<int64_t>(l.blocks_per_group, l.blocks_per_row - first)) : 0;
-        f(t, r, g, present ? src + row * row_bytes + first * l.block_bytes : nullptr, present);
+    for (int64_t g = 0; g < l.groups; ++g) {
+      const int64_t first = g * l.blocks_per_group;
+      const int blocks = int(std::min<int64_t>(l.blocks_per_group, l.blocks_per_row - first));
+      for (int r = 0; r < kGemvTileRows; ++r) {
+        const int64_t row = t * kGemvTileRows + r;
+        const bool in_matrix = row < l.rows;
+        f(r, t * l.tile_bytes() + g * l.group_bytes(), in_matrix ? row * row_bytes + first * l.block_bytes : -1,
+          in_matrix ? blocks : 0);
       }
     }
 }
@@ -71,40 +84,44 @@ void for_each_row_group(const GemvLayout& l, const uint8_t* src, F&& f) {
 }  // namespace
 
 void repack_for_gemv(const GemvLayout& l, const void* src, void* dst) {
-  std::vector<uint32_t> lane(size_t(l.lane_dwords()));
-  std::vector<int64_t> offset(lane.size());
-  for (int d = 0; d < l.lane_dwords(); ++d) offset[size_t(d)] = l.lane_dword_offset(0, d);
+  const std::vector<int64_t> at = lane_offsets(l);
+  const int dwords = l.lane_dwords();
   auto* out = static_cast<uint8_t*>(dst);
+  const auto* in = static_cast<const uint8_t*>(src);
   const std::vector<uint8_t> table = gemv_table(l.type);
   std::memset(out, 0, size_t(l.table_bytes));
   if (!table.empty()) std::memcpy(out, table.data(), table.size());
   out += l.table_bytes;
-  for_each_row_group(l, static_cast<const uint8_t*>(src), [&](int64_t t, int r, int64_t g, const uint8_t* blocks,
-                                                               int present) {
-    encode_gemv_group(l.type, blocks, present, lane.data());
-    uint8_t* base = out + t * l.tile_bytes() + g * l.group_bytes();
-    for (int d = 0; d < l.lane_dwords(); ++d) {
-      const int64_t at = l.lane_dword_offset(r, d);
-      std::memcpy(base + at, &lane[size_t(d)], 4);
-    }
+  uint8_t group[detail::kGemvGroupBuffer] = {};
+  uint32_t lane[detail::kGemvGroupBuffer / 4];
+  const size_t full = size_t(l.blocks_per_group) * size_t(l.block_bytes);
+  int last_present = l.blocks_per_group;
+  for_each_row_group(l, [&](int r, int64_t group_at, int64_t src_at, int present) {
+    const size_t n = size_t(present) * size_t(l.block_bytes);
+    if (n) std::memcpy(group, in + src_at, n);
+    if (present != last_present) std::memset(group + n, 0, full - n);  // missing blocks are zero
+    last_present = present;
+    detail::encode_padded_group(l.type, group, lane);
+    uint8_t* base = out + group_at;
+    const int64_t* row_at = &at[size_t(r * dwords)];
+    for (int d = 0; d < dwords; ++d) std::memcpy(base + row_at[d], &lane[d], 4);
   });
 }
 
 void unpack_from_gemv(const GemvLayout& l, const void* src, void* dst) {
-  std::vector<uint32_t> lane(size_t(l.lane_dwords()));
-  std::vector<uint8_t> blocks(size_t(l.blocks_per_group * l.block_bytes));
+  const std::vector<int64_t> at = lane_offsets(l);
+  const int dwords = l.lane_dwords();
   const auto* in = static_cast<const uint8_t*>(src) + l.table_bytes;
   auto* out = static_cast<uint8_t*>(dst);
-  const int64_t row_bytes = l.blocks_per_row * l.block_bytes;
-  for_each_row_group(l, nullptr, [&](int64_t t, int r, int64_t g, const uint8_t*, int) {
-    const int64_t row = t * kGemvTileRows + r;
-    if (row >= l.rows) return;
-    const uint8_t* base = in + t * l.tile_bytes() + g * l.group_bytes();
-    for (int d = 0; d < l.lane_dwords(); ++d) std::memcpy(&lane[size_t(d)], base + l.lane_dword_offset(r, d), 4);
-    decode_gemv_group(l.type, lane.data(), blocks.data());
-    const int64_t first = g * l.blocks_per_group;
-    const int64_t present = std::min<int64_t>(l.blocks_per_group, l.blocks_per_row - first);
-    std::memcpy(out + row * row_bytes + first * l.block_bytes, blocks.data(), size_t(present * l.block_bytes));
+  uint32_t lane[detail::kGemvGroupBuffer / 4] = {};
+  uint8_t blocks[detail::kGemvGroupBuffer];
+  for_each_row_group(l, [&](int r, int64_t group_at, int64_t dst_at, int present) {
+    if (!present) return;
+    const uint8_t* base = in + group_at;
+    const int64_t* row_at = &at[size_t(r * dwords)];
+    for (int d = 0; d < dwords; ++d) std::memcpy(&lane[d], base + row_at[d], 4);
+    detail::decode_to_padded_group(l.type, reinterpret_cast<const uint8_t*>(lane), blocks);
+    std::memcpy(out + dst_at, blocks, size_t(present) * size_t(l.block_bytes));
   });
 }
 

@@ -240,17 +240,23 @@ FieldList build_iq3_xxs() {
   return f;
 }
 
+// The types in the order of the per-type tables below.
+constexpr TensorType kOrder[11] = {TensorType::Q4_0, TensorType::Q8_0,   TensorType::Q2_0,  TensorType::Q4_K,
+                                            TensorType::Q5_K, TensorType::Q6_K,   TensorType::IQ4_NL, TensorType::IQ4_XS,
+                                            TensorType::IQ2_S, TensorType::IQ3_S, TensorType::IQ3_XXS};
+
+int type_index(TensorType type) {
+  for (int i = 0; i < 11; ++i)
+    if (kOrder[i] == type) return i;
+  throw Error("gemv layout: type " + type_name(type) + " has no GEMV layout");
+}
+
 const std::vector<Field>& fields_of(TensorType type) {
   static const std::array<std::vector<Field>, 11> lists = {
       build_q4_0(false).fields(), build_q8_0().fields(),   build_q2_0().fields(),    build_q4_k().fields(),
       build_q5_k().fields(),      build_q6_k().fields(),   build_q4_0(true).fields(), build_iq4_xs().fields(),
       build_iq2_s().fields(),     build_iq3_s().fields(),  build_iq3_xxs().fields()};
-  static constexpr TensorType kOrder[11] = {TensorType::Q4_0, TensorType::Q8_0,   TensorType::Q2_0,  TensorType::Q4_K,
-                                            TensorType::Q5_K, TensorType::Q6_K,   TensorType::IQ4_NL, TensorType::IQ4_XS,
-                                            TensorType::IQ2_S, TensorType::IQ3_S, TensorType::IQ3_XXS};
-  for (size_t i = 0; i < 11; ++i)
-    if (kOrder[i] == type) return lists[i];
-  throw Error("gemv layout: type " + type_name(type) + " has no GEMV layout");
+  return lists[size_t(type_index(type))];
 }
 
 const detail::GemvGeometry& geometry_of(TensorType type) {
@@ -263,42 +269,122 @@ const detail::GemvGeometry& geometry_of(TensorType type) {
 
 namespace {
 
-// Bytes of the largest group (two Q6_K blocks; eight Q8_0 blocks are less)
-// and of the largest lane (Q6_K, 105 dwords), plus 8 so that every field is
-// read and written with one unaligned 64-bit access.
-constexpr size_t kGroupBuffer = 8 * 210 + 8;
+// The largest group is two Q6_K blocks (eight Q8_0 blocks are less), the
+// largest lane the same 105 dwords.
+constexpr size_t kGroupBuffer = detail::kGemvGroupBuffer;
 
-// Copies every field from `from` to the zeroed `to` (src -> dst when
-// `forward`, dst -> src otherwise). A field is at most 32 bits at a bit
-// offset below 8 within its first byte, so it fits one 64-bit word.
-void copy_fields(TensorType type, const uint8_t* from, uint8_t* to, bool forward) {
-  for (const Field& f : fields_of(type)) {
-    const uint32_t at = forward ? f.src : f.dst, into = forward ? f.dst : f.src;
-    uint64_t v, w;
-    std::memcpy(&v, from + at / 8, 8);
-    v = (v >> (at % 8)) & ((uint64_t(1) << f.width) - 1);
-    std::memcpy(&w, to + into / 8, 8);
-    w |= v << (into % 8);
-    std::memcpy(to + into / 8, &w, 8);
+// The field list of a type compiled for one direction: the fields cut at the
+// output's dword boundaries and sorted by output dword, so that each output
+// dword is assembled in a register from its pieces and stored once (copying
+// field by field into memory made each field a read-modify-write of the
+// bytes the previous one had just written, a store-forwarding stall).
+struct Piece {
+  uint32_t byte;   // input byte of the 64-bit load
+  uint32_t bit;    // shift right of the loaded word (0..7)
+  uint32_t mask;   // width bits
+  uint32_t shift;  // position in the output dword
+};
+
+struct Program {
+  std::vector<Piece> pieces;
+  std::vector<uint32_t> first;  // pieces of output dword d: first[d] .. first[d+1]-1
+};
+
+Program compile(const std::vector<Field>& fields, bool forward, int out_dwords) {
+  std::vector<std::vector<Piece>> by_dword(static_cast<size_t>(out_dwords));
+  for (const Field& f : fields) {
+    uint32_t in = forward ? f.src : f.dst, out = forward ? f.dst : f.src, left = f.width;
+    while (left) {
+      const uint32_t n = std::min(left, kDword - out % kDword);
+      const uint32_t mask = n == 32 ? ~0u : (1u << n) - 1;
+      by_dword.at(out / kDword).push_back({in / 8, in % 8, mask, out % kDword});
+      in += n, out += n, left -= n;
+    }
   }
+  Program p;
+  for (const auto& d : by_dword) {
+    p.first.push_back(uint32_t(p.pieces.size()));
+    p.pieces.insert(p.pieces.end(), d.begin(), d.end());
+  }
+  p.first.push_back(uint32_t(p.pieces.size()));
+  return p;
+}
+
+// `in` holds the input plus 8 readable bytes; writes the output's dwords.
+void run(const Program& p, const uint8_t* in, uint32_t* out) {
+  const Piece* piece = p.pieces.data();
+  const size_t dwords = p.first.size() - 1;
+  for (size_t d = 0; d < dwords; ++d) {
+    uint32_t w = 0;
+    for (const Piece* end = p.pieces.data() + p.first[d + 1]; piece != end; ++piece) {
+      uint64_t v;
+      std::memcpy(&v, in + piece->byte, 8);
+      w |= (uint32_t(v >> piece->bit) & piece->mask) << piece->shift;
+    }
+    out[d] = w;
+  }
+}
+
+// Encoding (forward) or decoding program of a type, built once.
+const Program& program_of(TensorType type, bool forward) {
+  static const auto programs = [] {
+    std::array<std::array<Program, 2>, 11> out;
+    for (const TensorType g : kOrder) {
+      const detail::GemvGeometry& geo = geometry_of(g);
+      const int dwords = geo.header_dwords + geo.slices * geo.slice_dwords;
+      const int i = type_index(g);
+      out[size_t(i)][0] = compile(fields_of(g), false, dwords);
+      out[size_t(i)][1] = compile(fields_of(g), true, dwords);
+    }
+    return out;
+  }();
+  return programs[size_t(type_index(type))][forward ? 1 : 0];
 }
 
 }  // namespace
 
+namespace detail {
+
+void encode_padded_group(TensorType type, const uint8_t* group, uint32_t* lane) {
+  run(program_of(type, true), group, lane);
+}
+
+void decode_to_padded_group(TensorType type, const uint8_t* lane, uint8_t* group) {
+  // The decoding program writes the group as dwords (a group is a whole number of dwords).
+  const Program& p = program_of(type, false);
+  uint32_t out[kGroupBuffer / 4];
+  run(p, lane, out);
+  std::memcpy(group, out, (p.first.size() - 1) * 4);
+}
+
+}  // namespace detail
+
+std::vector<GemvByteRun> gemv_byte_runs(TensorType type) {
+  std::vector<GemvByteRun> runs;
+  for (const Field& f : fields_of(type)) {
+    if (f.src % 8 || f.dst % 8 || f.width % 8) return {};
+    for (uint32_t done = 0; done < f.width / 8;) {
+      const uint32_t at = f.dst / 8 + done, n = std::min(f.width / 8 - done, 4 - at % 4);
+      runs.push_back({int(f.src / 8 + done), int(at), int(n)});
+      done += n;
+    }
+  }
+  return runs;
+}
+
 void encode_gemv_group(TensorType type, const uint8_t* blocks, int present, uint32_t* lane) {
   const detail::GemvGeometry& g = geometry_of(type);
   const size_t block_bytes = traits(type).block_bytes;
-  uint8_t group[kGroupBuffer] = {}, out[kGroupBuffer] = {};
+  uint8_t group[kGroupBuffer] = {};
   if (present > 0) std::memcpy(group, blocks, size_t(std::min(present, g.blocks_per_group)) * block_bytes);
-  copy_fields(type, group, out, true);
-  std::memcpy(lane, out, size_t(g.header_dwords + g.slices * g.slice_dwords) * 4);
+  detail::encode_padded_group(type, group, lane);
 }
 
 void decode_gemv_group(TensorType type, const uint32_t* lane, uint8_t* blocks) {
   const detail::GemvGeometry& g = geometry_of(type);
-  uint8_t in[kGroupBuffer] = {}, out[kGroupBuffer] = {};
+  uint8_t in[kGroupBuffer] = {}, out[kGroupBuffer];
   std::memcpy(in, lane, size_t(g.header_dwords + g.slices * g.slice_dwords) * 4);
-  copy_fields(type, in, out, false);
+  detail::decode_to_padded_group(type, in, out);
   std::memcpy(blocks, out, size_t(g.blocks_per_group) * traits(type).block_bytes);
 }
 

@@ -48,6 +48,30 @@ TEST_P(GemvLayoutType, GroupTranscodingIsABijectionOnBits) {
   for (size_t i = 0; i < group_bytes; ++i) ASSERT_EQ(back[i], i < size_t(l.block_bytes) ? blocks[i] : 0) << i;
 }
 
+TEST_P(GemvLayoutType, ByteRunsAreTheTranscodingOfTheByteMovingTypes) {
+  const TensorType t = GetParam();
+  const std::vector<GemvByteRun> runs = gemv_byte_runs(t);
+  const bool moves_bytes = t == TensorType::Q8_0 || t == TensorType::IQ2_S || t == TensorType::IQ3_S ||
+                           t == TensorType::IQ3_XXS;
+  ASSERT_EQ(runs.empty(), !moves_bytes) << type_name(t);
+  if (runs.empty()) return;
+  const GemvLayout l = gemv_layout(t, 1, traits(t).block_elems);
+  const size_t group_bytes = size_t(l.blocks_per_group) * size_t(l.block_bytes);
+  auto blocks = random_bytes(group_bytes, 7);
+  std::vector<uint32_t> lane(size_t(l.lane_dwords()));
+  encode_gemv_group(t, blocks.data(), l.blocks_per_group, lane.data());
+  std::vector<uint8_t> moved(group_bytes, 0), covered(group_bytes, 0);
+  for (const GemvByteRun& r : runs) {
+    ASSERT_EQ(r.lane_byte / 4, (r.lane_byte + r.bytes - 1) / 4) << "a run crosses a lane dword";
+    for (int i = 0; i < r.bytes; ++i) {
+      moved[size_t(r.lane_byte + i)] = blocks[size_t(r.group_byte + i)];
+      ++covered[size_t(r.lane_byte + i)];
+    }
+  }
+  EXPECT_EQ(covered, std::vector<uint8_t>(group_bytes, 1));
+  EXPECT_EQ(0, std::memcmp(moved.data(), lane.data(), group_bytes));
+}
+
 TEST_P(GemvLayoutType, MatrixRoundTripWithTails) {
   const TensorType t = GetParam();
   const int64_t be = traits(t).block_elems;

@@ -82,6 +82,7 @@ def test_unknown_option_suggests(tool, typo, near):
                                        (["k100-bench", "kernels", "--grup", "gemv"], "--group"),
                                        (["k100-bench", "validate", "--detial"], "--detail"),
                                        (["k100-bench", "calibrate", "--quite"], "--quiet"),
+                                       (["k100-bench", "repack", "--onyl=q8_0"], "--only"),
                                        (["k100-gguf", "info", "--al", "x.gguf"], "--all"),
                                        (["k100-gguf", "dequant", "--hots", "x.gguf", "t"], "--host")])
 def test_subcommand_unknown_option_suggests(argv, near):
@@ -91,7 +92,8 @@ def test_subcommand_unknown_option_suggests(argv, near):
 
 
 @pytest.mark.parametrize("argv", [["k100-bench", "asm"], ["k100-bench", "emu"], ["k100-bench", "kernels"],
-                                  ["k100-bench", "validate"], ["k100-bench", "calibrate"], ["k100-gguf", "info"],
+                                  ["k100-bench", "validate"], ["k100-bench", "calibrate"], ["k100-bench", "repack"],
+                                  ["k100-gguf", "info"],
                                   ["k100-gguf", "dequant"], ["k100-gguf", "check"]])
 def test_subcommand_help_on_stdout_exit_0(argv):
     p = run(*argv, "--help")

@@ -99,4 +99,15 @@ int64_t gemv_table_bytes(TensorType type);
 void encode_gemv_group(TensorType type, const uint8_t* blocks, int present, uint32_t* lane);
 void decode_gemv_group(TensorType type, const uint32_t* lane, uint8_t* blocks);
 
+// The types whose transcoding only moves whole bytes (Q8_0, IQ2_S, IQ3_S,
+// IQ3_XXS) as runs: `bytes` bytes from byte `group_byte` of a row's G GGUF
+// blocks to byte `lane_byte` of its lane dwords; a run never crosses a lane
+// dword, and the runs cover every lane byte once. Empty for the other types
+// (their fields are 2- to 6-bit codes). The device repack kernels
+// (`*_gemv_repack_k`) are built from these runs.
+struct GemvByteRun {
+  int group_byte, lane_byte, bytes;
+};
+std::vector<GemvByteRun> gemv_byte_runs(TensorType type);
+
 }  // namespace k100::quant

@@ -289,7 +289,7 @@ const char* fusion_doc(GemvFusion f) {
     case GemvFusion::RmsScale:
       return "RMS-scaled form: y = r W x with r = 1 / sqrt(mean(s^2) + eps) over row j of s (r = 1 when s is 0); "
              "with x = norm weight * s this is the GEMV of RMSNorm(s) without the norm's launch. The storing wave "
-             "of each tile reads s (small and L2-resident) in 256-element chunks, eight in flight, after its sums.";
+             "of each tile reads s (small and L2-resident) in 256-element chunks, sixteen in flight, after its sums.";
     case GemvFusion::SwiGlu:
       return "SwiGLU form: y = silu(r W_gate x) * (r W_up x), r as in the RMS-scaled form (1 when s is 0): a tile "
              "has 2 split waves, split on the gate rows at w and split on the up rows at `up`, and the storing "

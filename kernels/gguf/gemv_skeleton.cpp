@@ -140,7 +140,7 @@ class Body final : public GemvEmitter {
   int steps_per_slice() const { return shape.slice_elems() / step_elems; }
   // SGPRs per x tuple: the fused variants keep more SGPRs live past the body
   // and take x in 8-dword tuples, which fit where a 16-dword one does not.
-  int xchunk() const { return e_.fusion ? 8 : 16; }
+  int xchunk() const { return e_.fusion && M > 1 ? 8 : 16; }
   int chunks() const { return std::max(1, shape.group_elems() / 256); }
   // A part of the current group (next = false) or of the next one.
   void load_part(VGPR dst, bool next, int first_dword, int dwords);
@@ -549,8 +549,9 @@ void Body::gather_halves(Label store) {
 
 // r = 1 / sqrt(mean(s[m]^2) + eps) over the k elements of row m of s (1 when
 // s = 0), in every lane. s is small and in L2 after the first workgroup: the
-// wave reads it in 256-element chunks (a dwordx4 per lane), eight chunks in
-// flight; the lanes past the row's end read nothing and add zeros.
+// wave reads it in 256-element chunks (a dwordx4 per lane), up to sixteen
+// chunks in flight (the body's registers are free by now); the lanes past the
+// row's end read nothing and add zeros.
 SGPR Body::late_arg(uint32_t at, int dwords) {
   const SGPR v = k.sgpr(dwords, "argument");
   const VGPR zero = k.vgpr(1, "zero"), d = k.vgpr(dwords, "argument");
@@ -582,7 +583,7 @@ VGPR Body::rms_factor(int m) {
   k.s_add_u32(count, kcols, 255);
   k.s_lshr_b32(count, count, 8);
   k.v_mov_b32(sum, 0);
-  countdown_groups(k, count, {8, 1}, [&](int n) {
+  countdown_groups(k, count, {16, 4, 1}, [&](int n) {
     std::vector<VGPR> v;
     for (int j = 0; j < n; ++j) {
       v.push_back(k.vgpr(4, "s chunk"));

@@ -165,15 +165,23 @@ void GemvLinear::swiglu(uint64_t x, uint64_t s, float eps, uint64_t y) {
                 std::to_string(n_) + ")");
   // The gate rows are tiles [0, F/64), the up rows the next F/64: `up` is
   // placed so that its table offset lands on the first up tile (the kernel
-  // reads the table at w only). 2 split waves per tile.
-  const int64_t f = n_ / 2, tiles = n_ / quant::kGemvTileRows;
+  // reads the table at w only). 2 split waves per tile. Like gemv(), runs of
+  // about kLaunchTiles tiles (gate and up together) go as launches of their
+  // own; a type with a table keeps one.
+  const int64_t f = n_ / 2, tiles = n_ / quant::kGemvTileRows, ftiles = f / quant::kGemvTileRows;
   const uint64_t tile_bytes = (group_bytes_ - uint64_t(quant::gemv_table_bytes(w_.type))) / uint64_t(tiles);
-  const uint64_t up = w_.ptr + uint64_t(f / quant::kGemvTileRows) * tile_bytes;
+  const uint64_t up = w_.ptr + uint64_t(ftiles) * tile_bytes;
   const GemvGeometry geo = gemv_geometry(w_.type, f);
   const uint32_t wg = std::max<uint32_t>(geo.workgroup, 128 * geo.split), per = wg / 64 / (2 * geo.split);
-  const int64_t ftiles = f / quant::kGemvTileRows;
-  const uint64_t argv[] = {w_.ptr, up, x, y, 0, uint64_t(f), uint64_t(k_), 1, 0, geo.split, s, f32_bits(eps)};
-  dev_.launch(swiglu_, uint32_t((ftiles + per - 1) / per), wg, argv);
+  const int64_t launches = quant::gemv_table_bytes(w_.type) ? 1 : std::max<int64_t>(1, tiles / kLaunchTiles);
+  const int64_t chunk = (ftiles + launches - 1) / launches;
+  for (int64_t t = 0; t < ftiles; t += chunk) {
+    const int64_t run = std::min(chunk, ftiles - t);
+    const uint64_t at = uint64_t(t) * tile_bytes;
+    const uint64_t argv[] = {w_.ptr + at, up + at, x, y + uint64_t(t * quant::kGemvTileRows) * 4, 0,
+                             uint64_t(run * quant::kGemvTileRows), uint64_t(k_), 1, 0, geo.split, s, f32_bits(eps)};
+    dev_.launch(swiglu_, uint32_t((run + per - 1) / per), wg, argv);
+  }
 }
 
 void GemvLinear::launch_runs(const KernelRef& kernel, int64_t m,

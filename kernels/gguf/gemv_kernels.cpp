@@ -217,11 +217,18 @@ CaseResult run_fused_case(TestDevice& dev, const Case& c, TensorType t, GemvFusi
   const std::vector<float> y0 = rng.uniform(size_t(ny)), scale = rng.uniform(size_t(g.n), 0.5f, 1.5f);
   const float eps = 1e-5f;
   DeviceBuffer<uint8_t> dw(dev, packed[0]), dup(dev, nmats == 2 ? packed[1] : std::vector<uint8_t>(1));
-  DeviceBuffer<float> dx(dev, x), ds(dev, srows), dscale(dev, scale);
+  DeviceBuffer<float> dx(dev, x), dscale(dev, scale);
   DeviceBuffer<uint32_t> dids(dev, ids);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   DeviceBuffer<float> dy(dev, f == GemvFusion::Accumulate ? y0 : std::vector<float>(size_t(ny), nan));
   DeviceBuffer<float> dz(dev, std::vector<float>(size_t(ny), nan));
+  // partial sums of squares: the RMS forms read those of s (64 elements each,
+  // per x row); Accumulate writes those of its new y (per 64-row tile)
+  const int64_t pk = (g.k + 63) / 64, tiles = (g.n + 63) / 64;
+  std::vector<float> ss(size_t(xrows * pk), 0.0f);
+  for (int64_t r = 0; r < xrows; ++r)
+    for (int64_t i = 0; i < g.k; ++i) ss[size_t(r * pk + i / 64)] += srows[size_t(r * g.k + i)] * srows[size_t(r * g.k + i)];
+  DeviceBuffer<float> dss(dev, f == GemvFusion::Accumulate ? std::vector<float>(size_t(g.groups * g.m * tiles), nan) : ss);
   const uint64_t ids_arg = g.moe ? dids.addr() : uint64_t(0), xs = g.shared_x ? 0 : uint64_t(g.m * g.k);
   const Dim3 grid{g.grid_swiglu(f == GemvFusion::SwiGlu), uint32_t(g.groups)};
   const codegen::Signature sig = gguf_gemv::gemv_fused_signature(t, f);
@@ -229,17 +236,17 @@ CaseResult run_fused_case(TestDevice& dev, const Case& c, TensorType t, GemvFusi
     case GemvFusion::Accumulate:
       launch(dev, sig, grid, {uint32_t(g.wg)},
              {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, g.split, dscale.addr(),
-              optional ? dz.addr() : uint64_t(0)});
+              optional ? dz.addr() : uint64_t(0), optional ? dss.addr() : uint64_t(0)});
       break;
     case GemvFusion::RmsScale:
       launch(dev, sig, grid, {uint32_t(g.wg)},
-             {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, g.split, optional ? ds.addr() : uint64_t(0),
+             {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, g.split, optional ? dss.addr() : uint64_t(0),
               eps});
       break;
     case GemvFusion::SwiGlu:
       launch(dev, sig, grid, {uint32_t(g.wg)},
              {dw.addr(), dup.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, g.split,
-              optional ? ds.addr() : uint64_t(0), eps});
+              optional ? dss.addr() : uint64_t(0), eps});
       break;
   }
   // Reference: double dots over the dequantised rows.
@@ -273,9 +280,14 @@ CaseResult run_fused_case(TestDevice& dev, const Case& c, TensorType t, GemvFusi
     }
   std::vector<float> got = dy.download();
   if (f == GemvFusion::Accumulate && optional) {
-    const std::vector<float> z = dz.download();
+    const std::vector<float> z = dz.download(), zs = dss.download();
+    std::vector<double> sq(size_t(g.groups * g.m * tiles), 0.0);
+    for (int64_t r = 0; r < g.groups * g.m; ++r)
+      for (int64_t n = 0; n < g.n; ++n) sq[size_t(r * tiles + n / 64)] += double(want[size_t(r * g.n + n)]) * want[size_t(r * g.n + n)];
     got.insert(got.end(), z.begin(), z.end());
+    got.insert(got.end(), zs.begin(), zs.end());
     want.insert(want.end(), want_z.begin(), want_z.end());
+    for (double v : sq) want.push_back(float(v));
   }
   return compare(got, want, gemv_tolerance());
 }
@@ -283,13 +295,16 @@ CaseResult run_fused_case(TestDevice& dev, const Case& c, TensorType t, GemvFusi
 const char* fusion_doc(GemvFusion f) {
   switch (f) {
     case GemvFusion::Accumulate:
-      return "Accumulating form: y += W x (each lane reads its row of y once, after the sum), and when y_scaled is "
-             "not 0 also y_scaled = y * scale[row] (the residual add and the next RMSNorm's weight on the new "
-             "residual, so the next layer's GEMV can take the normalisation itself).";
+      return "Accumulating form: y += W x (each lane reads its row of y once, after the sum); when y_scaled is "
+             "not 0 also y_scaled = y * scale[row], and when ss is not 0 the sums of the squares of the new y over "
+             "each 64-row tile (the residual add, the next RMSNorm's weight on the new residual and the partial "
+             "sums its RMS needs, so the next GEMV can take the normalisation itself).";
     case GemvFusion::RmsScale:
-      return "RMS-scaled form: y = r W x with r = 1 / sqrt(mean(s^2) + eps) over row j of s (r = 1 when s is 0); "
-             "with x = norm weight * s this is the GEMV of RMSNorm(s) without the norm's launch. The storing wave "
-             "of each tile reads s (small and L2-resident) in 256-element chunks, sixteen in flight, after its sums.";
+      return "RMS-scaled form: y = r W x with r = 1 / sqrt(sum(ss row) / k + eps), ss holding ceil(k / 64) "
+             "partial sums of squares per x row (r = 1 when ss is 0): with x = norm weight * s and ss the partial "
+             "sums of s^2 (the accumulating form writes both) this is the GEMV of RMSNorm(s) without the norm's "
+             "launch. The storing wave of each tile reads the partials (one dword per lane, eight rounds of 64 in "
+             "flight) after its sums.";
     case GemvFusion::SwiGlu:
       return "SwiGLU form: y = silu(r W_gate x) * (r W_up x), r as in the RMS-scaled form (1 when s is 0): a tile "
              "has 2 split waves, split on the gate rows at w and split on the up rows at `up`, and the storing "
@@ -330,18 +345,20 @@ void register_fused(Registry& r, const TypeDoc& td, GemvFusion f) {
   const std::string dot = "sum_k W_e[n][k] * x[g][j][k]";
   switch (f) {
     case GemvFusion::Accumulate:
-      d.semantics = "y[g][j][n] += " + dot + "; if y_scaled: y_scaled[g][j][n] = y[g][j][n] * scale[n]";
+      d.semantics = "y[g][j][n] += " + dot + "; if y_scaled: y_scaled[g][j][n] = y[g][j][n] * scale[n]; if ss: "
+                    "ss[(g * m + j) * ceil(n/64) + t] = sum over n in [64t, 64t + 64) of y[g][j][n]^2";
       break;
     case GemvFusion::RmsScale:
-      d.semantics = "y[g][j][n] = r[g][j] * " + dot + ", r[g][j] = s ? 1 / sqrt(sum_k s[g][j][k]^2 / k + eps) : 1";
+      d.semantics = "y[g][j][n] = r[g][j] * " + dot + ", r[g][j] = ss ? 1 / sqrt(sum_p<P ss[R * P + p] / k + eps) : "
+                    "1, P = ceil(k/64), R = x_stride ? g * m + j : j";
       break;
     case GemvFusion::SwiGlu:
       d.semantics = "y[g][j][n] = silu(r G) * (r U), G = sum_k Wg_e[n][k] x[g][j][k] (Wg_e at w + e * bytes), U the "
-                    "same over Wu_e at up + e * bytes, r[g][j] = s ? 1 / sqrt(sum_k s[g][j][k]^2 / k + eps) : 1, "
-                    "silu(v) = v / (1 + exp(-v))";
+                    "same over Wu_e at up + e * bytes, r[g][j] as in the RMS-scaled form (ss partials), silu(v) = v / "
+                    "(1 + exp(-v))";
       break;
   }
-  d.semantics += "; for j < m (1..4), e = ids ? ids[g] : g; x and s row (g, j) at (g * x_stride + j * k) * 4, y "
+  d.semantics += "; for j < m (1..4), e = ids ? ids[g] : g; x row (g, j) at (g * x_stride + j * k) * 4, y "
                  "(and y_scaled) row (g, j) at ((g * m + j) * n) * 4; bytes = gemv_layout(" + type + ", n, k).bytes()";
   d.geometry = f == GemvFusion::SwiGlu
                    ? "grid = (ceil(ceil(n/64) / (W / (2 split))), groups), wg = 64 W, W = 2, 4 or 8 waves: W / (2 "
@@ -360,7 +377,7 @@ void register_fused(Registry& r, const TypeDoc& td, GemvFusion f) {
     const Geometry g = geometry_of(c);
     const auto& tr = quant::traits(t);
     const int64_t xrows = g.shared_x ? g.m : g.groups * g.m, mats = f == GemvFusion::SwiGlu ? 2 : 1;
-    const int64_t extra = f == GemvFusion::Accumulate ? 2 * g.groups * g.m * g.n : xrows * g.k;
+    const int64_t extra = f == GemvFusion::Accumulate ? 2 * g.groups * g.m * g.n : xrows * ((g.k + 63) / 64);
     return uint64_t(mats * g.groups * g.n * (g.k / tr.block_elems) * tr.block_bytes +
                     4 * (xrows * g.k + g.groups * g.m * g.n + extra));
   };

@@ -84,12 +84,13 @@ struct Entry {
   VGPR lane;
   // The fused variants (none: the plain kernel) and their arguments.
   std::optional<GemvFusion> fusion;
-  // Byte offsets of their arguments (s, eps; scale, y_scaled) in the argument
-  // block: read back from LDS by the storing wave (Body::late_arg), so no SGPR
-  // holds them while the body runs.
-  uint32_t s = 0, eps = 0, scale = 0, yscaled = 0;
-  uint32_t grp_at = 0;  // ... and of the group index (workgroup id y), which wave 0 puts beside them
-  uint32_t n_at = 0, k_at = 0, xstride_at = 0;  // n, k, x_stride: the argument block is dead past the last body
+  // Byte offsets of their arguments (ss, eps; scale, y_scaled, ss) in the
+  // argument block: read back from LDS by the storing wave (Body::late_arg),
+  // so no SGPR holds them while the body runs; so are n, k and x_stride (the
+  // argument block is dead past the last body) and the group index, which
+  // wave 0 puts beside them.
+  uint32_t s = 0, eps = 0, scale = 0, yscaled = 0, ss_at = 0;
+  uint32_t grp_at = 0, n_at = 0, k_at = 0, xstride_at = 0;
   // Matrices per tile: 2 for SwiGlu (S waves on the gate, S on the up rows).
   int halves() const { return fusion == GemvFusion::SwiGlu ? 2 : 1; }
 };
@@ -135,6 +136,7 @@ class Body final : public GemvEmitter {
   void gather_halves(Label store);
   VGPR rms_factor(int m);
   SGPR late_arg(uint32_t offset, int dwords);
+  void partial_squares(SGPR rows_left);
   void store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes);
   std::vector<VGPR> utotals_;  // SwiGlu: the up matrix's totals
   int steps_per_slice() const { return shape.slice_elems() / step_elems; }
@@ -547,11 +549,7 @@ void Body::gather_halves(Label store) {
   loop(up, parts, utotals_, store);
 }
 
-// r = 1 / sqrt(mean(s[m]^2) + eps) over the k elements of row m of s (1 when
-// s = 0), in every lane. s is small and in L2 after the first workgroup: the
-// wave reads it in 256-element chunks (a dwordx4 per lane), up to sixteen
-// chunks in flight (the body's registers are free by now); the lanes past the
-// row's end read nothing and add zeros.
+// An argument of the block in LDS (Entry's offsets), read into SGPRs by the storing wave.
 SGPR Body::late_arg(uint32_t at, int dwords) {
   const SGPR v = k.sgpr(dwords, "argument");
   const VGPR zero = k.vgpr(1, "zero"), d = k.vgpr(dwords, "argument");
@@ -562,44 +560,48 @@ SGPR Body::late_arg(uint32_t at, int dwords) {
   return v;
 }
 
+// r = 1 / sqrt(sum_p ss[row][p] / k + eps) over the P = ceil(k / 64)
+// partial sums of squares of x row m's source (1 when ss = 0), in every
+// lane: lane l reads partials l, l + 64, ... (eight loads in flight), and the
+// lanes add them up. Row (g, m) of the partials is g * M + m, or m when
+// x_stride is 0 (x shared by the groups).
 VGPR Body::rms_factor(int m) {
-  const VGPR r = k.vgpr(1, "rms factor"), sum = k.vgpr(1, "sum of squares"), elem = k.vgpr(1, "element"),
+  const VGPR r = k.vgpr(1, "rms factor"), sum = k.vgpr(1, "sum of squares"), elem = k.vgpr(1, "partial index"),
              voff = k.vgpr(1, "offset"), t = k.vgpr(1, "t");
-  const SGPR el = k.sgpr(1, "s element"), left = k.sgpr(1, "elements left"), count = k.sgpr(1, "chunks"),
-             total = k.sgpr(1, "sum"), saved = k.sgpr(2, "exec");
+  const SGPR row = k.sgpr(1, "partials row"), left = k.sgpr(1, "partials left"), count = k.sgpr(1, "rounds"),
+             total = k.sgpr(1, "sum"), saved = k.sgpr(2, "exec"), p = k.sgpr(1, "partials");
   Label none = k.label("no rms");
-  const SGPR s = late_arg(e_.s, 2), eps = late_arg(e_.eps, 1);
+  const SGPR ss = late_arg(e_.s, 2), eps = late_arg(e_.eps, 1), kcols = late_arg(e_.k_at, 1);
   k.v_mov_b32(r, 1.0f);
-  k.s_cmp_eq_u64(s, 0);
+  k.s_cmp_eq_u64(ss, 0);
   k.s_cbranch_scc1(none);
-  const SGPR kcols = late_arg(e_.k_at, 1);
-  k.s_mul_i32(el, late_arg(e_.grp_at, 1), late_arg(e_.xstride_at, 1));
-  if (m) {
-    k.s_mul_i32(count, kcols, m);
-    k.s_add_u32(el, el, count);
-  }
-  const SGPR base = offset_address(k, s, el, 2);
-  k.s_mov_b32(left, kcols);
-  k.s_add_u32(count, kcols, 255);
-  k.s_lshr_b32(count, count, 8);
+  k.s_mul_i32(row, late_arg(e_.grp_at, 1), M);
+  k.s_cmp_eq_u32(late_arg(e_.xstride_at, 1), 0);
+  k.s_cselect_b32(row, 0, row);
+  if (m) k.s_add_u32(row, row, m);
+  k.s_add_u32(p, kcols, 63);
+  k.s_lshr_b32(p, p, 6);
+  k.s_mul_i32(row, row, p);
+  const SGPR base = offset_address(k, ss, row, 2);
+  k.s_mov_b32(left, p);
+  k.s_add_u32(count, p, 63);
+  k.s_lshr_b32(count, count, 6);
   k.v_mov_b32(sum, 0);
-  countdown_groups(k, count, {16, 4, 1}, [&](int n) {
+  countdown_groups(k, count, {8, 1}, [&](int n) {
     std::vector<VGPR> v;
     for (int j = 0; j < n; ++j) {
-      v.push_back(k.vgpr(4, "s chunk"));
-      for (int i = 0; i < 4; ++i) k.v_mov_b32(v.back()[i], 0);
-      k.v_lshlrev_b32(elem, 2, e_.lane);
-      if (j) k.v_add_u32(elem, 256 * j, elem);
-      k.v_cmp_gt_u32(vcc, left, elem);
+      v.push_back(k.vgpr(1, "partial"));
+      k.v_mov_b32(v.back(), 0);
+      if (j) k.v_add_u32(elem, 64 * j, e_.lane);
+      k.v_cmp_gt_u32(vcc, left, j ? elem : e_.lane);
       k.s_and_saveexec_b64(saved, vcc);
-      k.v_add_u32(voff, 1024 * j, vofs_[4]);
-      k.global_load_dwordx4(v.back(), voff, base);
+      k.v_add_u32(voff, 256 * j, vofs_[1]);
+      k.global_load_dword(v.back(), voff, base);
       k.s_mov_b64(exec, saved);
     }
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < 4; ++i) k.v_fmac_f32(sum, v[size_t(j)][i], v[size_t(j)][i]);
-    add64(k, base, uint32_t(1024 * n), 0);
-    k.s_sub_u32(left, left, 256 * n);
+    for (int j = 0; j < n; ++j) k.v_add_f32(sum, sum, v[size_t(j)]);
+    add64(k, base, uint32_t(256 * n), 0);
+    k.s_sub_u32(left, left, 64 * n);
   });
   lane_reduce(k, {{ReduceOp::Add, sum}});
   k.v_readlane_b32(total, sum, 63);
@@ -661,8 +663,50 @@ void Body::store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes) {
       k.global_store_dword(vofs_[1], old, zbase);
     }
     k.bind(done);
+    partial_squares(rows_left);
   }
   k.s_endpgm();
+}
+
+// Accumulate with ss != 0: ss[(g * M + m) * tiles + tile] = the sum of the
+// squares of the tile's new y rows (the RMS-scaled forms' partials). The
+// lanes past the matrix add zeros; lane 0 stores; a wave whose tile is past
+// the matrix stores nothing.
+void Body::partial_squares(SGPR rows_left) {
+  Label done = k.label("no partials");
+  const SGPR ss = late_arg(e_.ss_at, 2);
+  k.s_cmp_eq_u64(ss, 0);
+  k.s_cbranch_scc1(done);
+  k.s_cmp_le_i32(rows_left, 0);  // a tile past the matrix has no partial
+  k.s_cbranch_scc1(done);
+  const SGPR n = late_arg(e_.n_at, 1), tiles = k.sgpr(1, "tiles"), first = k.sgpr(1, "partial"),
+             step = k.sgpr(1, "partial row bytes"), v = k.sgpr(1, "sum");
+  const VGPR sq = k.vgpr(1, "square"), zero = k.vgpr(1, "zero");
+  k.s_add_u32(tiles, n, 63);
+  k.s_lshr_b32(tiles, tiles, 6);
+  k.s_lshl_b32(step, tiles, 2);
+  k.s_mul_i32(first, late_arg(e_.grp_at, 1), M);
+  k.s_mul_i32(first, first, tiles);
+  k.s_sub_u32(v, n, rows_left);
+  k.s_lshr_b32(v, v, 6);  // the tile
+  k.s_add_u32(first, first, v);
+  const SGPR at = offset_address(k, ss, first, 2);
+  k.s_mov_b64(exec, -1);
+  k.v_mov_b32(zero, 0);
+  for (int m = 0; m < M; ++m) {
+    if (m) add64(k, at, step, 0);
+    k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
+    k.v_mul_f32(sq, totals_[size_t(m)], totals_[size_t(m)]);
+    k.v_cndmask_b32(sq, zero, sq, vcc);
+    lane_reduce(k, {{ReduceOp::Add, sq}});
+    k.v_readlane_b32(v, sq, 63);
+    k.v_mov_b32(sq, v);
+    k.s_mov_b32(exec_lo, 1);
+    k.s_mov_b32(exec_hi, 0);
+    k.global_store_dword(zero, sq, at);
+    k.s_mov_b64(exec, -1);
+  }
+  k.bind(done);
 }
 
 }  // namespace
@@ -691,8 +735,9 @@ Signature gemv_fused_signature(TensorType type, GemvFusion fusion) {
   if (fusion == GemvFusion::Accumulate) {
     p.push_back(in("scale", "f32"));
     p.push_back(out("y_scaled", "f32"));
+    p.push_back(out("ss", "f32"));
   } else {
-    p.push_back(in("s", "f32"));
+    p.push_back(in("ss", "f32"));
     p.push_back(value("eps", "f32"));
   }
   return Signature(gemv_fused_name(type, fusion), p, codeobj::HiddenArgLayout::Compact);
@@ -774,8 +819,9 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   if (fusion == GemvFusion::Accumulate) {
     en.scale = sig.offset("scale");
     en.yscaled = sig.offset("y_scaled");
+    en.ss_at = sig.offset("ss");
   } else if (fusion) {
-    en.s = sig.offset("s");
+    en.s = sig.offset("ss");
     en.eps = sig.offset("eps");
   }
   // Waves W = group_size_x / 64 and split S, each rounded down to a power of

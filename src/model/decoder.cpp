@@ -40,7 +40,7 @@ struct DecoderModel::State {
   std::unique_ptr<ModelWeights> w;
   int64_t pos = 0;
 
-  uint64_t h = 0, xn = 0, hn = 0, qkv = 0, q = 0, attn = 0, po = 0, pm = 0, pl = 0, gu = 0, act = 0, logits = 0, ids = 0,
+  uint64_t h = 0, xn = 0, hn = 0, hss = 0, qkv = 0, q = 0, attn = 0, po = 0, pm = 0, pl = 0, gu = 0, act = 0, logits = 0, ids = 0,
            cos = 0, sin = 0;
   uint64_t router = 0, sel = 0, selw = 0, eg = 0, eu = 0, ea = 0, eo = 0, moe_out = 0;
   std::vector<uint64_t> kt, vc;
@@ -105,6 +105,7 @@ struct DecoderModel::State {
     h = buf("h", E);
     xn = buf("xn", E);
     hn = buf("hn", E);
+    hss = buf("hss", (E + 63) / 64);
     qkv = buf("qkv", qkvn);
     q = buf("q", cfg.q_dim());
     attn = buf("attn", cfg.q_dim());
@@ -153,8 +154,9 @@ struct DecoderModel::State {
   }
 
   // The fused layer (GemvLinear's fused forms): the launch that adds to the
-  // residual h also writes hn = h * (the next norm's weight), and the next
-  // GEMV takes 1 / rms(h) itself, so neither the add nor the norm is a launch.
+  // residual h also writes hn = h * (the next norm's weight) and hss, the
+  // sums of h^2 over each 64 rows, and the next GEMV takes 1 / rms(h) from
+  // them itself, so neither the add nor the norm is a launch.
   // hn_ready says (while a pass is enqueued) that hn holds the next norm's input.
   bool hn_ready = false;
 
@@ -177,7 +179,7 @@ struct DecoderModel::State {
   void normed(const Projection& proj, uint64_t norm_weight, uint64_t y) {
     GemvLinear* g = fused_of(proj);
     if (g && hn_ready) {
-      g->rms_scaled(hn, h, cfg.rms_eps, y);
+      g->rms_scaled(hn, hss, cfg.rms_eps, y);
       return;
     }
     rmsnorm(xn, h, norm_weight);
@@ -191,7 +193,7 @@ struct DecoderModel::State {
       proj.forward(x, h, true);
       return;
     }
-    g->accumulate_scaled(x, h, next_norm, next_norm ? hn : 0);
+    g->accumulate_scaled(x, h, next_norm, next_norm ? hn : 0, next_norm ? hss : 0);
     hn_ready = next_norm != 0;
   }
 
@@ -250,7 +252,7 @@ struct DecoderModel::State {
   void ffn(const LayerWeights& lw, size_t i) {
     const int64_t F = cfg.n_ff;
     if (GemvLinear* g = swiglu_of(lw); g && hn_ready) {
-      g->swiglu(hn, h, cfg.rms_eps, act);
+      g->swiglu(hn, hss, cfg.rms_eps, act);
     } else {
       rmsnorm(xn, h, lw.ffn_norm);
       lw.gate_up.forward(xn, gu);

@@ -142,24 +142,25 @@ void GemvLinear::gemv(uint64_t x, uint64_t y, int64_t m) {
   });
 }
 
-void GemvLinear::accumulate_scaled(uint64_t x, uint64_t y, uint64_t scale, uint64_t y_scaled) {
+void GemvLinear::accumulate_scaled(uint64_t x, uint64_t y, uint64_t scale, uint64_t y_scaled, uint64_t ss) {
   if (!acc_.valid()) throw Error(tag_ + ": the package has no accumulating fast GEMV for " + quant::type_name(w_.type));
   launch_runs(acc_, 1, [&](uint64_t w, int64_t row0, int64_t rows) {
     const uint64_t at = uint64_t(row0) * 4;
     return std::vector<uint64_t>{w, x, y + at, 0, uint64_t(rows), uint64_t(k_), 1, 0, geo_.split,
-                                 scale ? scale + at : 0, y_scaled ? y_scaled + at : 0};
+                                 scale ? scale + at : 0, y_scaled ? y_scaled + at : 0,
+                                 ss ? ss + uint64_t(row0 / quant::kGemvTileRows) * 4 : 0};
   });
 }
 
-void GemvLinear::rms_scaled(uint64_t x, uint64_t s, float eps, uint64_t y) {
+void GemvLinear::rms_scaled(uint64_t x, uint64_t ss, float eps, uint64_t y) {
   if (!rms_.valid()) throw Error(tag_ + ": the package has no RMS-scaled fast GEMV for " + quant::type_name(w_.type));
   launch_runs(rms_, 1, [&](uint64_t w, int64_t row0, int64_t rows) {
-    return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), 1, 0, geo_.split, s,
+    return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), 1, 0, geo_.split, ss,
                                  f32_bits(eps)};
   });
 }
 
-void GemvLinear::swiglu(uint64_t x, uint64_t s, float eps, uint64_t y) {
+void GemvLinear::swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y) {
   if (!swiglu_rows())
     throw Error(tag_ + ": swiglu needs the fused kernels and n = 2F with F a multiple of 64 (n = " +
                 std::to_string(n_) + ")");
@@ -179,7 +180,7 @@ void GemvLinear::swiglu(uint64_t x, uint64_t s, float eps, uint64_t y) {
     const int64_t run = std::min(chunk, ftiles - t);
     const uint64_t at = uint64_t(t) * tile_bytes;
     const uint64_t argv[] = {w_.ptr + at, up + at, x, y + uint64_t(t * quant::kGemvTileRows) * 4, 0,
-                             uint64_t(run * quant::kGemvTileRows), uint64_t(k_), 1, 0, geo.split, s, f32_bits(eps)};
+                             uint64_t(run * quant::kGemvTileRows), uint64_t(k_), 1, 0, geo.split, ss, f32_bits(eps)};
     dev_.launch(swiglu_, uint32_t((run + per - 1) / per), wg, argv);
   }
 }
@@ -212,7 +213,7 @@ void GemvLinear::rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) {
       const uint64_t xr = x + uint64_t(r * k_) * 4, outr = out + uint64_t(r * n_) * 4;
       launch_runs(acc_, m, [&](uint64_t w, int64_t row0, int64_t rws) {
         return std::vector<uint64_t>{w, xr, outr + uint64_t(row0) * 4, 0, uint64_t(rws), uint64_t(k_), uint64_t(m), 0,
-                                     geo_.split, 0, 0};
+                                     geo_.split, 0, 0, 0};
       });
     }
     return;

@@ -195,8 +195,11 @@ GemvGeometry gemv_geometry(quant::TensorType type, int64_t n);
 // The fused forms a decode layer folds its neighbours into (one row each;
 // docs/KERNEL_CALLING.md "Fused fast GEMVs"), available when the package has
 // the type's fused kernels (fused()):
-//   accumulate_scaled  y += W x, and y_scaled = y * scale when y_scaled != 0
-//   rms_scaled         y = W x / sqrt(mean(s^2) + eps) (s = 0: y = W x)
+//   accumulate_scaled  y += W x; y_scaled = y * scale when y_scaled != 0; ss =
+//                      the sums of y^2 over each 64 rows when ss != 0
+//   rms_scaled         y = W x / sqrt(sum(ss) / k + eps), ss the k / 64 partial
+//                      sums an accumulate_scaled of n = k rows wrote (ss = 0:
+//                      y = W x)
 //   swiglu             rows [gate; up] (n = 2F, F a multiple of 64):
 //                      y[0..F) = silu(r W_gate x) * (r W_up x), r as above
 class GemvLinear final : public Linear {
@@ -215,9 +218,9 @@ class GemvLinear final : public Linear {
   bool fused() const { return acc_.valid() && rms_.valid() && swiglu_.valid(); }
   // swiglu() applies: n = 2F with F a multiple of 64, and fused().
   bool swiglu_rows() const { return fused() && n_ % 128 == 0; }
-  void accumulate_scaled(uint64_t x, uint64_t y, uint64_t scale, uint64_t y_scaled);
-  void rms_scaled(uint64_t x, uint64_t s, float eps, uint64_t y);
-  void swiglu(uint64_t x, uint64_t s, float eps, uint64_t y);
+  void accumulate_scaled(uint64_t x, uint64_t y, uint64_t scale, uint64_t y_scaled, uint64_t ss);
+  void rms_scaled(uint64_t x, uint64_t ss, float eps, uint64_t y);
+  void swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y);
 
  private:
   void init();

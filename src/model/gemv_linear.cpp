@@ -96,7 +96,6 @@ GemvLinear::GemvLinear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Works
     : Linear(dev, n, k, w, ws, std::move(tag)) {
   if (!w.gemv_layout)
     throw Error(tag_ + ": GemvLinear needs weights in the GEMV layout (quant::repack_for_gemv)");
-  if (w.groups != 1) throw Error(tag_ + ": GemvLinear takes one weight group, not " + std::to_string(w.groups));
   init();
 }
 
@@ -104,7 +103,6 @@ GemvLinear::GemvLinear(Device& dev, int64_t n, int64_t k, TensorType type, std::
                        Workspace* ws, std::string tag, int64_t groups)
     : Linear(dev, n, k, DeviceWeights{type, 0, groups, false, true}, ws, std::move(tag)) {
   if (!gemv_kernel(type)) throw Error(tag_ + ": no fast GEMV for " + quant::type_name(type));
-  if (groups != 1) throw Error(tag_ + ": GemvLinear takes one weight group, not " + std::to_string(groups));
   if (bytes.empty()) throw Error(tag_ + ": no weight bytes");
   w_.ptr = upload_gemv_weights(dev, type, n, k, groups, bytes, tag_);
   w_.owned = true;
@@ -231,10 +229,20 @@ void GemvLinear::rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) {
   }
 }
 
-void GemvLinear::selected(uint64_t x, uint64_t /*ids*/, int64_t count, bool x_per_group, uint64_t out) {
-  // One group (the constructors check): every id selects it, so the
-  // selection is `count` rows of the one matrix, over x_s = x + s k or the
-  // same x for every s.
+void GemvLinear::selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) {
+  if (w_.groups > 1) {
+    // Experts: one launch, grid.y = the selection, group s on matrix ids[s]
+    // (the groups' layouts one after the other), y rows n apart.
+    if (!dev_.launches_2d())
+      throw Error(tag_ + ": " + std::to_string(w_.groups) + " expert matrices need a device with 2-D launches");
+    const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows, per = geo_.tiles_per_workgroup();
+    const uint64_t argv[] = {w_.ptr, x, out, ids, uint64_t(n_), uint64_t(k_), 1, x_per_group ? uint64_t(k_) : 0,
+                             geo_.split};
+    dev_.launch_2d(gemv_, uint32_t((tiles + per - 1) / per), uint32_t(count), geo_.workgroup, argv);
+    return;
+  }
+  // One group: every id selects it, so the selection is `count` rows of the
+  // one matrix, over x_s = x + s k or the same x for every s.
   if (x_per_group) {
     rows(x, count, out, false);
   } else {

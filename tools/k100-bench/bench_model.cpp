@@ -97,11 +97,20 @@ class TracingDevice final : public model::Device {
     emu_.launch(names_.at(size_t(kernel)), {grid, 1, 1}, {workgroup, 1, 1}, std::vector<uint64_t>(argv.begin(), argv.end()));
     launches.push_back({names_[size_t(kernel)], grid, workgroup, recorder_.take()});
   }
+  bool launches_2d() const override { return true; }
+  void launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,
+                 std::span<const uint64_t> argv) override {
+    recorder_.clear();
+    emu_.launch(names_.at(size_t(kernel)), {grid_x, grid_y, 1}, {workgroup, 1, 1},
+                std::vector<uint64_t>(argv.begin(), argv.end()));
+    launches.push_back({names_[size_t(kernel)], grid_x * grid_y, workgroup, recorder_.take()});
+  }
   void sync() override {}
   int record_event() override { return 0; }
   double elapsed_ms(int, int) override { return 0; }
   void release_event(int) override {}
   using Device::launch;
+  using Device::launch_2d;
 
  private:
   kernels::EmuTestDevice& emu_;

@@ -188,9 +188,10 @@ GemvGeometry gemv_geometry(quant::TensorType type, int64_t n);
 // The eleven block types through <type>_gemv_k over weights in the GEMV
 // layout (DeviceWeights::gemv_layout). Rows run four at a time (m = 1..4);
 // accumulating uses the kernel's accumulating form <type>_gemv_acc_k (or,
-// in a package without it, the GEMV and add_inplace_k). One weight group
-// only: the kernels take MoE groups as grid.y, and the model's Device
-// launches 1-D grids, so expert weights stay on DotLinear.
+// in a package without it, the GEMV and add_inplace_k). Several weight
+// groups (MoE experts, each matrix's layout after the previous one):
+// forward_selected is one launch with the selection as grid.y, on a Device
+// with 2-D launches (Device::launches_2d); rows use group 0.
 //
 // The fused forms a decode layer folds its neighbours into (one row each;
 // docs/KERNEL_CALLING.md "Fused fast GEMVs"), available when the package has

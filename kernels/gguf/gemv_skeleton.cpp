@@ -133,6 +133,7 @@ class Body final : public GemvEmitter {
 
  private:
   // The fused variants' ends (see "Fused variants" below).
+  void hand_over(SGPR log_parts, SGPR parts, SGPR part, SGPR region, SGPR t, VGPR addr, Label gather);
   void gather_halves(Label store);
   VGPR rms_factor(int m);
   SGPR late_arg(uint32_t offset, int dwords);
@@ -451,23 +452,7 @@ void Body::emit() {
     k.s_sub_u32(pt, e_.split, 1);
     k.s_and_b32(pt, pt, e_.wave);
   }
-  k.s_lshr_b32(region, e_.wave, lw);  // tile of the workgroup
-  k.s_sub_u32(t, e_.split, 1);
-  k.s_mul_i32(region, region, t);       // its first region
-  k.v_lshlrev_b32(addr, 2, e_.lane);
-  k.s_cmp_eq_u32(pt, 0);
-  k.s_cbranch_scc1(gather);
-  k.s_add_u32(region, region, pt);
-  k.s_sub_u32(region, region, 1);
-  k.s_mul_i32(t, region, 256 * M);
-  k.v_add_u32(addr, t, addr);
-  for (int m = 0; m < M; ++m) k.ds_write_b32(addr, totals_[size_t(m)], offset(kReduceLds + 256 * m));
-  k.s_barrier();
-  k.s_endpgm();
-  k.bind(gather);
-  k.s_barrier();
-  k.s_mul_i32(t, region, 256 * M);
-  k.v_add_u32(addr, t, addr);
+  hand_over(lw, e_.split, pt, region, t, addr, gather);
   const SGPR v = s1("part");
   k.s_mov_b32(v, 1);
   k.bind(more);
@@ -494,6 +479,30 @@ void Body::emit() {
   k.s_endpgm();
 }
 
+// The P = `parts` waves of a tile (adjacent; the tile's index in the
+// workgroup is wave >> log_parts): parts 1 .. P-1 write their sums to LDS
+// region tile * (P - 1) + part - 1 and end; part 0 waits for them and goes on
+// with `addr` at its tile's first region.
+void Body::hand_over(SGPR log_parts, SGPR parts, SGPR part, SGPR region, SGPR t, VGPR addr, Label gather) {
+  k.s_lshr_b32(region, e_.wave, log_parts);  // tile of the workgroup
+  k.s_sub_u32(t, parts, 1);
+  k.s_mul_i32(region, region, t);  // its first region
+  k.v_lshlrev_b32(addr, 2, e_.lane);
+  k.s_cmp_eq_u32(part, 0);
+  k.s_cbranch_scc1(gather);
+  k.s_add_u32(region, region, part);
+  k.s_sub_u32(region, region, 1);
+  k.s_mul_i32(t, region, 256 * M);
+  k.v_add_u32(addr, t, addr);
+  for (int m = 0; m < M; ++m) k.ds_write_b32(addr, totals_[size_t(m)], offset(kReduceLds + 256 * m));
+  k.s_barrier();
+  k.s_endpgm();
+  k.bind(gather);
+  k.s_barrier();
+  k.s_mul_i32(t, region, 256 * M);
+  k.v_add_u32(addr, t, addr);
+}
+
 // ---- Fused variants: the ends of the bodies of `<type>_gemv_<fusion>_k`.
 
 // SwiGlu: a tile has 2S waves, part p = half * S + (share of the row), the
@@ -510,24 +519,8 @@ void Body::gather_halves(Label store) {
   k.s_lshl_b32(parts, e_.split, 1);
   k.s_sub_u32(pidx, parts, 1);
   k.s_and_b32(pidx, pidx, e_.wave);
-  k.s_lshr_b32(region, e_.wave, logp);  // tile of the workgroup
-  k.s_sub_u32(t, parts, 1);
-  k.s_mul_i32(region, region, t);       // its first region
-  k.v_lshlrev_b32(addr, 2, e_.lane);
   Label gather = k.label("gather"), gate = k.label("gate parts"), up = k.label("up parts");
-  k.s_cmp_eq_u32(pidx, 0);
-  k.s_cbranch_scc1(gather);
-  k.s_add_u32(region, region, pidx);
-  k.s_sub_u32(region, region, 1);
-  k.s_mul_i32(t, region, 256 * M);
-  k.v_add_u32(addr, t, addr);
-  for (int m = 0; m < M; ++m) k.ds_write_b32(addr, totals_[size_t(m)], offset(kReduceLds + 256 * m));
-  k.s_barrier();
-  k.s_endpgm();
-  k.bind(gather);
-  k.s_barrier();
-  k.s_mul_i32(t, region, 256 * M);
-  k.v_add_u32(addr, t, addr);
+  hand_over(logp, parts, pidx, region, t, addr, gather);
   for (int m = 0; m < M; ++m) {
     utotals_.push_back(k.vgpr(1, "up total"));
     k.v_mov_b32(utotals_.back(), 0);

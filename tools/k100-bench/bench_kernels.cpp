@@ -13,10 +13,17 @@
 // kernel's own dispatches, back to back after a warm-up; the plain roofline
 // from the profile counters is printed beside it as a bound. Both are models,
 // not measurements (docs/PERFORMANCE.md).
+//
+// `-j N` runs the kernels in N worker processes forked after the package is
+// built (the emulator starts its host threads per dispatch, so none exist at
+// the fork); each worker takes the next kernel not yet taken and writes its
+// report to a file of its own, and the output is assembled in the order of
+// the registry, as without -j.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -24,6 +31,12 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
 
 #include "bench_registry.h"
 #include "command_table.h"
@@ -53,40 +66,40 @@ std::string mb(uint64_t bytes) {
   return b;
 }
 
-void print_text(const Report& r) {
+void print_text(std::FILE* out, const Report& r) {
   const emu::Profile& p = r.profile;
-  std::printf("\n== %s [%s]  %s  check: %s\n", r.lookup.c_str(), r.family.c_str(), r.dims.c_str(), r.check.c_str());
-  std::printf("  dispatches %llu, workgroups %llu, waves %llu\n", (unsigned long long)r.dispatches,
+  std::fprintf(out, "\n== %s [%s]  %s  check: %s\n", r.lookup.c_str(), r.family.c_str(), r.dims.c_str(), r.check.c_str());
+  std::fprintf(out, "  dispatches %llu, workgroups %llu, waves %llu\n", (unsigned long long)r.dispatches,
               (unsigned long long)r.groups, (unsigned long long)r.waves);
-  std::printf("  bytes requested by lanes   %s\n", mb(r.requested_bytes).c_str());
+  std::fprintf(out, "  bytes requested by lanes   %s\n", mb(r.requested_bytes).c_str());
   if (r.ideal_bytes)
-    std::printf("  ideal bytes                %s\n", mb(r.ideal_bytes).c_str());
+    std::fprintf(out, "  ideal bytes                %s\n", mb(r.ideal_bytes).c_str());
   else
-    std::printf("  ideal bytes                (not declared)\n");
-  std::printf("  DRAM (lines read+written) %s%s\n", mb(r.dram_bytes).c_str(),
+    std::fprintf(out, "  ideal bytes                (not declared)\n");
+  std::fprintf(out, "  DRAM (lines read+written) %s%s\n", mb(r.dram_bytes).c_str(),
               r.ideal_bytes ? (" = " + std::to_string(double(r.dram_bytes) / double(r.ideal_bytes)).substr(0, 5) + "x ideal").c_str() : "");
-  std::printf("  cache requests (lines x 64)%s = %.3fx DRAM\n", (" " + mb(r.cache_request_bytes)).c_str(),
+  std::fprintf(out, "  cache requests (lines x 64)%s = %.3fx DRAM\n", (" " + mb(r.cache_request_bytes)).c_str(),
               r.dram_bytes ? double(r.cache_request_bytes) / double(r.dram_bytes) : 0.0);
   for (const auto& reg : r.regions)
-    std::printf("    %-12s %12llu B  lines requested %10llu  distinct %10llu  (%.3f requests per line)\n",
+    std::fprintf(out, "    %-12s %12llu B  lines requested %10llu  distinct %10llu  (%.3f requests per line)\n",
                 reg.name.c_str(), (unsigned long long)reg.bytes, (unsigned long long)reg.requested,
                 (unsigned long long)reg.distinct, reg.distinct ? double(reg.requested) / double(reg.distinct) : 0.0);
-  std::printf("  wave-instructions %llu:", (unsigned long long)p.wave_instructions);
+  std::fprintf(out, "  wave-instructions %llu:", (unsigned long long)p.wave_instructions);
   for (int i = 0; i < emu::kInstClassCount; ++i)
-    std::printf(" %s %llu", emu::inst_class_name(emu::InstClass(i)), (unsigned long long)p.by_class[size_t(i)]);
-  std::printf("\n  VALU utilization %.1f%%, LDS bank-conflict cycles %llu\n", 100 * p.valu_utilization(),
+    std::fprintf(out, " %s %llu", emu::inst_class_name(emu::InstClass(i)), (unsigned long long)p.by_class[size_t(i)]);
+  std::fprintf(out, "\n  VALU utilization %.1f%%, LDS bank-conflict cycles %llu\n", 100 * p.valu_utilization(),
               (unsigned long long)p.lds_bank_conflicts);
-  std::printf("  VGPR %u, SGPR %u, LDS %u B, scratch %u B -> %.2f waves/SIMD (limit: %s)\n", r.vgprs, r.sgprs, r.lds,
+  std::fprintf(out, "  VGPR %u, SGPR %u, LDS %u B, scratch %u B -> %.2f waves/SIMD (limit: %s)\n", r.vgprs, r.sgprs, r.lds,
               r.scratch, r.waves_per_simd, r.occupancy_limit);
-  std::printf("  roofline (bound): dram %s, valu %s, scalar %s, lds %s, tex %s, launch %s -> %s (%s)\n",
+  std::fprintf(out, "  roofline (bound): dram %s, valu %s, scalar %s, lds %s, tex %s, launch %s -> %s (%s)\n",
               us(r.t_dram).c_str(), us(r.t_valu).c_str(), us(r.t_scalar).c_str(), us(r.t_lds).c_str(),
               us(r.t_tex).c_str(), us(r.t_launch).c_str(), us(r.roofline).c_str(), r.roofline_term);
   if (!r.timed) {
-    std::printf("  MODELED time: not available (%s)\n", r.timing_error.c_str());
+    std::fprintf(out, "  MODELED time: not available (%s)\n", r.timing_error.c_str());
     return;
   }
   for (const auto& d : r.timing.dispatches)
-    std::printf("  dispatch %s: floor %s + execution %s; HBM %.0f%% busy, host link %.0f%%, issue %.0f%%, LDS %.0f%%; "
+    std::fprintf(out, "  dispatch %s: floor %s + execution %s; HBM %.0f%% busy, host link %.0f%%, issue %.0f%%, LDS %.0f%%; "
                 "%.0f KiB in flight; %.0f of %.0f waves resident (%.2f/SIMD allowed by %s); waits %.0f%%; per wave %.0f "
                 "instructions, %.1f dependent memory round trips\n",
                 d.kernel.c_str(), us(d.floor_s).c_str(), us(d.exec_s).c_str(), 100 * d.dram_utilization,
@@ -94,11 +107,11 @@ void print_text(const Report& r) {
                 d.resident_waves, d.wave_capacity, d.occupancy.resident_waves_per_simd,
                 timing::occupancy_limit_name(d.occupancy.limit), 100 * d.wait_fraction, d.instructions_per_wave,
                 d.round_trips_per_wave);
-  std::printf("  MODELED time %s, limiter: %s (%s)", us(r.modeled).c_str(), timing::limiter_name(r.timing.limiter),
+  std::fprintf(out, "  MODELED time %s, limiter: %s (%s)", us(r.modeled).c_str(), timing::limiter_name(r.timing.limiter),
               r.timing.reason.c_str());
-  if (r.ideal_bytes) std::printf("; achieved %.1f GB/s = %.1f%% of 896 GB/s", r.achieved_gbs, 100 * r.peak_fraction);
-  if (r.bound > 0) std::printf("; bandwidth bound %s, modeled/bound %.3fx", us(r.bound).c_str(), r.modeled / r.bound);
-  std::printf("\n");
+  if (r.ideal_bytes) std::fprintf(out, "; achieved %.1f GB/s = %.1f%% of 896 GB/s", r.achieved_gbs, 100 * r.peak_fraction);
+  if (r.bound > 0) std::fprintf(out, "; bandwidth bound %s, modeled/bound %.3fx", us(r.bound).c_str(), r.modeled / r.bound);
+  std::fprintf(out, "\n");
 }
 
 std::string json_escape(const std::string& s) {
@@ -171,14 +184,113 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// One kernel's finished report: its text block (printed as it finishes
+// without -j), its JSON object and its check.
+struct Finished {
+  bool finished = false, pass = false;
+  std::string json;
+};
+
+using Work = std::vector<std::pair<const KernelDef*, Case>>;
+
+std::vector<Finished> run_in_process(const Work& work, kernels::EmuTestDevice& dev, const timing::MachineParams& m,
+                                     bool json) {
+  std::vector<Finished> done(work.size());
+  for (size_t i = 0; i < work.size(); ++i) {
+    Report r = measure(*work[i].first, dev, work[i].second, m);
+    if (!json) print_text(stdout, r);
+    std::fflush(stdout);
+    done[i] = {true, r.pass, to_json(r)};
+  }
+  return done;
+}
+
+std::string read_file(const std::string& path, bool& found) {
+  std::ifstream in(path, std::ios::binary);
+  found = bool(in);
+  std::ostringstream o;
+  o << in.rdbuf();
+  return o.str();
+}
+
+// Forks `jobs` workers that share a counter of the next kernel to take. A
+// worker writes kernel i's text block to <dir>/i.txt and "1" or "0" (its
+// check) plus its JSON object to <dir>/i.json, the JSON file last, so that
+// a report counts as finished only when both exist.
+std::vector<Finished> run_in_workers(const Work& work, kernels::EmuTestDevice& dev, const timing::MachineParams& m,
+                                     int jobs, bool json) {
+  char dir_template[] = "/tmp/k100-bench-kernels-XXXXXX";
+  if (!mkdtemp(dir_template)) throw Error("k100-bench kernels -j: cannot create a directory under /tmp");
+  const std::string dir = dir_template;
+  void* shared = mmap(nullptr, sizeof(std::atomic<size_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) throw Error("k100-bench kernels -j: cannot map the shared work counter");
+  auto* next = new (shared) std::atomic<size_t>(0);
+  auto path = [&](size_t i, const char* ext) { return dir + "/" + std::to_string(i) + ext; };
+  std::vector<pid_t> workers;
+  for (int w = 0; w < jobs && size_t(w) < work.size(); ++w) {
+    pid_t pid = fork();
+    if (pid < 0) break;  // run with the workers that started
+    if (pid == 0) {
+      for (size_t i; (i = next->fetch_add(1)) < work.size();) {
+        Report r;
+        try {
+          r = measure(*work[i].first, dev, work[i].second, m);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "k100-bench kernels: %s: %s\n", work[i].first->lookup.c_str(), e.what());
+          continue;  // no report: the parent names the kernel as unfinished
+        }
+        if (!json) {
+          if (std::FILE* f = std::fopen(path(i, ".txt").c_str(), "w")) {
+            print_text(f, r);
+            std::fclose(f);
+          }
+        }
+        std::string tmp = path(i, ".part");
+        std::ofstream(tmp, std::ios::binary) << (r.pass ? '1' : '0') << to_json(r);
+        std::rename(tmp.c_str(), path(i, ".json").c_str());
+      }
+      std::fflush(nullptr);
+      _exit(0);
+    }
+    workers.push_back(pid);
+  }
+  if (workers.empty()) {
+    munmap(shared, sizeof(std::atomic<size_t>));
+    ::rmdir(dir.c_str());
+    return run_in_process(work, dev, m, json);
+  }
+  for (pid_t pid : workers) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  munmap(shared, sizeof(std::atomic<size_t>));
+  std::vector<Finished> done(work.size());
+  for (size_t i = 0; i < work.size(); ++i) {
+    bool found = false;
+    std::string j = read_file(path(i, ".json"), found);
+    if (found && !j.empty()) done[i] = {true, j[0] == '1', j.substr(1)};
+    bool has_text = false;
+    std::string text = read_file(path(i, ".txt"), has_text);
+    if (!json && has_text) std::fputs(text.c_str(), stdout);
+    std::remove(path(i, ".json").c_str());
+    std::remove(path(i, ".txt").c_str());
+    std::remove(path(i, ".part").c_str());
+  }
+  ::rmdir(dir.c_str());
+  std::fflush(stdout);
+  return done;
+}
+
 int usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: k100-bench kernels [--only a,b] [--group g,h] [--dims n=4096,k=4096] [--json] [--plot roofline.png]\n"
-               "                          [--package file.hsaco] [--list] [--set name=value ...]\n"
+               "                          [--package file.hsaco] [--list] [--set name=value ...] [-j N]\n"
                "Runs each kernel's benchmark case on the emulator with detailed profiling and prints traffic,\n"
                "instruction mix, occupancy, the MODELED K100_LC time of the timing model with its limiter, and the\n"
                "plain roofline as a bound (both explained in the header). --set changes one timing-model parameter\n"
-               "(names: k100/timing/machine.h) for a sensitivity study.\n");
+               "(names: k100/timing/machine.h) for a sensitivity study. -j N runs N kernels at a time in worker\n"
+               "processes (same output, in the same order).\n");
   return code;
 }
 
@@ -186,6 +298,7 @@ int run(int argc, char** argv) {
   std::vector<std::string> only, groups;
   std::map<std::string, int64_t> dims_override;
   bool json = false, list = false;
+  int jobs = 1;
   std::string plot, package;
   timing::MachineParams machine = timing::k100_lc();
   for (int i = 1; i < argc; ++i) {
@@ -222,12 +335,21 @@ int run(int argc, char** argv) {
       list = true;
     } else if (a == "--set") {
       if (!bench::apply_set_option(machine, "kernels", value("--set"))) return 2;
+    } else if (a == "-j" || a == "--jobs") {
+      std::string v = value("-j");
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (!end || *end || n < 1 || n > 64) {
+        std::fprintf(stderr, "k100-bench kernels: -j wants a number of workers from 1 to 64, got '%s'\n", v.c_str());
+        return 2;
+      }
+      jobs = int(n);
     } else if (a == "--help" || a == "-h") {
       return usage(0);
     } else {
       std::fprintf(stderr, "k100-bench kernels: %s\n",
                    k100::tools::unknown_option(a, {"--only", "--group", "--dims", "--json", "--plot", "--package",
-                                                   "--list", "--set", "--help"}).c_str());
+                                                   "--list", "--set", "-j", "--help"}).c_str());
       return usage(2);
     }
   }
@@ -264,8 +386,8 @@ int run(int argc, char** argv) {
       for (const auto& [name, why] : dev->broken())
         std::fprintf(stderr, "k100-bench kernels: %s did not build: %s\n", name.c_str(), why.c_str());
     }
-    std::vector<Report> reports;
-    if (!json) std::printf("%s", kModelHeader);
+    // Every case first, so that a wrong --dims is reported before anything runs.
+    std::vector<std::pair<const KernelDef*, Case>> work;
     for (const KernelDef* d : selected) {
       Case c;
       if (d->bench_case) {
@@ -283,12 +405,27 @@ int run(int argc, char** argv) {
         }
         c.dims[k] = v;
       }
-      reports.push_back(measure(*d, *dev, c, machine));
-      if (!json) print_text(reports.back());
-      std::fflush(stdout);
+      work.emplace_back(d, std::move(c));
     }
+    if (!json) std::printf("%s", kModelHeader);
+    std::fflush(stdout);
+    std::vector<Finished> done =
+        jobs > 1 && work.size() > 1
+            ? run_in_workers(work, *dev, machine, jobs, json)
+            : run_in_process(work, *dev, machine, json);
     std::string all = "{\"model\":\"" + json_escape(kModelHeader) + "\",\"kernels\":[";
-    for (size_t i = 0; i < reports.size(); ++i) all += (i ? ",\n" : "\n") + to_json(reports[i]);
+    bool ok = true, first = true;
+    for (size_t i = 0; i < done.size(); ++i) {
+      if (!done[i].finished) {
+        std::fprintf(stderr, "k100-bench kernels: %s: its worker process ended before the report was written\n",
+                     work[i].first->lookup.c_str());
+        ok = false;
+        continue;
+      }
+      ok = ok && done[i].pass;
+      all += (first ? "\n" : ",\n") + done[i].json;
+      first = false;
+    }
     all += "\n]}\n";
     if (json) std::printf("%s", all.c_str());
     if (!plot.empty()) {
@@ -304,8 +441,6 @@ int run(int argc, char** argv) {
       }
       if (!json) std::printf("\nroofline plot written to %s\n", plot.c_str());
     }
-    bool ok = true;
-    for (const auto& r : reports) ok = ok && r.pass;
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "k100-bench kernels: %s\n", e.what());

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""Markdown summary table of `k100-bench kernels --json` (read from stdin).
+"""Markdown summary table of `k100-bench kernels --json` (read from stdin, or
+from the files named, one table over all of them in the order given).
 
     build/bin/k100-bench kernels --json | python3 tools/k100-bench/report_md.py
+    build/bin/k100-bench kernels --group gguf --json > gguf.json   # runs of groups,
+    build/bin/k100-bench kernels --group gemv,ops,other,model --json > rest.json
+    python3 tools/k100-bench/report_md.py rest.json gguf.json       # assembled
 
 One row per kernel: benchmark sizes, ideal bytes, DRAM bytes and their ratio,
 the largest requests-per-line of any buffer the kernel streams (its largest
@@ -12,12 +16,26 @@ import json
 import sys
 
 
+def load_kernels(paths):
+    if not paths:
+        return json.load(sys.stdin)["kernels"]
+    kernels, seen = [], set()
+    for path in paths:
+        with open(path) as f:
+            for k in json.load(f)["kernels"]:
+                if k["lookup"] in seen:
+                    sys.exit(f"report_md.py: {path}: kernel {k['lookup']} is already in an earlier file")
+                seen.add(k["lookup"])
+                kernels.append(k)
+    return kernels
+
+
 def main():
-    report = json.load(sys.stdin)
+    kernels = load_kernels(sys.argv[1:])
     print("| kernel | sizes | ideal MB | DRAM/ideal | largest buffer: requests/line | waves/SIMD | MODELED us | limiter "
           "| achieved GB/s | % of peak | roofline us | bound us |")
     print("|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
-    for k in report["kernels"]:
+    for k in kernels:
         m = k["modeled"]
         roof = k["roofline"]
         ideal = k["ideal_bytes"]

@@ -66,7 +66,7 @@ class Grid final : public GemvDecoder {
     acc_.clear();
     gt_.clear();
     for (int m = 0; m < e.M; ++m) {
-      acc_.push_back(k.vgpr(runs_, "run sums"));
+      acc_.push_back(k.vgpr(1, "run sum"));
       gt_.push_back(k.vgpr(1, "block sum"));
     }
   }
@@ -153,14 +153,20 @@ class Grid final : public GemvDecoder {
     for (int i = 0; i < units; ++i)
       for (int c = 0; c < 4; ++c)
         k.v_perm_b32(pairs_[4 * i + c], signs_v_[2 * i + c / 2], grid_[2 * i + c / 2], select_[c % 2]);
+    // A run's sum is folded into the block sum (times the run's scale) as
+    // soon as the run ends: one accumulator per row, not one per run.
     for (int m = 0; m < e.M; ++m)
       for (int i = 0; i < units; ++i) {
         const int u = first + i, r = 8 * u / run_;
-        const bool run_start = (8 * u) % run_ == 0;
+        const bool run_start = (8 * u) % run_ == 0, run_end = (8 * (u + 1)) % run_ == 0;
+        const VGPR acc = acc_[size_t(m)], gt = gt_[size_t(m)];
         for (int c = 0; c < 4; ++c)
           for (int h = 0; h < 2; ++h)
-            e.fma_half(acc_[size_t(m)][r], pairs_[4 * i + c], h, m, first_elem + 8 * i + 2 * c + h,
-                       run_start && c == 0 && h == 0);
+            e.fma_half(acc, pairs_[4 * i + c], h, m, first_elem + 8 * i + 2 * c + h, run_start && c == 0 && h == 0);
+        if (run_end) {
+          if (j % per_block_ == 0 && r == 0) k.v_mul_f32(gt, scale_[r], acc);
+          else k.v_fmac_f32(gt, scale_[r], acc);
+        }
       }
   }
 
@@ -169,10 +175,6 @@ class Grid final : public GemvDecoder {
     const int per_block = per_block_, b = j / per_block, sub = j % per_block;
     for (int m = 0; m < e.M; ++m) {
       const VGPR gt = gt_[size_t(m)];
-      for (int r = 0; r < runs_; ++r) {
-        if (sub == 0 && r == 0) k.v_mul_f32(gt, scale_[r], acc_[size_t(m)][r]);
-        else k.v_fmac_f32(gt, scale_[r], acc_[size_t(m)][r]);
-      }
       if (sub == per_block - 1) {
         const VGPR total = totals[size_t(m)];
         k.v_fma_mix_f32(total, hdr_[0], gt, total, as::op_sel({b, 0, 0}), as::op_sel_hi({1, 0, 0}));

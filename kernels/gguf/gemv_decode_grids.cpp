@@ -38,7 +38,7 @@ class Grid final : public GemvDecoder {
       default: entry_elems_ = 4, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.25f; break;
     }
   }
-  uint32_t lds_table_bytes() const override { return grid_bytes() + 64 + (type_ == TensorType::IQ3_XXS ? 512 : 0); }
+  uint32_t lds_table_bytes() const override { return grid_bytes() + (type_ == TensorType::IQ3_XXS ? 12 * 128 : 64); }
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
@@ -56,6 +56,10 @@ class Grid final : public GemvDecoder {
     sign_at_ = e.shape.slice_dwords - sign_dwords_;
     per_block_ = 256 / e.shape.slice_elems();
     if (type_ != TensorType::IQ3_XXS) nibble_addr_ = k.vgpr(2 * sign_dwords_, "sign nibble addresses");
+    if (type_ == TensorType::IQ3_XXS) {
+      code_signs_at_ = k.sgpr(1, "sign table");
+      k.s_mov_b32(code_signs_at_, e.table_offset() + grid_bytes());
+    }
     for (int q = 0; q < 2; ++q) {
       // Pair bytes 2q, 2q + 1: magnitudes from the grid dword (src1), signs from the sign dword (src0).
       select_[q] = k.sgpr(1, "pair selector");
@@ -114,18 +118,22 @@ class Grid final : public GemvDecoder {
     for (int i = 0; i < units; ++i) {
       const int u = first + i;
       const VGPR g = grid_.sub(2 * i, 2), sv = signs_v_.sub(2 * i, 2);
-      // The sign halves: elements 0-3, then 4-7.
-      for (int h = 0; h < 2; ++h) {
+      // The sign halves: elements 0-3, then 4-7. IQ3_XXS: both from one
+      // 12-byte entry of its 7-bit code (a stride of three dwords spreads
+      // the entries over all 32 banks).
+      if (type_ == TensorType::IQ3_XXS) {
         const VGPR sa = saddr_;
-        if (type_ == TensorType::IQ3_XXS) {
-          k.v_bfe_u32(sa, data[sign_at_ + u / 4], 7 * (u % 4), h ? 7 : 4);
-          k.v_lshlrev_b32(sa, 2, sa);
-        } else {
+        k.v_bfe_u32(sa, data[sign_at_ + u / 4], 7 * (u % 4), 7);
+        k.v_mad_u32_u24(sa, sa, 12, code_signs_at_);
+        k.ds_read2_b32(sv, sa, as::offset0(0), as::offset1(1));
+      } else {
+        for (int h = 0; h < 2; ++h) {
+          const VGPR sa = saddr_;
           const int d = u / 4, byte = u % 4;
           k.v_mov_b32(sa, nibble_addr_[2 * d + h], as::sdwa_sel("dst_sel", "DWORD"),
                       as::sdwa_sel("dst_unused", "UNUSED_PAD"), as::sdwa_sel("src0_sel", kByteSel[byte]));
+          k.ds_read_b32(sv[h], sa, as::offset(signs_at));
         }
-        k.ds_read_b32(sv[h], sa, as::offset(signs_at + (h && type_ == TensorType::IQ3_XXS ? 64 : 0)));
       }
       // The grid entries: dword 0 holds elements 0-3, dword 1 elements 4-7.
       if (type_ == TensorType::IQ2_S) {
@@ -196,7 +204,7 @@ class Grid final : public GemvDecoder {
   int batch_ = 4, entry_elems_ = 0, entries_ = 0, header_ = 0, run_ = 0, runs_ = 0, sign_at_ = 0, sign_dwords_ = 0, per_block_ = 0;
   float factor_ = 1.0f;
   VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_, nibble_addr_;
-  SGPR select_[2];
+  SGPR select_[2], code_signs_at_;
   std::vector<VGPR> acc_, gt_;
 };
 

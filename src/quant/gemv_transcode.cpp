@@ -442,9 +442,14 @@ std::vector<uint8_t> gemv_table(TensorType type) {
       break;
     case TensorType::IQ3_XXS: {
       for (uint32_t e : iq3xxs_grid()) append_dword(out, e);
+      // By the 7-bit sign code: 12 bytes, signs 0-3, signs 4-7 (ggml's
+      // ksigns, the eighth the parity), four zero bytes (a three-dword
+      // stride puts the entries of a half-wave's codes in distinct banks).
       const auto ks = ksigns_iq2xs();
-      append_sign_bytes(out, 16, 0, [](uint32_t v) { return v; });                 // the code's low nibble
-      append_sign_bytes(out, 128, 4, [&](uint32_t v) { return uint32_t(ks[v]); });  // the 7-bit code: signs 4-7
+      for (uint32_t c = 0; c < 128; ++c) {
+        for (int j = 0; j < 8; ++j) out.push_back(uint8_t(((ks[c] >> j) & 1) << 7));
+        for (int j = 0; j < 4; ++j) out.push_back(0);
+      }
       break;
     }
     default: break;

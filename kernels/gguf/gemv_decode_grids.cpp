@@ -2,7 +2,8 @@
 //
 // A group is two 256-element blocks; the header is their f16 d and the
 // blocks' sub-block scales and high index bits, a slice holds the grid
-// indices and sign bytes of 32 (IQ3) or 64 (IQ2_S) elements. The kernel's
+// indices, then the sign bytes (IQ3_XXS: the scale/sign words), of 64
+// elements: two IQ3 sub-blocks, one IQ2_S sub-block. The kernel's
 // LDS holds the type's table (quant::gemv_table): the ggml grid, then per
 // sign nibble four bytes of 0x00 / 0x80 (16 entries: a half-wave's reads
 // never conflict; IQ3_XXS's high half by its 7-bit code, 128 entries, for
@@ -37,7 +38,7 @@ class Grid final : public GemvDecoder {
       default: entry_elems_ = 4, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.25f; break;
     }
   }
-  uint32_t lds_table_bytes() const override { return grid_bytes() + 64 + (type_ == TensorType::IQ3_XXS ? 512 : 0); }
+  uint32_t lds_table_bytes() const override { return grid_bytes() + (type_ == TensorType::IQ3_XXS ? 12 * 128 : 64); }
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
@@ -49,19 +50,27 @@ class Grid final : public GemvDecoder {
     gaddr_ = k.vgpr(1, "grid address");  // one each: an LDS read takes its address at issue
     saddr_ = k.vgpr(1, "sign address");
     bits_ = k.vgpr(1, "high index bits");
-    const int sign_dwords = type_ == TensorType::IQ2_S ? 2 : 1;
-    if (type_ != TensorType::IQ3_XXS) nibble_addr_ = k.vgpr(2 * sign_dwords, "sign nibble addresses");
+    // The slice's sign dwords (IQ3_XXS: scale/sign words) end it: two per 64
+    // elements for IQ2_S, one per 32-element sub-block for IQ3.
+    sign_dwords_ = type_ == TensorType::IQ2_S ? 2 : e.shape.slice_elems() / 32;
+    sign_at_ = e.shape.slice_dwords - sign_dwords_;
+    per_block_ = 256 / e.shape.slice_elems();
+    if (type_ != TensorType::IQ3_XXS) nibble_addr_ = k.vgpr(2 * sign_dwords_, "sign nibble addresses");
+    if (type_ == TensorType::IQ3_XXS) {
+      code_signs_at_ = k.sgpr(1, "sign table");
+      k.s_mov_b32(code_signs_at_, e.table_offset() + grid_bytes());
+    }
     for (int q = 0; q < 2; ++q) {
       // Pair bytes 2q, 2q + 1: magnitudes from the grid dword (src1), signs from the sign dword (src0).
       select_[q] = k.sgpr(1, "pair selector");
       k.s_mov_b32(select_[q], uint32_t(2 * q | (4 + 2 * q) << 8 | (2 * q + 1) << 16 | (5 + 2 * q) << 24));
     }
-    runs_ = (type_ == TensorType::IQ2_S ? 64 : 32) / run_;
+    runs_ = e.shape.slice_elems() / run_;
     scale_ = k.vgpr(runs_, "run scales");
     acc_.clear();
     gt_.clear();
     for (int m = 0; m < e.M; ++m) {
-      acc_.push_back(k.vgpr(runs_, "run sums"));
+      acc_.push_back(k.vgpr(1, "run sum"));
       gt_.push_back(k.vgpr(1, "block sum"));
     }
   }
@@ -75,18 +84,18 @@ class Grid final : public GemvDecoder {
     Kernel& k = e.k;
     // The sign bytes' nibbles times 4, byte by byte: low nibbles, then high ones.
     if (type_ != TensorType::IQ3_XXS)
-      for (int d = 0; d < (type_ == TensorType::IQ2_S ? 2 : 1); ++d) {
-        k.v_lshlrev_b32(nibble_addr_[2 * d], 2, data[2 + d]);
+      for (int d = 0; d < sign_dwords_; ++d) {
+        k.v_lshlrev_b32(nibble_addr_[2 * d], 2, data[sign_at_ + d]);
         k.v_and_b32(nibble_addr_[2 * d], 0x3C3C3C3Cu, nibble_addr_[2 * d]);
-        k.v_lshrrev_b32(nibble_addr_[2 * d + 1], 2, data[2 + d]);
+        k.v_lshrrev_b32(nibble_addr_[2 * d + 1], 2, data[sign_at_ + d]);
         k.v_and_b32(nibble_addr_[2 * d + 1], 0x3C3C3C3Cu, nibble_addr_[2 * d + 1]);
       }
     for (int r = 0; r < runs_; ++r) {
       const VGPR s = scale_[r];
       if (type_ == TensorType::IQ3_XXS) {
-        k.v_bfe_u32(s, data[2], 28, 4);
+        k.v_bfe_u32(s, data[sign_at_ + r], 28, 4);
       } else if (type_ == TensorType::IQ3_S) {
-        const int b = j / 8, ib = j % 8;
+        const int b = j / per_block_, ib = runs_ * (j % per_block_) + r;
         k.v_bfe_u32(s, hdr_[1 + b], 4 * ib, 4);
       } else {
         const int b = j / 4, ib = 2 * (j % 4) + r / 2;
@@ -109,18 +118,22 @@ class Grid final : public GemvDecoder {
     for (int i = 0; i < units; ++i) {
       const int u = first + i;
       const VGPR g = grid_.sub(2 * i, 2), sv = signs_v_.sub(2 * i, 2);
-      // The sign halves: elements 0-3, then 4-7.
-      for (int h = 0; h < 2; ++h) {
+      // The sign halves: elements 0-3, then 4-7. IQ3_XXS: both from one
+      // 12-byte entry of its 7-bit code (a stride of three dwords spreads
+      // the entries over all 32 banks).
+      if (type_ == TensorType::IQ3_XXS) {
         const VGPR sa = saddr_;
-        if (type_ == TensorType::IQ3_XXS) {
-          k.v_bfe_u32(sa, data[2], 7 * u, h ? 7 : 4);
-          k.v_lshlrev_b32(sa, 2, sa);
-        } else {
-          const int d = type_ == TensorType::IQ2_S ? u / 4 : 0, byte = u % 4;
+        k.v_bfe_u32(sa, data[sign_at_ + u / 4], 7 * (u % 4), 7);
+        k.v_mad_u32_u24(sa, sa, 12, code_signs_at_);
+        k.ds_read2_b32(sv, sa, as::offset0(0), as::offset1(1));
+      } else {
+        for (int h = 0; h < 2; ++h) {
+          const VGPR sa = saddr_;
+          const int d = u / 4, byte = u % 4;
           k.v_mov_b32(sa, nibble_addr_[2 * d + h], as::sdwa_sel("dst_sel", "DWORD"),
                       as::sdwa_sel("dst_unused", "UNUSED_PAD"), as::sdwa_sel("src0_sel", kByteSel[byte]));
+          k.ds_read_b32(sv[h], sa, as::offset(signs_at));
         }
-        k.ds_read_b32(sv[h], sa, as::offset(signs_at + (h && type_ == TensorType::IQ3_XXS ? 64 : 0)));
       }
       // The grid entries: dword 0 holds elements 0-3, dword 1 elements 4-7.
       if (type_ == TensorType::IQ2_S) {
@@ -132,12 +145,13 @@ class Grid final : public GemvDecoder {
         k.ds_read_b64(g, ga, as::offset(grid_at));
       } else {
         for (int h = 0; h < 2; ++h) {
-          const int byte = 2 * u + h;  // of the slice's eight index bytes
+          const int byte = 2 * u + h;  // of the slice's 16 index bytes
           const VGPR ga = gaddr_;
           sdwa_byte_shift(k, ga, 2, data[byte / 4], byte % 4);
           if (type_ == TensorType::IQ3_S) {
-            const int b = j / 8, ib = j % 8;
-            k.v_bfe_u32(bits_, hdr_[3 + 2 * b + ib / 4], 8 * (ib % 4) + byte, 1);
+            // sub-block ib: qh byte ib, bit = its index byte
+            const int b = j / per_block_, ib = runs_ * (j % per_block_) + u / 4;
+            k.v_bfe_u32(bits_, hdr_[3 + 2 * b + ib / 4], 8 * (ib % 4) + byte % 8, 1);
             k.v_lshl_or_b32(ga, bits_, 10, ga);
           }
           k.ds_read_b32(g[h], ga, as::offset(grid_at));
@@ -147,26 +161,28 @@ class Grid final : public GemvDecoder {
     for (int i = 0; i < units; ++i)
       for (int c = 0; c < 4; ++c)
         k.v_perm_b32(pairs_[4 * i + c], signs_v_[2 * i + c / 2], grid_[2 * i + c / 2], select_[c % 2]);
+    // A run's sum is folded into the block sum (times the run's scale) as
+    // soon as the run ends: one accumulator per row, not one per run.
     for (int m = 0; m < e.M; ++m)
       for (int i = 0; i < units; ++i) {
         const int u = first + i, r = 8 * u / run_;
-        const bool run_start = (8 * u) % run_ == 0;
+        const bool run_start = (8 * u) % run_ == 0, run_end = (8 * (u + 1)) % run_ == 0;
+        const VGPR acc = acc_[size_t(m)], gt = gt_[size_t(m)];
         for (int c = 0; c < 4; ++c)
           for (int h = 0; h < 2; ++h)
-            e.fma_half(acc_[size_t(m)][r], pairs_[4 * i + c], h, m, first_elem + 8 * i + 2 * c + h,
-                       run_start && c == 0 && h == 0);
+            e.fma_half(acc, pairs_[4 * i + c], h, m, first_elem + 8 * i + 2 * c + h, run_start && c == 0 && h == 0);
+        if (run_end) {
+          if (j % per_block_ == 0 && r == 0) k.v_mul_f32(gt, scale_[r], acc);
+          else k.v_fmac_f32(gt, scale_[r], acc);
+        }
       }
   }
 
   void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) override {
     Kernel& k = e.k;
-    const int per_block = type_ == TensorType::IQ2_S ? 4 : 8, b = j / per_block, sub = j % per_block;
+    const int per_block = per_block_, b = j / per_block, sub = j % per_block;
     for (int m = 0; m < e.M; ++m) {
       const VGPR gt = gt_[size_t(m)];
-      for (int r = 0; r < runs_; ++r) {
-        if (sub == 0 && r == 0) k.v_mul_f32(gt, scale_[r], acc_[size_t(m)][r]);
-        else k.v_fmac_f32(gt, scale_[r], acc_[size_t(m)][r]);
-      }
       if (sub == per_block - 1) {
         const VGPR total = totals[size_t(m)];
         k.v_fma_mix_f32(total, hdr_[0], gt, total, as::op_sel({b, 0, 0}), as::op_sel_hi({1, 0, 0}));
@@ -185,10 +201,10 @@ class Grid final : public GemvDecoder {
   }
 
   TensorType type_;
-  int batch_ = 4, entry_elems_ = 0, entries_ = 0, header_ = 0, run_ = 0, runs_ = 0;
+  int batch_ = 4, entry_elems_ = 0, entries_ = 0, header_ = 0, run_ = 0, runs_ = 0, sign_at_ = 0, sign_dwords_ = 0, per_block_ = 0;
   float factor_ = 1.0f;
   VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_, nibble_addr_;
-  SGPR select_[2];
+  SGPR select_[2], code_signs_at_;
   std::vector<VGPR> acc_, gt_;
 };
 

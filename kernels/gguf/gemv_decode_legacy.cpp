@@ -73,7 +73,7 @@ class Crumbs final : public GemvDecoder {
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
     scales_ = k.vgpr(2, "block scales");
-    pairs_ = k.vgpr(16, "pairs");
+    pairs_ = k.vgpr(4, "pairs");
     shifted_ = k.vgpr(1, "codes >> 8");
     acc_.clear();
     for (int m = 0; m < e.M; ++m) acc_.push_back(k.vgpr(4, "block sums x4^a"));
@@ -85,7 +85,9 @@ class Crumbs final : public GemvDecoder {
     copy_dwords(e.k, scales_, header, 2);
   }
 
-  // Half-dword units: unit u of the slice is dword u / 2, shifted right by 8 when u is odd (8 elements).
+  // Half-dword units: unit u of the slice is dword u / 2, shifted right by 8
+  // when u is odd (8 elements). Unit by unit: its four pairs, then their
+  // products for every row (four registers of pairs, not one per pair of the step).
   void step(GemvEmitter& e, int, int q, VGPR data) override {
     Kernel& k = e.k;
     const int units = e.step_elems / 8, first_unit = q * units;
@@ -96,15 +98,12 @@ class Crumbs final : public GemvDecoder {
         k.v_lshrrev_b32(shifted_, 8, src);
         src = shifted_;
       }
-      for (int a = 0; a < 4; ++a) k.v_and_b32(pairs_[4 * i + a], 0x00030003u << (2 * a), src);
-    }
-    for (int m = 0; m < e.M; ++m)
-      for (int i = 0; i < units; ++i) {
-        const int u = first_unit + i;
+      for (int a = 0; a < 4; ++a) k.v_and_b32(pairs_[a], 0x00030003u << (2 * a), src);
+      for (int m = 0; m < e.M; ++m)
         for (int a = 0; a < 4; ++a)
           for (int h = 0; h < 2; ++h)
-            e.fma_half(acc_[size_t(m)][a], pairs_[4 * i + a], h, m, 8 * i + 2 * a + h, u == 0 && h == 0);
-      }
+            e.fma_half(acc_[size_t(m)][a], pairs_[a], h, m, 8 * i + 2 * a + h, u == 0 && h == 0);
+    }
   }
 
   void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) override {

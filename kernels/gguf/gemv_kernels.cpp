@@ -331,7 +331,7 @@ const TypeDoc kDocs[] = {
     {TensorType::IQ4_XS, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table; the 6-bit sub-block scales unpacked once per block", 512, 2},
     {TensorType::IQ2_S, "per 8 elements one LDS read of the grid entry and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run", 256, 4},
     {TensorType::IQ3_S, "per 8 elements two LDS reads of grid entries (index with its ninth bit) and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) * d per sub-block", 256, 4},
-    {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries and two of sign tables (the low nibble, and the 7-bit code for signs 4-7 with ggml's ksigns parity); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 4 * d per sub-block", 256, 4},
+    {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries and one ds_read2_b32 of both sign halves from a 128-entry table by the 7-bit code (ggml's ksigns with its parity bit; 12-byte entries); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 4 * d per sub-block", 256, 4},
 };
 
 // A fused variant of the type's GEMV: the plain kernel's documentation with its form added.

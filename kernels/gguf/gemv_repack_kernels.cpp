@@ -55,10 +55,11 @@ codeobj::CodeObject build_repack(isa::Target target, TensorType t) {
   std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) { return a.lane_byte < b.lane_byte; });
   const int dwords = l.lane_dwords(), G = l.blocks_per_group, bb = l.block_bytes;
   Kernel k(repack_signature(t), target, {.waves_per_simd = 2, .max_workgroup = 64});
-  // Workgroup index = t * groups + g, groups = nbpr / G (G a power of two).
+  // Workgroup index = t * groups + g, groups = ceil(nbpr / G) (G a power of two).
   const SGPR index = k.workgroup_id(0), groups = k.sgpr(1, "groups"), group = k.sgpr(1, "group");
   const SGPR row_bytes = k.sgpr(1, "row bytes"), first = k.sgpr(1, "first row"), src_group = k.sgpr(1, "group byte in row");
-  k.s_lshr_b32(groups, k.arg("nbpr"), uint32_t(std::countr_zero(uint32_t(G))));
+  k.s_add_u32(groups, k.arg("nbpr"), uint32_t(G - 1));
+  k.s_lshr_b32(groups, groups, uint32_t(std::countr_zero(uint32_t(G))));
   const SGPR tile = divide_scalar(k, make_divider(k, groups), index);
   k.s_mul_i32(group, tile, groups);
   k.s_sub_u32(group, index, group);
@@ -66,6 +67,11 @@ codeobj::CodeObject build_repack(isa::Target target, TensorType t) {
   k.s_mul_i32(row_bytes, k.arg("nbpr"), bb);
   k.s_mul_i32(src_group, group, G * bb);
   k.s_lshl_b32(first, tile, 6);
+  // Blocks of the row in this group: fewer than G in a row's last group,
+  // whose missing blocks stay zero (their runs are skipped).
+  const SGPR present = k.sgpr(1, "blocks present");
+  k.s_mul_i32(present, group, G);
+  k.s_sub_u32(present, k.arg("nbpr"), present);
   // The lane's row and its group's byte offset in w (32-bit: the matrix is below 4 GiB).
   const VGPR lane = k.local_id(), row = k.vgpr(1, "row"), src = k.vgpr(1, "source");
   k.v_add_u32(row, first, lane);
@@ -78,7 +84,12 @@ codeobj::CodeObject build_repack(isa::Target target, TensorType t) {
   }
   const SGPR saved = mask_lanes_below(k, k.arg("nrows"), row);
   for (const quant::GemvByteRun& r : runs) {
-    const int d = r.lane_byte / 4, shift = 8 * (r.lane_byte % 4);
+    const int d = r.lane_byte / 4, shift = 8 * (r.lane_byte % 4), block = r.group_byte / bb;
+    Label skip = k.label("missing block");
+    if (block > 0) {
+      k.s_cmp_le_u32(present, uint32_t(block));
+      k.s_cbranch_scc1(skip);
+    }
     for (int at = 0; at < r.bytes;) {
       const int n = r.bytes - at >= 4 ? 4 : r.bytes - at >= 2 ? 2 : 1;
       const bool direct = shift + 8 * at == 0;  // the dword's low bytes load straight into it
@@ -89,6 +100,7 @@ codeobj::CodeObject build_repack(isa::Target target, TensorType t) {
       if (!direct) k.v_lshl_or_b32(value[size_t(d)], v, uint32_t(shift + 8 * at), value[size_t(d)]);
       at += n;
     }
+    k.bind(skip);
   }
   restore_exec(k, saved);
   // Dword d of row l: lane_dword_offset(0, d) + 4 * l * (its piece's width).
@@ -108,11 +120,14 @@ std::vector<Case> repack_cases(TensorType t, bool sweep) {
   const int64_t G = blocks_per_group(t);
   std::vector<Case> c;
   uint32_t seed = 1;
-  for (auto [rows, groups] : std::vector<std::pair<int64_t, int64_t>>{{64, 1}, {65, 3}, {1, 2}, {130, 5}})
-    c.push_back(make_case({{"nrows", rows}, {"nbpr", groups * G}}, seed++));
+  // Whole groups, and rows whose last group holds 1 .. G-1 blocks.
+  for (auto [rows, blocks] : std::vector<std::pair<int64_t, int64_t>>{
+           {64, G}, {65, 3 * G}, {1, 2 * G}, {130, 5 * G}, {70, 2 * G + 1}, {1, 1}, {129, 3 * G - 1}})
+    c.push_back(make_case({{"nrows", rows}, {"nbpr", blocks}}, seed++));
   if (sweep)
     for (int64_t rows : {63, 127, 200})
-      for (int64_t groups : {1, 4, 7}) c.push_back(make_case({{"nrows", rows}, {"nbpr", groups * G}}, seed++));
+      for (int64_t blocks : {G, 4 * G, 7 * G, G + G / 2 + 1, 5 * G - 1})
+        c.push_back(make_case({{"nrows", rows}, {"nbpr", blocks}}, seed++));
   return c;
 }
 
@@ -148,8 +163,9 @@ void register_gguf_gemv_repack_kernels(Registry& r) {
         "dword, half-word or byte load per byte run and stores each lane dword into its row's slot of the piece. "
         "Bit-exact with quant::repack_for_gemv; y is the layout after its table (the host writes the table).";
     d.semantics = "y[tile bytes] = repack_for_gemv(w)[table_bytes ..], rows past nrows zero";
-    d.geometry = "grid = ceil(nrows/64) * nbpr/G, wg = 64 (G = " + std::to_string(blocks_per_group(t)) + " blocks per group)";
-    d.limits = "nbpr a multiple of G (whole groups; other shapes on the host); nrows * nbpr * block bytes < 2^32";
+    d.geometry = "grid = ceil(nrows/64) * ceil(nbpr/G), wg = 64 (G = " + std::to_string(blocks_per_group(t)) +
+                 " blocks per group; a row's last group may hold fewer, the rest of it is zero as on the host)";
+    d.limits = "nbpr >= 1; nrows * nbpr * block bytes < 2^32";
     d.tolerance = Tolerance{};
     d.cases = [t](bool sweep) { return repack_cases(t, sweep); };
     d.run = [t](TestDevice& dev, const Case& c) { return run_repack(dev, c, t); };

@@ -23,8 +23,14 @@
 //                3(q/2)+t, bits {6-7,22-23} for even q, {14-15,30-31} for odd q).
 //   IQ4_NL, IQ4_XS  slice dword t, byte j: element 8t+2j (low nibble), 8t+2j+1.
 //   Q8_0         the 32 int8 codes in order.
-//   IQ2_S, IQ3_S, IQ3_XXS  the GGUF bytes of a sub-block's grid indices and
-//                signs (or scale/sign word) gathered into its slice.
+//   IQ2_S, IQ3_S, IQ3_XXS  a slice is 64 elements (IQ3_XXS: 32): the GGUF
+//                bytes of its grid indices, then of its signs (IQ3_XXS: its
+//                scale/sign word), gathered from the block. A 64-element
+//                slice is one load of 1 KiB (IQ2_S) or 1.5 KiB (IQ3_S, two
+//                adjacent pieces): the longer a wave's contiguous request,
+//                the fewer HBM row activations it costs once the reads in
+//                flight exceed the open rows (IQ3_XXS ran faster with two
+//                768-byte slices in flight than with one of 1.5 KiB).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -47,7 +53,7 @@ const GemvGeometry* gemv_geometry(TensorType type) {
       {TensorType::Q4_0, 8, 4, 4, 8},    {TensorType::Q8_0, 8, 4, 8, 8},   {TensorType::Q2_0, 4, 2, 4, 4},
       {TensorType::Q4_K, 1, 4, 4, 8},    {TensorType::Q5_K, 1, 4, 5, 8},   {TensorType::Q6_K, 2, 9, 6, 16},
       {TensorType::IQ4_NL, 8, 4, 4, 8},  {TensorType::IQ4_XS, 1, 2, 4, 8}, {TensorType::IQ2_S, 2, 9, 4, 8},
-      {TensorType::IQ3_S, 2, 7, 3, 16},  {TensorType::IQ3_XXS, 2, 1, 3, 16}};
+      {TensorType::IQ3_S, 2, 7, 6, 8},   {TensorType::IQ3_XXS, 2, 1, 3, 16}};
   for (const auto& g : kTable)
     if (g.type == type) return &g;
   return nullptr;
@@ -221,10 +227,12 @@ FieldList build_iq3_s() {
     f.bytes(110 * b + 106, 4 * (1 + b), 4);    // scales
     f.bytes(110 * b + 66, 4 * (3 + 2 * b), 8);  // qh
   }
-  for (uint32_t j = 0; j < 16; ++j) {
-    const uint32_t b = j / 8, ib = j % 8, slice = 4 * (7 + 3 * j);
-    f.bytes(110 * b + 2 + 8 * ib, slice, 8);
-    f.bytes(110 * b + 74 + 4 * ib, slice + 8, 4);
+  // Slice j: sub-blocks 2 (j % 4) and 2 (j % 4) + 1 of block j / 4, their
+  // 16 index bytes then their 8 sign bytes.
+  for (uint32_t j = 0; j < 8; ++j) {
+    const uint32_t b = j / 4, ib = 2 * (j % 4), slice = 4 * (7 + 6 * j);
+    f.bytes(110 * b + 2 + 8 * ib, slice, 16);
+    f.bytes(110 * b + 74 + 4 * ib, slice + 16, 8);
   }
   return f;
 }
@@ -232,6 +240,7 @@ FieldList build_iq3_s() {
 FieldList build_iq3_xxs() {
   FieldList f;
   half_scales(f, 2, 98, 0);
+  // Slice j: sub-block j % 8 of block j / 8, its 8 index bytes then its scale/sign word.
   for (uint32_t j = 0; j < 16; ++j) {
     const uint32_t b = j / 8, ib = j % 8, slice = 4 * (1 + 3 * j);
     f.bytes(98 * b + 2 + 8 * ib, slice, 8);
@@ -433,9 +442,14 @@ std::vector<uint8_t> gemv_table(TensorType type) {
       break;
     case TensorType::IQ3_XXS: {
       for (uint32_t e : iq3xxs_grid()) append_dword(out, e);
+      // By the 7-bit sign code: 12 bytes, signs 0-3, signs 4-7 (ggml's
+      // ksigns, the eighth the parity), four zero bytes (a three-dword
+      // stride puts the entries of a half-wave's codes in distinct banks).
       const auto ks = ksigns_iq2xs();
-      append_sign_bytes(out, 16, 0, [](uint32_t v) { return v; });                 // the code's low nibble
-      append_sign_bytes(out, 128, 4, [&](uint32_t v) { return uint32_t(ks[v]); });  // the 7-bit code: signs 4-7
+      for (uint32_t c = 0; c < 128; ++c) {
+        for (int j = 0; j < 8; ++j) out.push_back(uint8_t(((ks[c] >> j) & 1) << 7));
+        for (int j = 0; j < 4; ++j) out.push_back(0);
+      }
       break;
     }
     default: break;

@@ -85,10 +85,10 @@ std::vector<uint8_t> repack_for_gemv(TensorType type, int64_t rows, int64_t cols
 // 256 dwords, entry b = the two codebook values of the nibbles of byte b as
 // f16 sign-magnitude denormals (value * 2^-24; low nibble in the low half);
 // IQ2_S, IQ3_S, IQ3_XXS their ggml grids (u64 / u32 entries of magnitude
-// bytes) followed by two sign tables of four-byte entries, byte j = 0x80 when
-// sign j of the entry is set: 16 entries by a sign nibble (either nibble of
-// an IQ2_S / IQ3_S sign byte, the low one of an IQ3_XXS sign code), and for
-// IQ3_XXS 128 entries by its 7-bit sign code (signs 4-7 of ggml's ksigns).
+// bytes) followed by a sign table, byte j of an entry = 0x80 when sign j is
+// set: IQ2_S / IQ3_S 16 four-byte entries by a sign nibble (either nibble of
+// a sign byte), IQ3_XXS 128 twelve-byte entries by its 7-bit sign code
+// (signs 0-7 of ggml's ksigns, then four zero bytes).
 std::vector<uint8_t> gemv_table(TensorType type);
 // Its size rounded up to 256 bytes (0 without one).
 int64_t gemv_table_bytes(TensorType type);

@@ -107,10 +107,12 @@ class Body {
         k_.v_mov_b32(vAcc[i][c], 0);
       }
     }
+    // the phases share registers (the allocator keeps whatever a loop reads live around it): V rows go
+    // where K was, the softmax temporaries where q was
     for (int b = 0; b < 2; ++b) {
-      vK[b] = k_.vgpr(kChunk, "k");
-      vQ[b] = k_.vgpr(16, "q");
-      vV[b] = k_.vgpr(kVRows * NC, "v rows");
+      vK[b] = k_.vgpr(kChunk, "k, then v rows");
+      vQ[b] = k_.vgpr(16, "q, then softmax temporaries");
+      vV[b] = vK[b].sub(0, kVRows * NC);
     }
     vOffK = k_.vgpr(1, "k offset");
     vQa = k_.vgpr(1, "q chunk in lds");
@@ -209,12 +211,12 @@ class Body {
     VGPR vB[kMaxGroup];
     for (int i = 0; i < G; ++i) {
       k_.v_cndmask_b32(vS[i], vT, vS[i], sRows);
-      vB[i] = k_.vgpr(1, "block max");
+      vB[i] = vQ[0][i];  // block max
       k_.v_mov_b32(vB[i], vS[i]);
       maxes.push_back({ReduceOp::Max, vB[i]});
     }
     lane_reduce(k_, maxes);
-    const VGPR vCorr = k_.vgpr(1, "correction");
+    const VGPR vCorr = vQ[1][0];  // correction
     for (int i = 0; i < G; ++i) {
       k_.v_readlane_b32(sT, vB[i], 63);
       k_.v_max_f32(vB[i], sT, vM[i]);  // new max
@@ -410,7 +412,7 @@ class Body {
 };
 
 codeobj::CodeObject build_gqa(isa::Target target) {
-  Kernel k(kGqa, target, options(kMaxGroup * kQHeadBytes, 1));
+  Kernel k(kGqa, target, options(kMaxGroup * kQHeadBytes, 2));
   Label exit = k.label("exit");
   exit_unless_first_wave(k, exit);
   Common cm;

@@ -7,6 +7,9 @@
 //   q heads  -> q_out[h][d]
 //   k heads  -> kt[(g dh + d) max_len + pos]   (K transposed, as flash decoding reads it)
 //   v heads  -> vc[pos (n_kv dh) + g dh + d]   (V row-major)
+// or, with mode bit 1, in the blocked layouts flash_dec_gqa_k reads:
+//   k heads  -> kt[(g max_len + (pos & ~63)) dh + 64 d + (pos & 63)]  (64-row tiles of K^T)
+//   v heads  -> vc[(g max_len + pos) dh + d]                          (head-major V)
 // RoPE pairs: mode 0 ("norm", llama) rotates (2i, 2i+1); mode 1 ("neox",
 // qwen2/qwen3) rotates (i, i + n_rot/2); pair i < n_rot/2 uses cos/sin[pos][i]
 // of the caller's tables (so any frequency scaling is the host's choice);
@@ -17,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "model/flash_dec_reference.h"
 #include "model/model_parts.h"
 
 namespace k100::kernels {
@@ -37,7 +41,8 @@ const Signature kQkvRope("qkv_rope_append_k",
 codeobj::CodeObject build_qkv_rope(isa::Target target) {
   Kernel k(kQkvRope, target, options(0, 6));
   Label exit = k.label("exit"), not_q = k.label("not_q"), is_v = k.label("is_v"), have_kind = k.label("have_kind"),
-        no_norm = k.label("no_norm"), no_rope = k.label("no_rope");
+        no_norm = k.label("no_norm"), no_rope = k.label("no_rope"), blocked_k = k.label("blocked_k"),
+        blocked_v = k.label("blocked_v");
   const SGPR sRow = k.workgroup_id(), sNh = k.arg("n_head"), sNkv = k.arg("n_kv"), sDh = k.arg("dh"),
              sPos = k.arg("pos"), sMaxLen = k.arg("max_len");
   const SGPR sT = k.sgpr(1, "t"), sG = k.sgpr(1, "kv head"), sDst = k.sgpr(2, "destination"),
@@ -73,25 +78,46 @@ codeobj::CodeObject build_qkv_rope(isa::Target target) {
   k.s_sub_u32(sG, sRow, sNh);
   k.s_cmp_ge_u32(sG, sNkv);
   k.s_cbranch_scc1(is_v);
+  k.s_mov_b64(sNormW, k.arg("k_norm"));
+  k.s_mov_b32(sRope, 1);
+  k.s_bitcmp1_b32(k.arg("mode"), 1);
+  k.s_cbranch_scc1(blocked_k);
   // kt + (g dh max_len + pos) * 4
   k.s_mul_i32(sT, sG, sDh);
   set_scaled_address(k, sDst, k.arg("kt"), sT, sMaxLen, 2);
   add64_pair(k, sDst, widen_shifted(k, sPos, 2));
   k.s_lshl_b32(sStride, sMaxLen, 2);
-  k.s_mov_b64(sNormW, k.arg("k_norm"));
-  k.s_mov_b32(sRope, 1);
+  k.s_branch(have_kind);
+  // blocked: kt + ((g max_len + (pos & ~63)) dh + (pos & 63)) * 4, element stride 64 * 4
+  k.bind(blocked_k);
+  k.s_mul_i32(sT, sG, sMaxLen);
+  k.s_andn2_b32(sStride, sPos, 63);
+  k.s_add_u32(sT, sT, sStride);
+  set_scaled_address(k, sDst, k.arg("kt"), sT, sDh, 2);
+  k.s_and_b32(sT, sPos, 63);
+  k.s_lshl_b32(sT, sT, 2);
+  add64(k, sDst, sT);
+  k.s_mov_b32(sStride, 256);
   k.s_branch(have_kind);
   k.bind(is_v);
   k.s_sub_u32(sG, sG, sNkv);
+  k.s_mov_b32(sStride, 4);
+  k.s_mov_b64(sNormW, 0);
+  k.s_mov_b32(sRope, 0);
+  k.s_bitcmp1_b32(k.arg("mode"), 1);
+  k.s_cbranch_scc1(blocked_v);
   // vc + (pos n_kv dh + g dh) * 4
   k.s_mul_i32(sT, sNkv, sDh);
   set_scaled_address(k, sDst, k.arg("vc"), sPos, sT, 2);
   k.s_mul_i32(sT, sG, sDh);
   k.s_lshl_b32(sT, sT, 2);
   add64(k, sDst, sT);
-  k.s_mov_b32(sStride, 4);
-  k.s_mov_b64(sNormW, 0);
-  k.s_mov_b32(sRope, 0);
+  k.s_branch(have_kind);
+  // blocked (head-major): vc + (g max_len + pos) dh * 4
+  k.bind(blocked_v);
+  k.s_mul_i32(sT, sG, sMaxLen);
+  k.s_add_u32(sT, sT, sPos);
+  set_scaled_address(k, sDst, k.arg("vc"), sT, sDh, 2);
   k.bind(have_kind);
 
   const VGPR vLane = whole_wave_lane_id(k);
@@ -234,6 +260,7 @@ void qkv_rope_reference(const RopeCase& p, const std::vector<float>& qkv, const 
                         const std::vector<float>& sn, std::vector<float>& q_out, std::vector<float>& kt,
                         std::vector<float>& vc, float eps) {
   const int64_t rows = p.n_head + 2 * p.n_kv, half = p.n_rot / 2;
+  const bool blocked = (p.mode & 2) != 0;
   for (int64_t r = 0; r < rows; ++r) {
     std::vector<double> x(size_t(p.dh));
     for (int64_t d = 0; d < p.dh; ++d)
@@ -247,7 +274,7 @@ void qkv_rope_reference(const RopeCase& p, const std::vector<float>& qkv, const 
     }
     if (is_q || is_k)
       for (int64_t i = 0; i < half; ++i) {
-        const int64_t a = p.mode ? i : 2 * i, b = p.mode ? i + half : 2 * i + 1;
+        const int64_t a = p.mode & 1 ? i : 2 * i, b = p.mode & 1 ? i + half : 2 * i + 1;
         const double c = cs[size_t(p.pos * half + i)], s = sn[size_t(p.pos * half + i)];
         const double xa = x[size_t(a)], xb = x[size_t(b)];
         x[size_t(a)] = xa * c - xb * s;
@@ -256,7 +283,9 @@ void qkv_rope_reference(const RopeCase& p, const std::vector<float>& qkv, const 
     for (int64_t d = 0; d < p.dh; ++d) {
       const float v = float(x[size_t(d)]);
       if (is_q) q_out[size_t(r * p.dh + d)] = v;
+      else if (is_k && blocked) kt[size_t(blocked_k_index(r - p.n_head, p.pos, d, p.dh, p.max_len))] = v;
       else if (is_k) kt[size_t(((r - p.n_head) * p.dh + d) * p.max_len + p.pos)] = v;
+      else if (blocked) vc[size_t(((r - p.n_head - p.n_kv) * p.max_len + p.pos) * p.dh + d)] = v;
       else vc[size_t(p.pos * p.n_kv * p.dh + (r - p.n_head - p.n_kv) * p.dh + d)] = v;
     }
   }
@@ -311,23 +340,29 @@ void add_qkv_rope(Registry& reg) {
       "(mode 0: adjacent pairs (2i, 2i+1) as llama; mode 1: (i, i + n_rot/2) as neox/qwen; pair i < n_rot/2 "
       "uses the caller's cos/sin tables [max_len][n_rot/2] at row pos, dimensions past n_rot pass through), "
       "then q goes to q_out, k into the transposed K cache and v into the V cache at column pos (the layouts "
-      "flash_dec_part_k and flash_dec_gqa_part_k read). One wave per head row, two pairs per lane.";
+      "flash_dec_part_k and flash_dec_gqa_part_k read; with mode bit 1 the blocked layouts flash_dec_gqa_k "
+      "reads: K in 64-row tiles of K^T, V head-major). One wave per head row, two pairs per lane.";
   d.semantics = "x = qkv[r] + bias[r]; q, k rows: x = rmsnorm(x) * w_norm, rotate pairs by (cos, sin)[pos][i]; "
                 "q_out[h][d] = x (h < n_head); kt[(g dh + d) max_len + pos] = x (k head g); "
-                "vc[pos n_kv dh + g dh + d] = x (v head g)";
+                "vc[pos n_kv dh + g dh + d] = x (v head g); mode bit 1 (blocked): kt[(g max_len + (pos & ~63)) dh + "
+                "64 d + (pos & 63)], vc[(g max_len + pos) dh + d]";
   d.geometry = "grid = n_head + 2 n_kv, wg = 64 (waves past the first do nothing)";
-  d.limits = "dh <= 256 and even (larger dh writes nothing), n_rot even and <= dh, pos < max_len";
+  d.limits = "dh <= 256 and even (larger dh writes nothing), n_rot even and <= dh, pos < max_len; blocked: max_len % 64 == 0";
   d.tolerance = rope_tolerance();
   d.cases = [](bool sweep) {
     std::vector<Case> c = {rope_case(4, 2, 64, 64, 8, 3, 0, 0, 0, 1), rope_case(4, 2, 64, 64, 8, 5, 1, 1, 0, 2),
                            rope_case(8, 2, 128, 128, 16, 15, 1, 0, 1, 3), rope_case(2, 1, 256, 256, 4, 1, 1, 1, 1, 4),
-                           rope_case(3, 3, 96, 64, 10, 7, 1, 0, 0, 5), rope_case(5, 1, 80, 32, 6, 0, 0, 1, 1, 6, 128)};
+                           rope_case(3, 3, 96, 64, 10, 7, 1, 0, 0, 5), rope_case(5, 1, 80, 32, 6, 0, 0, 1, 1, 6, 128),
+                           rope_case(4, 2, 64, 64, 128, 70, 2, 0, 0, 7), rope_case(8, 2, 128, 128, 192, 127, 3, 1, 1, 8),
+                           rope_case(5, 5, 64, 32, 64, 0, 3, 0, 1, 9)};
     if (sweep) {
       uint32_t seed = 30;
       for (int64_t dh : {2, 62, 64, 66, 128, 130, 200, 256})
         for (int64_t mode : {0, 1})
           for (int flags = 0; flags < 4; ++flags)
             c.push_back(rope_case(6, 2, dh, dh - 2 * (dh / 8), 12, 11, mode, flags & 1, flags >> 1, seed++));
+      for (int64_t pos : {0, 1, 63, 64, 65, 191})
+        c.push_back(rope_case(8, 2, 128, 128, 192, pos, 3, 0, 1, seed++));
     }
     return c;
   };

@@ -46,16 +46,22 @@ constexpr int kMaxGroup = 8;
 constexpr int kChunk = 16;             // d per K trip
 constexpr int kVRows = 8;              // V rows per trip
 constexpr uint32_t kQHeadBytes = 512;  // LDS per query head (dh <= 128)
+constexpr int kMaxWaves = 4;           // waves of a workgroup that share a split
+constexpr uint32_t kQRegion = kMaxGroup * kQHeadBytes;              // each wave's copy of q
+constexpr uint32_t kPartRegion = kMaxGroup * kQHeadBytes + 64;      // a wave's partials: acc, then (m, l) per head
+constexpr uint32_t kPartsAt = kMaxWaves * kQRegion;                 // partials of waves 1 .. W-1
+constexpr uint32_t kLdsBytes = kPartsAt + (kMaxWaves - 1) * kPartRegion;
 
 const Signature kGqa("flash_dec_gqa_k",
                      {out("out", "f32"), out("po", "f32"), out("pm", "f32"), out("pl", "f32"), inout("count", "u32"),
                       in("q", "f32"), in("kt", "f32"), in("v", "f32"), value("n_kv", "u32"), value("dh", "u32"),
                       value("rows_per_split", "u32"), value("max_len", "u32"), value("cshift", "u32"),
-                      value("inv", "f32"), value("group", "u32")});
+                      value("inv", "f32"), value("group", "u32")},
+                     codeobj::HiddenArgLayout::Compact);
 
 // What every (dh, group) body shares: set up once at entry.
 struct Common {
-  SGPR g, split, nsplit, j0, end, kt, v, q;
+  SGPR g, split, nsplit, j0, end, kt, v, q, wave, waves;
   VGPR lane, l4, c;
 };
 
@@ -68,6 +74,7 @@ class Body {
     load_q();
     init();
     blocks();
+    merge_waves();
     store_partials();
     hand_over();
     combine();
@@ -78,20 +85,24 @@ class Body {
   const Common& cm_;
   const int DH, G, NC, NK;
   Label exit_;
-  VGPR vS[kMaxGroup], vL[kMaxGroup], vM[kMaxGroup], vAcc[kMaxGroup][2], vK[2], vQ[2], vV[2], vZero, vQa, vOffK, vT, vRow;
+  VGPR vS[kMaxGroup], vL[kMaxGroup], vM[kMaxGroup], vAcc[kMaxGroup][2], vK[2], vQ[2], vV[2], vQbase, vQa, vOffK, vT, vRow;
   SGPR sJb, sNb, sRows, sJj, sVrow, sP, sT;
 
   SGPR s1(const char* n) { return k_.sgpr(1, n); }
 
-  // q of the group's heads into LDS at i * 512 + d * 4.
+  // q of the group's heads into this wave's LDS copy at wave 4096 + i 512 + d 4.
   void load_q() {
-    vZero = k_.vgpr(1, "zero");
+    vQbase = k_.vgpr(1, "q copy in lds");
     vT = k_.vgpr(1, "t");
-    k_.v_mov_b32(vZero, 0);
+    const VGPR vAt = k_.vgpr(1, "lds address");
+    sT = s1("t");
+    k_.s_mul_i32(sT, cm_.wave, kQRegion);
+    k_.v_mov_b32(vQbase, sT);
+    k_.v_add_u32(vAt, sT, cm_.l4);
     for (int i = 0; i < G; ++i)
       for (int c = 0; c < NC; ++c) {
         k_.global_load_dword(vT, cm_.l4, cm_.q, offset(i * DH * 4 + c * 256));
-        k_.ds_write_b32(cm_.l4, vT, offset(int(kQHeadBytes) * i + c * 256));
+        k_.ds_write_b32(vAt, vT, offset(int(kQHeadBytes) * i + c * 256));
       }
   }
 
@@ -123,7 +134,6 @@ class Body {
     sJj = s1("row in block");
     sVrow = k_.sgpr(2, "v row");
     sP = k_.sgpr(kMaxGroup, "p");
-    sT = s1("t");
   }
 
   void load_k(int chunk) {
@@ -167,7 +177,11 @@ class Body {
     Label block = k_.label("block"), done = k_.label("blocks_done"), partial = k_.label("partial_block"),
           softmax = k_.label("softmax"), full_v = k_.label("full_block_v"), rows1 = k_.label("rows1"),
           next = k_.label("next_block");
-    k_.s_mov_b32(sJb, cm_.j0);
+    // wave w of the workgroup takes the split's blocks w, w + W, ...
+    const SGPR sStride = s1("block stride");
+    k_.s_lshl_b32(sStride, cm_.wave, 6);
+    k_.s_add_u32(sJb, cm_.j0, sStride);
+    k_.s_lshl_b32(sStride, cm_.waves, 6);
     k_.bind(block);
     k_.s_cmp_ge_u32(sJb, cm_.end);
     k_.s_cbranch_scc1(done);
@@ -186,7 +200,7 @@ class Body {
     k_.s_mov_b64(exec, sRows);
     // chunks in pairs, the next chunk's K always in flight (NK is even)
     Label pair = k_.label("k_pair"), last_pair = k_.label("k_last_pair");
-    k_.v_mov_b32(vQa, 0);
+    k_.v_mov_b32(vQa, vQbase);
     k_.s_mov_b32(sJj, NK);
     load_k(0);
     k_.bind(pair);
@@ -269,17 +283,84 @@ class Body {
       k_.s_branch(rows1);
     }
     k_.bind(next);
-    k_.s_add_u32(sJb, sJb, 64);
+    k_.s_add_u32(sJb, sJb, sStride);
     k_.s_branch(block);
     k_.bind(done);
   }
-  void store_partials() {
+  // Waves 1 .. W-1 hand their partials to wave 0 through LDS and end; wave 0 merges them:
+  // m = max(m0, mw), a = exp((m0 - m) inv) (1 where m0 = m, so two empty halves stay 0), ...
+  void merge_waves() {
     std::vector<std::pair<ReduceOp, VGPR>> sums;
     for (int i = 0; i < G; ++i) sums.push_back({ReduceOp::Add, vL[i]});
     lane_reduce(k_, sums);
+    for (int i = 0; i < G; ++i) {
+      k_.v_readlane_b32(sT, vL[i], 63);
+      k_.v_mov_b32(vL[i], sT);  // uniform
+    }
+    Label first = k_.label("first_wave"), merge = k_.label("merge"), merged = k_.label("merged");
+    const VGPR vAt = k_.vgpr(1, "partials in lds"), vOne = k_.vgpr(1, "one");
+    const SGPR sW = s1("wave merged");
+    k_.s_cmp_eq_u32(cm_.wave, 0);
+    k_.s_cbranch_scc1(first);
+    // region of wave w: kPartsAt + (w - 1) kPartRegion
+    k_.s_mul_i32(sT, cm_.wave, kPartRegion);
+    k_.s_add_u32(sT, sT, kPartsAt - kPartRegion);
+    k_.v_add_u32(vAt, sT, cm_.l4);
+    for (int i = 0; i < G; ++i)
+      for (int c = 0; c < NC; ++c) k_.ds_write_b32(vAt, vAcc[i][c], offset(int(kQHeadBytes) * i + c * 256));
+    k_.v_mov_b32(vAt, sT);
+    k_.s_mov_b64(exec, 1);
+    for (int i = 0; i < G; ++i) {
+      k_.ds_write_b32(vAt, vM[i], offset(int(kQRegion) + 8 * i));
+      k_.ds_write_b32(vAt, vL[i], offset(int(kQRegion) + 8 * i + 4));
+    }
+    k_.s_mov_b64(exec, -1);
+    k_.s_barrier();
+    k_.s_endpgm();
+    k_.bind(first);
+    k_.s_barrier();
+    k_.v_mov_b32(vOne, 1.0f);
+    k_.s_mov_b32(sW, 1);
+    k_.s_mov_b32(sT, kPartsAt);
+    k_.bind(merge);
+    k_.s_cmp_ge_u32(sW, cm_.waves);
+    k_.s_cbranch_scc1(merged);
+    k_.v_mov_b32(vAt, sT);
+    const VGPR vMw = vQ[0][0], vLw = vQ[0][1], vMn = vQ[0][2], vA0 = vQ[0][3], vA1 = vQ[0][4],
+               vAw = vQ[1];
+    for (int i = 0; i < G; ++i) {
+      k_.ds_read_b32(vMw, vAt, offset(int(kQRegion) + 8 * i));
+      k_.ds_read_b32(vLw, vAt, offset(int(kQRegion) + 8 * i + 4));
+      k_.v_add_u32(vRow, vAt, cm_.l4);
+      for (int c = 0; c < NC; ++c) k_.ds_read_b32(vAw[c], vRow, offset(int(kQHeadBytes) * i + c * 256));
+      k_.v_max_f32(vMn, vM[i], vMw);
+      k_.v_sub_f32(vA0, vM[i], vMn);
+      k_.v_mul_f32(vA0, vA0, cm_.c);
+      k_.v_exp_f32(vA0, vA0);
+      k_.v_cmp_eq_f32(vcc, vM[i], vMn);
+      k_.v_cndmask_b32(vA0, vA0, vOne, vcc);
+      k_.v_sub_f32(vA1, vMw, vMn);
+      k_.v_mul_f32(vA1, vA1, cm_.c);
+      k_.v_exp_f32(vA1, vA1);
+      k_.v_cmp_eq_f32(vcc, vMw, vMn);
+      k_.v_cndmask_b32(vA1, vA1, vOne, vcc);
+      k_.v_mul_f32(vL[i], vL[i], vA0);
+      k_.v_fmac_f32(vL[i], vLw, vA1);
+      for (int c = 0; c < NC; ++c) {
+        k_.v_mul_f32(vAcc[i][c], vAcc[i][c], vA0);
+        k_.v_fmac_f32(vAcc[i][c], vAw[c], vA1);
+      }
+      k_.v_mov_b32(vM[i], vMn);
+    }
+    k_.s_add_u32(sW, sW, 1);
+    k_.s_add_u32(sT, sT, kPartRegion);
+    k_.s_branch(merge);
+    k_.bind(merged);
+  }
+
+  void store_partials() {
     // index of head 0's partial: (g G) S + s; head i at + i S
-    const SGPR sIdx = s1("partial index"), sBase = k_.sgpr(2, "partial row"), sStep = s1("head partial bytes"),
-               sL = s1("sum of p over the split");
+    const SGPR sIdx = s1("partial index"), sBase = k_.sgpr(2, "partial row"), sStep = s1("head partial bytes");
     k_.s_mul_i32(sIdx, cm_.g, G);
     k_.s_mul_i32(sIdx, sIdx, cm_.nsplit);
     k_.s_add_u32(sIdx, sIdx, cm_.split);
@@ -294,9 +375,7 @@ class Body {
     k_.s_mov_b64(exec, 1);
     k_.v_mov_b32(vRow, sIdx);
     for (int i = 0; i < G; ++i) {
-      k_.v_readlane_b32(sL, vL[i], 63);
-      k_.v_mov_b32(vT, sL);
-      k_.global_store_dword(vRow, vT, k_.arg("pl"));
+      k_.global_store_dword(vRow, vL[i], k_.arg("pl"));
       k_.global_store_dword(vRow, vM[i], k_.arg("pm"));
       if (i + 1 < G) k_.v_add_u32(vRow, sStep, vRow);
     }
@@ -412,10 +491,16 @@ class Body {
 };
 
 codeobj::CodeObject build_gqa(isa::Target target) {
-  Kernel k(kGqa, target, options(kMaxGroup * kQHeadBytes, 2));
+  Kernel k(kGqa, target, options(kLdsBytes, 2));
   Label exit = k.label("exit");
-  exit_unless_first_wave(k, exit);
   Common cm;
+  cm.waves = k.sgpr(1, "waves");
+  k.s_lshr_b32(cm.waves, group_size_x(k), 6);
+  k.s_max_u32(cm.waves, cm.waves, 1);
+  k.s_min_u32(cm.waves, cm.waves, kMaxWaves);
+  cm.wave = wave_index(k);
+  k.s_cmp_ge_u32(cm.wave, cm.waves);
+  k.s_cbranch_scc1(exit);
   cm.lane = whole_wave_lane_id(k);
   cm.l4 = k.vgpr(1, "4 lane");
   cm.c = k.vgpr(1, "inv log2 e");
@@ -450,31 +535,26 @@ codeobj::CodeObject build_gqa(isa::Target target) {
   set_scaled_address(k, cm.v, k.arg("v"), sT, k.arg("dh"), 2);
   k.s_mul_i32(sT, cm.g, k.arg("group"));
   set_scaled_address(k, cm.q, k.arg("q"), sT, k.arg("dh"), 2);
-  // one body per (dh, group)
-  std::vector<std::tuple<int, int, Label>> bodies;
-  for (int dh : {64, 128}) {
-    Label other = k.label("other_dh");
-    k.s_cmp_lg_u32(k.arg("dh"), dh);
-    k.s_cbranch_scc1(other);
-    for (int g = 1; g <= kMaxGroup; ++g) {
-      Label b = k.label("body");
-      k.s_cmp_eq_u32(k.arg("group"), g);
-      k.s_cbranch_scc1(b);
-      bodies.emplace_back(dh, g, b);
-    }
-    k.s_branch(exit);
-    k.bind(other);
-  }
-  k.bind(exit);
+  Label dispatch = k.label("dispatch");
+  k.s_branch(dispatch);
+  k.bind(exit);  // here, in branch range of the prologue
   k.s_endpgm();
-  for (auto& [dh, g, label] : bodies) {
-    // each body ends the program itself: the bodies are too long for one shared exit in branch range
-    Label body_exit = k.label("body_exit");
-    k.bind(label);
-    Body(k, cm, dh, g, body_exit).emit();
-    k.bind(body_exit);
-    k.s_endpgm();
-  }
+  k.bind(dispatch);
+  // one body per (dh, group), each behind its own test: a branch skips one body at a time, so none
+  // leaves the branch range however many there are
+  for (int dh : {128, 64})
+    for (int g = 1; g <= kMaxGroup; ++g) {
+      Label skip = k.label("other_body"), body_exit = k.label("body_exit");
+      k.s_cmp_lg_u32(k.arg("dh"), dh);
+      k.s_cbranch_scc1(skip);
+      k.s_cmp_lg_u32(k.arg("group"), g);
+      k.s_cbranch_scc1(skip);
+      Body(k, cm, dh, g, body_exit).emit();
+      k.bind(body_exit);
+      k.s_endpgm();
+      k.bind(skip);
+    }
+  k.s_endpgm();
   return k.build();
 }
 
@@ -523,7 +603,7 @@ CaseResult run(TestDevice& dev, const Case& c) {
   std::vector<CaseResult> parts;
   // twice: the counters must be back at 0 after a launch
   for (int pass = 0; pass < 2; ++pass) {
-    launch(dev, kGqa, {uint32_t(s.kv_heads * s.nsplit())}, {64},
+    launch(dev, kGqa, {uint32_t(s.kv_heads * s.nsplit())}, {uint32_t(c["wg"])},
            {dout.addr(), dpo.addr(), dpm.addr(), dpl.addr(), dcount.addr(), dq.addr(), dkt.addr(), dv.addr(), s.n_kv,
             s.dh, s.R, s.max_len, s.cshift, s.inv, s.group()});
     parts.push_back(compare(dout.download(), out, tolerance()));
@@ -537,9 +617,9 @@ CaseResult run(TestDevice& dev, const Case& c) {
 }
 
 Case make(int64_t heads, int64_t kv_heads, int64_t dh, int64_t n_kv, int64_t max_len, int64_t cshift, uint32_t seed,
-          int64_t rpad = 0) {
+          int64_t rpad = 0, int64_t wg = 128) {
   return make_case({{"heads", heads}, {"kv_heads", kv_heads}, {"dh", dh}, {"n_kv", n_kv}, {"max_len", max_len},
-                    {"cshift", cshift}, {"rpad", rpad}},
+                    {"cshift", cshift}, {"rpad", rpad}, {"wg", wg}},
                    seed);
 }
 
@@ -557,22 +637,26 @@ void add_gqa_one_launch(Registry& reg) {
                 "V_g[j][d] = v[(g max_len + j) dh + d]; out[h][d] = sum_j softmax_j(t inv) V_g[j][d] over j < "
                 "min(n_kv, max_len); pm/pl/po[h S + s] the split partials (as flash_dec_gqa_part_k); count[g] "
                 "unchanged (0) after the launch";
-  d.geometry = "grid = n_kv_heads << cshift, wg = 64 (waves past the first do nothing); count[n_kv_heads] zeroed "
-               "once before the first launch";
+  d.geometry = "grid = n_kv_heads << cshift, wg = 64 W: W = 1..4 waves share a split (blocks w, w + W, ..., "
+               "merged in LDS; waves past the fourth do nothing); count[n_kv_heads] zeroed once before the first "
+               "launch";
   d.limits = "dh 64 or 128, group 1..8, cshift <= 6 (otherwise nothing is written), max_len % 64 == 0, inv >= 0";
   d.tolerance = tolerance();
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {make(4, 2, 64, 1, 64, 0, 1),         make(4, 1, 64, 37, 64, 0, 2, 3),
-                           make(8, 2, 128, 200, 256, 2, 3),      make(5, 5, 64, 130, 192, 1, 4, 3),
-                           make(40, 8, 128, 300, 512, 3, 5, 64), make(7, 1, 128, 520, 576, 4, 6),
-                           make(16, 2, 128, 129, 192, 6, 7),     make(6, 2, 64, 64, 64, 2, 8),
-                           make(24, 3, 128, 450, 512, 2, 9)};
+    std::vector<Case> c = {make(4, 2, 64, 1, 64, 0, 1),           make(4, 1, 64, 37, 64, 0, 2, 3),
+                           make(8, 2, 128, 200, 256, 2, 3, 0, 64), make(5, 5, 64, 130, 192, 1, 4, 3),
+                           make(40, 8, 128, 300, 512, 3, 5, 64),   make(7, 1, 128, 520, 576, 4, 6, 0, 256),
+                           make(16, 2, 128, 129, 192, 6, 7),       make(6, 2, 64, 64, 64, 2, 8, 0, 192),
+                           make(24, 3, 128, 450, 512, 2, 9),       make(16, 2, 128, 700, 704, 0, 10, 0, 320)};
     if (sweep) {
       uint32_t seed = 40;
       for (int64_t n_kv : {1, 2, 63, 64, 65, 127, 129, 640})
         for (int64_t cshift : {0, 1, 3, 5})
           for (int64_t group : {1, 5})
-            c.push_back(make(2 * group, 2, n_kv % 2 ? 128 : 64, n_kv, 704, cshift, seed++, cshift));
+          {
+            const int64_t wg = 64 << (seed % 3);
+            c.push_back(make(2 * group, 2, n_kv % 2 ? 128 : 64, n_kv, 704, cshift, seed++, cshift, wg));
+          }
     }
     return c;
   };

@@ -1,4 +1,5 @@
-// Decode attention with grouped-query heads in one launch: flash_dec_gqa_k.
+// Decode attention with grouped-query heads in one launch: flash_dec_gqa_k,
+// flash_dec_gqa_f16_k (f16 caches).
 //
 // One workgroup (one wave) per KV head g and split s of its rows: the wave
 // scores the rows for all `group` query heads h = g group + i that share
@@ -52,25 +53,39 @@ constexpr uint32_t kPartRegion = kMaxGroup * kQHeadBytes + 64;      // a wave's 
 constexpr uint32_t kPartsAt = kMaxWaves * kQRegion;                 // partials of waves 1 .. W-1
 constexpr uint32_t kLdsBytes = kPartsAt + (kMaxWaves - 1) * kPartRegion;
 
-const Signature kGqa("flash_dec_gqa_k",
-                     {out("out", "f32"), out("po", "f32"), out("pm", "f32"), out("pl", "f32"), inout("count", "u32"),
-                      in("q", "f32"), in("kt", "f32"), in("v", "f32"), value("n_kv", "u32"), value("dh", "u32"),
-                      value("rows_per_split", "u32"), value("max_len", "u32"), value("cshift", "u32"),
-                      value("inv", "f32"), value("group", "u32")},
-                     codeobj::HiddenArgLayout::Compact);
+Signature gqa_signature(bool f16) {
+  const char* e = f16 ? "f16" : "f32";
+  return Signature(f16 ? "flash_dec_gqa_f16_k" : "flash_dec_gqa_k",
+                   {out("out", "f32"), out("po", "f32"), out("pm", "f32"), out("pl", "f32"), inout("count", "u32"),
+                    in("q", "f32"), in("kt", e), in("v", e), value("n_kv", "u32"), value("dh", "u32"),
+                    value("rows_per_split", "u32"), value("max_len", "u32"), value("cshift", "u32"),
+                    value("inv", "f32"), value("group", "u32")},
+                   codeobj::HiddenArgLayout::Compact);
+}
+const Signature kGqa = gqa_signature(false), kGqaF16 = gqa_signature(true);
 
 // What every (dh, group) body shares: set up once at entry.
 struct Common {
-  SGPR g, split, nsplit, j0, end, kt, v, q, wave, waves;
+  SGPR g, split, nsplit, j0, end, q, wave, waves;
   VGPR lane, l4, c;
 };
 
 class Body {
  public:
-  Body(Kernel& k, const Common& cm, int dh, int group, Label exit)
-      : k_(k), cm_(cm), DH(dh), G(group), NC(dh / 64), NK(dh / kChunk), exit_(exit) {}
+  Body(Kernel& k, const Common& cm, int dh, int group, bool f16, Label exit)
+      : k_(k), cm_(cm), DH(dh), G(group), NC(dh / 64), NK(dh / kChunk), F16(f16), EB(f16 ? 2 : 4), exit_(exit) {}
 
   void emit() {
+    // the KV head's caches: + g max_len dh (elements)
+    kt_ = k_.sgpr(2, "kt of the kv head");
+    v_ = k_.sgpr(2, "v of the kv head");
+    sT = s1("t");
+    k_.s_mul_i32(sT, cm_.g, k_.arg("max_len"));
+    set_scaled_address(k_, kt_, k_.arg("kt"), sT, DH, F16 ? 1 : 2);
+    set_scaled_address(k_, v_, k_.arg("v"), sT, DH, F16 ? 1 : 2);
+    // the lane's columns of partials and outputs: d = lane + 64 c (f32), d = 2 lane + c (f16: one V dword per lane)
+    vCol = k_.vgpr(1, "column offset");
+    k_.v_lshlrev_b32(vCol, F16 ? 3 : 2, cm_.lane);
     load_q();
     init();
     blocks();
@@ -84,7 +99,12 @@ class Body {
   Kernel& k_;
   const Common& cm_;
   const int DH, G, NC, NK;
+  const bool F16;
+  const int EB;  // cache element bytes
   Label exit_;
+  SGPR kt_, v_;
+  VGPR vCol;
+  int col(int c) const { return F16 ? 4 * c : 256 * c; }
   VGPR vS[kMaxGroup], vL[kMaxGroup], vM[kMaxGroup], vAcc[kMaxGroup][2], vK[2], vQ[2], vV[2], vQbase, vQa, vOffK, vT, vRow;
   SGPR sJb, sNb, sRows, sJj, sVrow, sP, sT;
 
@@ -95,7 +115,6 @@ class Body {
     vQbase = k_.vgpr(1, "q copy in lds");
     vT = k_.vgpr(1, "t");
     const VGPR vAt = k_.vgpr(1, "lds address");
-    sT = s1("t");
     k_.s_mul_i32(sT, cm_.wave, kQRegion);
     k_.v_mov_b32(vQbase, sT);
     k_.v_add_u32(vAt, sT, cm_.l4);
@@ -121,9 +140,9 @@ class Body {
     // the phases share registers (the allocator keeps whatever a loop reads live around it): V rows go
     // where K was, the softmax temporaries where q was
     for (int b = 0; b < 2; ++b) {
-      vK[b] = k_.vgpr(kChunk, "k, then v rows");
+      vK[b] = k_.vgpr(std::max(k_loads(), kVRows * v_loads()), "k, then v rows");
       vQ[b] = k_.vgpr(16, "q, then softmax temporaries");
-      vV[b] = vK[b].sub(0, kVRows * NC);
+      vV[b] = vK[b].sub(0, kVRows * v_loads());
     }
     vOffK = k_.vgpr(1, "k offset");
     vQa = k_.vgpr(1, "q chunk in lds");
@@ -136,10 +155,11 @@ class Body {
     sP = k_.sgpr(kMaxGroup, "p");
   }
 
+  // f32: one 256-byte row of the tile per d; f16: one per pair of d (a dword holds d, d + 1 of a row)
+  int k_loads() const { return F16 ? kChunk / 2 : kChunk; }
   void load_k(int chunk) {
-    for (int t = 0; t < kChunk; ++t)
-      k_.global_load_dword(vK[chunk & 1][t], vOffK, cm_.kt, offset(t * 256));
-    k_.v_add_u32(vOffK, kChunk * 256, vOffK);
+    for (int t = 0; t < k_loads(); ++t) k_.global_load_dword(vK[chunk & 1][t], vOffK, kt_, offset(t * 256));
+    k_.v_add_u32(vOffK, k_loads() * 256, vOffK);
   }
 
   // q[i][d .. d + 15] of the chunk at vQa (its first d, in bytes)
@@ -151,24 +171,36 @@ class Body {
     q_reads(0);
     for (int i = 0; i < G; ++i) {
       if (i + 1 < G) q_reads(i + 1);
-      for (int t = 0; t < kChunk; ++t) k_.v_fmac_f32(vS[i], vQ[i & 1][t], vK[chunk & 1][t]);
+      for (int t = 0; t < kChunk; ++t) {
+        if (F16)
+          k_.v_fma_mix_f32(vS[i], vK[chunk & 1][t / 2], vQ[i & 1][t], vS[i], as::op_sel({t & 1, 0, 0}),
+                           as::op_sel_hi({1, 0, 0}));
+        else
+          k_.v_fmac_f32(vS[i], vQ[i & 1][t], vK[chunk & 1][t]);
+      }
     }
     k_.v_add_u32(vQa, kChunk * 4, vQa);
   }
 
   // V rows jj .. jj + n - 1 of the block into buffer b (n <= kVRows).
+  int v_loads() const { return F16 ? 1 : NC; }  // per row
   void load_v(int b, int n) {
     for (int r = 0; r < n; ++r)
-      for (int c = 0; c < NC; ++c)
-        k_.global_load_dword(vV[b][r * NC + c], cm_.l4, sVrow, offset(r * DH * 4 + c * 256));
-    add64(k_, sVrow, n * DH * 4);
+      for (int c = 0; c < v_loads(); ++c)
+        k_.global_load_dword(vV[b][r * v_loads() + c], cm_.l4, sVrow, offset(r * DH * EB + c * 256));
+    add64(k_, sVrow, n * DH * EB);
   }
   // acc += p_j v_j for the n rows in buffer b, rows sJj ...
   void accumulate_v(int b, int n) {
     for (int r = 0; r < n; ++r) {
       for (int i = 0; i < G; ++i) k_.v_readlane_b32(sP[i], vS[i], sJj);
       for (int i = 0; i < G; ++i)
-        for (int c = 0; c < NC; ++c) k_.v_fmac_f32(vAcc[i][c], sP[i], vV[b][r * NC + c]);
+        for (int c = 0; c < NC; ++c) {
+          if (F16)
+            k_.v_fma_mix_f32(vAcc[i][c], vV[b][r], sP[i], vAcc[i][c], as::op_sel({c, 0, 0}), as::op_sel_hi({1, 0, 0}));
+          else
+            k_.v_fmac_f32(vAcc[i][c], sP[i], vV[b][r * NC + c]);
+        }
       k_.s_add_u32(sJj, sJj, 1);
     }
   }
@@ -190,13 +222,13 @@ class Body {
     // ---- scores of rows jb + lane: tile (row >> 6), row & 63 within it
     k_.v_add_u32(vRow, sJb, cm_.lane);
     k_.v_lshrrev_b32(vT, 6, vRow);
-    k_.v_mul_u32_u24(vOffK, DH * 256, vT);
+    k_.v_mul_u32_u24(vOffK, DH * 64 * EB, vT);
     k_.v_and_b32(vT, 63, vRow);
     k_.v_lshl_add_u32(vOffK, vT, 2, vOffK);
     k_.v_cmp_gt_u32(vcc, sNb, cm_.lane);
     k_.s_mov_b64(sRows, vcc);
     for (int i = 0; i < G; ++i) k_.v_mov_b32(vS[i], 0);
-    set_scaled_address(k_, sVrow, cm_.v, sJb, DH, 2);
+    set_scaled_address(k_, sVrow, v_, sJb, DH, F16 ? 1 : 2);
     k_.s_mov_b64(exec, sRows);
     // chunks in pairs, the next chunk's K always in flight (NK is even)
     Label pair = k_.label("k_pair"), last_pair = k_.label("k_last_pair");
@@ -367,7 +399,7 @@ class Body {
     set_scaled_address(k_, sBase, k_.arg("po"), sIdx, DH, 2);
     k_.s_mul_i32(sStep, cm_.nsplit, DH * 4);
     for (int i = 0; i < G; ++i) {
-      for (int c = 0; c < NC; ++c) k_.global_store_dword(cm_.l4, vAcc[i][c], sBase, offset(c * 256));
+      for (int c = 0; c < NC; ++c) k_.global_store_dword(vCol, vAcc[i][c], sBase, offset(col(c)));
       if (i + 1 < G) add64(k_, sBase, sStep);
     }
     k_.s_lshl_b32(sIdx, sIdx, 2);
@@ -466,7 +498,7 @@ class Body {
       for (int u = 0; u < n; ++u)
         for (int i = 0; i < G; ++i)
           for (int c = 0; c < NC; ++c)
-            k_.global_load_dword(vP[size_t((u * G + i) * NC + c)], cm_.l4, sRow[i], offset(u * DH * 4 + c * 256),
+            k_.global_load_dword(vP[size_t((u * G + i) * NC + c)], vCol, sRow[i], offset(u * DH * 4 + col(c)),
                                  as::glc());
       for (int u = 0; u < n; ++u) {
         for (int i = 0; i < G; ++i) k_.v_readlane_b32(sP[i], vW[i], sJj);
@@ -485,13 +517,13 @@ class Body {
     for (int i = 0; i < G; ++i)
       for (int c = 0; c < NC; ++c) {
         k_.v_mul_f32(vAcc[i][c], vAcc[i][c], vPl[i]);
-        k_.global_store_dword(cm_.l4, vAcc[i][c], sOut, offset(i * DH * 4 + c * 256));
+        k_.global_store_dword(vCol, vAcc[i][c], sOut, offset(i * DH * 4 + col(c)));
       }
   }
 };
 
-codeobj::CodeObject build_gqa(isa::Target target) {
-  Kernel k(kGqa, target, options(kLdsBytes, 2));
+codeobj::CodeObject build_gqa(isa::Target target, bool f16) {
+  Kernel k(f16 ? kGqaF16 : kGqa, target, options(kLdsBytes, 2));
   Label exit = k.label("exit");
   Common cm;
   cm.waves = k.sgpr(1, "waves");
@@ -513,8 +545,6 @@ codeobj::CodeObject build_gqa(isa::Target target) {
   cm.nsplit = s1("splits");
   cm.j0 = s1("first row");
   cm.end = s1("end");
-  cm.kt = k.sgpr(2, "kt of the kv head");
-  cm.v = k.sgpr(2, "v of the kv head");
   cm.q = k.sgpr(2, "q of the group");
   const SGPR sId = k.workgroup_id(), sR = k.arg("rows_per_split"), sT = s1("t");
   k.s_cmp_gt_u32(k.arg("cshift"), 6);  // at most 64 splits: lanes over splits combine them
@@ -529,10 +559,7 @@ codeobj::CodeObject build_gqa(isa::Target target) {
   k.s_cselect_b32(cm.end, -1, cm.end);  // saturate on overflow
   k.s_min_u32(cm.end, cm.end, k.arg("n_kv"));
   k.s_min_u32(cm.end, cm.end, k.arg("max_len"));
-  // the KV head's caches: + g max_len dh 4 (both layouts); q of its first query head: + g group dh 4
-  k.s_mul_i32(sT, cm.g, k.arg("max_len"));
-  set_scaled_address(k, cm.kt, k.arg("kt"), sT, k.arg("dh"), 2);
-  set_scaled_address(k, cm.v, k.arg("v"), sT, k.arg("dh"), 2);
+  // q of the KV head's first query head: + g group dh 4
   k.s_mul_i32(sT, cm.g, k.arg("group"));
   set_scaled_address(k, cm.q, k.arg("q"), sT, k.arg("dh"), 2);
   Label dispatch = k.label("dispatch");
@@ -544,12 +571,13 @@ codeobj::CodeObject build_gqa(isa::Target target) {
   // leaves the branch range however many there are
   for (int dh : {128, 64})
     for (int g = 1; g <= kMaxGroup; ++g) {
+      if (f16 && dh != 128) continue;  // f16 V rows: one dword (two d) per lane of 64
       Label skip = k.label("other_body"), body_exit = k.label("body_exit");
       k.s_cmp_lg_u32(k.arg("dh"), dh);
       k.s_cbranch_scc1(skip);
       k.s_cmp_lg_u32(k.arg("group"), g);
       k.s_cbranch_scc1(skip);
-      Body(k, cm, dh, g, body_exit).emit();
+      Body(k, cm, dh, g, f16, body_exit).emit();
       k.bind(body_exit);
       k.s_endpgm();
       k.bind(skip);
@@ -578,17 +606,27 @@ Shape shape_of(const Case& c) {
 // per split; 1/denominator by v_rcp_f32 (1 ulp).
 Tolerance tolerance() { return Tolerance{2e-5, 2e-5}; }
 
-CaseResult run(TestDevice& dev, const Case& c) {
+CaseResult run(TestDevice& dev, const Case& c, bool f16) {
   const Shape s = shape_of(c);
   Rng rng(c.seed);
   auto q = rng.uniform(size_t(s.heads * s.dh), -3.f, 3.f);
   auto kl = rng.uniform(size_t(s.kv_heads * s.max_len * s.dh));  // logical K[g][j][d]
   auto vl = rng.uniform(size_t(s.kv_heads * s.max_len * s.dh));  // V[g][j][d], also the head-major layout
   std::vector<float> kt(kl.size());
+  std::vector<uint16_t> kt16(f16 ? kl.size() : 0), v16(f16 ? vl.size() : 0);
   for (int64_t g = 0; g < s.kv_heads; ++g)
     for (int64_t j = 0; j < s.max_len; ++j)
-      for (int64_t d = 0; d < s.dh; ++d)
-        kt[size_t(blocked_k_index(g, j, d, s.dh, s.max_len))] = kl[size_t((g * s.max_len + j) * s.dh + d)];
+      for (int64_t d = 0; d < s.dh; ++d) {
+        const size_t at = size_t((g * s.max_len + j) * s.dh + d);
+        if (f16) {  // the reference sees the values the cache holds
+          kt16[size_t(blocked_k_f16_index(g, j, d, s.dh, s.max_len))] = float_to_half(kl[at]);
+          kl[at] = half_to_float(float_to_half(kl[at]));
+          v16[at] = float_to_half(vl[at]);
+          vl[at] = half_to_float(v16[at]);
+        } else {
+          kt[size_t(blocked_k_index(g, j, d, s.dh, s.max_len))] = kl[at];
+        }
+      }
   auto at = [&](const std::vector<float>& x) {
     return [&x, &s](int64_t g, int64_t j, int64_t d) { return x[size_t((g * s.max_len + j) * s.dh + d)]; };
   };
@@ -596,6 +634,7 @@ CaseResult run(TestDevice& dev, const Case& c) {
   split_attention_reference({s.heads, s.kv_heads, s.dh, std::min(s.n_kv, s.max_len), s.nsplit(), s.R, s.inv}, q,
                             at(kl), at(vl), po, pm, pl, out);
   const float nan = std::nanf("");
+  DeviceBuffer<uint16_t> dkt16(dev, kt16), dv16(dev, v16);
   DeviceBuffer<float> dq(dev, q), dkt(dev, kt), dv(dev, vl), dpo(dev, std::vector<float>(po.size(), nan)),
       dpm(dev, std::vector<float>(pm.size(), nan)), dpl(dev, std::vector<float>(pl.size(), nan)),
       dout(dev, std::vector<float>(out.size(), nan));
@@ -603,8 +642,9 @@ CaseResult run(TestDevice& dev, const Case& c) {
   std::vector<CaseResult> parts;
   // twice: the counters must be back at 0 after a launch
   for (int pass = 0; pass < 2; ++pass) {
-    launch(dev, kGqa, {uint32_t(s.kv_heads * s.nsplit())}, {uint32_t(c["wg"])},
-           {dout.addr(), dpo.addr(), dpm.addr(), dpl.addr(), dcount.addr(), dq.addr(), dkt.addr(), dv.addr(), s.n_kv,
+    launch(dev, f16 ? kGqaF16 : kGqa, {uint32_t(s.kv_heads * s.nsplit())}, {uint32_t(c["wg"])},
+           {dout.addr(), dpo.addr(), dpm.addr(), dpl.addr(), dcount.addr(), dq.addr(),
+            f16 ? dkt16.addr() : dkt.addr(), f16 ? dv16.addr() : dv.addr(), s.n_kv,
             s.dh, s.R, s.max_len, s.cshift, s.inv, s.group()});
     parts.push_back(compare(dout.download(), out, tolerance()));
     parts.push_back(compare_exact_u32(dcount.download(), std::vector<uint32_t>(size_t(s.kv_heads), 0)));
@@ -625,48 +665,64 @@ Case make(int64_t heads, int64_t kv_heads, int64_t dh, int64_t n_kv, int64_t max
 
 }  // namespace
 
-void add_gqa_one_launch(Registry& reg) {
-  KernelDef d = generated_kernel("model", kGqa, build_gqa);
+namespace {
+
+void add_gqa(Registry& reg, bool f16) {
+  KernelDef d = generated_kernel("model", f16 ? kGqaF16 : kGqa,
+                                 [f16](isa::Target t) { return build_gqa(t, f16); });
   d.description =
-      "Decode attention with grouped-query heads in one launch: one wave per KV head and split of its rows scores "
-      "them for all the group's query heads (each K and V line read once), keeps online-softmax partials, and "
-      "the last split of each KV head (an atomic count that wraps back to 0) combines them into softmax(q K^T "
-      "inv) V. Caches in the blocked layout: K in 64-row tiles of K^T, V head-major (qkv_rope_append_k mode "
-      "bit 1). Sixteen 4 KiB K runs and two 8-row V groups in flight; a body per (dh, group).";
-  d.semantics = "h = g group + i; t_j = q[h] . K_g[j], K_g[j][d] = kt[(g max_len + (j & ~63)) dh + 64 d + (j & 63)], "
-                "V_g[j][d] = v[(g max_len + j) dh + d]; out[h][d] = sum_j softmax_j(t inv) V_g[j][d] over j < "
+      std::string("Decode attention with grouped-query heads in one launch") +
+      (f16 ? ", over f16 caches (scores and P V in f32 by v_fma_mix_f32)" : "") +
+      ": one workgroup per KV head and split of its rows (its waves take interleaved 64-row blocks and merge in "
+      "LDS) scores them for all the group's query heads (each K and V line read once), keeps online-softmax "
+      "partials, and the last split of each KV head (an atomic count that wraps back to 0) combines them into "
+      "softmax(q K^T inv) V. Caches in the blocked layout (qkv_rope_append_k mode bit 1" +
+      (f16 ? " and bit 2" : "") + "): K in 64-row tiles of K^T" + (f16 ? " (d pairs in one dword)" : "") +
+      ", V head-major. K for the next 16 d and the next 8 V rows in flight; a body per (dh, group).";
+  d.semantics = std::string("h = g group + i; t_j = q[h] . K_g[j], ") +
+                (f16 ? "K_g[j][d] = kt[(g max_len + (j & ~63)) dh + 128 (d >> 1) + 2 (j & 63) + (d & 1)] (halves)"
+                     : "K_g[j][d] = kt[(g max_len + (j & ~63)) dh + 64 d + (j & 63)]") +
+                ", V_g[j][d] = v[(g max_len + j) dh + d]; out[h][d] = sum_j softmax_j(t inv) V_g[j][d] over j < "
                 "min(n_kv, max_len); pm/pl/po[h S + s] the split partials (as flash_dec_gqa_part_k); count[g] "
                 "unchanged (0) after the launch";
   d.geometry = "grid = n_kv_heads << cshift, wg = 64 W: W = 1..4 waves share a split (blocks w, w + W, ..., "
                "merged in LDS; waves past the fourth do nothing); count[n_kv_heads] zeroed once before the first "
                "launch";
-  d.limits = "dh 64 or 128, group 1..8, cshift <= 6 (otherwise nothing is written), max_len % 64 == 0, inv >= 0";
+  d.limits = std::string(f16 ? "dh 128" : "dh 64 or 128") +
+             ", group 1..8, cshift <= 6 (otherwise nothing is written), max_len % 64 == 0, inv >= 0";
   d.tolerance = tolerance();
-  d.cases = [](bool sweep) {
-    std::vector<Case> c = {make(4, 2, 64, 1, 64, 0, 1),           make(4, 1, 64, 37, 64, 0, 2, 3),
-                           make(8, 2, 128, 200, 256, 2, 3, 0, 64), make(5, 5, 64, 130, 192, 1, 4, 3),
-                           make(40, 8, 128, 300, 512, 3, 5, 64),   make(7, 1, 128, 520, 576, 4, 6, 0, 256),
-                           make(16, 2, 128, 129, 192, 6, 7),       make(6, 2, 64, 64, 64, 2, 8, 0, 192),
-                           make(24, 3, 128, 450, 512, 2, 9),       make(16, 2, 128, 700, 704, 0, 10, 0, 320)};
+  d.cases = [f16](bool sweep) {
+    const int64_t d64 = f16 ? 128 : 64;
+    std::vector<Case> c = {make(4, 2, d64, 1, 64, 0, 1),           make(4, 1, d64, 37, 64, 0, 2, 3),
+                           make(8, 2, 128, 200, 256, 2, 3, 0, 64),  make(5, 5, d64, 130, 192, 1, 4, 3),
+                           make(40, 8, 128, 300, 512, 3, 5, 64),    make(7, 1, 128, 520, 576, 4, 6, 0, 256),
+                           make(16, 2, 128, 129, 192, 6, 7),        make(6, 2, d64, 64, 64, 2, 8, 0, 192),
+                           make(24, 3, 128, 450, 512, 2, 9),        make(16, 2, 128, 700, 704, 0, 10, 0, 320)};
     if (sweep) {
       uint32_t seed = 40;
       for (int64_t n_kv : {1, 2, 63, 64, 65, 127, 129, 640})
         for (int64_t cshift : {0, 1, 3, 5})
-          for (int64_t group : {1, 5})
-          {
+          for (int64_t group : {1, 5}) {
             const int64_t wg = 64 << (seed % 3);
-            c.push_back(make(2 * group, 2, n_kv % 2 ? 128 : 64, n_kv, 704, cshift, seed++, cshift, wg));
+            c.push_back(make(2 * group, 2, n_kv % 2 || f16 ? 128 : 64, n_kv, 704, cshift, seed++, cshift, wg));
           }
     }
     return c;
   };
-  d.run = run;
-  d.ideal_bytes = [](const Case& c) {
+  d.run = [f16](TestDevice& dev, const Case& c) { return run(dev, c, f16); };
+  d.ideal_bytes = [f16](const Case& c) {
     const Shape s = shape_of(c);
-    return uint64_t(s.kv_heads * s.dh * std::min(s.n_kv, s.max_len) * 8 + s.heads * s.dh * 8);
+    return uint64_t(s.kv_heads * s.dh * std::min(s.n_kv, s.max_len) * 2 * (f16 ? 2 : 4) + s.heads * s.dh * 8);
   };
-  d.bench_case = [] { return make(40, 8, 128, 4096, 4096, 5, 1); };
+  d.bench_case = [] { return make(40, 8, 128, 4096, 4096, 4, 1); };
   reg.add(std::move(d));
+}
+
+}  // namespace
+
+void add_gqa_one_launch(Registry& reg) {
+  add_gqa(reg, false);
+  add_gqa(reg, true);
 }
 
 }  // namespace k100::kernels

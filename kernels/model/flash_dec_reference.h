@@ -11,7 +11,7 @@
 
 namespace k100::kernels {
 
-void add_gqa_one_launch(Registry& reg);  // flash_dec_gqa_k (flash_dec_gqa_fused.cpp)
+void add_gqa_one_launch(Registry& reg);  // flash_dec_gqa_k, flash_dec_gqa_f16_k (flash_dec_gqa_fused.cpp)
 
 namespace model_family {
 
@@ -33,6 +33,12 @@ void split_attention_reference(const SplitAttentionShape& s, const std::vector<f
 // Index of K[g][j][d] in the blocked layout (64-row tiles of K^T per KV head).
 inline int64_t blocked_k_index(int64_t g, int64_t j, int64_t d, int64_t dh, int64_t max_len) {
   return (g * max_len + (j & ~int64_t(63))) * dh + d * 64 + (j & 63);
+}
+
+// Index (in halves) of K[g][j][d] in the blocked f16 layout: the tiles hold
+// dword (d >> 1) 64 + (j & 63) with d even in the low half.
+inline int64_t blocked_k_f16_index(int64_t g, int64_t j, int64_t d, int64_t dh, int64_t max_len) {
+  return (g * max_len + (j & ~int64_t(63))) * dh + ((d >> 1) * 64 + (j & 63)) * 2 + (d & 1);
 }
 
 }  // namespace model_family

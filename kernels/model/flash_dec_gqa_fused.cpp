@@ -47,7 +47,7 @@ constexpr int kMaxGroup = 8;
 constexpr int kChunk = 16;             // d per K trip
 constexpr int kVRows = 8;              // V rows per trip
 constexpr uint32_t kQHeadBytes = 512;  // LDS per query head (dh <= 128)
-constexpr int kMaxWaves = 4;           // waves of a workgroup that share a split
+constexpr int kMaxWaves = 2;           // waves of a workgroup that share a split
 constexpr uint32_t kQRegion = kMaxGroup * kQHeadBytes;              // each wave's copy of q
 constexpr uint32_t kPartRegion = kMaxGroup * kQHeadBytes + 64;      // a wave's partials: acc, then (m, l) per head
 constexpr uint32_t kPartsAt = kMaxWaves * kQRegion;                 // partials of waves 1 .. W-1
@@ -714,7 +714,7 @@ void add_gqa(Registry& reg, bool f16) {
     const Shape s = shape_of(c);
     return uint64_t(s.kv_heads * s.dh * std::min(s.n_kv, s.max_len) * 2 * (f16 ? 2 : 4) + s.heads * s.dh * 8);
   };
-  d.bench_case = [] { return make(40, 8, 128, 4096, 4096, 4, 1); };
+  d.bench_case = [f16] { return make(40, 8, 128, 4096, 4096, f16 ? 5 : 4, 1); };
   reg.add(std::move(d));
 }
 

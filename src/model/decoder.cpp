@@ -25,7 +25,9 @@ int64_t attention_splits(int64_t n_kv) {
 }
 
 // Splits of the one-launch attention (flash_dec_gqa_k): a power of two up to
-// 16, one per 256 rows; each is one wave for all query heads of a KV head.
+// 16, one per 256 rows; each is one workgroup of kAttentionWaves waves for
+// all query heads of a KV head.
+constexpr uint32_t kAttentionWaves = 2;
 int64_t grouped_attention_splits(int64_t n_kv) {
   int64_t s = 1;
   while (s < 16 && s * 2 * 256 <= n_kv) s *= 2;
@@ -55,6 +57,7 @@ struct DecoderModel::State {
   KernelRef attend;
   uint64_t split_count = 0;
   int64_t cache_len = 0;
+  bool kv_f16 = false;
   std::vector<uint64_t> kt, vc;
   KernelRef embed, norm, rope, part, comb, silu, gated, route, combine, add;
   std::vector<uint64_t> embed_tables;
@@ -68,6 +71,7 @@ struct DecoderModel::State {
     if (cfg.n_embd % 64) throw Error(f.origin() + ": n_embd " + std::to_string(cfg.n_embd) + " is not a multiple of 64");
     if (cfg.moe() && cfg.n_expert > 256)
       throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts; routing handles at most 256");
+    kv_f16 = o.kv_f16;
     resolve_kernels();
     const char* linear = std::getenv("K100_MODEL_LINEAR");
     w = load_weights(d, ws, f, cfg, o.progress, o.fast_gemv && !(linear && std::string_view(linear) == "dot"));
@@ -83,7 +87,10 @@ struct DecoderModel::State {
     part = dev.kernel("flash_dec_gqa_part_k", "the decoder");
     comb = dev.kernel("flash_dec_comb_k", "the decoder");
     const int64_t group = cfg.n_head / cfg.n_head_kv;
-    if ((cfg.head_dim == 64 || cfg.head_dim == 128) && group <= 8 && dev.has("flash_dec_gqa_k"))
+    kv_f16 = kv_f16 && cfg.head_dim == 128 && group <= 8 && dev.has("flash_dec_gqa_f16_k");
+    if (kv_f16)
+      attend = dev.kernel("flash_dec_gqa_f16_k", "the decoder");
+    else if ((cfg.head_dim == 64 || cfg.head_dim == 128) && group <= 8 && dev.has("flash_dec_gqa_k"))
       attend = dev.kernel("flash_dec_gqa_k", "the decoder");
     add = dev.kernel("add_inplace_k", "the decoder");
     if (cfg.moe()) {
@@ -148,8 +155,8 @@ struct DecoderModel::State {
     }
     for (int64_t i = 0; i < cfg.n_layer; ++i) {
       const std::string l = "decoder.layer" + std::to_string(i);
-      kt.push_back(ws.buffer(l + ".kt", size_t(cfg.kv_dim() * cache_len) * 4));
-      vc.push_back(ws.buffer(l + ".vc", size_t(cfg.kv_dim() * cache_len) * 4));
+      kt.push_back(ws.buffer(l + ".kt", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
+      vc.push_back(ws.buffer(l + ".vc", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
     }
     inv_sqrt_hd = float(1.0 / std::sqrt(double(cfg.head_dim)));
   }
@@ -208,7 +215,7 @@ struct DecoderModel::State {
       const uint64_t argv[] = {attn, po, pm, pl, split_count, q, kt[layer], vc[layer], uint64_t(n_kv),
                                uint64_t(cfg.head_dim), uint64_t(R), uint64_t(cache_len), uint64_t(log2_exact(ns)),
                                f32_bits(inv_sqrt_hd), uint64_t(cfg.n_head / cfg.n_head_kv)};
-      dev.launch(attend, uint32_t(cfg.n_head_kv * ns), 64, argv);
+      dev.launch(attend, uint32_t(cfg.n_head_kv * ns), kAttentionWaves * 64, argv);
       return;
     }
     const int64_t n_kv = p + 1, ns = attention_splits(n_kv), R = (n_kv + ns - 1) / ns;
@@ -280,7 +287,7 @@ struct DecoderModel::State {
                               uint64_t(cfg.n_rot),
                               uint64_t(cache_len),
                               uint64_t(p),
-                              (cfg.rope_type == RopeType::Neox ? 1u : 0u) | (attend.valid() ? 2u : 0u),
+                              (cfg.rope_type == RopeType::Neox ? 1u : 0u) | (attend.valid() ? 2u : 0u) | (kv_f16 ? 4u : 0u),
                               f32_bits(cfg.rms_eps)};
     dev.launch(rope, uint32_t(cfg.n_head + 2 * cfg.n_head_kv), 64, rargv);
     attention(i, p);
@@ -302,6 +309,7 @@ int64_t DecoderModel::context() const { return s_->ctx; }
 Device& DecoderModel::device() const { return s_->dev; }
 int64_t DecoderModel::position() const { return s_->pos; }
 uint64_t DecoderModel::weight_bytes() const { return s_->w->bytes; }
+int DecoderModel::kv_element_bytes() const { return s_->kv_f16 ? 2 : 4; }
 std::vector<std::pair<std::string, TensorType>> DecoderModel::tensor_types() const { return s_->w->types; }
 void DecoderModel::reset() { s_->pos = 0; }
 void DecoderModel::set_position(int64_t pos) {

@@ -25,9 +25,10 @@ int64_t attention_splits(int64_t n_kv) {
 }
 
 // Splits of the one-launch attention (flash_dec_gqa_k): a power of two up to
-// 16, one per 256 rows; each is one workgroup of kAttentionWaves waves for
-// all query heads of a KV head.
-constexpr uint32_t kAttentionWaves = 2;
+// 16, one per 256 rows; each is one workgroup for all query heads of a KV
+// head, of one wave (f32 caches) or two (f16; half the bytes in flight per
+// row, so more rows at once): what the timing model found fastest at 4096.
+uint32_t attention_waves(bool kv_f16) { return kv_f16 ? 2 : 1; }
 int64_t grouped_attention_splits(int64_t n_kv) {
   int64_t s = 1;
   while (s < 16 && s * 2 * 256 <= n_kv) s *= 2;
@@ -215,7 +216,7 @@ struct DecoderModel::State {
       const uint64_t argv[] = {attn, po, pm, pl, split_count, q, kt[layer], vc[layer], uint64_t(n_kv),
                                uint64_t(cfg.head_dim), uint64_t(R), uint64_t(cache_len), uint64_t(log2_exact(ns)),
                                f32_bits(inv_sqrt_hd), uint64_t(cfg.n_head / cfg.n_head_kv)};
-      dev.launch(attend, uint32_t(cfg.n_head_kv * ns), kAttentionWaves * 64, argv);
+      dev.launch(attend, uint32_t(cfg.n_head_kv * ns), attention_waves(kv_f16) * 64, argv);
       return;
     }
     const int64_t n_kv = p + 1, ns = attention_splits(n_kv), R = (n_kv + ns - 1) / ns;

@@ -42,8 +42,7 @@ codeobj::CodeObject build_qkv_rope(isa::Target target) {
   Kernel k(kQkvRope, target, options(0, 6));
   Label exit = k.label("exit"), not_q = k.label("not_q"), is_v = k.label("is_v"), have_kind = k.label("have_kind"),
         no_norm = k.label("no_norm"), no_rope = k.label("no_rope"), blocked_k = k.label("blocked_k"),
-        blocked_v = k.label("blocked_v"), half_k = k.label("half_k"), half_v = k.label("half_v"),
-        k_row = k.label("k_row");
+        blocked_v = k.label("blocked_v");
   const SGPR sRow = k.workgroup_id(), sNh = k.arg("n_head"), sNkv = k.arg("n_kv"), sDh = k.arg("dh"),
              sPos = k.arg("pos"), sMaxLen = k.arg("max_len");
   const SGPR sT = k.sgpr(1, "t"), sG = k.sgpr(1, "kv head"), sDst = k.sgpr(2, "destination"),
@@ -52,6 +51,18 @@ codeobj::CodeObject build_qkv_rope(isa::Target target) {
              sNeox = k.sgpr(2, "neox lanes"), sSum = k.sgpr(1, "sum of squares"),
              sTab = k.sgpr(2, "table row"), sHalf = k.sgpr(1, "f16 cache row");
 
+  // sDst = cache + sT dh elements of 4 bytes, or of 2 with mode bit 2 (sHalf = 1)
+  auto blocked_row = [&](const char* cache) {
+    Label half = k.label("half_row"), done = k.label("row_set");
+    k.s_bitcmp1_b32(k.arg("mode"), 2);
+    k.s_cbranch_scc1(half);
+    set_scaled_address(k, sDst, k.arg(cache), sT, sDh, 2);
+    k.s_branch(done);
+    k.bind(half);
+    set_scaled_address(k, sDst, k.arg(cache), sT, sDh, 1);
+    k.s_mov_b32(sHalf, 1);
+    k.bind(done);
+  };
   exit_unless_first_wave(k, exit);
   k.s_mov_b32(sHalf, 0);
   k.s_add_u32(sT, sNh, sNkv);
@@ -96,14 +107,7 @@ codeobj::CodeObject build_qkv_rope(isa::Target target) {
   k.s_mul_i32(sT, sG, sMaxLen);
   k.s_andn2_b32(sStride, sPos, 63);
   k.s_add_u32(sT, sT, sStride);
-  k.s_bitcmp1_b32(k.arg("mode"), 2);
-  k.s_cbranch_scc1(half_k);
-  set_scaled_address(k, sDst, k.arg("kt"), sT, sDh, 2);
-  k.s_branch(k_row);
-  k.bind(half_k);
-  set_scaled_address(k, sDst, k.arg("kt"), sT, sDh, 1);
-  k.s_mov_b32(sHalf, 1);
-  k.bind(k_row);
+  blocked_row("kt");
   k.s_and_b32(sT, sPos, 63);
   k.s_lshl_b32(sT, sT, 2);
   add64(k, sDst, sT);
@@ -127,13 +131,7 @@ codeobj::CodeObject build_qkv_rope(isa::Target target) {
   k.bind(blocked_v);
   k.s_mul_i32(sT, sG, sMaxLen);
   k.s_add_u32(sT, sT, sPos);
-  k.s_bitcmp1_b32(k.arg("mode"), 2);
-  k.s_cbranch_scc1(half_v);
-  set_scaled_address(k, sDst, k.arg("vc"), sT, sDh, 2);
-  k.s_branch(have_kind);
-  k.bind(half_v);
-  set_scaled_address(k, sDst, k.arg("vc"), sT, sDh, 1);
-  k.s_mov_b32(sHalf, 1);
+  blocked_row("vc");
   k.bind(have_kind);
 
   const VGPR vLane = whole_wave_lane_id(k);

@@ -77,8 +77,8 @@ class DecoderModel {
   void set_position(int64_t pos);
   int64_t position() const;  // positions filled so far
 
-  uint64_t weight_bytes() const;
-  int kv_element_bytes() const;  // 4 (f32 KV cache) or 2 (f16)  // device bytes of the weights
+  uint64_t weight_bytes() const;  // device bytes of the weights
+  int kv_element_bytes() const;    // 4 (f32 KV cache) or 2 (f16)
   // The stored type of every weight tensor used, by name.
   std::vector<std::pair<std::string, quant::TensorType>> tensor_types() const;
 

@@ -207,26 +207,33 @@ class Body {
 
   void blocks() {
     Label block = k_.label("block"), done = k_.label("blocks_done"), partial = k_.label("partial_block"),
-          softmax = k_.label("softmax"), full_v = k_.label("full_block_v"), rows1 = k_.label("rows1"),
-          next = k_.label("next_block");
+          softmax = k_.label("softmax"), full_v = k_.label("full_block_v"), rows1 = k_.label("rows1");
     // wave w of the workgroup takes the split's blocks w, w + W, ...
     const SGPR sStride = s1("block stride");
     k_.s_lshl_b32(sStride, cm_.wave, 6);
     k_.s_add_u32(sJb, cm_.j0, sStride);
     k_.s_lshl_b32(sStride, cm_.waves, 6);
-    k_.bind(block);
     k_.s_cmp_ge_u32(sJb, cm_.end);
     k_.s_cbranch_scc1(done);
-    k_.s_sub_u32(sNb, cm_.end, sJb);
-    k_.s_min_u32(sNb, sNb, 64);
-    // ---- scores of rows jb + lane: tile (row >> 6), row & 63 within it
-    k_.v_add_u32(vRow, sJb, cm_.lane);
-    k_.v_lshrrev_b32(vT, 6, vRow);
-    k_.v_mul_u32_u24(vOffK, DH * 64 * EB, vT);
-    k_.v_and_b32(vT, 63, vRow);
-    k_.v_lshl_add_u32(vOffK, vT, 2, vOffK);
-    k_.v_cmp_gt_u32(vcc, sNb, cm_.lane);
-    k_.s_mov_b64(sRows, vcc);
+    // the rows of block jb and its first K chunk in flight (also issued ahead, by the block before)
+    auto start_block = [&] {
+      k_.s_sub_u32(sNb, cm_.end, sJb);
+      k_.s_min_u32(sNb, sNb, 64);
+      // rows jb + lane: tile (row >> 6), row & 63 within it
+      k_.v_add_u32(vRow, sJb, cm_.lane);
+      k_.v_lshrrev_b32(vT, 6, vRow);
+      k_.v_mul_u32_u24(vOffK, DH * 64 * EB, vT);
+      k_.v_and_b32(vT, 63, vRow);
+      k_.v_lshl_add_u32(vOffK, vT, 2, vOffK);
+      k_.v_cmp_gt_u32(vcc, sNb, cm_.lane);
+      k_.s_mov_b64(sRows, vcc);
+      k_.s_mov_b64(exec, sRows);
+      load_k(0);
+      k_.s_mov_b64(exec, -1);
+    };
+    start_block();
+    k_.bind(block);
+    // ---- scores
     for (int i = 0; i < G; ++i) k_.v_mov_b32(vS[i], 0);
     set_scaled_address(k_, sVrow, v_, sJb, DH, F16 ? 1 : 2);
     k_.s_mov_b64(exec, sRows);
@@ -234,7 +241,6 @@ class Body {
     Label pair = k_.label("k_pair"), last_pair = k_.label("k_last_pair");
     k_.v_mov_b32(vQa, vQbase);
     k_.s_mov_b32(sJj, NK);
-    load_k(0);
     k_.bind(pair);
     k_.s_sub_u32(sJj, sJj, 2);
     load_k(1);
@@ -292,9 +298,18 @@ class Body {
       load_v(0, kVRows);
       accumulate_v(1, kVRows);
       k_.s_branch(pairs);
+      // the next block's first K chunk goes out before the last V rows are summed
+      Label no_next = k_.label("no_next_block");
       k_.bind(last);
+      k_.s_add_u32(sJb, sJb, sStride);
+      k_.s_cmp_ge_u32(sJb, cm_.end);
+      k_.s_cbranch_scc1(no_next);
+      start_block();
       accumulate_v(1, kVRows);
-      k_.s_branch(next);
+      k_.s_branch(block);
+      k_.bind(no_next);
+      accumulate_v(1, kVRows);
+      k_.s_branch(done);
     }
     // ---- partial block (the split's last rows): groups of 8, then single rows
     k_.bind(partial);
@@ -309,14 +324,11 @@ class Body {
       k_.s_branch(groups);
       k_.bind(rows1);
       k_.s_cmp_ge_u32(sJj, sNb);
-      k_.s_cbranch_scc1(next);
+      k_.s_cbranch_scc1(done);  // a partial block is the split's last
       load_v(0, 1);
       accumulate_v(0, 1);
       k_.s_branch(rows1);
     }
-    k_.bind(next);
-    k_.s_add_u32(sJb, sJb, sStride);
-    k_.s_branch(block);
     k_.bind(done);
   }
   // Waves 1 .. W-1 hand their partials to wave 0 through LDS and end; wave 0 merges them:

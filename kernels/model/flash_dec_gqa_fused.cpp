@@ -1,7 +1,8 @@
 // Decode attention with grouped-query heads in one launch: flash_dec_gqa_k,
 // flash_dec_gqa_f16_k (f16 caches).
 //
-// One workgroup (one wave) per KV head g and split s of its rows: the wave
+// One workgroup per KV head g and split s of its rows (one or two waves,
+// taking interleaved 64-row blocks and merging their partials in LDS)
 // scores the rows for all `group` query heads h = g group + i that share
 // the KV head, so every K and V line is read once (not once per query
 // head), and keeps each head's online-softmax partials. Rows
@@ -19,13 +20,16 @@
 //   K: kt[((g max_len + (j & ~63)) dh + d 64 + (j & 63))]  (64-row tiles of K^T)
 //   V: v[(g max_len + j) dh + d]                            (head-major rows)
 // so the sixteen 256-byte K loads of one trip are one 4 KiB run and eight V
-// rows one 4 KiB run. qkv_rope_append_k writes them (mode bit 1).
+// rows one 4 KiB run. qkv_rope_append_k writes them (mode bit 1). The f16
+// kernel keeps the same tiles with d pairs in one dword (K) and two d per
+// lane (V) and multiplies the halves in f32 with v_fma_mix_f32.
 //
 // Scores: lanes over 64 rows, q broadcast from LDS (ds_read_b128 at one
-// address), K for the next 16 d in flight while the current 16 are summed.
-// P V: lanes over d, p_j by v_readlane, two 8-row groups of V in flight. The
-// body is generated for each (dh, group) in {64, 128} x {1..8}, so no lane
-// or instruction is spent on an absent head.
+// address), K for the next 16 d in flight while the current 16 are summed
+// (and the next block's first 16 during the last V rows). P V: lanes over d,
+// p_j by v_readlane, two 8-row groups of V in flight. The body is generated
+// for each (dh, group) in {64, 128} x {1..8} (f16: dh 128), each behind its
+// own test, so no lane or instruction is spent on an absent head.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -697,8 +701,8 @@ void add_gqa(Registry& reg, bool f16) {
                 ", V_g[j][d] = v[(g max_len + j) dh + d]; out[h][d] = sum_j softmax_j(t inv) V_g[j][d] over j < "
                 "min(n_kv, max_len); pm/pl/po[h S + s] the split partials (as flash_dec_gqa_part_k); count[g] "
                 "unchanged (0) after the launch";
-  d.geometry = "grid = n_kv_heads << cshift, wg = 64 W: W = 1..4 waves share a split (blocks w, w + W, ..., "
-               "merged in LDS; waves past the fourth do nothing); count[n_kv_heads] zeroed once before the first "
+  d.geometry = "grid = n_kv_heads << cshift, wg = 64 W: W = 1 or 2 waves share a split (blocks w, w + W, ..., "
+               "merged in LDS; waves past the second do nothing); count[n_kv_heads] zeroed once before the first "
                "launch";
   d.limits = std::string(f16 ? "dh 128" : "dh 64 or 128") +
              ", group 1..8, cshift <= 6 (otherwise nothing is written), max_len % 64 == 0, inv >= 0";

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <limits>
 
+#include "model/flash_dec_reference.h"
 #include "model/model_parts.h"
 
 namespace k100::kernels {
@@ -220,50 +221,14 @@ GqaShape gqa_shape(const Case& c) {
   return s;
 }
 
-// Partials from their definition, in double, and the attention they combine to.
+// Partials from their definition (flash_dec_reference.h), caches in this kernel's layouts.
 void gqa_reference(const GqaShape& s, const std::vector<float>& q, const std::vector<float>& kt,
                    const std::vector<float>& v, std::vector<float>& po, std::vector<float>& pm,
                    std::vector<float>& pl, std::vector<float>& out) {
-  const int64_t ns = s.nsplit(), rows = std::min(s.n_kv, s.max_len);
-  po.assign(size_t(s.heads * ns * s.dh), 0.f);
-  pm.assign(size_t(s.heads * ns), kNegInf);
-  pl.assign(size_t(s.heads * ns), 0.f);
-  out.assign(size_t(s.heads * s.dh), 0.f);
-  for (int64_t h = 0; h < s.heads; ++h) {
-    const int64_t g = h / s.group();
-    std::vector<double> sc(static_cast<size_t>(rows));
-    for (int64_t j = 0; j < rows; ++j) {
-      double a = 0;
-      for (int64_t d = 0; d < s.dh; ++d)
-        a += double(q[size_t(h * s.dh + d)]) * double(kt[size_t((g * s.dh + d) * s.max_len + j)]);
-      sc[size_t(j)] = a;
-    }
-    auto attend = [&](int64_t j0, int64_t j1, double& m, double& l, std::vector<double>& o) {
-      m = -INFINITY;
-      for (int64_t j = j0; j < j1; ++j) m = std::max(m, sc[size_t(j)]);
-      l = 0;
-      o.assign(size_t(s.dh), 0.0);
-      for (int64_t j = j0; j < j1; ++j) {
-        const double p = std::exp((sc[size_t(j)] - m) * double(s.inv));
-        l += p;
-        for (int64_t d = 0; d < s.dh; ++d) o[size_t(d)] += p * double(v[size_t(j * s.vstride + g * s.dh + d)]);
-      }
-    };
-    for (int64_t sp = 0; sp < ns; ++sp) {
-      const int64_t id = h * ns + sp, j0 = sp * s.R, j1 = std::min(j0 + s.R, rows);
-      if (j0 >= j1) continue;
-      double m, l;
-      std::vector<double> o;
-      attend(j0, j1, m, l, o);
-      pm[size_t(id)] = float(m);
-      pl[size_t(id)] = float(l);
-      for (int64_t d = 0; d < s.dh; ++d) po[size_t(id * s.dh + d)] = float(o[size_t(d)]);
-    }
-    double m, l;
-    std::vector<double> o;
-    attend(0, rows, m, l, o);
-    for (int64_t d = 0; d < s.dh; ++d) out[size_t(h * s.dh + d)] = float(o[size_t(d)] / l);
-  }
+  split_attention_reference(
+      {s.heads, s.kv_heads, s.dh, std::min(s.n_kv, s.max_len), s.nsplit(), s.R, s.inv}, q,
+      [&](int64_t g, int64_t j, int64_t d) { return kt[size_t((g * s.dh + d) * s.max_len + j)]; },
+      [&](int64_t g, int64_t j, int64_t d) { return v[size_t(j * s.vstride + g * s.dh + d)]; }, po, pm, pl, out);
 }
 
 // Sums of up to 64 exponentials per block in f32 with a 1-ulp exp and
@@ -337,6 +302,57 @@ void add_gqa_part(Registry& reg) {
 
 }  // namespace
 
-void register_model_attention_kernels(Registry& r) { add_gqa_part(r); }
+namespace model_family {
+
+void split_attention_reference(const SplitAttentionShape& s, const std::vector<float>& q, const CacheElement& K,
+                               const CacheElement& V, std::vector<float>& po, std::vector<float>& pm,
+                               std::vector<float>& pl, std::vector<float>& out) {
+  const int64_t ns = s.nsplit, group = s.heads / s.kv_heads;
+  po.assign(size_t(s.heads * ns * s.dh), 0.f);
+  pm.assign(size_t(s.heads * ns), kNegInf);
+  pl.assign(size_t(s.heads * ns), 0.f);
+  out.assign(size_t(s.heads * s.dh), 0.f);
+  for (int64_t h = 0; h < s.heads; ++h) {
+    const int64_t g = h / group;
+    std::vector<double> sc(static_cast<size_t>(s.rows));
+    for (int64_t j = 0; j < s.rows; ++j) {
+      double a = 0;
+      for (int64_t d = 0; d < s.dh; ++d) a += double(q[size_t(h * s.dh + d)]) * double(K(g, j, d));
+      sc[size_t(j)] = a;
+    }
+    auto attend = [&](int64_t j0, int64_t j1, double& m, double& l, std::vector<double>& o) {
+      m = -INFINITY;
+      for (int64_t j = j0; j < j1; ++j) m = std::max(m, sc[size_t(j)]);
+      l = 0;
+      o.assign(size_t(s.dh), 0.0);
+      for (int64_t j = j0; j < j1; ++j) {
+        const double p = std::exp((sc[size_t(j)] - m) * double(s.inv));
+        l += p;
+        for (int64_t d = 0; d < s.dh; ++d) o[size_t(d)] += p * double(V(g, j, d));
+      }
+    };
+    for (int64_t sp = 0; sp < ns; ++sp) {
+      const int64_t id = h * ns + sp, j0 = sp * s.R, j1 = std::min(j0 + s.R, s.rows);
+      if (j0 >= j1) continue;
+      double m, l;
+      std::vector<double> o;
+      attend(j0, j1, m, l, o);
+      pm[size_t(id)] = float(m);
+      pl[size_t(id)] = float(l);
+      for (int64_t d = 0; d < s.dh; ++d) po[size_t(id * s.dh + d)] = float(o[size_t(d)]);
+    }
+    double m, l;
+    std::vector<double> o;
+    attend(0, s.rows, m, l, o);
+    for (int64_t d = 0; d < s.dh; ++d) out[size_t(h * s.dh + d)] = float(o[size_t(d)] / l);
+  }
+}
+
+}  // namespace model_family
+
+void register_model_attention_kernels(Registry& r) {
+  add_gqa_part(r);
+  add_gqa_one_launch(r);
+}
 
 }  // namespace k100::kernels

@@ -24,6 +24,17 @@ int64_t attention_splits(int64_t n_kv) {
   return s;
 }
 
+// Splits of the one-launch attention (flash_dec_gqa_k): a power of two up to
+// 16, one per 256 rows; each is one workgroup for all query heads of a KV
+// head, of one wave (f32 caches) or two (f16; half the bytes in flight per
+// row, so more rows at once): what the timing model found fastest at 4096.
+uint32_t attention_waves(bool kv_f16) { return kv_f16 ? 2 : 1; }
+int64_t grouped_attention_splits(int64_t n_kv) {
+  int64_t s = 1;
+  while (s < 16 && s * 2 * 256 <= n_kv) s *= 2;
+  return s;
+}
+
 int log2_exact(int64_t v) {
   int s = 0;
   while ((int64_t(1) << s) < v) ++s;
@@ -43,6 +54,11 @@ struct DecoderModel::State {
   uint64_t h = 0, xn = 0, hn = 0, hss = 0, qkv = 0, q = 0, attn = 0, po = 0, pm = 0, pl = 0, gu = 0, act = 0, logits = 0, ids = 0,
            cos = 0, sin = 0;
   uint64_t router = 0, sel = 0, selw = 0, eg = 0, eu = 0, ea = 0, eo = 0, moe_out = 0;
+  // attention in one launch (flash_dec_gqa_k) over blocked caches of cache_len rows, or part + combine
+  KernelRef attend;
+  uint64_t split_count = 0;
+  int64_t cache_len = 0;
+  bool kv_f16 = false;
   std::vector<uint64_t> kt, vc;
   KernelRef embed, norm, rope, part, comb, silu, gated, route, combine, add;
   std::vector<uint64_t> embed_tables;
@@ -56,6 +72,7 @@ struct DecoderModel::State {
     if (cfg.n_embd % 64) throw Error(f.origin() + ": n_embd " + std::to_string(cfg.n_embd) + " is not a multiple of 64");
     if (cfg.moe() && cfg.n_expert > 256)
       throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts; routing handles at most 256");
+    kv_f16 = o.kv_f16;
     resolve_kernels();
     const char* linear = std::getenv("K100_MODEL_LINEAR");
     w = load_weights(d, ws, f, cfg, o.progress, o.fast_gemv && !(linear && std::string_view(linear) == "dot"));
@@ -70,6 +87,12 @@ struct DecoderModel::State {
     rope = dev.kernel("qkv_rope_append_k", "the decoder");
     part = dev.kernel("flash_dec_gqa_part_k", "the decoder");
     comb = dev.kernel("flash_dec_comb_k", "the decoder");
+    const int64_t group = cfg.n_head / cfg.n_head_kv;
+    kv_f16 = kv_f16 && cfg.head_dim == 128 && group <= 8 && dev.has("flash_dec_gqa_f16_k");
+    if (kv_f16)
+      attend = dev.kernel("flash_dec_gqa_f16_k", "the decoder");
+    else if ((cfg.head_dim == 64 || cfg.head_dim == 128) && group <= 8 && dev.has("flash_dec_gqa_k"))
+      attend = dev.kernel("flash_dec_gqa_k", "the decoder");
     add = dev.kernel("add_inplace_k", "the decoder");
     if (cfg.moe()) {
       route = dev.kernel("moe_route_k", "MoE routing");
@@ -128,10 +151,15 @@ struct DecoderModel::State {
       gu = buf("gu", 2 * cfg.n_ff);
       act = buf("act", cfg.n_ff);
     }
+    cache_len = attend.valid() ? (ctx + 63) / 64 * 64 : ctx;  // blocked caches: whole 64-row tiles
+    if (attend.valid()) {
+      split_count = ws.buffer("decoder.split_count", size_t(cfg.n_head_kv) * 4);
+      dev.memset(split_count, 0, size_t(cfg.n_head_kv) * 4);  // flash_dec_gqa_k leaves it at 0
+    }
     for (int64_t i = 0; i < cfg.n_layer; ++i) {
       const std::string l = "decoder.layer" + std::to_string(i);
-      kt.push_back(ws.buffer(l + ".kt", size_t(cfg.kv_dim() * ctx) * 4));
-      vc.push_back(ws.buffer(l + ".vc", size_t(cfg.kv_dim() * ctx) * 4));
+      kt.push_back(ws.buffer(l + ".kt", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
+      vc.push_back(ws.buffer(l + ".vc", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
     }
     inv_sqrt_hd = float(1.0 / std::sqrt(double(cfg.head_dim)));
   }
@@ -232,6 +260,14 @@ struct DecoderModel::State {
   }
 
   void attention(size_t layer, int64_t p) {
+    if (attend.valid()) {
+      const int64_t n_kv = p + 1, ns = grouped_attention_splits(n_kv), R = (n_kv + ns - 1) / ns;
+      const uint64_t argv[] = {attn, po, pm, pl, split_count, q, kt[layer], vc[layer], uint64_t(n_kv),
+                               uint64_t(cfg.head_dim), uint64_t(R), uint64_t(cache_len), uint64_t(log2_exact(ns)),
+                               f32_bits(inv_sqrt_hd), uint64_t(cfg.n_head / cfg.n_head_kv)};
+      dev.launch(attend, uint32_t(cfg.n_head_kv * ns), attention_waves(kv_f16) * 64, argv);
+      return;
+    }
     const int64_t n_kv = p + 1, ns = attention_splits(n_kv), R = (n_kv + ns - 1) / ns;
     const uint64_t pargv[] = {po,
                               pm,
@@ -305,9 +341,9 @@ struct DecoderModel::State {
                               uint64_t(cfg.n_head_kv),
                               uint64_t(cfg.head_dim),
                               uint64_t(cfg.n_rot),
-                              uint64_t(ctx),
+                              uint64_t(cache_len),
                               uint64_t(p),
-                              cfg.rope_type == RopeType::Neox ? 1u : 0u,
+                              (cfg.rope_type == RopeType::Neox ? 1u : 0u) | (attend.valid() ? 2u : 0u) | (kv_f16 ? 4u : 0u),
                               f32_bits(cfg.rms_eps)};
     dev.launch(rope, uint32_t(cfg.n_head + 2 * cfg.n_head_kv), 64, rargv);
     attention(i, p);
@@ -332,6 +368,7 @@ int64_t DecoderModel::context() const { return s_->ctx; }
 Device& DecoderModel::device() const { return s_->dev; }
 int64_t DecoderModel::position() const { return s_->pos; }
 uint64_t DecoderModel::weight_bytes() const { return s_->w->bytes; }
+int DecoderModel::kv_element_bytes() const { return s_->kv_f16 ? 2 : 4; }
 std::vector<std::pair<std::string, TensorType>> DecoderModel::tensor_types() const { return s_->w->types; }
 void DecoderModel::reset() { s_->pos = 0; }
 void DecoderModel::set_position(int64_t pos) {

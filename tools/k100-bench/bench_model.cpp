@@ -153,12 +153,13 @@ Part simulate(const std::vector<const TracingDevice::Recorded*>& ds, const timin
   return p;
 }
 
-int run_shape(const Shape& s, quant::TensorType type, kernels::EmuTestDevice& emu, const timing::MachineParams& m) {
+int run_shape(const Shape& s, quant::TensorType type, kernels::EmuTestDevice& emu, const timing::MachineParams& m,
+              bool kv_f16) {
   TracingDevice dev(emu);
   const model::ModelConfig cfg = config_of(s);
   const model::ShapeTensorSource source([type](const std::string&) { return type; },
                                         std::string(s.name) + " " + quant::type_name(type));
-  model::DecoderModel model(dev, cfg, source, model::LoadOptions{.context = s.ctx, .progress = {}});
+  model::DecoderModel model(dev, cfg, source, model::LoadOptions{.context = s.ctx, .progress = {}, .kv_f16 = kv_f16});
   model.set_position(s.ctx - 1);
   dev.launches.clear();
   model.forward(1, s.ctx - 1);
@@ -178,15 +179,17 @@ int run_shape(const Shape& s, quant::TensorType type, kernels::EmuTestDevice& em
   const uint64_t layer_weights =
       (model.weight_bytes() - quant::row_bytes(type, uint64_t(s.n_embd)) * uint64_t(s.n_vocab)) / uint64_t(cfg.n_layer);
   const uint64_t head_bytes = quant::row_bytes(type, uint64_t(s.n_embd)) * uint64_t(s.n_vocab);
-  const uint64_t kv_bytes = uint64_t(s.n_layer) * 2 * uint64_t(s.n_head_kv * s.head_dim) * uint64_t(s.ctx) * 4;
+  const uint64_t kv_bytes = uint64_t(s.n_layer) * 2 * uint64_t(s.n_head_kv * s.head_dim) * uint64_t(s.ctx) *
+                            uint64_t(model.kv_element_bytes());
   const uint64_t bytes = uint64_t(s.n_layer) * layer_weights + head_bytes + kv_bytes;
   const double bound_s = double(bytes) / bench::kDramBytesPerSecond;
 
   std::printf("\n== %s, %s weights (embedding and head too), one token at position %lld\n", s.name,
               quant::type_name(type).c_str(), (long long)(s.ctx - 1));
-  std::printf("  shape: hidden %lld, %lld layers, FFN %lld, %lld query / %lld KV heads of %lld, vocab %lld, f32 KV cache\n",
+  std::printf("  shape: hidden %lld, %lld layers, FFN %lld, %lld query / %lld KV heads of %lld, vocab %lld, %s KV cache\n",
               (long long)s.n_embd, (long long)s.n_layer, (long long)s.n_ff, (long long)s.n_head,
-              (long long)s.n_head_kv, (long long)s.head_dim, (long long)s.n_vocab);
+              (long long)s.n_head_kv, (long long)s.head_dim, (long long)s.n_vocab,
+              model.kv_element_bytes() == 2 ? "f16" : "f32");
   std::printf("  launches per token: %llu (embedding %zu, first layer to its RoPE %zu, %lld layers x %zu, last layer's "
               "rest and head %zu)\n",
               (unsigned long long)launches, embed.size(), first.size(), (long long)(s.n_layer - 1), layer.size(),
@@ -220,6 +223,7 @@ int run(int argc, char** argv) {
   const char* build = std::getenv("K100_BUILD_DIR");
   std::string package = std::string(build && *build ? build : "build") + "/k100lc_kernels.hsaco";
   timing::MachineParams m = timing::k100_lc();
+  bool kv_f16 = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -246,14 +250,20 @@ int run(int argc, char** argv) {
         types.push_back(*t);
         p = e + 1;
       }
+    } else if (a == "--kv") {
+      const std::string v = value();
+      if (v != "f32" && v != "f16") throw Error("--kv: 'f32' or 'f16', not '" + v + "'");
+      kv_f16 = v == "f16";
     } else if (a == "--package") {
       package = value();
     } else if (a == "--set") {
       if (!bench::apply_set_option(m, "k100-bench model", value())) return 2;
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: k100-bench model [--shape 27b,8b] [--type q4_K,q8_0] [--package file.hsaco] [--set name=value]\n"
+      std::printf("usage: k100-bench model [--shape 27b,8b] [--type q4_K,q8_0] [--kv f32|f16] [--package file.hsaco]\n"
+                  "                        [--set name=value]\n"
                   "MODELED K100_LC decode speed (timing model) of dense model shapes, one token at a full context,\n"
-                  "beside the bandwidth bound; launches per token.\n");
+                  "beside the bandwidth bound (which counts the KV cache in its element type, f32 by default);\n"
+                  "launches per token.\n");
       return 0;
     } else {
       throw Error("unknown option '" + a + "' (see k100-bench model --help)");
@@ -268,7 +278,7 @@ int run(int argc, char** argv) {
     for (const auto& c : kShapes)
       if (key == c.key) s = &c;
     if (!s) throw Error("--shape: unknown shape '" + key + "' (27b, 8b)");
-    for (quant::TensorType t : types) run_shape(*s, t, emu, m);
+    for (quant::TensorType t : types) run_shape(*s, t, emu, m, kv_f16);
   }
   return 0;
 }

@@ -43,6 +43,10 @@ struct LoadOptions {
   // (<type>_gemv_k); false, or K100_MODEL_LINEAR=dot in the environment,
   // keeps the GGUF layout and the <type>_dot_k + reduce_blocks_k path.
   bool fast_gemv = true;
+  // An f16 KV cache (half the bytes attention reads each token) where the
+  // one-launch attention supports it (head size 128, up to 8 query heads per
+  // KV head); otherwise, and by default, f32.
+  bool kv_f16 = false;
 };
 
 class DecoderModel {
@@ -74,6 +78,7 @@ class DecoderModel {
   int64_t position() const;  // positions filled so far
 
   uint64_t weight_bytes() const;  // device bytes of the weights
+  int kv_element_bytes() const;    // 4 (f32 KV cache) or 2 (f16)
   // The stored type of every weight tensor used, by name.
   std::vector<std::pair<std::string, quant::TensorType>> tensor_types() const;
 

@@ -1,0 +1,744 @@
+// Decode attention with grouped-query heads in one launch: flash_dec_gqa_k,
+// flash_dec_gqa_f16_k (f16 caches).
+//
+// One workgroup per KV head g and split s of its rows (one or two waves,
+// taking interleaved 64-row blocks and merging their partials in LDS)
+// scores the rows for all `group` query heads h = g group + i that share
+// the KV head, so every K and V line is read once (not once per query
+// head), and keeps each head's online-softmax partials. Rows
+// [s R, min(s R + R, n_kv, max_len)); with t_j = q_h . K_g[j],
+// m = max t_j, p_j = exp((t_j - m) inv) the split writes
+//   pm[h S + s] = m, pl[h S + s] = sum_j p_j, po[(h S + s) dh + d] = sum_j p_j V_g[j][d]
+// (an empty split: -inf, 0, 0), then increments count[g] (wrapping at S - 1,
+// so the counter is back at 0 after every launch). The workgroup that finds
+// S - 1 there is the last of its KV head: it reads the S partials of each of
+// the group's heads and writes out[h][d] = softmax(q_h K_g^T inv) V_g. The
+// partials are written before the atomic (vmcnt(0)) and read with glc (past
+// the vector L1), the release and acquire of the hand-over.
+//
+// The caches are laid out for whole-line, contiguous reads ("blocked"):
+//   K: kt[((g max_len + (j & ~63)) dh + d 64 + (j & 63))]  (64-row tiles of K^T)
+//   V: v[(g max_len + j) dh + d]                            (head-major rows)
+// so the sixteen 256-byte K loads of one trip are one 4 KiB run and eight V
+// rows one 4 KiB run. qkv_rope_append_k writes them (mode bit 1). The f16
+// kernel keeps the same tiles with d pairs in one dword (K) and two d per
+// lane (V) and multiplies the halves in f32 with v_fma_mix_f32.
+//
+// Scores: lanes over 64 rows, q broadcast from LDS (ds_read_b128 at one
+// address), K for the next 16 d in flight while the current 16 are summed
+// (and the next block's first 16 during the last V rows). P V: lanes over d,
+// p_j by v_readlane, two 8-row groups of V in flight. The body is generated
+// for each (dh, group) in {64, 128} x {1..8} (f16: dh 128), each behind its
+// own test, so no lane or instruction is spent on an absent head.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "model/flash_dec_reference.h"
+#include "model/model_parts.h"
+
+namespace k100::kernels {
+
+namespace {
+
+using namespace codegen;
+using as::vcc, as::exec, as::offset;
+using namespace model_family;
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr uint32_t kNegInfBits = 0xff800000u;
+constexpr int kMaxGroup = 8;
+constexpr int kChunk = 16;             // d per K trip
+constexpr int kVRows = 8;              // V rows per trip
+constexpr uint32_t kQHeadBytes = 512;  // LDS per query head (dh <= 128)
+constexpr int kMaxWaves = 2;           // waves of a workgroup that share a split
+constexpr uint32_t kQRegion = kMaxGroup * kQHeadBytes;              // each wave's copy of q
+constexpr uint32_t kPartRegion = kMaxGroup * kQHeadBytes + 64;      // a wave's partials: acc, then (m, l) per head
+constexpr uint32_t kPartsAt = kMaxWaves * kQRegion;                 // partials of waves 1 .. W-1
+constexpr uint32_t kLdsBytes = kPartsAt + (kMaxWaves - 1) * kPartRegion;
+
+Signature gqa_signature(bool f16) {
+  const char* e = f16 ? "f16" : "f32";
+  return Signature(f16 ? "flash_dec_gqa_f16_k" : "flash_dec_gqa_k",
+                   {out("out", "f32"), out("po", "f32"), out("pm", "f32"), out("pl", "f32"), inout("count", "u32"),
+                    in("q", "f32"), in("kt", e), in("v", e), value("n_kv", "u32"), value("dh", "u32"),
+                    value("rows_per_split", "u32"), value("max_len", "u32"), value("cshift", "u32"),
+                    value("inv", "f32"), value("group", "u32")},
+                   codeobj::HiddenArgLayout::Compact);
+}
+const Signature kGqa = gqa_signature(false), kGqaF16 = gqa_signature(true);
+
+// What every (dh, group) body shares: set up once at entry.
+struct Common {
+  SGPR g, split, nsplit, j0, end, q, wave, waves;
+  VGPR lane, l4, c;
+};
+
+class Body {
+ public:
+  Body(Kernel& k, const Common& cm, int dh, int group, bool f16, Label exit)
+      : k_(k), cm_(cm), DH(dh), G(group), NC(dh / 64), NK(dh / kChunk), F16(f16), EB(f16 ? 2 : 4), exit_(exit) {}
+
+  void emit() {
+    // the KV head's caches: + g max_len dh (elements)
+    kt_ = k_.sgpr(2, "kt of the kv head");
+    v_ = k_.sgpr(2, "v of the kv head");
+    sT = s1("t");
+    k_.s_mul_i32(sT, cm_.g, k_.arg("max_len"));
+    set_scaled_address(k_, kt_, k_.arg("kt"), sT, DH, F16 ? 1 : 2);
+    set_scaled_address(k_, v_, k_.arg("v"), sT, DH, F16 ? 1 : 2);
+    // the lane's columns of partials and outputs: d = lane + 64 c (f32), d = 2 lane + c (f16: one V dword per lane)
+    vCol = k_.vgpr(1, "column offset");
+    k_.v_lshlrev_b32(vCol, F16 ? 3 : 2, cm_.lane);
+    load_q();
+    init();
+    blocks();
+    merge_waves();
+    store_partials();
+    hand_over();
+    combine();
+  }
+
+ private:
+  Kernel& k_;
+  const Common& cm_;
+  const int DH, G, NC, NK;
+  const bool F16;
+  const int EB;  // cache element bytes
+  Label exit_;
+  SGPR kt_, v_;
+  VGPR vCol;
+  int col(int c) const { return F16 ? 4 * c : 256 * c; }
+  VGPR vS[kMaxGroup], vL[kMaxGroup], vM[kMaxGroup], vAcc[kMaxGroup][2], vK[2], vQ[2], vV[2], vQbase, vQa, vOffK, vT, vRow;
+  SGPR sJb, sNb, sRows, sJj, sVrow, sP, sT;
+
+  SGPR s1(const char* n) { return k_.sgpr(1, n); }
+
+  // q of the group's heads into this wave's LDS copy at wave 4096 + i 512 + d 4.
+  void load_q() {
+    vQbase = k_.vgpr(1, "q copy in lds");
+    vT = k_.vgpr(1, "t");
+    const VGPR vAt = k_.vgpr(1, "lds address");
+    k_.s_mul_i32(sT, cm_.wave, kQRegion);
+    k_.v_mov_b32(vQbase, sT);
+    k_.v_add_u32(vAt, sT, cm_.l4);
+    for (int i = 0; i < G; ++i)
+      for (int c = 0; c < NC; ++c) {
+        k_.global_load_dword(vT, cm_.l4, cm_.q, offset(i * DH * 4 + c * 256));
+        k_.ds_write_b32(vAt, vT, offset(int(kQHeadBytes) * i + c * 256));
+      }
+  }
+
+  void init() {
+    for (int i = 0; i < G; ++i) {
+      vS[i] = k_.vgpr(1, "score");
+      vL[i] = k_.vgpr(1, "sum of p");
+      vM[i] = k_.vgpr(1, "running max");
+      k_.v_mov_b32(vL[i], 0);
+      k_.v_mov_b32(vM[i], kNegInfBits);
+      for (int c = 0; c < NC; ++c) {
+        vAcc[i][c] = k_.vgpr(1, "accumulator");
+        k_.v_mov_b32(vAcc[i][c], 0);
+      }
+    }
+    // the phases share registers (the allocator keeps whatever a loop reads live around it): V rows go
+    // where K was, the softmax temporaries where q was
+    for (int b = 0; b < 2; ++b) {
+      vK[b] = k_.vgpr(std::max(k_loads(), kVRows * v_loads()), "k, then v rows");
+      vQ[b] = k_.vgpr(16, "q, then softmax temporaries");
+      vV[b] = vK[b].sub(0, kVRows * v_loads());
+    }
+    vOffK = k_.vgpr(1, "k offset");
+    vQa = k_.vgpr(1, "q chunk in lds");
+    vRow = k_.vgpr(1, "row");
+    sJb = s1("block row");
+    sNb = s1("rows in block");
+    sRows = k_.sgpr(2, "rows of the block");
+    sJj = s1("row in block");
+    sVrow = k_.sgpr(2, "v row");
+    sP = k_.sgpr(kMaxGroup, "p");
+  }
+
+  // f32: one 256-byte row of the tile per d; f16: one per pair of d (a dword holds d, d + 1 of a row)
+  int k_loads() const { return F16 ? kChunk / 2 : kChunk; }
+  void load_k(int chunk) {
+    for (int t = 0; t < k_loads(); ++t) k_.global_load_dword(vK[chunk & 1][t], vOffK, kt_, offset(t * 256));
+    k_.v_add_u32(vOffK, k_loads() * 256, vOffK);
+  }
+
+  // q[i][d .. d + 15] of the chunk at vQa (its first d, in bytes)
+  void q_reads(int i) {
+    for (int m = 0; m < 4; ++m) k_.ds_read_b128(vQ[i & 1].sub(4 * m, 4), vQa, offset(int(kQHeadBytes) * i + 16 * m));
+  }
+
+  void score_chunk(int chunk) {
+    q_reads(0);
+    for (int i = 0; i < G; ++i) {
+      if (i + 1 < G) q_reads(i + 1);
+      for (int t = 0; t < kChunk; ++t) {
+        if (F16)
+          k_.v_fma_mix_f32(vS[i], vK[chunk & 1][t / 2], vQ[i & 1][t], vS[i], as::op_sel({t & 1, 0, 0}),
+                           as::op_sel_hi({1, 0, 0}));
+        else
+          k_.v_fmac_f32(vS[i], vQ[i & 1][t], vK[chunk & 1][t]);
+      }
+    }
+    k_.v_add_u32(vQa, kChunk * 4, vQa);
+  }
+
+  // V rows jj .. jj + n - 1 of the block into buffer b (n <= kVRows).
+  int v_loads() const { return F16 ? 1 : NC; }  // per row
+  void load_v(int b, int n) {
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < v_loads(); ++c)
+        k_.global_load_dword(vV[b][r * v_loads() + c], cm_.l4, sVrow, offset(r * DH * EB + c * 256));
+    add64(k_, sVrow, n * DH * EB);
+  }
+  // acc += p_j v_j for the n rows in buffer b, rows sJj ...
+  void accumulate_v(int b, int n) {
+    for (int r = 0; r < n; ++r) {
+      for (int i = 0; i < G; ++i) k_.v_readlane_b32(sP[i], vS[i], sJj);
+      for (int i = 0; i < G; ++i)
+        for (int c = 0; c < NC; ++c) {
+          if (F16)
+            k_.v_fma_mix_f32(vAcc[i][c], vV[b][r], sP[i], vAcc[i][c], as::op_sel({c, 0, 0}), as::op_sel_hi({1, 0, 0}));
+          else
+            k_.v_fmac_f32(vAcc[i][c], sP[i], vV[b][r * NC + c]);
+        }
+      k_.s_add_u32(sJj, sJj, 1);
+    }
+  }
+
+  void blocks() {
+    Label block = k_.label("block"), done = k_.label("blocks_done"), partial = k_.label("partial_block"),
+          softmax = k_.label("softmax"), full_v = k_.label("full_block_v"), rows1 = k_.label("rows1");
+    // wave w of the workgroup takes the split's blocks w, w + W, ...
+    const SGPR sStride = s1("block stride");
+    k_.s_lshl_b32(sStride, cm_.wave, 6);
+    k_.s_add_u32(sJb, cm_.j0, sStride);
+    k_.s_lshl_b32(sStride, cm_.waves, 6);
+    k_.s_cmp_ge_u32(sJb, cm_.end);
+    k_.s_cbranch_scc1(done);
+    // the rows of block jb and its first K chunk in flight (also issued ahead, by the block before)
+    auto start_block = [&] {
+      k_.s_sub_u32(sNb, cm_.end, sJb);
+      k_.s_min_u32(sNb, sNb, 64);
+      // rows jb + lane: tile (row >> 6), row & 63 within it
+      k_.v_add_u32(vRow, sJb, cm_.lane);
+      k_.v_lshrrev_b32(vT, 6, vRow);
+      k_.v_mul_u32_u24(vOffK, DH * 64 * EB, vT);
+      k_.v_and_b32(vT, 63, vRow);
+      k_.v_lshl_add_u32(vOffK, vT, 2, vOffK);
+      k_.v_cmp_gt_u32(vcc, sNb, cm_.lane);
+      k_.s_mov_b64(sRows, vcc);
+      k_.s_mov_b64(exec, sRows);
+      load_k(0);
+      k_.s_mov_b64(exec, -1);
+    };
+    start_block();
+    k_.bind(block);
+    // ---- scores
+    for (int i = 0; i < G; ++i) k_.v_mov_b32(vS[i], 0);
+    set_scaled_address(k_, sVrow, v_, sJb, DH, F16 ? 1 : 2);
+    k_.s_mov_b64(exec, sRows);
+    // chunks in pairs, the next chunk's K always in flight (NK is even)
+    Label pair = k_.label("k_pair"), last_pair = k_.label("k_last_pair");
+    k_.v_mov_b32(vQa, vQbase);
+    k_.s_mov_b32(sJj, NK);
+    k_.bind(pair);
+    k_.s_sub_u32(sJj, sJj, 2);
+    load_k(1);
+    score_chunk(0);
+    k_.s_cmp_eq_u32(sJj, 0);
+    k_.s_cbranch_scc1(last_pair);
+    load_k(0);
+    score_chunk(1);
+    k_.s_branch(pair);
+    k_.bind(last_pair);
+    score_chunk(1);
+    k_.s_mov_b64(exec, -1);
+    // a full block has its first V rows in flight during the softmax
+    k_.s_cmp_lt_u32(sNb, 64);
+    k_.s_cbranch_scc1(softmax);
+    load_v(0, kVRows);
+    k_.bind(softmax);
+    k_.v_mov_b32(vT, kNegInfBits);
+    std::vector<std::pair<ReduceOp, VGPR>> maxes;
+    VGPR vB[kMaxGroup];
+    for (int i = 0; i < G; ++i) {
+      k_.v_cndmask_b32(vS[i], vT, vS[i], sRows);
+      vB[i] = vQ[0][i];  // block max
+      k_.v_mov_b32(vB[i], vS[i]);
+      maxes.push_back({ReduceOp::Max, vB[i]});
+    }
+    lane_reduce(k_, maxes);
+    const VGPR vCorr = vQ[1][0];  // correction
+    for (int i = 0; i < G; ++i) {
+      k_.v_readlane_b32(sT, vB[i], 63);
+      k_.v_max_f32(vB[i], sT, vM[i]);  // new max
+      k_.v_sub_f32(vCorr, vM[i], vB[i]);
+      k_.v_mul_f32(vCorr, vCorr, cm_.c);
+      k_.v_exp_f32(vCorr, vCorr);  // exp((m - m_new) inv); 0 while m = -inf
+      k_.v_mov_b32(vM[i], vB[i]);
+      k_.v_sub_f32(vS[i], vS[i], vB[i]);
+      k_.v_mul_f32(vS[i], vS[i], cm_.c);
+      k_.v_exp_f32(vS[i], vS[i]);  // p, 0 past the block
+      k_.v_mul_f32(vL[i], vL[i], vCorr);
+      k_.v_add_f32(vL[i], vL[i], vS[i]);
+      for (int c = 0; c < NC; ++c) k_.v_mul_f32(vAcc[i][c], vAcc[i][c], vCorr);
+    }
+    k_.s_mov_b32(sJj, 0);
+    k_.s_cmp_lt_u32(sNb, 64);
+    k_.s_cbranch_scc1(partial);
+    // ---- full block: 64 rows in four pairs of 8-row groups, one group in flight ahead
+    k_.bind(full_v);
+    {
+      Label pairs = k_.label("v_pairs"), last = k_.label("v_last_pair");
+      k_.bind(pairs);
+      load_v(1, kVRows);
+      accumulate_v(0, kVRows);
+      k_.s_cmp_ge_u32(sJj, 64 - kVRows);
+      k_.s_cbranch_scc1(last);
+      load_v(0, kVRows);
+      accumulate_v(1, kVRows);
+      k_.s_branch(pairs);
+      // the next block's first K chunk goes out before the last V rows are summed
+      Label no_next = k_.label("no_next_block");
+      k_.bind(last);
+      k_.s_add_u32(sJb, sJb, sStride);
+      k_.s_cmp_ge_u32(sJb, cm_.end);
+      k_.s_cbranch_scc1(no_next);
+      start_block();
+      accumulate_v(1, kVRows);
+      k_.s_branch(block);
+      k_.bind(no_next);
+      accumulate_v(1, kVRows);
+      k_.s_branch(done);
+    }
+    // ---- partial block (the split's last rows): groups of 8, then single rows
+    k_.bind(partial);
+    {
+      Label groups = k_.label("v_groups");
+      k_.bind(groups);
+      k_.s_add_u32(sT, sJj, kVRows);
+      k_.s_cmp_gt_u32(sT, sNb);
+      k_.s_cbranch_scc1(rows1);
+      load_v(0, kVRows);
+      accumulate_v(0, kVRows);
+      k_.s_branch(groups);
+      k_.bind(rows1);
+      k_.s_cmp_ge_u32(sJj, sNb);
+      k_.s_cbranch_scc1(done);  // a partial block is the split's last
+      load_v(0, 1);
+      accumulate_v(0, 1);
+      k_.s_branch(rows1);
+    }
+    k_.bind(done);
+  }
+  // Waves 1 .. W-1 hand their partials to wave 0 through LDS and end; wave 0 merges them:
+  // m = max(m0, mw), a = exp((m0 - m) inv) (1 where m0 = m, so two empty halves stay 0), ...
+  void merge_waves() {
+    std::vector<std::pair<ReduceOp, VGPR>> sums;
+    for (int i = 0; i < G; ++i) sums.push_back({ReduceOp::Add, vL[i]});
+    lane_reduce(k_, sums);
+    for (int i = 0; i < G; ++i) {
+      k_.v_readlane_b32(sT, vL[i], 63);
+      k_.v_mov_b32(vL[i], sT);  // uniform
+    }
+    Label first = k_.label("first_wave"), merge = k_.label("merge"), merged = k_.label("merged");
+    const VGPR vAt = k_.vgpr(1, "partials in lds"), vOne = k_.vgpr(1, "one");
+    const SGPR sW = s1("wave merged");
+    k_.s_cmp_eq_u32(cm_.wave, 0);
+    k_.s_cbranch_scc1(first);
+    // region of wave w: kPartsAt + (w - 1) kPartRegion
+    k_.s_mul_i32(sT, cm_.wave, kPartRegion);
+    k_.s_add_u32(sT, sT, kPartsAt - kPartRegion);
+    k_.v_add_u32(vAt, sT, cm_.l4);
+    for (int i = 0; i < G; ++i)
+      for (int c = 0; c < NC; ++c) k_.ds_write_b32(vAt, vAcc[i][c], offset(int(kQHeadBytes) * i + c * 256));
+    k_.v_mov_b32(vAt, sT);
+    k_.s_mov_b64(exec, 1);
+    for (int i = 0; i < G; ++i) {
+      k_.ds_write_b32(vAt, vM[i], offset(int(kQRegion) + 8 * i));
+      k_.ds_write_b32(vAt, vL[i], offset(int(kQRegion) + 8 * i + 4));
+    }
+    k_.s_mov_b64(exec, -1);
+    k_.s_barrier();
+    k_.s_endpgm();
+    k_.bind(first);
+    k_.s_barrier();
+    k_.v_mov_b32(vOne, 1.0f);
+    k_.s_mov_b32(sW, 1);
+    k_.s_mov_b32(sT, kPartsAt);
+    k_.bind(merge);
+    k_.s_cmp_ge_u32(sW, cm_.waves);
+    k_.s_cbranch_scc1(merged);
+    k_.v_mov_b32(vAt, sT);
+    const VGPR vMw = vQ[0][0], vLw = vQ[0][1], vMn = vQ[0][2], vA0 = vQ[0][3], vA1 = vQ[0][4],
+               vAw = vQ[1];
+    for (int i = 0; i < G; ++i) {
+      k_.ds_read_b32(vMw, vAt, offset(int(kQRegion) + 8 * i));
+      k_.ds_read_b32(vLw, vAt, offset(int(kQRegion) + 8 * i + 4));
+      k_.v_add_u32(vRow, vAt, cm_.l4);
+      for (int c = 0; c < NC; ++c) k_.ds_read_b32(vAw[c], vRow, offset(int(kQHeadBytes) * i + c * 256));
+      k_.v_max_f32(vMn, vM[i], vMw);
+      k_.v_sub_f32(vA0, vM[i], vMn);
+      k_.v_mul_f32(vA0, vA0, cm_.c);
+      k_.v_exp_f32(vA0, vA0);
+      k_.v_cmp_eq_f32(vcc, vM[i], vMn);
+      k_.v_cndmask_b32(vA0, vA0, vOne, vcc);
+      k_.v_sub_f32(vA1, vMw, vMn);
+      k_.v_mul_f32(vA1, vA1, cm_.c);
+      k_.v_exp_f32(vA1, vA1);
+      k_.v_cmp_eq_f32(vcc, vMw, vMn);
+      k_.v_cndmask_b32(vA1, vA1, vOne, vcc);
+      k_.v_mul_f32(vL[i], vL[i], vA0);
+      k_.v_fmac_f32(vL[i], vLw, vA1);
+      for (int c = 0; c < NC; ++c) {
+        k_.v_mul_f32(vAcc[i][c], vAcc[i][c], vA0);
+        k_.v_fmac_f32(vAcc[i][c], vAw[c], vA1);
+      }
+      k_.v_mov_b32(vM[i], vMn);
+    }
+    k_.s_add_u32(sW, sW, 1);
+    k_.s_add_u32(sT, sT, kPartRegion);
+    k_.s_branch(merge);
+    k_.bind(merged);
+  }
+
+  void store_partials() {
+    // index of head 0's partial: (g G) S + s; head i at + i S
+    const SGPR sIdx = s1("partial index"), sBase = k_.sgpr(2, "partial row"), sStep = s1("head partial bytes");
+    k_.s_mul_i32(sIdx, cm_.g, G);
+    k_.s_mul_i32(sIdx, sIdx, cm_.nsplit);
+    k_.s_add_u32(sIdx, sIdx, cm_.split);
+    set_scaled_address(k_, sBase, k_.arg("po"), sIdx, DH, 2);
+    k_.s_mul_i32(sStep, cm_.nsplit, DH * 4);
+    for (int i = 0; i < G; ++i) {
+      for (int c = 0; c < NC; ++c) k_.global_store_dword(vCol, vAcc[i][c], sBase, offset(col(c)));
+      if (i + 1 < G) add64(k_, sBase, sStep);
+    }
+    k_.s_lshl_b32(sIdx, sIdx, 2);
+    k_.s_lshl_b32(sStep, cm_.nsplit, 2);
+    k_.s_mov_b64(exec, 1);
+    k_.v_mov_b32(vRow, sIdx);
+    for (int i = 0; i < G; ++i) {
+      k_.global_store_dword(vRow, vL[i], k_.arg("pl"));
+      k_.global_store_dword(vRow, vM[i], k_.arg("pm"));
+      if (i + 1 < G) k_.v_add_u32(vRow, sStep, vRow);
+    }
+  }
+
+  // Release the partials, count the split; all but the KV head's last split leave.
+  void hand_over() {
+    const VGPR vOld = k_.vgpr(1, "count before"), vData = k_.vgpr(1, "wrap");
+    k_.s_waitcnt(vmcnt(0));  // the partials are in the L2 before the count says so
+    k_.s_sub_u32(sT, cm_.nsplit, 1);
+    k_.s_lshl_b32(sJj, cm_.g, 2);
+    k_.v_mov_b32(vRow, sJj);
+    k_.v_mov_b32(vData, sT);
+    k_.global_atomic_inc(vOld, vRow, vData, k_.arg("count"), as::glc());
+    k_.v_readfirstlane_b32(sJj, vOld);
+    k_.s_mov_b64(exec, -1);
+    k_.s_cmp_lg_u32(sJj, sT);
+    k_.s_cbranch_scc1(exit_);
+  }
+
+  // The last split of KV head g: out[h] = sum_s w_s po[h][s] / sum_s w_s pl[h][s], w_s = exp((pm_s - M) inv).
+  void combine() {
+    // splits per trip: as many as 64 VGPRs of partial rows hold, at most 8
+    int U = 8;
+    while (U > 1 && U * G * NC > 64) U /= 2;
+    std::vector<VGPR> vP(size_t(U * G * NC));
+    for (auto& r : vP) r = k_.vgpr(1, "partial");
+    VGPR vW[kMaxGroup], vPl[kMaxGroup], vX[kMaxGroup];
+    const SGPR sSplits = k_.sgpr(2, "split lanes"), sHead = s1("head index"), sStep = s1("head partial bytes");
+    SGPR sRow[kMaxGroup];
+    // lanes over splits: pm, pl of head i at ((g G + i) S + lane) * 4
+    k_.s_mul_i32(sHead, cm_.g, G);
+    k_.s_mul_i32(sT, sHead, cm_.nsplit);
+    k_.v_add_u32(vRow, sT, cm_.lane);
+    k_.v_lshlrev_b32(vRow, 2, vRow);
+    k_.v_cmp_gt_u32(vcc, cm_.nsplit, cm_.lane);
+    k_.s_mov_b64(sSplits, vcc);
+    k_.s_lshl_b32(sStep, cm_.nsplit, 2);
+    for (int i = 0; i < G; ++i) {
+      vW[i] = k_.vgpr(1, "weight");
+      vPl[i] = k_.vgpr(1, "split sum");
+      vX[i] = k_.vgpr(1, "max");
+      k_.v_mov_b32(vW[i], kNegInfBits);
+      k_.v_mov_b32(vPl[i], 0);
+    }
+    k_.s_mov_b64(exec, sSplits);
+    for (int i = 0; i < G; ++i) {
+      k_.global_load_dword(vW[i], vRow, k_.arg("pm"), as::glc());
+      k_.global_load_dword(vPl[i], vRow, k_.arg("pl"), as::glc());
+      if (i + 1 < G) k_.v_add_u32(vRow, sStep, vRow);
+    }
+    k_.s_mov_b64(exec, -1);
+    std::vector<std::pair<ReduceOp, VGPR>> maxes, sums;
+    for (int i = 0; i < G; ++i) {
+      k_.v_mov_b32(vX[i], vW[i]);
+      maxes.push_back({ReduceOp::Max, vX[i]});
+      sums.push_back({ReduceOp::Add, vPl[i]});
+    }
+    lane_reduce(k_, maxes);
+    for (int i = 0; i < G; ++i) {
+      k_.v_readlane_b32(sT, vX[i], 63);
+      k_.v_sub_f32(vW[i], vW[i], sT);
+      k_.v_mul_f32(vW[i], vW[i], cm_.c);
+      k_.v_exp_f32(vW[i], vW[i]);  // 0 for empty splits and lanes past S
+      k_.v_mul_f32(vPl[i], vPl[i], vW[i]);
+    }
+    lane_reduce(k_, sums);
+    for (int i = 0; i < G; ++i) {
+      k_.v_readlane_b32(sT, vPl[i], 63);
+      k_.v_rcp_f32(vPl[i], sT);  // 1 / denominator, uniform
+      for (int c = 0; c < NC; ++c) k_.v_mov_b32(vAcc[i][c], 0);
+      sRow[i] = k_.sgpr(2, "partial rows of the head");
+    }
+    // po rows of head i: po + ((g G + i) S) dh 4, one dh row per split
+    k_.s_mul_i32(sT, sHead, cm_.nsplit);
+    set_scaled_address(k_, sRow[0], k_.arg("po"), sT, DH, 2);
+    k_.s_mul_i32(sStep, cm_.nsplit, DH * 4);
+    for (int i = 1; i < G; ++i) {
+      k_.s_mov_b64(sRow[i], sRow[i - 1]);
+      add64(k_, sRow[i], sStep);
+    }
+    k_.s_mov_b32(sJj, 0);
+    auto trip = [&](int n, Label top, Label past) {
+      k_.bind(top);
+      k_.s_add_u32(sT, sJj, n);
+      k_.s_cmp_gt_u32(sT, cm_.nsplit);
+      k_.s_cbranch_scc1(past);
+      for (int u = 0; u < n; ++u)
+        for (int i = 0; i < G; ++i)
+          for (int c = 0; c < NC; ++c)
+            k_.global_load_dword(vP[size_t((u * G + i) * NC + c)], vCol, sRow[i], offset(u * DH * 4 + col(c)),
+                                 as::glc());
+      for (int u = 0; u < n; ++u) {
+        for (int i = 0; i < G; ++i) k_.v_readlane_b32(sP[i], vW[i], sJj);
+        for (int i = 0; i < G; ++i)
+          for (int c = 0; c < NC; ++c) k_.v_fmac_f32(vAcc[i][c], sP[i], vP[size_t((u * G + i) * NC + c)]);
+        k_.s_add_u32(sJj, sJj, 1);
+      }
+      for (int i = 0; i < G; ++i) add64(k_, sRow[i], n * DH * 4);
+      k_.s_branch(top);
+      k_.bind(past);
+    };
+    if (U > 1) trip(U, k_.label("combine_trips"), k_.label("combine_trips_done"));
+    trip(1, k_.label("combine_single"), k_.label("combine_done"));
+    const SGPR sOut = k_.sgpr(2, "out of the group");
+    set_scaled_address(k_, sOut, k_.arg("out"), sHead, DH, 2);
+    for (int i = 0; i < G; ++i)
+      for (int c = 0; c < NC; ++c) {
+        k_.v_mul_f32(vAcc[i][c], vAcc[i][c], vPl[i]);
+        k_.global_store_dword(vCol, vAcc[i][c], sOut, offset(i * DH * 4 + col(c)));
+      }
+  }
+};
+
+codeobj::CodeObject build_gqa(isa::Target target, bool f16) {
+  Kernel k(f16 ? kGqaF16 : kGqa, target, options(kLdsBytes, 2));
+  Label exit = k.label("exit");
+  Common cm;
+  cm.waves = k.sgpr(1, "waves");
+  k.s_lshr_b32(cm.waves, group_size_x(k), 6);
+  k.s_max_u32(cm.waves, cm.waves, 1);
+  k.s_min_u32(cm.waves, cm.waves, kMaxWaves);
+  cm.wave = wave_index(k);
+  k.s_cmp_ge_u32(cm.wave, cm.waves);
+  k.s_cbranch_scc1(exit);
+  cm.lane = whole_wave_lane_id(k);
+  cm.l4 = k.vgpr(1, "4 lane");
+  cm.c = k.vgpr(1, "inv log2 e");
+  k.v_lshlrev_b32(cm.l4, 2, cm.lane);
+  k.v_mov_b32(cm.c, kLog2e);
+  k.v_mul_f32(cm.c, k.arg("inv"), cm.c);
+  auto s1 = [&](const char* n) { return k.sgpr(1, n); };
+  cm.g = s1("kv head");
+  cm.split = s1("split");
+  cm.nsplit = s1("splits");
+  cm.j0 = s1("first row");
+  cm.end = s1("end");
+  cm.q = k.sgpr(2, "q of the group");
+  const SGPR sId = k.workgroup_id(), sR = k.arg("rows_per_split"), sT = s1("t");
+  k.s_cmp_gt_u32(k.arg("cshift"), 6);  // at most 64 splits: lanes over splits combine them
+  k.s_cbranch_scc1(exit);
+  k.s_lshr_b32(cm.g, sId, k.arg("cshift"));
+  k.s_lshl_b32(cm.nsplit, 1, k.arg("cshift"));
+  k.s_sub_u32(sT, cm.nsplit, 1);
+  k.s_and_b32(cm.split, sId, sT);
+  // rows [j0, end)
+  k.s_mul_i32(cm.j0, cm.split, sR);
+  k.s_add_u32(cm.end, cm.j0, sR);
+  k.s_cselect_b32(cm.end, -1, cm.end);  // saturate on overflow
+  k.s_min_u32(cm.end, cm.end, k.arg("n_kv"));
+  k.s_min_u32(cm.end, cm.end, k.arg("max_len"));
+  // q of the KV head's first query head: + g group dh 4
+  k.s_mul_i32(sT, cm.g, k.arg("group"));
+  set_scaled_address(k, cm.q, k.arg("q"), sT, k.arg("dh"), 2);
+  Label dispatch = k.label("dispatch");
+  k.s_branch(dispatch);
+  k.bind(exit);  // here, in branch range of the prologue
+  k.s_endpgm();
+  k.bind(dispatch);
+  // one body per (dh, group), each behind its own test: a branch skips one body at a time, so none
+  // leaves the branch range however many there are
+  for (int dh : {128, 64})
+    for (int g = 1; g <= kMaxGroup; ++g) {
+      if (f16 && dh != 128) continue;  // f16 V rows: one dword (two d) per lane of 64
+      Label skip = k.label("other_body"), body_exit = k.label("body_exit");
+      k.s_cmp_lg_u32(k.arg("dh"), dh);
+      k.s_cbranch_scc1(skip);
+      k.s_cmp_lg_u32(k.arg("group"), g);
+      k.s_cbranch_scc1(skip);
+      Body(k, cm, dh, g, f16, body_exit).emit();
+      k.bind(body_exit);
+      k.s_endpgm();
+      k.bind(skip);
+    }
+  k.s_endpgm();
+  return k.build();
+}
+
+// ------------------------------------------------------------------ tests
+
+struct Shape {
+  int64_t heads, kv_heads, dh, n_kv, max_len, cshift, R;
+  float inv;
+  int64_t group() const { return heads / kv_heads; }
+  int64_t nsplit() const { return int64_t(1) << cshift; }
+};
+
+Shape shape_of(const Case& c) {
+  Shape s{c["heads"], c["kv_heads"], c["dh"], c["n_kv"], c["max_len"], c["cshift"], 0, 0.f};
+  s.R = (std::min(s.n_kv, s.max_len) + s.nsplit() - 1) / s.nsplit() + c["rpad"];
+  s.inv = float(1.0 / std::sqrt(double(s.dh)));
+  return s;
+}
+
+// One f32 exp per score, sums of 64 terms per block, rescaled per block and
+// per split; 1/denominator by v_rcp_f32 (1 ulp).
+Tolerance tolerance() { return Tolerance{2e-5, 2e-5}; }
+
+CaseResult run(TestDevice& dev, const Case& c, bool f16) {
+  const Shape s = shape_of(c);
+  Rng rng(c.seed);
+  auto q = rng.uniform(size_t(s.heads * s.dh), -3.f, 3.f);
+  auto kl = rng.uniform(size_t(s.kv_heads * s.max_len * s.dh));  // logical K[g][j][d]
+  auto vl = rng.uniform(size_t(s.kv_heads * s.max_len * s.dh));  // V[g][j][d], also the head-major layout
+  std::vector<float> kt(kl.size());
+  std::vector<uint16_t> kt16(f16 ? kl.size() : 0), v16(f16 ? vl.size() : 0);
+  for (int64_t g = 0; g < s.kv_heads; ++g)
+    for (int64_t j = 0; j < s.max_len; ++j)
+      for (int64_t d = 0; d < s.dh; ++d) {
+        const size_t at = size_t((g * s.max_len + j) * s.dh + d);
+        if (f16) {  // the reference sees the values the cache holds
+          kt16[size_t(blocked_k_f16_index(g, j, d, s.dh, s.max_len))] = float_to_half(kl[at]);
+          kl[at] = half_to_float(float_to_half(kl[at]));
+          v16[at] = float_to_half(vl[at]);
+          vl[at] = half_to_float(v16[at]);
+        } else {
+          kt[size_t(blocked_k_index(g, j, d, s.dh, s.max_len))] = kl[at];
+        }
+      }
+  auto at = [&](const std::vector<float>& x) {
+    return [&x, &s](int64_t g, int64_t j, int64_t d) { return x[size_t((g * s.max_len + j) * s.dh + d)]; };
+  };
+  std::vector<float> po, pm, pl, out;
+  split_attention_reference({s.heads, s.kv_heads, s.dh, std::min(s.n_kv, s.max_len), s.nsplit(), s.R, s.inv}, q,
+                            at(kl), at(vl), po, pm, pl, out);
+  const float nan = std::nanf("");
+  DeviceBuffer<uint16_t> dkt16(dev, kt16), dv16(dev, v16);
+  DeviceBuffer<float> dq(dev, q), dkt(dev, kt), dv(dev, vl), dpo(dev, std::vector<float>(po.size(), nan)),
+      dpm(dev, std::vector<float>(pm.size(), nan)), dpl(dev, std::vector<float>(pl.size(), nan)),
+      dout(dev, std::vector<float>(out.size(), nan));
+  DeviceBuffer<uint32_t> dcount(dev, size_t(s.kv_heads));
+  std::vector<CaseResult> parts;
+  // twice: the counters must be back at 0 after a launch
+  for (int pass = 0; pass < 2; ++pass) {
+    launch(dev, f16 ? kGqaF16 : kGqa, {uint32_t(s.kv_heads * s.nsplit())}, {uint32_t(c["wg"])},
+           {dout.addr(), dpo.addr(), dpm.addr(), dpl.addr(), dcount.addr(), dq.addr(),
+            f16 ? dkt16.addr() : dkt.addr(), f16 ? dv16.addr() : dv.addr(), s.n_kv,
+            s.dh, s.R, s.max_len, s.cshift, s.inv, s.group()});
+    parts.push_back(compare(dout.download(), out, tolerance()));
+    parts.push_back(compare_exact_u32(dcount.download(), std::vector<uint32_t>(size_t(s.kv_heads), 0)));
+    if (pass == 0) dout.upload(std::vector<float>(out.size(), nan));
+  }
+  parts.push_back(compare(dpo.download(), po, tolerance()));
+  parts.push_back(compare(dpm.download(), pm, tolerance()));
+  parts.push_back(compare(dpl.download(), pl, tolerance()));
+  return combine(parts);
+}
+
+Case make(int64_t heads, int64_t kv_heads, int64_t dh, int64_t n_kv, int64_t max_len, int64_t cshift, uint32_t seed,
+          int64_t rpad = 0, int64_t wg = 128) {
+  return make_case({{"heads", heads}, {"kv_heads", kv_heads}, {"dh", dh}, {"n_kv", n_kv}, {"max_len", max_len},
+                    {"cshift", cshift}, {"rpad", rpad}, {"wg", wg}},
+                   seed);
+}
+
+}  // namespace
+
+namespace {
+
+void add_gqa(Registry& reg, bool f16) {
+  KernelDef d = generated_kernel("model", f16 ? kGqaF16 : kGqa,
+                                 [f16](isa::Target t) { return build_gqa(t, f16); });
+  d.description =
+      std::string("Decode attention with grouped-query heads in one launch") +
+      (f16 ? ", over f16 caches (scores and P V in f32 by v_fma_mix_f32)" : "") +
+      ": one workgroup per KV head and split of its rows (its waves take interleaved 64-row blocks and merge in "
+      "LDS) scores them for all the group's query heads (each K and V line read once), keeps online-softmax "
+      "partials, and the last split of each KV head (an atomic count that wraps back to 0) combines them into "
+      "softmax(q K^T inv) V. Caches in the blocked layout (qkv_rope_append_k mode bit 1" +
+      (f16 ? " and bit 2" : "") + "): K in 64-row tiles of K^T" + (f16 ? " (d pairs in one dword)" : "") +
+      ", V head-major. K for the next 16 d and the next 8 V rows in flight; a body per (dh, group).";
+  d.semantics = std::string("h = g group + i; t_j = q[h] . K_g[j], ") +
+                (f16 ? "K_g[j][d] = kt[(g max_len + (j & ~63)) dh + 128 (d >> 1) + 2 (j & 63) + (d & 1)] (halves)"
+                     : "K_g[j][d] = kt[(g max_len + (j & ~63)) dh + 64 d + (j & 63)]") +
+                ", V_g[j][d] = v[(g max_len + j) dh + d]; out[h][d] = sum_j softmax_j(t inv) V_g[j][d] over j < "
+                "min(n_kv, max_len); pm/pl/po[h S + s] the split partials (as flash_dec_gqa_part_k); count[g] "
+                "unchanged (0) after the launch";
+  d.geometry = "grid = n_kv_heads << cshift, wg = 64 W: W = 1 or 2 waves share a split (blocks w, w + W, ..., "
+               "merged in LDS; waves past the second do nothing); count[n_kv_heads] zeroed once before the first "
+               "launch";
+  d.limits = std::string(f16 ? "dh 128" : "dh 64 or 128") +
+             ", group 1..8, cshift <= 6 (otherwise nothing is written), max_len % 64 == 0, inv >= 0";
+  d.tolerance = tolerance();
+  d.cases = [f16](bool sweep) {
+    const int64_t d64 = f16 ? 128 : 64;
+    std::vector<Case> c = {make(4, 2, d64, 1, 64, 0, 1),           make(4, 1, d64, 37, 64, 0, 2, 3),
+                           make(8, 2, 128, 200, 256, 2, 3, 0, 64),  make(5, 5, d64, 130, 192, 1, 4, 3),
+                           make(40, 8, 128, 300, 512, 3, 5, 64),    make(7, 1, 128, 520, 576, 4, 6, 0, 256),
+                           make(16, 2, 128, 129, 192, 6, 7),        make(6, 2, d64, 64, 64, 2, 8, 0, 192),
+                           make(24, 3, 128, 450, 512, 2, 9),        make(16, 2, 128, 700, 704, 0, 10, 0, 320)};
+    if (sweep) {
+      uint32_t seed = 40;
+      for (int64_t n_kv : {1, 2, 63, 64, 65, 127, 129, 640})
+        for (int64_t cshift : {0, 1, 3, 5})
+          for (int64_t group : {1, 5}) {
+            const int64_t wg = 64 << (seed % 3);
+            c.push_back(make(2 * group, 2, n_kv % 2 || f16 ? 128 : 64, n_kv, 704, cshift, seed++, cshift, wg));
+          }
+    }
+    return c;
+  };
+  d.run = [f16](TestDevice& dev, const Case& c) { return run(dev, c, f16); };
+  d.ideal_bytes = [f16](const Case& c) {
+    const Shape s = shape_of(c);
+    return uint64_t(s.kv_heads * s.dh * std::min(s.n_kv, s.max_len) * 2 * (f16 ? 2 : 4) + s.heads * s.dh * 8);
+  };
+  d.bench_case = [f16] { return make(40, 8, 128, 4096, 4096, 4, 1, 0, f16 ? 128 : 64); };  // as the decoder launches it
+  reg.add(std::move(d));
+}
+
+}  // namespace
+
+void add_gqa_one_launch(Registry& reg) {
+  add_gqa(reg, false);
+  add_gqa(reg, true);
+}
+
+}  // namespace k100::kernels

@@ -42,7 +42,7 @@ codeobj::CodeObject build_embed_f16(isa::Target target) {
   const SGPR dim = k.arg("dim"), count = k.sgpr(1, "pieces"), t = k.sgpr(1, "t");
   const int batch = 4;
   const VGPR off = k.vgpr(1, "offset"), h = k.vgpr(2 * batch, "halves"), f = k.vgpr(4 * batch, "floats");
-  Label exit = k.label("exit"), odd = k.label("odd_dim");
+  Label exit = k.exit(), odd = k.label("odd_dim");
   k.s_cmp_ge_u32(k.workgroup_id(), k.arg("rows"));
   k.s_cbranch_scc1(exit);
   const SGPR id = token_id(k, k.arg("ids"));
@@ -79,8 +79,6 @@ codeobj::CodeObject build_embed_f16(isa::Target target) {
     k.global_store_dword(off, f[j], dst);
   };
   batched_walk(k, w);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
@@ -93,7 +91,7 @@ codeobj::CodeObject build_embed_int4(isa::Target target) {
   const int batch = 4;
   const VGPR word = k.vgpr(batch, "words"), shift = k.vgpr(batch, "shifts"), scale = k.vgpr(4 * batch, "scales"),
              out = k.vgpr(4 * batch, "out"), element = k.vgpr(1, "element"), off = k.vgpr(1, "offset");
-  Label exit = k.label("exit"), per_element = k.label("per_element");
+  Label exit = k.exit(), per_element = k.label("per_element");
   // D > 0, D % 8 == 0, G > 0, D % G == 0; otherwise nothing is written.
   k.s_cmp_lt_i32(D, 8);
   k.s_cbranch_scc1(exit);
@@ -164,8 +162,6 @@ codeobj::CodeObject build_embed_int4(isa::Target target) {
   };
   w.finish = [&](int j, VGPR u) { finish(j, u, true); };
   batched_walk(k, w);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

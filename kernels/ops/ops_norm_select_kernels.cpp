@@ -19,7 +19,6 @@ constexpr uint32_t kNegInfBits = 0xff800000u;  // -inf
 constexpr uint32_t kNoChunk = 0x1fffffffu;     // chunk index of "no element": 4 * it + 3 = INT32_MAX
 constexpr uint32_t kNoIndex = 0x7fffffffu;
 constexpr uint32_t kQuietNaN = 0x7fc00000u;
-constexpr float kLog2e = 1.4426950408889634f;
 
 // ================================================================ argmax
 
@@ -127,7 +126,7 @@ std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg
 // argmax_k (part = false) and argmax_part_k (part = true).
 codeobj::CodeObject generate_argmax(bool part, isa::Target target) {
   Kernel k(argmax_signature(part), target, ops::options(128));
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const SGPR sN = k.arg("n"), sX = k.arg("x"), group = k.workgroup_id();
   const SGPR sStart = k.sgpr(1, "start"), sLen = k.sgpr(1, "length"), sTmp = k.sgpr(1, "t"),
              sSeg = k.sgpr(2, "segment");
@@ -179,14 +178,12 @@ codeobj::CodeObject generate_argmax(bool part, isa::Target target) {
   } else {
     k.global_store_dword(vAddr, vTi, k.arg("out"));
   }
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
 codeobj::CodeObject generate_argmax_comb(isa::Target target) {
   Kernel k(kComb, target, ops::options(128));
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const SGPR sNb = k.arg("nb"), sB = k.sgpr(1, "partial");
   const VGPR vBv = k.vgpr(2, "best values"), vBc = k.vgpr(2, "best indices"), vQ = k.vgpr(1, "q"),
              vTv = k.vgpr(1, "value"), vTi = k.vgpr(1, "index"), vAddr = k.vgpr(1, "address");
@@ -228,8 +225,6 @@ codeobj::CodeObject generate_argmax_comb(isa::Target target) {
   k.v_mov_b32(vAddr, 0);
   k.s_mov_b64(exec, 1);
   k.global_store_dword(vAddr, vTi, k.arg("out"));
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
@@ -340,7 +335,7 @@ Routine insertion_routine(Kernel& k, const Slots& s, Cmp c, bool router) {
 
 codeobj::CodeObject generate_topk(bool router, isa::Target target) {
   Kernel k(topk_signature(router), target, ops::options(64 * kLdsRow, 3));
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const int K = router ? 10 : kMaxK;  // slots kept
   const VGPR lane = k.local_id(), roff = k.vgpr(1, "row offset"), out = k.vgpr(1, "out offset"),
              t = k.vgpr(1, "t"), xd = k.vgpr(16, "columns"), stage = k.vgpr(16, "tile"),
@@ -528,11 +523,7 @@ codeobj::CodeObject generate_topk(bool router, isa::Target target) {
   if (router) {
     // weights = softmax over the 10 selected logits (the first is the largest)
     // (a0 - a0 is 0, or NaN when every logit is -inf: then every weight is NaN)
-    for (int j = 0; j < 10; ++j) {
-      k.v_sub_f32(xd[j], s.a[j], s.a[0]);
-      k.v_mul_f32(xd[j], kLog2e, xd[j]);
-      k.v_exp_f32(xd[j], xd[j]);
-    }
+    for (int j = 0; j < 10; ++j) exp2_scaled_difference(k, xd[j], s.a[j], s.a[0], kLog2E);
     k.v_mov_b32(t, xd[0]);
     for (int j = 1; j < 10; ++j) k.v_add_f32(t, t, xd[j]);
     k.v_rcp_f32(t, t);
@@ -566,8 +557,6 @@ codeobj::CodeObject generate_topk(bool router, isa::Target target) {
       }
     }
   }
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

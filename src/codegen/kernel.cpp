@@ -143,6 +143,11 @@ void Kernel::bind(Label l) {
   label_pos_[size_t(l.id)] = int(insts_.size());
 }
 
+Label Kernel::exit() {
+  if (exit_.id < 0) exit_ = label("exit");
+  return exit_;
+}
+
 void Kernel::glue(size_t first) {
   for (size_t i = first; i < insts_.size(); ++i) insts_[i].glued = true;
 }

@@ -148,6 +148,10 @@ void declare_interface(as::KernelBuilder& b, const Signature& sig, const KernelO
 }
 
 codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
+  if (exit_.id >= 0 && label_pos_[size_t(exit_.id)] < 0) {
+    bind(exit_);
+    s_endpgm();
+  }
   std::vector<Inst> body = insts_;
   std::vector<Inst> all = entry_instructions(body);
   const int shift = int(all.size());

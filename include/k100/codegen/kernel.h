@@ -141,6 +141,9 @@ class Kernel {
 
   Label label(std::string hint = {});
   void bind(Label l);
+  // The kernel's end: unless the kernel binds it itself, build() binds it
+  // after the last instruction and ends the program there (s_endpgm).
+  Label exit();
 
 #define K100_INST(id, ...)                        \
   template <class... A>                           \
@@ -212,6 +215,7 @@ class Kernel {
   std::vector<Label> routine_entry_;               // per routine
   std::vector<std::vector<Label>> return_points_;  // per routine: after each call
   std::vector<PcDistance> distances_;
+  Label exit_;
   std::optional<SGPR> arg_block_[4];
   int kernarg_code_ = 4, dispatch_code_ = -1, group_code_ = 6;
   std::optional<SGPR> entry_sgpr_[5];

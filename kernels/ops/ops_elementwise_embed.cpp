@@ -6,6 +6,7 @@
 // arrives. Every output store is a global_store_dwordx4 (a wave writes 1 KiB,
 // 16 whole lines); the table reads are coalesced the same way (8 bytes of f16
 // or 2 bytes of int4 per output piece).
+#include "k100/quant/half.h"
 #include "ops_elementwise_parts.h"
 
 namespace k100::kernels {
@@ -200,7 +201,7 @@ void add_embed_f16(Registry& reg) {
     std::vector<uint32_t> ids(idv.begin(), idv.end());
     std::vector<float> want(size_t(rows * dim));
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t e = 0; e < dim; ++e) want[size_t(r * dim + e)] = half_to_float(table[size_t(ids[size_t(r)] * dim + e)]);
+      for (int64_t e = 0; e < dim; ++e) want[size_t(r * dim + e)] = quant::f16_to_f32(table[size_t(ids[size_t(r)] * dim + e)]);
     DeviceBuffer<float> y(dev, with_guard(std::vector<float>(size_t(rows * dim), 0.f)));
     DeviceBuffer<uint32_t> did(dev, ids);
     DeviceBuffer<uint16_t> dt(dev, table);
@@ -223,7 +224,7 @@ std::vector<float> embed_int4_reference(const std::vector<uint32_t>& tbl, const 
       uint32_t w = tbl[size_t(ids[r] * (D / 8) + e / 8)];
       int32_t nib = int32_t((w >> (4 * (e % 8))) & 15);
       if (nib >= 8) nib -= 16;
-      y[r * size_t(D) + size_t(e)] = float(nib) * elem_test::half_to_float(sc[size_t(ids[r] * (D / G) + e / G)]);
+      y[r * size_t(D) + size_t(e)] = float(nib) * quant::f16_to_f32(sc[size_t(ids[r] * (D / G) + e / G)]);
     }
   return y;
 }

@@ -81,8 +81,13 @@ std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg
   k.v_mov_b32(vQBase, vT);
   k.s_mov_b32(sLeft, sNq);
   walk.loads_per_chunk = 1;
-  walk.load = [&](int i, VGPR voff, int) { k.global_load_dwordx4(data.sub(4 * i, 4), voff, stream); };
+  int batch = 0;  // loads of the current batch, so each chunk waits for its own before the chunk index
+  walk.load = [&](int i, VGPR voff, int) {
+    k.global_load_dwordx4(data.sub(4 * i, 4), voff, stream);
+    batch = i + 1;
+  };
   walk.compute = [&](int i) {
+    k.s_waitcnt(vmcnt(batch - 1 - i));
     VGPR q = vQBase;
     if (i) {
       k.s_mul_i32(sScratch, th.threads, i);

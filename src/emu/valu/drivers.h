@@ -118,10 +118,10 @@ inline void run_b16_clamp(WaveState& w, const isa::Inst& in, F f, Half h) {
 
 // ---- f32 -------------------------------------------------------------------
 
-// r = f(float...) computed by the host in the wave's f32 rounding mode.
+// f32 result from raw source bits (for ops that look at the encodings).
 // `mad_flush`: the op never sees or produces denormals (v_mad_f32 family).
 template <int N, class F>
-inline void run_f32(WaveState& w, const isa::Inst& in, F f, bool mad_flush = false) {
+inline void run_f32_bits(WaveState& w, const isa::Inst& in, F f, bool mad_flush = false) {
   Vop v(w, in);
   const uint32_t* a = v.f32(0, mad_flush);
   const uint32_t* b = N > 1 ? v.f32(1, mad_flush) : a;
@@ -129,41 +129,18 @@ inline void run_f32(WaveState& w, const isa::Inst& in, F f, bool mad_flush = fal
   uint32_t* r = v.out32_direct();
   {
     HostRounding g(v.mode.round32());
-    for_lanes<N>(r, a, b, c, [&](auto... x) { return bits_of(float(f(as_f32(x)...))); });
+    for_lanes<N>(r, a, b, c, f);
   }
   v.finish_f32(r, mad_flush);
 }
 
-// f32 result from raw source bits (for ops that look at the encodings).
+// r = f(float...) computed by the host in the wave's f32 rounding mode.
 template <int N, class F>
-inline void run_f32_bits(WaveState& w, const isa::Inst& in, F f) {
-  Vop v(w, in);
-  const uint32_t* a = v.f32(0);
-  const uint32_t* b = N > 1 ? v.f32(1) : a;
-  const uint32_t* c = N > 2 ? v.f32(2) : a;
-  uint32_t* r = v.out32_direct();
-  {
-    HostRounding g(v.mode.round32());
-    for_lanes<N>(r, a, b, c, f);
-  }
-  v.finish_f32(r);
+inline void run_f32(WaveState& w, const isa::Inst& in, F f, bool mad_flush = false) {
+  run_f32_bits<N>(w, in, [&](auto... x) { return bits_of(float(f(as_f32(x)...))); }, mad_flush);
 }
 
 // ---- f64 -------------------------------------------------------------------
-
-template <int N, class F>
-inline void run_f64(WaveState& w, const isa::Inst& in, F f) {
-  Vop v(w, in);
-  const uint64_t* a = v.f64(0);
-  const uint64_t* b = N > 1 ? v.f64(1) : a;
-  const uint64_t* c = N > 2 ? v.f64(2) : a;
-  uint64_t* r = v.out64();
-  {
-    HostRounding g(v.mode.round16_64());
-    for_lanes<N>(r, a, b, c, [&](auto... x) { return bits_of(double(f(as_f64(x)...))); });
-  }
-  v.finish_f64(r);
-}
 
 template <int N, class F>
 inline void run_f64_bits(WaveState& w, const isa::Inst& in, F f) {
@@ -177,6 +154,11 @@ inline void run_f64_bits(WaveState& w, const isa::Inst& in, F f) {
     for_lanes<N>(r, a, b, c, f);
   }
   v.finish_f64(r);
+}
+
+template <int N, class F>
+inline void run_f64(WaveState& w, const isa::Inst& in, F f) {
+  run_f64_bits<N>(w, in, [&](auto... x) { return bits_of(double(f(as_f64(x)...))); });
 }
 
 // ---- f16 -------------------------------------------------------------------

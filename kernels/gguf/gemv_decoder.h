@@ -13,6 +13,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "k100/codegen/codegen.h"
@@ -109,5 +111,23 @@ std::unique_ptr<GemvDecoder> make_grid_decoder(quant::TensorType type);    // IQ
 // The kernel of one type: signature and generator.
 codegen::Signature gemv_signature(quant::TensorType type);
 codeobj::CodeObject build_gemv(isa::Target target, quant::TensorType type);
+
+// The fused variants (kernels of their own, `<type>_gemv_<fusion>_k`): what a
+// decode layer does around a GEMV folded into its prologue or epilogue, so
+// the layer needs no launch for it.
+//   Accumulate  y += W x; when y_scaled != 0 also y_scaled = y * scale, and
+//               when ss != 0 the sums of y^2 over each 64-row tile (the
+//               residual add, and the next RMSNorm's weight and partial sums
+//               on the new residual row)
+//   RmsScale    y = r W x, r = 1 / sqrt(sum(ss row) / k + eps) over the
+//               ceil(k / 64) partial sums of squares of each x row's source
+//               (ss = 0: r = 1): with x = norm weight * s and the partials of
+//               s, the RMSNorm of s folded in
+//   SwiGlu      y = silu(r W_gate x) * (r W_up x), r as for RmsScale: the
+//               gate and up projections and the activation in one launch
+enum class GemvFusion { Accumulate, RmsScale, SwiGlu };
+std::string gemv_fused_name(quant::TensorType type, GemvFusion fusion);
+codegen::Signature gemv_fused_signature(quant::TensorType type, GemvFusion fusion);
+codeobj::CodeObject build_gemv_fused(isa::Target target, quant::TensorType type, GemvFusion fusion);
 
 }  // namespace k100::kernels::gguf_gemv

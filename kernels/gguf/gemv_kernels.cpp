@@ -77,6 +77,12 @@ struct Geometry {
   // Workgroups along x: the tiles, (wg / 64) / split of them per workgroup.
   uint32_t grid_x() const { return uint32_t(((n + 63) / 64 + per_group() - 1) / per_group()); }
   int64_t per_group() const { return std::max<int64_t>(1, wg / 64 / split); }
+  // SwiGlu: 2 split waves per tile.
+  uint32_t grid_swiglu(bool swiglu) const {
+    if (!swiglu) return grid_x();
+    const int64_t per = std::max<int64_t>(1, wg / 64 / (2 * split));
+    return uint32_t(((n + 63) / 64 + per - 1) / per);
+  }
 };
 
 Geometry geometry_of(const Case& c) {
@@ -166,6 +172,148 @@ std::vector<Case> gguf_gemv::gemv_cases(TensorType t, bool sweep) {
 
 namespace {
 
+using gguf_gemv::GemvFusion;
+
+// The fused variants' cases: the plain kernel's (tails, 1..4 rows, split
+// rows, MoE groups), SwiGlu's with at least two waves (S on each matrix);
+// odd seeds use the optional part (Accumulate: y_scaled; the others: s),
+// even ones leave it off (pointer 0).
+std::vector<Case> fused_cases(TensorType t, GemvFusion f) {
+  std::vector<Case> c = gguf_gemv::gemv_cases(t, false);
+  if (f == GemvFusion::SwiGlu)
+    for (Case& x : c) {
+      const int64_t wg = std::max<int64_t>(128, dim(x, "wg", 64));
+      x.dims["wg"] = wg;
+      x.dims["split"] = std::min(dim(x, "split", 1), wg / 128);
+    }
+  return c;
+}
+
+double silu(double g) { return g / (1.0 + std::exp(-g)); }
+
+// Random matrices (one per expert, two for SwiGlu), one launch, and the
+// result against double-precision references written from the semantics.
+CaseResult run_fused_case(TestDevice& dev, const Case& c, TensorType t, GemvFusion f) {
+  const Geometry g = geometry_of(c);
+  const bool optional = c.seed % 2 == 1;
+  Rng rng(c.seed);
+  const quant::GemvLayout l = quant::gemv_layout(t, g.n, g.k);
+  const int64_t row_bytes = l.blocks_per_row * l.block_bytes;
+  const int nmats = f == GemvFusion::SwiGlu ? 2 : 1;
+  std::vector<std::vector<uint8_t>> mats[2];
+  std::vector<uint8_t> packed[2];
+  for (int h = 0; h < nmats; ++h) {
+    packed[h].resize(size_t(g.experts * l.bytes()));
+    for (int64_t e = 0; e < g.experts; ++e) {
+      mats[h].push_back(random_matrix(t, g.n, g.k, rng));
+      quant::repack_for_gemv(l, mats[h].back().data(), packed[h].data() + e * l.bytes());
+    }
+  }
+  std::vector<uint32_t> ids(size_t(g.groups));
+  for (int64_t s = 0; s < g.groups; ++s) ids[size_t(s)] = uint32_t(g.moe ? g.experts - 1 - s : s);
+  const int64_t xrows = g.shared_x ? g.m : g.groups * g.m, ny = g.groups * g.m * g.n;
+  const std::vector<float> x = rng.uniform(size_t(xrows * g.k));
+  const std::vector<float> srows = rng.uniform(size_t(xrows * g.k), -2.0f, 2.0f);
+  const std::vector<float> y0 = rng.uniform(size_t(ny)), scale = rng.uniform(size_t(g.n), 0.5f, 1.5f);
+  const float eps = 1e-5f;
+  DeviceBuffer<uint8_t> dw(dev, packed[0]), dup(dev, nmats == 2 ? packed[1] : std::vector<uint8_t>(1));
+  DeviceBuffer<float> dx(dev, x), dscale(dev, scale);
+  DeviceBuffer<uint32_t> dids(dev, ids);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  DeviceBuffer<float> dy(dev, f == GemvFusion::Accumulate ? y0 : std::vector<float>(size_t(ny), nan));
+  DeviceBuffer<float> dz(dev, std::vector<float>(size_t(ny), nan));
+  // partial sums of squares: the RMS forms read those of s (64 elements each,
+  // per x row); Accumulate writes those of its new y (per 64-row tile)
+  const int64_t pk = (g.k + 63) / 64, tiles = (g.n + 63) / 64;
+  std::vector<float> ss(size_t(xrows * pk), 0.0f);
+  for (int64_t r = 0; r < xrows; ++r)
+    for (int64_t i = 0; i < g.k; ++i) ss[size_t(r * pk + i / 64)] += srows[size_t(r * g.k + i)] * srows[size_t(r * g.k + i)];
+  DeviceBuffer<float> dss(dev, f == GemvFusion::Accumulate ? std::vector<float>(size_t(g.groups * g.m * tiles), nan) : ss);
+  const uint64_t ids_arg = g.moe ? dids.addr() : uint64_t(0), xs = g.shared_x ? 0 : uint64_t(g.m * g.k);
+  const Dim3 grid{g.grid_swiglu(f == GemvFusion::SwiGlu), uint32_t(g.groups)};
+  const codegen::Signature sig = gguf_gemv::gemv_fused_signature(t, f);
+  switch (f) {
+    case GemvFusion::Accumulate:
+      launch(dev, sig, grid, {uint32_t(g.wg)},
+             {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, g.split, dscale.addr(),
+              optional ? dz.addr() : uint64_t(0), optional ? dss.addr() : uint64_t(0)});
+      break;
+    case GemvFusion::RmsScale:
+      launch(dev, sig, grid, {uint32_t(g.wg)},
+             {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, g.split, optional ? dss.addr() : uint64_t(0),
+              eps});
+      break;
+    case GemvFusion::SwiGlu:
+      launch(dev, sig, grid, {uint32_t(g.wg)},
+             {dw.addr(), dup.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, g.split,
+              optional ? dss.addr() : uint64_t(0), eps});
+      break;
+  }
+  // Reference: double dots over the dequantised rows.
+  std::vector<float> want(static_cast<size_t>(ny)), want_z(static_cast<size_t>(ny));
+  std::vector<float> w(size_t(g.k));
+  for (int64_t s = 0; s < g.groups; ++s)
+    for (int64_t j = 0; j < g.m; ++j) {
+      const int64_t xrow = ((g.shared_x ? 0 : s * g.m) + j) * g.k;
+      double r = 1.0;
+      if (f != GemvFusion::Accumulate && optional) {
+        double ss = 0;
+        for (int64_t i = 0; i < g.k; ++i) ss += double(srows[size_t(xrow + i)]) * srows[size_t(xrow + i)];
+        r = 1.0 / std::sqrt(ss / double(g.k) + double(eps));
+      }
+      for (int64_t n = 0; n < g.n; ++n) {
+        double dot[2] = {0, 0};
+        for (int h = 0; h < nmats; ++h) {
+          quant::dequantize_row(t, mats[h][size_t(ids[size_t(s)])].data() + n * row_bytes, w.data(), g.k);
+          for (int64_t i = 0; i < g.k; ++i) dot[h] += double(w[size_t(i)]) * double(x[size_t(xrow + i)]);
+        }
+        const size_t at = size_t((s * g.m + j) * g.n + n);
+        double y = 0;
+        switch (f) {
+          case GemvFusion::Accumulate: y = double(y0[at]) + dot[0]; break;
+          case GemvFusion::RmsScale: y = r * dot[0]; break;
+          case GemvFusion::SwiGlu: y = silu(r * dot[0]) * (r * dot[1]); break;
+        }
+        want[at] = float(y);
+        want_z[at] = float(y * double(scale[size_t(n)]));
+      }
+    }
+  std::vector<float> got = dy.download();
+  if (f == GemvFusion::Accumulate && optional) {
+    const std::vector<float> z = dz.download(), zs = dss.download();
+    std::vector<double> sq(size_t(g.groups * g.m * tiles), 0.0);
+    for (int64_t r = 0; r < g.groups * g.m; ++r)
+      for (int64_t n = 0; n < g.n; ++n) sq[size_t(r * tiles + n / 64)] += double(want[size_t(r * g.n + n)]) * want[size_t(r * g.n + n)];
+    got.insert(got.end(), z.begin(), z.end());
+    got.insert(got.end(), zs.begin(), zs.end());
+    want.insert(want.end(), want_z.begin(), want_z.end());
+    for (double v : sq) want.push_back(float(v));
+  }
+  return compare(got, want, gemv_tolerance());
+}
+
+const char* fusion_doc(GemvFusion f) {
+  switch (f) {
+    case GemvFusion::Accumulate:
+      return "Accumulating form: y += W x (each lane reads its row of y once, after the sum); when y_scaled is "
+             "not 0 also y_scaled = y * scale[row], and when ss is not 0 the sums of the squares of the new y over "
+             "each 64-row tile (the residual add, the next RMSNorm's weight on the new residual and the partial "
+             "sums its RMS needs, so the next GEMV can take the normalisation itself).";
+    case GemvFusion::RmsScale:
+      return "RMS-scaled form: y = r W x with r = 1 / sqrt(sum(ss row) / k + eps), ss holding ceil(k / 64) "
+             "partial sums of squares per x row (r = 1 when ss is 0): with x = norm weight * s and ss the partial "
+             "sums of s^2 (the accumulating form writes both) this is the GEMV of RMSNorm(s) without the norm's "
+             "launch. The storing wave of each tile reads the partials (one dword per lane, eight rounds of 64 in "
+             "flight) after its sums.";
+    case GemvFusion::SwiGlu:
+      return "SwiGLU form: y = silu(r W_gate x) * (r W_up x), r as in the RMS-scaled form (1 when s is 0): a tile "
+             "has 2 split waves, split on the gate rows at w and split on the up rows at `up`, and the storing "
+             "wave gathers both sums through LDS and applies silu(g) = g / (1 + 2^(-g log2 e)) (v_exp_f32, "
+             "v_rcp_f32).";
+  }
+  return "";
+}
+
 struct TypeDoc {
   TensorType type;
   const char* decode;  // how the decoder turns codes into products
@@ -185,6 +333,60 @@ const TypeDoc kDocs[] = {
     {TensorType::IQ3_S, "per 8 elements two LDS reads of grid entries (index with its ninth bit) and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) * d per sub-block", 256, 4},
     {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries and two of sign tables (the low nibble, and the 7-bit code for signs 4-7 with ggml's ksigns parity); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 4 * d per sub-block", 256, 4},
 };
+
+// A fused variant of the type's GEMV: the plain kernel's documentation with its form added.
+void register_fused(Registry& r, const TypeDoc& td, GemvFusion f) {
+  const TensorType t = td.type;
+  KernelDef d = generated_kernel("gguf", gguf_gemv::gemv_fused_signature(t, f),
+                                 [t, f](isa::Target target) { return gguf_gemv::build_gemv_fused(target, t, f); });
+  const std::string type = quant::type_name(t), plain = gguf_gemv::gemv_signature(t).kernel();
+  d.description = std::string(fusion_doc(f)) + " Otherwise " + plain + " (" + type + " weights in the GEMV layout, " +
+                  td.decode + ").";
+  const std::string dot = "sum_k W_e[n][k] * x[g][j][k]";
+  switch (f) {
+    case GemvFusion::Accumulate:
+      d.semantics = "y[g][j][n] += " + dot + "; if y_scaled: y_scaled[g][j][n] = y[g][j][n] * scale[n]; if ss: "
+                    "ss[(g * m + j) * ceil(n/64) + t] = sum over n in [64t, 64t + 64) of y[g][j][n]^2";
+      break;
+    case GemvFusion::RmsScale:
+      d.semantics = "y[g][j][n] = r[g][j] * " + dot + ", r[g][j] = ss ? 1 / sqrt(sum_p<P ss[R * P + p] / k + eps) : "
+                    "1, P = ceil(k/64), R = x_stride ? g * m + j : j";
+      break;
+    case GemvFusion::SwiGlu:
+      d.semantics = "y[g][j][n] = silu(r G) * (r U), G = sum_k Wg_e[n][k] x[g][j][k] (Wg_e at w + e * bytes), U the "
+                    "same over Wu_e at up + e * bytes, r[g][j] as in the RMS-scaled form (ss partials), silu(v) = v / "
+                    "(1 + exp(-v))";
+      break;
+  }
+  d.semantics += "; for j < m (1..4), e = ids ? ids[g] : g; x row (g, j) at (g * x_stride + j * k) * 4, y "
+                 "(and y_scaled) row (g, j) at ((g * m + j) * n) * 4; bytes = gemv_layout(" + type + ", n, k).bytes()";
+  d.geometry = f == GemvFusion::SwiGlu
+                   ? "grid = (ceil(ceil(n/64) / (W / (2 split))), groups), wg = 64 W, W = 2, 4 or 8 waves: W / (2 "
+                     "split) tiles per workgroup, split waves on each matrix of a tile (split <= W / 2)"
+                   : "as " + plain + ": grid = (ceil(ceil(n/64) / (W / split)), groups), wg = 64 W, W = 1, 2, 4 or 8";
+  d.limits = "k a multiple of the block size (" + std::to_string(quant::traits(t).block_elems) +
+             "), k < 2^24, n >= 1, m = 1..4 (other m write nothing)" +
+             std::string(f == GemvFusion::SwiGlu ? "; W >= 2 (one wave writes nothing); the up matrices' leading "
+                                                   "table bytes are not read (the table comes from w)"
+                                                 : "") +
+             "; x, s and y may not overlap";
+  d.tolerance = gemv_tolerance();
+  d.cases = [t, f](bool) { return fused_cases(t, f); };
+  d.run = [t, f](TestDevice& dev, const Case& c) { return run_fused_case(dev, c, t, f); };
+  d.ideal_bytes = [t, f](const Case& c) {
+    const Geometry g = geometry_of(c);
+    const auto& tr = quant::traits(t);
+    const int64_t xrows = g.shared_x ? g.m : g.groups * g.m, mats = f == GemvFusion::SwiGlu ? 2 : 1;
+    const int64_t extra = f == GemvFusion::Accumulate ? 2 * g.groups * g.m * g.n : xrows * ((g.k + 63) / 64);
+    return uint64_t(mats * g.groups * g.n * (g.k / tr.block_elems) * tr.block_bytes +
+                    4 * (xrows * g.k + g.groups * g.m * g.n + extra));
+  };
+  d.bench_case = [wg = td.bench_wg, split = td.bench_split, f] {
+    const int64_t w = f == GemvFusion::SwiGlu ? std::max<int64_t>(wg, 128) : wg;
+    return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", w}, {"split", f == GemvFusion::SwiGlu ? std::min<int64_t>(split, w / 128) : split}});
+  };
+  r.add(std::move(d));
+}
 
 }  // namespace
 
@@ -227,6 +429,8 @@ void register_gguf_gemv_kernels(Registry& r) {
       return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", wg}, {"split", split}});
     };
     r.add(std::move(d));
+    for (GemvFusion f : {GemvFusion::Accumulate, GemvFusion::RmsScale, GemvFusion::SwiGlu})
+      register_fused(r, td, f);
   }
   gguf_gemv::register_gguf_gemv_repack_kernels(r);
 }

@@ -82,6 +82,17 @@ struct Entry {
   SGPR split;                               // waves per tile (S)
   SGPR wave, part, tile, grp;               // wave in the workgroup, its share of the row, its tile
   VGPR lane;
+  // The fused variants (none: the plain kernel) and their arguments.
+  std::optional<GemvFusion> fusion;
+  // Byte offsets of their arguments (ss, eps; scale, y_scaled, ss) in the
+  // argument block: read back from LDS by the storing wave (Body::late_arg),
+  // so no SGPR holds them while the body runs; so are n, k and x_stride (the
+  // argument block is dead past the last body) and the group index, which
+  // wave 0 puts beside them.
+  uint32_t s = 0, eps = 0, scale = 0, yscaled = 0, ss_at = 0;
+  uint32_t grp_at = 0, n_at = 0, k_at = 0, xstride_at = 0;
+  // Matrices per tile: 2 for SwiGlu (S waves on the gate, S on the up rows).
+  int halves() const { return fusion == GemvFusion::SwiGlu ? 2 : 1; }
 };
 
 // dst = src + imm (64-bit).
@@ -100,7 +111,7 @@ class Body final : public GemvEmitter {
 
   SGPR x(int m, int e) override {
     const int b = cur_step_ % 2;
-    return xbuf_[b][size_t(m)][size_t(e / 16)][e % 16];
+    return xbuf_[b][size_t(m)][size_t(e / xchunk())][e % xchunk()];
   }
   SGPR sumx(int m, int run) override {
     const int lanes = dec_.sumx_run() / 4;
@@ -121,7 +132,18 @@ class Body final : public GemvEmitter {
   uint32_t table_offset() const override { return kTableLds; }
 
  private:
+  // The fused variants' ends (see "Fused variants" below).
+  void hand_over(SGPR log_parts, SGPR parts, SGPR part, SGPR region, SGPR t, VGPR addr, Label gather);
+  void gather_halves(Label store);
+  VGPR rms_factor(int m);
+  SGPR late_arg(uint32_t offset, int dwords);
+  void partial_squares(SGPR rows_left);
+  void store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes);
+  std::vector<VGPR> utotals_;  // SwiGlu: the up matrix's totals
   int steps_per_slice() const { return shape.slice_elems() / step_elems; }
+  // SGPRs per x tuple: the fused variants keep more SGPRs live past the body
+  // and take x in 8-dword tuples, which fit where a 16-dword one does not.
+  int xchunk() const { return e_.fusion && M > 1 ? 8 : 16; }
   int chunks() const { return std::max(1, shape.group_elems() / 256); }
   // A part of the current group (next = false) or of the next one.
   void load_part(VGPR dst, bool next, int first_dword, int dwords);
@@ -169,8 +191,8 @@ void Body::load_x(int s, bool next) {
   for (int m = 0; m < M; ++m)
     for (size_t c = 0; c < xbuf_[b][size_t(m)].size(); ++c) {
       const SGPR d = xbuf_[b][size_t(m)][c];
-      if (d.width == 16) k.s_load_dwordx16(d, xb_[size_t(m)], int(at + 64 * c));
-      else k.s_load_dwordx8(d, xb_[size_t(m)], int(at + 64 * c));
+      if (d.width == 16) k.s_load_dwordx16(d, xb_[size_t(m)], int(at + 64 * int(c)));
+      else k.s_load_dwordx8(d, xb_[size_t(m)], int(at + 4 * xchunk() * int(c)));
     }
 }
 
@@ -338,6 +360,15 @@ void Body::emit() {
   k.s_add_u32(yrow, yrow, t);
   const SGPR ybase = offset_address(k, e_.y, yrow, 2);
   k.s_lshl_b32(nbytes, e_.n, 2);
+  VGPR stash;
+  if (e_.fusion) {
+    // the fused variants keep these in VGPR lanes while the body runs (SGPRs are short)
+    stash = k.vgpr(1, "store scalars");
+    k.v_mov_b32(stash, 0);
+    k.v_writelane_b32(stash, rows_left, 0);
+    k.v_writelane_b32(stash, ybase[0], 1);
+    k.v_writelane_b32(stash, ybase[1], 2);
+  }
 
   hdr_ = k.vgpr(H, "header");
   for (int r = 0; r < ring_size_; ++r) ring_.push_back(k.vgpr(U, "slice"));
@@ -348,7 +379,8 @@ void Body::emit() {
   for (int b = 0; b < 2; ++b) {
     xbuf_[b].resize(size_t(M));
     for (int m = 0; m < M; ++m)
-      for (int e = 0; e < step_elems; e += 16) xbuf_[b][size_t(m)].push_back(k.sgpr(std::min(16, step_elems - e), "x"));
+      for (int e = 0; e < step_elems; e += xchunk())
+        xbuf_[b][size_t(m)].push_back(k.sgpr(std::min(xchunk(), step_elems - e), "x"));
   }
   if (dec_.sumx_run()) {
     sum_out_ = k.sgpr(1, "x sum");
@@ -392,27 +424,35 @@ void Body::emit() {
   // Parts 1.. of a tile hand their sums to part 0 through LDS (regions of
   // S - 1 parts per tile of the workgroup).
   Label store = k.label("store"), gather = k.label("gather"), more = k.label("more parts");
+  auto fused_end = [&] {
+    const SGPR left = s1("rows left"), yb = k.sgpr(2, "y"), nb4 = s1("row bytes");
+    k.v_readlane_b32(left, stash, 0);
+    k.v_readlane_b32(yb[0], stash, 1);
+    k.v_readlane_b32(yb[1], stash, 2);
+    k.s_lshl_b32(nb4, late_arg(e_.n_at, 1), 2);
+    store_fused(left, yb, nb4);
+  };
+  if (e_.halves() == 2) {
+    gather_halves(store);
+    k.bind(store);
+    fused_end();
+    return;
+  }
   const VGPR addr = k.vgpr(1, "lds address"), part = k.vgpr(1, "partial");
   const SGPR region = s1("region");
   k.s_cmp_eq_u32(e_.split, 1);
   k.s_cbranch_scc1(store);
-  k.s_lshr_b32(region, e_.wave, logw);  // tile of the workgroup
-  k.s_sub_u32(t, e_.split, 1);
-  k.s_mul_i32(region, region, t);       // its first region
-  k.v_lshlrev_b32(addr, 2, e_.lane);
-  k.s_cmp_eq_u32(e_.part, 0);
-  k.s_cbranch_scc1(gather);
-  k.s_add_u32(region, region, e_.part);
-  k.s_sub_u32(region, region, 1);
-  k.s_mul_i32(t, region, 256 * M);
-  k.v_add_u32(addr, t, addr);
-  for (int m = 0; m < M; ++m) k.ds_write_b32(addr, totals_[size_t(m)], offset(kReduceLds + 256 * m));
-  k.s_barrier();
-  k.s_endpgm();
-  k.bind(gather);
-  k.s_barrier();
-  k.s_mul_i32(t, region, 256 * M);
-  k.v_add_u32(addr, t, addr);
+  // The fused variants' stores need more SGPRs: they derive log2(S) and the
+  // part again here rather than keep them through the body.
+  SGPR lw = logw, pt = e_.part;
+  if (e_.fusion) {
+    lw = s1("log2 split");
+    pt = s1("part");
+    k.s_ff1_i32_b32(lw, e_.split);
+    k.s_sub_u32(pt, e_.split, 1);
+    k.s_and_b32(pt, pt, e_.wave);
+  }
+  hand_over(lw, e_.split, pt, region, t, addr, gather);
   const SGPR v = s1("part");
   k.s_mov_b32(v, 1);
   k.bind(more);
@@ -426,6 +466,10 @@ void Body::emit() {
   k.s_cbranch_scc1(more);
 
   k.bind(store);
+  if (e_.fusion) {
+    fused_end();
+    return;
+  }
   k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
   k.s_and_b64(exec, exec, vcc);
   for (int m = 0; m < M; ++m) {
@@ -433,6 +477,229 @@ void Body::emit() {
     k.global_store_dword(vofs_[1], totals_[size_t(m)], ybase);
   }
   k.s_endpgm();
+}
+
+// The P = `parts` waves of a tile (adjacent; the tile's index in the
+// workgroup is wave >> log_parts): parts 1 .. P-1 write their sums to LDS
+// region tile * (P - 1) + part - 1 and end; part 0 waits for them and goes on
+// with `addr` at its tile's first region.
+void Body::hand_over(SGPR log_parts, SGPR parts, SGPR part, SGPR region, SGPR t, VGPR addr, Label gather) {
+  k.s_lshr_b32(region, e_.wave, log_parts);  // tile of the workgroup
+  k.s_sub_u32(t, parts, 1);
+  k.s_mul_i32(region, region, t);  // its first region
+  k.v_lshlrev_b32(addr, 2, e_.lane);
+  k.s_cmp_eq_u32(part, 0);
+  k.s_cbranch_scc1(gather);
+  k.s_add_u32(region, region, part);
+  k.s_sub_u32(region, region, 1);
+  k.s_mul_i32(t, region, 256 * M);
+  k.v_add_u32(addr, t, addr);
+  for (int m = 0; m < M; ++m) k.ds_write_b32(addr, totals_[size_t(m)], offset(kReduceLds + 256 * m));
+  k.s_barrier();
+  k.s_endpgm();
+  k.bind(gather);
+  k.s_barrier();
+  k.s_mul_i32(t, region, 256 * M);
+  k.v_add_u32(addr, t, addr);
+}
+
+// ---- Fused variants: the ends of the bodies of `<type>_gemv_<fusion>_k`.
+
+// SwiGlu: a tile has 2S waves, part p = half * S + (share of the row), the
+// waves of a tile adjacent; parts 1 .. 2S-1 hand their sums to part 0 through
+// LDS (2S - 1 regions per tile), which adds the gate's into the totals and
+// the up matrix's into utotals_.
+void Body::gather_halves(Label store) {
+  auto s1 = [&](const char* name) { return k.sgpr(1, name); };
+  const SGPR logp = s1("log2 parts"), parts = s1("parts"), pidx = s1("part of the tile"), region = s1("region"),
+             t = s1("t"), v = s1("part");
+  const VGPR addr = k.vgpr(1, "lds address"), partial = k.vgpr(1, "partial");
+  k.s_ff1_i32_b32(logp, e_.split);
+  k.s_add_u32(logp, logp, 1);
+  k.s_lshl_b32(parts, e_.split, 1);
+  k.s_sub_u32(pidx, parts, 1);
+  k.s_and_b32(pidx, pidx, e_.wave);
+  Label gather = k.label("gather"), gate = k.label("gate parts"), up = k.label("up parts");
+  hand_over(logp, parts, pidx, region, t, addr, gather);
+  for (int m = 0; m < M; ++m) {
+    utotals_.push_back(k.vgpr(1, "up total"));
+    k.v_mov_b32(utotals_.back(), 0);
+  }
+  k.s_mov_b32(v, 1);
+  auto loop = [&](Label top, SGPR end, const std::vector<VGPR>& into, Label done) {
+    k.bind(top);
+    k.s_cmp_ge_u32(v, end);
+    k.s_cbranch_scc1(done);
+    for (int m = 0; m < M; ++m) {
+      k.ds_read_b32(partial, addr, offset(kReduceLds + 256 * m));
+      k.v_add_f32(into[size_t(m)], into[size_t(m)], partial);
+    }
+    k.v_add_u32(addr, 256 * M, addr);
+    k.s_add_u32(v, v, 1);
+    k.s_branch(top);
+  };
+  loop(gate, e_.split, totals_, up);
+  loop(up, parts, utotals_, store);
+}
+
+// An argument of the block in LDS (Entry's offsets), read into SGPRs by the storing wave.
+SGPR Body::late_arg(uint32_t at, int dwords) {
+  const SGPR v = k.sgpr(dwords, "argument");
+  const VGPR zero = k.vgpr(1, "zero"), d = k.vgpr(dwords, "argument");
+  k.v_mov_b32(zero, 0);
+  if (dwords == 2) k.ds_read_b64(d, zero, offset(kArgsLds + at));
+  else k.ds_read_b32(d, zero, offset(kArgsLds + at));
+  for (int i = 0; i < dwords; ++i) k.v_readfirstlane_b32(v[i], d[i]);
+  return v;
+}
+
+// r = 1 / sqrt(sum_p ss[row][p] / k + eps) over the P = ceil(k / 64)
+// partial sums of squares of x row m's source (1 when ss = 0), in every
+// lane: lane l reads partials l, l + 64, ... (eight loads in flight), and the
+// lanes add them up. Row (g, m) of the partials is g * M + m, or m when
+// x_stride is 0 (x shared by the groups).
+VGPR Body::rms_factor(int m) {
+  const VGPR r = k.vgpr(1, "rms factor"), sum = k.vgpr(1, "sum of squares"), elem = k.vgpr(1, "partial index"),
+             voff = k.vgpr(1, "offset"), t = k.vgpr(1, "t");
+  const SGPR row = k.sgpr(1, "partials row"), left = k.sgpr(1, "partials left"), count = k.sgpr(1, "rounds"),
+             total = k.sgpr(1, "sum"), saved = k.sgpr(2, "exec"), p = k.sgpr(1, "partials");
+  Label none = k.label("no rms");
+  const SGPR ss = late_arg(e_.s, 2), eps = late_arg(e_.eps, 1), kcols = late_arg(e_.k_at, 1);
+  k.v_mov_b32(r, 1.0f);
+  k.s_cmp_eq_u64(ss, 0);
+  k.s_cbranch_scc1(none);
+  k.s_mul_i32(row, late_arg(e_.grp_at, 1), M);
+  k.s_cmp_eq_u32(late_arg(e_.xstride_at, 1), 0);
+  k.s_cselect_b32(row, 0, row);
+  if (m) k.s_add_u32(row, row, m);
+  k.s_add_u32(p, kcols, 63);
+  k.s_lshr_b32(p, p, 6);
+  k.s_mul_i32(row, row, p);
+  const SGPR base = offset_address(k, ss, row, 2);
+  k.s_mov_b32(left, p);
+  k.s_add_u32(count, p, 63);
+  k.s_lshr_b32(count, count, 6);
+  k.v_mov_b32(sum, 0);
+  countdown_groups(k, count, {8, 1}, [&](int n) {
+    std::vector<VGPR> v;
+    for (int j = 0; j < n; ++j) {
+      v.push_back(k.vgpr(1, "partial"));
+      k.v_mov_b32(v.back(), 0);
+      if (j) k.v_add_u32(elem, 64 * j, e_.lane);
+      k.v_cmp_gt_u32(vcc, left, j ? elem : e_.lane);
+      k.s_and_saveexec_b64(saved, vcc);
+      k.v_add_u32(voff, 256 * j, vofs_[1]);
+      k.global_load_dword(v.back(), voff, base);
+      k.s_mov_b64(exec, saved);
+    }
+    for (int j = 0; j < n; ++j) k.v_add_f32(sum, sum, v[size_t(j)]);
+    add64(k, base, uint32_t(256 * n), 0);
+    k.s_sub_u32(left, left, 64 * n);
+  });
+  lane_reduce(k, {{ReduceOp::Add, sum}});
+  k.v_readlane_b32(total, sum, 63);
+  k.v_cvt_f32_u32(t, kcols);
+  k.v_rcp_f32(t, t);
+  k.v_mul_f32(t, total, t);
+  k.v_add_f32(t, eps, t);
+  k.v_rsq_f32(r, t);
+  k.bind(none);
+  return r;
+}
+
+// The stores of the fused variants (wave 0 of a tile, the sums gathered).
+void Body::store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes) {
+  const GemvFusion f = *e_.fusion;
+  if (f != GemvFusion::Accumulate)
+    for (int m = 0; m < M; ++m) {
+      const VGPR r = rms_factor(m);  // needs the whole wave: before the row mask
+      k.v_mul_f32(totals_[size_t(m)], totals_[size_t(m)], r);
+      if (f == GemvFusion::SwiGlu) k.v_mul_f32(utotals_[size_t(m)], utotals_[size_t(m)], r);
+    }
+  k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
+  k.s_and_b64(exec, exec, vcc);
+  const VGPR old = k.vgpr(1, "y"), t = k.vgpr(1, "t");
+  for (int m = 0; m < M; ++m) {
+    const VGPR y = totals_[size_t(m)];
+    if (m) add64(k, ybase, nbytes, 0);
+    if (f == GemvFusion::Accumulate) {
+      k.global_load_dword(old, vofs_[1], ybase);
+      k.v_add_f32(y, old, y);
+    } else if (f == GemvFusion::SwiGlu) {
+      // silu(g) * u = g * u / (1 + 2^(-g log2 e))
+      k.v_mul_f32(t, -1.4426950408889634f, y);
+      k.v_exp_f32(t, t);
+      k.v_add_f32(t, 1.0f, t);
+      k.v_rcp_f32(t, t);
+      k.v_mul_f32(y, y, utotals_[size_t(m)]);
+      k.v_mul_f32(y, y, t);
+    }
+    k.global_store_dword(vofs_[1], y, ybase);
+  }
+  if (f == GemvFusion::Accumulate) {
+    // y_scaled rows beside y's: (grp * M + m) * n + 64 tile; scale by the row within n
+    Label done = k.label("no scaled copy");
+    const SGPR zptr = late_arg(e_.yscaled, 2);
+    k.s_cmp_eq_u64(zptr, 0);
+    k.s_cbranch_scc1(done);
+    const SGPR row = k.sgpr(1, "row"), yrow = k.sgpr(1, "y row");
+    const SGPR n = late_arg(e_.n_at, 1);
+    k.s_sub_u32(row, n, rows_left);  // 64 tile
+    k.s_mul_i32(yrow, late_arg(e_.grp_at, 1), M);
+    k.s_mul_i32(yrow, yrow, n);
+    k.s_add_u32(yrow, yrow, row);
+    const SGPR sbase = offset_address(k, late_arg(e_.scale, 2), row, 2), zbase = offset_address(k, zptr, yrow, 2);
+    k.global_load_dword(t, vofs_[1], sbase);
+    for (int m = 0; m < M; ++m) {
+      if (m) add64(k, zbase, nbytes, 0);
+      k.v_mul_f32(old, totals_[size_t(m)], t);
+      k.global_store_dword(vofs_[1], old, zbase);
+    }
+    k.bind(done);
+    partial_squares(rows_left);
+  }
+  k.s_endpgm();
+}
+
+// Accumulate with ss != 0: ss[(g * M + m) * tiles + tile] = the sum of the
+// squares of the tile's new y rows (the RMS-scaled forms' partials). The
+// lanes past the matrix add zeros; lane 0 stores; a wave whose tile is past
+// the matrix stores nothing.
+void Body::partial_squares(SGPR rows_left) {
+  Label done = k.label("no partials");
+  const SGPR ss = late_arg(e_.ss_at, 2);
+  k.s_cmp_eq_u64(ss, 0);
+  k.s_cbranch_scc1(done);
+  k.s_cmp_le_i32(rows_left, 0);  // a tile past the matrix has no partial
+  k.s_cbranch_scc1(done);
+  const SGPR n = late_arg(e_.n_at, 1), tiles = k.sgpr(1, "tiles"), first = k.sgpr(1, "partial"),
+             step = k.sgpr(1, "partial row bytes"), v = k.sgpr(1, "sum");
+  const VGPR sq = k.vgpr(1, "square"), zero = k.vgpr(1, "zero");
+  k.s_add_u32(tiles, n, 63);
+  k.s_lshr_b32(tiles, tiles, 6);
+  k.s_lshl_b32(step, tiles, 2);
+  k.s_mul_i32(first, late_arg(e_.grp_at, 1), M);
+  k.s_mul_i32(first, first, tiles);
+  k.s_sub_u32(v, n, rows_left);
+  k.s_lshr_b32(v, v, 6);  // the tile
+  k.s_add_u32(first, first, v);
+  const SGPR at = offset_address(k, ss, first, 2);
+  k.s_mov_b64(exec, -1);
+  k.v_mov_b32(zero, 0);
+  for (int m = 0; m < M; ++m) {
+    if (m) add64(k, at, step, 0);
+    k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
+    k.v_mul_f32(sq, totals_[size_t(m)], totals_[size_t(m)]);
+    k.v_cndmask_b32(sq, zero, sq, vcc);
+    lane_reduce(k, {{ReduceOp::Add, sq}});
+    k.v_readlane_b32(v, sq, 63);
+    k.v_mov_b32(sq, v);
+    k.s_mov_b32(exec_lo, 1);
+    k.s_mov_b32(exec_hi, 0);
+    k.global_store_dword(zero, sq, at);
+    k.s_mov_b64(exec, -1);
+  }
+  k.bind(done);
 }
 
 }  // namespace
@@ -444,13 +711,43 @@ Signature gemv_signature(TensorType type) {
                    codeobj::HiddenArgLayout::Compact);
 }
 
-codeobj::CodeObject build_gemv(isa::Target target, TensorType type) {
+std::string gemv_fused_name(TensorType type, GemvFusion fusion) {
+  const std::string base = kernel_name(type);  // "<type>_gemv_k"
+  const char* suffix = fusion == GemvFusion::Accumulate ? "acc" : fusion == GemvFusion::RmsScale ? "rms" : "swiglu";
+  return base.substr(0, base.size() - 1) + suffix + "_k";
+}
+
+Signature gemv_fused_signature(TensorType type, GemvFusion fusion) {
+  std::vector<codegen::Param> p = {in("w", "u8")};
+  if (fusion == GemvFusion::SwiGlu) p.push_back(in("up", "u8"));
+  p.push_back(in("x", "f32"));
+  p.push_back(fusion == GemvFusion::Accumulate ? inout("y", "f32") : out("y", "f32"));
+  for (codegen::Param q : {in("ids", "u32"), value("n", "u32"), value("k", "u32"), value("m", "u32"),
+                           value("x_stride", "u32"), value("split", "u32")})
+    p.push_back(std::move(q));
+  if (fusion == GemvFusion::Accumulate) {
+    p.push_back(in("scale", "f32"));
+    p.push_back(out("y_scaled", "f32"));
+    p.push_back(out("ss", "f32"));
+  } else {
+    p.push_back(in("ss", "f32"));
+    p.push_back(value("eps", "f32"));
+  }
+  return Signature(gemv_fused_name(type, fusion), p, codeobj::HiddenArgLayout::Compact);
+}
+
+namespace {
+
+codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optional<GemvFusion> fusion) {
   const GroupShape shape = group_shape(type);
   std::unique_ptr<GemvDecoder> dec = make_decoder(type);
-  const Signature sig = gemv_signature(type);
+  const Signature sig = fusion ? gemv_fused_signature(type, *fusion) : gemv_signature(type);
   const uint32_t gs = sig.layout().hidden_start + 12;  // hidden group_size_x
-  if (sig.layout().explicit_end > 64 || gs < 64 || gs >= 68 + 2)
-    throw Error("gemv: the argument block of " + sig.kernel() + " is not 64 bytes plus the group size dword");
+  // The explicit arguments: 16 dwords, or 20 for a fused variant's longer list.
+  const int block_dwords = sig.layout().explicit_end > 64 ? 20 : 16;
+  if (sig.layout().explicit_end > uint32_t(4 * block_dwords) || gs < 64 || (!fusion && gs >= 68 + 2))
+    throw Error("gemv: the argument block of " + sig.kernel() + " is not " + std::to_string(4 * block_dwords) +
+                " bytes plus the group size dword");
   const uint32_t lds = kTableLds + dec->lds_table_bytes();
   Kernel k(sig, target, {.waves_per_simd = dec->waves_per_simd(), .lds_bytes = lds, .max_workgroup = 64 * kMaxWaves, .workgroup_dims = 2});
 
@@ -473,19 +770,30 @@ codeobj::CodeObject build_gemv(isa::Target target, TensorType type) {
     for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], block[4 * q + i]);
     k.ds_write_b128(zero, staging, offset(kArgsLds + 16 * q));
   }
+  if (block_dwords > 16) {
+    // dwords 16..19 through the block's first four (read back below with the rest)
+    k.s_load_dwordx4(block.sub(0, 4), k.kernarg_pointer(), 64);
+    for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], block[i]);
+    k.ds_write_b128(zero, staging, offset(kArgsLds + 64));
+  }
   k.v_mov_b32(staging[0], gsize);
-  k.ds_write_b32(zero, staging[0], offset(kArgsLds + 64));
+  k.ds_write_b32(zero, staging[0], offset(kArgsLds + 4 * block_dwords));
+  if (fusion) {
+    k.v_mov_b32(staging[0], k.workgroup_id(1));
+    k.ds_write_b32(zero, staging[0], offset(kArgsLds + 4 * block_dwords + 4));
+  }
   k.s_mov_b64(exec, -1);
   k.bind(read);
   k.s_barrier();
-  for (int q = 0; q < 4; ++q) {
+  for (int q = 0; q < 4; ++q) {  // the rest (fused variants) stays in LDS for Body::late_arg
     k.ds_read_b128(staging, zero, offset(kArgsLds + 16 * q));
     for (int i = 0; i < 4; ++i) k.v_readfirstlane_b32(block[4 * q + i], staging[i]);
   }
-  k.ds_read_b32(staging[0], zero, offset(kArgsLds + 64));
+  k.ds_read_b32(staging[0], zero, offset(kArgsLds + 4 * block_dwords));
   k.v_readfirstlane_b32(gsize, staging[0]);
   auto arg = [&](const char* name) {
     const uint32_t off = sig.offset(name);
+    if (off >= 64) throw Error("gemv: argument " + std::string(name) + " of " + sig.kernel() + " is read from LDS");
     return block.sub(int(off / 4), std::max(1, int(sig.size(name) / 4)));
   };
   en.w = arg("w");
@@ -496,6 +804,19 @@ codeobj::CodeObject build_gemv(isa::Target target, TensorType type) {
   en.kcols = arg("k");
   en.m = arg("m");
   en.xstride = arg("x_stride");
+  en.fusion = fusion;
+  en.grp_at = uint32_t(4 * block_dwords + 4);
+  en.n_at = sig.offset("n");
+  en.k_at = sig.offset("k");
+  en.xstride_at = sig.offset("x_stride");
+  if (fusion == GemvFusion::Accumulate) {
+    en.scale = sig.offset("scale");
+    en.yscaled = sig.offset("y_scaled");
+    en.ss_at = sig.offset("ss");
+  } else if (fusion) {
+    en.s = sig.offset("ss");
+    en.eps = sig.offset("eps");
+  }
   // Waves W = group_size_x / 64 and split S, each rounded down to a power of
   // two, S <= W <= 8; waves past W do nothing. Wave v: tile W/S * wg + v / S, part v % S.
   auto pow2_floor = [&](SGPR r) {
@@ -516,11 +837,29 @@ codeobj::CodeObject build_gemv(isa::Target target, TensorType type) {
   k.s_endpgm();
   k.bind(active);
   en.split = k.sgpr(1, "split");
-  k.s_min_u32(en.split, arg("split"), waves);
+  SGPR half;  // SwiGlu: the wave's matrix (0 gate, 1 up)
+  if (en.halves() == 2) {
+    // 2S waves per tile: a one-wave workgroup has no tile and writes nothing
+    Label two = k.label("two waves");
+    k.s_cmp_ge_u32(waves, 2);
+    k.s_cbranch_scc1(two);
+    k.s_endpgm();
+    k.bind(two);
+    k.s_lshr_b32(en.split, waves, 1);
+    k.s_min_u32(en.split, arg("split"), en.split);
+  } else {
+    k.s_min_u32(en.split, arg("split"), waves);
+  }
   pow2_floor(en.split);
   {
     const SGPR logs = k.sgpr(1, "log2 split"), per = k.sgpr(1, "tiles per workgroup");
     k.s_ff1_i32_b32(logs, en.split);
+    if (en.halves() == 2) {
+      half = k.sgpr(1, "half");
+      k.s_lshr_b32(half, en.wave, logs);
+      k.s_and_b32(half, half, 1);
+      k.s_add_u32(logs, logs, 1);  // log2 of the waves per tile
+    }
     k.s_lshr_b32(per, waves, logs);
     en.part = k.sgpr(1, "part");
     k.s_sub_u32(en.part, en.split, 1);
@@ -557,6 +896,13 @@ codeobj::CodeObject build_gemv(isa::Target target, TensorType type) {
     k.s_mov_b64(exec, saved);
     k.s_barrier();
   }
+  if (en.halves() == 2) {
+    // the up matrix's waves read the rows at `up` (the table stays the one at w)
+    const SGPR w = k.sgpr(2, "matrix");
+    k.s_cmp_eq_u32(half, 1);
+    k.s_cselect_b64(w, arg("up"), en.w);
+    en.w = w;
+  }
 
   // One body per M, each a hop from the previous one (a body can be longer
   // than half a branch's reach); m outside 1..4 ends after the last hop.
@@ -570,6 +916,14 @@ codeobj::CodeObject build_gemv(isa::Target target, TensorType type) {
   }
   k.s_endpgm();
   return k.build();
+}
+
+}  // namespace
+
+codeobj::CodeObject build_gemv(isa::Target target, TensorType type) { return build_kernel(target, type, std::nullopt); }
+
+codeobj::CodeObject build_gemv_fused(isa::Target target, TensorType type, GemvFusion fusion) {
+  return build_kernel(target, type, fusion);
 }
 
 }  // namespace k100::kernels::gguf_gemv

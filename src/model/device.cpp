@@ -16,6 +16,11 @@ uint64_t f32_bits(float v) {
   return b;
 }
 
+void Device::launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t, std::span<const uint64_t>) {
+  throw Error("launch of kernel id " + std::to_string(kernel) + " on a " + std::to_string(grid_x) + " x " +
+              std::to_string(grid_y) + " grid: this " + backend() + " device launches 1-D grids only");
+}
+
 KernelRef Device::kernel(std::string_view lookup, std::string_view needed_by) const {
   const int id = kernel_id(lookup);
   if (id < 0)
@@ -44,21 +49,26 @@ void RuntimeDevice::copy(uint64_t dst, uint64_t src, size_t bytes) { rt_.copy(ds
 void RuntimeDevice::memset(uint64_t dst, int value, size_t bytes) { rt_.memset(dst, value, bytes); }
 int RuntimeDevice::kernel_id(std::string_view lookup) const { return rt_.kernel_id(lookup); }
 
-void RuntimeDevice::launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) {
-  const runtime::KernelInfo* info;
-  {
-    std::lock_guard lock(impl_->mutex);
-    if (kernel < 0) throw Error("launch of an unresolved kernel (id " + std::to_string(kernel) + ")");
-    if (size_t(kernel) >= impl_->kernels.size()) impl_->kernels.resize(size_t(kernel) + 1);
-    auto& slot = impl_->kernels[size_t(kernel)];
-    if (!slot) {
-      auto found = rt_.kernel_by_id(kernel);
-      if (!found) throw Error("launch: no kernel with id " + std::to_string(kernel));
-      slot = std::make_unique<runtime::KernelInfo>(std::move(*found));
-    }
-    info = slot.get();
+const runtime::KernelInfo& RuntimeDevice::info(int kernel) {
+  std::lock_guard lock(impl_->mutex);
+  if (kernel < 0) throw Error("launch of an unresolved kernel (id " + std::to_string(kernel) + ")");
+  if (size_t(kernel) >= impl_->kernels.size()) impl_->kernels.resize(size_t(kernel) + 1);
+  auto& slot = impl_->kernels[size_t(kernel)];
+  if (!slot) {
+    auto found = rt_.kernel_by_id(kernel);
+    if (!found) throw Error("launch: no kernel with id " + std::to_string(kernel));
+    slot = std::make_unique<runtime::KernelInfo>(std::move(*found));
   }
-  rt_.launch(*info, runtime::Dim3{grid, 1, 1}, runtime::Dim3{workgroup, 1, 1}, argv);
+  return *slot;
+}
+
+void RuntimeDevice::launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) {
+  rt_.launch(info(kernel), runtime::Dim3{grid, 1, 1}, runtime::Dim3{workgroup, 1, 1}, argv);
+}
+
+void RuntimeDevice::launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,
+                              std::span<const uint64_t> argv) {
+  rt_.launch(info(kernel), runtime::Dim3{grid_x, grid_y, 1}, runtime::Dim3{workgroup, 1, 1}, argv);
 }
 
 void RuntimeDevice::sync() { rt_.sync(); }

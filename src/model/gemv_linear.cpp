@@ -1,6 +1,7 @@
 // GemvLinear: the block types through the fast decode GEMVs (<type>_gemv_k,
 // docs/GGUF.md "Fast GEMVs") over weights repacked once at load.
 #include <algorithm>
+#include <cstring>
 
 #include "k100/base/error.h"
 #include "k100/model/linear.h"
@@ -95,7 +96,6 @@ GemvLinear::GemvLinear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Works
     : Linear(dev, n, k, w, ws, std::move(tag)) {
   if (!w.gemv_layout)
     throw Error(tag_ + ": GemvLinear needs weights in the GEMV layout (quant::repack_for_gemv)");
-  if (w.groups != 1) throw Error(tag_ + ": GemvLinear takes one weight group, not " + std::to_string(w.groups));
   init();
 }
 
@@ -103,7 +103,6 @@ GemvLinear::GemvLinear(Device& dev, int64_t n, int64_t k, TensorType type, std::
                        Workspace* ws, std::string tag, int64_t groups)
     : Linear(dev, n, k, DeviceWeights{type, 0, groups, false, true}, ws, std::move(tag)) {
   if (!gemv_kernel(type)) throw Error(tag_ + ": no fast GEMV for " + quant::type_name(type));
-  if (groups != 1) throw Error(tag_ + ": GemvLinear takes one weight group, not " + std::to_string(groups));
   if (bytes.empty()) throw Error(tag_ + ": no weight bytes");
   w_.ptr = upload_gemv_weights(dev, type, n, k, groups, bytes, tag_);
   w_.owned = true;
@@ -122,9 +121,73 @@ void GemvLinear::init() {
   geo_ = gemv_geometry(w_.type, n_);
   gemv_ = dev_.kernel(g->name, tag_);
   add_ = dev_.kernel("add_inplace_k", tag_);
+  // the fused forms: "<type>_gemv_k" -> "<type>_gemv_acc_k", ...
+  const std::string stem = std::string(g->name).substr(0, std::strlen(g->name) - 1);
+  auto optional = [&](const char* form) {
+    const std::string name = stem + form + "_k";
+    return dev_.has(name) ? dev_.kernel(name, tag_) : KernelRef{};
+  };
+  acc_ = optional("acc");
+  rms_ = optional("rms");
+  swiglu_ = optional("swiglu");
 }
 
 void GemvLinear::gemv(uint64_t x, uint64_t y, int64_t m) {
+  // one group (grid.y = 1, ids = 0: matrix 0); x rows adjacent, so x_stride is unused; y rows of n
+  launch_runs(gemv_, m, [&](uint64_t w, int64_t row0, int64_t rows) {
+    return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), uint64_t(m), 0,
+                                 geo_.split};
+  });
+}
+
+void GemvLinear::accumulate_scaled(uint64_t x, uint64_t y, uint64_t scale, uint64_t y_scaled, uint64_t ss) {
+  if (!acc_.valid()) throw Error(tag_ + ": the package has no accumulating fast GEMV for " + quant::type_name(w_.type));
+  launch_runs(acc_, 1, [&](uint64_t w, int64_t row0, int64_t rows) {
+    const uint64_t at = uint64_t(row0) * 4;
+    return std::vector<uint64_t>{w, x, y + at, 0, uint64_t(rows), uint64_t(k_), 1, 0, geo_.split,
+                                 scale ? scale + at : 0, y_scaled ? y_scaled + at : 0,
+                                 ss ? ss + uint64_t(row0 / quant::kGemvTileRows) * 4 : 0};
+  });
+}
+
+void GemvLinear::rms_scaled(uint64_t x, uint64_t ss, float eps, uint64_t y) {
+  if (!rms_.valid()) throw Error(tag_ + ": the package has no RMS-scaled fast GEMV for " + quant::type_name(w_.type));
+  launch_runs(rms_, 1, [&](uint64_t w, int64_t row0, int64_t rows) {
+    return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), 1, 0, geo_.split, ss,
+                                 f32_bits(eps)};
+  });
+}
+
+void GemvLinear::swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y) {
+  if (!swiglu_rows())
+    throw Error(tag_ + ": swiglu needs the fused kernels and n = 2F with F a multiple of 64 (n = " +
+                std::to_string(n_) + ")");
+  // The gate rows are tiles [0, F/64), the up rows the next F/64: `up` is
+  // placed so that its table offset lands on the first up tile (the kernel
+  // reads the table at w only). 2 split waves per tile. Like gemv(), runs of
+  // about kLaunchTiles tiles (gate and up together) go as launches of their
+  // own; a type with a table keeps one.
+  const int64_t f = n_ / 2, tiles = n_ / quant::kGemvTileRows, ftiles = f / quant::kGemvTileRows;
+  const uint64_t tile_bytes = (group_bytes_ - uint64_t(quant::gemv_table_bytes(w_.type))) / uint64_t(tiles);
+  const uint64_t up = w_.ptr + uint64_t(ftiles) * tile_bytes;
+  const GemvGeometry geo = gemv_geometry(w_.type, f);
+  const uint32_t wg = std::max<uint32_t>(geo.workgroup, 128 * geo.split), per = wg / 64 / (2 * geo.split);
+  // (rounded up here: gate and up rows far apart keep more DRAM rows open
+  // than one matrix's, 448 tiles in one launch were slower than in two)
+  const int64_t launches =
+      quant::gemv_table_bytes(w_.type) ? 1 : std::max<int64_t>(1, (tiles + kLaunchTiles - 1) / kLaunchTiles);
+  const int64_t chunk = (ftiles + launches - 1) / launches;
+  for (int64_t t = 0; t < ftiles; t += chunk) {
+    const int64_t run = std::min(chunk, ftiles - t);
+    const uint64_t at = uint64_t(t) * tile_bytes;
+    const uint64_t argv[] = {w_.ptr + at, up + at, x, y + uint64_t(t * quant::kGemvTileRows) * 4, 0,
+                             uint64_t(run * quant::kGemvTileRows), uint64_t(k_), 1, 0, geo.split, ss, f32_bits(eps)};
+    dev_.launch(swiglu_, uint32_t((run + per - 1) / per), wg, argv);
+  }
+}
+
+void GemvLinear::launch_runs(const KernelRef& kernel, int64_t m,
+                             const std::function<std::vector<uint64_t>(uint64_t, int64_t, int64_t)>& argv) {
   // Equal runs of at least kLaunchTiles tiles, one launch each (the tiles of the
   // layout are contiguous, so rows [64a, 64b) are a matrix of their own);
   // a type with a decode table keeps one launch (its table leads the
@@ -137,17 +200,26 @@ void GemvLinear::gemv(uint64_t x, uint64_t y, int64_t m) {
   for (int64_t t = 0; t < tiles; t += chunk) {
     const int64_t run = std::min(chunk, tiles - t), row0 = t * quant::kGemvTileRows;
     const int64_t rows = std::min<int64_t>(n_ - row0, run * quant::kGemvTileRows);
-    // one group (grid.y = 1, ids = 0: matrix 0); x rows adjacent, so x_stride is unused; y rows of n
-    const uint64_t argv[] = {w_.ptr + uint64_t(t) * tile_bytes, x, y + uint64_t(row0) * 4, 0, uint64_t(rows),
-                             uint64_t(k_), uint64_t(m), 0, geo_.split};
-    dev_.launch(gemv_, uint32_t((run + per - 1) / per), geo_.workgroup, argv);
+    const std::vector<uint64_t> a = argv(w_.ptr + uint64_t(t) * tile_bytes, row0, rows);
+    dev_.launch(kernel, uint32_t((run + per - 1) / per), geo_.workgroup, a);
   }
 }
 
 void GemvLinear::row(uint64_t x, uint64_t y, bool accumulate) { rows(x, 1, y, accumulate); }
 
 void GemvLinear::rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) {
-  // the GEMV writes y: an accumulating layer computes into a scratch buffer and adds it
+  if (accumulate && acc_.valid()) {
+    for (int64_t r = 0; r < rows; r += kMaxRows) {
+      const int64_t m = std::min(kMaxRows, rows - r);
+      const uint64_t xr = x + uint64_t(r * k_) * 4, outr = out + uint64_t(r * n_) * 4;
+      launch_runs(acc_, m, [&](uint64_t w, int64_t row0, int64_t rws) {
+        return std::vector<uint64_t>{w, xr, outr + uint64_t(row0) * 4, 0, uint64_t(rws), uint64_t(k_), uint64_t(m), 0,
+                                     geo_.split, 0, 0, 0};
+      });
+    }
+    return;
+  }
+  // without the accumulating kernel: the GEMV into a scratch buffer, then add_inplace_k
   const uint64_t y = accumulate ? ws_->buffer(tag_ + ".acc", size_t(std::min(rows, kMaxRows) * n_) * 4) : 0;
   for (int64_t r = 0; r < rows; r += kMaxRows) {
     const int64_t m = std::min(kMaxRows, rows - r);
@@ -160,10 +232,20 @@ void GemvLinear::rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) {
   }
 }
 
-void GemvLinear::selected(uint64_t x, uint64_t /*ids*/, int64_t count, bool x_per_group, uint64_t out) {
-  // One group (the constructors check): every id selects it, so the
-  // selection is `count` rows of the one matrix, over x_s = x + s k or the
-  // same x for every s.
+void GemvLinear::selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) {
+  if (w_.groups > 1) {
+    // Experts: one launch, grid.y = the selection, group s on matrix ids[s]
+    // (the groups' layouts one after the other), y rows n apart.
+    if (!dev_.launches_2d())
+      throw Error(tag_ + ": " + std::to_string(w_.groups) + " expert matrices need a device with 2-D launches");
+    const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows, per = geo_.tiles_per_workgroup();
+    const uint64_t argv[] = {w_.ptr, x, out, ids, uint64_t(n_), uint64_t(k_), 1, x_per_group ? uint64_t(k_) : 0,
+                             geo_.split};
+    dev_.launch_2d(gemv_, uint32_t((tiles + per - 1) / per), uint32_t(count), geo_.workgroup, argv);
+    return;
+  }
+  // One group: every id selects it, so the selection is `count` rows of the
+  // one matrix, over x_s = x + s k or the same x for every s.
   if (x_per_group) {
     rows(x, count, out, false);
   } else {

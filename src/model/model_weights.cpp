@@ -132,10 +132,17 @@ class Loader {
     return pr;
   }
 
-  // Expert weights [groups][n][k] of one tensor, in the GGUF layout: the
-  // fast GEMVs take experts as grid.y, which the model's Device does not
-  // launch, so experts run on the dot kernels.
+  // Expert weights [groups][n][k] of one tensor: repacked for the fast
+  // GEMVs (the experts as grid.y) on a device with 2-D launches, else in the
+  // GGUF layout on the dot kernels.
   std::unique_ptr<Linear> experts(const TensorInfo& t, int64_t n, int64_t k, int64_t groups, const std::string& tag) {
+    if (gemv(t.type) && dev_.launches_2d()) {
+      note(t);
+      const uint64_t p = upload_gemv_weights(dev_, t.type, n, k, groups, src_.bytes(t), src_.origin() + ": " + tag);
+      mw_.buffers.push_back(p);
+      advance(t.size);
+      return make_linear(dev_, n, k, DeviceWeights{t.type, p, groups, false, true}, &ws_, tag);
+    }
     const uint64_t p = upload_raw({&t});
     return make_linear(dev_, n, k, DeviceWeights{t.type, p, groups, false}, &ws_, tag);
   }

@@ -49,6 +49,13 @@ void ProfilingDevice::launch(int kernel, uint32_t grid, uint32_t workgroup, std:
   if (timing_) pending_.push_back({inner_.record_event(), kernel});
 }
 
+void ProfilingDevice::launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,
+                                std::span<const uint64_t> argv) {
+  inner_.launch_2d(kernel, grid_x, grid_y, workgroup, argv);
+  ++launches_;
+  if (timing_) pending_.push_back({inner_.record_event(), kernel});
+}
+
 void ProfilingDevice::collect() {
   if (pending_.empty()) return;
   int prev = last_marker_;

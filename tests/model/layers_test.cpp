@@ -237,7 +237,74 @@ TEST(Linear, GemvRowsAccumulateAndSelection) {
   }
   dev.free(p);
   EXPECT_THROW(upload_gemv_weights(dev, quant::TensorType::Q4_K, n, k, 1, std::span(bytes).first(10), "short"), Error);
-  EXPECT_THROW(GemvLinear(dev, n, k, DeviceWeights{quant::TensorType::Q4_K, 0, 2, false, true}), Error);
+  {
+    // experts: three matrices, the selection {2, 0} as grid.y (x per group and shared)
+    const int64_t ne = 3, en = 70;
+    const auto ef = random(size_t(ne * en * k), 28);
+    const auto eb = quant::quantize(quant::TensorType::Q4_K, ef);
+    const auto ed = quant::dequantize(quant::TensorType::Q4_K, eb);
+    GemvLinear experts(dev, en, k, quant::TensorType::Q4_K, eb, nullptr, "q4k experts", ne);
+    Workspace ws(dev);
+    const std::vector<uint32_t> ids = {2, 0};
+    const auto x = random(size_t(2 * k), 29);
+    const uint64_t pids = ws.upload("ids", ids.data(), 8), px = ws.upload("x", x.data(), x.size() * 4),
+                   out = ws.buffer("out", size_t(2 * en) * 4);
+    for (bool per_group : {true, false}) {
+      experts.forward_selected(px, pids, 2, per_group, out);
+      std::vector<double> want;
+      for (int64_t s2 = 0; s2 < 2; ++s2) {
+        const auto y = matvec(std::vector<float>(ed.begin() + int64_t(ids[size_t(s2)]) * en * k,
+                                                 ed.begin() + (int64_t(ids[size_t(s2)]) + 1) * en * k),
+                              x.data() + (per_group ? s2 * k : 0), en, k);
+        want.insert(want.end(), y.begin(), y.end());
+      }
+      expect_near(dev.download<float>(out, size_t(2 * en)), want, 1e-5, "q4_K experts selected");
+    }
+  }
+  {
+    // the fused forms: y += W x with the scaled copy and partial sums, then
+    // the RMS-scaled GEMV and the SwiGLU over them (rows [gate; up], F = 64)
+    const int64_t fn = 128, fk = 256;
+    const auto ff = random(size_t(fn * fk), 30);
+    const auto fb = quant::quantize(quant::TensorType::Q4_K, ff);
+    const auto fd = quant::dequantize(quant::TensorType::Q4_K, fb);
+    GemvLinear wide(dev, fn, fk, quant::TensorType::Q4_K, fb, nullptr, "q4k fused");
+    GemvLinear sq(dev, fk, fk, quant::TensorType::Q4_K,
+                  quant::quantize(quant::TensorType::Q4_K, random(size_t(fk * fk), 31)), nullptr, "q4k square");
+    ASSERT_TRUE(wide.fused());
+    ASSERT_TRUE(wide.swiglu_rows());
+    Workspace ws(dev);
+    const auto x = random(size_t(fk), 32), h0 = random(size_t(fk), 33), nw = random(size_t(fk), 34);
+    const uint64_t px = ws.upload("x", x.data(), x.size() * 4), ph = ws.upload("h", h0.data(), h0.size() * 4),
+                   pnw = ws.upload("nw", nw.data(), nw.size() * 4), phn = ws.buffer("hn", size_t(fk) * 4),
+                   pss = ws.buffer("ss", size_t(fk / 64) * 4), py = ws.buffer("y", size_t(fn) * 4);
+    sq.accumulate_scaled(px, ph, pnw, phn, pss);
+    // the new residual, its scaled copy and partials (the add itself is checked above)
+    const auto hgot = dev.download<float>(ph, size_t(fk)), hn = dev.download<float>(phn, size_t(fk));
+    const auto ssgot = dev.download<float>(pss, size_t(fk / 64));
+    std::vector<double> hn_want(static_cast<size_t>(fk)), ss_want(static_cast<size_t>(fk / 64), 0.0);
+    for (int64_t i = 0; i < fk; ++i) {
+      hn_want[size_t(i)] = double(hgot[size_t(i)]) * nw[size_t(i)];
+      ss_want[size_t(i / 64)] += double(hgot[size_t(i)]) * hgot[size_t(i)];
+    }
+    expect_near(hn, hn_want, 1e-6, "q4_K accumulate_scaled copy");
+    expect_near(ssgot, ss_want, 1e-4, "q4_K accumulate_scaled partials");
+    double ssum = 0;
+    for (float v : hgot) ssum += double(v) * v;
+    const double r = 1.0 / std::sqrt(ssum / double(fk) + 1e-5);
+    std::vector<float> xn(static_cast<size_t>(fk));
+    for (int64_t i = 0; i < fk; ++i) xn[size_t(i)] = float(double(hgot[size_t(i)]) * r * nw[size_t(i)]);
+    const auto want_rms = matvec(fd, xn.data(), fn, fk);
+    wide.rms_scaled(phn, pss, 1e-5f, py);
+    expect_near(dev.download<float>(py, size_t(fn)), want_rms, 1e-4, "q4_K rms_scaled");
+    wide.swiglu(phn, pss, 1e-5f, py);
+    std::vector<double> want_glu(static_cast<size_t>(fn / 2));
+    for (int64_t i = 0; i < fn / 2; ++i) {
+      const double g = want_rms[size_t(i)], u = want_rms[size_t(fn / 2 + i)];
+      want_glu[size_t(i)] = g / (1 + std::exp(-g)) * u;
+    }
+    expect_near(dev.download<float>(py, size_t(fn / 2)), want_glu, 1e-4, "q4_K swiglu");
+  }
   EXPECT_GE(gemv_geometry(quant::TensorType::Q4_K, 5120).split, 2u);  // 80 tiles: the rows split
   EXPECT_EQ(gemv_geometry(quant::TensorType::Q4_K, 17408).split, 1u);
 }

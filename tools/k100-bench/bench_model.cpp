@@ -3,9 +3,13 @@
 //
 // The model is the decoder of src/model (k100-generate's), built from the
 // shape's hyper-parameters with weights of one type and no contents
-// (ShapeTensorSource), with one layer: every layer of a dense model runs the
-// same dispatches, so the token's time is the embedding, 64 (or n) times the
-// layer, and the head. The dispatches of one token at position ctx - 1 run on
+// (ShapeTensorSource), with two layers: the first layer's norm is a launch of
+// its own, while every later layer takes its norm inside the QKV GEMV from
+// the row the previous layer's last GEMV wrote, so the dispatches repeat from
+// the first layer's RoPE to the second's. The token's time is the embedding,
+// the first layer up to its RoPE, n - 1 times that repeating cycle (a whole
+// layer: attention, output projection, FFN, the next layer's QKV and RoPE),
+// and the last layer's rest with the head. The dispatches of one token at position ctx - 1 run on
 // the emulator with the timing model's recorder attached and are scheduled
 // by the timing model (k100/timing, calibrated: k100-bench calibrate); the
 // times are MODELED, not measured. Launches per token are counted from the
@@ -93,11 +97,20 @@ class TracingDevice final : public model::Device {
     emu_.launch(names_.at(size_t(kernel)), {grid, 1, 1}, {workgroup, 1, 1}, std::vector<uint64_t>(argv.begin(), argv.end()));
     launches.push_back({names_[size_t(kernel)], grid, workgroup, recorder_.take()});
   }
+  bool launches_2d() const override { return true; }
+  void launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,
+                 std::span<const uint64_t> argv) override {
+    recorder_.clear();
+    emu_.launch(names_.at(size_t(kernel)), {grid_x, grid_y, 1}, {workgroup, 1, 1},
+                std::vector<uint64_t>(argv.begin(), argv.end()));
+    launches.push_back({names_[size_t(kernel)], grid_x * grid_y, workgroup, recorder_.take()});
+  }
   void sync() override {}
   int record_event() override { return 0; }
   double elapsed_ms(int, int) override { return 0; }
   void release_event(int) override {}
   using Device::launch;
+  using Device::launch_2d;
 
  private:
   kernels::EmuTestDevice& emu_;
@@ -114,7 +127,7 @@ model::ModelConfig config_of(const Shape& s) {
   c.n_vocab = s.n_vocab;
   c.n_ctx_train = s.ctx;
   c.n_embd = s.n_embd;
-  c.n_layer = 1;  // one layer is timed; the token has n_layer of them
+  c.n_layer = 2;  // the second layer is the repeating one (see the top); the token has n_layer
   c.n_ff = s.n_ff;
   c.n_head = s.n_head;
   c.n_head_kv = s.n_head_kv;
@@ -149,19 +162,21 @@ int run_shape(const Shape& s, quant::TensorType type, kernels::EmuTestDevice& em
   model.set_position(s.ctx - 1);
   dev.launches.clear();
   model.forward(1, s.ctx - 1);
-  // launch 0 is the embedding row; the head follows the last RMSNorm (the final one)
-  size_t last_norm = 0;
+  // launch 0 is the embedding row; each layer has one RoPE launch
+  std::vector<size_t> ropes;
   for (size_t i = 0; i < dev.launches.size(); ++i)
-    if (dev.launches[i].kernel.find("rmsnorm") != std::string::npos) last_norm = i;
-  std::vector<const TracingDevice::Recorded*> embed, layer, head;
+    if (dev.launches[i].kernel == "qkv_rope_append_k") ropes.push_back(i);
+  if (ropes.size() != 2) throw Error("k100-bench model: expected one RoPE launch in each of the 2 layers");
+  std::vector<const TracingDevice::Recorded*> embed, first, layer, head;
   for (size_t i = 0; i < dev.launches.size(); ++i)
-    (i == 0 ? embed : i < last_norm ? layer : head).push_back(&dev.launches[i]);
-  const Part pe = simulate(embed, m), pl = simulate(layer, m), ph = simulate(head, m);
-  const double token_s = pe.seconds + double(s.n_layer) * pl.seconds + ph.seconds;
-  const uint64_t launches = embed.size() + uint64_t(s.n_layer) * layer.size() + head.size();
+    (i == 0 ? embed : i <= ropes[0] ? first : i <= ropes[1] ? layer : head).push_back(&dev.launches[i]);
+  const Part pe = simulate(embed, m), pf = simulate(first, m), pl = simulate(layer, m), ph = simulate(head, m);
+  const double token_s = pe.seconds + pf.seconds + double(s.n_layer - 1) * pl.seconds + ph.seconds;
+  const uint64_t launches = embed.size() + first.size() + uint64_t(s.n_layer - 1) * layer.size() + head.size();
 
   // the bound: the weights of n_layer layers and the head, and every layer's KV rows at ctx
-  const uint64_t layer_weights = model.weight_bytes() - quant::row_bytes(type, uint64_t(s.n_embd)) * uint64_t(s.n_vocab);
+  const uint64_t layer_weights =
+      (model.weight_bytes() - quant::row_bytes(type, uint64_t(s.n_embd)) * uint64_t(s.n_vocab)) / uint64_t(cfg.n_layer);
   const uint64_t head_bytes = quant::row_bytes(type, uint64_t(s.n_embd)) * uint64_t(s.n_vocab);
   const uint64_t kv_bytes = uint64_t(s.n_layer) * 2 * uint64_t(s.n_head_kv * s.head_dim) * uint64_t(s.ctx) * 4;
   const uint64_t bytes = uint64_t(s.n_layer) * layer_weights + head_bytes + kv_bytes;
@@ -172,22 +187,25 @@ int run_shape(const Shape& s, quant::TensorType type, kernels::EmuTestDevice& em
   std::printf("  shape: hidden %lld, %lld layers, FFN %lld, %lld query / %lld KV heads of %lld, vocab %lld, f32 KV cache\n",
               (long long)s.n_embd, (long long)s.n_layer, (long long)s.n_ff, (long long)s.n_head,
               (long long)s.n_head_kv, (long long)s.head_dim, (long long)s.n_vocab);
-  std::printf("  launches per token: %llu (embedding %zu, %lld layers x %zu, head %zu)\n", (unsigned long long)launches,
-              embed.size(), (long long)s.n_layer, layer.size(), head.size());
-  std::printf("  per layer (MODELED):\n");
-  for (size_t i = 0; i < layer.size() && i < pl.timing.dispatches.size(); ++i) {
-    const auto& d = pl.timing.dispatches[i];
-    std::printf("    %-24s grid %7u x %4u  %9.2f us  %-14s %s\n", layer[i]->kernel.c_str(), layer[i]->grid,
-                layer[i]->workgroup, d.total_s * 1e6, timing::limiter_name(d.limiter), d.reason.c_str());
-  }
-  std::printf("  head (MODELED):\n");
-  for (size_t i = 0; i < head.size() && i < ph.timing.dispatches.size(); ++i) {
-    const auto& d = ph.timing.dispatches[i];
-    std::printf("    %-24s grid %7u x %4u  %9.2f us  %-14s %s\n", head[i]->kernel.c_str(), head[i]->grid,
-                head[i]->workgroup, d.total_s * 1e6, timing::limiter_name(d.limiter), d.reason.c_str());
-  }
-  std::printf("  MODELED time per token: %.3f ms = embedding %.1f us + %lld x layer %.1f us + head %.1f us\n",
-              token_s * 1e3, pe.seconds * 1e6, (long long)s.n_layer, pl.seconds * 1e6, ph.seconds * 1e6);
+  std::printf("  launches per token: %llu (embedding %zu, first layer to its RoPE %zu, %lld layers x %zu, last layer's "
+              "rest and head %zu)\n",
+              (unsigned long long)launches, embed.size(), first.size(), (long long)(s.n_layer - 1), layer.size(),
+              head.size());
+  auto print = [](const char* title, const std::vector<const TracingDevice::Recorded*>& ds, const Part& p) {
+    std::printf("  %s (MODELED):\n", title);
+    for (size_t i = 0; i < ds.size() && i < p.timing.dispatches.size(); ++i) {
+      const auto& d = p.timing.dispatches[i];
+      std::printf("    %-24s grid %7u x %4u  %9.2f us  %-14s %s\n", ds[i]->kernel.c_str(), ds[i]->grid,
+                  ds[i]->workgroup, d.total_s * 1e6, timing::limiter_name(d.limiter), d.reason.c_str());
+    }
+  };
+  print("first layer to its RoPE", first, pf);
+  print("per layer (from one RoPE to the next: attention, output, FFN, next QKV)", layer, pl);
+  print("last layer after its RoPE, and the head", head, ph);
+  std::printf("  MODELED time per token: %.3f ms = embedding %.1f us + first %.1f us + %lld x layer %.1f us + rest %.1f "
+              "us\n",
+              token_s * 1e3, pe.seconds * 1e6, pf.seconds * 1e6, (long long)(s.n_layer - 1), pl.seconds * 1e6,
+              ph.seconds * 1e6);
   std::printf("  MODELED tokens/s: %.2f\n", 1.0 / token_s);
   std::printf("  bandwidth bound: %.3f GB per token (weights %.3f GB, KV cache %.3f GB) / 896 GB/s = %.3f ms, "
               "%.2f tokens/s\n",

@@ -22,6 +22,7 @@
 namespace k100 {
 namespace runtime {
 class Runtime;
+struct KernelInfo;
 }
 }  // namespace k100
 
@@ -53,6 +54,12 @@ class Device {
   virtual int kernel_id(std::string_view lookup) const = 0;
   // Asynchronous, in order; grid counts workgroups.
   virtual void launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) = 0;
+  // A grid of grid_x x grid_y workgroups (1-D workgroups), where launches_2d()
+  // says the device has them (the fast GEMVs take MoE experts as grid.y);
+  // the default launches only 1-D grids and throws here.
+  virtual bool launches_2d() const { return false; }
+  virtual void launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,
+                         std::span<const uint64_t> argv);
   // Waits for every queued launch; throws the first failure.
   virtual void sync() = 0;
 
@@ -67,6 +74,10 @@ class Device {
   KernelRef kernel(std::string_view lookup, std::string_view needed_by = {}) const;
   void launch(const KernelRef& k, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) {
     launch(k.id, grid, workgroup, argv);
+  }
+  void launch_2d(const KernelRef& k, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,
+                 std::span<const uint64_t> argv) {
+    launch_2d(k.id, grid_x, grid_y, workgroup, argv);
   }
 
   template <class T>
@@ -95,17 +106,22 @@ class RuntimeDevice final : public Device {
   void memset(uint64_t dst, int value, size_t bytes) override;
   int kernel_id(std::string_view lookup) const override;
   void launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) override;
+  bool launches_2d() const override { return true; }
+  void launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,
+                 std::span<const uint64_t> argv) override;
   void sync() override;
   int record_event() override;
   double elapsed_ms(int start, int end) override;
   void release_event(int event) override;
   using Device::launch;
+  using Device::launch_2d;
   using Device::upload;
 
   runtime::Runtime& runtime() { return rt_; }
 
  private:
   struct Impl;
+  const runtime::KernelInfo& info(int kernel);
   runtime::Runtime& rt_;
   std::unique_ptr<Impl> impl_;
 };

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -186,9 +187,22 @@ GemvGeometry gemv_geometry(quant::TensorType type, int64_t n);
 
 // The eleven block types through <type>_gemv_k over weights in the GEMV
 // layout (DeviceWeights::gemv_layout). Rows run four at a time (m = 1..4);
-// accumulating adds the GEMV's result with add_inplace_k. One weight group
-// only: the kernels take MoE groups as grid.y, and the model's Device
-// launches 1-D grids, so expert weights stay on DotLinear.
+// accumulating uses the kernel's accumulating form <type>_gemv_acc_k (or,
+// in a package without it, the GEMV and add_inplace_k). Several weight
+// groups (MoE experts, each matrix's layout after the previous one):
+// forward_selected is one launch with the selection as grid.y, on a Device
+// with 2-D launches (Device::launches_2d); rows use group 0.
+//
+// The fused forms a decode layer folds its neighbours into (one row each;
+// docs/KERNEL_CALLING.md "Fused fast GEMVs"), available when the package has
+// the type's fused kernels (fused()):
+//   accumulate_scaled  y += W x; y_scaled = y * scale when y_scaled != 0; ss =
+//                      the sums of y^2 over each 64 rows when ss != 0
+//   rms_scaled         y = W x / sqrt(sum(ss) / k + eps), ss the k / 64 partial
+//                      sums an accumulate_scaled of n = k rows wrote (ss = 0:
+//                      y = W x)
+//   swiglu             rows [gate; up] (n = 2F, F a multiple of 64):
+//                      y[0..F) = silu(r W_gate x) * (r W_up x), r as above
 class GemvLinear final : public Linear {
  public:
   GemvLinear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws = nullptr,
@@ -201,14 +215,25 @@ class GemvLinear final : public Linear {
   // Bytes of one group's matrix in the GEMV layout.
   uint64_t group_bytes() const { return group_bytes_; }
 
+  // The package has the fused kernels of this type (accumulate_scaled, rms_scaled, swiglu).
+  bool fused() const { return acc_.valid() && rms_.valid() && swiglu_.valid(); }
+  // swiglu() applies: n = 2F with F a multiple of 64, and fused().
+  bool swiglu_rows() const { return fused() && n_ % 128 == 0; }
+  void accumulate_scaled(uint64_t x, uint64_t y, uint64_t scale, uint64_t y_scaled, uint64_t ss);
+  void rms_scaled(uint64_t x, uint64_t ss, float eps, uint64_t y);
+  void swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y);
+
  private:
   void init();
+  // One launch of `kernel` per run of tiles (see gemv_linear.cpp); argv(w, row0, rows) for each.
+  void launch_runs(const KernelRef& kernel, int64_t m,
+                   const std::function<std::vector<uint64_t>(uint64_t w, int64_t row0, int64_t rows)>& argv);
   void row(uint64_t x, uint64_t y, bool accumulate) override;
   void rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) override;
   void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) override;
   // y[j] = W x[j] for j < m (1..4), rows adjacent.
   void gemv(uint64_t x, uint64_t y, int64_t m);
-  KernelRef gemv_, add_;
+  KernelRef gemv_, add_, acc_, rms_, swiglu_;
   GemvGeometry geo_;
   uint64_t group_bytes_ = 0;
 };

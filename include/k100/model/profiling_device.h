@@ -52,11 +52,15 @@ class ProfilingDevice final : public Device {
   void memset(uint64_t dst, int value, size_t bytes) override { inner_.memset(dst, value, bytes); }
   int kernel_id(std::string_view lookup) const override;
   void launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) override;
+  bool launches_2d() const override { return inner_.launches_2d(); }
+  void launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,
+                 std::span<const uint64_t> argv) override;
   void sync() override { inner_.sync(); }
   int record_event() override { return inner_.record_event(); }
   double elapsed_ms(int start, int end) override { return inner_.elapsed_ms(start, end); }
   void release_event(int event) override { inner_.release_event(event); }
   using Device::launch;
+  using Device::launch_2d;
 
  private:
   Device& inner_;

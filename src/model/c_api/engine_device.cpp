@@ -57,7 +57,28 @@ void EngineDevice::memset(uint64_t dst, int value, size_t bytes) {
   check(fm_memset(reinterpret_cast<void*>(ptr(dst)), value, bytes), "fm_memset");
 }
 
-int EngineDevice::kernel_id(std::string_view lookup) const { return fm_kernel_id(std::string(lookup).c_str()); }
+int EngineDevice::kernel_id(std::string_view lookup) const {
+  const std::string name(lookup);
+  const int id = fm_kernel_id(name.c_str());
+  if (id >= 0) {
+    std::lock_guard lock(mutex_);
+    names_.emplace(id, name);
+  }
+  return id;
+}
+
+void EngineDevice::launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,
+                             std::span<const uint64_t> argv) {
+  std::string name;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = names_.find(kernel);
+    if (it == names_.end()) throw Error("2-D launch of kernel id " + std::to_string(kernel) + ", which was never looked up");
+    name = it->second;
+  }
+  if (fm_launch2d(name.c_str(), grid_x, grid_y, workgroup, 1, argv.data(), int(argv.size())) != 0)
+    fail(("launch of " + name).c_str());
+}
 
 void EngineDevice::launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) {
   // one record of fm_launch_batch: [kernel_id, grid, workgroup, nargs, argv...]

@@ -3,6 +3,10 @@
 // share one device and its pointers.
 #pragma once
 
+#include <map>
+#include <mutex>
+#include <string>
+
 #include "k100/model/device.h"
 
 namespace k100::model {
@@ -18,12 +22,21 @@ class EngineDevice final : public Device {
   void memset(uint64_t dst, int value, size_t bytes) override;
   int kernel_id(std::string_view lookup) const override;
   void launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) override;
+  bool launches_2d() const override { return true; }
+  void launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,
+                 std::span<const uint64_t> argv) override;
   void sync() override;
   int record_event() override;
   double elapsed_ms(int start, int end) override;
   void release_event(int event) override;
   using Device::launch;
+  using Device::launch_2d;
   using Device::upload;
+
+ private:
+  // Lookup names by id (fm_launch2d takes a name; kernel_id records them).
+  mutable std::mutex mutex_;
+  mutable std::map<int, std::string> names_;
 };
 
 // The one engine device of the process.

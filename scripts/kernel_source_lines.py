@@ -7,12 +7,18 @@ neither blank nor comment-only, and divides by the number of kernels the
 registry holds (the `--list` output of k100-selftest, or --kernels N).
 
     scripts/kernel_source_lines.py [--root DIR] [--rev REV] [--kernels N] [--selftest PATH] [--files]
+                                   [--family DIR ...]
 
 --rev measures the kernels/ tree of a commit (read with `git archive`, the
 checkout is not touched) the same way, e.g. the tree before the authoring
 layer beside today's; the kernel count still comes from --kernels or this
 build's k100-selftest, so give --kernels when the commit registered another
 number of kernels.
+
+--family DIR (repeatable) counts only kernels/DIR/**, for the kernels of
+some families measured beside an older tree that held only those (give
+--kernels with their number): `--family ops --family other --family gemv
+--kernels 44` are the 44 kernels of `--rev 9346862 --kernels 44`.
 
 The authoring layer itself (src/codegen) is a library like the assembler and
 is not counted here; --also DIR adds another tree to the report (not to the
@@ -80,6 +86,7 @@ def main():
     ap.add_argument("--files", action="store_true", help="print the count of every file")
     ap.add_argument("--also", action="append", default=[], help="another tree to report beside (not counted)")
     ap.add_argument("--rev", default="", help="measure the kernels/ tree of this commit")
+    ap.add_argument("--family", action="append", default=[], help="count only kernels/DIR (repeatable)")
     a = ap.parse_args()
     root = os.path.abspath(a.root)
     if a.rev:
@@ -94,12 +101,15 @@ def main():
             per_file = tree_lines(os.path.join(tmp, "kernels"))
     else:
         per_file = tree_lines(os.path.join(root, "kernels"))
+    if a.family:
+        per_file = {n: c for n, c in per_file.items() if n.split(os.sep)[0] in a.family}
     total = sum(per_file.values())
     kernels = a.kernels or kernel_count(a.selftest or os.path.join(root, "build", "bin", "k100-selftest"))
     if a.files:
         for name, n in sorted(per_file.items()):
             print(f"{n:6d}  kernels/{name}")
-    print(f"kernel source lines (non-blank, non-comment, kernels/**): {total} in {len(per_file)} files")
+    where = "kernels/{" + ",".join(a.family) + "}/**" if a.family else "kernels/**"
+    print(f"kernel source lines (non-blank, non-comment, {where}): {total} in {len(per_file)} files")
     print(f"kernels: {kernels}")
     print(f"lines per kernel: {total / kernels:.1f}")
     for extra in ([] if a.rev else a.also):

@@ -64,7 +64,7 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
   auto vWd = [&](int i) { return wd[size_t(i)]; };
   auto vXd = [&](int i) { return xd[size_t(i)]; };
 
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   VGPR vLane;
   SGPR sWave;
   if (groups) {
@@ -257,8 +257,6 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
     k.s_add_u32(sBlk, sBlk, sWaves);
     k.s_branch(block_loop);
   }
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

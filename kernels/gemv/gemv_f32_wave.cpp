@@ -48,7 +48,7 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
   // chains, and a quarter of the terms per rounding chain.
   const VGPR vPart = k.vgpr(4, "partial sums");
 
-  Label exit = k.label("exit"), pair_loop = k.label("pair"), single = k.label("single"), tail = k.label("tail"),
+  Label exit = k.exit(), pair_loop = k.label("pair"), single = k.label("single"), tail = k.label("tail"),
         tail_step = k.label("tail_step"), tail_done = k.label("tail_done"), reduce = k.label("reduce");
 
   exit_unless_first_wave(k, exit);
@@ -127,8 +127,6 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
 
   k.bind(reduce);
   store_wave_sum(k, vPart, k.arg("y"), row, accumulate);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

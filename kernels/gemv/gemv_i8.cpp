@@ -60,7 +60,7 @@ codeobj::CodeObject build_i8_gemv(isa::Target target) {
   auto vSc = [&](int r, int i) { return picked[4 * r + i]; };
   const VGPR vF = k.vgpr(4, "converted"), vDot = v1("dot");
 
-  Label exit = k.label("exit"), group_loop = k.label("quad"), step_loop = k.label("step"), tail = k.label("tail"),
+  Label exit = k.exit(), group_loop = k.label("quad"), step_loop = k.label("step"), tail = k.label("tail"),
         reduce = k.label("reduce"), stored = k.label("stored");
 
   const SGPR sWave = wave_index(k);
@@ -169,8 +169,6 @@ codeobj::CodeObject build_i8_gemv(isa::Target target) {
   k.s_mov_b64(exec, -1);
   k.s_add_u32(sBlk, sBlk, sWaves);
   k.s_branch(group_loop);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

@@ -33,7 +33,7 @@ codeobj::CodeObject build_concat2(isa::Target target) {
   const VGPR off = k.vgpr(1, "offset"), vm = k.vgpr(1, "m"), vpre = k.vgpr(1, "pre"), i = k.vgpr(1, "i"),
              len = k.vgpr(1, "len"), va = k.vgpr(1, "a"), vb = k.vgpr(1, "b"), pa = k.vgpr(2, "a address"),
              pb = k.vgpr(2, "b address");
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   // 0 < n < 2^31, else nothing to do.
   k.s_cmp_lg_u32(nn[1], 0);
   k.s_cbranch_scc1(exit);
@@ -74,8 +74,6 @@ codeobj::CodeObject build_concat2(isa::Target target) {
         add64_pair(k, ra, step);
         add64_pair(k, rb, step);
       });
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

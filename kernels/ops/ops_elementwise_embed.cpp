@@ -6,6 +6,7 @@
 // arrives. Every output store is a global_store_dwordx4 (a wave writes 1 KiB,
 // 16 whole lines); the table reads are coalesced the same way (8 bytes of f16
 // or 2 bytes of int4 per output piece).
+#include "k100/quant/half.h"
 #include "ops_elementwise_parts.h"
 
 namespace k100::kernels {
@@ -42,7 +43,7 @@ codeobj::CodeObject build_embed_f16(isa::Target target) {
   const SGPR dim = k.arg("dim"), count = k.sgpr(1, "pieces"), t = k.sgpr(1, "t");
   const int batch = 4;
   const VGPR off = k.vgpr(1, "offset"), h = k.vgpr(2 * batch, "halves"), f = k.vgpr(4 * batch, "floats");
-  Label exit = k.label("exit"), odd = k.label("odd_dim");
+  Label exit = k.exit(), odd = k.label("odd_dim");
   k.s_cmp_ge_u32(k.workgroup_id(), k.arg("rows"));
   k.s_cbranch_scc1(exit);
   const SGPR id = token_id(k, k.arg("ids"));
@@ -79,8 +80,6 @@ codeobj::CodeObject build_embed_f16(isa::Target target) {
     k.global_store_dword(off, f[j], dst);
   };
   batched_walk(k, w);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
@@ -93,7 +92,7 @@ codeobj::CodeObject build_embed_int4(isa::Target target) {
   const int batch = 4;
   const VGPR word = k.vgpr(batch, "words"), shift = k.vgpr(batch, "shifts"), scale = k.vgpr(4 * batch, "scales"),
              out = k.vgpr(4 * batch, "out"), element = k.vgpr(1, "element"), off = k.vgpr(1, "offset");
-  Label exit = k.label("exit"), per_element = k.label("per_element");
+  Label exit = k.exit(), per_element = k.label("per_element");
   // D > 0, D % 8 == 0, G > 0, D % G == 0; otherwise nothing is written.
   k.s_cmp_lt_i32(D, 8);
   k.s_cbranch_scc1(exit);
@@ -164,8 +163,6 @@ codeobj::CodeObject build_embed_int4(isa::Target target) {
   };
   w.finish = [&](int j, VGPR u) { finish(j, u, true); };
   batched_walk(k, w);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
@@ -204,7 +201,7 @@ void add_embed_f16(Registry& reg) {
     std::vector<uint32_t> ids(idv.begin(), idv.end());
     std::vector<float> want(size_t(rows * dim));
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t e = 0; e < dim; ++e) want[size_t(r * dim + e)] = half_to_float(table[size_t(ids[size_t(r)] * dim + e)]);
+      for (int64_t e = 0; e < dim; ++e) want[size_t(r * dim + e)] = quant::f16_to_f32(table[size_t(ids[size_t(r)] * dim + e)]);
     DeviceBuffer<float> y(dev, with_guard(std::vector<float>(size_t(rows * dim), 0.f)));
     DeviceBuffer<uint32_t> did(dev, ids);
     DeviceBuffer<uint16_t> dt(dev, table);
@@ -227,7 +224,7 @@ std::vector<float> embed_int4_reference(const std::vector<uint32_t>& tbl, const 
       uint32_t w = tbl[size_t(ids[r] * (D / 8) + e / 8)];
       int32_t nib = int32_t((w >> (4 * (e % 8))) & 15);
       if (nib >= 8) nib -= 16;
-      y[r * size_t(D) + size_t(e)] = float(nib) * elem_test::half_to_float(sc[size_t(ids[r] * (D / G) + e / G)]);
+      y[r * size_t(D) + size_t(e)] = float(nib) * quant::f16_to_f32(sc[size_t(ids[r] * (D / G) + e / G)]);
     }
   return y;
 }

@@ -38,7 +38,7 @@ codeobj::CodeObject build_moe_combine(isa::Target target, bool gather) {
   std::vector<SGPR> ptr;
   for (int j = 0; j < 4; ++j) ptr.push_back(k.sgpr(2, "expert pointer"));
   const VGPR voff = k.vgpr(1, "offset"), acc = k.vgpr(4, "acc"), val = k.vgpr(16, "values");
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   // The first wave does the row with all lanes (a partial wave's missing lanes
   // exist in hardware); other waves of a larger workgroup end.
   exit_unless_first_wave(k, exit);
@@ -142,8 +142,6 @@ codeobj::CodeObject build_moe_combine(isa::Target target, bool gather) {
   k.v_lshlrev_b32(voff, 2, voff);
   accumulate(1);
   k.global_store_dword(voff, acc[0], yrow);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

@@ -1,5 +1,5 @@
 // Test helpers the elementwise operators share: guard words after outputs,
-// bit patterns, exact f16 decoding, random f16 inputs.
+// bit patterns, random f16 inputs (decoded exactly by quant::f16_to_f32).
 #pragma once
 
 #include <cstdint>
@@ -46,28 +46,6 @@ inline CaseResult compare_guarded(const std::vector<float>& got, const std::vect
     }
   }
   return r;
-}
-
-// IEEE half -> float, exact (denormals, infinities and NaN payloads kept).
-inline float half_to_float(uint16_t h) {
-  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 31, man = h & 0x3ff, bits;
-  if (exp == 31) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else if (exp) {
-    bits = sign | ((exp + 112) << 23) | (man << 13);
-  } else if (man) {
-    int e = 113;  // normalise the denormal
-    while (!(man & 0x400)) {
-      man <<= 1;
-      --e;
-    }
-    bits = sign | (uint32_t(e) << 23) | ((man & 0x3ff) << 13);
-  } else {
-    bits = sign;
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 // Random finite halves (every exponent, denormals and zeros included).

@@ -52,7 +52,7 @@ codeobj::CodeObject build_rope_apply(isa::Target target) {
   const int batch = 4;
   const VGPR off = k.vgpr(batch, "offsets"), va = k.vgpr(4 * batch, "a"), vb = k.vgpr(4 * batch, "b"),
              vc = k.vgpr(4 * batch, "cos"), vs = k.vgpr(4 * batch, "sin"), tmp = k.vgpr(3, "t");
-  Label exit = k.label("exit"), even = k.label("even");
+  Label exit = k.exit(), even = k.label("even");
   k.s_cmp_ge_u32(row, k.arg("rows"));
   k.s_cbranch_scc1(exit);
   k.s_mov_b64(save, exec);
@@ -119,8 +119,6 @@ codeobj::CodeObject build_rope_apply(isa::Target target) {
   k.global_load_dword(va[0], off[0], xlo);
   k.global_store_dword(off[0], va[0], ylo);
   k.bind(even);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
@@ -148,7 +146,7 @@ codeobj::CodeObject build_rope(isa::Target target) {
              f = v1("frequency"), ahi = v1("angle hi"), alo = v1("angle lo"), rhi = v1("revolutions hi"),
              rlo = v1("revolutions lo"), vc = v1("cos"), vs = v1("sin"), tmp = k.vgpr(4, "t"),
              off = k.vgpr(kGroup, "offsets"), va = k.vgpr(kGroup, "a"), vb = k.vgpr(kGroup, "b");
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const double inv2pi = 1.0 / (2.0 * std::numbers::pi);
   const float inv2pi_hi = float(inv2pi), inv2pi_lo = float(inv2pi - double(inv2pi_hi));
   // 2 <= rot <= D (signed), else nothing to do.
@@ -278,8 +276,6 @@ codeobj::CodeObject build_rope(isa::Target target) {
   k.bind(no_pos);
   part(0, k.arg("q"), false);
   part(1, k.arg("k"), false);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

@@ -24,7 +24,6 @@ namespace {
 using namespace codegen;
 using as::vcc, as::exec, as::offset;
 
-constexpr float kNegLog2e = -1.44269504088896340736f;
 
 enum class StreamOp { Fill, AddInplace, ScaleMul, SiluMul, SigmoidMul };
 
@@ -78,7 +77,7 @@ void emit_op(Kernel& b, StreamOp op, const std::vector<VGPR>& in, VGPR out, VGPR
     case StreamOp::SigmoidMul: {
       // silu: gate * up / (1 + 2^(-gate log2 e)); sigmoid: x / (1 + 2^(-g log2 e)).
       VGPR gated = op == StreamOp::SiluMul ? in[0] : in[1];
-      for (int c = 0; c < n; ++c) b.v_mul_f32(t[c], kNegLog2e, gated[c]);
+      for (int c = 0; c < n; ++c) b.v_mul_f32(t[c], -kLog2E, gated[c]);
       for (int c = 0; c < n; ++c) b.v_exp_f32(t[c], t[c]);
       for (int c = 0; c < n; ++c) b.v_add_f32(t[c], 1.0f, t[c]);
       for (int c = 0; c < n; ++c) b.v_rcp_f32(t[c], t[c]);
@@ -104,7 +103,7 @@ codeobj::CodeObject build_stream(isa::Target target, StreamOp op) {
   for (size_t i = 0; i < sh.ptrs.size(); ++i)
     if (sh.loads[i]) in.push_back(k.vgpr(4, sh.ptrs[i].name));
   const VGPR out = k.vgpr(4, "out"), t = k.vgpr(4, "t");
-  Label exit = k.label("exit");
+  Label exit = k.exit();
 
   k.s_cmp_ge_u32(n[1], 4);  // n >= 2^34 or negative: nothing to do
   k.s_cbranch_scc1(exit);
@@ -154,8 +153,6 @@ codeobj::CodeObject build_stream(isa::Target target, StreamOp op) {
     emit_op(k, op, in, out, t, scalar, 1);
     k.global_store_dword(zero, out[0], run[size_t(sh.out)], offset(4 * j));
   }
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
@@ -171,7 +168,7 @@ codeobj::CodeObject build_gelu_mul(isa::Target target) {
   Kernel k(kGelu, target, ops::options());
   const SGPR n = k.arg("n"), group = k.workgroup_id(), base = k.sgpr(1, "first"), left = k.sgpr(1, "left");
   const VGPR off = k.vgpr(1, "offset"), g = k.vgpr(1, "g"), u = k.vgpr(1, "u"), t = k.vgpr(1, "t");
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const double k0 = -2.0 * std::sqrt(2.0 / std::numbers::pi) * 1.4426950408889634;  // -2 sqrt(2/pi) log2 e
   exit_unless_first_wave(k, exit);
   const VGPR lane = whole_wave_lane_id(k);  // a partial first wave still covers its 64 elements
@@ -198,8 +195,6 @@ codeobj::CodeObject build_gelu_mul(isa::Target target) {
   k.v_mul_f32(g, g, u);
   k.v_mul_f32(g, g, t);
   k.global_store_dword(off, g, py);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

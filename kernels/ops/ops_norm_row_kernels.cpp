@@ -25,7 +25,6 @@ struct RowSpec {
   std::vector<int> out_batches;    // and in the output pass
 };
 
-constexpr float kLog2e = 1.4426950408889634f;
 
 bool has_w(RowKind k) { return k != RowKind::L2; }
 bool has_g(RowKind k) { return k == RowKind::RmsGated || k == RowKind::Layer; }
@@ -56,7 +55,7 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   const Signature sig = row_signature(spec.name, kind);
   // deep batches keep 16 dwordx4 loads in flight: 3 waves per SIMD
   Kernel k(sig, target, ops::options(spec.multi_wave ? 64 : 0, spec.stats_batches.front() > 4 ? 3 : 4));
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const SGPR row = k.workgroup_id();
   const SGPR sX = k.arg("x"), sY = kind == RowKind::L2 ? sX : k.arg("y"), sW = has_w(kind) ? k.arg("w") : SGPR{};
   const SGPR sG = kind == RowKind::RmsGated ? k.arg("gate") : kind == RowKind::Layer ? k.arg("b") : SGPR{};
@@ -94,7 +93,7 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
         k.v_mul_f32(x, x, vScale);
         k.v_mul_f32(x, x, w);
         // silu(g) = g / (1 + 2^(-g log2 e)); w is free now
-        k.v_mul_f32(w, -kLog2e, g);
+        k.v_mul_f32(w, -kLog2E, g);
         k.v_exp_f32(w, w);
         k.v_add_f32(w, 1.0f, w);
         k.v_rcp_f32(w, w);
@@ -261,8 +260,6 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
   } else {
     output_pass(false);
   }
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

@@ -19,7 +19,6 @@ constexpr uint32_t kNegInfBits = 0xff800000u;  // -inf
 constexpr uint32_t kNoChunk = 0x1fffffffu;     // chunk index of "no element": 4 * it + 3 = INT32_MAX
 constexpr uint32_t kNoIndex = 0x7fffffffu;
 constexpr uint32_t kQuietNaN = 0x7fc00000u;
-constexpr float kLog2e = 1.4426950408889634f;
 
 // ================================================================ argmax
 
@@ -82,8 +81,13 @@ std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg
   k.v_mov_b32(vQBase, vT);
   k.s_mov_b32(sLeft, sNq);
   walk.loads_per_chunk = 1;
-  walk.load = [&](int i, VGPR voff, int) { k.global_load_dwordx4(data.sub(4 * i, 4), voff, stream); };
+  int batch = 0;  // loads of the current batch, so each chunk waits for its own before the chunk index
+  walk.load = [&](int i, VGPR voff, int) {
+    k.global_load_dwordx4(data.sub(4 * i, 4), voff, stream);
+    batch = i + 1;
+  };
   walk.compute = [&](int i) {
+    k.s_waitcnt(vmcnt(batch - 1 - i));
     VGPR q = vQBase;
     if (i) {
       k.s_mul_i32(sScratch, th.threads, i);
@@ -127,7 +131,7 @@ std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg
 // argmax_k (part = false) and argmax_part_k (part = true).
 codeobj::CodeObject generate_argmax(bool part, isa::Target target) {
   Kernel k(argmax_signature(part), target, ops::options(128));
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const SGPR sN = k.arg("n"), sX = k.arg("x"), group = k.workgroup_id();
   const SGPR sStart = k.sgpr(1, "start"), sLen = k.sgpr(1, "length"), sTmp = k.sgpr(1, "t"),
              sSeg = k.sgpr(2, "segment");
@@ -179,14 +183,12 @@ codeobj::CodeObject generate_argmax(bool part, isa::Target target) {
   } else {
     k.global_store_dword(vAddr, vTi, k.arg("out"));
   }
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
 codeobj::CodeObject generate_argmax_comb(isa::Target target) {
   Kernel k(kComb, target, ops::options(128));
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const SGPR sNb = k.arg("nb"), sB = k.sgpr(1, "partial");
   const VGPR vBv = k.vgpr(2, "best values"), vBc = k.vgpr(2, "best indices"), vQ = k.vgpr(1, "q"),
              vTv = k.vgpr(1, "value"), vTi = k.vgpr(1, "index"), vAddr = k.vgpr(1, "address");
@@ -228,8 +230,6 @@ codeobj::CodeObject generate_argmax_comb(isa::Target target) {
   k.v_mov_b32(vAddr, 0);
   k.s_mov_b64(exec, 1);
   k.global_store_dword(vAddr, vTi, k.arg("out"));
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
@@ -237,64 +237,46 @@ codeobj::CodeObject generate_argmax_comb(isa::Target target) {
 
 // ================================================================ top-k
 
-// topk_k and router_top10_k keep hand-placed registers: their insertion
-// routines are reached through computed jumps into tables of fixed byte sizes
-// (check_table_sizes), which automatic waits and wait states would change and
-// whose indirect control flow the allocator's liveness cannot follow. Their
-// signatures and interface come from the layer all the same.
+// The insertion routines are called (s_swappc_b64) only when some lane's
+// column beats its k-th value; for dynamic k they enter the sorted slots at
+// slot k-1 through a computed jump into a table of 12-byte entries and leave
+// through another into 8-byte threshold fetches. The layer follows both
+// (Kernel::routine, jump_table) and checks the entry sizes.
 namespace tk {
 
-using namespace as;
-using as::KernelBuilder;
+using namespace codegen;
+using as::vcc, as::exec, as::offset;
 
-void wait_vm(KernelBuilder& b, int n) { b.s_waitcnt(waitcnt(n > 63 ? 63 : n)); }
-void wait_lgkm(KernelBuilder& b, int n) { b.s_waitcnt(waitcnt(63, 7, n)); }
-// dst = base + (index * count) << shift on physical SGPRs (tmp2 a scratch pair).
-void row_address(KernelBuilder& b, SGPR dst, SGPR base, SGPR index, SGPR count, int shift, SGPR tmp2) {
-  b.s_mul_i32(tmp2[0], index, count);
-  b.s_mul_hi_u32(tmp2[1], index, count);
-  if (shift) b.s_lshl_b64(tmp2, tmp2, shift);
-  b.s_add_u32(dst[0], base[0], tmp2[0]);
-  b.s_addc_u32(dst[1], base[1], tmp2[1]);
-}
-void add64(KernelBuilder& b, SGPR pair, const Arg& value) {
-  b.s_add_u32(pair[0], pair[0], value);
-  b.s_addc_u32(pair[1], pair[1], 0);
-}
-
-codegen::Signature topk_signature(bool router) {
-  using codegen::in, codegen::out, codegen::value;
+Signature topk_signature(bool router) {
   if (router)
-    return codegen::Signature("router_top10_k", {in("logits", "f32"), out("ids", "i32"), out("weights", "f32"),
-                                                 value("rows", "u32"), value("n_experts", "u32")});
-  return codegen::Signature("topk_k", {in("x", "f32"), out("idx", "i32"), out("val", "f32"), value("rows", "u32"),
-                                       value("cols", "u32"), value("k", "u32")});
+    return Signature("router_top10_k", {in("logits", "f32"), out("ids", "i32"), out("weights", "f32"),
+                                        value("rows", "u32"), value("n_experts", "u32")});
+  return Signature("topk_k", {in("x", "f32"), out("idx", "i32"), out("val", "f32"), value("rows", "u32"),
+                              value("cols", "u32"), value("k", "u32")});
 }
 
-const SGPR sX = s(8, 2), sIdx = s(10, 2), sVal = s(12, 2), sRows = s(14), sCols = s(15), sK = s(16);
-const SGPR sR0 = s(17), sBlk = s(18, 2), sBase = s(20, 2), sC = s(22), sF = s(23);
-const SGPR sP[2] = {s(24, 2), s(26, 2)};
-const SGPR sPc = s(28, 2), sEntry = s(30), sFetch = s(31), sSave = s(32, 2), sCol = s(35), sTmp2 = s(36, 2),
-           sRet = s(38, 2), sSteady = s(40, 2), sFill = s(42, 2), sTmp = s(44), sTmp1 = s(45), sOutV = s(46, 2),
-           sOutI = s(48, 2);
-const SGPR sPiece[4] = {s(50, 2), s(52, 2), s(54, 2), s(56, 2)}, sRowsExec = s(58, 2);
-const VGPR vLane = v(0), vRoff = v(1), vThr = v(2), vCol = v(3), vX = v(4), vOut = v(5), vTmp = v(6);
-const VGPR vToff = v(8, 4), vLdsW = v(12), vLdsR = v(13);
-constexpr int kA = 16, kI = 32, kXd = 48, kStage = 64, kMaxK = 16;
+constexpr int kMaxK = 16;
 constexpr int kLdsRow = 72;  // bytes per LDS row: 16 floats + 2 (banks 18 r mod 32 are distinct for 16 lanes)
-VGPR A(int j) { return v(kA + j); }
-VGPR I(int j) { return v(kI + j); }
 
 enum class Cmp { Greater, NotLessEqual };
 
-void compare(KernelBuilder& b, Cmp c, SGPR dst, VGPR x, VGPR a) {
+// What the insertion routines share with the kernel: the sorted slots (values
+// a, columns i), the candidate x with its column (col, from the scalar
+// column), c_j = (x beats slot j) in two alternating masks, the threshold and,
+// for dynamic k, the two jump-table offsets.
+struct Slots {
+  VGPR a, i, x, col, thr;
+  SGPR c[2], column, entry, fetch;
+};
+
+void compare(Kernel& k, Cmp c, SGPR dst, VGPR x, VGPR a) {
   if (c == Cmp::Greater)
-    b.v_cmp_gt_f32(dst, x, a);
+    k.v_cmp_gt_f32(dst, x, a);
   else
-    b.v_cmp_nle_f32(dst, x, a);  // x > a, or a is an empty (NaN) slot
+    k.v_cmp_nle_f32(dst, x, a);  // x > a, or a is an empty (NaN) slot
 }
 
-// Insertion of (vX, column sCol) into the sorted slots 0..K-1, bottom-up:
+// Insertion of (x, column) into the sorted slots 0..K-1, bottom-up:
 // with c_j = (x beats slot j), slot j becomes slot j-1 when c_(j-1), else x
 // when c_j, else stays. Slots are descending; an equal value never beats a
 // slot (earlier column first). c is monotone in j, so once no lane moves
@@ -303,343 +285,284 @@ void compare(KernelBuilder& b, Cmp c, SGPR dst, VGPR x, VGPR a) {
 // is the median of (slot j-1, x, slot j): one v_med3_f32 instead of two
 // selects (a -0 next to an equal +0 may come back as +0). The fill phase has
 // NaN (empty) slots and uses the selects.
-void insertion_block(KernelBuilder& b, Cmp c, int j, Label done) {
+void insertion_block(Kernel& k, const Slots& s, Cmp c, int j, Label done) {
   const bool steady = c == Cmp::Greater;
-  if (j > 0) compare(b, c, sP[(j - 1) % 2], vX, A(j - 1));
+  const SGPR cj = s.c[j % 2], cprev = s.c[(j + 1) % 2];
+  if (j > 0) compare(k, c, cprev, s.x, s.a[j - 1]);
   if (j > 0 && steady) {
-    b.v_med3_f32(A(j), A(j - 1), vX, A(j));
+    k.v_med3_f32(s.a[j], s.a[j - 1], s.x, s.a[j]);
   } else if (j == 0 && steady) {
-    b.v_max_f32(A(0), A(0), vX);
+    k.v_max_f32(s.a[0], s.a[0], s.x);
   } else {
-    b.v_cndmask_b32(A(j), A(j), vX, sP[j % 2]);
-    if (j > 0) b.v_cndmask_b32(A(j), A(j), A(j - 1), sP[(j - 1) % 2]);
+    k.v_cndmask_b32(s.a[j], s.a[j], s.x, cj);
+    if (j > 0) k.v_cndmask_b32(s.a[j], s.a[j], s.a[j - 1], cprev);
   }
-  b.v_cndmask_b32(I(j), I(j), vCol, sP[j % 2]);
+  k.v_cndmask_b32(s.i[j], s.i[j], s.col, cj);
   if (j > 0) {
-    b.v_cndmask_b32(I(j), I(j), I(j - 1), sP[(j - 1) % 2]);
-    b.s_cmp_eq_u64(sP[(j - 1) % 2], 0);
-    b.s_cbranch_scc1(done);
+    k.v_cndmask_b32(s.i[j], s.i[j], s.i[j - 1], cprev);
+    k.s_cmp_eq_u64(cprev, 0);
+    k.s_cbranch_scc1(done);
   }
 }
 
-// A computed jump: to (address of the s_add_u32 below) + offset.
-void computed_jump(KernelBuilder& b, SGPR offset_sgpr) {
-  b.s_getpc_b64(sPc);
-  b.s_add_u32(sPc[0], sPc[0], offset_sgpr);
-  b.s_addc_u32(sPc[1], sPc[1], 0);
-  b.s_setpc_b64(sPc);
-}
-
-// Byte sizes the jump tables rely on, checked against the encoder: an entry
-// (VOP3 compare + s_branch) 12 bytes, a threshold fetch (v_mov + s_setpc) 8,
-// the jump's s_add/s_addc/s_setpc 12.
-void check_table_sizes(isa::Target target) {
-  auto entry_size = [&](Cmp c) {
-    KernelBuilder e("size_check", target);
-    Label l = e.label();
-    compare(e, c, sP[1], vX, A(15));
-    e.s_branch(l);
-    e.bind(l);
-    return e.code().size();
-  };
-  KernelBuilder f("size_check", target);
-  f.v_mov_b32(vThr, A(15));
-  f.s_setpc_b64(sRet);
-  KernelBuilder g("size_check", target);
-  g.s_add_u32(sPc[0], sPc[0], sEntry);
-  g.s_addc_u32(sPc[1], sPc[1], 0);
-  g.s_setpc_b64(sPc);
-  if (entry_size(Cmp::Greater) != 12 || entry_size(Cmp::NotLessEqual) != 12 || f.code().size() != 8 ||
-      g.code().size() != 12)
-    throw Error("topk generator: jump-table entry sizes changed");
-}
-
-// The insertion routine: dynamic K (topk_k: jump tables on k) or K = 10.
-// Called with s_swappc_b64 sRet; returns through sRet.
-void insertion_routine(KernelBuilder& b, Cmp c, bool router) {
-  b.v_mov_b32(vCol, sCol);
-  Label done = b.label("insert_done");
-  if (router) {
-    compare(b, c, sP[9 % 2], vX, A(9));
-    for (int j = 9; j >= 0; --j) insertion_block(b, c, j, done);
-    b.bind(done);
-    b.s_setpc_b64(sRet);
-    return;
-  }
-  std::vector<Label> blocks;
-  for (int j = 0; j < kMaxK; ++j) blocks.push_back(b.label("block" + std::to_string(j)));
-  computed_jump(b, sEntry);  // entry j at 12 + 12 (15 - j)
-  for (int j = kMaxK - 1; j >= 0; --j) {
-    compare(b, c, sP[j % 2], vX, A(j));
-    b.s_branch(blocks[size_t(j)]);
-  }
-  for (int j = kMaxK - 1; j >= 0; --j) {
-    b.bind(blocks[size_t(j)]);
-    insertion_block(b, c, j, done);
-  }
-  b.bind(done);
-  computed_jump(b, sFetch);  // threshold fetch j at 12 + 8 (15 - j)
-  for (int j = kMaxK - 1; j >= 0; --j) {
-    b.v_mov_b32(vThr, A(j));
-    b.s_setpc_b64(sRet);
-  }
+// The insertion routine: K = 10 (router) or dynamic k (topk_k: entered at
+// slot k-1 by a table of (compare, branch) entries of 12 bytes, left by one
+// of (threshold = slot k-1, return) entries of 8).
+Routine insertion_routine(Kernel& k, const Slots& s, Cmp c, bool router) {
+  return k.routine(c == Cmp::Greater ? "insert" : "fill", [&](const Routine& r) {
+    k.v_mov_b32(s.col, s.column);
+    Label done = k.label("insert_done");
+    if (router) {
+      compare(k, c, s.c[9 % 2], s.x, s.a[9]);
+      for (int j = 9; j >= 0; --j) insertion_block(k, s, c, j, done);
+      k.bind(done);
+      k.ret(r);
+      return;
+    }
+    std::vector<Label> blocks;
+    for (int j = 0; j < kMaxK; ++j) blocks.push_back(k.label("block" + std::to_string(j)));
+    k.jump_table(s.entry, kMaxK, 12, [&](int e) {  // entry 15 - j: slot j
+      const int j = kMaxK - 1 - e;
+      compare(k, c, s.c[j % 2], s.x, s.a[j]);
+      k.s_branch(blocks[size_t(j)]);
+    });
+    for (int j = kMaxK - 1; j >= 0; --j) {
+      k.bind(blocks[size_t(j)]);
+      insertion_block(k, s, c, j, done);
+    }
+    k.bind(done);
+    k.jump_table(s.fetch, kMaxK, 8, [&](int e) {
+      k.v_mov_b32(s.thr, s.a[kMaxK - 1 - e]);
+      k.ret(r);
+    });
+  });
 }
 
 codeobj::CodeObject generate_topk(bool router, isa::Target target) {
-  if (!router) check_table_sizes(target);
-  KernelBuilder b(router ? "router_top10_k" : "topk_k", target);
-  Label exit = b.label("exit");
+  Kernel k(topk_signature(router), target, ops::options(64 * kLdsRow, 3));
+  Label exit = k.exit();
   const int K = router ? 10 : kMaxK;  // slots kept
+  const VGPR lane = k.local_id(), roff = k.vgpr(1, "row offset"), out = k.vgpr(1, "out offset"),
+             t = k.vgpr(1, "t"), xd = k.vgpr(16, "columns"), stage = k.vgpr(16, "tile"),
+             toff = k.vgpr(4, "tile offsets"), ldsw = k.vgpr(1, "lds write"), ldsr = k.vgpr(1, "lds read");
+  Slots s{k.vgpr(K, "slot values"), k.vgpr(K, "slot columns"), k.vgpr(1, "x"), k.vgpr(1, "column"), {},
+          {k.sgpr(2, "c even"), k.sgpr(2, "c odd")}, k.sgpr(1, "scalar column"), {}, {}};
+  s.thr = router ? s.a[9] : k.vgpr(1, "threshold");
+  const SGPR rows = k.arg("rows"), cols = k.arg(router ? "n_experts" : "cols"), kk = k.sgpr(1, "k"),
+             r0 = k.sgpr(1, "r0"), c = k.sgpr(1, "c"), f = k.sgpr(1, "fill"), tmp = k.sgpr(1, "tmp"),
+             limit = k.sgpr(1, "limit"), base = k.sgpr(2, "column address"), rows_exec = k.sgpr(2, "rows");
+  const SGPR piece[4] = {k.sgpr(2, "piece 0"), k.sgpr(2, "piece 1"), k.sgpr(2, "piece 2"), k.sgpr(2, "piece 3")};
+  if (!router) s.entry = k.sgpr(1, "entry offset"), s.fetch = k.sgpr(1, "fetch offset");
+  // the two insertion routines sit at the start, jumped over
+  const Routine steady = insertion_routine(k, s, Cmp::Greater, router);
+  const Routine fill = insertion_routine(k, s, Cmp::NotLessEqual, router);
 
-  // the two insertion routines sit at the start; their addresses via s_getpc
-  Label after_steady = b.label("after_steady"), after_fill = b.label("after_fill");
-  b.s_getpc_b64(sSteady);
-  b.s_add_u32(sSteady[0], sSteady[0], 12);
-  b.s_addc_u32(sSteady[1], sSteady[1], 0);
-  b.s_branch(after_steady);
-  insertion_routine(b, Cmp::Greater, router);
-  b.bind(after_steady);
-  b.s_getpc_b64(sFill);
-  b.s_add_u32(sFill[0], sFill[0], 12);
-  b.s_addc_u32(sFill[1], sFill[1], 0);
-  b.s_branch(after_fill);
-  insertion_routine(b, Cmp::NotLessEqual, router);
-  b.bind(after_fill);
-
-  b.s_load_dwordx4(s(8, 4), s(4, 2), 0x0);
-  b.s_load_dwordx4(s(12, 4), s(4, 2), 0x10);
-  if (!router) b.s_load_dword(sK, s(4, 2), 0x20);
-  wait_lgkm(b, 0);
-  if (router) b.s_mov_b32(sK, 10);
-  b.v_readfirstlane_b32(sTmp, vLane);  // one wave: rows s6*64 + lane
-  b.s_cmp_ge_u32(sTmp, 64);
-  b.s_cbranch_scc1(exit);
-  b.s_cmp_eq_u32(sK, 0);
-  b.s_cbranch_scc1(exit);
-  b.s_lshl_b32(sR0, s(6), 6);
-  b.v_add_u32(vTmp, sR0, vLane);
-  b.v_cmp_gt_u32(vcc, sRows, vTmp);
-  b.s_and_b64(exec, exec, vcc);
-  b.s_cbranch_execz(exit);
+  exit_unless_first_wave(k, exit);  // one wave: rows 64 group + lane
+  k.s_mov_b32(kk, router ? Operand(10) : Operand(k.arg("k")));
+  k.s_cmp_eq_u32(kk, 0);
+  k.s_cbranch_scc1(exit);
+  k.s_lshl_b32(r0, k.workgroup_id(), 6);
+  k.v_add_u32(t, r0, lane);
+  mask_lanes_below(k, rows, t, exit);
 
   if (!router) {
     // k > 16 is not supported: every slot of the row gets idx -1 and val NaN
-    Label k_ok = b.label("k_ok");
-    b.s_cmp_le_u32(sK, kMaxK);
-    b.s_cbranch_scc1(k_ok);
-    b.s_lshl_b32(sTmp, sK, 2);
-    b.v_mul_lo_u32(vOut, sTmp, vLane);
-    row_address(b, sOutV, sVal, sR0, sK, 2, sTmp2);
-    row_address(b, sOutI, sIdx, sR0, sK, 2, sTmp2);
-    b.v_mov_b32(vTmp, kQuietNaN);
-    b.v_mov_b32(vX, -1);
-    b.s_mov_b32(sC, 0);
-    Label top = b.label("bad_k");
-    b.bind(top);
-    b.global_store_dword(vOut, vTmp, sOutV);
-    b.global_store_dword(vOut, vX, sOutI);
-    add64(b, sOutV, 4);
-    add64(b, sOutI, 4);
-    b.s_add_u32(sC, sC, 1);
-    b.s_cmp_lt_u32(sC, sK);
-    b.s_cbranch_scc1(top);
-    b.s_branch(exit);
-    b.bind(k_ok);
-    // jump-table offsets for k
-    b.s_sub_u32(sTmp, kMaxK, sK);
-    b.s_mul_i32(sEntry, sTmp, 12);
-    b.s_add_u32(sEntry, sEntry, 12);
-    b.s_lshl_b32(sFetch, sTmp, 3);
-    b.s_add_u32(sFetch, sFetch, 12);
+    Label k_ok = k.label("k_ok"), top = k.label("bad_k");
+    k.s_cmp_le_u32(kk, kMaxK);
+    k.s_cbranch_scc1(k_ok);
+    k.s_lshl_b32(tmp, kk, 2);
+    k.v_mul_lo_u32(out, tmp, lane);
+    const SGPR vals = scaled_address(k, k.arg("val"), r0, kk, 2), ids = scaled_address(k, k.arg("idx"), r0, kk, 2);
+    k.v_mov_b32(t, kQuietNaN);
+    k.v_mov_b32(s.x, -1);
+    k.s_mov_b32(c, 0);
+    k.bind(top);
+    k.global_store_dword(out, t, vals);
+    k.global_store_dword(out, s.x, ids);
+    add64(k, vals, 4);
+    add64(k, ids, 4);
+    k.s_add_u32(c, c, 1);
+    k.s_cmp_lt_u32(c, kk);
+    k.s_cbranch_scc1(top);
+    k.s_branch(exit);
+    k.bind(k_ok);
+    // jump-table offsets for k: entry and fetch 16 - k
+    k.s_sub_u32(tmp, kMaxK, kk);
+    k.s_mul_i32(s.entry, tmp, 12);
+    k.s_add_u32(s.entry, s.entry, 12);
+    k.s_lshl_b32(s.fetch, tmp, 3);
+    k.s_add_u32(s.fetch, s.fetch, 12);
   }
 
   // empty slots: NaN (every value beats them in the fill phase), column -1
   for (int j = 0; j < K; ++j) {
-    b.v_mov_b32(A(j), kQuietNaN);
-    b.v_mov_b32(I(j), -1);
+    k.v_mov_b32(s.a[j], kQuietNaN);
+    k.v_mov_b32(s.i[j], -1);
   }
-  b.v_mov_b32(vThr, kQuietNaN);
-  b.s_lshl_b32(sTmp, sCols, 2);
-  b.v_mul_lo_u32(vRoff, sTmp, vLane);  // this lane's row, relative to row r0
-  row_address(b, sBlk, sX, sR0, sCols, 2, sTmp2);
+  if (!router) k.v_mov_b32(s.thr, kQuietNaN);
+  k.s_lshl_b32(tmp, cols, 2);
+  k.v_mul_lo_u32(roff, tmp, lane);  // this lane's row, relative to row r0
+  const SGPR block = scaled_address(k, k.arg(router ? "logits" : "x"), r0, cols, 2);
 
   // fill phase: the first min(k, cols) columns, NaN counted as -inf
-  b.s_min_u32(sF, sK, sCols);
-  b.v_mov_b32(vTmp, kNegInfBits);
-  b.s_mov_b32(sC, 0);
-  b.s_mov_b64(sBase, sBlk);
-  Label fill_top = b.label("fill"), fill_done = b.label("fill_done");
-  b.bind(fill_top);
-  b.s_cmp_ge_u32(sC, sF);
-  b.s_cbranch_scc1(fill_done);
-  b.global_load_dword(vX, vRoff, sBase);
-  wait_vm(b, 0);
-  b.v_cmp_o_f32(vcc, vX, vX);
-  b.v_cndmask_b32(vX, vTmp, vX, vcc);
-  b.s_mov_b32(sCol, sC);
-  b.s_swappc_b64(sRet, sFill);
-  b.s_add_u32(sC, sC, 1);
-  add64(b, sBase, 4);
-  b.s_branch(fill_top);
-  b.bind(fill_done);
+  k.s_min_u32(f, kk, cols);
+  k.v_mov_b32(t, kNegInfBits);
+  k.s_mov_b32(c, 0);
+  k.s_mov_b64(base, block);
+  Label fill_top = k.label("fill"), fill_done = k.label("fill_done");
+  k.bind(fill_top);
+  k.s_cmp_ge_u32(c, f);
+  k.s_cbranch_scc1(fill_done);
+  k.global_load_dword(s.x, roff, base);
+  k.v_cmp_o_f32(vcc, s.x, s.x);
+  k.v_cndmask_b32(s.x, t, s.x, vcc);
+  k.s_mov_b32(s.column, c);
+  k.call(fill);
+  k.s_add_u32(c, c, 1);
+  add64(k, base, 4);
+  k.s_branch(fill_top);
+  k.bind(fill_done);
 
   // steady phase: a column enters only when it beats the k-th value
-  VGPR thr = router ? A(9) : vThr;
   auto element = [&](int e) {
-    Label skip = b.label("skip");
-    b.v_cmp_gt_f32(vcc, v(kXd + e), thr);
-    b.s_cbranch_vccz(skip);
-    b.v_mov_b32(vX, v(kXd + e));
-    b.s_add_u32(sCol, sC, e);
-    b.s_swappc_b64(sRet, sSteady);
-    b.bind(skip);
+    Label skip = k.label("skip");
+    k.v_cmp_gt_f32(vcc, xd[e], s.thr);
+    k.s_cbranch_vccz(skip);
+    k.v_mov_b32(s.x, xd[e]);
+    k.s_add_u32(s.column, c, e);
+    k.call(steady);
+    k.bind(skip);
   };
   // 16-column tiles through LDS, so the global loads are coalesced: piece i
   // of a tile is loaded by lane l as row 16 i + l/4, columns 4 (l % 4) .. +3
   // (64 bytes of each of 16 rows per instruction), written to LDS rows of 72
   // bytes (conflict-free 8-byte reads), and each lane reads back its own row.
   // The next tile's loads are in flight while the current one is compared.
-  b.s_mov_b64(sRowsExec, exec);
-  b.s_mov_b64(exec, -1);
-  b.v_lshrrev_b32(vTmp, 2, vLane);       // l / 4
-  b.v_and_b32(vLdsR, 3, vLane);
-  b.v_lshlrev_b32(vLdsR, 4, vLdsR);      // 16 (l % 4)
-  b.v_mul_u32_u24(vLdsW, kLdsRow, vTmp);
-  b.v_add_u32(vLdsW, vLdsW, vLdsR);      // LDS write address of piece 0
-  b.s_lshl_b32(sTmp, sCols, 2);
+  k.s_mov_b64(rows_exec, exec);
+  k.s_mov_b64(exec, -1);
+  k.v_lshrrev_b32(t, 2, lane);       // l / 4
+  k.v_and_b32(ldsr, 3, lane);
+  k.v_lshlrev_b32(ldsr, 4, ldsr);      // 16 (l % 4)
+  k.v_mul_u32_u24(ldsw, kLdsRow, t);
+  k.v_add_u32(ldsw, ldsw, ldsr);      // LDS write address of piece 0
+  k.s_lshl_b32(tmp, cols, 2);
   for (int i = 0; i < 4; ++i) {
-    b.v_add_u32(vX, 16 * i, vTmp);       // tile row
-    b.v_mul_lo_u32(vToff[i], sTmp, vX);
-    b.v_add_u32(vToff[i], vToff[i], vLdsR);
-    b.v_add_u32(vX, sR0, vX);
-    b.v_cmp_gt_u32(sPiece[i], sRows, vX);  // rows past `rows` are not loaded
+    k.v_add_u32(s.x, 16 * i, t);       // tile row
+    k.v_mul_lo_u32(toff[i], tmp, s.x);
+    k.v_add_u32(toff[i], toff[i], ldsr);
+    k.v_add_u32(s.x, r0, s.x);
+    k.v_cmp_gt_u32(piece[i], rows, s.x);  // rows past `rows` are not loaded
   }
-  b.v_mul_u32_u24(vLdsR, kLdsRow, vLane);  // LDS read address: this lane's row
-  b.s_mov_b64(exec, sRowsExec);
+  k.v_mul_u32_u24(ldsr, kLdsRow, lane);  // LDS read address: this lane's row
+  k.s_mov_b64(exec, rows_exec);
   auto tile_loads = [&](int imm) {
     for (int i = 0; i < 4; ++i) {
-      b.s_mov_b64(exec, sPiece[i]);
+      k.s_mov_b64(exec, piece[i]);
       if (imm)
-        b.global_load_dwordx4(v(kStage + 4 * i, 4), vToff[i], sBase, offset(imm));
+        k.global_load_dwordx4(stage.sub(4 * i, 4), toff[i], base, offset(imm));
       else
-        b.global_load_dwordx4(v(kStage + 4 * i, 4), vToff[i], sBase);
+        k.global_load_dwordx4(stage.sub(4 * i, 4), toff[i], base);
     }
-    b.s_mov_b64(exec, sRowsExec);
+    k.s_mov_b64(exec, rows_exec);
   };
   // columns straight from each lane's row (4 or 1 at a time) up to `limit`
-  auto per_lane_columns = [&](SGPR limit) {
+  auto per_lane_columns = [&](SGPR lim) {
     for (int width : {4, 1}) {
-      Label top = b.label("cols" + std::to_string(width)), done = b.label("cols" + std::to_string(width) + "_done");
-      b.bind(top);
-      b.s_sub_u32(sTmp, limit, sC);
-      b.s_cmp_lt_u32(sTmp, width);
-      b.s_cbranch_scc1(done);
+      Label top = k.label("cols" + std::to_string(width)), done = k.label("cols" + std::to_string(width) + "_done");
+      k.bind(top);
+      k.s_sub_u32(tmp, lim, c);
+      k.s_cmp_lt_u32(tmp, width);
+      k.s_cbranch_scc1(done);
       if (width == 1)
-        b.global_load_dword(v(kXd), vRoff, sBase);
+        k.global_load_dword(xd[0], roff, base);
       else
-        b.global_load_dwordx4(v(kXd, 4), vRoff, sBase);
-      wait_vm(b, 0);
+        k.global_load_dwordx4(xd.sub(0, 4), roff, base);
       for (int e = 0; e < width; ++e) element(e);
-      b.s_add_u32(sC, sC, width);
-      add64(b, sBase, 4 * width);
-      b.s_branch(top);
-      b.bind(done);
+      k.s_add_u32(c, c, width);
+      add64(k, base, 4 * width);
+      k.s_branch(top);
+      k.bind(done);
     }
   };
   // up to a multiple of 16 columns first, so that tiles start on 64-byte lines when rows do
-  b.s_add_u32(sTmp1, sC, 15);
-  b.s_and_b32(sTmp1, sTmp1, ~15u);
-  b.s_min_u32(sTmp1, sTmp1, sCols);
-  per_lane_columns(sTmp1);
+  k.s_add_u32(limit, c, 15);
+  k.s_and_b32(limit, limit, ~15u);
+  k.s_min_u32(limit, limit, cols);
+  per_lane_columns(limit);
   {
-    Label top = b.label("tiles"), done = b.label("tiles_done"), no_prefetch = b.label("no_prefetch");
-    b.s_sub_u32(sTmp, sCols, sC);
-    b.s_cmp_lt_u32(sTmp, 16);
-    b.s_cbranch_scc1(done);
+    Label top = k.label("tiles"), done = k.label("tiles_done"), no_prefetch = k.label("no_prefetch");
+    k.s_sub_u32(tmp, cols, c);
+    k.s_cmp_lt_u32(tmp, 16);
+    k.s_cbranch_scc1(done);
     tile_loads(0);
-    b.bind(top);
-    wait_vm(b, 0);
+    k.bind(top);
     for (int i = 0; i < 4; ++i) {
-      b.s_mov_b64(exec, sPiece[i]);
-      b.ds_write_b64(vLdsW, v(kStage + 4 * i, 2), offset(16 * kLdsRow * i));
-      b.ds_write_b64(vLdsW, v(kStage + 4 * i + 2, 2), offset(16 * kLdsRow * i + 8));
+      k.s_mov_b64(exec, piece[i]);
+      k.ds_write_b64(ldsw, stage.sub(4 * i, 2), offset(16 * kLdsRow * i));
+      k.ds_write_b64(ldsw, stage.sub(4 * i + 2, 2), offset(16 * kLdsRow * i + 8));
     }
-    b.s_mov_b64(exec, sRowsExec);
-    wait_lgkm(b, 0);
+    k.s_mov_b64(exec, rows_exec);
     for (int q = 0; q < 8; ++q) {
       if (q)
-        b.ds_read_b64(v(kXd + 2 * q, 2), vLdsR, offset(8 * q));
+        k.ds_read_b64(xd.sub(2 * q, 2), ldsr, offset(8 * q));
       else
-        b.ds_read_b64(v(kXd, 2), vLdsR);
+        k.ds_read_b64(xd.sub(0, 2), ldsr);
     }
-    b.s_add_u32(sTmp, sC, 32);  // another whole tile after this one?
-    b.s_cmp_gt_u32(sTmp, sCols);
-    b.s_cbranch_scc1(no_prefetch);
+    k.s_add_u32(tmp, c, 32);  // another whole tile after this one?
+    k.s_cmp_gt_u32(tmp, cols);
+    k.s_cbranch_scc1(no_prefetch);
     tile_loads(64);
-    b.bind(no_prefetch);
-    wait_lgkm(b, 0);
+    k.bind(no_prefetch);
     for (int e = 0; e < 16; ++e) element(e);
-    b.s_add_u32(sC, sC, 16);
-    add64(b, sBase, 64);
-    b.s_sub_u32(sTmp, sCols, sC);
-    b.s_cmp_lt_u32(sTmp, 16);
-    b.s_cbranch_scc0(top);
-    b.bind(done);
+    k.s_add_u32(c, c, 16);
+    add64(k, base, 64);
+    k.s_sub_u32(tmp, cols, c);
+    k.s_cmp_lt_u32(tmp, 16);
+    k.s_cbranch_scc0(top);
+    k.bind(done);
   }
-  per_lane_columns(sCols);  // the last columns (fewer than 16)
+  per_lane_columns(cols);  // the last columns (fewer than 16)
 
   // results: empty slots (cols < k) read as -inf with column -1
-  for (int j = 0; j < K; ++j) b.v_max_f32(A(j), kNegInfBits, A(j));
+  for (int j = 0; j < K; ++j) k.v_max_f32(s.a[j], kNegInfBits, s.a[j]);
   if (router) {
     // weights = softmax over the 10 selected logits (the first is the largest)
-    // (A(0) - A(0) is 0, or NaN when every logit is -inf: then every weight is NaN)
-    for (int j = 0; j < 10; ++j) {
-      b.v_sub_f32(v(kXd + j), A(j), A(0));
-      b.v_mul_f32(v(kXd + j), kLog2e, v(kXd + j));
-      b.v_exp_f32(v(kXd + j), v(kXd + j));
-    }
-    b.v_mov_b32(vTmp, v(kXd));
-    for (int j = 1; j < 10; ++j) b.v_add_f32(vTmp, vTmp, v(kXd + j));
-    b.v_rcp_f32(vTmp, vTmp);
-    for (int j = 0; j < 10; ++j) b.v_mul_f32(v(kXd + j), v(kXd + j), vTmp);
-    b.v_mul_u32_u24(vOut, 40, vLane);
-    b.s_mov_b32(sTmp1, 10);
-    row_address(b, sOutI, sIdx, sR0, sTmp1, 2, sTmp2);
-    row_address(b, sOutV, sVal, sR0, sTmp1, 2, sTmp2);
+    // (a0 - a0 is 0, or NaN when every logit is -inf: then every weight is NaN)
+    for (int j = 0; j < 10; ++j) exp2_scaled_difference(k, xd[j], s.a[j], s.a[0], kLog2E);
+    k.v_mov_b32(t, xd[0]);
+    for (int j = 1; j < 10; ++j) k.v_add_f32(t, t, xd[j]);
+    k.v_rcp_f32(t, t);
+    for (int j = 0; j < 10; ++j) k.v_mul_f32(xd[j], xd[j], t);
+    k.v_mul_u32_u24(out, 40, lane);
+    const SGPR ids = scaled_address(k, k.arg("ids"), r0, 10, 2), ws = scaled_address(k, k.arg("weights"), r0, 10, 2);
     for (int m = 0; m < 5; ++m) {
       if (m) {
-        b.global_store_dwordx2(vOut, v(kI + 2 * m, 2), sOutI, offset(8 * m));
-        b.global_store_dwordx2(vOut, v(kXd + 2 * m, 2), sOutV, offset(8 * m));
+        k.global_store_dwordx2(out, s.i.sub(2 * m, 2), ids, offset(8 * m));
+        k.global_store_dwordx2(out, xd.sub(2 * m, 2), ws, offset(8 * m));
       } else {
-        b.global_store_dwordx2(vOut, v(kI, 2), sOutI);
-        b.global_store_dwordx2(vOut, v(kXd, 2), sOutV);
+        k.global_store_dwordx2(out, s.i.sub(0, 2), ids);
+        k.global_store_dwordx2(out, xd.sub(0, 2), ws);
       }
     }
   } else {
-    b.s_lshl_b32(sTmp, sK, 2);
-    b.v_mul_u32_u24(vOut, sTmp, vLane);
-    row_address(b, sOutV, sVal, sR0, sK, 2, sTmp2);
-    row_address(b, sOutI, sIdx, sR0, sK, 2, sTmp2);
+    k.s_lshl_b32(tmp, kk, 2);
+    k.v_mul_u32_u24(out, tmp, lane);
+    const SGPR vals = scaled_address(k, k.arg("val"), r0, kk, 2), ids = scaled_address(k, k.arg("idx"), r0, kk, 2);
     for (int j = 0; j < kMaxK; ++j) {
       if (j) {
-        b.global_store_dword(vOut, A(j), sOutV, offset(4 * j));
-        b.global_store_dword(vOut, I(j), sOutI, offset(4 * j));
+        k.global_store_dword(out, s.a[j], vals, offset(4 * j));
+        k.global_store_dword(out, s.i[j], ids, offset(4 * j));
       } else {
-        b.global_store_dword(vOut, A(j), sOutV);
-        b.global_store_dword(vOut, I(j), sOutI);
+        k.global_store_dword(out, s.a[j], vals);
+        k.global_store_dword(out, s.i[j], ids);
       }
       if (j + 1 < kMaxK) {
-        b.s_cmp_eq_u32(sK, j + 1);
-        b.s_cbranch_scc1(exit);
+        k.s_cmp_eq_u32(kk, j + 1);
+        k.s_cbranch_scc1(exit);
       }
     }
   }
-  b.bind(exit);
-  b.s_endpgm();
-
-  codegen::declare_interface(b, topk_signature(router),
-                             codegen::KernelOptions{.lds_bytes = 64 * kLdsRow, .max_workgroup = 1024});
-  return b.code_object();
+  return k.build();
 }
 
 }  // namespace tk

@@ -15,7 +15,6 @@ namespace {
 using namespace codegen;
 using as::vcc, as::exec, as::offset;
 
-constexpr float kLog2e = 1.4426950408889634f;
 constexpr uint32_t kNegInfBits = 0xff800000u, kNegMaxBits = 0xff7fffffu;  // -inf, -FLT_MAX
 
 Signature softmax_signature(const std::string& name) {
@@ -27,7 +26,7 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
   Kernel k(softmax_signature(name), target, ops::options());
   const int dw = vec ? 4 : 1;
   const std::vector<int> batches = vec ? std::vector<int>{4, 1} : std::vector<int>{8, 1};
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const SGPR sCols = k.arg("cols"), row = k.workgroup_id();
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   const SGPR sXs = k.sgpr(2, "x stream"), sYs = k.sgpr(2, "y stream"), sNq = s1("chunks"), sRem = s1("rem"),
@@ -87,15 +86,11 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
   auto accumulate_values = [&](int values) {  // data[0 .. values), their max in vG
     k.v_max_f32(vG, vM, vG);
     k.v_max_f32(vG, kNegMaxBits, vG);
-    k.v_sub_f32(vA, vM, vG);  // <= 0, -inf on the first batch
-    k.v_mul_f32(vA, kLog2e, vA);
-    k.v_exp_f32(vA, vA);
+    exp2_scaled_difference(k, vA, vM, vG, kLog2E);  // of <= 0, -inf on the first batch
     k.v_mul_f32(vS, vS, vA);
     k.v_mov_b32(vM, vG);
     for (int c = 0; c < values; ++c) {
-      k.v_sub_f32(vA, data[c], vM);
-      k.v_mul_f32(vA, kLog2e, vA);
-      k.v_exp_f32(vA, vA);
+      exp2_scaled_difference(k, vA, data[c], vM, kLog2E);
       k.v_add_f32(vS, vS, vA);
     }
   };
@@ -119,9 +114,7 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
   k.v_mov_b32(vG, vM);
   lane_reduce(k, {{ReduceOp::Max, vG}});
   k.v_readlane_b32(sMax, vG, 63);
-  k.v_subrev_f32(vA, sMax, vM);  // m_lane - M (-inf for lanes without columns)
-  k.v_mul_f32(vA, kLog2e, vA);
-  k.v_exp_f32(vA, vA);
+  exp2_scaled_difference(k, vA, vM, sMax, kLog2E);  // of m_lane - M (-inf for lanes without columns)
   k.v_mul_f32(vS, vS, vA);
   lane_reduce(k, {{ReduceOp::Add, vS}});
   k.v_readlane_b32(sSum, vS, 63);
@@ -130,9 +123,7 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
 
   // ---- pass 2: y = 2^((x - M) log2 e) / sum
   auto out_value = [&](VGPR x) {
-    k.v_subrev_f32(x, sMax, x);
-    k.v_mul_f32(x, kLog2e, x);
-    k.v_exp_f32(x, x);
+    exp2_scaled_difference(k, x, x, sMax, kLog2E);
     k.v_mul_f32(x, x, vInv);
   };
   k.s_mov_b64(sXs, sX0);
@@ -168,8 +159,6 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
       out_value(data[0]);
       k.global_store_dword(off, data[0], sYs);
     });
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

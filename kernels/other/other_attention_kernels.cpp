@@ -47,7 +47,6 @@ using namespace codegen;
 using as::vcc, as::exec, as::exec_lo, as::exec_hi, as::offset;
 
 constexpr uint32_t kNegInfBits = 0xff800000u;
-constexpr float kLog2e = 1.4426950408889634f;
 
 Signature part_signature() {
   return Signature("flash_dec_part_k", {out("po", "f32"), out("pm", "f32"), out("pl", "f32"), in("q", "f32"),
@@ -72,16 +71,9 @@ Prologue prologue(Kernel& k, Label exit) {
   exit_unless_first_wave(k, exit);
   k.v_lshlrev_b32(p.l4, 2, p.lane);
   k.s_mov_b64(p.all, exec);
-  k.v_mov_b32(p.c, kLog2e);
+  k.v_mov_b32(p.c, kLog2E);
   k.v_mul_f32(p.c, k.arg("inv"), p.c);
   return p;
-}
-
-// dst = exp((x - m) * inv) = v_exp_f32((x - m) * c).
-void exp_scaled(Kernel& k, const Prologue& p, VGPR dst, Operand x, SGPR m) {
-  k.v_subrev_f32(dst, m, x);
-  k.v_mul_f32(dst, dst, p.c);
-  k.v_exp_f32(dst, dst);
 }
 
 // acc += sum over `count` rows j of w_j * row_j[voff]: the f32 weights w_j at
@@ -131,7 +123,7 @@ void over_slices(Kernel& k, const Prologue& p, SGPR dh, SGPR slices, const std::
 
 codeobj::CodeObject build_part(isa::Target target) {
   Kernel k(part_signature(), target, {.waves_per_simd = 5, .lds_bytes = 256 + 4 * 512});
-  Label exit = k.label("exit"), bad_dh = k.label("bad_dh"), finish = k.label("finish"), block = k.label("block");
+  Label exit = k.exit(), bad_dh = k.label("bad_dh"), finish = k.label("finish"), block = k.label("block");
   const Prologue p = prologue(k, exit);
   const SGPR id = k.workgroup_id(), dh = k.arg("dh"), cshift = k.arg("cshift");
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
@@ -207,12 +199,12 @@ codeobj::CodeObject build_part(isa::Target target) {
   k.s_cmp_eq_u32(m, kNegInfBits);
   k.s_cbranch_scc1(alpha_done);
   k.v_mov_b32(t, m);
-  exp_scaled(k, p, t, t, mnew);
+  exp2_scaled_difference(k, t, t, mnew, p.c);  // exp((m - m_new) * inv)
   k.v_readfirstlane_b32(alpha, t);
   k.bind(alpha_done);
   k.s_mov_b32(m, mnew);
   // p = exp((s - m) * inv) for the block's rows (0 past the end), to LDS[4 row]
-  exp_scaled(k, p, score, score, m);
+  exp2_scaled_difference(k, score, score, m, p.c);
   k.v_cndmask_b32(score, 0, score, live);
   k.v_fma_f32(psum, psum, alpha, score);
   k.ds_write_b32(p.l4, score);
@@ -253,14 +245,12 @@ codeobj::CodeObject build_part(isa::Target target) {
   k.s_mov_b64(exec, 1);
   k.global_store_dword(zero, t, pm);
   k.global_store_dword(zero, t, pl);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
 codeobj::CodeObject build_comb(isa::Target target) {
   Kernel k(comb_signature(), target, {.waves_per_simd = 6, .lds_bytes = 256});
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const Prologue p = prologue(k, exit);
   const SGPR h = k.workgroup_id(), dh = k.arg("dh"), ns = k.arg("nsplit");
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
@@ -298,7 +288,7 @@ codeobj::CodeObject build_comb(isa::Target target) {
   };
   // w = exp((pm - M) * inv), 0 for an empty split (pm = -inf, also for inv = 0), to LDS[4 lane]
   auto weight = [&]() {
-    exp_scaled(k, p, w, x, M);
+    exp2_scaled_difference(k, w, x, M, p.c);
     k.v_cmp_neq_f32(vcc, kNegInfBits, x);
     k.v_cndmask_b32(w, 0, w, vcc);
     k.ds_write_b32(p.l4, w);
@@ -359,8 +349,6 @@ codeobj::CodeObject build_comb(isa::Target target) {
     k.v_mul_f32(acc, rden, acc);
     k.global_store_dword(a, acc, out);
   });
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

@@ -45,7 +45,7 @@ constexpr int kTileRow = 260;  // bytes per LDS tile row: 65 floats
 
 codeobj::CodeObject build_scatter(isa::Target target, bool kv) {
   Kernel k(scatter_signature(kv), target, {.lds_bytes = 64 * kTileRow});
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const SGPR rows = k.arg("rows"), dim = k.arg("dim"), ystride = k.arg("ystride"), id = k.workgroup_id();
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   const SGPR mask = s1("tile mask"), dtile = s1("d tile"), ttile = s1("row tile"), d0 = s1("D0"), t0 = s1("T0"),
@@ -115,8 +115,6 @@ codeobj::CodeObject build_scatter(isa::Target target, bool kv) {
       add64_pair(k, dst, dstep);
     }
   });
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
@@ -125,7 +123,7 @@ const Signature kScatter1("vt_scatter_v1_k", {out("vt", "f32"), out("vc", "f32")
 
 codeobj::CodeObject build_scatter1(isa::Target target) {
   Kernel k(kScatter1, target);
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const SGPR carry = k.sgpr(2, "carry");
   const VGPR d = k.vgpr(1, "d"), off = k.vgpr(1, "offset"), kd = k.vgpr(1, "k[d]"), vd = k.vgpr(1, "v[d]"),
              addr = k.vgpr(2, "vt address"), hi = k.vgpr(1, "base hi");
@@ -144,8 +142,6 @@ codeobj::CodeObject build_scatter1(isa::Target target) {
   k.v_addc_co_u32(addr[1], vcc, hi, addr[1], vcc);
   k.global_store_dword(addr, kd, as::off);
   k.global_store_dword(off, vd, scaled_address(k, k.arg("vc"), k.arg("y0"), k.arg("dim"), 2));
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

@@ -53,7 +53,7 @@ codeobj::CodeObject build_stream(isa::Target target, Stream kind) {
   const bool block = kind == Stream::BlockMax || kind == Stream::BlockExpSum, exp_sum = kind == Stream::BlockExpSum;
   const ReduceOp op = kind == Stream::BlockMax || kind == Stream::ReduceMax ? ReduceOp::Max : ReduceOp::Add;
   Kernel k(stream_signature(kind), target, {.waves_per_simd = 10});
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   const SGPR group = k.workgroup_id(), count = s1("values"), nq = s1("pieces"), rem = s1("rem"), left = s1("left"),
              nb = s1("blocks"), chunk = s1("chunk"), first = s1("first"), t = s1("t"), M = s1("M");
@@ -78,7 +78,7 @@ codeobj::CodeObject build_stream(isa::Target target, Stream kind) {
     if (exp_sum) {
       y0 = offset_address(k, k.arg("y"), first, 2);
       k.s_load_dword(M, k.arg("m"), 0);
-      k.v_mov_b32(c, 1.4426950408889634f);
+      k.v_mov_b32(c, kLog2E);
       k.v_mul_f32(c, k.arg("inv"), c);
     }
   } else {
@@ -132,8 +132,6 @@ codeobj::CodeObject build_stream(isa::Target target, Stream kind) {
   k.s_mov_b32(exec_lo, 0);
   k.s_mov_b32(exec_hi, 0x80000000u);
   k.global_store_dword(zero, acc, out);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 
@@ -143,7 +141,7 @@ const Signature kDivScalar("div_scalar_k", {inout("y", "f32"), in("s", "f32"), v
 
 codeobj::CodeObject build_div_scalar(isa::Target target) {
   Kernel k(kDivScalar, target, {.waves_per_simd = 10});
-  Label exit = k.label("exit");
+  Label exit = k.exit();
   const SGPR divisor = k.sgpr(1, "s[0]");
   const VGPR off = k.vgpr(1, "offset"), y = k.vgpr(1, "y"), r = k.vgpr(1, "1/s");
   exit_unless_first_wave(k, exit);
@@ -155,8 +153,6 @@ codeobj::CodeObject build_div_scalar(isa::Target target) {
   k.v_rcp_f32(r, divisor);
   k.v_mul_f32(y, y, r);
   k.global_store_dword(off, y, row);
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

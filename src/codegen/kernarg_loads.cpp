@@ -9,9 +9,24 @@
 
 namespace k100::codegen {
 
+namespace {
+
+constexpr uint32_t kLineDwords = 16;  // a 64-byte line of the segment (which starts line-aligned)
+
+bool crosses_lines(const KernargLoad& l) { return l.first / kLineDwords != (l.first + uint32_t(l.dwords) - 1) / kLineDwords; }
+
+}  // namespace
+
 uint32_t kernarg_link_bytes(const std::vector<KernargLoad>& loads) {
+  std::map<uint32_t, uint32_t> line_bytes;
   uint32_t bytes = 0;
-  for (const KernargLoad& l : loads) bytes += 4 * uint32_t(l.dwords) + kKernargRequestOverhead;
+  for (const KernargLoad& l : loads) {
+    if (crosses_lines(l))
+      bytes += 4 * uint32_t(l.dwords) + kKernargRequestOverhead;
+    else
+      line_bytes[l.first / kLineDwords] += 4 * uint32_t(l.dwords);
+  }
+  for (auto [line, b] : line_bytes) bytes += std::min<uint32_t>(b, 64) + kKernargRequestOverhead;
   return bytes;
 }
 
@@ -50,8 +65,10 @@ struct Search {
           if ((rest >> i & 1) && holds(l, uses[i])) rest &= ~(uint64_t(1) << i);
         auto [cost, loads] = best(rest);
         if (std::get<0>(cost) == UINT32_MAX) continue;
-        cost = Cost{std::get<0>(cost) + 4 * uint32_t(w) + kKernargRequestOverhead, std::get<1>(cost) + 1,
-                    std::get<2>(cost) + uint32_t(w)};
+        // the overhead of a line's shared request does not depend on how
+        // many loads read it (every line a use lies in is requested once)
+        cost = Cost{std::get<0>(cost) + 4 * uint32_t(w) + (crosses_lines(l) ? kKernargRequestOverhead : 0),
+                    std::get<1>(cost) + 1, std::get<2>(cost) + uint32_t(w)};
         if (cost < out.first) {
           loads.push_back(l);
           out = {cost, std::move(loads)};

@@ -143,6 +143,82 @@ void Kernel::bind(Label l) {
   label_pos_[size_t(l.id)] = int(insts_.size());
 }
 
+Label Kernel::exit() {
+  if (exit_.id < 0) exit_ = label("exit");
+  return exit_;
+}
+
+void Kernel::glue(size_t first) {
+  for (size_t i = first; i < insts_.size(); ++i) insts_[i].glued = true;
+}
+
+// s_getpc_b64 returns the address of the instruction after it; `from` names
+// that instruction, so the distances below are counted from it.
+Routine Kernel::routine(std::string name, const std::function<void(const Routine&)>& body) {
+  const Routine r{int(routine_entry_.size()), sgpr(2, name + " address"), sgpr(2, name + " return")};
+  const Label from = label(name + "_pc"), entry = label(name), after = label(name + "_end");
+  routine_entry_.push_back(entry);
+  return_points_.emplace_back();
+  s_getpc_b64(r.address);
+  const size_t first = insts_.size();
+  bind(from);
+  s_add_u32(r.address[0], r.address[0], 12);  // s_add, s_addc, s_branch: 12 bytes
+  s_addc_u32(r.address[1], r.address[1], 0);
+  s_branch(after);
+  glue(first);
+  bind(entry);
+  distances_.push_back({from, entry, 12});
+  body(r);
+  bind(after);
+  return r;
+}
+
+void Kernel::call(const Routine& r) {
+  if (r.id < 0 || size_t(r.id) >= routine_entry_.size())
+    throw Error("kernel '" + name() + "': a call of a routine this kernel did not create");
+  s_swappc_b64(r.ret, r.address);
+  insts_.back().targets.push_back(routine_entry_[size_t(r.id)].id);
+  const Label back = label("return");
+  bind(back);
+  return_points_[size_t(r.id)].push_back(back);
+}
+
+void Kernel::ret(const Routine& r) {
+  if (r.id < 0 || size_t(r.id) >= routine_entry_.size())
+    throw Error("kernel '" + name() + "': a return from a routine this kernel did not create");
+  s_setpc_b64(r.ret);
+  insts_.back().returns_of = r.id;
+}
+
+// The jump's s_add, s_addc and s_setpc take 12 bytes before the first entry.
+SGPR Kernel::table_offset(Operand index, int entry_bytes) {
+  const SGPR off = sgpr(1, "table offset");
+  s_mul_i32(off, index, entry_bytes);
+  s_add_u32(off, off, 12);
+  return off;
+}
+
+void Kernel::jump_table(SGPR offset, int count, int entry_bytes, const std::function<void(int)>& entry) {
+  const SGPR pc = sgpr(2, "jump address");
+  const Label from = label("table_pc");
+  s_getpc_b64(pc);
+  const size_t first = insts_.size();
+  bind(from);
+  s_add_u32(pc[0], pc[0], offset);
+  s_addc_u32(pc[1], pc[1], 0);
+  s_setpc_b64(pc);
+  const size_t jump = insts_.size() - 1;
+  for (int i = 0; i <= count; ++i) {
+    const Label at = label(i < count ? "table_entry" + std::to_string(i) : "table_end");
+    bind(at);
+    distances_.push_back({from, at, 12 + i * entry_bytes});
+    if (i == count) break;
+    insts_[jump].targets.push_back(at.id);
+    entry(i);
+  }
+  glue(first);
+}
+
 void Kernel::emit(std::string_view mnemonic, std::initializer_list<Operand> operands) {
   record(mnemonic, std::vector<Operand>(operands), insts_);
 }

@@ -55,10 +55,11 @@ void emit_program(as::KernelBuilder& b, const std::vector<Physical>& prog, const
   }
 }
 
-// The program assembled and decoded again, one isa::Inst per instruction.
+// The program assembled and decoded again, one isa::Inst per instruction
+// (and, in `bytes`, where each starts; one more entry: the end).
 std::vector<isa::Inst> decode_all(const std::vector<Physical>& prog, const std::vector<int>& pos,
                                   const std::vector<FlowInst>& flow, const std::vector<std::string>& hints,
-                                  const std::string& kernel, isa::Target target) {
+                                  const std::string& kernel, isa::Target target, std::vector<int>* bytes = nullptr) {
   as::KernelBuilder b(kernel, target);
   emit_program(b, prog, pos, hints);
   std::vector<uint8_t> code = b.code();
@@ -67,10 +68,20 @@ std::vector<isa::Inst> decode_all(const std::vector<Physical>& prog, const std::
     isa::Decoded d = isa::decode(std::span<const uint8_t>(code).subspan(at), target);
     if (!d.ok) throw Error("kernel '" + kernel + "': its own code does not decode at byte " + std::to_string(at));
     out.push_back(d.inst);
+    if (bytes) bytes->push_back(int(at));
     at += d.size;
   }
+  if (bytes) bytes->push_back(int(code.size()));
   if (out.size() != flow.size()) throw Error("kernel '" + kernel + "': decoded instruction count differs");
   return out;
+}
+
+// Where an insertion planned before a glued instruction goes: before the
+// sequence's first instruction (what lies between is SALU and branches, which
+// neither issue memory operations nor shorten wait states).
+int unglued(const std::vector<FlowInst>& flow, int at) {
+  while (at > 0 && flow[size_t(at)].glued) --at;
+  return at;
 }
 
 // Inserts instructions before the given positions (ascending); labels bound at
@@ -105,7 +116,9 @@ AutomaticWaitsOff& automatic_waits_off() {
   return off;
 }
 
-bool ends_flow(std::string_view m) { return m == "s_branch" || m == "s_endpgm" || m == "s_setpc_b64"; }
+bool ends_flow(std::string_view m) {
+  return m == "s_branch" || m == "s_endpgm" || m == "s_setpc_b64" || m == "s_swappc_b64";
+}
 
 as::Arg with_mods(as::Arg a, int mods) {
   if (mods & 1) a.neg();
@@ -135,6 +148,10 @@ void declare_interface(as::KernelBuilder& b, const Signature& sig, const KernelO
 }
 
 codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
+  if (exit_.id >= 0 && label_pos_[size_t(exit_.id)] < 0) {
+    bind(exit_);
+    s_endpgm();
+  }
   std::vector<Inst> body = insts_;
   std::vector<Inst> all = entry_instructions(body);
   const int shift = int(all.size());
@@ -152,14 +169,24 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   p.regs = regs_;
   p.vgpr_budget = vgpr_budget(options_.waves_per_simd);
   p.sgpr_budget = sgpr_budget(options_.waves_per_simd);
+  bool glued = false;
   for (const Inst& i : all) {
     FlowInst f;
     f.access = i.access;
     f.falls_through = !ends_flow(i.mnemonic);
     f.early_clobber = destination_is_early_clobber(i.mnemonic);
+    f.glued = i.glued;
+    glued = glued || i.glued;
     for (const Operand& o : i.ops)
       if (o.label() >= 0) f.targets.push_back(pos[size_t(o.label())]);
+    for (int l : i.targets) f.targets.push_back(pos[size_t(l)]);
+    if (i.returns_of >= 0)
+      for (Label l : return_points_[size_t(i.returns_of)]) f.targets.push_back(pos[size_t(l.id)]);
     f.text = text_of(i);
+    // where an indirect jump goes must be declared (routine/call/ret, jump_table)
+    if ((i.mnemonic == "s_setpc_b64" || i.mnemonic == "s_swappc_b64") && f.targets.empty() && i.returns_of < 0)
+      throw Error("kernel '" + name() + "': " + f.text + " jumps to an address the layer cannot follow; use "
+                  "call(), ret() or jump_table()");
     p.insts.push_back(std::move(f));
   }
   allocation_ = allocate(p);
@@ -190,8 +217,19 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   // Waits, then the wait states (s_waitcnt instructions provide wait states too).
   if (options_.automatic_waits && !automatic_waits_off().waits) {
     auto waits = plan_waits(decode_all(prog, pos, flow, label_hint_, name(), target_), flow);
+    std::vector<std::pair<int, isa::Waitcnt>> merged;  // one wait per place, the strictest
+    for (auto& [at, w] : waits) {
+      const int place = unglued(flow, at);
+      if (!merged.empty() && merged.back().first == place) {
+        isa::Waitcnt& m = merged.back().second;
+        m.vmcnt = std::min(m.vmcnt, w.vmcnt), m.lgkmcnt = std::min(m.lgkmcnt, w.lgkmcnt);
+        m.expcnt = std::min(m.expcnt, w.expcnt);
+      } else {
+        merged.emplace_back(place, w);
+      }
+    }
     std::vector<std::pair<int, Physical>> add;
-    for (auto& [at, w] : waits) add.emplace_back(at, Physical{"s_waitcnt", {as::Arg(as::Symbolic{w.encode()})}, {}});
+    for (auto& [at, w] : merged) add.emplace_back(at, Physical{"s_waitcnt", {as::Arg(as::Symbolic{w.encode()})}, {}});
     insert_before(prog, pos, flow, add);
   }
   if (options_.automatic_wait_states && !automatic_waits_off().wait_states) {
@@ -200,6 +238,25 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
     for (auto [at, n] : states)
       for (; n > 0; n -= 8) add.emplace_back(at, Physical{"s_nop", {as::Arg(std::min(n, 8) - 1)}, {}});
     insert_before(prog, pos, flow, add);
+  }
+  if (glued) {
+    // Planning again on the final code finds nothing to add (so nothing needed
+    // went before a sequence it could not serve there), and every byte distance
+    // the pc-relative sequences rely on holds.
+    std::vector<int> bytes;
+    const std::vector<isa::Inst> final_code = decode_all(prog, pos, flow, label_hint_, name(), target_, &bytes);
+    const bool waits_on = options_.automatic_waits && !automatic_waits_off().waits;
+    const bool states_on = options_.automatic_wait_states && !automatic_waits_off().wait_states;
+    if ((waits_on && !plan_waits(final_code, flow).empty()) ||
+        (states_on && !plan_wait_states(final_code, flow).empty()))
+      throw Error("kernel '" + name() + "': a wait or wait state is needed inside a computed jump's sequence");
+    for (const PcDistance& d : distances_) {
+      const int got = bytes[size_t(pos[size_t(d.to.id)])] - bytes[size_t(pos[size_t(d.from.id)])];
+      if (got != d.bytes)
+        throw Error("kernel '" + name() + "': '" + label_hint_[size_t(d.to.id)] + "' lies " + std::to_string(got) +
+                    " bytes after '" + label_hint_[size_t(d.from.id)] + "', the computed jump needs " +
+                    std::to_string(d.bytes) + " (jump-table entries of another size?)");
+    }
   }
   as::KernelBuilder b(name(), target_);
   emit_program(b, prog, pos, label_hint_);

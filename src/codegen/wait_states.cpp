@@ -59,10 +59,14 @@ std::vector<std::pair<int, int>> plan_wait_states(std::span<const isa::Inst> ins
     for (int p : preds[i]) walk(p, added[i]);
     path.clear();
     if (missing > 0) {
-      added[i] += missing;
-      out.emplace_back(int(i), missing);
+      // before a glued instruction nothing may go: before its sequence instead
+      size_t at = i;
+      while (at > 0 && flow[at].glued) --at;
+      added[at] += missing;
+      out.emplace_back(int(at), missing);
     }
   }
+  std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.first < b.first; });
   return out;
 }
 

@@ -44,6 +44,7 @@ struct FlowInst {
   std::vector<int> targets;   // instruction indices a branch may go to
   bool falls_through = true;  // false after s_branch and s_endpgm
   bool early_clobber = false; // what it writes must not share a register with what it reads
+  bool glued = false;         // nothing may be inserted before it (a pc-relative sequence)
   std::string text;           // for messages: "v_add_f32 acc, x, y"
 };
 

@@ -5,6 +5,7 @@
 #include "k100/codegen/address.h"
 #include "k100/codegen/conversion.h"
 #include "k100/codegen/division.h"
+#include "k100/codegen/exponential.h"
 #include "k100/codegen/kernel.h"
 #include "k100/codegen/loops.h"
 #include "k100/codegen/reduction.h"

@@ -1,13 +1,14 @@
 // k100lc codegen: which s_load_dword* a kernel issues at entry to read the
 // parts of its kernarg segment it uses.
 //
-// The kernarg segment lives in host memory: every scalar load of it is one
-// read request over the host link, which costs its bytes plus a fixed framing
-// overhead (docs/PERFORMANCE.md, "Kernel arguments come over the host link"),
-// and every wave of a grid pays it. So the loads cover exactly the dwords the
-// kernel reads, an argument it never reads costs nothing, and several
-// separate pieces share one wider load where the framing saved pays for the
-// dwords read in between (loads may overlap when that is cheaper).
+// The kernarg segment lives in host memory: a wave's scalar loads of one
+// 64-byte line of it share one read request over the host link (the scalar
+// cache asks for the line once), which costs the bytes the loads read plus a
+// fixed framing overhead; a load across two lines is a request of its own
+// (docs/PERFORMANCE.md, "Kernel arguments come over the host link"). Every
+// wave of a grid pays it, and the link is shared by all of them. So the loads
+// cover exactly the dwords the kernel reads (an argument it never reads costs
+// nothing): the fewest link bytes first, then the fewest loads.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,8 @@ struct KernargPlan {
 // Host-link bytes one request costs beyond its data (a read completion's
 // header, LCRC and framing on PCIe).
 constexpr uint32_t kKernargRequestOverhead = 20;
-// The link cost of a plan: sum over loads of data bytes + overhead.
+// The link cost of a plan: per 64-byte line that loads inside it read, their
+// bytes (at most 64) + overhead; per load across two lines, its bytes + overhead.
 uint32_t kernarg_link_bytes(const std::vector<KernargLoad>& loads);
 
 // The cheapest set of loads inside the segment's `segment_dwords` dwords that

@@ -21,6 +21,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -91,6 +92,14 @@ inline Operand neg(Operand o) { return std::move(o.neg()); }
 inline Operand abs(Operand o) { return std::move(o.abs()); }
 inline Operand sext(Operand o) { return std::move(o.sext()); }
 
+// A routine entered through s_swappc_b64 and left through the return address
+// it wrote (Kernel::routine / call / ret).
+struct Routine {
+  int id = -1;
+  SGPR address;  // the entry address, set where the routine is emitted
+  SGPR ret;      // the return address each call writes
+};
+
 struct KernelOptions {
   int waves_per_simd = 8;       // occupancy asked for: the VGPR and SGPR budgets follow
   uint32_t lds_bytes = 0;
@@ -132,6 +141,9 @@ class Kernel {
 
   Label label(std::string hint = {});
   void bind(Label l);
+  // The kernel's end: unless the kernel binds it itself, build() binds it
+  // after the last instruction and ends the program there (s_endpgm).
+  Label exit();
 
 #define K100_INST(id, ...)                        \
   template <class... A>                           \
@@ -140,6 +152,22 @@ class Kernel {
   }
 #include "k100/isa/gfx9_table.inc"
 #undef K100_INST
+
+  // Indirect control flow, declared so that liveness, waits and wait states
+  // follow it. routine() emits body here behind a branch over it and puts its
+  // entry address in the returned Routine's `address` (s_getpc_b64 + 12); a
+  // call (s_swappc_b64) goes to the entry and its ret (s_setpc_b64) back to
+  // after any call of the routine. jump_table() is a computed jump (s_getpc,
+  // s_add/s_addc of `offset`, s_setpc) into `count` entries of exactly
+  // `entry_bytes` bytes that entry(i) emits; the offset of entry i is
+  // table_offset(i, entry_bytes). Nothing is inserted inside these sequences
+  // (waits and wait states go before them) and build() checks every byte
+  // distance they rely on against the encoded code, a k100::Error otherwise.
+  Routine routine(std::string name, const std::function<void(const Routine&)>& body);
+  void call(const Routine& r);
+  void ret(const Routine& r);
+  SGPR table_offset(Operand index, int entry_bytes);
+  void jump_table(SGPR offset, int count, int entry_bytes, const std::function<void(int)>& entry);
 
   // Any mnemonic, e.g. "v_add_f32_e64" to force VOP3.
   void emit(std::string_view mnemonic, std::initializer_list<Operand> operands);
@@ -156,7 +184,16 @@ class Kernel {
     std::string mnemonic;
     std::vector<Operand> ops;
     std::vector<RegAccess> access;
+    std::vector<int> targets;  // labels an indirect jump or call may go to
+    int returns_of = -1;       // a routine's ret: goes back after every call of it
+    bool glued = false;        // at a fixed byte distance from the instruction before
   };
+  // Byte distance a pc-relative sequence relies on: label `to` lies `bytes` after label `from`.
+  struct PcDistance {
+    Label from, to;
+    int bytes;
+  };
+  void glue(size_t first);  // instructions from `first` on are glued to the one before
   struct EntryLoad {
     uint32_t byte_offset;
     int dwords;
@@ -175,6 +212,10 @@ class Kernel {
   std::vector<int> label_pos_;
   std::vector<std::string> label_hint_;
   std::vector<EntryLoad> loads_;
+  std::vector<Label> routine_entry_;               // per routine
+  std::vector<std::vector<Label>> return_points_;  // per routine: after each call
+  std::vector<PcDistance> distances_;
+  Label exit_;
   std::optional<SGPR> arg_block_[4];
   int kernarg_code_ = 4, dispatch_code_ = -1, group_code_ = 6;
   std::optional<SGPR> entry_sgpr_[5];

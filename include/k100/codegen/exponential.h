@@ -1,0 +1,18 @@
+// k100lc codegen: the exponential of a scaled difference, the step softmax,
+// attention and the router weights share: exp((a - b) * s) computed as
+// v_exp_f32 (2^x) of (a - b) * (s log2 e).
+#pragma once
+
+#include "k100/codegen/kernel.h"
+
+namespace k100::codegen {
+
+// log2 e, the factor that turns exp(x) into 2^(x log2 e).
+inline constexpr float kLog2E = 1.4426950408889634f;
+
+// dst = 2^((a - b) * scale): v_sub_f32 (v_subrev_f32 when b is an SGPR, which
+// only the first operand may be), v_mul_f32 by scale (kLog2E for exp(a - b),
+// or an SGPR / VGPR holding s log2 e), v_exp_f32 (1 ulp). dst may be a or b.
+void exp2_scaled_difference(Kernel& k, VGPR dst, Operand a, Operand b, Operand scale);
+
+}  // namespace k100::codegen

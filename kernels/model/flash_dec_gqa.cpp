@@ -24,6 +24,7 @@
 #include <limits>
 
 #include "model/flash_dec_reference.h"
+#include "k100/codegen/exponential.h"
 #include "model/model_parts.h"
 
 namespace k100::kernels {
@@ -34,8 +35,6 @@ using namespace codegen;
 using as::vcc, as::exec, as::offset;
 using namespace model_family;
 
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr uint32_t kNegInfBits = 0xff800000u;
 
 const Signature kGqaPart("flash_dec_gqa_part_k",
                          {out("po", "f32"), out("pm", "f32"), out("pl", "f32"), in("q", "f32"), in("kt", "f32"),
@@ -92,7 +91,7 @@ codeobj::CodeObject build_gqa_part(isa::Target target) {
   for (int c = 0; c < 4; ++c) k.v_mov_b32(vAcc[c], 0);
   k.v_mov_b32(vL, 0);
   k.v_mov_b32(vM, kNegInfBits);
-  k.v_mov_b32(vC, kLog2e);
+  k.v_mov_b32(vC, kLog2E);
   k.v_mul_f32(vC, k.arg("inv"), vC);
 
   k.v_lshlrev_b32(vOff, 2, vLane);  // lanes over d: 4 bytes each

@@ -35,6 +35,7 @@
 #include <limits>
 
 #include "model/flash_dec_reference.h"
+#include "k100/codegen/exponential.h"
 #include "model/model_parts.h"
 
 namespace k100::kernels {
@@ -45,8 +46,6 @@ using namespace codegen;
 using as::vcc, as::exec, as::offset;
 using namespace model_family;
 
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr uint32_t kNegInfBits = 0xff800000u;
 constexpr int kMaxGroup = 8;
 constexpr int kChunk = 16;             // d per K trip
 constexpr int kVRows = 8;              // V rows per trip
@@ -553,7 +552,7 @@ codeobj::CodeObject build_gqa(isa::Target target, bool f16) {
   cm.l4 = k.vgpr(1, "4 lane");
   cm.c = k.vgpr(1, "inv log2 e");
   k.v_lshlrev_b32(cm.l4, 2, cm.lane);
-  k.v_mov_b32(cm.c, kLog2e);
+  k.v_mov_b32(cm.c, kLog2E);
   k.v_mul_f32(cm.c, k.arg("inv"), cm.c);
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   cm.g = s1("kv head");

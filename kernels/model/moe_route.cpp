@@ -16,6 +16,7 @@
 #include <limits>
 #include <numeric>
 
+#include "k100/codegen/exponential.h"
 #include "model/model_parts.h"
 
 namespace k100::kernels {
@@ -26,8 +27,6 @@ using namespace codegen;
 using as::vcc, as::exec;
 using namespace model_family;
 
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr uint32_t kNegInfBits = 0xff800000u;
 
 const Signature kRoute("moe_route_k", {in("logits", "f32"), out("ids", "u32"), out("weights", "f32"),
                                        value("rows", "u32"), value("n_expert", "u32"), value("k", "u32"),
@@ -79,7 +78,7 @@ codeobj::CodeObject build_route(isa::Target target) {
   k.v_mov_b32(vAcc, 0);
   for (int c = 0; c < C; ++c) {
     k.v_subrev_f32(vE, sMax, vL[c]);
-    k.v_mul_f32(vE, kLog2e, vE);
+    k.v_mul_f32(vE, kLog2E, vE);
     k.v_exp_f32(vE, vE);  // 0 for the -inf of absent experts
     k.v_add_f32(vAcc, vAcc, vE);
   }
@@ -104,7 +103,7 @@ codeobj::CodeObject build_route(isa::Target target) {
   k.v_cndmask_b32(vSel, vSel, vT, vcc);
   k.v_mov_b32(vE, sSelV);
   k.v_subrev_f32(vE, sMax, vE);
-  k.v_mul_f32(vE, kLog2e, vE);
+  k.v_mul_f32(vE, kLog2E, vE);
   k.v_exp_f32(vE, vE);
   k.v_cndmask_b32(vW, vW, vE, vcc);
   // remove the winner

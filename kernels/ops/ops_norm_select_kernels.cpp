@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "k100/codegen/exponential.h"
 #include "ops_parts.h"
 #include "k100/base/error.h"
 
@@ -15,7 +16,6 @@ namespace {
 
 using codeobj::HiddenArgLayout;
 
-constexpr uint32_t kNegInfBits = 0xff800000u;  // -inf
 constexpr uint32_t kNoChunk = 0x1fffffffu;     // chunk index of "no element": 4 * it + 3 = INT32_MAX
 constexpr uint32_t kNoIndex = 0x7fffffffu;
 constexpr uint32_t kQuietNaN = 0x7fc00000u;

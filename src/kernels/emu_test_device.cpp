@@ -18,6 +18,37 @@ EmuTestDevice::EmuTestDevice(const Registry& registry, const std::string& kernel
   for (const auto& e : pkg.catalog) lookup_to_symbol_.emplace_back(e.lookup, e.name);
 }
 
+EmuTestDevice::EmuTestDevice(const Registry& registry, const std::string& kernels_dir, OnFirstLaunch,
+                             isa::Target target)
+    : lazy_registry_(&registry), kernels_dir_(kernels_dir), target_(target) {}
+
+const EmuTestDevice::Loaded& EmuTestDevice::loaded(const std::string& lookup) {
+  auto it = lazy_.find(lookup);
+  if (it != lazy_.end()) return it->second;
+  const KernelDef* def = lazy_registry_->find(lookup);
+  if (!def) {
+    std::vector<std::string> names;
+    for (const auto& d : lazy_registry_->all()) names.push_back(d.lookup);
+    std::string near = closest_match(lookup, names);
+    throw Error("unknown kernel '" + lookup + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+  }
+  Registry one;
+  one.add(*def);
+  Package pkg = build_package(one, target_, kernels_dir_);
+  auto bytes = codeobj::write_code_object(pkg.code_object);
+  Loaded l{device_.load_code_object(bytes, "kernel " + lookup + " (built in process)"), pkg.catalog.at(0).name};
+  return lazy_.emplace(lookup, std::move(l)).first->second;
+}
+
+const emu::Program& EmuTestDevice::program() const {
+  if (!program_) throw Error("this emulator test device builds each kernel at its first launch; use program_for(kernel)");
+  return *program_;
+}
+
+const emu::Program& EmuTestDevice::program_for(const std::string& lookup) {
+  return lazy_registry_ ? *loaded(lookup).program : program();
+}
+
 EmuTestDevice::EmuTestDevice(const std::string& package_path) {
   program_ = device_.load_code_object_file(package_path);
   codeobj::CodeObject co = codeobj::read_code_object_file(package_path);
@@ -35,6 +66,7 @@ void EmuTestDevice::download(void* dst, uint64_t src, size_t bytes) {
 void EmuTestDevice::fill(uint64_t dst, uint8_t value, size_t bytes) { device_.fill(dst, value, bytes); }
 
 std::string EmuTestDevice::symbol_for(const std::string& lookup) const {
+  if (lazy_registry_) return const_cast<EmuTestDevice*>(this)->loaded(lookup).symbol;
   for (const auto& [l, s] : lookup_to_symbol_)
     if (l == lookup) return s;
   for (const auto& [l, why] : broken_)
@@ -47,7 +79,8 @@ std::string EmuTestDevice::symbol_for(const std::string& lookup) const {
 
 void EmuTestDevice::launch(const std::string& lookup, Dim3 grid, Dim3 workgroup, const std::vector<uint64_t>& argv) {
   std::string symbol = symbol_for(lookup);
-  const emu::KernelSpec* spec = program_->find_kernel(symbol);
+  const emu::Program& program = program_for(lookup);
+  const emu::KernelSpec* spec = program.find_kernel(symbol);
   if (!spec) throw Error("kernel '" + lookup + "' is not in the loaded code object");
   auto explicit_args = spec->explicit_args();
   if (argv.size() != explicit_args.size())
@@ -59,7 +92,7 @@ void EmuTestDevice::launch(const std::string& lookup, Dim3 grid, Dim3 workgroup,
     std::memcpy(kernarg.data() + a->offset, &argv[i], std::min<size_t>(a->size, 8));
   }
   emu::LaunchConfig lc = emu::LaunchConfig::groups({grid.x, grid.y, grid.z}, {workgroup.x, workgroup.y, workgroup.z});
-  emu::DispatchResult r = device_.dispatch(*program_, symbol, lc, kernarg, options_);
+  emu::DispatchResult r = device_.dispatch(program, symbol, lc, kernarg, options_);
   last_profile_ = r.profile;
   r.check();
 }

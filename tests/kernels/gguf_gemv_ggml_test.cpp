@@ -16,7 +16,7 @@ namespace {
 using quant::TensorType;
 
 EmuTestDevice& device() {
-  static EmuTestDevice dev(registry(), std::string(K100_SOURCE_DIR) + "/kernels");
+  static EmuTestDevice dev(registry(), std::string(K100_SOURCE_DIR) + "/kernels", EmuTestDevice::OnFirstLaunch{});
   return dev;
 }
 

@@ -22,7 +22,7 @@ namespace k100::kernels::gguf {
 namespace {
 
 EmuTestDevice& device() {
-  static EmuTestDevice dev(registry(), std::string(K100_SOURCE_DIR) + "/kernels");
+  static EmuTestDevice dev(registry(), std::string(K100_SOURCE_DIR) + "/kernels", EmuTestDevice::OnFirstLaunch{});
   return dev;
 }
 

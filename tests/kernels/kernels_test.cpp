@@ -8,8 +8,10 @@
 namespace k100::kernels {
 namespace {
 
+// Each test runs in its own process: kernels are built at their first launch
+// rather than the whole library once per test.
 EmuTestDevice& device() {
-  static EmuTestDevice dev(registry(), std::string(K100_SOURCE_DIR) + "/kernels");
+  static EmuTestDevice dev(registry(), std::string(K100_SOURCE_DIR) + "/kernels", EmuTestDevice::OnFirstLaunch{});
   return dev;
 }
 

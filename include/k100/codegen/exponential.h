@@ -10,6 +10,10 @@ namespace k100::codegen {
 // log2 e, the factor that turns exp(x) into 2^(x log2 e).
 inline constexpr float kLog2E = 1.4426950408889634f;
 
+// The bits of -inf: where a running maximum starts before the first
+// exp2_scaled_difference against it.
+inline constexpr uint32_t kNegInfBits = 0xff800000u;
+
 // dst = 2^((a - b) * scale): v_sub_f32 (v_subrev_f32 when b is an SGPR, which
 // only the first operand may be), v_mul_f32 by scale (kLog2E for exp(a - b),
 // or an SGPR / VGPR holding s log2 e), v_exp_f32 (1 ulp). dst may be a or b.

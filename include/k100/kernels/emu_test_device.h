@@ -5,6 +5,7 @@
 // profile of the last dispatch.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -18,6 +19,12 @@ class EmuTestDevice : public TestDevice {
   // Builds the package from `registry` (sources under `kernels_dir`); kernels
   // that fail to build are listed in broken() and fail when launched.
   EmuTestDevice(const Registry& registry, const std::string& kernels_dir,
+                isa::Target target = isa::Target::gfx926);
+  // Builds no kernel up front: each kernel of `registry` is built and loaded
+  // at its first launch (a build error is thrown there, naming the kernel).
+  // For tests that run a few kernels of the library in one process.
+  struct OnFirstLaunch {};
+  EmuTestDevice(const Registry& registry, const std::string& kernels_dir, OnFirstLaunch,
                 isa::Target target = isa::Target::gfx926);
   const std::vector<std::pair<std::string, std::string>>& broken() const { return broken_; }
   // Loads a built package.
@@ -34,13 +41,28 @@ class EmuTestDevice : public TestDevice {
   emu::DispatchOptions& options() { return options_; }
   const emu::Profile& last_profile() const { return last_profile_; }
   emu::Device& device() { return device_; }
-  const emu::Program& program() const { return *program_; }
+  // The whole package's program (not on an on-first-launch device, which
+  // holds one per kernel: program_for).
+  const emu::Program& program() const;
+  const emu::Program& program_for(const std::string& lookup);
   // The kernel's symbol for a lookup name (template kernels are mangled).
   std::string symbol_for(const std::string& lookup) const;
 
  private:
+  struct Loaded {
+    std::shared_ptr<const emu::Program> program;
+    std::string symbol;
+  };
+  const Loaded& loaded(const std::string& lookup);
+
   emu::Device device_;
   std::shared_ptr<const emu::Program> program_;
+  // On-first-launch builds: the registry they come from, and each kernel's
+  // own loaded program.
+  const Registry* lazy_registry_ = nullptr;
+  std::string kernels_dir_;
+  isa::Target target_ = isa::Target::gfx926;
+  std::map<std::string, Loaded> lazy_;
   std::vector<std::pair<std::string, std::string>> lookup_to_symbol_;
   std::vector<std::pair<std::string, std::string>> broken_;
   emu::DispatchOptions options_;

@@ -39,6 +39,10 @@ class Grid final : public GemvDecoder {
     }
   }
   uint32_t lds_table_bytes() const override { return grid_bytes() + (type_ == TensorType::IQ3_XXS ? 12 * 128 : 64); }
+  // One slice ahead (512 or 768 bytes per wave): at 4 waves per tile the
+  // reads in flight stay under the HBM's open rows (more in flight costs
+  // row activations, docs/PERFORMANCE.md).
+  int in_flight_bytes() const override { return 256 * group_shape(type_).slice_dwords; }
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
@@ -52,7 +56,7 @@ class Grid final : public GemvDecoder {
     bits_ = k.vgpr(1, "high index bits");
     // The slice's sign dwords (IQ3_XXS: scale/sign words) end it: two per 64
     // elements for IQ2_S, one per 32-element sub-block for IQ3.
-    sign_dwords_ = type_ == TensorType::IQ2_S ? 2 : e.shape.slice_elems() / 32;
+    sign_dwords_ = e.shape.slice_elems() / 32;
     sign_at_ = e.shape.slice_dwords - sign_dwords_;
     per_block_ = 256 / e.shape.slice_elems();
     if (type_ != TensorType::IQ3_XXS) nibble_addr_ = k.vgpr(2 * sign_dwords_, "sign nibble addresses");
@@ -98,7 +102,7 @@ class Grid final : public GemvDecoder {
         const int b = j / per_block_, ib = runs_ * (j % per_block_) + r;
         k.v_bfe_u32(s, hdr_[1 + b], 4 * ib, 4);
       } else {
-        const int b = j / 4, ib = 2 * (j % 4) + r / 2;
+        const int b = j / per_block_, ib = sign_dwords_ * (j % per_block_) + r / 2;
         k.v_bfe_u32(s, hdr_[1 + 2 * b + ib / 4], 8 * (ib % 4) + 4 * (r % 2), 4);
       }
       k.v_lshl_add_u32(s, s, 1, 1);
@@ -137,7 +141,7 @@ class Grid final : public GemvDecoder {
       }
       // The grid entries: dword 0 holds elements 0-3, dword 1 elements 4-7.
       if (type_ == TensorType::IQ2_S) {
-        const int b = j / 4, ib = 2 * (j % 4) + u / 4, l = u % 4;
+        const int b = j / per_block_, ib = sign_dwords_ * (j % per_block_) + u / 4, l = u % 4;
         const VGPR ga = gaddr_;
         sdwa_byte_shift(k, ga, 3, data[u / 4], l);
         k.v_bfe_u32(bits_, hdr_[5 + 2 * b + ib / 4], 8 * (ib % 4) + 2 * l, 2);

@@ -77,6 +77,9 @@ class GemvDecoder {
   virtual uint32_t lds_table_bytes() const { return 0; }
   // Waves per SIMD the kernel's register budget is sized for (VGPRs = 256 / this).
   virtual int waves_per_simd() const { return 3; }
+  // Bytes of weights per wave the skeleton keeps in flight ahead of the
+  // slice being decoded (whole slices, at least one).
+  virtual int in_flight_bytes() const { return 2048; }
   // Registers for one body (M rows); called once before the body is emitted.
   virtual void begin(GemvEmitter& e) = 0;
   // The group's header dwords (valid until the next group's are loaded, right after this).

@@ -74,9 +74,6 @@ constexpr uint32_t kReduceBytes = 7 * 4 * 256;
 constexpr uint32_t kTableLds = kReduceLds + kReduceBytes;
 constexpr int kMaxWaves = 8;
 
-// Bytes of weights each wave keeps in flight (slices prefetched ahead).
-constexpr int kInFlightBytes = 2048;
-
 struct Entry {
   SGPR w, x, y, ids, n, kcols, m, xstride;  // arguments
   SGPR split;                               // waves per tile (S)
@@ -278,7 +275,7 @@ void Body::group_body(bool last, Label done) {
 void Body::emit() {
   const int H = shape.header_dwords, U = shape.slice_dwords, n = shape.slices;
   // Ring of slices: `ahead_` in flight; the ring size divides the slice count.
-  ahead_ = std::clamp(kInFlightBytes / (256 * U), 1, n - 1);
+  ahead_ = std::clamp(dec_.in_flight_bytes() / (256 * U), 1, n - 1);
   ring_size_ = n;
   for (int r = ahead_ + 1; r <= n; ++r)
     if (n % r == 0) {

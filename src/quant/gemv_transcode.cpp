@@ -52,8 +52,8 @@ const GemvGeometry* gemv_geometry(TensorType type) {
   static constexpr GemvGeometry kTable[] = {
       {TensorType::Q4_0, 8, 4, 4, 8},    {TensorType::Q8_0, 8, 4, 8, 8},   {TensorType::Q2_0, 4, 2, 4, 4},
       {TensorType::Q4_K, 1, 4, 4, 8},    {TensorType::Q5_K, 1, 4, 5, 8},   {TensorType::Q6_K, 2, 9, 6, 16},
-      {TensorType::IQ4_NL, 8, 4, 4, 8},  {TensorType::IQ4_XS, 1, 2, 4, 8}, {TensorType::IQ2_S, 2, 9, 4, 8},
-      {TensorType::IQ3_S, 2, 7, 6, 8},   {TensorType::IQ3_XXS, 2, 1, 3, 16}};
+      {TensorType::IQ4_NL, 8, 4, 4, 8},  {TensorType::IQ4_XS, 1, 2, 4, 8}, {TensorType::IQ2_S, 2, 9, 2, 16},
+      {TensorType::IQ3_S, 2, 7, 3, 16},   {TensorType::IQ3_XXS, 2, 1, 3, 16}};
   for (const auto& g : kTable)
     if (g.type == type) return &g;
   return nullptr;
@@ -210,12 +210,11 @@ FieldList build_iq2_s() {
     f.bytes(82 * b + 74, 4 * (1 + 2 * b), 8);  // scales
     f.bytes(82 * b + 66, 4 * (5 + 2 * b), 8);  // qh
   }
-  for (uint32_t j = 0; j < 8; ++j) {
-    const uint32_t b = j / 4, a = 2 * (j % 4), slice = 4 * (9 + 4 * j);
-    f.bytes(82 * b + 2 + 4 * a, slice, 4);
-    f.bytes(82 * b + 2 + 4 * (a + 1), slice + 4, 4);
-    f.bytes(82 * b + 34 + 4 * a, slice + 8, 4);
-    f.bytes(82 * b + 34 + 4 * (a + 1), slice + 12, 4);
+  // Slice j: sub-block j % 8 of block j / 8, its 4 index bytes then its 4 sign bytes.
+  for (uint32_t j = 0; j < 16; ++j) {
+    const uint32_t b = j / 8, ib = j % 8, slice = 4 * (9 + 2 * j);
+    f.bytes(82 * b + 2 + 4 * ib, slice, 4);
+    f.bytes(82 * b + 34 + 4 * ib, slice + 4, 4);
   }
   return f;
 }
@@ -227,12 +226,11 @@ FieldList build_iq3_s() {
     f.bytes(110 * b + 106, 4 * (1 + b), 4);    // scales
     f.bytes(110 * b + 66, 4 * (3 + 2 * b), 8);  // qh
   }
-  // Slice j: sub-blocks 2 (j % 4) and 2 (j % 4) + 1 of block j / 4, their
-  // 16 index bytes then their 8 sign bytes.
-  for (uint32_t j = 0; j < 8; ++j) {
-    const uint32_t b = j / 4, ib = 2 * (j % 4), slice = 4 * (7 + 6 * j);
-    f.bytes(110 * b + 2 + 8 * ib, slice, 16);
-    f.bytes(110 * b + 74 + 4 * ib, slice + 16, 8);
+  // Slice j: sub-block j % 8 of block j / 8, its 8 index bytes then its 4 sign bytes.
+  for (uint32_t j = 0; j < 16; ++j) {
+    const uint32_t b = j / 8, ib = j % 8, slice = 4 * (7 + 3 * j);
+    f.bytes(110 * b + 2 + 8 * ib, slice, 8);
+    f.bytes(110 * b + 74 + 4 * ib, slice + 8, 4);
   }
   return f;
 }

@@ -2,8 +2,8 @@
 //
 // A group is two 256-element blocks; the header is their f16 d and the
 // blocks' sub-block scales and high index bits, a slice holds the grid
-// indices, then the sign bytes (IQ3_XXS: the scale/sign words), of 64
-// elements: two IQ3 sub-blocks, one IQ2_S sub-block. The kernel's
+// indices, then the sign bytes (IQ3_XXS: the scale/sign word), of one
+// 32-element sub-block, and one slice per wave is in flight. The kernel's
 // LDS holds the type's table (quant::gemv_table): the ggml grid, then per
 // sign nibble four bytes of 0x00 / 0x80 (16 entries: a half-wave's reads
 // never conflict; IQ3_XXS's high half by its 7-bit code, 128 entries, for
@@ -33,7 +33,7 @@ class Grid final : public GemvDecoder {
  public:
   explicit Grid(TensorType t) : type_(t) {
     switch (t) {
-      case TensorType::IQ2_S: batch_ = 2, entry_elems_ = 8, entries_ = 1024, header_ = 9, run_ = 16, factor_ = 0.125f; break;
+      case TensorType::IQ2_S: entry_elems_ = 8, entries_ = 1024, header_ = 9, run_ = 16, factor_ = 0.125f; break;
       case TensorType::IQ3_S: entry_elems_ = 4, entries_ = 512, header_ = 7, run_ = 32, factor_ = 1.0f; break;
       default: entry_elems_ = 4, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.25f; break;
     }
@@ -110,7 +110,7 @@ class Grid final : public GemvDecoder {
     }
   }
 
-  // Units of 8 elements, batch_ at a time (their LDS reads overlap; IQ2_S: 2, as its registers allow).
+  // Units of 8 elements, batch_ at a time (their LDS reads overlap).
   void step(GemvEmitter& e, int j, int q, VGPR data) override {
     const int units = e.step_elems / 8;
     for (int b = 0; b < units; b += batch_) batch(e, j, data, q * units + b, std::min(batch_, units - b), b * 8);

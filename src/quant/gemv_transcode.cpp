@@ -23,14 +23,13 @@
 //                3(q/2)+t, bits {6-7,22-23} for even q, {14-15,30-31} for odd q).
 //   IQ4_NL, IQ4_XS  slice dword t, byte j: element 8t+2j (low nibble), 8t+2j+1.
 //   Q8_0         the 32 int8 codes in order.
-//   IQ2_S, IQ3_S, IQ3_XXS  a slice is 64 elements (IQ3_XXS: 32): the GGUF
+//   IQ2_S, IQ3_S, IQ3_XXS  a slice is one 32-element sub-block: the GGUF
 //                bytes of its grid indices, then of its signs (IQ3_XXS: its
-//                scale/sign word), gathered from the block. A 64-element
-//                slice is one load of 1 KiB (IQ2_S) or 1.5 KiB (IQ3_S, two
-//                adjacent pieces): the longer a wave's contiguous request,
-//                the fewer HBM row activations it costs once the reads in
-//                flight exceed the open rows (IQ3_XXS ran faster with two
-//                768-byte slices in flight than with one of 1.5 KiB).
+//                scale/sign word), gathered from the block; one load of
+//                512 bytes (IQ2_S) or 768 bytes per wave. The kernels keep
+//                one slice in flight per wave: with 4 waves per 64-row tile,
+//                larger slices or more of them put more reads in flight
+//                than the HBM's open rows hold (docs/PERFORMANCE.md).
 #include <algorithm>
 #include <array>
 #include <bit>

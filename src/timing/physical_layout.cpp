@@ -4,18 +4,18 @@
 
 namespace k100::timing::detail {
 
-namespace {
-
-bool carries_lines(const TraceOp& op) {
+uint32_t line_runs(const TraceOp& op) {
   switch (op.kind) {
     case OpKind::VmemLoad:
     case OpKind::VmemStore:
-    case OpKind::VmemAtomic: return op.count > 0;
+    case OpKind::VmemAtomic: return op.count;
     case OpKind::SmemLoad:
-    case OpKind::SmemStore: return op.count > 0 && !op.aux;  // aux: host memory, no lines
-    default: return false;
+    case OpKind::SmemStore: return op.count && !op.aux ? 1 : 0;  // aux: host memory, no lines
+    default: return 0;
   }
 }
+
+namespace {
 
 uint64_t round_up64(uint64_t v, uint64_t granule) { return (v + granule - 1) / granule * granule; }
 
@@ -38,9 +38,7 @@ PhysicalLayout::PhysicalLayout(const std::vector<const DispatchTrace*>& sequence
     for (const auto& wg : d->workgroups)
       for (const auto& w : wg.waves)
         for (const TraceOp& op : w.ops) {
-          if (!carries_lines(op)) continue;
-          const uint32_t n = op.kind == OpKind::SmemLoad || op.kind == OpKind::SmemStore ? 1 : op.count;
-          for (uint32_t r = 0; r < n; ++r)
+          for (uint32_t r = 0, n = line_runs(op); r < n; ++r)
             if (const Region* g = find(run_first(w.lines[op.arg + r]))) touched[size_t(g - regions_.data())] = 1;
         }
   regions_.clear();

@@ -23,6 +23,9 @@
 
 namespace k100::timing::detail {
 
+// How many line runs of its wave's trace an op carries (at lines[op.arg]).
+uint32_t line_runs(const TraceOp& op);
+
 class PhysicalLayout {
  public:
   static constexpr uint64_t kPage = 4096, kBlock = 2u << 20;

@@ -502,10 +502,7 @@ Timing simulate(const std::vector<const DispatchTrace*>& sequence, const Machine
         for (size_t k = 0; k < sequence[i]->workgroups[g].waves.size(); ++k) {
           const uint64_t* runs = lines[i].of(g, k);
           for (const TraceOp& op : sequence[i]->workgroups[g].waves[k].ops)
-            if (op.count && !(op.aux && (op.kind == OpKind::SmemLoad || op.kind == OpKind::SmemStore)) &&
-                (op.kind == OpKind::VmemLoad || op.kind == OpKind::VmemStore || op.kind == OpKind::VmemAtomic ||
-                 op.kind == OpKind::SmemLoad || op.kind == OpKind::SmemStore))
-              mem.warm(runs + op.arg, op.kind == OpKind::SmemLoad || op.kind == OpKind::SmemStore ? 1 : op.count);
+            if (uint32_t n = detail::line_runs(op)) mem.warm(runs + op.arg, n);
         }
   Timing t;
   Engine engine(m, mem);

@@ -52,8 +52,9 @@ void clamp_length(Kernel& k, SGPR n) {
 }
 
 // Scans the segment seg[0 .. len) with the workgroup; returns the best
-// (value, local index) (index >= len: no element).
-std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg, SGPR len) {
+// (value, local index) (index >= len: no element) to wave 0; the other
+// waves leave to exit.
+std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg, SGPR len, Label exit) {
   const VGPR vT = k.local_id(), vBv = k.vgpr(4, "best values"), vBc = k.vgpr(4, "best chunks"),
              vQBase = k.vgpr(1, "chunk base"), vQ = k.vgpr(1, "chunk"), data = k.vgpr(16, "x"),
              vV4 = k.vgpr(1, "tail value"), vI4 = k.vgpr(1, "tail index"), vTv = k.vgpr(1, "t"),
@@ -125,7 +126,7 @@ std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg
   for (int c = 0; c < 4; ++c) k.v_lshl_add_u32(vBc[c], vBc[c], 2, c);
   for (int c = 1; c < 4; ++c) argmax_merge(k, vBv[0], vBc[0], vBv[c], vBc[c]);
   argmax_merge(k, vBv[0], vBc[0], vV4, vI4);
-  return workgroup_argmax(k, vBv[0], vBc[0], th.wave, th.waves, th.lane);
+  return workgroup_argmax(k, vBv[0], vBc[0], th.wave, th.waves, th.lane, 0, exit);
 }
 
 // argmax_k (part = false) and argmax_part_k (part = true).
@@ -161,10 +162,8 @@ codeobj::CodeObject generate_argmax(bool part, isa::Target target) {
   k.s_lshl_b32(sTmp, sStart, 2);
   k.s_add_u32(sSeg[0], sX[0], sTmp);
   k.s_addc_u32(sSeg[1], sX[1], 0);
-  auto [sBestV, sBestI] = scan_segment(k, th, sSeg, sLen);
+  auto [sBestV, sBestI] = scan_segment(k, th, sSeg, sLen, exit);
   // wave 0 writes: index >= len means the segment was empty
-  k.s_cmp_lg_u32(th.wave, 0);
-  k.s_cbranch_scc1(exit);
   k.s_add_u32(sTmp, sBestI, sStart);
   k.s_cmp_lt_u32(sBestI, sLen);
   k.s_cselect_b32(sBestV, sBestV, kNegInfBits);
@@ -220,10 +219,7 @@ codeobj::CodeObject generate_argmax_comb(isa::Target target) {
   k.s_add_u32(sB, sB, th.threads);
   k.s_branch(top);
   k.bind(done);
-  auto [sBestV, sBestI] = workgroup_argmax(k, vBv[0], vBc[0], th.wave, th.waves, th.lane);
-  (void)sBestV;
-  k.s_cmp_lg_u32(th.wave, 0);
-  k.s_cbranch_scc1(exit);
+  const SGPR sBestI = workgroup_argmax(k, vBv[0], vBc[0], th.wave, th.waves, th.lane, 0, exit).second;
   k.s_cmp_eq_u32(sBestI, kNoIndex);
   k.s_cselect_b32(sBestI, -1, sBestI);
   k.v_mov_b32(vTi, sBestI);

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 
-#include "k100/codegen/exponential.h"
 #include "ops_parts.h"
 
 namespace k100::kernels {
@@ -14,7 +13,6 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::vcc, as::exec, as::offset;
 
 constexpr uint32_t kNegMaxBits = 0xff7fffffu;  // -FLT_MAX
 
@@ -196,11 +194,9 @@ std::vector<float> softmax_inputs(const Case& c) {
 }
 
 std::vector<Case> softmax_cases(bool sweep, bool vec) {
-  std::vector<Case> c = {make_case({{"rows", 1}, {"cols", 64}, {"kind", 0}, {"wg", 64}}, 1),
-                         make_case({{"rows", 3}, {"cols", 1000}, {"kind", 1}, {"wg", 64}}, 2),
-                         make_case({{"rows", 2}, {"cols", vec ? 4099 : 2049}, {"kind", 2}, {"wg", 128}}, 3),
-                         make_case({{"rows", 5}, {"cols", 7}, {"kind", 0}, {"wg", 64}}, 4),
-                         make_case({{"rows", 2}, {"cols", vec ? 1024 : 257}, {"kind", 0}, {"wg", 64}}, 5)};
+  std::vector<Case> c = case_table({"rows", "cols", "kind", "wg"}, {{1, 64, 0, 64}, {3, 1000, 1, 64},
+                                                                   {2, vec ? 4099 : 2049, 2, 128}, {5, 7, 0, 64},
+                                                                   {2, vec ? 1024 : 257, 0, 64}});
   if (sweep) {
     uint32_t seed = 100;
     for (int64_t n : {1, 2, 3, 4, 5, 63, 64, 65, 255, 256, 257, 511, 1023, 1024, 1025, 2047, 4096, 4097, 8191,

@@ -360,27 +360,22 @@ void add_rope(Registry& reg) {
       "below 4096 and |x| <= 1 (the angle error grows with the position)";
   d.tolerance = rope_tolerance();
   d.cases = [](bool sweep) {
-    auto mk = [](int64_t nq, int64_t nkv, int64_t qh, int64_t kh, int64_t D, int64_t rot, int64_t theta,
-                 int64_t use_pos, int64_t pos0, int64_t grid, int64_t wg, uint32_t seed) {
-      return make_case({{"n_q", nq}, {"n_kv", nkv}, {"nq_head", qh}, {"nkv_head", kh}, {"D", D}, {"rot", rot},
-                        {"theta", theta}, {"use_pos", use_pos}, {"pos0", pos0}, {"grid", grid}, {"wg", wg}},
-                       seed);
-    };
-    std::vector<Case> c = {mk(1, 1, 4, 2, 128, 128, 10000, 0, 5, 0, 256, 1),
-                           mk(3, 3, 8, 2, 64, 32, 10000, 1, 0, 0, 256, 2),
-                           mk(5, 2, 3, 1, 80, 80, 1000000, 0, 3000, 1, 64, 3),
-                           mk(2, 4, 2, 3, 33, 31, 500000, 1, 0, 3, 100, 4),
-                           mk(2, 2, 2, 2, 16, 32, 10000, 0, 0, 0, 256, 5)};
-    if (sweep) {
-      uint32_t seed = 70;
+    const std::vector<std::string> dims = {"n_q",     "n_kv", "nq_head", "nkv_head", "D",  "rot",
+                                           "theta",   "use_pos", "pos0", "grid",    "wg", "seed"};
+    std::vector<std::vector<int64_t>> rows = {{1, 1, 4, 2, 128, 128, 10000, 0, 5, 0, 256, 1},
+                                              {3, 3, 8, 2, 64, 32, 10000, 1, 0, 0, 256, 2},
+                                              {5, 2, 3, 1, 80, 80, 1000000, 0, 3000, 1, 64, 3},
+                                              {2, 4, 2, 3, 33, 31, 500000, 1, 0, 3, 100, 4},
+                                              {2, 2, 2, 2, 16, 32, 10000, 0, 0, 0, 256, 5}};
+    int64_t seed = 70;
+    if (sweep)
       for (auto [qh, kh] : std::vector<std::pair<int64_t, int64_t>>{{5, 2}, {8, 8}, {9, 1}, {17, 3}})
         for (auto [D, rot] : std::vector<std::pair<int64_t, int64_t>>{
                  {2, 2}, {64, 16}, {64, 64}, {128, 128}, {128, 64}, {80, 79}, {256, 256}, {96, 100}})
           for (int64_t grid : {0, 1, 7})
-            c.push_back(mk(4, 3, qh, kh, D, rot, grid == 1 ? 1000000 : 10000, grid % 2, 4000, grid,
-                           grid == 7 ? 64 : 256, seed++));
-    }
-    return c;
+            rows.push_back({4, 3, qh, kh, D, rot, grid == 1 ? 1000000 : 10000, grid % 2, 4000, grid,
+                            grid == 7 ? 64 : 256, seed++});
+    return case_table(dims, rows);
   };
   d.run = [](TestDevice& dev, const Case& c) {
     const int64_t nq = c["n_q"], nkv = c["n_kv"], qh = c["nq_head"], kh = c["nkv_head"], D = c["D"],

@@ -145,15 +145,13 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
       k.v_fmac_f32(vAcc, x, x);
     }
   };
-  k.s_mov_b64(sXs, sX0);
   k.s_mov_b32(sLeft, sNq);
   ChunkWalk stats = walk;
-  stats.loads_per_chunk = 1;
+  stats.streams = {{sXs, sX0}};
   stats.load = [&](int i, VGPR voff, int imm) { load4(xs[size_t(i)], voff, sXs, imm); };
   stats.compute = [&](int i) {
     for (int c = 0; c < 4; ++c) stat_element(xs[size_t(i)][c]);
   };
-  stats.advance = [&](Operand bytes) { add64(k, sXs, bytes); };
   chunk_walk(k, stats, spec.stats_batches);
   // element tail: thread t < rem takes x[4 nq + t]
   element_tail(k, sNq, sRem, vT, {{sXs, sX0}}, [&](VGPR off) {
@@ -202,16 +200,13 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
 
   // ---- pass 2: scale and store
   auto output_pass = [&](bool zc) {
-    k.s_mov_b64(sXs, sX0);
-    if (has_w(kind)) k.s_mov_b64(sWs, sW);
-    if (has_g(kind)) k.s_mov_b64(sGs, sG0);
-    k.s_mov_b64(sYs, sY0);
+    std::vector<std::pair<SGPR, SGPR>> streams = {{sXs, sX0}, {sYs, sY0}};
+    if (has_w(kind)) streams.emplace_back(sWs, sW);
+    if (has_g(kind)) streams.emplace_back(sGs, sG0);
     k.s_mov_b32(sLeft, sNq);
     ChunkWalk out = walk;
-    out.loads_per_chunk = 1 + int(has_w(kind)) + int(has_g(kind));
-    std::vector<std::pair<VGPR, int>> where(static_cast<size_t>(max_batch));
+    out.streams = streams;
     out.load = [&](int i, VGPR voff, int imm) {
-      where[size_t(i)] = {voff, imm};
       load4(xs[size_t(i)], voff, sXs, imm);
       if (has_w(kind)) load4(ws[size_t(i)], voff, sWs, imm);
       if (has_g(kind)) load4(gs[size_t(i)], voff, sGs, imm);
@@ -221,20 +216,8 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
         output_element(zc, xs[size_t(i)][c], has_w(kind) ? ws[size_t(i)][c] : VGPR{},
                        has_g(kind) ? gs[size_t(i)][c] : VGPR{});
     };
-    out.finish = [&](int n) {
-      for (int i = 0; i < n; ++i)
-        k.global_store_dwordx4(where[size_t(i)].first, xs[size_t(i)], sYs, offset(where[size_t(i)].second));
-    };
-    out.advance = [&](Operand bytes) {
-      add64(k, sXs, bytes);
-      if (has_w(kind)) add64(k, sWs, bytes);
-      if (has_g(kind)) add64(k, sGs, bytes);
-      add64(k, sYs, bytes);
-    };
+    out.store = [&](int i, VGPR voff, int imm) { k.global_store_dwordx4(voff, xs[size_t(i)], sYs, offset(imm)); };
     chunk_walk(k, out, spec.out_batches);
-    std::vector<std::pair<SGPR, SGPR>> streams = {{sXs, sX0}, {sYs, sY0}};
-    if (has_w(kind)) streams.emplace_back(sWs, sW);
-    if (has_g(kind)) streams.emplace_back(sGs, sG0);
     element_tail(k, sNq, sRem, vT, streams, [&](VGPR off) {
       k.global_load_dword(xs[0][0], off, sXs);
       if (has_w(kind)) k.global_load_dword(ws[0][0], off, sWs);

@@ -102,23 +102,17 @@ codeobj::CodeObject build_stream(isa::Target target, Stream kind) {
   k.s_lshr_b32(nq, count, 2);
   k.s_and_b32(rem, count, 3);
   k.s_mov_b32(left, nq);
-  k.s_mov_b64(src, x0);
-  if (exp_sum) k.s_mov_b64(ys, y0);
-  ChunkWalk w{.single_wave = true, .thread = lane, .left = left, .max_batch = 4};
+  std::vector<std::pair<SGPR, SGPR>> streams = {{src, x0}};
+  if (exp_sum) streams.emplace_back(ys, y0);
+  ChunkWalk w{.single_wave = true, .thread = lane, .left = left, .max_batch = 4, .streams = streams};
   std::vector<std::pair<VGPR, int>> where(4);
   w.load = [&](int i, VGPR voff, int imm) {
     where[size_t(i)] = {voff, imm};
     k.global_load_dwordx4(data.sub(4 * i, 4), voff, src, offset(imm));
   };
   w.compute = [&](int i) { fold(data.sub(4 * i, 4), 4, where[size_t(i)]); };
-  w.advance = [&](Operand bytes) {
-    add64(k, src, bytes);
-    if (exp_sum) add64(k, ys, bytes);
-  };
   chunk_walk(k, w, {4, 1});
-  std::vector<std::pair<SGPR, SGPR>> tails = {{src, x0}};
-  if (exp_sum) tails.emplace_back(ys, y0);
-  element_tail(k, nq, rem, lane, tails, [&](VGPR off) {
+  element_tail(k, nq, rem, lane, streams, [&](VGPR off) {
     k.global_load_dword(data[0], off, src);
     fold(data, 1, std::pair<VGPR, int>{off, 0});
   });

@@ -762,8 +762,15 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   Label read = k.label("read arguments");
   k.s_cmp_lg_u32(en.wave, 0);
   k.s_cbranch_scc1(read);
+  // All loads are issued before the first use: a kernel-argument read is a
+  // host-link round trip (microseconds), and one wait covers them all.
   k.s_load_dwordx16(block, k.kernarg_pointer(), 0);
   k.s_load_dword(gsize, k.kernarg_pointer(), int(gs / 4 * 4));
+  SGPR tail;  // dwords 16..19 of a fused variant's longer list
+  if (block_dwords > 16) {
+    tail = k.sgpr(4, "argument block tail");
+    k.s_load_dwordx4(tail, k.kernarg_pointer(), 64);
+  }
   k.s_mov_b32(exec_lo, 1);
   k.s_mov_b32(exec_hi, 0);
   for (int q = 0; q < 4; ++q) {
@@ -771,9 +778,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     k.ds_write_b128(zero, staging, offset(kArgsLds + 16 * q));
   }
   if (block_dwords > 16) {
-    // dwords 16..19 through the block's first four (read back below with the rest)
-    k.s_load_dwordx4(block.sub(0, 4), k.kernarg_pointer(), 64);
-    for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], block[i]);
+    for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], tail[i]);
     k.ds_write_b128(zero, staging, offset(kArgsLds + 64));
   }
   k.v_mov_b32(staging[0], gsize);

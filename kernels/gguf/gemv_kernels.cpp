@@ -180,6 +180,12 @@ using gguf_gemv::GemvFusion;
 // even ones leave it off (pointer 0).
 std::vector<Case> fused_cases(TensorType t, GemvFusion f) {
   std::vector<Case> c = gguf_gemv::gemv_cases(t, false);
+  // One row (the ends that read their inputs early), both parities of the
+  // seed, with tiles of the last workgroup past the matrix.
+  const int64_t be = quant::traits(t).block_elems, ge = be * gguf_gemv::group_shape(t).blocks_per_group;
+  const uint32_t seed = uint32_t(c.size()) + 1;
+  c.push_back(make_case({{"n", 70}, {"k", 3 * ge + be}, {"m", 1}, {"wg", 256}}, seed));
+  c.push_back(make_case({{"n", 130}, {"k", 2 * ge}, {"m", 1}, {"wg", 512}, {"split", 2}}, seed + 1));
   if (f == GemvFusion::SwiGlu)
     for (Case& x : c) {
       const int64_t wg = std::max<int64_t>(128, dim(x, "wg", 64));

@@ -135,11 +135,16 @@ class Body final : public GemvEmitter {
   // The fused variants' ends (see "Fused variants" below).
   void hand_over(SGPR log_parts, SGPR parts, SGPR part, SGPR region, SGPR t, VGPR addr, Label gather);
   void gather_halves(Label store);
-  VGPR rms_factor(int m);
+  VGPR rms_factor(int m, const std::vector<int>& in_flight = {8, 1});
+  void early_epilogue(SGPR rows_left, SGPR ybase);
   SGPR late_arg(uint32_t offset, int dwords);
   void partial_squares(SGPR rows_left);
   void store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes);
   std::vector<VGPR> utotals_;  // SwiGlu: the up matrix's totals
+  // One row (M = 1): what the fused end needs, loaded while the body runs
+  // (early_epilogue): the RMS factor; Accumulate's old y and scale.
+  VGPR early_r_, early_y_, early_scale_;
+  int in_flight_bytes() const { return e_.fusion == GemvFusion::SwiGlu ? kInFlightBytes / 2 : kInFlightBytes; }
   int steps_per_slice() const { return shape.slice_elems() / step_elems; }
   // SGPRs per x tuple: the fused variants keep more SGPRs live past the body
   // and take x in 8-dword tuples, which fit where a 16-dword one does not.
@@ -278,7 +283,7 @@ void Body::group_body(bool last, Label done) {
 void Body::emit() {
   const int H = shape.header_dwords, U = shape.slice_dwords, n = shape.slices;
   // Ring of slices: `ahead_` in flight; the ring size divides the slice count.
-  ahead_ = std::clamp(kInFlightBytes / (256 * U), 1, n - 1);
+  ahead_ = std::clamp(in_flight_bytes() / (256 * U), 1, n - 1);
   ring_size_ = n;
   for (int r = ahead_ + 1; r <= n; ++r)
     if (n % r == 0) {
@@ -403,12 +408,20 @@ void Body::emit() {
   // Prologue: the first group's header, slices, sums and first x-step.
   Label skip_all = k.label("no groups"), full = k.label("full groups"), last = k.label("last group"),
         reduce = k.label("reduce");
+  Label early = k.label("early epilogue");
+  const bool early_end = e_.fusion && M == 1;
   k.s_cmp_eq_u32(count_, 0);
-  k.s_cbranch_scc1(skip_all);
+  k.s_cbranch_scc1(early_end ? early : skip_all);
   load_part(hdr_, false, 0, H);
   for (int j = 0; j < ahead_; ++j) load_slice(j, false);
   load_sums(false);
   load_x(0, false);
+  if (early_end) {
+    k.bind(early);
+    early_epilogue(rows_left, ybase);
+    k.s_cmp_eq_u32(count_, 0);
+    k.s_cbranch_scc1(skip_all);
+  }
   k.bind(full);
   k.s_cmp_le_u32(count_, 1);
   k.s_cbranch_scc1(last);
@@ -553,12 +566,43 @@ SGPR Body::late_arg(uint32_t at, int dwords) {
   return v;
 }
 
+// One row: the fused end's inputs, read right after the prologue's loads so
+// their round trips overlap the body instead of following it (a wave's end
+// would otherwise wait for them once the last weights are in): the RMS
+// factor (its partial sums two loads at a time; the VGPRs of the body are
+// live here), or Accumulate's old y and, with y_scaled, the scale of the
+// lane's row (lanes past the matrix read nothing).
+void Body::early_epilogue(SGPR rows_left, SGPR ybase) {
+  if (*e_.fusion != GemvFusion::Accumulate) {
+    early_r_ = rms_factor(0, {2, 1});
+    return;
+  }
+  early_y_ = k.vgpr(1, "old y");
+  early_scale_ = k.vgpr(1, "scale");
+  const SGPR saved = k.sgpr(2, "exec");
+  Label no_scale = k.label("no scale");
+  k.v_mov_b32(early_y_, 0);
+  k.v_mov_b32(early_scale_, 0);
+  k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
+  k.s_and_saveexec_b64(saved, vcc);
+  k.global_load_dword(early_y_, vofs_[1], ybase);
+  const SGPR zptr = late_arg(e_.yscaled, 2);
+  k.s_cmp_eq_u64(zptr, 0);
+  k.s_cbranch_scc1(no_scale);
+  const SGPR row = k.sgpr(1, "row");
+  k.s_sub_u32(row, e_.n, rows_left);  // 64 tile
+  const SGPR sbase = offset_address(k, late_arg(e_.scale, 2), row, 2);
+  k.global_load_dword(early_scale_, vofs_[1], sbase);
+  k.bind(no_scale);
+  k.s_mov_b64(exec, saved);
+}
+
 // r = 1 / sqrt(sum_p ss[row][p] / k + eps) over the P = ceil(k / 64)
 // partial sums of squares of x row m's source (1 when ss = 0), in every
 // lane: lane l reads partials l, l + 64, ... (eight loads in flight), and the
 // lanes add them up. Row (g, m) of the partials is g * M + m, or m when
 // x_stride is 0 (x shared by the groups).
-VGPR Body::rms_factor(int m) {
+VGPR Body::rms_factor(int m, const std::vector<int>& in_flight) {
   const VGPR r = k.vgpr(1, "rms factor"), sum = k.vgpr(1, "sum of squares"), elem = k.vgpr(1, "partial index"),
              voff = k.vgpr(1, "offset"), t = k.vgpr(1, "t");
   const SGPR row = k.sgpr(1, "partials row"), left = k.sgpr(1, "partials left"), count = k.sgpr(1, "rounds"),
@@ -580,7 +624,7 @@ VGPR Body::rms_factor(int m) {
   k.s_add_u32(count, p, 63);
   k.s_lshr_b32(count, count, 6);
   k.v_mov_b32(sum, 0);
-  countdown_groups(k, count, {8, 1}, [&](int n) {
+  countdown_groups(k, count, in_flight, [&](int n) {
     std::vector<VGPR> v;
     for (int j = 0; j < n; ++j) {
       v.push_back(k.vgpr(1, "partial"));
@@ -612,7 +656,7 @@ void Body::store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes) {
   const GemvFusion f = *e_.fusion;
   if (f != GemvFusion::Accumulate)
     for (int m = 0; m < M; ++m) {
-      const VGPR r = rms_factor(m);  // needs the whole wave: before the row mask
+      const VGPR r = early_r_.valid() ? early_r_ : rms_factor(m);  // needs the whole wave: before the row mask
       k.v_mul_f32(totals_[size_t(m)], totals_[size_t(m)], r);
       if (f == GemvFusion::SwiGlu) k.v_mul_f32(utotals_[size_t(m)], utotals_[size_t(m)], r);
     }
@@ -623,8 +667,12 @@ void Body::store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes) {
     const VGPR y = totals_[size_t(m)];
     if (m) add64(k, ybase, nbytes, 0);
     if (f == GemvFusion::Accumulate) {
-      k.global_load_dword(old, vofs_[1], ybase);
-      k.v_add_f32(y, old, y);
+      if (early_y_.valid()) {
+        k.v_add_f32(y, early_y_, y);
+      } else {
+        k.global_load_dword(old, vofs_[1], ybase);
+        k.v_add_f32(y, old, y);
+      }
     } else if (f == GemvFusion::SwiGlu) {
       // silu(g) * u = g * u / (1 + 2^(-g log2 e))
       k.v_mul_f32(t, -1.4426950408889634f, y);
@@ -648,8 +696,13 @@ void Body::store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes) {
     k.s_mul_i32(yrow, late_arg(e_.grp_at, 1), M);
     k.s_mul_i32(yrow, yrow, n);
     k.s_add_u32(yrow, yrow, row);
-    const SGPR sbase = offset_address(k, late_arg(e_.scale, 2), row, 2), zbase = offset_address(k, zptr, yrow, 2);
-    k.global_load_dword(t, vofs_[1], sbase);
+    const SGPR zbase = offset_address(k, zptr, yrow, 2);
+    if (early_scale_.valid()) {
+      k.v_mov_b32(t, early_scale_);
+    } else {
+      const SGPR sbase = offset_address(k, late_arg(e_.scale, 2), row, 2);
+      k.global_load_dword(t, vofs_[1], sbase);
+    }
     for (int m = 0; m < M; ++m) {
       if (m) add64(k, zbase, nbytes, 0);
       k.v_mul_f32(old, totals_[size_t(m)], t);

@@ -144,7 +144,7 @@ class Body final : public GemvEmitter {
   // One row (M = 1): what the fused end needs, loaded while the body runs
   // (early_epilogue): the RMS factor; Accumulate's old y and scale.
   VGPR early_r_, early_y_, early_scale_;
-  int in_flight_bytes() const { return e_.fusion == GemvFusion::SwiGlu ? kInFlightBytes / 2 : kInFlightBytes; }
+  int in_flight_bytes() const { return e_.fusion && *e_.fusion != GemvFusion::Accumulate ? kInFlightBytes / 2 : kInFlightBytes; }
   int steps_per_slice() const { return shape.slice_elems() / step_elems; }
   // SGPRs per x tuple: the fused variants keep more SGPRs live past the body
   // and take x in 8-dword tuples, which fit where a 16-dword one does not.

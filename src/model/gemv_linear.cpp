@@ -152,10 +152,15 @@ void GemvLinear::accumulate_scaled(uint64_t x, uint64_t y, uint64_t scale, uint6
 
 void GemvLinear::rms_scaled(uint64_t x, uint64_t ss, float eps, uint64_t y) {
   if (!rms_.valid()) throw Error(tag_ + ": the package has no RMS-scaled fast GEMV for " + quant::type_name(w_.type));
-  launch_runs(rms_, 1, [&](uint64_t w, int64_t row0, int64_t rows) {
-    return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), 1, 0, geo_.split, ss,
-                                 f32_bits(eps)};
-  });
+  // the RMS-scaled kernel keeps half the plain kernel's bytes in flight per
+  // wave: runs of twice the tiles (a 151936-row head as 4 launches, not 8)
+  launch_runs(
+      rms_, 1,
+      [&](uint64_t w, int64_t row0, int64_t rows) {
+        return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), 1, 0, geo_.split, ss,
+                                     f32_bits(eps)};
+      },
+      2 * kLaunchTiles);
 }
 
 void GemvLinear::swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y) {
@@ -189,13 +194,15 @@ void GemvLinear::swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y) {
 }
 
 void GemvLinear::launch_runs(const KernelRef& kernel, int64_t m,
-                             const std::function<std::vector<uint64_t>(uint64_t, int64_t, int64_t)>& argv) {
-  // Equal runs of at least kLaunchTiles tiles, one launch each (the tiles of the
+                             const std::function<std::vector<uint64_t>(uint64_t, int64_t, int64_t)>& argv,
+                             int64_t run_tiles) {
+  if (run_tiles <= 0) run_tiles = kLaunchTiles;
+  // Equal runs of at least run_tiles tiles, one launch each (the tiles of the
   // layout are contiguous, so rows [64a, 64b) are a matrix of their own);
   // a type with a decode table keeps one launch (its table leads the
   // buffer), and so do m > 1 rows (the kernel's y rows are n apart).
   const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows;
-  const int64_t launches = quant::gemv_table_bytes(w_.type) || m > 1 ? 1 : std::max<int64_t>(1, tiles / kLaunchTiles);
+  const int64_t launches = quant::gemv_table_bytes(w_.type) || m > 1 ? 1 : std::max<int64_t>(1, tiles / run_tiles);
   const int64_t chunk = (tiles + launches - 1) / launches;
   const int64_t per = geo_.tiles_per_workgroup();
   const uint64_t tile_bytes = group_bytes_ / uint64_t(tiles);

@@ -91,6 +91,7 @@ struct Entry {
   // wave 0 puts beside them.
   uint32_t s = 0, eps = 0, scale = 0, yscaled = 0, ss_at = 0;
   uint32_t grp_at = 0, n_at = 0, k_at = 0, xstride_at = 0;
+  uint32_t lds_dwords = 0;  // dwords of the block in LDS (explicit arguments, group size, group index)
   // Matrices per tile: 2 for SwiGlu (S waves on the gate, S on the up rows).
   int halves() const { return fusion == GemvFusion::SwiGlu ? 2 : 1; }
 };
@@ -138,6 +139,8 @@ class Body final : public GemvEmitter {
   VGPR rms_factor(int m, const std::vector<int>& in_flight = {8, 1});
   void early_epilogue(SGPR rows_left, SGPR ybase);
   SGPR late_arg(uint32_t offset, int dwords);
+  void load_late_args();
+  std::vector<VGPR> late_copy_;  // the argument block in VGPRs for the fused end, 4 dwords each (load_late_args)
   void partial_squares(SGPR rows_left);
   void store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes);
   std::vector<VGPR> utotals_;  // SwiGlu: the up matrix's totals
@@ -438,6 +441,7 @@ void Body::emit() {
   // S - 1 parts per tile of the workgroup).
   Label store = k.label("store"), gather = k.label("gather"), more = k.label("more parts");
   auto fused_end = [&] {
+    load_late_args();
     const SGPR left = s1("rows left"), yb = k.sgpr(2, "y"), nb4 = s1("row bytes");
     k.v_readlane_b32(left, stash, 0);
     k.v_readlane_b32(yb[0], stash, 1);
@@ -555,9 +559,36 @@ void Body::gather_halves(Label store) {
   loop(up, parts, utotals_, store);
 }
 
+// The whole block from LDS into VGPRs at the fused end: its late_arg()s
+// then cost no LDS round trip each.
+void Body::load_late_args() {
+  const int n = int(e_.lds_dwords);
+  const VGPR zero = k.vgpr(1, "zero");
+  k.v_mov_b32(zero, 0);
+  for (int d = 0; d < n;) {
+    const int w = std::min(4, n - d);
+    late_copy_.push_back(k.vgpr(w, "argument copy"));
+    const VGPR dst = late_copy_.back();
+    switch (w) {
+      case 1: k.ds_read_b32(dst, zero, offset(kArgsLds + 4 * d)); break;
+      case 2: k.ds_read_b64(dst, zero, offset(kArgsLds + 4 * d)); break;
+      case 3: k.ds_read_b96(dst, zero, offset(kArgsLds + 4 * d)); break;
+      default: k.ds_read_b128(dst, zero, offset(kArgsLds + 4 * d)); break;
+    }
+    d += w;
+  }
+}
+
 // An argument of the block in LDS (Entry's offsets), read into SGPRs by the storing wave.
 SGPR Body::late_arg(uint32_t at, int dwords) {
   const SGPR v = k.sgpr(dwords, "argument");
+  if (!late_copy_.empty()) {
+    for (int i = 0; i < dwords; ++i) {
+      const int d = int(at / 4) + i;
+      k.v_readfirstlane_b32(v[i], late_copy_[size_t(d / 4)][d % 4]);
+    }
+    return v;
+  }
   const VGPR zero = k.vgpr(1, "zero"), d = k.vgpr(dwords, "argument");
   k.v_mov_b32(zero, 0);
   if (dwords == 2) k.ds_read_b64(d, zero, offset(kArgsLds + at));
@@ -843,12 +874,15 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   k.s_mov_b64(exec, -1);
   k.bind(read);
   k.s_barrier();
-  for (int q = 0; q < 4; ++q) {  // the rest (fused variants) stays in LDS for Body::late_arg
-    k.ds_read_b128(staging, zero, offset(kArgsLds + 16 * q));
-    for (int i = 0; i < 4; ++i) k.v_readfirstlane_b32(block[4 * q + i], staging[i]);
+  {
+    // the rest (fused variants) stays in LDS for Body::late_arg; five reads
+    // into registers of their own, so one LDS round trip covers them
+    const VGPR copy = k.vgpr(16, "argument copy"), gcopy = k.vgpr(1, "group size copy");
+    for (int q = 0; q < 4; ++q) k.ds_read_b128(copy.sub(4 * q, 4), zero, offset(kArgsLds + 16 * q));
+    k.ds_read_b32(gcopy, zero, offset(kArgsLds + 4 * block_dwords));
+    for (int i = 0; i < 16; ++i) k.v_readfirstlane_b32(block[i], copy[i]);
+    k.v_readfirstlane_b32(gsize, gcopy);
   }
-  k.ds_read_b32(staging[0], zero, offset(kArgsLds + 4 * block_dwords));
-  k.v_readfirstlane_b32(gsize, staging[0]);
   auto arg = [&](const char* name) {
     const uint32_t off = sig.offset(name);
     if (off >= 64) throw Error("gemv: argument " + std::string(name) + " of " + sig.kernel() + " is read from LDS");
@@ -864,6 +898,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   en.xstride = arg("x_stride");
   en.fusion = fusion;
   en.grp_at = uint32_t(4 * block_dwords + 4);
+  en.lds_dwords = uint32_t(block_dwords + 2);
   en.n_at = sig.offset("n");
   en.k_at = sig.offset("k");
   en.xstride_at = sig.offset("x_stride");

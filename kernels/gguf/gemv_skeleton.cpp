@@ -138,7 +138,9 @@ class Body final : public GemvEmitter {
   void gather_halves(Label store);
   VGPR rms_factor(int m, const std::vector<int>& in_flight = {8, 1});
   void early_epilogue(SGPR rows_left, SGPR ybase);
-  SGPR late_arg(uint32_t offset, int dwords);
+  SGPR late_arg(uint32_t offset, int dwords) { return late_args({{offset, dwords}})[0]; }
+  // Several at once: their LDS reads are all issued before the first use.
+  std::vector<SGPR> late_args(const std::vector<std::pair<uint32_t, int>>& args);
   void load_late_args();
   std::vector<VGPR> late_copy_;  // the argument block in VGPRs for the fused end, 4 dwords each (load_late_args)
   void partial_squares(SGPR rows_left);
@@ -579,22 +581,32 @@ void Body::load_late_args() {
   }
 }
 
-// An argument of the block in LDS (Entry's offsets), read into SGPRs by the storing wave.
-SGPR Body::late_arg(uint32_t at, int dwords) {
-  const SGPR v = k.sgpr(dwords, "argument");
+// Arguments of the block in LDS (Entry's offsets), read into SGPRs by the storing wave.
+std::vector<SGPR> Body::late_args(const std::vector<std::pair<uint32_t, int>>& args) {
+  std::vector<SGPR> out;
   if (!late_copy_.empty()) {
-    for (int i = 0; i < dwords; ++i) {
-      const int d = int(at / 4) + i;
-      k.v_readfirstlane_b32(v[i], late_copy_[size_t(d / 4)][d % 4]);
+    for (auto [at, dwords] : args) {
+      out.push_back(k.sgpr(dwords, "argument"));
+      for (int i = 0; i < dwords; ++i) {
+        const int d = int(at / 4) + i;
+        k.v_readfirstlane_b32(out.back()[i], late_copy_[size_t(d / 4)][d % 4]);
+      }
     }
-    return v;
+    return out;
   }
-  const VGPR zero = k.vgpr(1, "zero"), d = k.vgpr(dwords, "argument");
+  const VGPR zero = k.vgpr(1, "zero");
   k.v_mov_b32(zero, 0);
-  if (dwords == 2) k.ds_read_b64(d, zero, offset(kArgsLds + at));
-  else k.ds_read_b32(d, zero, offset(kArgsLds + at));
-  for (int i = 0; i < dwords; ++i) k.v_readfirstlane_b32(v[i], d[i]);
-  return v;
+  std::vector<VGPR> copies;
+  for (auto [at, dwords] : args) {
+    copies.push_back(k.vgpr(dwords, "argument"));
+    if (dwords == 2) k.ds_read_b64(copies.back(), zero, offset(kArgsLds + at));
+    else k.ds_read_b32(copies.back(), zero, offset(kArgsLds + at));
+  }
+  for (size_t a = 0; a < args.size(); ++a) {
+    out.push_back(k.sgpr(args[a].second, "argument"));
+    for (int i = 0; i < args[a].second; ++i) k.v_readfirstlane_b32(out.back()[i], copies[a][i]);
+  }
+  return out;
 }
 
 // One row: the fused end's inputs, read right after the prologue's loads so
@@ -617,12 +629,12 @@ void Body::early_epilogue(SGPR rows_left, SGPR ybase) {
   k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
   k.s_and_saveexec_b64(saved, vcc);
   k.global_load_dword(early_y_, vofs_[1], ybase);
-  const SGPR zptr = late_arg(e_.yscaled, 2);
-  k.s_cmp_eq_u64(zptr, 0);
+  const std::vector<SGPR> a = late_args({{e_.yscaled, 2}, {e_.scale, 2}});
+  k.s_cmp_eq_u64(a[0], 0);
   k.s_cbranch_scc1(no_scale);
   const SGPR row = k.sgpr(1, "row");
   k.s_sub_u32(row, e_.n, rows_left);  // 64 tile
-  const SGPR sbase = offset_address(k, late_arg(e_.scale, 2), row, 2);
+  const SGPR sbase = offset_address(k, a[1], row, 2);
   k.global_load_dword(early_scale_, vofs_[1], sbase);
   k.bind(no_scale);
   k.s_mov_b64(exec, saved);
@@ -639,12 +651,14 @@ VGPR Body::rms_factor(int m, const std::vector<int>& in_flight) {
   const SGPR row = k.sgpr(1, "partials row"), left = k.sgpr(1, "partials left"), count = k.sgpr(1, "rounds"),
              total = k.sgpr(1, "sum"), saved = k.sgpr(2, "exec"), p = k.sgpr(1, "partials");
   Label none = k.label("no rms");
-  const SGPR ss = late_arg(e_.s, 2), eps = late_arg(e_.eps, 1), kcols = late_arg(e_.k_at, 1);
+  const std::vector<SGPR> a =
+      late_args({{e_.s, 2}, {e_.eps, 1}, {e_.k_at, 1}, {e_.grp_at, 1}, {e_.xstride_at, 1}});
+  const SGPR ss = a[0], eps = a[1], kcols = a[2];
   k.v_mov_b32(r, 1.0f);
   k.s_cmp_eq_u64(ss, 0);
   k.s_cbranch_scc1(none);
-  k.s_mul_i32(row, late_arg(e_.grp_at, 1), M);
-  k.s_cmp_eq_u32(late_arg(e_.xstride_at, 1), 0);
+  k.s_mul_i32(row, a[3], M);
+  k.s_cmp_eq_u32(a[4], 0);
   k.s_cselect_b32(row, 0, row);
   if (m) k.s_add_u32(row, row, m);
   k.s_add_u32(p, kcols, 63);

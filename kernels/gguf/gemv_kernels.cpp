@@ -301,8 +301,8 @@ CaseResult run_fused_case(TestDevice& dev, const Case& c, TensorType t, GemvFusi
 const char* fusion_doc(GemvFusion f) {
   switch (f) {
     case GemvFusion::Accumulate:
-      return "Accumulating form: y += W x (each lane reads its row of y once: for m = 1 with its row's scale "
-             "right after the first loads of weights, so the round trip overlaps the sum; otherwise after it); when y_scaled is "
+      return "Accumulating form: y += W x (each lane reads its row of y once; for m = 1 it reads y and its row's "
+             "scale right after its first loads of weights, so their round trip overlaps the sum); when y_scaled is "
              "not 0 also y_scaled = y * scale[row], and when ss is not 0 the sums of the squares of the new y over "
              "each 64-row tile (the residual add, the next RMSNorm's weight on the new residual and the partial "
              "sums its RMS needs, so the next GEMV can take the normalisation itself).";
@@ -312,9 +312,9 @@ const char* fusion_doc(GemvFusion f) {
              "sums of s^2 (the accumulating form writes both) this is the GEMV of RMSNorm(s) without the norm's "
              "launch. For m = 1 every wave reads the partials (one dword per lane, two rounds of 64 in flight) right "
              "after its first loads of weights and keeps r, so the round trip overlaps the sum; for more rows the "
-             "storing wave of each tile reads them (eight rounds in flight) after its sums. It keeps 1 KiB of "
-             "weights per wave in flight (the plain kernel 2 KiB), so a launch holds twice the tiles before its "
-             "reads outgrow the open DRAM rows.";
+             "storing wave of each tile reads them (eight rounds in flight) after its sums. A wave keeps half the "
+             "plain kernel's weight bytes in flight (1 KiB against 2 KiB, at least one slice), so a launch holds "
+             "about twice the tiles before its reads outgrow the open DRAM rows.";
     case GemvFusion::SwiGlu:
       return "SwiGLU form: y = silu(r W_gate x) * (r W_up x), r as in the RMS-scaled form (1 when s is 0): a tile "
              "has 2 split waves, split on the gate rows at w and split on the up rows at `up`, and the storing "

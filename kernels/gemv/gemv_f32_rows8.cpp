@@ -23,7 +23,6 @@
 namespace k100::kernels::gemv {
 
 using namespace codegen;
-using as::offset, as::vcc, as::exec;
 
 Signature rows8_gemv_signature(Rows8Gemv kind) {
   const bool groups = kind == Rows8Gemv::Groups, split = kind == Rows8Gemv::Split;
@@ -49,7 +48,7 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
   const SGPR sPitch = s1("pitch"), sCols = s1("cols"), sValid = s1("valid rows"), sCnt = s1("chunks"),
              sWb = k.sgpr(2, "w block"), sXb = k.sgpr(2, "x block"), sOb = k.sgpr(2, "out block"), sT = s1("t"),
              sT2 = s1("t2"), sSave = k.sgpr(2, "saved exec"), sSave2 = k.sgpr(2, "saved exec 2"), sRow0 = s1("row0"),
-             sBlk = s1("block"), sNb = s1("blocks"), sSlice = s1("slice"), sMask = s1("slice mask"), sV = k.sgpr(2, "v"),
+             sBlk = s1("block"), sSlice = s1("slice"), sMask = s1("slice mask"), sV = k.sgpr(2, "v"),
              sColBeg = s1("column begin"), sCps = s1("chunks per slice");
   auto v1 = [&](const char* n) { return k.vgpr(1, n); };
   const VGPR vQ = v1("q"), vR = v1("r"), vRowOff = v1("row offset"), vOffW = v1("w offset"), vOffX = v1("x offset"),
@@ -91,25 +90,11 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
   k.s_lshl_b32(sT, sPitch, 2);
   k.v_mul_lo_u32(vRowOff, vQ, sT);  // q * pitch * 4
 
-  // Number of 8-row blocks: ceil(nrows / 8) without overflow.
-  auto blocks_of = [&](SGPR dst, SGPR rows) {
-    k.s_lshr_b32(dst, rows, 3);
-    k.s_and_b32(sT, rows, 7);
-    k.s_cmp_lg_u32(sT, 0);
-    k.s_addc_u32(dst, dst, 0);
-  };
   // sWb = w + row0 * pitch * 4 (+ column offset for split), sValid = min(8, end - row0).
   auto block_rows = [&](SGPR end) {
     k.s_sub_u32(sValid, end, sRow0);
     k.s_min_u32(sValid, sValid, 8);
     set_scaled_address(k, sWb, sW, sRow0, sPitch, 2);
-  };
-  // y + row0 * 4.
-  auto row_output = [&]() {
-    k.s_lshl_b32(sT, sRow0, 2);
-    k.s_lshr_b32(sT2, sRow0, 30);
-    k.s_add_u32(sOb[0], sY[0], sT);
-    k.s_addc_u32(sOb[1], sY[1], sT2);
   };
 
   // The 8-row block: columns [0, sCols) of rows row0 + q < row0 + sValid,
@@ -178,13 +163,12 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
   };
 
   if (kind == Rows8Gemv::Plain || kind == Rows8Gemv::Acc) {
-    blocks_of(sNb, sN);
-    k.s_cmp_ge_u32(group, sNb);
+    k.s_cmp_ge_u32(group, ceil_shift(k, sN, 3));  // 8-row blocks
     k.s_cbranch_scc1(exit);  // block past the end: a larger grid is harmless
     k.s_lshl_b32(sRow0, group, 3);
     block_rows(sN);
     k.s_mov_b64(sXb, sX);
-    row_output();
+    set_offset_address(k, sOb, sY, sRow0, 2);  // y + row0 * 4
     k.v_lshlrev_b32(vOutOff, 2, vQ);
     block_body();
   } else if (split) {
@@ -197,17 +181,12 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
     k.s_sub_u32(sMask, sMask, 1);
     k.s_and_b32(sSlice, group, sMask);
     k.s_lshr_b32(sBlk, group, sSh);
-    blocks_of(sNb, sN);
-    k.s_cmp_ge_u32(sBlk, sNb);
+    k.s_cmp_ge_u32(sBlk, ceil_shift(k, sN, 3));
     k.s_cbranch_scc1(exit);
     k.s_lshl_b32(sRow0, sBlk, 3);
     block_rows(sN);
     // Column range of the slice.
-    k.s_lshr_b32(sCnt, sK, 7);  // chunks = ceil(k / 128)
-    k.s_and_b32(sT, sK, 127);
-    k.s_cmp_lg_u32(sT, 0);
-    k.s_addc_u32(sCnt, sCnt, 0);
-    k.s_add_u32(sCps, sCnt, sMask);
+    k.s_add_u32(sCps, ceil_shift(k, sK, 7), sMask);  // chunks = ceil(k / 128)
     k.s_lshr_b32(sCps, sCps, sSh);
     k.s_mul_i32(sColBeg, sSlice, sCps);
     k.s_add_u32(sT, sColBeg, sCps);
@@ -217,12 +196,8 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
     k.s_min_u32(sT, sT, sK);
     k.s_sub_u32(sCols, sT, sColBeg);
     // w and x advance to the slice's first column.
-    k.s_lshl_b32(sT, sColBeg, 2);
-    k.s_lshr_b32(sT2, sColBeg, 30);
-    k.s_add_u32(sWb[0], sWb[0], sT);
-    k.s_addc_u32(sWb[1], sWb[1], sT2);
-    k.s_add_u32(sXb[0], sX[0], sT);
-    k.s_addc_u32(sXb[1], sX[1], sT2);
+    add64_pair(k, sWb, widen_shifted(k, sColBeg, 2));
+    set_offset_address(k, sXb, sX, sColBeg, 2);
     // part + ((block << (sh + 3)) + slice) * 4; lane q adds q << (sh + 2).
     k.s_add_u32(sT, sSh, 3);
     k.s_mov_b32(sV[0], sBlk);
@@ -242,7 +217,7 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
     const GroupRows rows = group_rows(k, sGroup, sN, exit);
     const SGPR sRbeg = rows.begin, sRend = rows.end, sWaves = rows.waves;
     k.s_sub_u32(sT2, sRend, sRbeg);
-    blocks_of(sNb, sT2);
+    const SGPR sNb = ceil_shift(k, sT2, 3);
     k.s_mov_b64(sXb, sX);
     k.v_lshlrev_b32(vOutOff, 2, vQ);
     k.s_mov_b32(sBlk, sWave);
@@ -252,7 +227,7 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
     k.s_lshl_b32(sRow0, sBlk, 3);
     k.s_add_u32(sRow0, sRow0, sRbeg);
     block_rows(sRend);
-    row_output();
+    set_offset_address(k, sOb, sY, sRow0, 2);  // y + row0 * 4
     block_body();
     k.s_add_u32(sBlk, sBlk, sWaves);
     k.s_branch(block_loop);

@@ -17,7 +17,6 @@
 namespace k100::kernels::gemv {
 
 using namespace codegen;
-using as::off, as::offset, as::vcc, as::exec;
 
 Signature wave_gemv_signature(WaveGemv kind) {
   const bool gated = kind == WaveGemv::GatedAcc, acc = kind != WaveGemv::Plain;
@@ -62,10 +61,7 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
   // One multiply-add per column: acc += w * x, or acc += w * silu(g) * u.
   auto accumulate_columns = [&](VGPR w, VGPR a, VGPR u, int n) {
     if (gated) {
-      for (int c = 0; c < n; ++c) k.v_mul_f32(vTmp[c], -1.44269504088896340736f, a[c]);
-      for (int c = 0; c < n; ++c) k.v_exp_f32(vTmp[c], vTmp[c]);
-      for (int c = 0; c < n; ++c) k.v_add_f32(vTmp[c], 1.0f, vTmp[c]);
-      for (int c = 0; c < n; ++c) k.v_rcp_f32(vTmp[c], vTmp[c]);
+      reciprocal_one_plus_exp2(k, vTmp, -kLog2E, a, n);  // sigmoid(a)
       for (int c = 0; c < n; ++c) k.v_mul_f32(a[c], a[c], u[c]);
       for (int c = 0; c < n; ++c) k.v_mul_f32(a[c], a[c], vTmp[c]);
     }

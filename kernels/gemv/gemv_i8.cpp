@@ -25,7 +25,6 @@
 namespace k100::kernels::gemv {
 
 using namespace codegen;
-using as::offset, as::vcc, as::exec, as::exec_lo, as::exec_hi;
 
 Signature i8_gemv_signature() {
   return Signature("gemv_i8_k", {in("w", "i8"), in("ws", "f32"), in("x", "f32"), out("y", "f32"), value("nrows", "u32"),

@@ -59,12 +59,25 @@ std::vector<double> swiglu_reference(const std::vector<float>& gate, const std::
 // sweep measured is 3.4e-5 (gated, k = 17408); default sizes stay below 6e-6.
 Tolerance gemv_tolerance() { return Tolerance{5e-5, 2e-5}; }
 
+// An f32 GEMV case: w [n][k] and x [k] uniform, y NaN (every row must be
+// written) or, with `acc`, random values the kernel adds to; argv (w, x, y,
+// n, kdim, last), the workgroup size "wg" (64 by default).
+CaseResult run_f32(TestDevice& dev, const Case& c, const codegen::Signature& sig, Dim3 grid, bool acc, int64_t kdim,
+                   int64_t last) {
+  int64_t n = c["n"], k = c["k"];
+  Rng rng(c.seed);
+  auto w = rng.uniform(size_t(n * k));
+  auto x = rng.uniform(size_t(k));
+  auto y0 = acc ? rng.uniform(size_t(n)) : std::vector<float>(size_t(n), kNaN);
+  DeviceBuffer<float> dw(dev, w), dx(dev, x), dy(dev, y0);
+  launch(dev, sig, grid, {uint32_t(dim(c, "wg", 64))}, {dw.addr(), dx.addr(), dy.addr(), n, kdim, last});
+  return compare(dy.download(), gemv_reference(w, widen(x), n, k, k, acc ? &y0 : nullptr), gemv_tolerance());
+}
+
 // ------------------------------------------------------- one wave per row ---
 
 std::vector<Case> wave_cases(bool sweep) {
-  std::vector<Case> c = {make_case({{"n", 1}, {"k", 64}}), make_case({{"n", 3}, {"k", 100}}, 2),
-                         make_case({{"n", 17}, {"k", 256}}, 3), make_case({{"n", 64}, {"k", 640}}, 4),
-                         make_case({{"n", 129}, {"k", 1000}}, 5)};
+  std::vector<Case> c = case_table({"n", "k"}, {{1, 64}, {3, 100}, {17, 256}, {64, 640}, {129, 1000}});
   if (sweep) {
     for (int64_t n : {1, 2, 63, 65, 300})
       for (int64_t k : {0, 1, 7, 63, 64, 65, 255, 257, 511, 512, 513, 1024, 2049, 5120, 17408})
@@ -79,32 +92,22 @@ std::vector<Case> wave_cases(bool sweep) {
 CaseResult run_wave(TestDevice& dev, const Case& c, WaveGemv kind) {
   int64_t n = c["n"], k = c["k"];
   uint32_t wg = uint32_t(dim(c, "wg", 64)), grid = uint32_t(dim(c, "grid", n));
+  if (kind != WaveGemv::GatedAcc)
+    return run_f32(dev, c, gemv::wave_gemv_signature(kind), {grid}, kind == WaveGemv::Acc, k, 64);
   Rng rng(c.seed);
   auto w = rng.uniform(size_t(n * k));
-  if (kind == WaveGemv::GatedAcc) {
-    auto gate = rng.uniform(size_t(k), -4.f, 4.f);
-    auto up = rng.uniform(size_t(k));
-    auto y0 = rng.uniform(size_t(n));
-    DeviceBuffer<float> dw(dev, w), dg(dev, gate), du(dev, up), dy(dev, y0);
-    launch(dev, gemv::wave_gemv_signature(kind), {grid}, {wg},
-               {dw.addr(), dg.addr(), du.addr(), dy.addr(), n, k, 64});
-    return compare(dy.download(), gemv_reference(w, swiglu_reference(gate, up), n, k, k, &y0), Tolerance{1e-4, 2e-5});
-  }
-  auto x = rng.uniform(size_t(k));
-  bool acc = kind == WaveGemv::Acc;
-  auto y0 = acc ? rng.uniform(size_t(n)) : std::vector<float>(size_t(n), kNaN);  // NaN: every row must be written
-  DeviceBuffer<float> dw(dev, w), dx(dev, x), dy(dev, y0);
-  launch(dev, gemv::wave_gemv_signature(kind), {grid}, {wg},
-             {dw.addr(), dx.addr(), dy.addr(), n, k, 64});
-  return compare(dy.download(), gemv_reference(w, widen(x), n, k, k, acc ? &y0 : nullptr), gemv_tolerance());
+  auto gate = rng.uniform(size_t(k), -4.f, 4.f);
+  auto up = rng.uniform(size_t(k));
+  auto y0 = rng.uniform(size_t(n));
+  DeviceBuffer<float> dw(dev, w), dg(dev, gate), du(dev, up), dy(dev, y0);
+  launch(dev, gemv::wave_gemv_signature(kind), {grid}, {wg}, {dw.addr(), dg.addr(), du.addr(), dy.addr(), n, k, 64});
+  return compare(dy.download(), gemv_reference(w, swiglu_reference(gate, up), n, k, k, &y0), Tolerance{1e-4, 2e-5});
 }
 
 // ------------------------------------------------------ 8 rows per wave ---
 
 std::vector<Case> rows8_cases(bool sweep) {
-  std::vector<Case> c = {make_case({{"n", 8}, {"k", 128}}), make_case({{"n", 13}, {"k", 100}}, 2),
-                         make_case({{"n", 64}, {"k", 640}}, 3), make_case({{"n", 200}, {"k", 1000}}, 4),
-                         make_case({{"n", 24}, {"k", 1}}, 5)};
+  std::vector<Case> c = case_table({"n", "k"}, {{8, 128}, {13, 100}, {64, 640}, {200, 1000}, {24, 1}});
   if (sweep) {
     for (int64_t n : {1, 7, 8, 9, 63, 65, 300})
       for (int64_t k : {0, 1, 7, 127, 128, 129, 255, 256, 640, 1000, 5120, 17408})
@@ -116,23 +119,13 @@ std::vector<Case> rows8_cases(bool sweep) {
 }
 
 CaseResult run_rows8(TestDevice& dev, const Case& c, bool acc) {
-  int64_t n = c["n"], k = c["k"];
-  uint32_t wg = uint32_t(dim(c, "wg", 64)), grid = uint32_t(dim(c, "grid", ceil_div(n, 8)));
-  Rng rng(c.seed);
-  auto w = rng.uniform(size_t(n * k));
-  auto x = rng.uniform(size_t(k));
-  auto y0 = acc ? rng.uniform(size_t(n)) : std::vector<float>(size_t(n), kNaN);
-  DeviceBuffer<float> dw(dev, w), dx(dev, x), dy(dev, y0);
-  launch(dev, gemv::rows8_gemv_signature(acc ? Rows8Gemv::Acc : Rows8Gemv::Plain), {grid}, {wg},
-             {dw.addr(), dx.addr(), dy.addr(), n, k, 64});
-  return compare(dy.download(), gemv_reference(w, widen(x), n, k, k, acc ? &y0 : nullptr), gemv_tolerance());
+  const Dim3 grid{uint32_t(dim(c, "grid", ceil_div(c["n"], 8)))};
+  return run_f32(dev, c, gemv::rows8_gemv_signature(acc ? Rows8Gemv::Acc : Rows8Gemv::Plain), grid, acc, c["k"], 64);
 }
 
 std::vector<Case> split_cases(bool sweep) {
-  std::vector<Case> c = {make_case({{"n", 8}, {"k", 128}, {"stride", 128}, {"sh", 0}}),
-                         make_case({{"n", 16}, {"k", 1000}, {"stride", 1024}, {"sh", 2}}, 2),
-                         make_case({{"n", 24}, {"k", 2048}, {"stride", 2100}, {"sh", 4}}, 3),
-                         make_case({{"n", 13}, {"k", 300}, {"stride", 333}, {"sh", 3}}, 4)};
+  std::vector<Case> c = case_table({"n", "k", "stride", "sh"}, {{8, 128, 128, 0}, {16, 1000, 1024, 2},
+                                                               {24, 2048, 2100, 4}, {13, 300, 333, 3}});
   if (sweep)
     for (int64_t n : {1, 8, 13, 64})
       for (int64_t k : {0, 1, 100, 128, 1000, 4096})
@@ -203,15 +196,8 @@ uint32_t groups_grid(const Case& c) {
 }
 
 CaseResult run_gemv_f32(TestDevice& dev, const Case& c) {
-  int64_t n = c["n"], k = c["k"];
-  uint32_t wg = uint32_t(dim(c, "wg", 64)), group = uint32_t(dim(c, "group", 64));
-  Rng rng(c.seed);
-  auto w = rng.uniform(size_t(n * k));
-  auto x = rng.uniform(size_t(k));
-  DeviceBuffer<float> dw(dev, w), dx(dev, x), dy(dev, std::vector<float>(size_t(n), kNaN));
-  launch(dev, gemv::rows8_gemv_signature(Rows8Gemv::Groups), {groups_grid(c)}, {wg},
-         {dw.addr(), dx.addr(), dy.addr(), n, k / 4, group});
-  return compare(dy.download(), gemv_reference(w, widen(x), n, k, k), gemv_tolerance());
+  return run_f32(dev, c, gemv::rows8_gemv_signature(Rows8Gemv::Groups), {groups_grid(c)}, false, c["k"] / 4,
+                 dim(c, "group", 64));
 }
 
 // gemv_i8_k: weight rows padded to `rowbytes` (k + 4 * wpad), scale rows to
@@ -408,7 +394,6 @@ void register_gemv_kernels(Registry& r) {
         "any nrows >= 1, ngroups >= 0 (ngroups < 2^25); rowbytes >= 32 * ngroups and ws_stride >= 4 * ngroups, both "
         "multiples of 4 (w, ws, x 4-byte aligned); group_size = rows per workgroup, 0 means the workgroup size; grid "
         "* group_size must cover nrows; wg <= 256";
-    d.tolerance = gemv_tolerance();
     d.cases = [](bool sweep) { return groups_cases(sweep, true); };
     d.run = run_gemv_i8;
     d.ideal_bytes = [](const Case& c) {

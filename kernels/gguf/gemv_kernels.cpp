@@ -180,6 +180,12 @@ using gguf_gemv::GemvFusion;
 // even ones leave it off (pointer 0).
 std::vector<Case> fused_cases(TensorType t, GemvFusion f) {
   std::vector<Case> c = gguf_gemv::gemv_cases(t, false);
+  // One row (the ends that read their inputs early), both parities of the
+  // seed, with tiles of the last workgroup past the matrix.
+  const int64_t be = quant::traits(t).block_elems, ge = be * gguf_gemv::group_shape(t).blocks_per_group;
+  const uint32_t seed = uint32_t(c.size()) + 1;
+  c.push_back(make_case({{"n", 70}, {"k", 3 * ge + be}, {"m", 1}, {"wg", 256}}, seed));
+  c.push_back(make_case({{"n", 130}, {"k", 2 * ge}, {"m", 1}, {"wg", 512}, {"split", 2}}, seed + 1));
   if (f == GemvFusion::SwiGlu)
     for (Case& x : c) {
       const int64_t wg = std::max<int64_t>(128, dim(x, "wg", 64));
@@ -295,7 +301,8 @@ CaseResult run_fused_case(TestDevice& dev, const Case& c, TensorType t, GemvFusi
 const char* fusion_doc(GemvFusion f) {
   switch (f) {
     case GemvFusion::Accumulate:
-      return "Accumulating form: y += W x (each lane reads its row of y once, after the sum); when y_scaled is "
+      return "Accumulating form: y += W x (each lane reads its row of y once; for m = 1 it reads y and its row's "
+             "scale right after its first loads of weights, so their round trip overlaps the sum); when y_scaled is "
              "not 0 also y_scaled = y * scale[row], and when ss is not 0 the sums of the squares of the new y over "
              "each 64-row tile (the residual add, the next RMSNorm's weight on the new residual and the partial "
              "sums its RMS needs, so the next GEMV can take the normalisation itself).";
@@ -303,13 +310,16 @@ const char* fusion_doc(GemvFusion f) {
       return "RMS-scaled form: y = r W x with r = 1 / sqrt(sum(ss row) / k + eps), ss holding ceil(k / 64) "
              "partial sums of squares per x row (r = 1 when ss is 0): with x = norm weight * s and ss the partial "
              "sums of s^2 (the accumulating form writes both) this is the GEMV of RMSNorm(s) without the norm's "
-             "launch. The storing wave of each tile reads the partials (one dword per lane, eight rounds of 64 in "
-             "flight) after its sums.";
+             "launch. For m = 1 every wave reads the partials (one dword per lane, two rounds of 64 in flight) right "
+             "after its first loads of weights and keeps r, so the round trip overlaps the sum; for more rows the "
+             "storing wave of each tile reads them (eight rounds in flight) after its sums. A wave keeps half the "
+             "plain kernel's weight bytes in flight (1 KiB against 2 KiB, at least one slice), so a launch holds "
+             "about twice the tiles before its reads outgrow the open DRAM rows.";
     case GemvFusion::SwiGlu:
       return "SwiGLU form: y = silu(r W_gate x) * (r W_up x), r as in the RMS-scaled form (1 when s is 0): a tile "
              "has 2 split waves, split on the gate rows at w and split on the up rows at `up`, and the storing "
              "wave gathers both sums through LDS and applies silu(g) = g / (1 + 2^(-g log2 e)) (v_exp_f32, "
-             "v_rcp_f32).";
+             "v_rcp_f32); r and the bytes in flight as in the RMS-scaled form.";
   }
   return "";
 }

@@ -88,6 +88,7 @@ struct Entry {
   // wave 0 puts beside them.
   uint32_t s = 0, eps = 0, scale = 0, yscaled = 0, ss_at = 0;
   uint32_t grp_at = 0, n_at = 0, k_at = 0, xstride_at = 0;
+  uint32_t lds_dwords = 0;  // dwords of the block in LDS (explicit arguments, group size, group index)
   // Matrices per tile: 2 for SwiGlu (S waves on the gate, S on the up rows).
   int halves() const { return fusion == GemvFusion::SwiGlu ? 2 : 1; }
 };
@@ -132,11 +133,23 @@ class Body final : public GemvEmitter {
   // The fused variants' ends (see "Fused variants" below).
   void hand_over(SGPR log_parts, SGPR parts, SGPR part, SGPR region, SGPR t, VGPR addr, Label gather);
   void gather_halves(Label store);
-  VGPR rms_factor(int m);
-  SGPR late_arg(uint32_t offset, int dwords);
+  VGPR rms_factor(int m, const std::vector<int>& in_flight = {8, 1});
+  void early_epilogue(SGPR rows_left, SGPR ybase);
+  SGPR late_arg(uint32_t offset, int dwords) { return late_args({{offset, dwords}})[0]; }
+  // Several at once: their LDS reads are all issued before the first use.
+  std::vector<SGPR> late_args(const std::vector<std::pair<uint32_t, int>>& args);
+  void load_late_args();
+  std::vector<VGPR> late_copy_;  // the argument block in VGPRs for the fused end, 4 dwords each (load_late_args)
   void partial_squares(SGPR rows_left);
   void store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes);
   std::vector<VGPR> utotals_;  // SwiGlu: the up matrix's totals
+  // One row (M = 1): what the fused end needs, loaded while the body runs
+  // (early_epilogue): the RMS factor; Accumulate's old y and scale.
+  VGPR early_r_, early_y_, early_scale_;
+  int in_flight_bytes() const {
+    const int bytes = dec_.in_flight_bytes();
+    return e_.fusion && *e_.fusion != GemvFusion::Accumulate ? bytes / 2 : bytes;
+  }
   int steps_per_slice() const { return shape.slice_elems() / step_elems; }
   // SGPRs per x tuple: the fused variants keep more SGPRs live past the body
   // and take x in 8-dword tuples, which fit where a 16-dword one does not.
@@ -275,7 +288,7 @@ void Body::group_body(bool last, Label done) {
 void Body::emit() {
   const int H = shape.header_dwords, U = shape.slice_dwords, n = shape.slices;
   // Ring of slices: `ahead_` in flight; the ring size divides the slice count.
-  ahead_ = std::clamp(dec_.in_flight_bytes() / (256 * U), 1, n - 1);
+  ahead_ = std::clamp(in_flight_bytes() / (256 * U), 1, n - 1);
   ring_size_ = n;
   for (int r = ahead_ + 1; r <= n; ++r)
     if (n % r == 0) {
@@ -400,12 +413,20 @@ void Body::emit() {
   // Prologue: the first group's header, slices, sums and first x-step.
   Label skip_all = k.label("no groups"), full = k.label("full groups"), last = k.label("last group"),
         reduce = k.label("reduce");
+  Label early = k.label("early epilogue");
+  const bool early_end = e_.fusion && M == 1;
   k.s_cmp_eq_u32(count_, 0);
-  k.s_cbranch_scc1(skip_all);
+  k.s_cbranch_scc1(early_end ? early : skip_all);
   load_part(hdr_, false, 0, H);
   for (int j = 0; j < ahead_; ++j) load_slice(j, false);
   load_sums(false);
   load_x(0, false);
+  if (early_end) {
+    k.bind(early);
+    early_epilogue(rows_left, ybase);
+    k.s_cmp_eq_u32(count_, 0);
+    k.s_cbranch_scc1(skip_all);
+  }
   k.bind(full);
   k.s_cmp_le_u32(count_, 1);
   k.s_cbranch_scc1(last);
@@ -422,6 +443,7 @@ void Body::emit() {
   // S - 1 parts per tile of the workgroup).
   Label store = k.label("store"), gather = k.label("gather"), more = k.label("more parts");
   auto fused_end = [&] {
+    load_late_args();
     const SGPR left = s1("rows left"), yb = k.sgpr(2, "y"), nb4 = s1("row bytes");
     k.v_readlane_b32(left, stash, 0);
     k.v_readlane_b32(yb[0], stash, 1);
@@ -539,15 +561,83 @@ void Body::gather_halves(Label store) {
   loop(up, parts, utotals_, store);
 }
 
-// An argument of the block in LDS (Entry's offsets), read into SGPRs by the storing wave.
-SGPR Body::late_arg(uint32_t at, int dwords) {
-  const SGPR v = k.sgpr(dwords, "argument");
-  const VGPR zero = k.vgpr(1, "zero"), d = k.vgpr(dwords, "argument");
+// The whole block from LDS into VGPRs at the fused end: its late_arg()s
+// then cost no LDS round trip each.
+void Body::load_late_args() {
+  const int n = int(e_.lds_dwords);
+  const VGPR zero = k.vgpr(1, "zero");
   k.v_mov_b32(zero, 0);
-  if (dwords == 2) k.ds_read_b64(d, zero, offset(kArgsLds + at));
-  else k.ds_read_b32(d, zero, offset(kArgsLds + at));
-  for (int i = 0; i < dwords; ++i) k.v_readfirstlane_b32(v[i], d[i]);
-  return v;
+  for (int d = 0; d < n;) {
+    const int w = std::min(4, n - d);
+    late_copy_.push_back(k.vgpr(w, "argument copy"));
+    const VGPR dst = late_copy_.back();
+    switch (w) {
+      case 1: k.ds_read_b32(dst, zero, offset(kArgsLds + 4 * d)); break;
+      case 2: k.ds_read_b64(dst, zero, offset(kArgsLds + 4 * d)); break;
+      case 3: k.ds_read_b96(dst, zero, offset(kArgsLds + 4 * d)); break;
+      default: k.ds_read_b128(dst, zero, offset(kArgsLds + 4 * d)); break;
+    }
+    d += w;
+  }
+}
+
+// Arguments of the block in LDS (Entry's offsets), read into SGPRs by the storing wave.
+std::vector<SGPR> Body::late_args(const std::vector<std::pair<uint32_t, int>>& args) {
+  std::vector<SGPR> out;
+  if (!late_copy_.empty()) {
+    for (auto [at, dwords] : args) {
+      out.push_back(k.sgpr(dwords, "argument"));
+      for (int i = 0; i < dwords; ++i) {
+        const int d = int(at / 4) + i;
+        k.v_readfirstlane_b32(out.back()[i], late_copy_[size_t(d / 4)][d % 4]);
+      }
+    }
+    return out;
+  }
+  const VGPR zero = k.vgpr(1, "zero");
+  k.v_mov_b32(zero, 0);
+  std::vector<VGPR> copies;
+  for (auto [at, dwords] : args) {
+    copies.push_back(k.vgpr(dwords, "argument"));
+    if (dwords == 2) k.ds_read_b64(copies.back(), zero, offset(kArgsLds + at));
+    else k.ds_read_b32(copies.back(), zero, offset(kArgsLds + at));
+  }
+  for (size_t a = 0; a < args.size(); ++a) {
+    out.push_back(k.sgpr(args[a].second, "argument"));
+    for (int i = 0; i < args[a].second; ++i) k.v_readfirstlane_b32(out.back()[i], copies[a][i]);
+  }
+  return out;
+}
+
+// One row: the fused end's inputs, read right after the prologue's loads so
+// their round trips overlap the body instead of following it (a wave's end
+// would otherwise wait for them once the last weights are in): the RMS
+// factor (its partial sums two loads at a time; the VGPRs of the body are
+// live here), or Accumulate's old y and, with y_scaled, the scale of the
+// lane's row (lanes past the matrix read nothing).
+void Body::early_epilogue(SGPR rows_left, SGPR ybase) {
+  if (*e_.fusion != GemvFusion::Accumulate) {
+    early_r_ = rms_factor(0, {2, 1});
+    return;
+  }
+  early_y_ = k.vgpr(1, "old y");
+  early_scale_ = k.vgpr(1, "scale");
+  const SGPR saved = k.sgpr(2, "exec");
+  Label no_scale = k.label("no scale");
+  k.v_mov_b32(early_y_, 0);
+  k.v_mov_b32(early_scale_, 0);
+  k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
+  k.s_and_saveexec_b64(saved, vcc);
+  k.global_load_dword(early_y_, vofs_[1], ybase);
+  const std::vector<SGPR> a = late_args({{e_.yscaled, 2}, {e_.scale, 2}});
+  k.s_cmp_eq_u64(a[0], 0);
+  k.s_cbranch_scc1(no_scale);
+  const SGPR row = k.sgpr(1, "row");
+  k.s_sub_u32(row, e_.n, rows_left);  // 64 tile
+  const SGPR sbase = offset_address(k, a[1], row, 2);
+  k.global_load_dword(early_scale_, vofs_[1], sbase);
+  k.bind(no_scale);
+  k.s_mov_b64(exec, saved);
 }
 
 // r = 1 / sqrt(sum_p ss[row][p] / k + eps) over the P = ceil(k / 64)
@@ -555,18 +645,20 @@ SGPR Body::late_arg(uint32_t at, int dwords) {
 // lane: lane l reads partials l, l + 64, ... (eight loads in flight), and the
 // lanes add them up. Row (g, m) of the partials is g * M + m, or m when
 // x_stride is 0 (x shared by the groups).
-VGPR Body::rms_factor(int m) {
+VGPR Body::rms_factor(int m, const std::vector<int>& in_flight) {
   const VGPR r = k.vgpr(1, "rms factor"), sum = k.vgpr(1, "sum of squares"), elem = k.vgpr(1, "partial index"),
              voff = k.vgpr(1, "offset"), t = k.vgpr(1, "t");
   const SGPR row = k.sgpr(1, "partials row"), left = k.sgpr(1, "partials left"), count = k.sgpr(1, "rounds"),
              total = k.sgpr(1, "sum"), saved = k.sgpr(2, "exec"), p = k.sgpr(1, "partials");
   Label none = k.label("no rms");
-  const SGPR ss = late_arg(e_.s, 2), eps = late_arg(e_.eps, 1), kcols = late_arg(e_.k_at, 1);
+  const std::vector<SGPR> a =
+      late_args({{e_.s, 2}, {e_.eps, 1}, {e_.k_at, 1}, {e_.grp_at, 1}, {e_.xstride_at, 1}});
+  const SGPR ss = a[0], eps = a[1], kcols = a[2];
   k.v_mov_b32(r, 1.0f);
   k.s_cmp_eq_u64(ss, 0);
   k.s_cbranch_scc1(none);
-  k.s_mul_i32(row, late_arg(e_.grp_at, 1), M);
-  k.s_cmp_eq_u32(late_arg(e_.xstride_at, 1), 0);
+  k.s_mul_i32(row, a[3], M);
+  k.s_cmp_eq_u32(a[4], 0);
   k.s_cselect_b32(row, 0, row);
   if (m) k.s_add_u32(row, row, m);
   k.s_add_u32(p, kcols, 63);
@@ -577,7 +669,7 @@ VGPR Body::rms_factor(int m) {
   k.s_add_u32(count, p, 63);
   k.s_lshr_b32(count, count, 6);
   k.v_mov_b32(sum, 0);
-  countdown_groups(k, count, {8, 1}, [&](int n) {
+  countdown_groups(k, count, in_flight, [&](int n) {
     std::vector<VGPR> v;
     for (int j = 0; j < n; ++j) {
       v.push_back(k.vgpr(1, "partial"));
@@ -609,7 +701,7 @@ void Body::store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes) {
   const GemvFusion f = *e_.fusion;
   if (f != GemvFusion::Accumulate)
     for (int m = 0; m < M; ++m) {
-      const VGPR r = rms_factor(m);  // needs the whole wave: before the row mask
+      const VGPR r = early_r_.valid() ? early_r_ : rms_factor(m);  // needs the whole wave: before the row mask
       k.v_mul_f32(totals_[size_t(m)], totals_[size_t(m)], r);
       if (f == GemvFusion::SwiGlu) k.v_mul_f32(utotals_[size_t(m)], utotals_[size_t(m)], r);
     }
@@ -620,8 +712,12 @@ void Body::store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes) {
     const VGPR y = totals_[size_t(m)];
     if (m) add64(k, ybase, nbytes, 0);
     if (f == GemvFusion::Accumulate) {
-      k.global_load_dword(old, vofs_[1], ybase);
-      k.v_add_f32(y, old, y);
+      if (early_y_.valid()) {
+        k.v_add_f32(y, early_y_, y);
+      } else {
+        k.global_load_dword(old, vofs_[1], ybase);
+        k.v_add_f32(y, old, y);
+      }
     } else if (f == GemvFusion::SwiGlu) {
       // silu(g) * u = g * u / (1 + 2^(-g log2 e))
       k.v_mul_f32(t, -1.4426950408889634f, y);
@@ -645,8 +741,13 @@ void Body::store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes) {
     k.s_mul_i32(yrow, late_arg(e_.grp_at, 1), M);
     k.s_mul_i32(yrow, yrow, n);
     k.s_add_u32(yrow, yrow, row);
-    const SGPR sbase = offset_address(k, late_arg(e_.scale, 2), row, 2), zbase = offset_address(k, zptr, yrow, 2);
-    k.global_load_dword(t, vofs_[1], sbase);
+    const SGPR zbase = offset_address(k, zptr, yrow, 2);
+    if (early_scale_.valid()) {
+      k.v_mov_b32(t, early_scale_);
+    } else {
+      const SGPR sbase = offset_address(k, late_arg(e_.scale, 2), row, 2);
+      k.global_load_dword(t, vofs_[1], sbase);
+    }
     for (int m = 0; m < M; ++m) {
       if (m) add64(k, zbase, nbytes, 0);
       k.v_mul_f32(old, totals_[size_t(m)], t);
@@ -759,8 +860,15 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   Label read = k.label("read arguments");
   k.s_cmp_lg_u32(en.wave, 0);
   k.s_cbranch_scc1(read);
+  // All loads are issued before the first use: a kernel-argument read is a
+  // host-link round trip (microseconds), and one wait covers them all.
   k.s_load_dwordx16(block, k.kernarg_pointer(), 0);
   k.s_load_dword(gsize, k.kernarg_pointer(), int(gs / 4 * 4));
+  SGPR tail;  // dwords 16..19 of a fused variant's longer list
+  if (block_dwords > 16) {
+    tail = k.sgpr(4, "argument block tail");
+    k.s_load_dwordx4(tail, k.kernarg_pointer(), 64);
+  }
   k.s_mov_b32(exec_lo, 1);
   k.s_mov_b32(exec_hi, 0);
   for (int q = 0; q < 4; ++q) {
@@ -768,9 +876,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     k.ds_write_b128(zero, staging, offset(kArgsLds + 16 * q));
   }
   if (block_dwords > 16) {
-    // dwords 16..19 through the block's first four (read back below with the rest)
-    k.s_load_dwordx4(block.sub(0, 4), k.kernarg_pointer(), 64);
-    for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], block[i]);
+    for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], tail[i]);
     k.ds_write_b128(zero, staging, offset(kArgsLds + 64));
   }
   k.v_mov_b32(staging[0], gsize);
@@ -782,12 +888,15 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   k.s_mov_b64(exec, -1);
   k.bind(read);
   k.s_barrier();
-  for (int q = 0; q < 4; ++q) {  // the rest (fused variants) stays in LDS for Body::late_arg
-    k.ds_read_b128(staging, zero, offset(kArgsLds + 16 * q));
-    for (int i = 0; i < 4; ++i) k.v_readfirstlane_b32(block[4 * q + i], staging[i]);
+  {
+    // the rest (fused variants) stays in LDS for Body::late_arg; five reads
+    // into registers of their own, so one LDS round trip covers them
+    const VGPR copy = k.vgpr(16, "argument copy"), gcopy = k.vgpr(1, "group size copy");
+    for (int q = 0; q < 4; ++q) k.ds_read_b128(copy.sub(4 * q, 4), zero, offset(kArgsLds + 16 * q));
+    k.ds_read_b32(gcopy, zero, offset(kArgsLds + 4 * block_dwords));
+    for (int i = 0; i < 16; ++i) k.v_readfirstlane_b32(block[i], copy[i]);
+    k.v_readfirstlane_b32(gsize, gcopy);
   }
-  k.ds_read_b32(staging[0], zero, offset(kArgsLds + 4 * block_dwords));
-  k.v_readfirstlane_b32(gsize, staging[0]);
   auto arg = [&](const char* name) {
     const uint32_t off = sig.offset(name);
     if (off >= 64) throw Error("gemv: argument " + std::string(name) + " of " + sig.kernel() + " is read from LDS");
@@ -803,6 +912,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   en.xstride = arg("x_stride");
   en.fusion = fusion;
   en.grp_at = uint32_t(4 * block_dwords + 4);
+  en.lds_dwords = uint32_t(block_dwords + 2);
   en.n_at = sig.offset("n");
   en.k_at = sig.offset("k");
   en.xstride_at = sig.offset("x_stride");

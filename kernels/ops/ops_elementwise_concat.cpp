@@ -20,7 +20,6 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::vcc;
 
 const Signature kConcat("concat2_k", {out("y", "f32"), in("a", "f32"), in("b", "f32"), value("pre", "i32"),
                                       value("n", "i64")},
@@ -106,13 +105,9 @@ void register_ops_elementwise_concat_kernels(Registry& reg) {
       "n % pre in the short last row";
   d.geometry = "grid = ceil(n/64), wg = 64 (any grid and workgroup size is correct)";
   d.limits = "y holds 2n floats; 0 < n < 2^31 (otherwise nothing is written)";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {
-        make_case({{"n", 1}, {"pre", 1}, {"grid", 0}}, 1),    make_case({{"n", 640}, {"pre", 128}, {"grid", 0}}, 2),
-        make_case({{"n", 1000}, {"pre", 96}, {"grid", 3}}, 3), make_case({{"n", 77}, {"pre", 0}, {"grid", 0}}, 4),
-        make_case({{"n", 100}, {"pre", 7}, {"grid", 1}}, 5),   make_case({{"n", 50}, {"pre", -3}, {"grid", 0}}, 6),
-        make_case({{"n", 30}, {"pre", 31}, {"grid", 0}}, 7)};
+    std::vector<Case> c = case_table({"n", "pre", "grid"}, {{1, 1, 0}, {640, 128, 0}, {1000, 96, 3}, {77, 0, 0},
+                                                           {100, 7, 1}, {50, -3, 0}, {30, 31, 0}});
     if (sweep) {
       uint32_t seed = 20;
       for (int64_t n : {1, 2, 63, 64, 65, 1000, 4096, 65537, 200003})
@@ -122,7 +117,6 @@ void register_ops_elementwise_concat_kernels(Registry& reg) {
     return c;
   };
   d.run = [](TestDevice& dev, const Case& c) {
-    using namespace elem_test;
     const int64_t n = c["n"], pre = c["pre"];
     Rng rng(c.seed);
     auto a = rng.normal(size_t(n)), b = rng.normal(size_t(n));

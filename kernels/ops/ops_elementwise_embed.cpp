@@ -14,7 +14,6 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::sdwa_sel;
 
 const Signature kEmbedF16("embed_f16_k", {out("y", "f32"), in("ids", "u32"), in("table", "f16"), value("rows", "u32"),
                                           value("dim", "u32")},
@@ -178,12 +177,10 @@ void add_embed_f16(Registry& reg) {
   d.semantics = "y[r][d] = f32(table[ids[r]][d]) for r < rows, d < dim";
   d.geometry = "grid = rows (workgroups past rows do nothing), wg = 64 (any)";
   d.limits = "ids[r] < vocab (not checked: the table size is not an argument); dim * 4 bytes < 4 GiB";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {make_case({{"rows", 1}, {"dim", 4}, {"vocab", 3}, {"wg", 64}, {"grid", 1}}, 1),
-                           make_case({{"rows", 5}, {"dim", 640}, {"vocab", 40}, {"wg", 64}, {"grid", 5}}, 2),
-                           make_case({{"rows", 3}, {"dim", 101}, {"vocab", 7}, {"wg", 64}, {"grid", 4}}, 3),
-                           make_case({{"rows", 4}, {"dim", 1030}, {"vocab", 9}, {"wg", 96}, {"grid", 4}}, 4)};
+    std::vector<Case> c = case_table({"rows", "dim", "vocab", "wg", "grid"}, {{1, 4, 3, 64, 1}, {5, 640, 40, 64, 5},
+                                                                             {3, 101, 7, 64, 4},
+                                                                             {4, 1030, 9, 96, 4}});
     if (sweep) {
       uint32_t seed = 30;
       for (int64_t dim : {1, 2, 3, 4, 63, 64, 65, 256, 1000, 1024, 4095, 5120, 8192})
@@ -193,7 +190,6 @@ void add_embed_f16(Registry& reg) {
     return c;
   };
   d.run = [](TestDevice& dev, const Case& c) {
-    using namespace elem_test;
     const int64_t rows = c["rows"], dim = c["dim"], vocab = c["vocab"];
     Rng rng(c.seed);
     auto table = random_halves(rng, size_t(vocab * dim));
@@ -241,13 +237,10 @@ void add_embed_int4(Registry& reg) {
   d.semantics = "y[r][d] = sext4((tbl[ids[r]][d/8] >> 4 (d%8)) & 15) * f32(sc[ids[r]][d/G]), r < grid, d < D";
   d.geometry = "grid = number of tokens, wg = 256 (any workgroup size)";
   d.limits = "D % 8 == 0, G >= 1, D % G == 0 (otherwise nothing is written); 0 <= ids[r] < V (not checked)";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {make_case({{"tokens", 1}, {"D", 8}, {"G", 8}, {"vocab", 2}, {"wg", 256}}, 1),
-                           make_case({{"tokens", 3}, {"D", 640}, {"G", 32}, {"vocab", 20}, {"wg", 256}}, 2),
-                           make_case({{"tokens", 2}, {"D", 120}, {"G", 6}, {"vocab", 5}, {"wg", 64}}, 3),
-                           make_case({{"tokens", 4}, {"D", 2056}, {"G", 8}, {"vocab", 9}, {"wg", 96}}, 4),
-                           make_case({{"tokens", 2}, {"D", 12}, {"G", 4}, {"vocab", 3}, {"wg", 64}}, 5)};
+    std::vector<Case> c = case_table({"tokens", "D", "G", "vocab", "wg"}, {{1, 8, 8, 2, 256}, {3, 640, 32, 20, 256},
+                                                                          {2, 120, 6, 5, 64}, {4, 2056, 8, 9, 96},
+                                                                          {2, 12, 4, 3, 64}});
     if (sweep) {
       uint32_t seed = 40;
       for (auto [D, G] : std::vector<std::pair<int64_t, int64_t>>{{8, 1},      {8, 2},       {16, 16},   {64, 32},
@@ -260,7 +253,6 @@ void add_embed_int4(Registry& reg) {
     return c;
   };
   d.run = [](TestDevice& dev, const Case& c) {
-    using namespace elem_test;
     const int64_t tokens = c["tokens"], D = c["D"], G = c["G"], vocab = c["vocab"];
     const bool valid = D % 8 == 0 && D % G == 0;
     Rng rng(c.seed);

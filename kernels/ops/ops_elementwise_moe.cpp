@@ -18,7 +18,6 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::vcc, as::exec;
 
 Signature moe_signature(bool gather) {
   std::vector<Param> p = {out("y", "f32"), in(gather ? "exp_bucket" : "exp_out", "f32"), in("weights", "f32")};
@@ -32,7 +31,8 @@ codeobj::CodeObject build_moe_combine(isa::Target target, bool gather) {
   const SGPR src = k.arg(gather ? "exp_bucket" : "exp_out"), n = k.arg(gather ? "n_sel" : "n_exp"),
              rows = k.arg("rows"), dim = k.arg("dim"), row = k.workgroup_id();
   auto s1 = [&](const char* name) { return k.sgpr(1, name); };
-  const SGPR t = s1("t"), e = s1("expert"), eoff = s1("expert offset"), nq = s1("chunks"), kq = s1("chunk"),
+  const SGPR t = s1("t"), e = s1("expert"), eleft = s1("experts left"), eoff = s1("expert offset"), nq = s1("chunks"),
+             kq = s1("chunk"),
              erow = k.sgpr(2, "expert row"), estep = k.sgpr(2, "expert step"), p = k.sgpr(2, "row pointer"),
              save = k.sgpr(2, "saved exec"), wq = k.sgpr(4, "weights"), bq = k.sgpr(4, "bucket offsets");
   std::vector<SGPR> ptr;
@@ -54,11 +54,12 @@ codeobj::CodeObject build_moe_combine(isa::Target target, bool gather) {
     k.s_lshl_b64(estep, estep, 2);  // one expert's [rows][dim] block
   }
 
-  // acc = sum_e w[r][e] * row_e[voff ..], `width` floats per lane.
+  // acc = sum_e w[r][e] * row_e[voff ..], `width` floats per lane: four
+  // experts at a time (their rows all loaded first), then single ones.
   auto accumulate = [&](int width) {
-    Label group = k.label("experts4"), single = k.label("expert1"), done = k.label("experts_done");
     for (int c = 0; c < width; ++c) k.v_mov_b32(acc[c], 0);
     k.s_mov_b32(e, 0);
+    k.s_mov_b32(eleft, n);
     if (!gather) k.s_mov_b64(p, erow);
     auto row_of = [&](SGPR dst, int j) {  // expert row j of the current group
       if (gather) {
@@ -77,37 +78,25 @@ codeobj::CodeObject build_moe_combine(isa::Target target, bool gather) {
       else
         k.global_load_dword(v4[0], voff, ptr[size_t(j)]);
     };
-    k.bind(group);
-    k.s_add_u32(t, e, 4);
-    k.s_cmp_gt_u32(t, n);
-    k.s_cbranch_scc1(single);
-    k.s_lshl_b32(eoff, e, 2);
-    k.s_load_dwordx4(wq, wrow, eoff);
-    if (gather) k.s_load_dwordx4(bq, brow, eoff);
-    for (int j = 0; j < 4; ++j) row_of(ptr[size_t(j)], j);
-    for (int j = 0; j < 4; ++j) load(j);
-    for (int j = 0; j < 4; ++j) {
-      for (int c = 0; c < width; ++c) k.v_fmac_f32(acc[c], wq[j], val[4 * j + c]);
-    }
-    k.s_mov_b32(e, t);
-    if (!gather) {
-      k.s_add_u32(p[0], ptr[3][0], estep[0]);
-      k.s_addc_u32(p[1], ptr[3][1], estep[1]);
-    }
-    k.s_branch(group);
-    k.bind(single);
-    k.s_cmp_ge_u32(e, n);
-    k.s_cbranch_scc1(done);
-    k.s_lshl_b32(eoff, e, 2);
-    k.s_load_dword(wq[0], wrow, eoff);
-    if (gather) k.s_load_dword(bq[0], brow, eoff);
-    row_of(ptr[0], 0);
-    load(0);
-    for (int c = 0; c < width; ++c) k.v_fmac_f32(acc[c], wq[0], val[c]);
-    k.s_add_u32(e, e, 1);
-    if (!gather) add64_pair(k, p, estep);
-    k.s_branch(single);
-    k.bind(done);
+    countdown_groups(k, eleft, {4, 1}, [&](int m) {
+      k.s_lshl_b32(eoff, e, 2);
+      if (m == 4) {
+        k.s_load_dwordx4(wq, wrow, eoff);
+        if (gather) k.s_load_dwordx4(bq, brow, eoff);
+      } else {
+        k.s_load_dword(wq[0], wrow, eoff);
+        if (gather) k.s_load_dword(bq[0], brow, eoff);
+      }
+      for (int j = 0; j < m; ++j) row_of(ptr[size_t(j)], j);
+      for (int j = 0; j < m; ++j) load(j);
+      for (int j = 0; j < m; ++j)
+        for (int c = 0; c < width; ++c) k.v_fmac_f32(acc[c], wq[j], val[4 * j + c]);
+      k.s_add_u32(e, e, m);
+      if (!gather) {
+        k.s_add_u32(p[0], ptr[size_t(m - 1)][0], estep[0]);
+        k.s_addc_u32(p[1], ptr[size_t(m - 1)][1], estep[1]);
+      }
+    });
   };
 
   // 1 KiB chunks: floats 256k + 4 lane .. +3.
@@ -152,11 +141,8 @@ codeobj::CodeObject build_moe_combine(isa::Target target, bool gather) {
 Tolerance moe_tolerance() { return Tolerance{6e-6, 2e-6}; }
 
 std::vector<Case> moe_cases(bool sweep) {
-  std::vector<Case> c = {make_case({{"rows", 1}, {"n", 1}, {"dim", 1}}, 1),
-                         make_case({{"rows", 3}, {"n", 4}, {"dim", 640}}, 2),
-                         make_case({{"rows", 5}, {"n", 7}, {"dim", 1030}}, 3),
-                         make_case({{"rows", 2}, {"n", 0}, {"dim", 100}}, 4),
-                         make_case({{"rows", 4}, {"n", 9}, {"dim", 259}}, 5)};
+  std::vector<Case> c = case_table({"rows", "n", "dim"}, {{1, 1, 1}, {3, 4, 640}, {5, 7, 1030}, {2, 0, 100},
+                                                         {4, 9, 259}});
   if (sweep) {
     uint32_t seed = 50;
     for (int64_t dim : {1, 3, 4, 63, 64, 255, 256, 257, 1000, 5120})
@@ -190,7 +176,6 @@ void add_moe(Registry& reg, bool gather) {
   d.tolerance = moe_tolerance();
   d.cases = moe_cases;
   d.run = [gather](TestDevice& dev, const Case& c) {
-    using namespace elem_test;
     const int64_t rows = c["rows"], n = c["n"], dim = c["dim"];
     Rng rng(c.seed);
     auto w = rng.uniform(size_t(rows * n), 0.f, 1.f);

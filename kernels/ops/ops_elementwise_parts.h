@@ -10,8 +10,6 @@
 
 namespace k100::kernels {
 
-namespace elem_test {
-
 // Words written after every output buffer by the tests: a kernel that writes
 // past the documented size changes them.
 inline constexpr size_t kGuardWords = 16;
@@ -22,7 +20,6 @@ inline float guard_value() {
   std::memcpy(&f, &kGuardBits, 4);
   return f;
 }
-
 
 // `host` followed by the guard words.
 inline std::vector<float> with_guard(std::vector<float> host) {
@@ -58,5 +55,4 @@ inline std::vector<uint16_t> random_halves(Rng& rng, size_t n) {
   return v;
 }
 
-}  // namespace elem_test
 }  // namespace k100::kernels

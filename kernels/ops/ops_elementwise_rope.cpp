@@ -17,7 +17,6 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::vcc, as::exec;
 
 const Signature kRopeApply("rope_apply_k", {out("y", "f32"), in("x", "f32"), in("cos", "f32"), in("sin", "f32"),
                                             value("rows", "u32"), value("dim", "u32"), value("tsh", "u32"),
@@ -29,17 +28,15 @@ const Signature kRope("rope_k", {inout("q", "f32"), inout("k", "f32"), in("pos",
                                  value("theta", "f32")},
                       codeobj::HiddenArgLayout::Full);
 
-// lo = a c - b s, hi = a s + b c per component; results replace c (lo) and s
-// (hi); t is 3 temporaries.
-void rotate(Kernel& b, VGPR a, VGPR bb, VGPR c, VGPR s, VGPR t, int n) {
-  for (int i = 0; i < n; ++i) {
-    b.v_mul_f32(t[0], a[i], c[i]);
-    b.v_mul_f32(t[1], bb[i], s[i]);
-    b.v_mul_f32(t[2], a[i], s[i]);
-    b.v_mul_f32(c[i], bb[i], c[i]);
-    b.v_add_f32(s[i], t[2], c[i]);
-    b.v_sub_f32(c[i], t[0], t[1]);
-  }
+// lo = a c - b s, hi = a s + b c, each product rounded; t is 4 temporaries,
+// so lo and hi may be any of a, b, c, s.
+void rotate(Kernel& k, VGPR lo, VGPR hi, VGPR a, VGPR b, VGPR c, VGPR s, VGPR t) {
+  k.v_mul_f32(t[0], a, c);
+  k.v_mul_f32(t[1], b, s);
+  k.v_mul_f32(t[2], a, s);
+  k.v_mul_f32(t[3], b, c);
+  k.v_sub_f32(lo, t[0], t[1]);
+  k.v_add_f32(hi, t[2], t[3]);
 }
 
 // rope_apply_k(y, x, cos, sin, rows, dim, tsh, tbase): row r, table row t = (r >> tsh) + tbase.
@@ -51,7 +48,7 @@ codeobj::CodeObject build_rope_apply(isa::Target target) {
              yhi = k.sgpr(2, "y hi");
   const int batch = 4;
   const VGPR off = k.vgpr(batch, "offsets"), va = k.vgpr(4 * batch, "a"), vb = k.vgpr(4 * batch, "b"),
-             vc = k.vgpr(4 * batch, "cos"), vs = k.vgpr(4 * batch, "sin"), tmp = k.vgpr(3, "t");
+             vc = k.vgpr(4 * batch, "cos"), vs = k.vgpr(4 * batch, "sin"), tmp = k.vgpr(4, "t");
   Label exit = k.exit(), even = k.label("even");
   k.s_cmp_ge_u32(row, k.arg("rows"));
   k.s_cbranch_scc1(exit);
@@ -81,7 +78,7 @@ codeobj::CodeObject build_rope_apply(isa::Target target) {
     k.global_load_dwordx4(vs.sub(4 * j, 4), off[j], slo);
   };
   w.finish = [&](int j, VGPR) {
-    rotate(k, va.sub(4 * j, 4), vb.sub(4 * j, 4), vc.sub(4 * j, 4), vs.sub(4 * j, 4), tmp, 4);
+    for (int i = 4 * j; i < 4 * j + 4; ++i) rotate(k, vc[i], vs[i], va[i], vb[i], vc[i], vs[i], tmp);
     k.global_store_dwordx4(off[j], vc.sub(4 * j, 4), ylo);
     k.global_store_dwordx4(off[j], vs.sub(4 * j, 4), yhi);
   };
@@ -101,7 +98,7 @@ codeobj::CodeObject build_rope_apply(isa::Target target) {
     k.global_load_dword(vs[0], off[0], slo);
   };
   w.finish = [&](int, VGPR) {
-    rotate(k, va, vb, vc, vs, tmp, 1);
+    rotate(k, vc[0], vs[0], va[0], vb[0], vc[0], vs[0], tmp);
     k.global_store_dword(off[0], vc[0], ylo);
     k.global_store_dword(off[0], vs[0], yhi);
   };
@@ -248,14 +245,7 @@ codeobj::CodeObject build_rope(isa::Target target) {
           k.v_add_f32(rhi, rhi, rlo);
           k.v_cos_f32(vc, rhi);
           k.v_sin_f32(vs, rhi);
-          for (int j = 0; j < kGroup; ++j) {
-            k.v_mul_f32(tmp[0], va[j], vc);
-            k.v_mul_f32(tmp[1], vb[j], vs);
-            k.v_mul_f32(tmp[2], va[j], vs);
-            k.v_mul_f32(tmp[3], vb[j], vc);
-            k.v_sub_f32(va[j], tmp[0], tmp[1]);
-            k.v_add_f32(vb[j], tmp[2], tmp[3]);
-          }
+          for (int j = 0; j < kGroup; ++j) rotate(k, va[j], vb[j], va[j], vb[j], vc, vs, tmp);
           k.s_mov_b64(mask[0], exec);
           for (int j = 0; j < kGroup; ++j) {
             k.s_mov_b64(exec, mask[size_t(j)]);
@@ -301,13 +291,10 @@ void add_rope_apply(Registry& reg) {
       "a = x[r][j], b = x[r][j+half], c = cos[t][j], s = sin[t][j]; odd dim: y[r][dim-1] = x[r][dim-1]";
   d.geometry = "grid = rows (workgroups past rows do nothing), wg = 64 (any workgroup size)";
   d.limits = "table rows (r >> tsh) + tbase must exist (not checked); tsh >= 32 acts as r >> tsh = 0";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {make_case({{"rows", 1}, {"dim", 128}, {"tsh", 0}, {"tbase", 0}, {"wg", 64}}, 1),
-                           make_case({{"rows", 5}, {"dim", 64}, {"tsh", 0}, {"tbase", 3}, {"wg", 64}}, 2),
-                           make_case({{"rows", 16}, {"dim", 128}, {"tsh", 2}, {"tbase", 5}, {"wg", 64}}, 3),
-                           make_case({{"rows", 3}, {"dim", 130}, {"tsh", 1}, {"tbase", 0}, {"wg", 96}}, 4),
-                           make_case({{"rows", 2}, {"dim", 7}, {"tsh", 0}, {"tbase", 1}, {"wg", 32}}, 5)};
+    std::vector<Case> c = case_table({"rows", "dim", "tsh", "tbase", "wg"}, {{1, 128, 0, 0, 64}, {5, 64, 0, 3, 64},
+                                                                            {16, 128, 2, 5, 64}, {3, 130, 1, 0, 96},
+                                                                            {2, 7, 0, 1, 32}});
     if (sweep) {
       uint32_t seed = 60;
       for (int64_t dim : {1, 2, 3, 6, 8, 63, 64, 128, 130, 200, 256, 1000, 5120})
@@ -318,7 +305,6 @@ void add_rope_apply(Registry& reg) {
     return c;
   };
   d.run = [](TestDevice& dev, const Case& c) {
-    using namespace elem_test;
     const int64_t rows = c["rows"], dim = c["dim"], tsh = c["tsh"], tbase = c["tbase"], half = dim / 2;
     auto table_row = [&](int64_t r) { return (tsh >= 32 ? 0 : r >> tsh) + tbase; };
     const int64_t trows = table_row(rows - 1) + 1;
@@ -374,30 +360,24 @@ void add_rope(Registry& reg) {
       "below 4096 and |x| <= 1 (the angle error grows with the position)";
   d.tolerance = rope_tolerance();
   d.cases = [](bool sweep) {
-    auto mk = [](int64_t nq, int64_t nkv, int64_t qh, int64_t kh, int64_t D, int64_t rot, int64_t theta,
-                 int64_t use_pos, int64_t pos0, int64_t grid, int64_t wg, uint32_t seed) {
-      return make_case({{"n_q", nq}, {"n_kv", nkv}, {"nq_head", qh}, {"nkv_head", kh}, {"D", D}, {"rot", rot},
-                        {"theta", theta}, {"use_pos", use_pos}, {"pos0", pos0}, {"grid", grid}, {"wg", wg}},
-                       seed);
-    };
-    std::vector<Case> c = {mk(1, 1, 4, 2, 128, 128, 10000, 0, 5, 0, 256, 1),
-                           mk(3, 3, 8, 2, 64, 32, 10000, 1, 0, 0, 256, 2),
-                           mk(5, 2, 3, 1, 80, 80, 1000000, 0, 3000, 1, 64, 3),
-                           mk(2, 4, 2, 3, 33, 31, 500000, 1, 0, 3, 100, 4),
-                           mk(2, 2, 2, 2, 16, 32, 10000, 0, 0, 0, 256, 5)};
-    if (sweep) {
-      uint32_t seed = 70;
+    const std::vector<std::string> dims = {"n_q",     "n_kv", "nq_head", "nkv_head", "D",  "rot",
+                                           "theta",   "use_pos", "pos0", "grid",    "wg", "seed"};
+    std::vector<std::vector<int64_t>> rows = {{1, 1, 4, 2, 128, 128, 10000, 0, 5, 0, 256, 1},
+                                              {3, 3, 8, 2, 64, 32, 10000, 1, 0, 0, 256, 2},
+                                              {5, 2, 3, 1, 80, 80, 1000000, 0, 3000, 1, 64, 3},
+                                              {2, 4, 2, 3, 33, 31, 500000, 1, 0, 3, 100, 4},
+                                              {2, 2, 2, 2, 16, 32, 10000, 0, 0, 0, 256, 5}};
+    int64_t seed = 70;
+    if (sweep)
       for (auto [qh, kh] : std::vector<std::pair<int64_t, int64_t>>{{5, 2}, {8, 8}, {9, 1}, {17, 3}})
         for (auto [D, rot] : std::vector<std::pair<int64_t, int64_t>>{
                  {2, 2}, {64, 16}, {64, 64}, {128, 128}, {128, 64}, {80, 79}, {256, 256}, {96, 100}})
           for (int64_t grid : {0, 1, 7})
-            c.push_back(mk(4, 3, qh, kh, D, rot, grid == 1 ? 1000000 : 10000, grid % 2, 4000, grid,
-                           grid == 7 ? 64 : 256, seed++));
-    }
-    return c;
+            rows.push_back({4, 3, qh, kh, D, rot, grid == 1 ? 1000000 : 10000, grid % 2, 4000, grid,
+                            grid == 7 ? 64 : 256, seed++});
+    return case_table(dims, rows);
   };
   d.run = [](TestDevice& dev, const Case& c) {
-    using namespace elem_test;
     const int64_t nq = c["n_q"], nkv = c["n_kv"], qh = c["nq_head"], kh = c["nkv_head"], D = c["D"],
                   rot = c["rot"], pos0 = c["pos0"];
     const float theta = float(c["theta"]);

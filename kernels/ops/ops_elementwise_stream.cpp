@@ -22,8 +22,6 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::vcc, as::exec, as::offset;
-
 
 enum class StreamOp { Fill, AddInplace, ScaleMul, SiluMul, SigmoidMul };
 
@@ -77,10 +75,7 @@ void emit_op(Kernel& b, StreamOp op, const std::vector<VGPR>& in, VGPR out, VGPR
     case StreamOp::SigmoidMul: {
       // silu: gate * up / (1 + 2^(-gate log2 e)); sigmoid: x / (1 + 2^(-g log2 e)).
       VGPR gated = op == StreamOp::SiluMul ? in[0] : in[1];
-      for (int c = 0; c < n; ++c) b.v_mul_f32(t[c], -kLog2E, gated[c]);
-      for (int c = 0; c < n; ++c) b.v_exp_f32(t[c], t[c]);
-      for (int c = 0; c < n; ++c) b.v_add_f32(t[c], 1.0f, t[c]);
-      for (int c = 0; c < n; ++c) b.v_rcp_f32(t[c], t[c]);
+      reciprocal_one_plus_exp2(b, t, -kLog2E, gated, n);
       if (op == StreamOp::SiluMul) {
         for (int c = 0; c < n; ++c) b.v_mul_f32(out[c], in[0][c], in[1][c]);
         for (int c = 0; c < n; ++c) b.v_mul_f32(out[c], out[c], t[c]);
@@ -188,10 +183,7 @@ codeobj::CodeObject build_gelu_mul(isa::Target target) {
   k.v_mul_f32(t, g, g);
   k.v_mul_f32(t, float(k0 * 0.044715), t);
   k.v_add_f32(t, float(k0), t);
-  k.v_mul_f32(t, g, t);  // -2u log2 e
-  k.v_exp_f32(t, t);
-  k.v_add_f32(t, 1.0f, t);
-  k.v_rcp_f32(t, t);
+  reciprocal_one_plus_exp2(k, t, g, t);  // of -2u log2 e
   k.v_mul_f32(g, g, u);
   k.v_mul_f32(g, g, t);
   k.global_store_dword(off, g, py);
@@ -216,11 +208,8 @@ std::vector<float> activation_inputs(Rng& rng, size_t n) {
 
 // Cases of a grid-stride kernel: n, workgroup size wg and grid (0 = ceil(n/wg)).
 std::vector<Case> stream_cases(bool sweep) {
-  std::vector<Case> c = {make_case({{"n", 1}, {"wg", 64}, {"grid", 0}}, 1),
-                         make_case({{"n", 1000}, {"wg", 64}, {"grid", 0}}, 2),
-                         make_case({{"n", 4099}, {"wg", 64}, {"grid", 3}}, 3),
-                         make_case({{"n", 771}, {"wg", 100}, {"grid", 2}}, 4),
-                         make_case({{"n", 2050}, {"wg", 256}, {"grid", 0}}, 5)};
+  std::vector<Case> c = case_table({"n", "wg", "grid"}, {{1, 64, 0}, {1000, 64, 0}, {4099, 64, 3}, {771, 100, 2},
+                                                        {2050, 256, 0}});
   if (sweep) {
     uint32_t seed = 10;
     for (int64_t n : {2, 3, 4, 5, 63, 64, 65, 255, 256, 257, 1023, 4096, 65537, 300001})
@@ -250,13 +239,11 @@ void add_stream(Registry& reg, StreamOp op) {
     case StreamOp::Fill:
       d.description = std::string("Fills a float buffer with one value.") + common;
       d.semantics = "y[i] = value for i < n (value passed as its f32 bit pattern)";
-      d.tolerance = Tolerance{};
       d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 4; };
       break;
     case StreamOp::AddInplace:
       d.description = std::string("In-place elementwise add (residual connections).") + common;
       d.semantics = "y[i] += x[i] for i < n (one f32 addition, bit-exact)";
-      d.tolerance = Tolerance{};
       d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 12; };  // x; y read and written back
       break;
     case StreamOp::ScaleMul:
@@ -266,7 +253,6 @@ void add_stream(Registry& reg, StreamOp op) {
                           "smaller grid both give the full result.") +
                       common;
       d.semantics = "x[i] *= s for i < n (one f32 multiplication, bit-exact; s passed as its f32 bit pattern)";
-      d.tolerance = Tolerance{};
       d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 8; };  // x read and written back
       break;
     case StreamOp::SiluMul:
@@ -287,7 +273,6 @@ void add_stream(Registry& reg, StreamOp op) {
       break;
   }
   d.run = [op, tol = d.tolerance, sig = stream_signature(op)](TestDevice& dev, const Case& c) {
-    using namespace elem_test;
     const size_t n = size_t(c["n"]);
     Rng rng(c.seed);
     std::vector<float> a, bvec, want(n);
@@ -355,16 +340,13 @@ void add_gelu(Registry& reg) {
       "n < 2^32";
   d.tolerance = Tolerance{1e-6, 1e-5};
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {make_case({{"n", 1}, {"wg", 64}}, 1), make_case({{"n", 200}, {"wg", 64}}, 2),
-                           make_case({{"n", 4097}, {"wg", 64}}, 3), make_case({{"n", 300}, {"wg", 128}}, 4),
-                           make_case({{"n", 100}, {"wg", 32}}, 5)};
+    std::vector<Case> c = case_table({"n", "wg"}, {{1, 64}, {200, 64}, {4097, 64}, {300, 128}, {100, 32}});
     if (sweep)
       for (int64_t n : {63, 64, 65, 1000, 65537, 300001})
         for (int64_t wg : {1, 32, 64, 256}) c.push_back(make_case({{"n", n}, {"wg", wg}}, uint32_t(n + wg)));
     return c;
   };
   d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {
-    using namespace elem_test;
     const size_t n = size_t(c["n"]);
     const uint32_t wg = uint32_t(c["wg"]);
     Rng rng(c.seed);

@@ -12,8 +12,6 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::vcc, as::exec, as::offset;
-using codeobj::HiddenArgLayout;
 
 enum class RowKind { Rms, RmsZc, RmsGated, L2, Layer };
 
@@ -24,7 +22,6 @@ struct RowSpec {
   std::vector<int> stats_batches;  // rounds per load batch in the statistics pass
   std::vector<int> out_batches;    // and in the output pass
 };
-
 
 bool has_w(RowKind k) { return k != RowKind::L2; }
 bool has_g(RowKind k) { return k == RowKind::RmsGated || k == RowKind::Layer; }
@@ -93,10 +90,7 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
         k.v_mul_f32(x, x, vScale);
         k.v_mul_f32(x, x, w);
         // silu(g) = g / (1 + 2^(-g log2 e)); w is free now
-        k.v_mul_f32(w, -kLog2E, g);
-        k.v_exp_f32(w, w);
-        k.v_add_f32(w, 1.0f, w);
-        k.v_rcp_f32(w, w);
+        reciprocal_one_plus_exp2(k, w, -kLog2E, g);
         k.v_mul_f32(w, g, w);
         k.v_mul_f32(x, x, w);
         break;
@@ -151,15 +145,13 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
       k.v_fmac_f32(vAcc, x, x);
     }
   };
-  k.s_mov_b64(sXs, sX0);
   k.s_mov_b32(sLeft, sNq);
   ChunkWalk stats = walk;
-  stats.loads_per_chunk = 1;
+  stats.streams = {{sXs, sX0}};
   stats.load = [&](int i, VGPR voff, int imm) { load4(xs[size_t(i)], voff, sXs, imm); };
   stats.compute = [&](int i) {
     for (int c = 0; c < 4; ++c) stat_element(xs[size_t(i)][c]);
   };
-  stats.advance = [&](Operand bytes) { add64(k, sXs, bytes); };
   chunk_walk(k, stats, spec.stats_batches);
   // element tail: thread t < rem takes x[4 nq + t]
   element_tail(k, sNq, sRem, vT, {{sXs, sX0}}, [&](VGPR off) {
@@ -208,16 +200,13 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
 
   // ---- pass 2: scale and store
   auto output_pass = [&](bool zc) {
-    k.s_mov_b64(sXs, sX0);
-    if (has_w(kind)) k.s_mov_b64(sWs, sW);
-    if (has_g(kind)) k.s_mov_b64(sGs, sG0);
-    k.s_mov_b64(sYs, sY0);
+    std::vector<std::pair<SGPR, SGPR>> streams = {{sXs, sX0}, {sYs, sY0}};
+    if (has_w(kind)) streams.emplace_back(sWs, sW);
+    if (has_g(kind)) streams.emplace_back(sGs, sG0);
     k.s_mov_b32(sLeft, sNq);
     ChunkWalk out = walk;
-    out.loads_per_chunk = 1 + int(has_w(kind)) + int(has_g(kind));
-    std::vector<std::pair<VGPR, int>> where(static_cast<size_t>(max_batch));
+    out.streams = streams;
     out.load = [&](int i, VGPR voff, int imm) {
-      where[size_t(i)] = {voff, imm};
       load4(xs[size_t(i)], voff, sXs, imm);
       if (has_w(kind)) load4(ws[size_t(i)], voff, sWs, imm);
       if (has_g(kind)) load4(gs[size_t(i)], voff, sGs, imm);
@@ -227,20 +216,8 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
         output_element(zc, xs[size_t(i)][c], has_w(kind) ? ws[size_t(i)][c] : VGPR{},
                        has_g(kind) ? gs[size_t(i)][c] : VGPR{});
     };
-    out.finish = [&](int n) {
-      for (int i = 0; i < n; ++i)
-        k.global_store_dwordx4(where[size_t(i)].first, xs[size_t(i)], sYs, offset(where[size_t(i)].second));
-    };
-    out.advance = [&](Operand bytes) {
-      add64(k, sXs, bytes);
-      if (has_w(kind)) add64(k, sWs, bytes);
-      if (has_g(kind)) add64(k, sGs, bytes);
-      add64(k, sYs, bytes);
-    };
+    out.store = [&](int i, VGPR voff, int imm) { k.global_store_dwordx4(voff, xs[size_t(i)], sYs, offset(imm)); };
     chunk_walk(k, out, spec.out_batches);
-    std::vector<std::pair<SGPR, SGPR>> streams = {{sXs, sX0}, {sYs, sY0}};
-    if (has_w(kind)) streams.emplace_back(sWs, sW);
-    if (has_g(kind)) streams.emplace_back(sGs, sG0);
     element_tail(k, sNq, sRem, vT, streams, [&](VGPR off) {
       k.global_load_dword(xs[0][0], off, sXs);
       if (has_w(kind)) k.global_load_dword(ws[0][0], off, sWs);
@@ -265,17 +242,18 @@ codeobj::CodeObject generate_row_norm(const RowSpec& spec, isa::Target target) {
 
 // ------------------------------------------------------------ references
 
-// y = x * (mean(x^2) + eps)^(-1/2) * W (W = w, 1 + w, or w * silu(g)), in double.
+// y = x * (mean(x^2) + eps)^(-1/2) * W (W = w, 1 + w, or w * silu(g); 1 when
+// w is empty), in double; `l2`: the sum of the squares instead of their mean.
 std::vector<float> rms_reference(const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>* g,
-                                 int64_t rows, int64_t d, float eps, bool zc) {
+                                 int64_t rows, int64_t d, float eps, bool zc, bool l2 = false) {
   std::vector<float> y(x.size());
   for (int64_t r = 0; r < rows; ++r) {
     double ss = 0;
     for (int64_t i = 0; i < d; ++i) ss += double(x[size_t(r * d + i)]) * x[size_t(r * d + i)];
-    double scale = 1.0 / std::sqrt(ss / double(d) + double(eps));
+    double scale = 1.0 / std::sqrt(ss / (l2 ? 1.0 : double(d)) + double(eps));
     for (int64_t i = 0; i < d; ++i) {
       size_t k = size_t(r * d + i);
-      double wi = zc ? 1.0 + double(w[size_t(i)]) : double(w[size_t(i)]);
+      double wi = w.empty() ? 1.0 : zc ? 1.0 + double(w[size_t(i)]) : double(w[size_t(i)]);
       double v = double(x[k]) * scale * wi;
       if (g) {
         double gi = (*g)[k];
@@ -283,17 +261,6 @@ std::vector<float> rms_reference(const std::vector<float>& x, const std::vector<
       }
       y[k] = float(v);
     }
-  }
-  return y;
-}
-
-std::vector<float> l2_reference(const std::vector<float>& x, int64_t rows, int64_t d, float eps) {
-  std::vector<float> y(x.size());
-  for (int64_t r = 0; r < rows; ++r) {
-    double ss = 0;
-    for (int64_t i = 0; i < d; ++i) ss += double(x[size_t(r * d + i)]) * x[size_t(r * d + i)];
-    double scale = 1.0 / std::sqrt(ss + double(eps));
-    for (int64_t i = 0; i < d; ++i) y[size_t(r * d + i)] = float(double(x[size_t(r * d + i)]) * scale);
   }
   return y;
 }
@@ -315,16 +282,13 @@ std::vector<float> layer_reference(const std::vector<float>& x, const std::vecto
   return y;
 }
 
-
 // ------------------------------------------------------------ cases
 
 // rows x dim cases; `wg` (multi-wave kernels) and `scale` (input magnitude) vary.
 std::vector<Case> row_cases(bool sweep, bool multi_wave, int64_t big) {
-  std::vector<Case> c = {make_case({{"rows", 1}, {"dim", 64}, {"wg", 64}}, 1),
-                         make_case({{"rows", 3}, {"dim", 100}, {"wg", multi_wave ? 256 : 64}}, 2),
-                         make_case({{"rows", 2}, {"dim", 1027}, {"wg", multi_wave ? 128 : 128}}, 3),
-                         make_case({{"rows", 2}, {"dim", big}, {"wg", 64}}, 4),
-                         make_case({{"rows", 4}, {"dim", 3}, {"wg", 64}}, 5)};
+  std::vector<Case> c = case_table({"rows", "dim", "wg"}, {{1, 64, 64}, {3, 100, multi_wave ? 256 : 64},
+                                                          {2, 1027, multi_wave ? 128 : 128}, {2, big, 64},
+                                                          {4, 3, 64}});
   if (sweep) {
     uint32_t seed = 100;
     for (int64_t d : {1, 2, 4, 5, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025, 2048, 4095, 4096, 4097, 5120, 8191,
@@ -347,13 +311,16 @@ std::vector<float> run_rms_plain(TestDevice& dev, const std::string& lookup, con
   return dy.download();
 }
 
+// The entry of a row kernel; its docs and tests are the caller's.
+KernelDef row_kernel(const RowSpec& spec) {
+  return generated_kernel("ops", row_signature(spec.name, spec.kind),
+                          [spec](isa::Target t) { return generate_row_norm(spec, t); });
+}
+
 void register_rms_plain(Registry& r, const std::string& lookup, const std::string& twin, int batch) {
   bool deep = batch == 16;
-  KernelDef d = generated_kernel("ops", row_signature(lookup, RowKind::Rms), [lookup, deep](isa::Target t) {
-    RowSpec spec{lookup, RowKind::Rms, false, deep ? std::vector<int>{16, 4, 1} : std::vector<int>{4, 1},
-                 deep ? std::vector<int>{8, 2, 1} : std::vector<int>{2, 1}};
-    return generate_row_norm(spec, t);
-  });
+  KernelDef d = row_kernel({lookup, RowKind::Rms, false, deep ? std::vector<int>{16, 4, 1} : std::vector<int>{4, 1},
+                            deep ? std::vector<int>{8, 2, 1} : std::vector<int>{2, 1}});
   d.description =
       std::string("RMSNorm, one wave per row, two passes: lane l sums the squares of the 16-byte pieces l, l+64, ... "
                   "of the row (one 1 KiB dwordx4 load per wave step, ") +
@@ -392,9 +359,7 @@ void register_ops_norm_row_kernels(Registry& r) {
   register_rms_plain(r, "rmsnorm_fast_k", "rmsnorm_deep_k", 4);
 
   {
-    KernelDef d = generated_kernel("ops", row_signature("rmsnorm_gated_k", RowKind::RmsGated), [](isa::Target t) {
-      return generate_row_norm(RowSpec{"rmsnorm_gated_k", RowKind::RmsGated, true, {4, 1}, {2, 1}}, t);
-    });
+    KernelDef d = row_kernel({"rmsnorm_gated_k", RowKind::RmsGated, true, {4, 1}, {2, 1}});
     d.description =
         "Gated RMSNorm: the workgroup's threads sum the squares of the row's 16-byte pieces (dwordx4, consecutive "
         "threads on consecutive pieces), waves combine through a DPP butterfly and LDS, then "
@@ -425,9 +390,7 @@ void register_ops_norm_row_kernels(Registry& r) {
   }
 
   {
-    KernelDef d = generated_kernel("ops", row_signature("rmsnorm_k", RowKind::RmsZc), [](isa::Target t) {
-      return generate_row_norm(RowSpec{"rmsnorm_k", RowKind::RmsZc, true, {4, 1}, {2, 1}}, t);
-    });
+    KernelDef d = row_kernel({"rmsnorm_k", RowKind::RmsZc, true, {4, 1}, {2, 1}});
     d.description =
         "RMSNorm with an optional zero-centred weight (W = 1 + w when zc != 0). The workgroup's threads sum the "
         "squares of the row's 16-byte pieces (dwordx4, consecutive threads on consecutive pieces), waves combine "
@@ -462,9 +425,7 @@ void register_ops_norm_row_kernels(Registry& r) {
   }
 
   {
-    KernelDef d = generated_kernel("ops", row_signature("l2norm_k", RowKind::L2), [](isa::Target t) {
-      return generate_row_norm(RowSpec{"l2norm_k", RowKind::L2, true, {4, 1}, {4, 1}}, t);
-    });
+    KernelDef d = row_kernel({"l2norm_k", RowKind::L2, true, {4, 1}, {4, 1}});
     d.description =
         "In-place L2 normalisation of each row: the workgroup's threads sum the squares of the row's 16-byte "
         "pieces (dwordx4), waves combine through a DPP butterfly and LDS, then the row is scaled in place with "
@@ -482,7 +443,7 @@ void register_ops_norm_row_kernels(Registry& r) {
       float eps = 1e-6f;
       DeviceBuffer<float> dx(dev, x);
       launch(dev, row_signature("l2norm_k", RowKind::L2), {uint32_t(rows)}, {uint32_t(c["wg"])}, {dx.addr(), dim, eps});
-      return compare(dx.download(), l2_reference(x, rows, dim, eps), rms_tolerance());
+      return compare(dx.download(), rms_reference(x, {}, nullptr, rows, dim, eps, false, true), rms_tolerance());
     };
     d.ideal_bytes = [](const Case& c) { return uint64_t(c["rows"] * c["dim"]) * 8; };  // x read and written back
     d.bench_case = [] { return make_case({{"rows", 512}, {"dim", 128}, {"wg", 64}}); };
@@ -490,9 +451,7 @@ void register_ops_norm_row_kernels(Registry& r) {
   }
 
   {
-    KernelDef d = generated_kernel("ops", row_signature("layernorm_k", RowKind::Layer), [](isa::Target t) {
-      return generate_row_norm(RowSpec{"layernorm_k", RowKind::Layer, false, {4, 1}, {2, 1}}, t);
-    });
+    KernelDef d = row_kernel({"layernorm_k", RowKind::Layer, false, {4, 1}, {2, 1}});
     d.description =
         "Row LayerNorm, one wave per row, two passes: lanes accumulate sum(x - s) and sum((x - s)^2) over the "
         "row's 16-byte pieces (dwordx4), with the shift s = x[row][0] so the variance does not cancel for rows "

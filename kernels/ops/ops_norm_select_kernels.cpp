@@ -6,15 +6,12 @@
 #include <cstring>
 #include <limits>
 
-#include "k100/codegen/exponential.h"
 #include "ops_parts.h"
 #include "k100/base/error.h"
 
 namespace k100::kernels {
 
 namespace {
-
-using codeobj::HiddenArgLayout;
 
 constexpr uint32_t kNoChunk = 0x1fffffffu;     // chunk index of "no element": 4 * it + 3 = INT32_MAX
 constexpr uint32_t kNoIndex = 0x7fffffffu;
@@ -25,7 +22,6 @@ constexpr uint32_t kQuietNaN = 0x7fc00000u;
 namespace am {
 
 using namespace codegen;
-using as::vcc, as::exec, as::offset;
 
 Signature argmax_signature(bool part) {
   if (part)
@@ -52,8 +48,9 @@ void clamp_length(Kernel& k, SGPR n) {
 }
 
 // Scans the segment seg[0 .. len) with the workgroup; returns the best
-// (value, local index) (index >= len: no element).
-std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg, SGPR len) {
+// (value, local index) (index >= len: no element) to wave 0; the other
+// waves leave to exit.
+std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg, SGPR len, Label exit) {
   const VGPR vT = k.local_id(), vBv = k.vgpr(4, "best values"), vBc = k.vgpr(4, "best chunks"),
              vQBase = k.vgpr(1, "chunk base"), vQ = k.vgpr(1, "chunk"), data = k.vgpr(16, "x"),
              vV4 = k.vgpr(1, "tail value"), vI4 = k.vgpr(1, "tail index"), vTv = k.vgpr(1, "t"),
@@ -80,7 +77,6 @@ std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg
   }
   k.v_mov_b32(vQBase, vT);
   k.s_mov_b32(sLeft, sNq);
-  walk.loads_per_chunk = 1;
   int batch = 0;  // loads of the current batch, so each chunk waits for its own before the chunk index
   walk.load = [&](int i, VGPR voff, int) {
     k.global_load_dwordx4(data.sub(4 * i, 4), voff, stream);
@@ -125,7 +121,7 @@ std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg
   for (int c = 0; c < 4; ++c) k.v_lshl_add_u32(vBc[c], vBc[c], 2, c);
   for (int c = 1; c < 4; ++c) argmax_merge(k, vBv[0], vBc[0], vBv[c], vBc[c]);
   argmax_merge(k, vBv[0], vBc[0], vV4, vI4);
-  return workgroup_argmax(k, vBv[0], vBc[0], th.wave, th.waves, th.lane);
+  return workgroup_argmax(k, vBv[0], vBc[0], th.wave, th.waves, th.lane, 0, exit);
 }
 
 // argmax_k (part = false) and argmax_part_k (part = true).
@@ -161,10 +157,8 @@ codeobj::CodeObject generate_argmax(bool part, isa::Target target) {
   k.s_lshl_b32(sTmp, sStart, 2);
   k.s_add_u32(sSeg[0], sX[0], sTmp);
   k.s_addc_u32(sSeg[1], sX[1], 0);
-  auto [sBestV, sBestI] = scan_segment(k, th, sSeg, sLen);
+  auto [sBestV, sBestI] = scan_segment(k, th, sSeg, sLen, exit);
   // wave 0 writes: index >= len means the segment was empty
-  k.s_cmp_lg_u32(th.wave, 0);
-  k.s_cbranch_scc1(exit);
   k.s_add_u32(sTmp, sBestI, sStart);
   k.s_cmp_lt_u32(sBestI, sLen);
   k.s_cselect_b32(sBestV, sBestV, kNegInfBits);
@@ -220,10 +214,7 @@ codeobj::CodeObject generate_argmax_comb(isa::Target target) {
   k.s_add_u32(sB, sB, th.threads);
   k.s_branch(top);
   k.bind(done);
-  auto [sBestV, sBestI] = workgroup_argmax(k, vBv[0], vBc[0], th.wave, th.waves, th.lane);
-  (void)sBestV;
-  k.s_cmp_lg_u32(th.wave, 0);
-  k.s_cbranch_scc1(exit);
+  const SGPR sBestI = workgroup_argmax(k, vBv[0], vBc[0], th.wave, th.waves, th.lane, 0, exit).second;
   k.s_cmp_eq_u32(sBestI, kNoIndex);
   k.s_cselect_b32(sBestI, -1, sBestI);
   k.v_mov_b32(vTi, sBestI);
@@ -245,7 +236,6 @@ codeobj::CodeObject generate_argmax_comb(isa::Target target) {
 namespace tk {
 
 using namespace codegen;
-using as::vcc, as::exec, as::offset;
 
 Signature topk_signature(bool router) {
   if (router)
@@ -458,10 +448,7 @@ codeobj::CodeObject generate_topk(bool router, isa::Target target) {
   auto tile_loads = [&](int imm) {
     for (int i = 0; i < 4; ++i) {
       k.s_mov_b64(exec, piece[i]);
-      if (imm)
-        k.global_load_dwordx4(stage.sub(4 * i, 4), toff[i], base, offset(imm));
-      else
-        k.global_load_dwordx4(stage.sub(4 * i, 4), toff[i], base);
+      k.global_load_dwordx4(stage.sub(4 * i, 4), toff[i], base, offset(imm));
     }
     k.s_mov_b64(exec, rows_exec);
   };
@@ -502,12 +489,7 @@ codeobj::CodeObject generate_topk(bool router, isa::Target target) {
       k.ds_write_b64(ldsw, stage.sub(4 * i + 2, 2), offset(16 * kLdsRow * i + 8));
     }
     k.s_mov_b64(exec, rows_exec);
-    for (int q = 0; q < 8; ++q) {
-      if (q)
-        k.ds_read_b64(xd.sub(2 * q, 2), ldsr, offset(8 * q));
-      else
-        k.ds_read_b64(xd.sub(0, 2), ldsr);
-    }
+    for (int q = 0; q < 8; ++q) k.ds_read_b64(xd.sub(2 * q, 2), ldsr, offset(8 * q));
     k.s_add_u32(tmp, c, 32);  // another whole tile after this one?
     k.s_cmp_gt_u32(tmp, cols);
     k.s_cbranch_scc1(no_prefetch);
@@ -536,26 +518,16 @@ codeobj::CodeObject generate_topk(bool router, isa::Target target) {
     k.v_mul_u32_u24(out, 40, lane);
     const SGPR ids = scaled_address(k, k.arg("ids"), r0, 10, 2), ws = scaled_address(k, k.arg("weights"), r0, 10, 2);
     for (int m = 0; m < 5; ++m) {
-      if (m) {
-        k.global_store_dwordx2(out, s.i.sub(2 * m, 2), ids, offset(8 * m));
-        k.global_store_dwordx2(out, xd.sub(2 * m, 2), ws, offset(8 * m));
-      } else {
-        k.global_store_dwordx2(out, s.i.sub(0, 2), ids);
-        k.global_store_dwordx2(out, xd.sub(0, 2), ws);
-      }
+      k.global_store_dwordx2(out, s.i.sub(2 * m, 2), ids, offset(8 * m));
+      k.global_store_dwordx2(out, xd.sub(2 * m, 2), ws, offset(8 * m));
     }
   } else {
     k.s_lshl_b32(tmp, kk, 2);
     k.v_mul_u32_u24(out, tmp, lane);
     const SGPR vals = scaled_address(k, k.arg("val"), r0, kk, 2), ids = scaled_address(k, k.arg("idx"), r0, kk, 2);
     for (int j = 0; j < kMaxK; ++j) {
-      if (j) {
-        k.global_store_dword(out, s.a[j], vals, offset(4 * j));
-        k.global_store_dword(out, s.i[j], ids, offset(4 * j));
-      } else {
-        k.global_store_dword(out, s.a[j], vals);
-        k.global_store_dword(out, s.i[j], ids);
-      }
+      k.global_store_dword(out, s.a[j], vals, offset(4 * j));
+      k.global_store_dword(out, s.i[j], ids, offset(4 * j));
       if (j + 1 < kMaxK) {
         k.s_cmp_eq_u32(kk, j + 1);
         k.s_cbranch_scc1(exit);
@@ -630,18 +602,14 @@ void register_argmax(Registry& r) {
   d.semantics = "out[0] = min { i : x[i] = max_j x[j] } (NaN as -inf); n = 0 gives -1";
   d.geometry = "grid = 1 (any: every workgroup writes the same value), wg = 64 ... 1024 (multiple of 64)";
   d.limits = "0 <= n < 2^31 (larger n is clamped to 2^31 - 1, negative n to 0); workgroup size a multiple of 64";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {make_case({{"n", 1}, {"wg", 64}, {"kind", 0}}, 1),
-                           make_case({{"n", 1000}, {"wg", 64}, {"kind", 1}}, 2),
-                           make_case({{"n", 4099}, {"wg", 1024}, {"kind", 2}}, 3),
-                           make_case({{"n", 700}, {"wg", 64}, {"kind", 3}}, 4),
-                           make_case({{"n", 3001}, {"wg", 256}, {"kind", 1}, {"grid", 3}}, 6),
-                           make_case({{"n", 0}, {"wg", 64}, {"kind", 0}}, 5)};
+    std::vector<Case> c = case_table({"n", "wg", "kind", "grid"}, {{1, 64, 0, 1}, {1000, 64, 1, 1}, {4099, 1024, 2, 1},
+                                                                    {700, 64, 3, 1}, {3001, 256, 1, 3}, {0, 64, 0, 1}});
     if (sweep)
       for (int64_t n : {2, 3, 4, 5, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025, 4096, 65537, 151936})
         for (int64_t wg : {64, 256, 1024})
-          for (int64_t kind : {0, 1, 2}) c.push_back(make_case({{"n", n}, {"wg", wg}, {"kind", kind}}, uint32_t(n + wg + kind)));
+          for (int64_t kind : {0, 1, 2})
+            c.push_back(make_case({{"n", n}, {"wg", wg}, {"kind", kind}, {"grid", 1}}, uint32_t(n + wg + kind)));
     return c;
   };
   d.run = [](TestDevice& dev, const Case& c) {
@@ -654,12 +622,12 @@ void register_argmax(Registry& r) {
     }
     DeviceBuffer<float> dx(dev, x);
     DeviceBuffer<int32_t> dout(dev, std::vector<int32_t>{12345});
-    uint32_t grid = c.dims.count("grid") ? uint32_t(c["grid"]) : 1;  // extra workgroups write the same value
-    launch(dev, am::argmax_signature(false), {grid}, {uint32_t(c["wg"])}, {dx.addr(), n, dout.addr()});
+    // extra workgroups (grid > 1) write the same value
+    launch(dev, am::argmax_signature(false), {uint32_t(c["grid"])}, {uint32_t(c["wg"])}, {dx.addr(), n, dout.addr()});
     return compare_exact(dout.download(), {argmax_reference(x, 0, n).second});
   };
   d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 4 + 4; };
-  d.bench_case = [] { return make_case({{"n", 151936}, {"wg", 1024}, {"kind", 0}}); };
+  d.bench_case = [] { return make_case({{"n", 151936}, {"wg", 1024}, {"kind", 0}, {"grid", 1}}); };
   r.add(std::move(d));
 }
 
@@ -675,12 +643,9 @@ void register_argmax_part(Registry& r) {
   d.geometry = "grid = nb (extra workgroups do nothing), wg = 64 ... 256 (any multiple of 64 up to 1024)";
   d.limits = "0 <= n < 2^31 (clamped like argmax_k); nb >= 1 (nb <= 0: nothing written); val and idx hold nb "
              "entries; workgroup size a multiple of 64";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {make_case({{"n", 1000}, {"nb", 4}, {"wg", 64}, {"kind", 0}}, 1),
-                           make_case({{"n", 10}, {"nb", 8}, {"wg", 64}, {"kind", 1}}, 2),
-                           make_case({{"n", 4099}, {"nb", 7}, {"wg", 256}, {"kind", 2}}, 3),
-                           make_case({{"n", 3000}, {"nb", 3}, {"wg", 64}, {"kind", 3}}, 4)};
+    std::vector<Case> c = case_table({"n", "nb", "wg", "kind"}, {{1000, 4, 64, 0}, {10, 8, 64, 1}, {4099, 7, 256, 2},
+                                                                {3000, 3, 64, 3}});
     if (sweep)
       for (int64_t n : {1, 5, 64, 257, 1025, 4096, 65537, 151936})
         for (int64_t nb : {1, 2, 3, 16, 37, 64, 200})
@@ -721,11 +686,9 @@ void register_argmax_comb(Registry& r) {
   d.semantics = "out[0] = idx[b*] with b* maximising (val[b], -idx[b]) over b with idx[b] >= 0; -1 when none";
   d.geometry = "grid = 1, wg = 64 (any multiple of 64 up to 1024)";
   d.limits = "nb >= 0 (nb = 0 or all pairs empty: out[0] = -1); workgroup size a multiple of 64";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {make_case({{"nb", 1}, {"wg", 64}}, 1), make_case({{"nb", 37}, {"wg", 64}}, 2),
-                           make_case({{"nb", 200}, {"wg", 128}}, 3), make_case({{"nb", 0}, {"wg", 64}}, 4),
-                           make_case({{"nb", 24}, {"wg", 64}, {"n", 20011}}, 5)};
+    std::vector<Case> c = case_table({"nb", "wg"}, {{1, 64}, {37, 64}, {200, 128}, {0, 64}});
+    c.push_back(make_case({{"nb", 24}, {"wg", 64}, {"n", 20011}}, 5));
     if (sweep) {
       for (int64_t nb : {2, 3, 31, 32, 33, 63, 64, 65, 127, 1000, 4097})
         for (int64_t wg : {64, 256, 1024}) c.push_back(make_case({{"nb", nb}, {"wg", wg}}, uint32_t(nb + wg)));
@@ -789,14 +752,9 @@ void register_topk(Registry& r) {
   d.semantics = "val[r][0..k-1] = the k largest x[r][c], descending (stable: earlier c first on ties), idx = their c";
   d.geometry = "grid = ceil(rows / 64), wg = 64";
   d.limits = "1 <= k <= 16 (k = 0: nothing written; k > 16: idx -1 / val NaN); cols < 2^24; NaN counts as -inf";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {make_case({{"rows", 1}, {"cols", 64}, {"k", 1}, {"kind", 0}}, 1),
-                           make_case({{"rows", 70}, {"cols", 37}, {"k", 10}, {"kind", 1}}, 2),
-                           make_case({{"rows", 5}, {"cols", 259}, {"k", 16}, {"kind", 2}}, 3),
-                           make_case({{"rows", 3}, {"cols", 5}, {"k", 8}, {"kind", 2}}, 4),
-                           make_case({{"rows", 2}, {"cols", 20}, {"k", 17}, {"kind", 0}}, 5),
-                           make_case({{"rows", 65}, {"cols", 128}, {"k", 4}, {"kind", 3}}, 6)};
+    std::vector<Case> c = case_table({"rows", "cols", "k", "kind"}, {{1, 64, 1, 0}, {70, 37, 10, 1}, {5, 259, 16, 2},
+                                                                    {3, 5, 8, 2}, {2, 20, 17, 0}, {65, 128, 4, 3}});
     if (sweep)
       for (int64_t cols : {1, 2, 3, 15, 16, 17, 63, 64, 100, 1000, 4097})
         for (int64_t k = 1; k <= 16; k += (cols > 100 ? 5 : 1))
@@ -842,10 +800,7 @@ void register_router(Registry& r) {
              "NaN weights";
   d.tolerance = Tolerance{1e-7, 2e-6};
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {make_case({{"rows", 1}, {"cols", 64}, {"kind", 0}}, 1),
-                           make_case({{"rows", 70}, {"cols", 40}, {"kind", 1}}, 2),
-                           make_case({{"rows", 3}, {"cols", 517}, {"kind", 2}}, 3),
-                           make_case({{"rows", 2}, {"cols", 7}, {"kind", 0}}, 4)};
+    std::vector<Case> c = case_table({"rows", "cols", "kind"}, {{1, 64, 0}, {70, 40, 1}, {3, 517, 2}, {2, 7, 0}});
     if (sweep)
       for (int64_t cols : {10, 11, 16, 40, 63, 64, 65, 128, 256, 512, 1024})
         for (int64_t kind : {0, 1, 2})

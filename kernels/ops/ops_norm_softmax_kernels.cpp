@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 
-#include "k100/codegen/exponential.h"
 #include "ops_parts.h"
 
 namespace k100::kernels {
@@ -14,7 +13,6 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::vcc, as::exec, as::offset;
 
 constexpr uint32_t kNegMaxBits = 0xff7fffffu;  // -FLT_MAX
 
@@ -95,14 +93,12 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
       k.v_add_f32(vS, vS, vA);
     }
   };
-  k.s_mov_b64(sXs, sX0);
   k.s_mov_b32(sLeft, sNq);
   ChunkWalk stats = walk;
-  stats.loads_per_chunk = 1;
+  stats.streams = {{sXs, sX0}};
   stats.load = [&](int i, VGPR voff, int imm) { load(i, voff, imm, sXs); };
   stats.compute = batch_max;
   stats.finish = [&](int n) { accumulate_values(n * dw); };
-  stats.advance = [&](Operand bytes) { add64(k, sXs, bytes); };
   chunk_walk(k, stats, batches);
   if (vec)  // columns 4 nq + t for t < rem, one value per lane
     element_tail(k, sNq, sRem, vT, {{sXs, sX0}}, [&](VGPR off) {
@@ -127,31 +123,18 @@ codeobj::CodeObject generate_softmax(const std::string& name, bool vec, isa::Tar
     exp2_scaled_difference(k, x, x, sMax, kLog2E);
     k.v_mul_f32(x, x, vInv);
   };
-  k.s_mov_b64(sXs, sX0);
-  k.s_mov_b64(sYs, sY0);
   k.s_mov_b32(sLeft, sNq);
   ChunkWalk out = walk;
-  out.loads_per_chunk = 1;
-  std::vector<std::pair<VGPR, int>> where(static_cast<size_t>(batches.front()));
-  out.load = [&](int i, VGPR voff, int imm) {
-    where[size_t(i)] = {voff, imm};
-    load(i, voff, imm, sXs);
-  };
+  out.streams = {{sXs, sX0}, {sYs, sY0}};
+  out.load = [&](int i, VGPR voff, int imm) { load(i, voff, imm, sXs); };
   out.compute = [&](int i) {
     for (int c = 0; c < dw; ++c) out_value(data[dw * i + c]);
   };
-  out.finish = [&](int n) {
-    for (int i = 0; i < n; ++i) {
-      auto [voff, imm] = where[size_t(i)];
-      if (vec)
-        k.global_store_dwordx4(voff, data.sub(dw * i, dw), sYs, offset(imm));
-      else
-        k.global_store_dword(voff, data[dw * i], sYs, offset(imm));
-    }
-  };
-  out.advance = [&](Operand bytes) {
-    add64(k, sXs, bytes);
-    add64(k, sYs, bytes);
+  out.store = [&](int i, VGPR voff, int imm) {
+    if (vec)
+      k.global_store_dwordx4(voff, data.sub(dw * i, dw), sYs, offset(imm));
+    else
+      k.global_store_dword(voff, data[dw * i], sYs, offset(imm));
   };
   chunk_walk(k, out, batches);
   if (vec)
@@ -196,11 +179,9 @@ std::vector<float> softmax_inputs(const Case& c) {
 }
 
 std::vector<Case> softmax_cases(bool sweep, bool vec) {
-  std::vector<Case> c = {make_case({{"rows", 1}, {"cols", 64}, {"kind", 0}, {"wg", 64}}, 1),
-                         make_case({{"rows", 3}, {"cols", 1000}, {"kind", 1}, {"wg", 64}}, 2),
-                         make_case({{"rows", 2}, {"cols", vec ? 4099 : 2049}, {"kind", 2}, {"wg", 128}}, 3),
-                         make_case({{"rows", 5}, {"cols", 7}, {"kind", 0}, {"wg", 64}}, 4),
-                         make_case({{"rows", 2}, {"cols", vec ? 1024 : 257}, {"kind", 0}, {"wg", 64}}, 5)};
+  std::vector<Case> c = case_table({"rows", "cols", "kind", "wg"}, {{1, 64, 0, 64}, {3, 1000, 1, 64},
+                                                                   {2, vec ? 4099 : 2049, 2, 128}, {5, 7, 0, 64},
+                                                                   {2, vec ? 1024 : 257, 0, 64}});
   if (sweep) {
     uint32_t seed = 100;
     for (int64_t n : {1, 2, 3, 4, 5, 63, 64, 65, 255, 256, 257, 511, 1023, 1024, 1025, 2047, 4096, 4097, 8191,

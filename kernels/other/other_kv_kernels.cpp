@@ -16,9 +16,6 @@
 // token: one d per lane. Waves past the first do nothing.
 #include <algorithm>
 
-#include "k100/codegen/codegen.h"
-#include "k100/kernels/registry.h"
-#include "k100/kernels/test_support.h"
 #include "other_families.h"
 
 namespace k100::kernels {
@@ -26,7 +23,6 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::vcc, as::exec, as::offset;
 
 Signature scatter_signature(bool kv) {
   if (!kv)
@@ -165,13 +161,10 @@ void transpose_into(std::vector<float>& vt, const std::vector<float>& src, int64
 
 std::vector<Case> tile_cases(bool sweep, uint32_t seed0) {
   // rows, dim, source stride pad, ystride (cache length), y0
-  std::vector<Case> c = {
-      make_case({{"rows", 1}, {"dim", 128}, {"spad", 0}, {"ystride", 300}, {"y0", 17}}, seed0 + 1),
-      make_case({{"rows", 8}, {"dim", 128}, {"spad", 0}, {"ystride", 256}, {"y0", 248}}, seed0 + 2),
-      make_case({{"rows", 64}, {"dim", 64}, {"spad", 5}, {"ystride", 200}, {"y0", 3}}, seed0 + 3),
-      make_case({{"rows", 100}, {"dim", 256}, {"spad", 0}, {"ystride", 160}, {"y0", 60}}, seed0 + 4),
-      make_case({{"rows", 40}, {"dim", 96}, {"spad", 1}, {"ystride", 50}, {"y0", 6}}, seed0 + 5),
-  };
+  std::vector<Case> c = case_table({"rows", "dim", "spad", "ystride", "y0", "seed"},
+                                   {{1, 128, 0, 300, 17, seed0 + 1}, {8, 128, 0, 256, 248, seed0 + 2},
+                                    {64, 64, 5, 200, 3, seed0 + 3}, {100, 256, 0, 160, 60, seed0 + 4},
+                                    {40, 96, 1, 50, 6, seed0 + 5}});
   if (sweep)
     for (int64_t rows : {1, 2, 7, 8, 9, 63, 64, 65, 130, 257})
       for (int64_t dim : {1, 32, 64, 65, 128, 192, 256, 512, 1024})
@@ -194,7 +187,6 @@ void register_vt_scatter(Registry& r) {
       "grid = ceil(rows/64) * 2^cshift, wg = 64; workgroup id -> d tile = id & (2^cshift - 1), row tile = "
       "id >> cshift; cshift = log2(dim/64) (any cshift with 64 * 2^cshift >= dim)";
   d.limits = "y0 + rows <= ystride; vstride >= dim; dim <= 64 * 2^cshift; wg must be at least 64";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) { return tile_cases(sweep, 500); };
   d.run = [](TestDevice& dev, const Case& c) {
     int64_t rows = c["rows"], dim = c["dim"], vstride = dim + c["spad"], ystride = c["ystride"], y0 = c["y0"];
@@ -230,7 +222,6 @@ void register_vt_scatter_v(Registry& r) {
   d.limits =
       "y0 + rows <= ystride (vt) and <= the row count of vc; kstride, vstride >= dim; dim <= 64 * 2^cshift; "
       "wg must be at least 64";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) { return tile_cases(sweep, 600); };
   d.run = [](TestDevice& dev, const Case& c) {
     int64_t rows = c["rows"], dim = c["dim"], ystride = c["ystride"], y0 = c["y0"];
@@ -265,12 +256,9 @@ void register_vt_scatter_v1(Registry& r) {
   d.semantics = "vt[d*ystride + y0] = k[d]; vc[y0*dim + d] = v[d] for d < dim";
   d.geometry = "grid = ceil(dim/64) (workgroups past it do nothing), wg = 64";
   d.limits = "y0 < ystride (vt) and < the row count of vc; wg must be at least 64";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) {
-    std::vector<Case> c = {make_case({{"dim", 128}, {"ystride", 64}, {"y0", 0}}, 701),
-                           make_case({{"dim", 64}, {"ystride", 100}, {"y0", 99}}, 702),
-                           make_case({{"dim", 200}, {"ystride", 33}, {"y0", 17}}, 703),
-                           make_case({{"dim", 1}, {"ystride", 5}, {"y0", 2}}, 704)};
+    std::vector<Case> c = case_table({"dim", "ystride", "y0", "seed"}, {{128, 64, 0, 701}, {64, 100, 99, 702},
+                                                                       {200, 33, 17, 703}, {1, 5, 2, 704}});
     if (sweep)
       for (int64_t dim : {2, 63, 65, 127, 256, 320, 1000, 4096, 8192})
         for (int64_t ys : {1, 77, 1000}) c.push_back(make_case({{"dim", dim}, {"ystride", ys}, {"y0", ys - 1}}, uint32_t(dim + ys)));

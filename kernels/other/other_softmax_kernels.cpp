@@ -20,9 +20,6 @@
 #include <cmath>
 #include <limits>
 
-#include "k100/codegen/codegen.h"
-#include "k100/kernels/registry.h"
-#include "k100/kernels/test_support.h"
 #include "other_families.h"
 
 namespace k100::kernels {
@@ -30,7 +27,6 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::vcc, as::exec, as::exec_lo, as::exec_hi, as::offset;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
@@ -106,23 +102,17 @@ codeobj::CodeObject build_stream(isa::Target target, Stream kind) {
   k.s_lshr_b32(nq, count, 2);
   k.s_and_b32(rem, count, 3);
   k.s_mov_b32(left, nq);
-  k.s_mov_b64(src, x0);
-  if (exp_sum) k.s_mov_b64(ys, y0);
-  ChunkWalk w{.single_wave = true, .thread = lane, .left = left, .max_batch = 4};
+  std::vector<std::pair<SGPR, SGPR>> streams = {{src, x0}};
+  if (exp_sum) streams.emplace_back(ys, y0);
+  ChunkWalk w{.single_wave = true, .thread = lane, .left = left, .max_batch = 4, .streams = streams};
   std::vector<std::pair<VGPR, int>> where(4);
   w.load = [&](int i, VGPR voff, int imm) {
     where[size_t(i)] = {voff, imm};
     k.global_load_dwordx4(data.sub(4 * i, 4), voff, src, offset(imm));
   };
   w.compute = [&](int i) { fold(data.sub(4 * i, 4), 4, where[size_t(i)]); };
-  w.advance = [&](Operand bytes) {
-    add64(k, src, bytes);
-    if (exp_sum) add64(k, ys, bytes);
-  };
   chunk_walk(k, w, {4, 1});
-  std::vector<std::pair<SGPR, SGPR>> tails = {{src, x0}};
-  if (exp_sum) tails.emplace_back(ys, y0);
-  element_tail(k, nq, rem, lane, tails, [&](VGPR off) {
+  element_tail(k, nq, rem, lane, streams, [&](VGPR off) {
     k.global_load_dword(data[0], off, src);
     fold(data, 1, std::pair<VGPR, int>{off, 0});
   });
@@ -202,8 +192,7 @@ void block_exp_sum_reference(const std::vector<float>& x, float m, float inv, in
 }
 
 std::vector<Case> reduce1_cases(bool sweep) {
-  std::vector<Case> c = {make_case({{"nbpr", 1}}, 11), make_case({{"nbpr", 37}}, 12), make_case({{"nbpr", 64}}, 13),
-                         make_case({{"nbpr", 1000}}, 14)};
+  std::vector<Case> c = case_table({"nbpr", "seed"}, {{1, 11}, {37, 12}, {64, 13}, {1000, 14}});
   if (sweep)
     for (int64_t n : {0, 2, 3, 63, 65, 127, 128, 255, 256, 257, 511, 1023, 1024, 1025, 1279, 1280, 4095, 4096, 5000,
                       65536, 100003})
@@ -212,11 +201,10 @@ std::vector<Case> reduce1_cases(bool sweep) {
 }
 
 std::vector<Case> block_cases(bool sweep, uint32_t seed0) {
-  std::vector<Case> c = {make_case({{"cols", 256}, {"sh", 0}}, seed0 + 1), make_case({{"cols", 1000}, {"sh", 2}}, seed0 + 2),
-                         make_case({{"cols", 4096}, {"sh", 3}}, seed0 + 3), make_case({{"cols", 5}, {"sh", 2}}, seed0 + 4),
-                         make_case({{"cols", 3000}, {"sh", 1}}, seed0 + 5),
-                         // 3 extra workgroups of 128: blocks past 2^sh and second waves do nothing
-                         make_case({{"cols", 999}, {"sh", 2}, {"extra", 3}, {"wg", 128}}, seed0 + 6)};
+  // the last row: 3 extra workgroups of 128, blocks past 2^sh and second waves do nothing
+  std::vector<Case> c = case_table({"cols", "sh", "extra", "wg", "seed"},
+                                   {{256, 0, 0, 64, seed0 + 1}, {1000, 2, 0, 64, seed0 + 2}, {4096, 3, 0, 64, seed0 + 3},
+                                    {5, 2, 0, 64, seed0 + 4}, {3000, 1, 0, 64, seed0 + 5}, {999, 2, 3, 128, seed0 + 6}});
   if (sweep)
     for (int64_t cols : {1, 7, 63, 255, 256, 257, 1023, 1024, 1025, 1279, 2048, 4095, 5000, 32000, 151936})
       for (int64_t sh : {0, 1, 3, 6})
@@ -238,18 +226,15 @@ void register_block_max(Registry& r) {
       "block (-inf for an empty block)";
   d.geometry = "grid = 2^sh (workgroups past it do nothing), wg = 64";
   d.limits = "sh <= 31; any cols (swept 1 ... 151936, sh 0 ... 6); part holds 2^sh floats";
-  d.tolerance = Tolerance{};
   d.cases = [](bool sweep) { return block_cases(sweep, 300); };
   d.run = [](TestDevice& dev, const Case& c) {
     int64_t cols = c["cols"], sh = c["sh"];
     Rng rng(c.seed);
     auto x = c.seed % 2 ? rng.uniform(size_t(cols), -300.f, -200.f) : rng.normal(size_t(cols), 0.f, 10.f);
     size_t nb = size_t(1) << sh;
-    DeviceBuffer<float> dx(dev, x), dp(dev, std::vector<float>(nb + 1, 12345.f));
+    DeviceBuffer<float> dx(dev, x), dp(dev, guarded(nb));
     dev.launch("block_max_k", block_grid(c), block_wg(c), {dp.addr(), dx.addr(), u32(cols), u32(sh)});
-    auto want = block_max_reference(x, cols, sh);
-    want.push_back(12345.f);  // guard past the end
-    return compare(dp.download(), want, Tolerance{});
+    return compare(dp.download(), guarded(block_max_reference(x, cols, sh)), Tolerance{});
   };
   d.ideal_bytes = [](const Case& c) { return uint64_t(c["cols"] + (int64_t(1) << c["sh"])) * 4; };
   d.bench_case = [] { return make_case({{"cols", 151936}, {"sh", 6}}); };
@@ -314,16 +299,13 @@ void register_block_exp_sum(Registry& r) {
     for (float v : x) m = std::max(m, v);
     if (c.seed % 2) m += 1.5f;
     size_t nb = size_t(1) << sh;
-    auto yg = std::vector<float>(size_t(cols) + 1, 12345.f);
-    DeviceBuffer<float> dx(dev, x), dm(dev, std::vector<float>{m}), dy(dev, yg),
-        dp(dev, std::vector<float>(nb + 1, 12345.f));
+    DeviceBuffer<float> dx(dev, x), dm(dev, std::vector<float>{m}), dy(dev, guarded(size_t(cols))),
+        dp(dev, guarded(nb));
     dev.launch("block_exp_sum_k", block_grid(c), block_wg(c),
                {dp.addr(), dy.addr(), dx.addr(), dm.addr(), u32(cols), u32(sh), f32(inv)});
     std::vector<float> want_y, want_p;
     block_exp_sum_reference(x, m, inv, cols, sh, want_y, want_p);
-    want_y.push_back(12345.f);  // guards past the ends
-    want_p.push_back(12345.f);
-    return combine({compare(dy.download(), want_y, tol), compare(dp.download(), want_p, tol)});
+    return combine({compare(dy.download(), guarded(want_y), tol), compare(dp.download(), guarded(want_p), tol)});
   };
   d.ideal_bytes = [](const Case& c) { return uint64_t(2 * c["cols"] + (int64_t(1) << c["sh"]) + 1) * 4; };
   d.bench_case = [] { return make_case({{"cols", 151936}, {"sh", 6}}); };
@@ -352,7 +334,7 @@ void register_reduce1(Registry& r, bool is_max) {
                        : rng.uniform(size_t(n), 0.f, 2.f);
     double acc = is_max ? double(kNegInf) : 0.0;
     for (float v : part) acc = is_max ? std::max(acc, double(v)) : acc + double(v);
-    DeviceBuffer<float> dp(dev, part), dy(dev, std::vector<float>{12345.f});
+    DeviceBuffer<float> dp(dev, part), dy(dev, guarded(0));
     dev.launch(lookup, {1}, {64}, {dp.addr(), dy.addr(), u32(n)});
     return compare(dy.download(), {float(acc)}, tol);
   };

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _engine, _paths
 
-__all__ = ["Workspace", "F32Linear", "DotLinear", "FloatLinear", "RMSNorm", "SwiGLU", "MLP", "MoECombine",
+__all__ = ["Workspace", "F32Linear", "DotLinear", "GemvLinear", "FloatLinear", "RMSNorm", "SwiGLU", "MLP", "MoECombine",
            "MoEExperts", "KVCache", "Attention", "FlashAttention", "RoPE", "Sampler", "TransformerLayer",
            "run_sequence", "cdiv", "div_magic", "gemv_f32", "gemv_f32_acc", "Model", "generate", "QUANT_SPECS",
            "ROWS8_MAX_K", "SPLIT_SOFTMAX_MIN_PAD", "SPLITK_VTP", "RMSNORM_DEEP_MIN_DIM"]
@@ -52,6 +52,8 @@ _SIGNATURES = {
     "k100m_f32_linear_new": (_H, [_I64, _I64, _P, _H, _CS]),
     "k100m_float_linear_new": (_H, [_I64, _I64, ctypes.c_uint32, _P, ctypes.c_size_t, _I64, _H, _CS]),
     "k100m_dot_linear_new": (_H, [_I64, _I64, _CS, _P, ctypes.c_size_t, _PU64, ctypes.c_int, _H, _CS]),
+    "k100m_gemv_linear_new": (_H, [_I64, _I64, _CS, _P, ctypes.c_size_t, _I64, _H, _CS]),
+    "k100m_gemv_linear_fused": (ctypes.c_int, [_H, ctypes.c_int, _U64, _U64, _U64, _U64, _U64, _F32]),
     "k100m_linear_info": (ctypes.c_int, [_H, _PI64, _PI64, _PU64, ctypes.POINTER(ctypes.c_uint32)]),
     "k100m_linear_forward": (ctypes.c_int, [_H, _U64, _I64, _U64, ctypes.c_int, _PU64]),
     "k100m_linear_forward_selected": (ctypes.c_int, [_H, _U64, _U64, _I64, ctypes.c_int, _U64]),
@@ -343,6 +345,44 @@ class DotLinear(_Linear):
                                                            rows_per_w, out_dev or 0, ctypes.byref(y)), ValueError)
         self._sync(sync)
         return y.value
+
+
+class GemvLinear(_Linear):
+    """GGUF block weights repacked once into the GEMV layout and run on the fast
+    decode GEMVs (``<type>_gemv_k``; docs/MODEL.md): the dense projections of
+    ``Model``. ``kind`` as for DotLinear (``"q4k"``, ``"q8_0"``, ...), weight_bytes
+    the GGUF blocks of ``groups`` matrices of [n, k]. ``forward`` and
+    ``forward_device`` as for every linear layer (up to four rows per launch);
+    the fused forms below take one row and device pointers only."""
+
+    def __init__(self, rt, n, k, kind, weight_bytes, ws=None, tag=None, groups=1):
+        if kind not in _specs():
+            raise ValueError(f"kind {kind!r} is not one of {sorted(_specs())}")
+        self.rt, self.ws, self.tag, self.kind = rt, _ws(rt, ws), tag if tag is not None else "gemvlinear", kind
+        raw = np.frombuffer(memoryview(weight_bytes).cast("B"), np.uint8)
+        self._h = _new("k100m_gemv_linear_new", n, k, kind.encode(), _ptr(raw), raw.nbytes, groups, self.ws._h,
+                       self.tag.encode())
+        self._info()
+
+    def _fused(self, form, x_dev, y_dev, a, b, c, eps, sync):
+        _check(_library().k100m_gemv_linear_fused(self._h, form, x_dev, y_dev, a, b, c, eps), ValueError)
+        self._sync(sync)
+
+    def accumulate_scaled(self, x_dev, y_dev, scale_dev=0, y_scaled_dev=0, ss_dev=0, sync=False):
+        """Enqueues y += W x for one row (``<type>_gemv_acc_k``); with scale_dev and y_scaled_dev
+        also y_scaled = y * scale (n floats each), with ss_dev the sums of the new y^2 over each
+        64 rows (ceil(n / 64) floats): the residual add and the next norm's inputs."""
+        self._fused(0, x_dev, y_dev, scale_dev, y_scaled_dev, ss_dev, 0.0, sync)
+
+    def rms_scaled(self, x_dev, ss_dev, eps, y_dev, sync=False):
+        """Enqueues y = r W x for one row (``<type>_gemv_rms_k``), r = 1 / sqrt(sum(ss) / k + eps)
+        over the ceil(k / 64) partial sums of squares at ss_dev (r = 1 when ss_dev is 0)."""
+        self._fused(1, x_dev, y_dev, ss_dev, 0, 0, float(eps), sync)
+
+    def swiglu(self, x_dev, ss_dev, eps, y_dev, sync=False):
+        """Enqueues y = silu(r G x) * (r U x) for one row (``<type>_gemv_swiglu_k``): the layer's
+        rows are G (the first n / 2) then U; r as in rms_scaled; y holds n / 2 floats."""
+        self._fused(2, x_dev, y_dev, ss_dev, 0, 0, float(eps), sync)
 
 
 # ---------------------------------------------------------------- norm, activation, MLP

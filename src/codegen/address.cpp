@@ -29,6 +29,12 @@ SGPR offset_address(Kernel& k, SGPR base, Operand index, int shift) {
   return off;
 }
 
+void set_offset_address(Kernel& k, SGPR dst, SGPR base, Operand index, int shift) {
+  SGPR off = widen_shifted(k, std::move(index), shift);
+  k.s_add_u32(dst[0], base[0], off[0]);
+  k.s_addc_u32(dst[1], base[1], off[1]);
+}
+
 void set_scaled_address(Kernel& k, SGPR dst, SGPR base, Operand a, Operand b, int shift) {
   SGPR t = k.sgpr(2, "product");
   k.s_mul_i32(t[0], a, b);

@@ -153,6 +153,11 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
     if (!w.single_wave) return {off[i], 0};
     return {off[i / 4], (i % 4) * w.round_bytes()};
   };
+  for (auto [cursor, base] : w.streams) k.s_mov_b64(cursor, base);
+  auto advance = [&](Operand bytes) {
+    if (w.advance) w.advance(bytes);
+    for (auto [cursor, base] : w.streams) add64(k, cursor, bytes);
+  };
   for (int B : batches) {
     const int log2b = std::countr_zero(unsigned(B));
     Label top = k.label("batch" + std::to_string(B)), done = k.label("batch" + std::to_string(B) + "_done");
@@ -168,16 +173,18 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
       auto [voff, imm] = address(i);
       w.load(i, voff, imm);
     }
-    for (int i = 0; i < B; ++i) {
-      w.compute(i);
+    for (int i = 0; i < B; ++i) w.compute(i);
+    for (int i = 0; i < B && w.store; ++i) {
+      auto [voff, imm] = address(i);
+      w.store(i, voff, imm);
     }
     if (w.finish) w.finish(B);
     if (w.single_wave) {
-      w.advance(w.round_bytes() * B);
+      advance(w.round_bytes() * B);
       k.s_sub_u32(w.left, w.left, 64 * B);
     } else {
       k.s_lshl_b32(scratch, wbytes, log2b);
-      w.advance(scratch);
+      advance(scratch);
       k.s_lshl_b32(scratch, w.w_threads, log2b);
       k.s_sub_u32(w.left, w.left, scratch);
     }
@@ -191,6 +198,7 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
   SGPR saved = mask_lanes_below(k, w.left, w.thread);
   w.load(0, off[0], 0);
   w.compute(0);
+  if (w.store) w.store(0, off[0], 0);
   if (w.finish) w.finish(1);
   restore_exec(k, saved);
   k.bind(end);

@@ -132,7 +132,7 @@ SGPR workgroup_reduce(Kernel& k, ReduceOp op, VGPR value, SGPR wave_index, SGPR 
 }
 
 std::pair<SGPR, SGPR> workgroup_argmax(Kernel& k, VGPR val, VGPR idx, SGPR wave_index, SGPR waves, VGPR lane,
-                                       uint32_t lds_offset) {
+                                       uint32_t lds_offset, std::optional<Label> others_leave) {
   const SGPR best_v = k.sgpr(1, "best value"), best_i = k.sgpr(1, "best index"), tmp = k.sgpr(1, "t"),
              saved = k.sgpr(2, "saved exec");
   const VGPR pair = k.vgpr(2, "pair"), addr = k.vgpr(1, "lds address");
@@ -148,6 +148,10 @@ std::pair<SGPR, SGPR> workgroup_argmax(Kernel& k, VGPR val, VGPR idx, SGPR wave_
   k.ds_write_b64(addr, pair, offset(lds_offset));
   k.s_mov_b64(exec, saved);
   k.s_barrier();
+  if (others_leave) {
+    k.s_cmp_lg_u32(wave_index, 0);
+    k.s_cbranch_scc1(*others_leave);
+  }
   k.v_mov_b32(val, identity_bits(ReduceOp::Max));
   k.v_mov_b32(idx, 0x7fffffff);  // no element
   k.v_cmp_gt_u32(vcc, waves, lane);

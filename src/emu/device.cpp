@@ -346,7 +346,14 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
 
     std::atomic<uint64_t> next{0};
     std::vector<Profile> profiles(threads);
-    if (d.observer) d.observer->dispatch_begin(detail::observed_dispatch(d));
+    if (d.observer) {
+      ObservedDispatch observed = detail::observed_dispatch(d);
+      {
+        std::shared_lock lock(impl_->mutex);
+        for (const AllocationInfo& a : impl_->mem.list()) observed.allocations.push_back({a.address, a.size});
+      }
+      d.observer->dispatch_begin(observed);
+    }
     auto start = std::chrono::steady_clock::now();
     {
       std::shared_lock lock(impl_->mutex);

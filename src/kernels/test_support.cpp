@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "k100/base/error.h"
+
 namespace k100::kernels {
 
 std::vector<float> Rng::uniform(size_t n, float lo, float hi) {
@@ -129,6 +131,25 @@ Case make_case(std::map<std::string, int64_t> dims, uint32_t seed) {
   c.dims = std::move(dims);
   c.seed = seed;
   return c;
+}
+
+std::vector<Case> case_table(const std::vector<std::string>& names, const std::vector<std::vector<int64_t>>& rows) {
+  std::vector<Case> cases;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].size() != names.size())
+      throw Error("case table: row " + std::to_string(i) + " has " + std::to_string(rows[i].size()) +
+                  " values for " + std::to_string(names.size()) + " columns");
+    Case c;
+    c.seed = uint32_t(i + 1);
+    for (size_t j = 0; j < names.size(); ++j) {
+      if (names[j] == "seed")
+        c.seed = uint32_t(rows[i][j]);
+      else
+        c.dims[names[j]] = rows[i][j];
+    }
+    cases.push_back(std::move(c));
+  }
+  return cases;
 }
 
 }  // namespace k100::kernels

@@ -35,8 +35,11 @@ const GemvKernel* gemv_kernel(TensorType t) {
 }
 
 // The benchmark matrix has 272 tiles: one wave per tile and split kept the
-// device busy there; a matrix with fewer tiles splits its rows further.
-constexpr int64_t kBusyWaves = 272;
+// device busy there; a matrix with fewer tiles splits its rows further, to
+// the fewest waves of at least 240 (MODELED, an 8B-class down projection of
+// 64 tiles: split 4, 256 waves, 49.4 us; split 8 put 1175 KiB in flight,
+// more than the open DRAM rows hold, 55.4 us).
+constexpr int64_t kBusyWaves = 240;
 constexpr uint32_t kMaxWaves = 8;
 
 // Tiles per launch: under the timing model a GEMV over many more tiles than
@@ -46,6 +49,11 @@ constexpr uint32_t kMaxWaves = 8;
 // tiles in one launch were faster than as 272 + 176, 544 as 2 x 272 faster
 // than in one).
 constexpr int64_t kLaunchTiles = 272;
+
+// The RMS-scaled kernel's longest run (half the bytes in flight per wave):
+// MODELED, a q4_K head of 594 tiles per launch kept DRAM busy without row
+// misses, one of 668 spent 9 % of its DRAM time opening rows.
+constexpr int64_t kRmsRunTiles = 600;
 
 // m = 1..4 rows per launch.
 constexpr int64_t kMaxRows = 4;
@@ -152,10 +160,16 @@ void GemvLinear::accumulate_scaled(uint64_t x, uint64_t y, uint64_t scale, uint6
 
 void GemvLinear::rms_scaled(uint64_t x, uint64_t ss, float eps, uint64_t y) {
   if (!rms_.valid()) throw Error(tag_ + ": the package has no RMS-scaled fast GEMV for " + quant::type_name(w_.type));
-  launch_runs(rms_, 1, [&](uint64_t w, int64_t row0, int64_t rows) {
-    return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), 1, 0, geo_.split, ss,
-                                 f32_bits(eps)};
-  });
+  // the RMS-scaled kernel keeps half the plain kernel's bytes in flight per
+  // wave: runs of about twice the tiles, at most kRmsRunTiles (a 151936-row
+  // head as 4 launches, not 8)
+  launch_runs(
+      rms_, 1,
+      [&](uint64_t w, int64_t row0, int64_t rows) {
+        return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), 1, 0, geo_.split, ss,
+                                     f32_bits(eps)};
+      },
+      kRmsRunTiles);
 }
 
 void GemvLinear::swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y) {
@@ -170,12 +184,16 @@ void GemvLinear::swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y) {
   const int64_t f = n_ / 2, tiles = n_ / quant::kGemvTileRows, ftiles = f / quant::kGemvTileRows;
   const uint64_t tile_bytes = (group_bytes_ - uint64_t(quant::gemv_table_bytes(w_.type))) / uint64_t(tiles);
   const uint64_t up = w_.ptr + uint64_t(ftiles) * tile_bytes;
-  const GemvGeometry geo = gemv_geometry(w_.type, f);
+  // the split as for one matrix of the gate's and up's rows together: the
+  // waves of a launch are 2 x split per gate tile
+  const GemvGeometry geo = gemv_geometry(w_.type, n_);
   const uint32_t wg = std::max<uint32_t>(geo.workgroup, 128 * geo.split), per = wg / 64 / (2 * geo.split);
-  // (rounded up here: gate and up rows far apart keep more DRAM rows open
-  // than one matrix's, 448 tiles in one launch were slower than in two)
+  // The swiglu kernel keeps half the plain kernel's bytes in flight per
+  // wave, so a launch holds twice the tiles before the reads in flight
+  // outgrow the open DRAM rows (27B-class FFN: 544 tiles in one launch
+  // 128 us MODELED, as two launches 141 us).
   const int64_t launches =
-      quant::gemv_table_bytes(w_.type) ? 1 : std::max<int64_t>(1, (tiles + kLaunchTiles - 1) / kLaunchTiles);
+      quant::gemv_table_bytes(w_.type) ? 1 : std::max<int64_t>(1, (tiles + 2 * kLaunchTiles - 1) / (2 * kLaunchTiles));
   const int64_t chunk = (ftiles + launches - 1) / launches;
   for (int64_t t = 0; t < ftiles; t += chunk) {
     const int64_t run = std::min(chunk, ftiles - t);
@@ -187,13 +205,16 @@ void GemvLinear::swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y) {
 }
 
 void GemvLinear::launch_runs(const KernelRef& kernel, int64_t m,
-                             const std::function<std::vector<uint64_t>(uint64_t, int64_t, int64_t)>& argv) {
-  // Equal runs of at least kLaunchTiles tiles, one launch each (the tiles of the
+                             const std::function<std::vector<uint64_t>(uint64_t, int64_t, int64_t)>& argv,
+                             int64_t max_run) {
+  // Equal runs of at least kLaunchTiles tiles (or of at most max_run), one launch each (the tiles of the
   // layout are contiguous, so rows [64a, 64b) are a matrix of their own);
   // a type with a decode table keeps one launch (its table leads the
   // buffer), and so do m > 1 rows (the kernel's y rows are n apart).
   const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows;
-  const int64_t launches = quant::gemv_table_bytes(w_.type) || m > 1 ? 1 : std::max<int64_t>(1, tiles / kLaunchTiles);
+  const int64_t launches = quant::gemv_table_bytes(w_.type) || m > 1 ? 1
+                           : max_run > 0                              ? (tiles + max_run - 1) / max_run
+                                                                      : std::max<int64_t>(1, tiles / kLaunchTiles);
   const int64_t chunk = (tiles + launches - 1) / launches;
   const int64_t per = geo_.tiles_per_workgroup();
   const uint64_t tile_bytes = group_bytes_ / uint64_t(tiles);

@@ -14,7 +14,7 @@ namespace {
   X(sgpr_granule) X(lds_bytes_per_cu) X(lds_granule) X(max_workgroups_per_cu) X(issue_cycles)                \
   X(valu_cycles) X(valu_quarter_cycles) X(lds_latency_cycles) X(ta_cycles_per_line)   \
   X(l1_bytes) X(l1_ways) X(l1_latency_cycles) X(l2_bytes) X(l2_ways) X(l2_channels) X(l2_latency_cycles) X(dram_peak_bytes_per_s) X(dram_efficiency)         \
-  X(dram_channels) X(dram_interleave_bytes) X(dram_open_bytes) X(dram_activate_s)           \
+  X(dram_channels) X(dram_interleave_bytes) X(dram_open_bytes) X(dram_activate_s) X(dram_row_bytes) X(dram_banks)           \
   X(dram_latency_s) X(dram_write_cost) X(host_link_bytes_per_s) X(host_request_overhead_bytes)               \
   X(host_latency_s) X(dispatch_floor_s)
 

@@ -72,6 +72,7 @@ void MemorySystem::begin_dispatch() {
   for (auto& c : dram_) c.free = 0;
   inflight_ = {};
   live_bytes_ = 0;
+  rows_.clear();
   host_free_ = 0;
 }
 
@@ -120,8 +121,10 @@ MemorySystem::Line* MemorySystem::lookup(uint64_t line, bool* hit) {
 // at the L2 (reads) or the channel has taken it (writes).
 double MemorySystem::dram(uint64_t line, double t, bool write, uint32_t segment_lines) {
   const uint64_t chunk = (line * 64) / m_.dram_interleave_bytes;
-  DramChannel& c = dram_[size_t(fold(chunk, 5) & (m_.dram_channels - 1))];
+  const size_t channel = size_t(fold(chunk, 5) & (m_.dram_channels - 1));
+  DramChannel& c = dram_[channel];
   double bus = dram_line_;
+  uint64_t row = 0;
   if (write) {
     // Write-backs are buffered and drained in row order: their measured
     // cost per line, no row activations.
@@ -133,15 +136,34 @@ double MemorySystem::dram(uint64_t line, double t, bool write, uint32_t segment_
     // closed before they are used up and every contiguous segment a wave
     // requests in one trip pays one activation (a growing fraction of them
     // between one and two times the open-row capacity).
-    while (!inflight_.empty() && inflight_.top() <= t) {
+    while (!inflight_.empty() && inflight_.top().done <= t) {
+      if (m_.dram_row_bytes > 0) {
+        auto it = rows_.find(inflight_.top().row);
+        if (it != rows_.end() && --it->second == 0) rows_.erase(it);
+      }
       inflight_.pop();
       live_bytes_ -= 64;
     }
-    double over = std::clamp((live_bytes_ - m_.dram_open_bytes) / m_.dram_open_bytes, 0.0, 1.0);
-    if (over > 0) {
-      double act = over * dram_activate_ / std::max<uint32_t>(segment_lines, 1);
-      bus += act;
-      stats_.dram_activation_cycles += act;
+    if (m_.dram_row_bytes > 0) {
+      // The channel-local address: the chunks this channel holds, in order.
+      const uint64_t local = (chunk / m_.dram_channels) * m_.dram_interleave_bytes + (line * 64) % m_.dram_interleave_bytes;
+      row = (local / uint64_t(m_.dram_row_bytes)) * m_.dram_channels + channel;
+      const double open = m_.dram_banks * m_.dram_channels;
+      uint32_t& n = rows_[row];
+      if (n == 0) {
+        double over = std::clamp((double(rows_.size()) - open) / open, 0.0, 1.0);
+        double act = over * dram_activate_;
+        bus += act;
+        stats_.dram_activation_cycles += act;
+      }
+      ++n;
+    } else {
+      double over = std::clamp((live_bytes_ - m_.dram_open_bytes) / m_.dram_open_bytes, 0.0, 1.0);
+      if (over > 0) {
+        double act = over * dram_activate_ / std::max<uint32_t>(segment_lines, 1);
+        bus += act;
+        stats_.dram_activation_cycles += act;
+      }
     }
     ++stats_.dram_lines_read;
   }
@@ -150,7 +172,7 @@ double MemorySystem::dram(uint64_t line, double t, bool write, uint32_t segment_
   c.busy += bus;
   if (write) return c.free;
   double done = c.free + dram_latency_;
-  inflight_.push(done);
+  inflight_.push({done, row});
   live_bytes_ += 64;
   return done;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 #include "k100/emu/observer.h"
@@ -84,8 +85,15 @@ class MemorySystem {
   // cycles
   double l1_latency_ = 0, l2_latency_ = 0, dram_latency_ = 0, dram_line_ = 0, dram_activate_ = 0, host_latency_ = 0;
   // HBM reads in flight: their completion cycles, and their bytes.
-  std::priority_queue<double, std::vector<double>, std::greater<double>> inflight_;
+  struct InFlight {
+    double done;
+    uint64_t row;
+    bool operator>(const InFlight& o) const { return done > o.done; }
+  };
+  std::priority_queue<InFlight, std::vector<InFlight>, std::greater<InFlight>> inflight_;
   double live_bytes_ = 0;
+  // Distinct-rows variant: lines in flight per (row, channel).
+  std::unordered_map<uint64_t, uint32_t> rows_;
   MemoryStats stats_;
 };
 

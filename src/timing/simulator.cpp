@@ -11,6 +11,7 @@
 #include "k100/base/error.h"
 #include "limiter.h"
 #include "memory_system.h"
+#include "physical_layout.h"
 
 namespace k100::timing {
 
@@ -23,6 +24,7 @@ constexpr uint32_t kLgkmMax = 15;  // lgkmcnt is 4 bits
 
 struct Wave {
   const WaveTrace* tr = nullptr;
+  const uint64_t* lines = nullptr;  // the trace's line runs at their physical addresses
   uint32_t op = 0;
   uint32_t group = 0;
   uint32_t cu = 0, simd = 0;
@@ -65,7 +67,7 @@ struct Event {
 class Engine {
  public:
   Engine(const MachineParams& m, MemorySystem& mem) : m_(m), mem_(mem) {}
-  DispatchTiming run(const DispatchTrace& d);
+  DispatchTiming run(const DispatchTrace& d, const detail::PhysicalLayout::Lines& lines);
 
  private:
   bool fits(uint32_t cu, uint32_t nwaves, uint32_t* simds);
@@ -83,6 +85,7 @@ class Engine {
   const MachineParams& m_;
   MemorySystem& mem_;
   const DispatchTrace* d_ = nullptr;
+  const detail::PhysicalLayout::Lines* lines_ = nullptr;
   Occupancy occ_;
   uint32_t group_limit_ = 0;
   std::vector<Wave> waves_;
@@ -146,6 +149,7 @@ void Engine::place(uint32_t cu, double t) {
     free_waves_.pop_back();
     Wave& w = waves_[slot];
     w.tr = &wg.waves[k];
+    w.lines = lines_->of(next_group_, k);
     w.op = 0;
     w.group = g;
     w.cu = cu;
@@ -221,7 +225,7 @@ void Engine::step(uint32_t slot) {
   Simd& S = simds_[w.cu * m_.simds_per_cu + w.simd];
   Cu& C = cus_[w.cu];
   const std::vector<TraceOp>& ops = w.tr->ops;
-  const uint64_t* lines = w.tr->lines.data();
+  const uint64_t* lines = w.lines;
   for (;;) {
     if (w.op >= ops.size()) {  // a trace without s_endpgm (stopped dispatch): ends here
       double done = std::max({w.t, w.vm_last, w.lgkm_n ? *std::max_element(w.lgkm, w.lgkm + w.lgkm_n) : 0.0});
@@ -363,8 +367,9 @@ void Engine::finish(uint32_t slot, double t) {
   place_on(cu, t);
 }
 
-DispatchTiming Engine::run(const DispatchTrace& d) {
+DispatchTiming Engine::run(const DispatchTrace& d, const detail::PhysicalLayout::Lines& lines) {
   d_ = &d;
+  lines_ = &lines;
   const emu::ObservedDispatch& info = d.info;
   occ_ = occupancy(info, m_);
   if (!occ_.workgroups_per_cu)
@@ -486,20 +491,23 @@ const char* limiter_name(Limiter l) {
 Timing simulate(const std::vector<const DispatchTrace*>& sequence, const MachineParams& m, const SimOptions& o) {
   for (const DispatchTrace* d : sequence)
     if (d->faulted) throw Error("timing: kernel '" + d->info.kernel + "' faulted; its trace is incomplete");
+  const detail::PhysicalLayout layout(sequence);
+  std::vector<detail::PhysicalLayout::Lines> lines;
+  lines.reserve(sequence.size());
+  for (const DispatchTrace* d : sequence) lines.push_back(layout.translate(*d));
   MemorySystem mem(m);
   if (o.warm_l2)
-    for (const DispatchTrace* d : sequence)
-      for (const auto& wg : d->workgroups)
-        for (const auto& w : wg.waves)
-          for (const TraceOp& op : w.ops)
-            if (op.count && !(op.aux && (op.kind == OpKind::SmemLoad || op.kind == OpKind::SmemStore)) &&
-                (op.kind == OpKind::VmemLoad || op.kind == OpKind::VmemStore || op.kind == OpKind::VmemAtomic ||
-                 op.kind == OpKind::SmemLoad || op.kind == OpKind::SmemStore))
-              mem.warm(w.lines.data() + op.arg, op.kind == OpKind::SmemLoad || op.kind == OpKind::SmemStore ? 1 : op.count);
+    for (size_t i = 0; i < sequence.size(); ++i)
+      for (size_t g = 0; g < sequence[i]->workgroups.size(); ++g)
+        for (size_t k = 0; k < sequence[i]->workgroups[g].waves.size(); ++k) {
+          const uint64_t* runs = lines[i].of(g, k);
+          for (const TraceOp& op : sequence[i]->workgroups[g].waves[k].ops)
+            if (uint32_t n = detail::line_runs(op)) mem.warm(runs + op.arg, n);
+        }
   Timing t;
   Engine engine(m, mem);
-  for (const DispatchTrace* d : sequence) {
-    t.dispatches.push_back(engine.run(*d));
+  for (size_t i = 0; i < sequence.size(); ++i) {
+    t.dispatches.push_back(engine.run(*sequence[i], lines[i]));
     t.total_s += t.dispatches.back().total_s;
   }
   const DispatchTiming* longest = nullptr;

@@ -2,8 +2,10 @@
 // reference, one gtest per kernel, all of its (non-sweep) cases.
 #include <gtest/gtest.h>
 
+#include "k100/base/error.h"
 #include "k100/kernels/emu_test_device.h"
 #include "k100/kernels/registry.h"
+#include "k100/kernels/test_support.h"
 
 namespace k100::kernels {
 namespace {
@@ -43,6 +45,21 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Kernel, ::testing::ValuesIn(lookups()), test_name);
+
+// The case tables the registry entries are written with: one case per row,
+// dims in column order, the "seed" column (else row i + 1) as the seed.
+TEST(CaseTable, RowsBecomeCasesWithTheirSeeds) {
+  auto c = case_table({"n", "wg"}, {{7, 64}, {100, 256}});
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[1]["n"], 100);
+  EXPECT_EQ(c[1]["wg"], 256);
+  EXPECT_EQ(c[0].seed, 1u);
+  EXPECT_EQ(c[1].seed, 2u);
+  auto s = case_table({"n", "seed"}, {{5, 801}});
+  EXPECT_EQ(s[0].seed, 801u);
+  EXPECT_EQ(s[0].dims.count("seed"), 0u);
+  EXPECT_THROW(case_table({"n", "wg"}, {{1, 64}, {2}}), Error);  // row 1 has one value for two columns
+}
 
 }  // namespace
 }  // namespace k100::kernels

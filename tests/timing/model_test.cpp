@@ -140,3 +140,32 @@ TEST(TimingModel, IssueBoundAtTheSustainedValuRate) {
 
 }  // namespace
 }  // namespace k100::timing
+
+namespace k100::timing {
+namespace {
+
+// The row model by distinct rows (dram_row_bytes > 0): reads whose rows
+// exceed the open ones pay activations; with rows enough for all of them,
+// none. The same recording either way.
+TEST(TimingModel, DistinctRowsPayActivationsOnlyBeyondTheOpenRows) {
+  ProbeDevice dev;
+  auto rec = test::run_read(dev, ReadProbe{4, false, 0}, 8, 128, 32);
+  MachineParams m = test::small_machine(2);
+  m.l2_bytes = 64 * 1024;  // the data streams from HBM
+  m.dram_row_bytes = 1024;
+  m.dram_banks = 1;  // 32 open rows: 16 waves x 4 streams of 1 KiB pieces exceed them
+  const Timing few = rec.model(m);
+  m.dram_banks = 1e6;
+  const Timing many = rec.model(m);
+  EXPECT_GT(only(few).dram_activation_s, 0);
+  EXPECT_EQ(only(many).dram_activation_s, 0);
+  EXPECT_GT(only(few).exec_s, only(many).exec_s);
+  // Off (the default): the byte-capacity model; 16 waves keep far less than 1 MiB in flight.
+  MachineParams off = test::small_machine(2);
+  off.l2_bytes = m.l2_bytes;
+  const Timing plain = rec.model(off);
+  EXPECT_EQ(only(plain).dram_activation_s, 0);
+}
+
+}  // namespace
+}  // namespace k100::timing

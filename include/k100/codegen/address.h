@@ -15,6 +15,8 @@ void add64(Kernel& k, SGPR pair, Operand lo, Operand hi = 0);
 void add64_pair(Kernel& k, SGPR pair, SGPR value64);
 // base + (index << shift), index an unsigned 32-bit SGPR.
 SGPR offset_address(Kernel& k, SGPR base, Operand index, int shift);
+// dst = base + (index << shift) into an existing pair.
+void set_offset_address(Kernel& k, SGPR dst, SGPR base, Operand index, int shift);
 // base + ((a * b) << shift), a and b unsigned 32-bit (the product taken to 64 bits).
 SGPR scaled_address(Kernel& k, SGPR base, Operand a, Operand b, int shift);
 // dst = base + ((a * b) << shift) into an existing pair.

@@ -19,4 +19,10 @@ inline constexpr uint32_t kNegInfBits = 0xff800000u;
 // or an SGPR / VGPR holding s log2 e), v_exp_f32 (1 ulp). dst may be a or b.
 void exp2_scaled_difference(Kernel& k, VGPR dst, Operand a, Operand b, Operand scale);
 
+// dst[c] = 1 / (1 + 2^(scale * x[c])) for the n components c, each step over
+// all of them before the next: with scale = -kLog2E the logistic sigmoid of
+// x (silu(x) = x sigmoid(x)); an overflowing 2^ gives 1/inf = 0, the right
+// limit. dst may be x.
+void reciprocal_one_plus_exp2(Kernel& k, VGPR dst, Operand scale, VGPR x, int n = 1);
+
 }  // namespace k100::codegen

@@ -37,6 +37,11 @@
 
 namespace k100::codegen {
 
+// The hardware registers and the modifiers a generator names beside its
+// virtual registers, so that `using namespace codegen` is all it needs.
+using as::exec, as::exec_hi, as::exec_lo, as::m0, as::off, as::offset, as::sdwa_sel, as::vcc, as::vcc_hi, as::vcc_lo;
+using codeobj::HiddenArgLayout;
+
 struct Label {
   int id = -1;
 };

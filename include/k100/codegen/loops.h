@@ -81,7 +81,9 @@ void batched_walk(Kernel& k, const BatchedWalk& w);
 // floats (4: dwordx4 pieces; 1: single wave only), in increasing order.
 // Rounds go in batches (e.g. {16, 4, 1}); the last, partial round runs with
 // EXEC = (t < chunks left). Per batch every load is issued first, then each
-// chunk is processed as its loads arrive, then finish(n).
+// chunk is processed as its loads arrive, then each is stored (at the
+// address it was loaded from), then finish(n). The `streams` (cursor, base)
+// pairs start at their bases and advance with every round.
 struct ChunkWalk {
   bool single_wave = true;  // W = 64 at generation time; else W from w_threads
   int dwords = 4;
@@ -89,8 +91,8 @@ struct ChunkWalk {
   VGPR thread{};            // t
   SGPR left{};              // chunks left (the caller sets nq)
   int max_batch = 1;
-  int loads_per_chunk = 1;
-  std::function<void(int i, VGPR voff, int imm)> load{};
+  std::vector<std::pair<SGPR, SGPR>> streams{};
+  std::function<void(int i, VGPR voff, int imm)> load{}, store{};
   std::function<void(int i)> compute{};
   std::function<void(int n)> finish{};
   std::function<void(Operand bytes)> advance{};

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -64,8 +65,10 @@ SGPR workgroup_reduce(Kernel& k, ReduceOp op, VGPR value, SGPR wave_index, SGPR 
 // ties) from every wave's (value, index) registers: wave_argmax, then one
 // pair per wave through LDS (8 bytes each at lds_offset) and one s_barrier;
 // every wave gets the pair in the returned SGPRs. `lane` is the lane index
-// 0..63; needs a whole wave.
+// 0..63; needs a whole wave. With `others_leave`, waves other than wave 0
+// branch there after the barrier and only wave 0 merges the pairs: its SIMD
+// is then not shared with three waves repeating the same merge.
 std::pair<SGPR, SGPR> workgroup_argmax(Kernel& k, VGPR value, VGPR index, SGPR wave_index, SGPR waves, VGPR lane,
-                                       uint32_t lds_offset = 0);
+                                       uint32_t lds_offset = 0, std::optional<Label> others_leave = std::nullopt);
 
 }  // namespace k100::codegen

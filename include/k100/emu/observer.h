@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "k100/emu/profile.h"
 #include "k100/isa/inst.h"
@@ -46,6 +47,13 @@ struct ObservedDispatch {
   uint64_t kernarg_address = 0, kernarg_bytes = 0;
   uint64_t packet_address = 0, packet_bytes = 0;
   uint64_t queue_address = 0, queue_bytes = 0;
+  // The device memory allocations live when the dispatch starts, by base
+  // address: a consumer that models physical placement maps addresses to
+  // (allocation, offset) with them.
+  struct Allocation {
+    uint64_t base = 0, bytes = 0;
+  };
+  std::vector<Allocation> allocations;
 };
 
 // Receives the events of one workgroup's waves. A memory event belongs to the

@@ -94,5 +94,9 @@ uint64_t hash_bytes(const void* data, size_t bytes, uint64_t seed = 0);
 
 // Case with the given dims, e.g. make_case({{"n", 256}, {"k", 640}}).
 Case make_case(std::map<std::string, int64_t> dims, uint32_t seed = 1);
+// Cases from a table: one row of values per case, in the order of `names`;
+// the column "seed" is the case's seed (without one, row i has seed i + 1).
+// A row of another length than `names` is an error naming the row.
+std::vector<Case> case_table(const std::vector<std::string>& names, const std::vector<std::vector<int64_t>>& rows);
 
 }  // namespace k100::kernels

@@ -38,6 +38,13 @@ k100m_handle* k100m_float_linear_new(int64_t n, int64_t k, uint32_t type, const 
 /* kind: a QUANT_SPECS name ("q4k", "q8_0", ...); tables: device pointers (ntables 0: built in). */
 k100m_handle* k100m_dot_linear_new(int64_t n, int64_t k, const char* kind, const void* bytes, size_t nbytes,
                                    const uint64_t* tables, int ntables, k100m_handle* ws, const char* tag);
+/* The fast decode GEMVs over the GGUF blocks (kind as above) repacked once; groups matrices of [n, k]. */
+k100m_handle* k100m_gemv_linear_new(int64_t n, int64_t k, const char* kind, const void* bytes, size_t nbytes,
+                                    int64_t groups, k100m_handle* ws, const char* tag);
+/* Its fused forms for one row: form 0 y += W x (a: scale, b: y_scaled, c: ss out; each 0 to skip),
+   1 y = r W x (a: ss partials, r from them and eps), 2 y = silu(r G x) * (r U x) (a: ss partials). */
+int k100m_gemv_linear_fused(k100m_handle* l, int form, uint64_t x, uint64_t y, uint64_t a, uint64_t b, uint64_t c,
+                            float eps);
 int k100m_linear_info(k100m_handle* l, int64_t* n, int64_t* k, uint64_t* weights, uint32_t* type);
 int k100m_linear_forward(k100m_handle* l, uint64_t x, int64_t rows, uint64_t out, int accumulate, uint64_t* y);
 int k100m_linear_forward_selected(k100m_handle* l, uint64_t x, uint64_t ids, int64_t count, int x_per_group,

@@ -225,9 +225,11 @@ class GemvLinear final : public Linear {
 
  private:
   void init();
-  // One launch of `kernel` per run of tiles (see gemv_linear.cpp); argv(w, row0, rows) for each.
+  // One launch of `kernel` per run of tiles (see gemv_linear.cpp); argv(w, row0, rows) for each;
+  // max_run 0: runs of at least the plain kernel's length, else runs of at most max_run tiles.
   void launch_runs(const KernelRef& kernel, int64_t m,
-                   const std::function<std::vector<uint64_t>(uint64_t w, int64_t row0, int64_t rows)>& argv);
+                   const std::function<std::vector<uint64_t>(uint64_t w, int64_t row0, int64_t rows)>& argv,
+                   int64_t max_run = 0);
   void row(uint64_t x, uint64_t y, bool accumulate) override;
   void rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) override;
   void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) override;

@@ -62,6 +62,12 @@ struct MachineParams {
   unsigned dram_interleave_bytes = 256;
   double dram_open_bytes = 32 * 16 * 2048;  // open-row capacity: channels x banks x row bytes
   double dram_activate_s = 37.6e-9;    // channel time of one row activation that cannot overlap (FACTS 3 sweep)
+  // Row model by distinct rows (0: by bytes in flight, the model above): a
+  // channel's rows of this many bytes, `dram_banks` open per channel; a read
+  // line whose row no other read in flight holds pays one activation, scaled
+  // by how far the distinct rows in flight exceed the open ones.
+  double dram_row_bytes = 0;
+  double dram_banks = 16;
   // What an L2 miss adds to the L2 round trip, in seconds (the memory side has
   // its own clocks): the same pointer chase, 337 ns from HBM against 140 ns from L2.
   double dram_latency_s = 197e-9;

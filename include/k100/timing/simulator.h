@@ -10,7 +10,11 @@
 // follow from the code (Little's law). A dispatch costs the dispatch floor
 // plus the time from its first wave's start to its last wave's end;
 // dispatches run back to back. Before the measured pass, the L2 is warmed
-// with the sequence's lines, as a benchmark's warm-up run would.
+// with the sequence's lines, as a benchmark's warm-up run would. Addresses
+// are first moved to a canonical physical layout of the buffers the
+// sequence touches (allocation and offset, from the allocations each trace
+// carries), so the result does not depend on where the emulator's
+// allocator happened to put them.
 //
 // This is abstract timing over functional execution, not a cycle-accurate
 // GPU: ALU instructions issue in runs, the memory system answers at issue

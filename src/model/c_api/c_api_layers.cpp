@@ -26,7 +26,7 @@ namespace {
 thread_local std::string t_error;
 
 Linear& linear_of(k100m_handle* h) {
-  Linear* l = as_base<Linear, F32Linear, FloatLinear, DotLinear, Linear>(h);
+  Linear* l = as_base<Linear, F32Linear, FloatLinear, DotLinear, GemvLinear, Linear>(h);
   if (!l) throw Error("not a linear layer handle");
   return *l;
 }
@@ -109,6 +109,36 @@ K100M_API k100m_handle* k100m_dot_linear_new(int64_t n, int64_t k, const char* k
     return wrap(std::make_unique<DotLinear>(engine_device(), n, k, s->type,
                                             std::span<const uint8_t>(static_cast<const uint8_t*>(bytes), nbytes),
                                             workspace_of(ws), tag_or(tag, "dotlinear"), std::move(t)));
+  });
+}
+
+K100M_API k100m_handle* k100m_gemv_linear_new(int64_t n, int64_t k, const char* kind, const void* bytes,
+                                             size_t nbytes, int64_t groups, k100m_handle* ws, const char* tag) {
+  return guarded_new("k100m_gemv_linear_new", [&] {
+    need(kind, "kind");
+    need(bytes, "bytes");
+    const QuantSpec* s = quant_spec(std::string_view(kind));
+    if (!s) throw Error("unknown kind '" + std::string(kind) + "'");
+    return wrap(std::make_unique<GemvLinear>(engine_device(), n, k, s->type,
+                                             std::span<const uint8_t>(static_cast<const uint8_t*>(bytes), nbytes),
+                                             workspace_of(ws), tag_or(tag, "gemvlinear"), groups));
+  });
+}
+
+// GemvLinear's fused forms: form 0 accumulate_scaled(x, y, a, b, c), 1
+// rms_scaled(x, ss = a, eps, y), 2 swiglu(x, ss = a, eps, y).
+K100M_API int k100m_gemv_linear_fused(k100m_handle* h, int form, uint64_t x, uint64_t y, uint64_t a, uint64_t b,
+                                      uint64_t c, float eps) {
+  return guarded("k100m_gemv_linear_fused", [&] {
+    auto* g = dynamic_cast<GemvLinear*>(&linear_of(h));
+    if (!g) throw Error("not a GemvLinear handle");
+    if (!g->fused()) throw Error(g->tag() + ": the kernel package has no fused forms for this type");
+    switch (form) {
+      case 0: g->accumulate_scaled(x, y, a, b, c); break;
+      case 1: g->rms_scaled(x, a, eps, y); break;
+      case 2: g->swiglu(x, a, eps, y); break;
+      default: throw Error("form " + std::to_string(form) + " is not 0 (accumulate), 1 (rms) or 2 (swiglu)");
+    }
   });
 }
 

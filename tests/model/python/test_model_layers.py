@@ -77,6 +77,58 @@ def test_dot_linear_against_host_codec(rt):
         M.DotLinear(rt, 8, 100, "q4k", b"")
 
 
+def test_gemv_linear_and_fused_forms(rt):
+    """GemvLinear (the fast GEMVs over repacked q4_K blocks): forward and the three fused
+    forms for one row against double products over the host codec's weights, with a row
+    count that is not a multiple of 64 (accumulate, rms) and 2 x 64 rows (swiglu)."""
+    from k100lc_kernels import gguf
+    r = rng(7)
+    n, k, eps = 70, 512, 1e-5
+    w = r.normal(0, 0.05, (n, k)).astype(np.float32)
+    blocks = gguf.quantize("q4_K", w)
+    wd = gguf.dequantize("q4_K", blocks).reshape(n, k).astype(np.float64)
+    try:
+        lin = M.GemvLinear(rt, n, k, "q4k", blocks, tag="gemv_q4k")
+    except (RuntimeError, ValueError) as e:
+        if "is not in the loaded kernel packages" not in str(e):
+            raise
+        pytest.skip(f"kernel package without the fast GEMVs: {e}")
+    x = r.uniform(-1, 1, (3, k)).astype(np.float32)
+    xd = x.astype(np.float64)
+    close(lin.forward(x), xd @ wd.T)
+    ws = lin.ws
+    xdev = ws.upload("t.x", x[0])
+    # accumulate_scaled: y += W x, y_scaled = y * scale, sums of y^2 per 64 rows
+    y0 = r.uniform(-1, 1, n).astype(np.float32)
+    scale = r.uniform(0.5, 1.5, n).astype(np.float32)
+    ydev, sdev = ws.upload("t.y", y0), ws.upload("t.scale", scale)
+    zdev, ssdev = ws.buffer("t.z", 4 * n), ws.buffer("t.ss", 4 * 2)
+    lin.accumulate_scaled(xdev, ydev, sdev, zdev, ssdev, sync=True)
+    want = y0.astype(np.float64) + wd @ xd[0]
+    close(rt.download(ydev, n, np.float32), want)
+    close(rt.download(zdev, n, np.float32), want * scale)
+    close(rt.download(ssdev, 2, np.float32), [np.sum(want[:64] ** 2), np.sum(want[64:] ** 2)])
+    # rms_scaled: r from partial sums of squares of a source row s
+    s = r.uniform(-2, 2, k).astype(np.float64)
+    parts = (s.reshape(-1, 64) ** 2).sum(axis=1).astype(np.float32)
+    pdev, outdev = ws.upload("t.parts", parts), ws.buffer("t.out", 4 * n)
+    lin.rms_scaled(xdev, pdev, eps, outdev, sync=True)
+    rr = 1 / np.sqrt(np.sum(parts.astype(np.float64)) / k + eps)
+    close(rt.download(outdev, n, np.float32), rr * (wd @ xd[0]))
+    # swiglu over 64 gate rows and 64 up rows
+    w2 = r.normal(0, 0.05, (128, k)).astype(np.float32)
+    b2 = gguf.quantize("q4_K", w2)
+    wd2 = gguf.dequantize("q4_K", b2).reshape(128, k).astype(np.float64)
+    sw = M.GemvLinear(rt, 128, k, "q4k", b2, ws=ws, tag="gemv_swiglu")
+    sw.swiglu(xdev, pdev, eps, outdev, sync=True)
+    g, u = rr * (wd2[:64] @ xd[0]), rr * (wd2[64:] @ xd[0])
+    close(rt.download(outdev, 64, np.float32), g / (1 + np.exp(-g)) * u)
+    with pytest.raises(ValueError):
+        lin.swiglu(xdev, 0, eps, outdev)  # 70 rows are not gate and up halves of whole tiles
+    with pytest.raises(ValueError):
+        M.GemvLinear(rt, 8, 100, "q4k", b"")
+
+
 def test_helpers_and_sampler(rt):
     assert M.cdiv(7, 2) == 4
     m = M.div_magic(7, 1000)

@@ -56,8 +56,21 @@ constexpr uint32_t kPartRegion = kMaxGroup * kQHeadBytes + 64;      // a wave's 
 constexpr uint32_t kPartsAt = kMaxWaves * kQRegion;                 // partials of waves 1 .. W-1
 constexpr uint32_t kLdsBytes = kPartsAt + (kMaxWaves - 1) * kPartRegion;
 
-Signature gqa_signature(bool f16) {
+}  // namespace
+
+namespace model_family {
+
+Signature gqa_signature(bool f16, bool rope) {
   const char* e = f16 ? "f16" : "f32";
+  if (rope)
+    return Signature(f16 ? "flash_dec_gqa_rope_f16_k" : "flash_dec_gqa_rope_k",
+                     {out("out", "f32"), out("po", "f32"), out("pm", "f32"), out("pl", "f32"), inout("count", "u32"),
+                      inout("kt", e), inout("v", e), in("qkv", "f32"), in("bias", "f32"), in("q_norm", "f32"),
+                      in("k_norm", "f32"), in("cos", "f32"), in("sin", "f32"), value("pos", "u32"),
+                      value("dh", "u32"), value("rows_per_split", "u32"), value("max_len", "u32"),
+                      value("cshift", "u32"), value("inv", "f32"), value("group", "u32"),
+                      value("n_kv_heads", "u32"), value("n_rot", "u32"), value("mode", "u32"), value("eps", "f32")},
+                     codeobj::HiddenArgLayout::Compact);
   return Signature(f16 ? "flash_dec_gqa_f16_k" : "flash_dec_gqa_k",
                    {out("out", "f32"), out("po", "f32"), out("pm", "f32"), out("pl", "f32"), inout("count", "u32"),
                     in("q", "f32"), in("kt", e), in("v", e), value("n_kv", "u32"), value("dh", "u32"),
@@ -65,7 +78,12 @@ Signature gqa_signature(bool f16) {
                     value("inv", "f32"), value("group", "u32")},
                    codeobj::HiddenArgLayout::Compact);
 }
-const Signature kGqa = gqa_signature(false), kGqaF16 = gqa_signature(true);
+
+}  // namespace model_family
+
+namespace {
+
+const Signature kGqa = gqa_signature(false, false), kGqaF16 = gqa_signature(true, false);
 
 // What every (dh, group) body shares: set up once at entry.
 struct Common {
@@ -75,8 +93,9 @@ struct Common {
 
 class Body {
  public:
-  Body(Kernel& k, const Common& cm, int dh, int group, bool f16, Label exit)
-      : k_(k), cm_(cm), DH(dh), G(group), NC(dh / 64), NK(dh / kChunk), F16(f16), EB(f16 ? 2 : 4), exit_(exit) {}
+  Body(Kernel& k, const Common& cm, int dh, int group, bool f16, bool rope, Label exit)
+      : k_(k), cm_(cm), DH(dh), G(group), NC(dh / 64), NK(dh / kChunk), F16(f16), ROPE(rope), EB(f16 ? 2 : 4),
+        exit_(exit) {}
 
   void emit() {
     // the KV head's caches: + g max_len dh (elements)
@@ -89,7 +108,10 @@ class Body {
     // the lane's columns of partials and outputs: d = lane + 64 c (f32), d = 2 lane + c (f16: one V dword per lane)
     vCol = k_.vgpr(1, "column offset");
     k_.v_lshlrev_b32(vCol, F16 ? 3 : 2, cm_.lane);
-    load_q();
+    if (ROPE)
+      rope_q_and_append();
+    else
+      load_q();
     init();
     blocks();
     merge_waves();
@@ -102,7 +124,7 @@ class Body {
   Kernel& k_;
   const Common& cm_;
   const int DH, G, NC, NK;
-  const bool F16;
+  const bool F16, ROPE;
   const int EB;  // cache element bytes
   Label exit_;
   SGPR kt_, v_;
@@ -126,6 +148,208 @@ class Body {
         k_.global_load_dword(vT, cm_.l4, cm_.q, offset(i * DH * 4 + c * 256));
         k_.ds_write_b32(vAt, vT, offset(int(kQHeadBytes) * i + c * 256));
       }
+  }
+
+  // The rope variants: q of the group's heads from the projection qkv (its bias, the per-head RMSNorm and
+  // the rotation, as qkv_rope_append_k computes them) into this wave's LDS copy. The wave that takes the
+  // block of row pos in the split that holds it also puts k and v of row pos into the caches and waits
+  // until the writes are done, before any load of that block: the row is read back from the cache (so
+  // the f16 variant attends to the rounded values the next token will see), and no other split or wave
+  // reads it. Lane t holds pair t (dh / 2 <= 64 pairs).
+  void rope_q_and_append() {
+    vQbase = k_.vgpr(1, "q copy in lds");
+    vT = k_.vgpr(1, "t");
+    k_.s_mul_i32(sT, cm_.wave, kQRegion);
+    k_.v_mov_b32(vQbase, sT);
+    const int P = DH / 2;
+    const SGPR sPairs = k_.sgpr(2, "pair lanes"), sRot = k_.sgpr(2, "rotated lanes"),
+               sNeox = k_.sgpr(2, "neox lanes"), sHalf = s1("rotated pairs"), sTab = s1("table row"),
+               sBias = k_.sgpr(2, "bias rows"), sRow = k_.sgpr(2, "k row"), sHeads = s1("query heads");
+    const VGPR vIa = k_.vgpr(1, "first element bytes"), vIb = k_.vgpr(1, "second element bytes"),
+               vCos = k_.vgpr(1, "cos"), vSin = k_.vgpr(1, "sin"), vU = k_.vgpr(1, "u"),
+               vAt = k_.vgpr(1, "lds address");
+    k_.v_cmp_gt_u32(vcc, P, cm_.lane);
+    k_.s_mov_b64(sPairs, vcc);
+    k_.s_lshr_b32(sTab, k_.arg("n_rot"), 1);
+    k_.s_min_u32(sHalf, sTab, P);
+    k_.v_cmp_gt_u32(vcc, sHalf, cm_.lane);
+    k_.s_and_b64(sRot, vcc, sPairs);
+    k_.s_bitcmp1_b32(k_.arg("mode"), 0);
+    k_.s_cselect_b64(sNeox, -1, 0);
+    k_.s_and_b64(sNeox, sNeox, sRot);
+    // elements (2t, 2t + 1), or (t, t + n_rot / 2) for the rotated pairs of neox, as byte offsets
+    k_.v_lshlrev_b32(vIa, 3, cm_.lane);
+    k_.v_add_u32(vIb, 4, vIa);
+    k_.v_cndmask_b32(vIa, vIa, cm_.l4, sNeox);
+    k_.s_lshl_b32(sT, sHalf, 2);
+    k_.v_add_u32(vT, sT, cm_.l4);
+    k_.v_cndmask_b32(vIb, vIb, vT, sNeox);
+    // cos/sin[pos][t] (tables of n_rot / 2 per position)
+    k_.s_mul_i32(sTab, sTab, k_.arg("pos"));
+    const SGPR sCos = scaled_address(k_, k_.arg("cos"), sTab, 1, 2), sSin = scaled_address(k_, k_.arg("sin"), sTab, 1, 2);
+    k_.s_mov_b64(exec, sRot);
+    k_.global_load_dword(vCos, cm_.l4, sCos);
+    k_.global_load_dword(vSin, cm_.l4, sSin);
+    k_.s_mov_b64(exec, -1);
+
+    // x of n rows at `at` (+ the bias rows at the same offsets from bias + `bias_at` bytes)
+    auto load_rows = [&](int n, SGPR at, Operand bias_at, VGPR* a, VGPR* b) {
+      for (int i = 0; i < n; ++i) {
+        k_.v_mov_b32(a[i], 0);
+        k_.v_mov_b32(b[i], 0);
+      }
+      k_.s_mov_b64(exec, sPairs);
+      for (int i = 0; i < n; ++i) {
+        k_.global_load_dword(a[i], vIa, at, offset(i * DH * 4));
+        k_.global_load_dword(b[i], vIb, at, offset(i * DH * 4));
+      }
+      Label no_bias = k_.label("no_bias");
+      k_.s_mov_b64(sBias, k_.arg("bias"));
+      k_.s_cmp_eq_u64(sBias, 0);
+      k_.s_cbranch_scc1(no_bias);
+      add64(k_, sBias, bias_at);
+      std::vector<VGPR> ba(size_t(n)), bb(size_t(n));
+      for (int i = 0; i < n; ++i) {
+        ba[size_t(i)] = k_.vgpr(1, "bias");
+        bb[size_t(i)] = k_.vgpr(1, "bias");
+        k_.global_load_dword(ba[size_t(i)], vIa, sBias, offset(i * DH * 4));
+        k_.global_load_dword(bb[size_t(i)], vIb, sBias, offset(i * DH * 4));
+      }
+      for (int i = 0; i < n; ++i) {
+        k_.v_add_f32(a[i], a[i], ba[size_t(i)]);
+        k_.v_add_f32(b[i], b[i], bb[size_t(i)]);
+      }
+      k_.bind(no_bias);
+      k_.s_mov_b64(exec, -1);
+    };
+    // x * (mean(x^2) + eps)^(-1/2) * w per row (norm weights `weights` != 0), then the rotation
+    auto norm_rotate = [&](int n, const char* weights, VGPR* a, VGPR* b) {
+      Label no_norm = k_.label("no_norm");
+      const SGPR sW = k_.sgpr(2, "norm weights");
+      k_.s_mov_b64(sW, k_.arg(weights));
+      k_.s_cmp_eq_u64(sW, 0);
+      k_.s_cbranch_scc1(no_norm);
+      std::vector<std::pair<ReduceOp, VGPR>> sums;
+      std::vector<VGPR> sq(size_t(n));
+      for (int i = 0; i < n; ++i) {
+        sq[size_t(i)] = k_.vgpr(1, "squares");
+        k_.v_mul_f32(sq[size_t(i)], a[i], a[i]);
+        k_.v_fmac_f32(sq[size_t(i)], b[i], b[i]);
+        sums.push_back({ReduceOp::Add, sq[size_t(i)]});
+      }
+      lane_reduce(k_, sums);
+      k_.s_mov_b64(exec, sPairs);
+      k_.global_load_dword(vU, vIa, sW);   // w[a]
+      k_.global_load_dword(vAt, vIb, sW);                                // w[b]
+      for (int i = 0; i < n; ++i) {
+        k_.v_readlane_b32(sT, sq[size_t(i)], 63);
+        k_.v_mul_f32(vT, 1.0f / float(DH), sT);  // exact: dh a power of two
+        k_.v_add_f32(vT, k_.arg("eps"), vT);
+        k_.v_rsq_f32(vT, vT);
+        k_.v_mul_f32(a[i], a[i], vT);
+        k_.v_mul_f32(a[i], a[i], vU);
+        k_.v_mul_f32(b[i], b[i], vT);
+        k_.v_mul_f32(b[i], b[i], vAt);
+      }
+      k_.s_mov_b64(exec, -1);
+      k_.bind(no_norm);
+      k_.s_mov_b64(exec, sRot);
+      for (int i = 0; i < n; ++i) {
+        k_.v_mul_f32(vT, a[i], vCos);
+        k_.v_mul_f32(vU, a[i], vSin);
+        k_.v_fma_f32(a[i], neg(b[i]), vSin, vT);
+        k_.v_fma_f32(b[i], b[i], vCos, vU);
+      }
+      k_.s_mov_b64(exec, -1);
+    };
+
+    VGPR vA[kMaxGroup], vB[kMaxGroup];
+    for (int i = 0; i < G; ++i) {
+      vA[i] = k_.vgpr(1, "q a");
+      vB[i] = k_.vgpr(1, "q b");
+    }
+    // the group's q rows: qkv + g group dh 4 (cm_.q), bias at the same offset
+    k_.s_mul_i32(sT, cm_.g, G * DH * 4);
+    load_rows(G, cm_.q, sT, vA, vB);
+    norm_rotate(G, "q_norm", vA, vB);
+    k_.s_mov_b64(exec, sPairs);
+    k_.v_add_u32(vAt, vQbase, vIa);
+    k_.v_add_u32(vU, vQbase, vIb);
+    for (int i = 0; i < G; ++i) {
+      k_.ds_write_b32(vAt, vA[i], offset(int(kQHeadBytes) * i));
+      k_.ds_write_b32(vU, vB[i], offset(int(kQHeadBytes) * i));
+    }
+    k_.s_mov_b64(exec, -1);
+
+    // ---- row pos: only in the split with j0 <= pos < end, by the wave taking block (pos - j0) >> 6
+    Label no_append = k_.label("no_append");
+    const SGPR sPos = k_.arg("pos");
+    k_.s_cmp_lt_u32(sPos, cm_.j0);
+    k_.s_cbranch_scc1(no_append);
+    k_.s_cmp_ge_u32(sPos, cm_.end);
+    k_.s_cbranch_scc1(no_append);
+    k_.s_sub_u32(sT, sPos, cm_.j0);
+    k_.s_lshr_b32(sT, sT, 6);
+    k_.s_sub_u32(sTab, cm_.waves, 1);
+    k_.s_and_b32(sT, sT, sTab);
+    k_.s_cmp_lg_u32(sT, cm_.wave);
+    k_.s_cbranch_scc1(no_append);
+    // k row n_head + g = n_kv_heads group + g, v row n_kv_heads further; the bias rows alike
+    k_.s_mul_i32(sHeads, k_.arg("n_kv_heads"), G);
+    k_.s_add_u32(sHeads, sHeads, cm_.g);
+    set_scaled_address(k_, sRow, k_.arg("qkv"), sHeads, DH, 2);
+    VGPR vRa[2] = {k_.vgpr(1, "k a"), k_.vgpr(1, "v a")}, vRb[2] = {k_.vgpr(1, "k b"), k_.vgpr(1, "v b")};
+    k_.s_mul_i32(sT, sHeads, DH * 4);
+    // the v row n_kv_heads dh 4 bytes on (more than an instruction offset holds)
+    load_rows(1, sRow, sT, &vRa[0], &vRb[0]);
+    const SGPR sVrowIn = k_.sgpr(2, "v row in");
+    k_.s_mov_b64(sVrowIn, sRow);
+    k_.s_mul_i32(sTab, k_.arg("n_kv_heads"), DH * 4);
+    add64(k_, sVrowIn, sTab);
+    k_.s_add_u32(sT, sT, sTab);
+    load_rows(1, sVrowIn, sT, &vRa[1], &vRb[1]);
+    norm_rotate(1, "k_norm", &vRa[0], &vRb[0]);
+    // K: tile (pos & ~63), row pos & 63; f32 element d at d 256, f16 at (d >> 1) 256 + (d & 1) 2
+    const SGPR sKdst = k_.sgpr(2, "k destination"), sVdst = k_.sgpr(2, "v destination");
+    k_.s_andn2_b32(sT, sPos, 63);
+    set_scaled_address(k_, sKdst, kt_, sT, DH, F16 ? 1 : 2);
+    k_.s_and_b32(sT, sPos, 63);
+    k_.s_lshl_b32(sT, sT, 2);
+    add64(k_, sKdst, sT);
+    set_scaled_address(k_, sVdst, v_, sPos, DH, F16 ? 1 : 2);
+    k_.s_mov_b64(exec, sPairs);
+    const VGPR vOa = k_.vgpr(1, "k offset a"), vOb = k_.vgpr(1, "k offset b");
+    if (F16) {
+      // element e = bytes / 4: K at (e >> 1) 256 + (e & 1) 2 = (bytes >> 3) 256 + (bytes & 4) / 2; V at e 2
+      for (int e = 0; e < 2; ++e) {
+        const VGPR idx = e ? vIb : vIa, o = e ? vOb : vOa;
+        k_.v_lshrrev_b32(o, 3, idx);
+        k_.v_lshlrev_b32(o, 8, o);
+        k_.v_and_b32(vT, 4, idx);
+        k_.v_lshrrev_b32(vT, 1, vT);
+        k_.v_or_b32(o, o, vT);
+      }
+      k_.v_cvt_f16_f32(vT, vRa[0]);
+      k_.global_store_short(vOa, vT, sKdst);
+      k_.v_cvt_f16_f32(vU, vRb[0]);
+      k_.global_store_short(vOb, vU, sKdst);
+      k_.v_lshrrev_b32(vOa, 1, vIa);
+      k_.v_lshrrev_b32(vOb, 1, vIb);
+      k_.v_cvt_f16_f32(vCos, vRa[1]);
+      k_.global_store_short(vOa, vCos, sVdst);
+      k_.v_cvt_f16_f32(vSin, vRb[1]);
+      k_.global_store_short(vOb, vSin, sVdst);
+    } else {
+      k_.v_lshlrev_b32(vOa, 6, vIa);
+      k_.v_lshlrev_b32(vOb, 6, vIb);
+      k_.global_store_dword(vOa, vRa[0], sKdst);
+      k_.global_store_dword(vOb, vRb[0], sKdst);
+      k_.global_store_dword(vIa, vRa[1], sVdst);
+      k_.global_store_dword(vIb, vRb[1], sVdst);
+    }
+    k_.s_mov_b64(exec, -1);
+    k_.s_waitcnt(vmcnt(0));  // the row is in the cache before this wave loads its block
+    k_.bind(no_append);
   }
 
   void init() {
@@ -537,8 +761,12 @@ class Body {
   }
 };
 
-codeobj::CodeObject build_gqa(isa::Target target, bool f16) {
-  Kernel k(f16 ? kGqaF16 : kGqa, target, options(kLdsBytes, 2));
+}  // namespace
+
+namespace model_family {
+
+codeobj::CodeObject build_gqa_attention(isa::Target target, bool f16, bool rope) {
+  Kernel k(gqa_signature(f16, rope), target, options(kLdsBytes, 2));
   Label exit = k.label("exit");
   Common cm;
   cm.waves = k.sgpr(1, "waves");
@@ -572,11 +800,16 @@ codeobj::CodeObject build_gqa(isa::Target target, bool f16) {
   k.s_mul_i32(cm.j0, cm.split, sR);
   k.s_add_u32(cm.end, cm.j0, sR);
   k.s_cselect_b32(cm.end, -1, cm.end);  // saturate on overflow
-  k.s_min_u32(cm.end, cm.end, k.arg("n_kv"));
+  if (rope) {  // rows 0 .. pos
+    k.s_add_u32(sT, k.arg("pos"), 1);
+    k.s_min_u32(cm.end, cm.end, sT);
+  } else {
+    k.s_min_u32(cm.end, cm.end, k.arg("n_kv"));
+  }
   k.s_min_u32(cm.end, cm.end, k.arg("max_len"));
-  // q of the KV head's first query head: + g group dh 4
+  // q of the KV head's first query head (the rope variants: its row of qkv): + g group dh 4
   k.s_mul_i32(sT, cm.g, k.arg("group"));
-  set_scaled_address(k, cm.q, k.arg("q"), sT, k.arg("dh"), 2);
+  set_scaled_address(k, cm.q, k.arg(rope ? "qkv" : "q"), sT, k.arg("dh"), 2);
   Label dispatch = k.label("dispatch");
   k.s_branch(dispatch);
   k.bind(exit);  // here, in branch range of the prologue
@@ -592,7 +825,7 @@ codeobj::CodeObject build_gqa(isa::Target target, bool f16) {
       k.s_cbranch_scc1(skip);
       k.s_cmp_lg_u32(k.arg("group"), g);
       k.s_cbranch_scc1(skip);
-      Body(k, cm, dh, g, f16, body_exit).emit();
+      Body(k, cm, dh, g, f16, rope, body_exit).emit();
       k.bind(body_exit);
       k.s_endpgm();
       k.bind(skip);
@@ -600,6 +833,10 @@ codeobj::CodeObject build_gqa(isa::Target target, bool f16) {
   k.s_endpgm();
   return k.build();
 }
+
+}  // namespace model_family
+
+namespace {
 
 // ------------------------------------------------------------------ tests
 
@@ -684,7 +921,7 @@ namespace {
 
 void add_gqa(Registry& reg, bool f16) {
   KernelDef d = generated_kernel("model", f16 ? kGqaF16 : kGqa,
-                                 [f16](isa::Target t) { return build_gqa(t, f16); });
+                                 [f16](isa::Target t) { return build_gqa_attention(t, f16, false); });
   d.description =
       std::string("Decode attention with grouped-query heads in one launch") +
       (f16 ? ", over f16 caches (scores and P V in f32 by v_fma_mix_f32)" : "") +

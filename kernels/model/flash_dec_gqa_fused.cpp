@@ -208,7 +208,7 @@ class Body {
       k_.s_cmp_eq_u64(sBias, 0);
       k_.s_cbranch_scc1(no_bias);
       add64(k_, sBias, bias_at);
-      std::vector<VGPR> ba(size_t(n)), bb(size_t(n));
+      std::vector<VGPR> ba(static_cast<size_t>(n)), bb(static_cast<size_t>(n));
       for (int i = 0; i < n; ++i) {
         ba[size_t(i)] = k_.vgpr(1, "bias");
         bb[size_t(i)] = k_.vgpr(1, "bias");
@@ -230,7 +230,7 @@ class Body {
       k_.s_cmp_eq_u64(sW, 0);
       k_.s_cbranch_scc1(no_norm);
       std::vector<std::pair<ReduceOp, VGPR>> sums;
-      std::vector<VGPR> sq(size_t(n));
+      std::vector<VGPR> sq(static_cast<size_t>(n));
       for (int i = 0; i < n; ++i) {
         sq[size_t(i)] = k_.vgpr(1, "squares");
         k_.v_mul_f32(sq[size_t(i)], a[i], a[i]);
@@ -243,7 +243,8 @@ class Body {
       k_.global_load_dword(vAt, vIb, sW);                                // w[b]
       for (int i = 0; i < n; ++i) {
         k_.v_readlane_b32(sT, sq[size_t(i)], 63);
-        k_.v_mul_f32(vT, 1.0f / float(DH), sT);  // exact: dh a power of two
+        k_.v_mov_b32(vT, 1.0f / float(DH));
+        k_.v_mul_f32(vT, sT, vT);  // the mean, exact: dh a power of two
         k_.v_add_f32(vT, k_.arg("eps"), vT);
         k_.v_rsq_f32(vT, vT);
         k_.v_mul_f32(a[i], a[i], vT);

@@ -395,10 +395,14 @@ class Body {
     for (int m = 0; m < 4; ++m) k_.ds_read_b128(vQ[i & 1].sub(4 * m, 4), vQa, offset(int(kQHeadBytes) * i + 16 * m));
   }
 
-  void score_chunk(int chunk) {
+  // One wait per chunk and per head (not one per register the automatic waits would put before each first
+  // use): `later` vector loads were issued after the chunk's; the next head's four q reads stay in flight.
+  void score_chunk(int chunk, int later) {
     q_reads(0);
+    k_.s_waitcnt(vmcnt(later));
     for (int i = 0; i < G; ++i) {
       if (i + 1 < G) q_reads(i + 1);
+      k_.s_waitcnt(lgkmcnt(i + 1 < G ? 4 : 0));
       for (int t = 0; t < kChunk; ++t) {
         if (F16)
           k_.v_fma_mix_f32(vS[i], vK[chunk & 1][t / 2], vQ[i & 1][t], vS[i], as::op_sel({t & 1, 0, 0}),
@@ -418,8 +422,9 @@ class Body {
         k_.global_load_dword(vV[b][r * v_loads() + c], cm_.l4, sVrow, offset(r * DH * EB + c * 256));
     add64(k_, sVrow, n * DH * EB);
   }
-  // acc += p_j v_j for the n rows in buffer b, rows sJj ...
-  void accumulate_v(int b, int n) {
+  // acc += p_j v_j for the n rows in buffer b, rows sJj ...; `later` vector loads were issued after the rows'
+  void accumulate_v(int b, int n, int later) {
+    k_.s_waitcnt(vmcnt(later));
     for (int r = 0; r < n; ++r) {
       for (int i = 0; i < G; ++i) k_.v_readlane_b32(sP[i], vS[i], sJj);
       for (int i = 0; i < G; ++i)
@@ -472,14 +477,14 @@ class Body {
     k_.bind(pair);
     k_.s_sub_u32(sJj, sJj, 2);
     load_k(1);
-    score_chunk(0);
+    score_chunk(0, k_loads());
     k_.s_cmp_eq_u32(sJj, 0);
     k_.s_cbranch_scc1(last_pair);
     load_k(0);
-    score_chunk(1);
+    score_chunk(1, k_loads());
     k_.s_branch(pair);
     k_.bind(last_pair);
-    score_chunk(1);
+    score_chunk(1, 0);
     k_.s_mov_b64(exec, -1);
     // a full block has its first V rows in flight during the softmax
     k_.s_cmp_lt_u32(sNb, 64);
@@ -520,11 +525,11 @@ class Body {
       Label pairs = k_.label("v_pairs"), last = k_.label("v_last_pair");
       k_.bind(pairs);
       load_v(1, kVRows);
-      accumulate_v(0, kVRows);
+      accumulate_v(0, kVRows, kVRows * v_loads());
       k_.s_cmp_ge_u32(sJj, 64 - kVRows);
       k_.s_cbranch_scc1(last);
       load_v(0, kVRows);
-      accumulate_v(1, kVRows);
+      accumulate_v(1, kVRows, kVRows * v_loads());
       k_.s_branch(pairs);
       // the next block's first K chunk goes out before the last V rows are summed
       Label no_next = k_.label("no_next_block");
@@ -533,10 +538,10 @@ class Body {
       k_.s_cmp_ge_u32(sJb, cm_.end);
       k_.s_cbranch_scc1(no_next);
       start_block();
-      accumulate_v(1, kVRows);
+      accumulate_v(1, kVRows, k_loads());
       k_.s_branch(block);
       k_.bind(no_next);
-      accumulate_v(1, kVRows);
+      accumulate_v(1, kVRows, 0);
       k_.s_branch(done);
     }
     // ---- partial block (the split's last rows): groups of 8, then single rows
@@ -548,13 +553,13 @@ class Body {
       k_.s_cmp_gt_u32(sT, sNb);
       k_.s_cbranch_scc1(rows1);
       load_v(0, kVRows);
-      accumulate_v(0, kVRows);
+      accumulate_v(0, kVRows, 0);
       k_.s_branch(groups);
       k_.bind(rows1);
       k_.s_cmp_ge_u32(sJj, sNb);
       k_.s_cbranch_scc1(done);  // a partial block is the split's last
       load_v(0, 1);
-      accumulate_v(0, 1);
+      accumulate_v(0, 1, 0);
       k_.s_branch(rows1);
     }
     k_.bind(done);

@@ -675,9 +675,9 @@ class Body {
 
   // The last split of KV head g: out[h] = sum_s w_s po[h][s] / sum_s w_s pl[h][s], w_s = exp((pm_s - M) inv).
   void combine() {
-    // splits per trip: as many as 64 VGPRs of partial rows hold, at most 8
+    // splits per trip: as many as 80 VGPRs of partial rows hold (the loop's K, V and q registers are free), at most 8
     int U = 8;
-    while (U > 1 && U * G * NC > 64) U /= 2;
+    while (U > 1 && U * G * NC > 80) U /= 2;
     std::vector<VGPR> vP(size_t(U * G * NC));
     for (auto& r : vP) r = k_.vgpr(1, "partial");
     VGPR vW[kMaxGroup], vPl[kMaxGroup], vX[kMaxGroup];

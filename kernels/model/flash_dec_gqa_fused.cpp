@@ -1,5 +1,8 @@
 // Decode attention with grouped-query heads in one launch: flash_dec_gqa_k,
-// flash_dec_gqa_f16_k (f16 caches).
+// flash_dec_gqa_f16_k (f16 caches), and the generator of their variants
+// that take the step's attention input too (flash_dec_gqa_rope_k, _f16_k:
+// entries and tests in flash_dec_gqa_rope.cpp; the prologue is
+// Body::rope_q_and_append).
 //
 // One workgroup per KV head g and split s of its rows (one or two waves,
 // taking interleaved 64-row blocks and merging their partials in LDS)

@@ -158,7 +158,9 @@ class Body {
   // block of row pos in the split that holds it also puts k and v of row pos into the caches and waits
   // until the writes are done, before any load of that block: the row is read back from the cache (so
   // the f16 variant attends to the rounded values the next token will see), and no other split or wave
-  // reads it. Lane t holds pair t (dh / 2 <= 64 pairs).
+  // reads it (with rows_per_split a multiple of 16 no other split even loads a 64-byte line of it into
+  // its CU's L1 before the write: the only line the wave reads back is one no L1 holds). Lane t holds
+  // pair t (dh / 2 <= 64 pairs).
   void rope_q_and_append() {
     vQbase = k_.vgpr(1, "q copy in lds");
     vT = k_.vgpr(1, "t");

@@ -33,7 +33,7 @@ struct Shape {
 Shape shape_of(const Case& c) {
   Shape s{c["heads"], c["kv_heads"], c["dh"],     c["pos"],      c["max_len"], c["cshift"], 0,
           c["n_rot"], c["mode"],     c["bias"] != 0, c["norm"] != 0, 0.f};
-  s.R = (s.rows() + s.nsplit() - 1) / s.nsplit() + c["rpad"];
+  s.R = ((s.rows() + s.nsplit() - 1) / s.nsplit() + c["rpad"] + 15) / 16 * 16;  // whole lines of the K tiles
   s.inv = float(1.0 / std::sqrt(double(s.dh)));
   return s;
 }
@@ -161,7 +161,8 @@ void add(Registry& reg, bool f16) {
                "count[n_kv_heads] zeroed once before the first launch";
   d.limits = std::string(f16 ? "dh 128" : "dh 64 or 128") +
              ", group 1..8, cshift <= 6 (otherwise nothing is written), pos < max_len, rows_per_split << cshift > "
-             "pos (row pos is written by the split that holds it), max_len % 64 == 0, n_rot even and <= dh, "
+             "pos (row pos is written by the split that holds it), rows_per_split % 16 == 0 (no other split reads "
+             "a 64-byte line of row pos into its L1 before the write), max_len % 64 == 0, n_rot even and <= dh, "
              "mode bit 0: neox pairs, inv >= 0";
   d.tolerance = tolerance();
   d.cases = [f16](bool sweep) {

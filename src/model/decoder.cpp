@@ -265,7 +265,8 @@ struct DecoderModel::State {
   void attention(size_t layer, int64_t p) {
     if (attend.valid()) {
       const LayerWeights& lw = w->layers[layer];
-      const int64_t n_kv = p + 1, ns = grouped_attention_splits(n_kv), R = (n_kv + ns - 1) / ns;
+      // whole 64-row tiles per split: no other split shares a cache line with the row this step appends
+      const int64_t n_kv = p + 1, ns = grouped_attention_splits(n_kv), R = ((n_kv + ns - 1) / ns + 63) / 64 * 64;
       const uint64_t argv[] = {attn, po, pm, pl, split_count, kt[layer], vc[layer], qkv, lw.qkv_bias, lw.q_norm,
                                lw.k_norm, cos, sin, uint64_t(p), uint64_t(cfg.head_dim), uint64_t(R),
                                uint64_t(cache_len), uint64_t(log2_exact(ns)), f32_bits(inv_sqrt_hd),

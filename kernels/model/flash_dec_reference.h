@@ -15,7 +15,7 @@
 
 namespace k100::kernels {
 
-void add_gqa_one_launch(Registry& reg);  // flash_dec_gqa_k, flash_dec_gqa_f16_k (flash_dec_gqa_fused.cpp)
+void add_gqa_one_launch(Registry& reg);  // flash_dec_gqa_k, flash_dec_gqa_f16_k (flash_dec_gqa_entries.cpp)
 void add_gqa_rope(Registry& reg);        // flash_dec_gqa_rope_k, flash_dec_gqa_rope_f16_k (flash_dec_gqa_rope.cpp)
 
 namespace model_family {

@@ -352,6 +352,7 @@ void split_attention_reference(const SplitAttentionShape& s, const std::vector<f
 void register_model_attention_kernels(Registry& r) {
   add_gqa_part(r);
   add_gqa_one_launch(r);
+  add_gqa_rope(r);
 }
 
 }  // namespace k100::kernels

@@ -1,5 +1,8 @@
 // Decode attention with grouped-query heads in one launch: flash_dec_gqa_k,
-// flash_dec_gqa_f16_k (f16 caches).
+// flash_dec_gqa_f16_k (f16 caches), and the generator of their variants
+// that take the step's attention input too (flash_dec_gqa_rope_k, _f16_k;
+// the prologue is Body::rope_q_and_append). Registry entries and tests:
+// flash_dec_gqa_entries.cpp, flash_dec_gqa_rope.cpp.
 //
 // One workgroup per KV head g and split s of its rows (one or two waves,
 // taking interleaved 64-row blocks and merging their partials in LDS)
@@ -56,8 +59,21 @@ constexpr uint32_t kPartRegion = kMaxGroup * kQHeadBytes + 64;      // a wave's 
 constexpr uint32_t kPartsAt = kMaxWaves * kQRegion;                 // partials of waves 1 .. W-1
 constexpr uint32_t kLdsBytes = kPartsAt + (kMaxWaves - 1) * kPartRegion;
 
-Signature gqa_signature(bool f16) {
+}  // namespace
+
+namespace model_family {
+
+Signature gqa_signature(bool f16, bool rope) {
   const char* e = f16 ? "f16" : "f32";
+  if (rope)
+    return Signature(f16 ? "flash_dec_gqa_rope_f16_k" : "flash_dec_gqa_rope_k",
+                     {out("out", "f32"), out("po", "f32"), out("pm", "f32"), out("pl", "f32"), inout("count", "u32"),
+                      inout("kt", e), inout("v", e), in("qkv", "f32"), in("bias", "f32"), in("q_norm", "f32"),
+                      in("k_norm", "f32"), in("cos", "f32"), in("sin", "f32"), value("pos", "u32"),
+                      value("dh", "u32"), value("rows_per_split", "u32"), value("max_len", "u32"),
+                      value("cshift", "u32"), value("inv", "f32"), value("group", "u32"),
+                      value("n_kv_heads", "u32"), value("n_rot", "u32"), value("mode", "u32"), value("eps", "f32")},
+                     codeobj::HiddenArgLayout::Compact);
   return Signature(f16 ? "flash_dec_gqa_f16_k" : "flash_dec_gqa_k",
                    {out("out", "f32"), out("po", "f32"), out("pm", "f32"), out("pl", "f32"), inout("count", "u32"),
                     in("q", "f32"), in("kt", e), in("v", e), value("n_kv", "u32"), value("dh", "u32"),
@@ -65,7 +81,10 @@ Signature gqa_signature(bool f16) {
                     value("inv", "f32"), value("group", "u32")},
                    codeobj::HiddenArgLayout::Compact);
 }
-const Signature kGqa = gqa_signature(false), kGqaF16 = gqa_signature(true);
+
+}  // namespace model_family
+
+namespace {
 
 // What every (dh, group) body shares: set up once at entry.
 struct Common {
@@ -75,8 +94,9 @@ struct Common {
 
 class Body {
  public:
-  Body(Kernel& k, const Common& cm, int dh, int group, bool f16, Label exit)
-      : k_(k), cm_(cm), DH(dh), G(group), NC(dh / 64), NK(dh / kChunk), F16(f16), EB(f16 ? 2 : 4), exit_(exit) {}
+  Body(Kernel& k, const Common& cm, int dh, int group, bool f16, bool rope, Label exit)
+      : k_(k), cm_(cm), DH(dh), G(group), NC(dh / 64), NK(dh / kChunk), F16(f16), ROPE(rope), EB(f16 ? 2 : 4),
+        exit_(exit) {}
 
   void emit() {
     // the KV head's caches: + g max_len dh (elements)
@@ -89,7 +109,10 @@ class Body {
     // the lane's columns of partials and outputs: d = lane + 64 c (f32), d = 2 lane + c (f16: one V dword per lane)
     vCol = k_.vgpr(1, "column offset");
     k_.v_lshlrev_b32(vCol, F16 ? 3 : 2, cm_.lane);
-    load_q();
+    if (ROPE)
+      rope_q_and_append();
+    else
+      load_q();
     init();
     blocks();
     merge_waves();
@@ -102,7 +125,7 @@ class Body {
   Kernel& k_;
   const Common& cm_;
   const int DH, G, NC, NK;
-  const bool F16;
+  const bool F16, ROPE;
   const int EB;  // cache element bytes
   Label exit_;
   SGPR kt_, v_;
@@ -126,6 +149,211 @@ class Body {
         k_.global_load_dword(vT, cm_.l4, cm_.q, offset(i * DH * 4 + c * 256));
         k_.ds_write_b32(vAt, vT, offset(int(kQHeadBytes) * i + c * 256));
       }
+  }
+
+  // The rope variants: q of the group's heads from the projection qkv (its bias, the per-head RMSNorm and
+  // the rotation, as qkv_rope_append_k computes them) into this wave's LDS copy. The wave that takes the
+  // block of row pos in the split that holds it also puts k and v of row pos into the caches and waits
+  // until the writes are done, before any load of that block: the row is read back from the cache (so
+  // the f16 variant attends to the rounded values the next token will see), and no other split or wave
+  // reads it (with rows_per_split a multiple of 16 no other split even loads a 64-byte line of it into
+  // its CU's L1 before the write: the only line the wave reads back is one no L1 holds). Lane t holds
+  // pair t (dh / 2 <= 64 pairs).
+  void rope_q_and_append() {
+    vQbase = k_.vgpr(1, "q copy in lds");
+    vT = k_.vgpr(1, "t");
+    k_.s_mul_i32(sT, cm_.wave, kQRegion);
+    k_.v_mov_b32(vQbase, sT);
+    const int P = DH / 2;
+    const SGPR sPairs = k_.sgpr(2, "pair lanes"), sRot = k_.sgpr(2, "rotated lanes"),
+               sNeox = k_.sgpr(2, "neox lanes"), sHalf = s1("rotated pairs"), sTab = s1("table row"),
+               sBias = k_.sgpr(2, "bias rows"), sRow = k_.sgpr(2, "k row"), sHeads = s1("query heads");
+    const VGPR vIa = k_.vgpr(1, "first element bytes"), vIb = k_.vgpr(1, "second element bytes"),
+               vCos = k_.vgpr(1, "cos"), vSin = k_.vgpr(1, "sin"), vU = k_.vgpr(1, "u"),
+               vAt = k_.vgpr(1, "lds address");
+    k_.v_cmp_gt_u32(vcc, P, cm_.lane);
+    k_.s_mov_b64(sPairs, vcc);
+    k_.s_lshr_b32(sTab, k_.arg("n_rot"), 1);
+    k_.s_min_u32(sHalf, sTab, P);
+    k_.v_cmp_gt_u32(vcc, sHalf, cm_.lane);
+    k_.s_and_b64(sRot, vcc, sPairs);
+    k_.s_bitcmp1_b32(k_.arg("mode"), 0);
+    k_.s_cselect_b64(sNeox, -1, 0);
+    k_.s_and_b64(sNeox, sNeox, sRot);
+    // elements (2t, 2t + 1), or (t, t + n_rot / 2) for the rotated pairs of neox, as byte offsets
+    k_.v_lshlrev_b32(vIa, 3, cm_.lane);
+    k_.v_add_u32(vIb, 4, vIa);
+    k_.v_cndmask_b32(vIa, vIa, cm_.l4, sNeox);
+    k_.s_lshl_b32(sT, sHalf, 2);
+    k_.v_add_u32(vT, sT, cm_.l4);
+    k_.v_cndmask_b32(vIb, vIb, vT, sNeox);
+    // cos/sin[pos][t] (tables of n_rot / 2 per position)
+    k_.s_mul_i32(sTab, sTab, k_.arg("pos"));
+    const SGPR sCos = scaled_address(k_, k_.arg("cos"), sTab, 1, 2), sSin = scaled_address(k_, k_.arg("sin"), sTab, 1, 2);
+    k_.s_mov_b64(exec, sRot);
+    k_.global_load_dword(vCos, cm_.l4, sCos);
+    k_.global_load_dword(vSin, cm_.l4, sSin);
+    k_.s_mov_b64(exec, -1);
+
+    // x of n rows at `at` (+ the bias rows at the same offsets from bias + `bias_at` bytes)
+    auto load_rows = [&](int n, SGPR at, Operand bias_at, VGPR* a, VGPR* b) {
+      for (int i = 0; i < n; ++i) {
+        k_.v_mov_b32(a[i], 0);
+        k_.v_mov_b32(b[i], 0);
+      }
+      k_.s_mov_b64(exec, sPairs);
+      for (int i = 0; i < n; ++i) {
+        k_.global_load_dword(a[i], vIa, at, offset(i * DH * 4));
+        k_.global_load_dword(b[i], vIb, at, offset(i * DH * 4));
+      }
+      Label no_bias = k_.label("no_bias");
+      k_.s_mov_b64(sBias, k_.arg("bias"));
+      k_.s_cmp_eq_u64(sBias, 0);
+      k_.s_cbranch_scc1(no_bias);
+      add64(k_, sBias, bias_at);
+      std::vector<VGPR> ba(static_cast<size_t>(n)), bb(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) {
+        ba[size_t(i)] = k_.vgpr(1, "bias");
+        bb[size_t(i)] = k_.vgpr(1, "bias");
+        k_.global_load_dword(ba[size_t(i)], vIa, sBias, offset(i * DH * 4));
+        k_.global_load_dword(bb[size_t(i)], vIb, sBias, offset(i * DH * 4));
+      }
+      for (int i = 0; i < n; ++i) {
+        k_.v_add_f32(a[i], a[i], ba[size_t(i)]);
+        k_.v_add_f32(b[i], b[i], bb[size_t(i)]);
+      }
+      k_.bind(no_bias);
+      k_.s_mov_b64(exec, -1);
+    };
+    // x * (mean(x^2) + eps)^(-1/2) * w per row (norm weights `weights` != 0), then the rotation
+    auto norm_rotate = [&](int n, const char* weights, VGPR* a, VGPR* b) {
+      Label no_norm = k_.label("no_norm");
+      const SGPR sW = k_.sgpr(2, "norm weights");
+      k_.s_mov_b64(sW, k_.arg(weights));
+      k_.s_cmp_eq_u64(sW, 0);
+      k_.s_cbranch_scc1(no_norm);
+      std::vector<std::pair<ReduceOp, VGPR>> sums;
+      std::vector<VGPR> sq(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) {
+        sq[size_t(i)] = k_.vgpr(1, "squares");
+        k_.v_mul_f32(sq[size_t(i)], a[i], a[i]);
+        k_.v_fmac_f32(sq[size_t(i)], b[i], b[i]);
+        sums.push_back({ReduceOp::Add, sq[size_t(i)]});
+      }
+      lane_reduce(k_, sums);
+      k_.s_mov_b64(exec, sPairs);
+      k_.global_load_dword(vU, vIa, sW);   // w[a]
+      k_.global_load_dword(vAt, vIb, sW);                                // w[b]
+      for (int i = 0; i < n; ++i) {
+        k_.v_readlane_b32(sT, sq[size_t(i)], 63);
+        k_.v_mov_b32(vT, 1.0f / float(DH));
+        k_.v_mul_f32(vT, sT, vT);  // the mean, exact: dh a power of two
+        k_.v_add_f32(vT, k_.arg("eps"), vT);
+        k_.v_rsq_f32(vT, vT);
+        k_.v_mul_f32(a[i], a[i], vT);
+        k_.v_mul_f32(a[i], a[i], vU);
+        k_.v_mul_f32(b[i], b[i], vT);
+        k_.v_mul_f32(b[i], b[i], vAt);
+      }
+      k_.s_mov_b64(exec, -1);
+      k_.bind(no_norm);
+      k_.s_mov_b64(exec, sRot);
+      for (int i = 0; i < n; ++i) {
+        k_.v_mul_f32(vT, a[i], vCos);
+        k_.v_mul_f32(vU, a[i], vSin);
+        k_.v_fma_f32(a[i], neg(b[i]), vSin, vT);
+        k_.v_fma_f32(b[i], b[i], vCos, vU);
+      }
+      k_.s_mov_b64(exec, -1);
+    };
+
+    VGPR vA[kMaxGroup], vB[kMaxGroup];
+    for (int i = 0; i < G; ++i) {
+      vA[i] = k_.vgpr(1, "q a");
+      vB[i] = k_.vgpr(1, "q b");
+    }
+    // the group's q rows: qkv + g group dh 4 (cm_.q), bias at the same offset
+    k_.s_mul_i32(sT, cm_.g, G * DH * 4);
+    load_rows(G, cm_.q, sT, vA, vB);
+    norm_rotate(G, "q_norm", vA, vB);
+    k_.s_mov_b64(exec, sPairs);
+    k_.v_add_u32(vAt, vQbase, vIa);
+    k_.v_add_u32(vU, vQbase, vIb);
+    for (int i = 0; i < G; ++i) {
+      k_.ds_write_b32(vAt, vA[i], offset(int(kQHeadBytes) * i));
+      k_.ds_write_b32(vU, vB[i], offset(int(kQHeadBytes) * i));
+    }
+    k_.s_mov_b64(exec, -1);
+
+    // ---- row pos: only in the split with j0 <= pos < end, by the wave taking block (pos - j0) >> 6
+    Label no_append = k_.label("no_append");
+    const SGPR sPos = k_.arg("pos");
+    k_.s_cmp_lt_u32(sPos, cm_.j0);
+    k_.s_cbranch_scc1(no_append);
+    k_.s_cmp_ge_u32(sPos, cm_.end);
+    k_.s_cbranch_scc1(no_append);
+    k_.s_sub_u32(sT, sPos, cm_.j0);
+    k_.s_lshr_b32(sT, sT, 6);
+    k_.s_sub_u32(sTab, cm_.waves, 1);
+    k_.s_and_b32(sT, sT, sTab);
+    k_.s_cmp_lg_u32(sT, cm_.wave);
+    k_.s_cbranch_scc1(no_append);
+    // k row n_head + g = n_kv_heads group + g, v row n_kv_heads further; the bias rows alike
+    k_.s_mul_i32(sHeads, k_.arg("n_kv_heads"), G);
+    k_.s_add_u32(sHeads, sHeads, cm_.g);
+    set_scaled_address(k_, sRow, k_.arg("qkv"), sHeads, DH, 2);
+    VGPR vRa[2] = {k_.vgpr(1, "k a"), k_.vgpr(1, "v a")}, vRb[2] = {k_.vgpr(1, "k b"), k_.vgpr(1, "v b")};
+    k_.s_mul_i32(sT, sHeads, DH * 4);
+    // the v row n_kv_heads dh 4 bytes on (more than an instruction offset holds)
+    load_rows(1, sRow, sT, &vRa[0], &vRb[0]);
+    const SGPR sVrowIn = k_.sgpr(2, "v row in");
+    k_.s_mov_b64(sVrowIn, sRow);
+    k_.s_mul_i32(sTab, k_.arg("n_kv_heads"), DH * 4);
+    add64(k_, sVrowIn, sTab);
+    k_.s_add_u32(sT, sT, sTab);
+    load_rows(1, sVrowIn, sT, &vRa[1], &vRb[1]);
+    norm_rotate(1, "k_norm", &vRa[0], &vRb[0]);
+    // K: tile (pos & ~63), row pos & 63; f32 element d at d 256, f16 at (d >> 1) 256 + (d & 1) 2
+    const SGPR sKdst = k_.sgpr(2, "k destination"), sVdst = k_.sgpr(2, "v destination");
+    k_.s_andn2_b32(sT, sPos, 63);
+    set_scaled_address(k_, sKdst, kt_, sT, DH, F16 ? 1 : 2);
+    k_.s_and_b32(sT, sPos, 63);
+    k_.s_lshl_b32(sT, sT, 2);
+    add64(k_, sKdst, sT);
+    set_scaled_address(k_, sVdst, v_, sPos, DH, F16 ? 1 : 2);
+    k_.s_mov_b64(exec, sPairs);
+    const VGPR vOa = k_.vgpr(1, "k offset a"), vOb = k_.vgpr(1, "k offset b");
+    if (F16) {
+      // element e = bytes / 4: K at (e >> 1) 256 + (e & 1) 2 = (bytes >> 3) 256 + (bytes & 4) / 2; V at e 2
+      for (int e = 0; e < 2; ++e) {
+        const VGPR idx = e ? vIb : vIa, o = e ? vOb : vOa;
+        k_.v_lshrrev_b32(o, 3, idx);
+        k_.v_lshlrev_b32(o, 8, o);
+        k_.v_and_b32(vT, 4, idx);
+        k_.v_lshrrev_b32(vT, 1, vT);
+        k_.v_or_b32(o, o, vT);
+      }
+      k_.v_cvt_f16_f32(vT, vRa[0]);
+      k_.global_store_short(vOa, vT, sKdst);
+      k_.v_cvt_f16_f32(vU, vRb[0]);
+      k_.global_store_short(vOb, vU, sKdst);
+      k_.v_lshrrev_b32(vOa, 1, vIa);
+      k_.v_lshrrev_b32(vOb, 1, vIb);
+      k_.v_cvt_f16_f32(vCos, vRa[1]);
+      k_.global_store_short(vOa, vCos, sVdst);
+      k_.v_cvt_f16_f32(vSin, vRb[1]);
+      k_.global_store_short(vOb, vSin, sVdst);
+    } else {
+      k_.v_lshlrev_b32(vOa, 6, vIa);
+      k_.v_lshlrev_b32(vOb, 6, vIb);
+      k_.global_store_dword(vOa, vRa[0], sKdst);
+      k_.global_store_dword(vOb, vRb[0], sKdst);
+      k_.global_store_dword(vIa, vRa[1], sVdst);
+      k_.global_store_dword(vIb, vRb[1], sVdst);
+    }
+    k_.s_mov_b64(exec, -1);
+    k_.s_waitcnt(vmcnt(0));  // the row is in the cache before this wave loads its block
+    k_.bind(no_append);
   }
 
   void init() {
@@ -170,10 +398,14 @@ class Body {
     for (int m = 0; m < 4; ++m) k_.ds_read_b128(vQ[i & 1].sub(4 * m, 4), vQa, offset(int(kQHeadBytes) * i + 16 * m));
   }
 
-  void score_chunk(int chunk) {
+  // One wait per chunk and per head (not one per register the automatic waits would put before each first
+  // use): `later` vector loads were issued after the chunk's; the next head's four q reads stay in flight.
+  void score_chunk(int chunk, int later) {
     q_reads(0);
+    k_.s_waitcnt(vmcnt(later));
     for (int i = 0; i < G; ++i) {
       if (i + 1 < G) q_reads(i + 1);
+      k_.s_waitcnt(lgkmcnt(i + 1 < G ? 4 : 0));
       for (int t = 0; t < kChunk; ++t) {
         if (F16)
           k_.v_fma_mix_f32(vS[i], vK[chunk & 1][t / 2], vQ[i & 1][t], vS[i], as::op_sel({t & 1, 0, 0}),
@@ -193,8 +425,9 @@ class Body {
         k_.global_load_dword(vV[b][r * v_loads() + c], cm_.l4, sVrow, offset(r * DH * EB + c * 256));
     add64(k_, sVrow, n * DH * EB);
   }
-  // acc += p_j v_j for the n rows in buffer b, rows sJj ...
-  void accumulate_v(int b, int n) {
+  // acc += p_j v_j for the n rows in buffer b, rows sJj ...; `later` vector loads were issued after the rows'
+  void accumulate_v(int b, int n, int later) {
+    k_.s_waitcnt(vmcnt(later));
     for (int r = 0; r < n; ++r) {
       for (int i = 0; i < G; ++i) k_.v_readlane_b32(sP[i], vS[i], sJj);
       for (int i = 0; i < G; ++i)
@@ -247,14 +480,14 @@ class Body {
     k_.bind(pair);
     k_.s_sub_u32(sJj, sJj, 2);
     load_k(1);
-    score_chunk(0);
+    score_chunk(0, k_loads());
     k_.s_cmp_eq_u32(sJj, 0);
     k_.s_cbranch_scc1(last_pair);
     load_k(0);
-    score_chunk(1);
+    score_chunk(1, k_loads());
     k_.s_branch(pair);
     k_.bind(last_pair);
-    score_chunk(1);
+    score_chunk(1, 0);
     k_.s_mov_b64(exec, -1);
     // a full block has its first V rows in flight during the softmax
     k_.s_cmp_lt_u32(sNb, 64);
@@ -295,11 +528,11 @@ class Body {
       Label pairs = k_.label("v_pairs"), last = k_.label("v_last_pair");
       k_.bind(pairs);
       load_v(1, kVRows);
-      accumulate_v(0, kVRows);
+      accumulate_v(0, kVRows, kVRows * v_loads());
       k_.s_cmp_ge_u32(sJj, 64 - kVRows);
       k_.s_cbranch_scc1(last);
       load_v(0, kVRows);
-      accumulate_v(1, kVRows);
+      accumulate_v(1, kVRows, kVRows * v_loads());
       k_.s_branch(pairs);
       // the next block's first K chunk goes out before the last V rows are summed
       Label no_next = k_.label("no_next_block");
@@ -308,10 +541,10 @@ class Body {
       k_.s_cmp_ge_u32(sJb, cm_.end);
       k_.s_cbranch_scc1(no_next);
       start_block();
-      accumulate_v(1, kVRows);
+      accumulate_v(1, kVRows, k_loads());
       k_.s_branch(block);
       k_.bind(no_next);
-      accumulate_v(1, kVRows);
+      accumulate_v(1, kVRows, 0);
       k_.s_branch(done);
     }
     // ---- partial block (the split's last rows): groups of 8, then single rows
@@ -323,13 +556,13 @@ class Body {
       k_.s_cmp_gt_u32(sT, sNb);
       k_.s_cbranch_scc1(rows1);
       load_v(0, kVRows);
-      accumulate_v(0, kVRows);
+      accumulate_v(0, kVRows, 0);
       k_.s_branch(groups);
       k_.bind(rows1);
       k_.s_cmp_ge_u32(sJj, sNb);
       k_.s_cbranch_scc1(done);  // a partial block is the split's last
       load_v(0, 1);
-      accumulate_v(0, 1);
+      accumulate_v(0, 1, 0);
       k_.s_branch(rows1);
     }
     k_.bind(done);
@@ -445,9 +678,9 @@ class Body {
 
   // The last split of KV head g: out[h] = sum_s w_s po[h][s] / sum_s w_s pl[h][s], w_s = exp((pm_s - M) inv).
   void combine() {
-    // splits per trip: as many as 64 VGPRs of partial rows hold, at most 8
+    // splits per trip: as many as 80 VGPRs of partial rows hold (the loop's K, V and q registers are free), at most 8
     int U = 8;
-    while (U > 1 && U * G * NC > 64) U /= 2;
+    while (U > 1 && U * G * NC > 80) U /= 2;
     std::vector<VGPR> vP(size_t(U * G * NC));
     for (auto& r : vP) r = k_.vgpr(1, "partial");
     VGPR vW[kMaxGroup], vPl[kMaxGroup], vX[kMaxGroup];
@@ -537,8 +770,12 @@ class Body {
   }
 };
 
-codeobj::CodeObject build_gqa(isa::Target target, bool f16) {
-  Kernel k(f16 ? kGqaF16 : kGqa, target, options(kLdsBytes, 2));
+}  // namespace
+
+namespace model_family {
+
+codeobj::CodeObject build_gqa_attention(isa::Target target, bool f16, bool rope) {
+  Kernel k(gqa_signature(f16, rope), target, options(kLdsBytes, 2));
   Label exit = k.label("exit");
   Common cm;
   cm.waves = k.sgpr(1, "waves");
@@ -572,11 +809,16 @@ codeobj::CodeObject build_gqa(isa::Target target, bool f16) {
   k.s_mul_i32(cm.j0, cm.split, sR);
   k.s_add_u32(cm.end, cm.j0, sR);
   k.s_cselect_b32(cm.end, -1, cm.end);  // saturate on overflow
-  k.s_min_u32(cm.end, cm.end, k.arg("n_kv"));
+  if (rope) {  // rows 0 .. pos
+    k.s_add_u32(sT, k.arg("pos"), 1);
+    k.s_min_u32(cm.end, cm.end, sT);
+  } else {
+    k.s_min_u32(cm.end, cm.end, k.arg("n_kv"));
+  }
   k.s_min_u32(cm.end, cm.end, k.arg("max_len"));
-  // q of the KV head's first query head: + g group dh 4
+  // q of the KV head's first query head (the rope variants: its row of qkv): + g group dh 4
   k.s_mul_i32(sT, cm.g, k.arg("group"));
-  set_scaled_address(k, cm.q, k.arg("q"), sT, k.arg("dh"), 2);
+  set_scaled_address(k, cm.q, k.arg(rope ? "qkv" : "q"), sT, k.arg("dh"), 2);
   Label dispatch = k.label("dispatch");
   k.s_branch(dispatch);
   k.bind(exit);  // here, in branch range of the prologue
@@ -592,7 +834,7 @@ codeobj::CodeObject build_gqa(isa::Target target, bool f16) {
       k.s_cbranch_scc1(skip);
       k.s_cmp_lg_u32(k.arg("group"), g);
       k.s_cbranch_scc1(skip);
-      Body(k, cm, dh, g, f16, body_exit).emit();
+      Body(k, cm, dh, g, f16, rope, body_exit).emit();
       k.bind(body_exit);
       k.s_endpgm();
       k.bind(skip);
@@ -601,143 +843,6 @@ codeobj::CodeObject build_gqa(isa::Target target, bool f16) {
   return k.build();
 }
 
-// ------------------------------------------------------------------ tests
-
-struct Shape {
-  int64_t heads, kv_heads, dh, n_kv, max_len, cshift, R;
-  float inv;
-  int64_t group() const { return heads / kv_heads; }
-  int64_t nsplit() const { return int64_t(1) << cshift; }
-};
-
-Shape shape_of(const Case& c) {
-  Shape s{c["heads"], c["kv_heads"], c["dh"], c["n_kv"], c["max_len"], c["cshift"], 0, 0.f};
-  s.R = (std::min(s.n_kv, s.max_len) + s.nsplit() - 1) / s.nsplit() + c["rpad"];
-  s.inv = float(1.0 / std::sqrt(double(s.dh)));
-  return s;
-}
-
-// One f32 exp per score, sums of 64 terms per block, rescaled per block and
-// per split; 1/denominator by v_rcp_f32 (1 ulp).
-Tolerance tolerance() { return Tolerance{2e-5, 2e-5}; }
-
-CaseResult run(TestDevice& dev, const Case& c, bool f16) {
-  const Shape s = shape_of(c);
-  Rng rng(c.seed);
-  auto q = rng.uniform(size_t(s.heads * s.dh), -3.f, 3.f);
-  auto kl = rng.uniform(size_t(s.kv_heads * s.max_len * s.dh));  // logical K[g][j][d]
-  auto vl = rng.uniform(size_t(s.kv_heads * s.max_len * s.dh));  // V[g][j][d], also the head-major layout
-  std::vector<float> kt(kl.size());
-  std::vector<uint16_t> kt16(f16 ? kl.size() : 0), v16(f16 ? vl.size() : 0);
-  for (int64_t g = 0; g < s.kv_heads; ++g)
-    for (int64_t j = 0; j < s.max_len; ++j)
-      for (int64_t d = 0; d < s.dh; ++d) {
-        const size_t at = size_t((g * s.max_len + j) * s.dh + d);
-        if (f16) {  // the reference sees the values the cache holds
-          kt16[size_t(blocked_k_f16_index(g, j, d, s.dh, s.max_len))] = float_to_half(kl[at]);
-          kl[at] = half_to_float(float_to_half(kl[at]));
-          v16[at] = float_to_half(vl[at]);
-          vl[at] = half_to_float(v16[at]);
-        } else {
-          kt[size_t(blocked_k_index(g, j, d, s.dh, s.max_len))] = kl[at];
-        }
-      }
-  auto at = [&](const std::vector<float>& x) {
-    return [&x, &s](int64_t g, int64_t j, int64_t d) { return x[size_t((g * s.max_len + j) * s.dh + d)]; };
-  };
-  std::vector<float> po, pm, pl, out;
-  split_attention_reference({s.heads, s.kv_heads, s.dh, std::min(s.n_kv, s.max_len), s.nsplit(), s.R, s.inv}, q,
-                            at(kl), at(vl), po, pm, pl, out);
-  const float nan = std::nanf("");
-  DeviceBuffer<uint16_t> dkt16(dev, kt16), dv16(dev, v16);
-  DeviceBuffer<float> dq(dev, q), dkt(dev, kt), dv(dev, vl), dpo(dev, std::vector<float>(po.size(), nan)),
-      dpm(dev, std::vector<float>(pm.size(), nan)), dpl(dev, std::vector<float>(pl.size(), nan)),
-      dout(dev, std::vector<float>(out.size(), nan));
-  DeviceBuffer<uint32_t> dcount(dev, size_t(s.kv_heads));
-  std::vector<CaseResult> parts;
-  // twice: the counters must be back at 0 after a launch
-  for (int pass = 0; pass < 2; ++pass) {
-    launch(dev, f16 ? kGqaF16 : kGqa, {uint32_t(s.kv_heads * s.nsplit())}, {uint32_t(c["wg"])},
-           {dout.addr(), dpo.addr(), dpm.addr(), dpl.addr(), dcount.addr(), dq.addr(),
-            f16 ? dkt16.addr() : dkt.addr(), f16 ? dv16.addr() : dv.addr(), s.n_kv,
-            s.dh, s.R, s.max_len, s.cshift, s.inv, s.group()});
-    parts.push_back(compare(dout.download(), out, tolerance()));
-    parts.push_back(compare_exact_u32(dcount.download(), std::vector<uint32_t>(size_t(s.kv_heads), 0)));
-    if (pass == 0) dout.upload(std::vector<float>(out.size(), nan));
-  }
-  parts.push_back(compare(dpo.download(), po, tolerance()));
-  parts.push_back(compare(dpm.download(), pm, tolerance()));
-  parts.push_back(compare(dpl.download(), pl, tolerance()));
-  return combine(parts);
-}
-
-Case make(int64_t heads, int64_t kv_heads, int64_t dh, int64_t n_kv, int64_t max_len, int64_t cshift, uint32_t seed,
-          int64_t rpad = 0, int64_t wg = 128) {
-  return make_case({{"heads", heads}, {"kv_heads", kv_heads}, {"dh", dh}, {"n_kv", n_kv}, {"max_len", max_len},
-                    {"cshift", cshift}, {"rpad", rpad}, {"wg", wg}},
-                   seed);
-}
-
-}  // namespace
-
-namespace {
-
-void add_gqa(Registry& reg, bool f16) {
-  KernelDef d = generated_kernel("model", f16 ? kGqaF16 : kGqa,
-                                 [f16](isa::Target t) { return build_gqa(t, f16); });
-  d.description =
-      std::string("Decode attention with grouped-query heads in one launch") +
-      (f16 ? ", over f16 caches (scores and P V in f32 by v_fma_mix_f32)" : "") +
-      ": one workgroup per KV head and split of its rows (its waves take interleaved 64-row blocks and merge in "
-      "LDS) scores them for all the group's query heads (each K and V line read once), keeps online-softmax "
-      "partials, and the last split of each KV head (an atomic count that wraps back to 0) combines them into "
-      "softmax(q K^T inv) V. Caches in the blocked layout (qkv_rope_append_k mode bit 1" +
-      (f16 ? " and bit 2" : "") + "): K in 64-row tiles of K^T" + (f16 ? " (d pairs in one dword)" : "") +
-      ", V head-major. K for the next 16 d and the next 8 V rows in flight; a body per (dh, group).";
-  d.semantics = std::string("h = g group + i; t_j = q[h] . K_g[j], ") +
-                (f16 ? "K_g[j][d] = kt[(g max_len + (j & ~63)) dh + 128 (d >> 1) + 2 (j & 63) + (d & 1)] (halves)"
-                     : "K_g[j][d] = kt[(g max_len + (j & ~63)) dh + 64 d + (j & 63)]") +
-                ", V_g[j][d] = v[(g max_len + j) dh + d]; out[h][d] = sum_j softmax_j(t inv) V_g[j][d] over j < "
-                "min(n_kv, max_len); pm/pl/po[h S + s] the split partials (as flash_dec_gqa_part_k); count[g] "
-                "unchanged (0) after the launch";
-  d.geometry = "grid = n_kv_heads << cshift, wg = 64 W: W = 1 or 2 waves share a split (blocks w, w + W, ..., "
-               "merged in LDS; waves past the second do nothing); count[n_kv_heads] zeroed once before the first "
-               "launch";
-  d.limits = std::string(f16 ? "dh 128" : "dh 64 or 128") +
-             ", group 1..8, cshift <= 6 (otherwise nothing is written), max_len % 64 == 0, inv >= 0";
-  d.tolerance = tolerance();
-  d.cases = [f16](bool sweep) {
-    const int64_t d64 = f16 ? 128 : 64;
-    std::vector<Case> c = {make(4, 2, d64, 1, 64, 0, 1),           make(4, 1, d64, 37, 64, 0, 2, 3),
-                           make(8, 2, 128, 200, 256, 2, 3, 0, 64),  make(5, 5, d64, 130, 192, 1, 4, 3),
-                           make(40, 8, 128, 300, 512, 3, 5, 64),    make(7, 1, 128, 520, 576, 4, 6, 0, 256),
-                           make(16, 2, 128, 129, 192, 6, 7),        make(6, 2, d64, 64, 64, 2, 8, 0, 192),
-                           make(24, 3, 128, 450, 512, 2, 9),        make(16, 2, 128, 700, 704, 0, 10, 0, 320)};
-    if (sweep) {
-      uint32_t seed = 40;
-      for (int64_t n_kv : {1, 2, 63, 64, 65, 127, 129, 640})
-        for (int64_t cshift : {0, 1, 3, 5})
-          for (int64_t group : {1, 5}) {
-            const int64_t wg = 64 << (seed % 3);
-            c.push_back(make(2 * group, 2, n_kv % 2 || f16 ? 128 : 64, n_kv, 704, cshift, seed++, cshift, wg));
-          }
-    }
-    return c;
-  };
-  d.run = [f16](TestDevice& dev, const Case& c) { return run(dev, c, f16); };
-  d.ideal_bytes = [f16](const Case& c) {
-    const Shape s = shape_of(c);
-    return uint64_t(s.kv_heads * s.dh * std::min(s.n_kv, s.max_len) * 2 * (f16 ? 2 : 4) + s.heads * s.dh * 8);
-  };
-  d.bench_case = [f16] { return make(40, 8, 128, 4096, 4096, 4, 1, 0, f16 ? 128 : 64); };  // as the decoder launches it
-  reg.add(std::move(d));
-}
-
-}  // namespace
-
-void add_gqa_one_launch(Registry& reg) {
-  add_gqa(reg, false);
-  add_gqa(reg, true);
-}
+}  // namespace model_family
 
 }  // namespace k100::kernels

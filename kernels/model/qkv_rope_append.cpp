@@ -31,6 +31,16 @@ using namespace codegen;
 using as::vcc, as::exec;
 using namespace model_family;
 
+}  // namespace
+
+namespace model_family {
+
+Tolerance rope_tolerance() { return Tolerance{2e-6, 4e-6}; }
+
+}  // namespace model_family
+
+namespace {
+
 const Signature kQkvRope("qkv_rope_append_k",
                          {out("q_out", "f32"), inout("kt", "f32"), inout("vc", "f32"), in("qkv", "f32"),
                           in("bias", "f32"), in("q_norm", "f32"), in("k_norm", "f32"), in("cos", "f32"),
@@ -279,14 +289,12 @@ codeobj::CodeObject build_qkv_rope(isa::Target target) {
   return k.build();
 }
 
+}  // namespace
+
 // ------------------------------------------------------------------ tests
 
-struct RopeCase {
-  int64_t n_head, n_kv, dh, n_rot, max_len, pos, mode;
-  bool bias, norm;
-};
+namespace model_family {
 
-// The reference in double: what the kernel computes, element by element.
 void qkv_rope_reference(const RopeCase& p, const std::vector<float>& qkv, const std::vector<float>& bias,
                         const std::vector<float>& qn, const std::vector<float>& kn, const std::vector<float>& cs,
                         const std::vector<float>& sn, std::vector<float>& q_out, std::vector<float>& kt,
@@ -333,8 +341,40 @@ void qkv_rope_reference(const RopeCase& p, const std::vector<float>& qkv, const 
   }
 }
 
-// One RMSNorm (1-ulp reciprocal square root) and one rotation in f32.
-Tolerance rope_tolerance() { return Tolerance{2e-6, 4e-6}; }
+CaseResult compare_written_halves(const std::vector<uint16_t>& got, const std::vector<uint16_t>& before,
+                                  const std::vector<uint16_t>& want16, const std::vector<float>& want32,
+                                  const Tolerance& t) {
+  std::vector<uint32_t> g(got.size()), w(got.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    bool ok = got[i] == want16[i];
+    if (!ok && want16[i] != before[i]) {
+      const double x = want32[i], e = t.abs + t.rel * std::fabs(x);
+      const float lo = half_to_float(float_to_half(float(x - e))), hi = half_to_float(float_to_half(float(x + e)));
+      const float v = half_to_float(got[i]);
+      ok = v >= lo && v <= hi;
+    }
+    g[i] = ok ? want16[i] : got[i];
+    w[i] = want16[i];
+  }
+  return compare_exact_u32(g, w);
+}
+
+void rope_tables(int64_t n_rot, int64_t max_len, std::vector<float>& cs, std::vector<float>& sn) {
+  const int64_t half = n_rot / 2;
+  cs.assign(size_t(max_len * std::max<int64_t>(half, 1)), 0.f);
+  sn.assign(cs.size(), 0.f);
+  for (int64_t t = 0; t < max_len; ++t)
+    for (int64_t i = 0; i < half; ++i) {
+      const double theta = double(t) * std::pow(10000.0, -2.0 * double(i) / double(n_rot));
+      cs[size_t(t * half + i)] = float(std::cos(theta));
+      sn[size_t(t * half + i)] = float(std::sin(theta));
+    }
+}
+
+}  // namespace model_family
+
+namespace {
+
 
 
 CaseResult run_qkv_rope(TestDevice& dev, const Case& c) {
@@ -342,17 +382,12 @@ CaseResult run_qkv_rope(TestDevice& dev, const Case& c) {
                    c["bias"] != 0, c["norm"] != 0};
   const float eps = 1e-6f;
   Rng rng(c.seed);
-  const int64_t rows = p.n_head + 2 * p.n_kv, half = p.n_rot / 2;
+  const int64_t rows = p.n_head + 2 * p.n_kv;
   auto qkv = rng.uniform(size_t(rows * p.dh), -2.f, 2.f);
   auto bias = rng.uniform(size_t(rows * p.dh));
   auto qn = rng.uniform(size_t(p.dh), 0.5f, 1.5f), kn = rng.uniform(size_t(p.dh), 0.5f, 1.5f);
-  std::vector<float> cs(size_t(p.max_len * std::max<int64_t>(half, 1))), sn(cs.size());
-  for (int64_t t = 0; t < p.max_len; ++t)
-    for (int64_t i = 0; i < half; ++i) {
-      const double theta = double(t) * std::pow(10000.0, -2.0 * double(i) / double(p.n_rot));
-      cs[size_t(t * half + i)] = float(std::cos(theta));
-      sn[size_t(t * half + i)] = float(std::sin(theta));
-    }
+  std::vector<float> cs, sn;
+  rope_tables(p.n_rot, p.max_len, cs, sn);
   // the caches hold earlier columns that must stay as they are
   auto kt = rng.uniform(size_t(p.n_kv * p.dh * p.max_len)), vc = rng.uniform(size_t(p.max_len * p.n_kv * p.dh));
   std::vector<uint16_t> kt16(kt.size()), vc16(vc.size());
@@ -371,28 +406,9 @@ CaseResult run_qkv_rope(TestDevice& dev, const Case& c) {
           p.norm ? dqn.addr() : uint64_t(0), p.norm ? dkn.addr() : uint64_t(0), dcs.addr(), dsn.addr(), p.n_head,
           p.n_kv, p.dh, p.n_rot, p.max_len, p.pos, p.mode, eps});
   if (f16) {
-    // A written half must be the rounding of some f32 within the stated tolerance of the reference value
-    // (between the roundings of the interval's ends); every other half keeps its bits. Accepted halves are
-    // replaced by the reference's, so the exact comparison counts the rest.
-    auto check = [&](std::vector<uint16_t> got, const std::vector<uint16_t>& before,
-                     const std::vector<uint16_t>& want16, const std::vector<float>& want32) {
-      const Tolerance t = rope_tolerance();
-      std::vector<uint32_t> g(got.size()), w(got.size());
-      for (size_t i = 0; i < got.size(); ++i) {
-        bool ok = got[i] == want16[i];
-        if (!ok && want16[i] != before[i]) {
-          const double x = want32[i], e = t.abs + t.rel * std::fabs(x);
-          const float lo = half_to_float(float_to_half(float(x - e))), hi = half_to_float(float_to_half(float(x + e)));
-          const float v = half_to_float(got[i]);
-          ok = v >= lo && v <= hi;
-        }
-        g[i] = ok ? want16[i] : got[i];
-        w[i] = want16[i];
-      }
-      return compare_exact_u32(g, w);
-    };
     return combine({compare(dq.download(), want_q, rope_tolerance()),
-                    check(dkt16.download(), kt16, want_kt16, want_kt), check(dvc16.download(), vc16, want_vc16, want_vc)});
+                    compare_written_halves(dkt16.download(), kt16, want_kt16, want_kt, rope_tolerance()),
+                    compare_written_halves(dvc16.download(), vc16, want_vc16, want_vc, rope_tolerance())});
   }
   return combine({compare(dq.download(), want_q, rope_tolerance()), compare(dkt.download(), want_kt, rope_tolerance()),
                   compare(dvc.download(), want_vc, rope_tolerance())});

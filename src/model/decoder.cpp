@@ -24,7 +24,7 @@ int64_t attention_splits(int64_t n_kv) {
   return s;
 }
 
-// Splits of the one-launch attention (flash_dec_gqa_k): a power of two up to
+// Splits of the one-launch attention (flash_dec_gqa_rope_k): a power of two up to
 // 16, one per 256 rows; each is one workgroup for all query heads of a KV
 // head, of one wave (f32 caches) or two (f16; half the bytes in flight per
 // row, so more rows at once): what the timing model found fastest at 4096.
@@ -54,7 +54,8 @@ struct DecoderModel::State {
   uint64_t h = 0, xn = 0, hn = 0, hss = 0, qkv = 0, q = 0, attn = 0, po = 0, pm = 0, pl = 0, gu = 0, act = 0, logits = 0, ids = 0,
            cos = 0, sin = 0;
   uint64_t router = 0, sel = 0, selw = 0, eg = 0, eu = 0, ea = 0, eo = 0, moe_out = 0;
-  // attention in one launch (flash_dec_gqa_k) over blocked caches of cache_len rows, or part + combine
+  // attention in one launch with its RoPE/append (flash_dec_gqa_rope_k) over blocked caches of cache_len rows,
+  // or RoPE/append, part and combine
   KernelRef attend;
   uint64_t split_count = 0;
   int64_t cache_len = 0;
@@ -88,11 +89,12 @@ struct DecoderModel::State {
     part = dev.kernel("flash_dec_gqa_part_k", "the decoder");
     comb = dev.kernel("flash_dec_comb_k", "the decoder");
     const int64_t group = cfg.n_head / cfg.n_head_kv;
-    kv_f16 = kv_f16 && cfg.head_dim == 128 && group <= 8 && dev.has("flash_dec_gqa_f16_k");
+    kv_f16 = kv_f16 && cfg.head_dim == 128 && group <= 8 && dev.has("flash_dec_gqa_rope_f16_k");
+    // the one-launch attention takes the RoPE/append step itself (flash_dec_gqa_rope_k)
     if (kv_f16)
-      attend = dev.kernel("flash_dec_gqa_f16_k", "the decoder");
-    else if ((cfg.head_dim == 64 || cfg.head_dim == 128) && group <= 8 && dev.has("flash_dec_gqa_k"))
-      attend = dev.kernel("flash_dec_gqa_k", "the decoder");
+      attend = dev.kernel("flash_dec_gqa_rope_f16_k", "the decoder");
+    else if ((cfg.head_dim == 64 || cfg.head_dim == 128) && group <= 8 && dev.has("flash_dec_gqa_rope_k"))
+      attend = dev.kernel("flash_dec_gqa_rope_k", "the decoder");
     add = dev.kernel("add_inplace_k", "the decoder");
     if (cfg.moe()) {
       route = dev.kernel("moe_route_k", "MoE routing");
@@ -154,7 +156,7 @@ struct DecoderModel::State {
     cache_len = attend.valid() ? (ctx + 63) / 64 * 64 : ctx;  // blocked caches: whole 64-row tiles
     if (attend.valid()) {
       split_count = ws.buffer("decoder.split_count", size_t(cfg.n_head_kv) * 4);
-      dev.memset(split_count, 0, size_t(cfg.n_head_kv) * 4);  // flash_dec_gqa_k leaves it at 0
+      dev.memset(split_count, 0, size_t(cfg.n_head_kv) * 4);  // the one-launch attention leaves it at 0
     }
     for (int64_t i = 0; i < cfg.n_layer; ++i) {
       const std::string l = "decoder.layer" + std::to_string(i);
@@ -256,12 +258,17 @@ struct DecoderModel::State {
     }
   }
 
+  // With the one-launch attention, also the step's RoPE/append from qkv (no qkv_rope_append_k launch).
   void attention(size_t layer, int64_t p) {
     if (attend.valid()) {
-      const int64_t n_kv = p + 1, ns = grouped_attention_splits(n_kv), R = (n_kv + ns - 1) / ns;
-      const uint64_t argv[] = {attn, po, pm, pl, split_count, q, kt[layer], vc[layer], uint64_t(n_kv),
-                               uint64_t(cfg.head_dim), uint64_t(R), uint64_t(cache_len), uint64_t(log2_exact(ns)),
-                               f32_bits(inv_sqrt_hd), uint64_t(cfg.n_head / cfg.n_head_kv)};
+      const LayerWeights& lw = w->layers[layer];
+      // whole 64-row tiles per split: no other split shares a cache line with the row this step appends
+      const int64_t n_kv = p + 1, ns = grouped_attention_splits(n_kv), R = ((n_kv + ns - 1) / ns + 63) / 64 * 64;
+      const uint64_t argv[] = {attn, po, pm, pl, split_count, kt[layer], vc[layer], qkv, lw.qkv_bias, lw.q_norm,
+                               lw.k_norm, cos, sin, uint64_t(p), uint64_t(cfg.head_dim), uint64_t(R),
+                               uint64_t(cache_len), uint64_t(log2_exact(ns)), f32_bits(inv_sqrt_hd),
+                               uint64_t(cfg.n_head / cfg.n_head_kv), uint64_t(cfg.n_head_kv), uint64_t(cfg.n_rot),
+                               cfg.rope_type == RopeType::Neox ? 1u : 0u, f32_bits(cfg.rms_eps)};
       dev.launch(attend, uint32_t(cfg.n_head_kv * ns), attention_waves(kv_f16) * 64, argv);
       return;
     }
@@ -342,7 +349,7 @@ struct DecoderModel::State {
                               uint64_t(p),
                               (cfg.rope_type == RopeType::Neox ? 1u : 0u) | (attend.valid() ? 2u : 0u) | (kv_f16 ? 4u : 0u),
                               f32_bits(cfg.rms_eps)};
-    dev.launch(rope, uint32_t(cfg.n_head + 2 * cfg.n_head_kv), 64, rargv);
+    if (!attend.valid()) dev.launch(rope, uint32_t(cfg.n_head + 2 * cfg.n_head_kv), 64, rargv);
     attention(i, p);
     residual(lw.out, attn, swiglu_of(lw) ? lw.ffn_norm : 0);
     if (cfg.moe()) {

@@ -167,9 +167,9 @@ TEST(Decoder, GeneratorCountsTokensAndLaunches) {
   EXPECT_EQ(ids.size(), 4u);  // on_token stopped it
   EXPECT_EQ(g.stats().generated, 4);
   EXPECT_EQ(g.stats().decode_passes, 3);
-  // per layer: norm, QKV, rope+append, attention (one launch), output, norm, gate|up, gated down;
+  // per layer: norm, QKV, attention with its rope+append (one launch), output, norm, gate|up, gated down;
   // plus the embedding, the final norm and the head
-  EXPECT_EQ(g.stats().launches_per_token, uint64_t(2 * 8 + 3));
+  EXPECT_EQ(g.stats().launches_per_token, uint64_t(2 * 7 + 3));
   uint64_t launches = 0;
   for (const auto& fam : g.stats().families) launches += fam.launches;
   EXPECT_EQ(launches, 3 * g.stats().launches_per_token);

@@ -163,10 +163,11 @@ int run_shape(const Shape& s, quant::TensorType type, kernels::EmuTestDevice& em
   model.set_position(s.ctx - 1);
   dev.launches.clear();
   model.forward(1, s.ctx - 1);
-  // launch 0 is the embedding row; each layer has one RoPE launch
+  // launch 0 is the embedding row; each layer has one RoPE launch (its own, or the attention that takes it)
   std::vector<size_t> ropes;
   for (size_t i = 0; i < dev.launches.size(); ++i)
-    if (dev.launches[i].kernel == "qkv_rope_append_k") ropes.push_back(i);
+    if (dev.launches[i].kernel == "qkv_rope_append_k" || dev.launches[i].kernel.starts_with("flash_dec_gqa_rope"))
+      ropes.push_back(i);
   if (ropes.size() != 2) throw Error("k100-bench model: expected one RoPE launch in each of the 2 layers");
   std::vector<const TracingDevice::Recorded*> embed, first, layer, head;
   for (size_t i = 0; i < dev.launches.size(); ++i)

@@ -6,11 +6,13 @@
 #include "k100/base/error.h"
 #include "k100/codeobj/reader.h"
 #include "k100/codeobj/writer.h"
+#include "k100/emu/checks.h"
 #include "k100/kernels/package.h"
 
 namespace k100::kernels {
 
 EmuTestDevice::EmuTestDevice(const Registry& registry, const std::string& kernels_dir, isa::Target target) {
+  emu::apply_environment(options_);
   Package pkg = build_package(registry, target, kernels_dir, codeobj::CodeObjectVersion::V5, true);
   broken_ = pkg.broken;
   auto bytes = codeobj::write_code_object(pkg.code_object);
@@ -20,7 +22,9 @@ EmuTestDevice::EmuTestDevice(const Registry& registry, const std::string& kernel
 
 EmuTestDevice::EmuTestDevice(const Registry& registry, const std::string& kernels_dir, OnFirstLaunch,
                              isa::Target target)
-    : lazy_registry_(&registry), kernels_dir_(kernels_dir), target_(target) {}
+    : lazy_registry_(&registry), kernels_dir_(kernels_dir), target_(target) {
+  emu::apply_environment(options_);
+}
 
 const EmuTestDevice::Loaded& EmuTestDevice::loaded(const std::string& lookup) {
   auto it = lazy_.find(lookup);
@@ -50,6 +54,7 @@ const emu::Program& EmuTestDevice::program_for(const std::string& lookup) {
 }
 
 EmuTestDevice::EmuTestDevice(const std::string& package_path) {
+  emu::apply_environment(options_);
   program_ = device_.load_code_object_file(package_path);
   codeobj::CodeObject co = codeobj::read_code_object_file(package_path);
   for (const auto& e : codeobj::make_catalog(co)) lookup_to_symbol_.emplace_back(e.lookup, e.name);

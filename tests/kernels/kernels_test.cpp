@@ -2,6 +2,8 @@
 // reference, one gtest per kernel, all of its (non-sweep) cases.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "k100/base/error.h"
 #include "k100/kernels/emu_test_device.h"
 #include "k100/kernels/registry.h"
@@ -45,6 +47,27 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Kernel, ::testing::ValuesIn(lookups()), test_name);
+
+// The test device takes its checks from the environment like the runtime's
+// emulator backend (k100-bench kernels --package runs old packages with
+// K100_EMU_CHECK=0 so), and names a value it does not understand.
+TEST(EmuTestDeviceOptions, ChecksFollowTheEnvironment) {
+  ::setenv("K100_EMU_CHECK", "hazards", 1);
+  EmuTestDevice some(registry(), std::string(K100_SOURCE_DIR) + "/kernels", EmuTestDevice::OnFirstLaunch{});
+  EXPECT_TRUE(some.options().checks.hazards);
+  EXPECT_FALSE(some.options().checks.waits);
+  EXPECT_FALSE(some.options().checks.lds_races);
+  ::setenv("K100_EMU_CHECK", "sometimes", 1);
+  try {
+    EmuTestDevice bad(registry(), std::string(K100_SOURCE_DIR) + "/kernels", EmuTestDevice::OnFirstLaunch{});
+    ADD_FAILURE() << "K100_EMU_CHECK=sometimes was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("K100_EMU_CHECK"), std::string::npos) << e.what();
+  }
+  ::unsetenv("K100_EMU_CHECK");
+  EmuTestDevice all(registry(), std::string(K100_SOURCE_DIR) + "/kernels", EmuTestDevice::OnFirstLaunch{});
+  EXPECT_TRUE(all.options().checks.waits && all.options().checks.hazards && all.options().checks.lds_races);
+}
 
 // The case tables the registry entries are written with: one case per row,
 // dims in column order, the "seed" column (else row i + 1) as the seed.

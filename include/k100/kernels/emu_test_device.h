@@ -38,6 +38,8 @@ class EmuTestDevice : public TestDevice {
   void launch(const std::string& lookup, Dim3 grid, Dim3 workgroup, const std::vector<uint64_t>& argv) override;
   std::string backend() const override { return "emu"; }
 
+  // Every constructor starts the options from the environment
+  // (K100_EMU_CHECK, K100_EMU_SCHEDULE), as the runtime's emulator backend does.
   emu::DispatchOptions& options() { return options_; }
   const emu::Profile& last_profile() const { return last_profile_; }
   emu::Device& device() { return device_; }

@@ -2,7 +2,7 @@
 // Q2_0 (codes with an offset), IQ4_NL (a 16-level codebook) and Q8_0.
 //
 // Groups hold 8 blocks (Q2_0: 4); the header is the blocks' f16 scales, one
-// slice is one block. Codes become f16 half-words with one AND each (the
+// slice is one block (Q2_0: half a block). Codes become f16 half-words with one AND each (the
 // GEMV layout puts them in bits 0-9 of a half, where an f16 is the denormal
 // code * 2^-24), and v_fma_mix_f32 multiplies the half by the f32 x from an
 // SGPR. Codes at bits 4-7 of a half (x16) or 2a (x4^a) go to accumulators of
@@ -65,14 +65,22 @@ class Nibbles final : public GemvDecoder {
   VGPR scales_, offset_;
 };
 
-// Q2_0: value = d * (code - 1), 64 elements per block, 2-bit codes.
+// Q2_0: value = d * (code - 1), 64 elements per block, 2-bit codes. A
+// slice is half a block (2 dwords, 32 elements): the block's accumulators
+// start at its first slice and are folded at its second.
 class Crumbs final : public GemvDecoder {
  public:
   int sumx_run() const override { return 64; }
+  // One slice (512 bytes) ahead of even slices, two of odd ones: with the
+  // four waves of a tile splitting its row, a 17408-row matrix has 1088
+  // waves, and 1.5 slices each keep about 750 KiB in flight, under the
+  // HBM's open rows (1 MiB); two whole slices each would not be.
+  int in_flight_bytes() const override { return 512; }
+  int in_flight_bytes_odd() const override { return 1024; }
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
-    scales_ = k.vgpr(2, "block scales");
+    scales_ = k.vgpr(e.shape.header_dwords, "block scales");
     pairs_ = k.vgpr(4, "pairs");
     shifted_ = k.vgpr(1, "codes >> 8");
     acc_.clear();
@@ -82,13 +90,13 @@ class Crumbs final : public GemvDecoder {
   }
 
   void header(GemvEmitter& e, VGPR header) override {
-    copy_dwords(e.k, scales_, header, 2);
+    copy_dwords(e.k, scales_, header, e.shape.header_dwords);
   }
 
   // Half-dword units: unit u of the slice is dword u / 2, shifted right by 8
   // when u is odd (8 elements). Unit by unit: its four pairs, then their
   // products for every row (four registers of pairs, not one per pair of the step).
-  void step(GemvEmitter& e, int, int q, VGPR data) override {
+  void step(GemvEmitter& e, int j, int q, VGPR data) override {
     Kernel& k = e.k;
     const int units = e.step_elems / 8, first_unit = q * units;
     for (int i = 0; i < units; ++i) {
@@ -102,22 +110,23 @@ class Crumbs final : public GemvDecoder {
       for (int m = 0; m < e.M; ++m)
         for (int a = 0; a < 4; ++a)
           for (int h = 0; h < 2; ++h)
-            e.fma_half(acc_[size_t(m)][a], pairs_[a], h, m, 8 * i + 2 * a + h, u == 0 && h == 0);
+            e.fma_half(acc_[size_t(m)][a], pairs_[a], h, m, 8 * i + 2 * a + h, j % 2 == 0 && u == 0 && h == 0);
     }
   }
 
   void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) override {
+    if (j % 2 == 0) return;
     Kernel& k = e.k;
+    const int b = j / 2;
     for (int m = 0; m < e.M; ++m) {
       const VGPR a = acc_[size_t(m)];
       k.v_fmac_f32(a[0], 0.25f, a[1]);
       k.v_fmac_f32(a[0], 0.0625f, a[2]);
       k.v_fmac_f32(a[0], 0.015625f, a[3]);
-      k.v_fmac_f32(a[0], e.sumx(m, j), offset_);
-      apply_scale(k, totals[size_t(m)], scales_, j, a[0]);
+      k.v_fmac_f32(a[0], e.sumx(m, b), offset_);
+      apply_scale(k, totals[size_t(m)], scales_, b, a[0]);
     }
   }
-
 
  private:
   VGPR scales_, pairs_, shifted_, offset_;

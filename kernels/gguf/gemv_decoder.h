@@ -80,6 +80,10 @@ class GemvDecoder {
   // Bytes of weights per wave the skeleton keeps in flight ahead of the
   // slice being decoded (whole slices, at least one).
   virtual int in_flight_bytes() const { return 2048; }
+  // The same while an odd-numbered slice of the group is decoded (groups of
+  // an even slice count): two depths that alternate put a wave's average
+  // between two whole slices.
+  virtual int in_flight_bytes_odd() const { return in_flight_bytes(); }
   // Registers for one body (M rows); called once before the body is emitted.
   virtual void begin(GemvEmitter& e) = 0;
   // The group's header dwords (valid until the next group's are loaded, right after this).

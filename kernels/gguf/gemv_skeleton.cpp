@@ -146,8 +146,8 @@ class Body final : public GemvEmitter {
   // One row (M = 1): what the fused end needs, loaded while the body runs
   // (early_epilogue): the RMS factor; Accumulate's old y and scale.
   VGPR early_r_, early_y_, early_scale_;
-  int in_flight_bytes() const {
-    const int bytes = dec_.in_flight_bytes();
+  int in_flight_bytes(bool odd = false) const {
+    const int bytes = odd ? dec_.in_flight_bytes_odd() : dec_.in_flight_bytes();
     return e_.fusion && *e_.fusion != GemvFusion::Accumulate ? bytes / 2 : bytes;
   }
   int steps_per_slice() const { return shape.slice_elems() / step_elems; }
@@ -168,7 +168,9 @@ class Body final : public GemvEmitter {
 
   GemvDecoder& dec_;
   const Entry& e_;
-  int ring_size_ = 0, ahead_ = 0, cur_step_ = 0;
+  int ring_size_ = 0, ahead_ = 0, ahead_odd_ = 0, cur_step_ = 0;
+  // Slices in flight while slice j is decoded (whole slices; even and odd j may differ).
+  int ahead(int j) const { return j % 2 ? ahead_odd_ : ahead_; }
   VGPR hdr_;
   std::vector<VGPR> ring_;
   VGPR vofs_[5];
@@ -253,9 +255,11 @@ void Body::group_body(bool last, Label done) {
       k.s_cmp_le_u32(last_present_, j / bps);
       k.s_cbranch_scc1(done);
     }
-    const int jj = j + ahead_;
-    if (jj < n) load_slice(jj, false);
-    else if (!last) load_slice(jj - n, true);
+    // Slices issued so far reach (j - 1) + ahead(j - 1); this one takes them to j + ahead(j).
+    for (int jj = j + ahead(j == 0 ? n - 1 : j - 1); jj <= j + ahead(j); ++jj) {
+      if (jj < n) load_slice(jj, false);
+      else if (!last) load_slice(jj - n, true);
+    }
     dec_.slice_begin(*this, j, ring_[size_t(j % ring_size_)]);
     for (int q = 0; q < sps; ++q) {
       cur_step_ = j * sps + q;
@@ -289,8 +293,9 @@ void Body::emit() {
   const int H = shape.header_dwords, U = shape.slice_dwords, n = shape.slices;
   // Ring of slices: `ahead_` in flight; the ring size divides the slice count.
   ahead_ = std::clamp(in_flight_bytes() / (256 * U), 1, n - 1);
+  ahead_odd_ = n % 2 ? ahead_ : std::clamp(in_flight_bytes(true) / (256 * U), 1, n - 1);
   ring_size_ = n;
-  for (int r = ahead_ + 1; r <= n; ++r)
+  for (int r = std::max(ahead_, ahead_odd_) + 1; r <= n; ++r)
     if (n % r == 0) {
       ring_size_ = r;
       break;
@@ -418,7 +423,7 @@ void Body::emit() {
   k.s_cmp_eq_u32(count_, 0);
   k.s_cbranch_scc1(early_end ? early : skip_all);
   load_part(hdr_, false, 0, H);
-  for (int j = 0; j < ahead_; ++j) load_slice(j, false);
+  for (int j = 0; j < ahead(n - 1); ++j) load_slice(j, false);
   load_sums(false);
   load_x(0, false);
   if (early_end) {

@@ -13,7 +13,9 @@
 //                bits {0-3,16-19}, {4-7,20-23} (code x16), {8-11,24-27},
 //                {12-15,28-31} (code x16).
 //   Q2_0         slice dword t holds elements 16t..16t+15; pair 8t+a (a < 4)
-//                is bits {2a, 16+2a} (code x4^a), pair 8t+4+a bits {8+2a, 24+2a}.
+//                is bits {2a, 16+2a} (code x4^a), pair 8t+4+a bits {8+2a, 24+2a};
+//                a slice is half a block (2 dwords), so one is 512 bytes per
+//                wave and the kernel's bytes in flight go in small steps.
 //   Q5_K         5-bit codes; pairs 0..14: pair p is dword p/3, bits
 //                {5k..5k+4, 16+5k..16+5k+4}, k = p % 3 (x1, x32, x1 after >>10);
 //                pair 15: bit b of its codes is bit 15 / 31 of dword b.
@@ -49,7 +51,7 @@ namespace detail {
 
 const GemvGeometry* gemv_geometry(TensorType type) {
   static constexpr GemvGeometry kTable[] = {
-      {TensorType::Q4_0, 8, 4, 4, 8},    {TensorType::Q8_0, 8, 4, 8, 8},   {TensorType::Q2_0, 4, 2, 4, 4},
+      {TensorType::Q4_0, 8, 4, 4, 8},    {TensorType::Q8_0, 8, 4, 8, 8},   {TensorType::Q2_0, 4, 2, 2, 8},
       {TensorType::Q4_K, 1, 4, 4, 8},    {TensorType::Q5_K, 1, 4, 5, 8},   {TensorType::Q6_K, 2, 9, 6, 16},
       {TensorType::IQ4_NL, 8, 4, 4, 8},  {TensorType::IQ4_XS, 1, 2, 4, 8}, {TensorType::IQ2_S, 2, 9, 2, 16},
       {TensorType::IQ3_S, 2, 7, 3, 16},   {TensorType::IQ3_XXS, 2, 1, 3, 16}};

@@ -21,7 +21,7 @@ struct GemvKernel {
 
 constexpr GemvKernel kGemvKernels[] = {
     {TensorType::Q4_0, "q4_0_gemv_k", 256, 1},     {TensorType::Q8_0, "q8_0_gemv_k", 256, 1},
-    {TensorType::Q2_0, "q2_0_gemv_k", 256, 4},     {TensorType::Q4_K, "q4k_gemv_k", 256, 1},
+    {TensorType::Q2_0, "q2_0_gemv_k", 512, 2},     {TensorType::Q4_K, "q4k_gemv_k", 256, 1},
     {TensorType::Q5_K, "q5k_gemv_k", 256, 2},      {TensorType::Q6_K, "q6k_gemv_k", 256, 1},
     {TensorType::IQ4_NL, "iq4nl_gemv_k", 512, 2},  {TensorType::IQ4_XS, "iq4xs_gemv_k", 512, 2},
     {TensorType::IQ2_S, "iq2s_gemv_k", 256, 4},    {TensorType::IQ3_S, "iq3s_gemv_k", 256, 4},

@@ -43,6 +43,7 @@ class Grid final : public GemvDecoder {
   // reads in flight stay under the HBM's open rows (more in flight costs
   // row activations, docs/PERFORMANCE.md).
   int in_flight_bytes() const override { return 256 * group_shape(type_).slice_dwords; }
+  bool block_shares() const override { return true; }
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;

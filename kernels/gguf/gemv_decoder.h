@@ -80,6 +80,10 @@ class GemvDecoder {
   // Bytes of weights per wave the skeleton keeps in flight ahead of the
   // slice being decoded (whole slices, at least one).
   virtual int in_flight_bytes() const { return 2048; }
+  // Whether the S waves of a tile split the row by blocks rather than by
+  // whole groups (a share may start inside its first group; the decoder then
+  // sees header() and the slices from that block on). Needs sumx_run() == 0.
+  virtual bool block_shares() const { return false; }
   // Registers for one body (M rows); called once before the body is emitted.
   virtual void begin(GemvEmitter& e) = 0;
   // The group's header dwords (valid until the next group's are loaded, right after this).

@@ -151,6 +151,10 @@ class Body final : public GemvEmitter {
     return e_.fusion && *e_.fusion != GemvFusion::Accumulate ? bytes / 2 : bytes;
   }
   int steps_per_slice() const { return shape.slice_elems() / step_elems; }
+  int slices_per_block() const { return shape.slices / shape.blocks_per_group; }
+  bool block_shares() const { return dec_.block_shares(); }
+  // The jump of a share that starts inside its first group to that block of the body.
+  void enter_blocks();
   // SGPRs per x tuple: the fused variants keep more SGPRs live past the body
   // and take x in 8-dword tuples, which fit where a 16-dword one does not.
   int xchunk() const { return e_.fusion && M > 1 ? 8 : 16; }
@@ -175,7 +179,10 @@ class Body final : public GemvEmitter {
   std::vector<std::vector<SGPR>> xbuf_[2];  // [buffer][m][16-dword chunk]
   std::vector<std::vector<VGPR>> raw_, sum_;  // [m][chunk]
   std::vector<VGPR> totals_;
-  SGPR gbase_, pbase_, count_, last_present_, elems_left_, sum_out_, saved_exec_;
+  SGPR gbase_, pbase_, count_, last_present_, elems_left_, sum_out_, saved_exec_, skip_;
+  // With block_shares(): per block b > 0 of a group, where the full group's
+  // body (entry_[0][b]) and the last group's (entry_[1][b]) decode it.
+  std::vector<Label> entry_[2];
   VGPR sum_elem_;
   std::vector<SGPR> xb_;
 };
@@ -249,6 +256,7 @@ void Body::group_body(bool last, Label done) {
   dec_.header(*this, hdr_);
   if (!last) load_part(hdr_, true, 0, shape.header_dwords);
   for (int j = 0; j < n; ++j) {
+    if (block_shares() && j > 0 && j % bps == 0) k.bind(entry_[last ? 1 : 0][size_t(j / bps)]);
     if (last && shape.blocks_per_group > 1 && j > 0 && j % bps == 0) {
       k.s_cmp_le_u32(last_present_, j / bps);
       k.s_cbranch_scc1(done);
@@ -285,6 +293,26 @@ void Body::group_body(bool last, Label done) {
   }
 }
 
+void Body::enter_blocks() {
+  Label start = k.label("share from a group's start");
+  std::vector<Label> go;
+  for (int b = 1; b < shape.blocks_per_group; ++b) {
+    go.push_back(k.label("share from a block"));
+    k.s_cmp_eq_u32(skip_, b);
+    k.s_cbranch_scc1(go.back());
+  }
+  k.s_branch(start);
+  for (int b = 1; b < shape.blocks_per_group; ++b) {
+    k.bind(go[size_t(b - 1)]);
+    dec_.header(*this, hdr_);
+    k.s_cmp_le_u32(count_, 1);
+    k.s_cbranch_scc1(entry_[1][size_t(b)]);
+    load_part(hdr_, true, 0, shape.header_dwords);
+    k.s_branch(entry_[0][size_t(b)]);
+  }
+  k.bind(start);
+}
+
 void Body::emit() {
   const int H = shape.header_dwords, U = shape.slice_dwords, n = shape.slices;
   // Ring of slices: `ahead_` in flight; the ring size divides the slice count.
@@ -295,32 +323,65 @@ void Body::emit() {
       ring_size_ = r;
       break;
     }
+  if (block_shares()) {
+    if (dec_.sumx_run() || (shape.blocks_per_group - 1) * slices_per_block() + ahead_ > n)
+      throw Error("gemv: block shares of " + quant::type_name(shape.type) +
+                  " need a decoder without sums of x and the slices in flight inside a group");
+    for (auto& labels : entry_)
+      for (int b = 0; b < shape.blocks_per_group; ++b) labels.push_back(b ? k.label("block entry") : Label{});
+  }
   auto s1 = [&](const char* name) { return k.sgpr(1, name); };
 
-  // This wave's share of the row: groups [g0, g1) of ng.
-  const SGPR nb = s1("blocks per row"), ng = s1("groups per row"), gpw = s1("groups per wave"), g0 = s1("first group"),
+  // This wave's share of the row: groups [g0, g1) of ng, or (decoders with
+  // block_shares()) blocks [b0, b1) of nb, its first group entered at block
+  // b0 % G (skip_): at 20 blocks and S = 4 the shares are 5, 5, 5, 5 blocks
+  // where whole groups of two fall 3, 3, 3, 1.
+  const SGPR nb = s1("blocks per row"), ng = s1("groups per row"), gpw = s1("share per wave"), g0 = s1("first group"),
              g1 = s1("end group"), t = s1("t"), logw = s1("log2 waves");
   count_ = s1("groups");
   last_present_ = s1("blocks in the last group");
   elems_left_ = s1("elements left");
+  const int lg = log2_exact(shape.blocks_per_group);
   k.s_lshr_b32(nb, e_.kcols, log2_exact(shape.block_elems));
   k.s_add_u32(ng, nb, shape.blocks_per_group - 1);
-  k.s_lshr_b32(ng, ng, log2_exact(shape.blocks_per_group));
+  k.s_lshr_b32(ng, ng, lg);
   k.s_ff1_i32_b32(logw, e_.split);
-  k.s_add_u32(gpw, ng, e_.split);
-  k.s_sub_u32(gpw, gpw, 1);
-  k.s_lshr_b32(gpw, gpw, logw);
-  k.s_mul_i32(g0, e_.part, gpw);
-  k.s_add_u32(g1, g0, gpw);
-  k.s_min_u32(g1, g1, ng);
-  k.s_sub_i32(count_, g1, g0);
-  k.s_max_i32(count_, count_, 0);
-  // Blocks of the wave's last group: the row's remainder when it is the row's last group.
-  k.s_mul_i32(t, ng, shape.blocks_per_group);
-  k.s_sub_u32(t, t, nb);  // zero blocks in the row's last group
-  k.s_cmp_eq_u32(g1, ng);
-  k.s_cselect_b32(t, t, 0);
-  k.s_sub_u32(last_present_, shape.blocks_per_group, t);
+  if (block_shares()) {
+    const SGPR b0 = s1("first block"), b1 = s1("end block");
+    skip_ = s1("blocks skipped in the first group");
+    k.s_add_u32(gpw, nb, e_.split);
+    k.s_sub_u32(gpw, gpw, 1);
+    k.s_lshr_b32(gpw, gpw, logw);
+    k.s_mul_i32(b0, e_.part, gpw);
+    k.s_add_u32(b1, b0, gpw);
+    k.s_min_u32(b1, b1, nb);
+    k.s_lshr_b32(g0, b0, lg);
+    k.s_and_b32(skip_, b0, shape.blocks_per_group - 1);
+    k.s_add_u32(g1, b1, shape.blocks_per_group - 1);
+    k.s_lshr_b32(g1, g1, lg);
+    k.s_sub_i32(count_, g1, g0);
+    k.s_cmp_lt_u32(b0, b1);
+    k.s_cselect_b32(count_, count_, 0);
+    // Blocks of the wave's last group: b1 - G (g1 - 1).
+    k.s_sub_u32(t, g1, 1);
+    k.s_lshl_b32(t, t, lg);
+    k.s_sub_u32(last_present_, b1, t);
+  } else {
+    k.s_add_u32(gpw, ng, e_.split);
+    k.s_sub_u32(gpw, gpw, 1);
+    k.s_lshr_b32(gpw, gpw, logw);
+    k.s_mul_i32(g0, e_.part, gpw);
+    k.s_add_u32(g1, g0, gpw);
+    k.s_min_u32(g1, g1, ng);
+    k.s_sub_i32(count_, g1, g0);
+    k.s_max_i32(count_, count_, 0);
+    // Blocks of the wave's last group: the row's remainder when it is the row's last group.
+    k.s_mul_i32(t, ng, shape.blocks_per_group);
+    k.s_sub_u32(t, t, nb);  // zero blocks in the row's last group
+    k.s_cmp_eq_u32(g1, ng);
+    k.s_cselect_b32(t, t, 0);
+    k.s_sub_u32(last_present_, shape.blocks_per_group, t);
+  }
   // Elements of the row from this wave's first group on.
   k.s_mul_i32(t, g0, shape.group_elems());
   k.s_sub_u32(elems_left_, e_.kcols, t);
@@ -418,15 +479,33 @@ void Body::emit() {
   k.s_cmp_eq_u32(count_, 0);
   k.s_cbranch_scc1(early_end ? early : skip_all);
   load_part(hdr_, false, 0, H);
-  for (int j = 0; j < ahead_; ++j) load_slice(j, false);
-  load_sums(false);
-  load_x(0, false);
+  // The first group's slices and x from the block the share starts at (with
+  // block_shares(), one path per block of a group), then the jump into the
+  // group's body at that block (enter_blocks).
+  const int entries = block_shares() ? shape.blocks_per_group : 1;
+  Label loaded = k.label("first loads");
+  std::vector<Label> from(static_cast<size_t>(entries));
+  for (int b = 1; b < entries; ++b) {
+    from[size_t(b)] = k.label("first loads from a block");
+    k.s_cmp_eq_u32(skip_, b);
+    k.s_cbranch_scc1(from[size_t(b)]);
+  }
+  for (int b = 0; b < entries; ++b) {
+    if (b) k.bind(from[size_t(b)]);
+    const int j0 = b * slices_per_block();
+    for (int j = j0; j < j0 + ahead_; ++j) load_slice(j, false);
+    load_sums(false);
+    load_x(j0 * steps_per_slice(), false);
+    if (b + 1 < entries) k.s_branch(loaded);
+  }
+  k.bind(loaded);
   if (early_end) {
     k.bind(early);
     early_epilogue(rows_left, ybase);
     k.s_cmp_eq_u32(count_, 0);
     k.s_cbranch_scc1(skip_all);
   }
+  if (block_shares()) enter_blocks();
   k.bind(full);
   k.s_cmp_le_u32(count_, 1);
   k.s_cbranch_scc1(last);
@@ -461,17 +540,19 @@ void Body::emit() {
   const SGPR region = s1("region");
   k.s_cmp_eq_u32(e_.split, 1);
   k.s_cbranch_scc1(store);
-  // The fused variants' stores need more SGPRs: they derive log2(S) and the
-  // part again here rather than keep them through the body.
-  SGPR lw = logw, pt = e_.part;
-  if (e_.fusion) {
+  // The fused variants' stores, and the block shares' bodies, need more
+  // SGPRs: they derive log2(S) and the part again here rather than keep them
+  // through the body.
+  SGPR lw = logw, pt = e_.part, scratch = t;
+  if (e_.fusion || block_shares()) {
     lw = s1("log2 split");
     pt = s1("part");
+    scratch = s1("t");
     k.s_ff1_i32_b32(lw, e_.split);
     k.s_sub_u32(pt, e_.split, 1);
     k.s_and_b32(pt, pt, e_.wave);
   }
-  hand_over(lw, e_.split, pt, region, t, addr, gather);
+  hand_over(lw, e_.split, pt, region, scratch, addr, gather);
   const SGPR v = s1("part");
   k.s_mov_b32(v, 1);
   k.bind(more);

@@ -917,6 +917,21 @@ Signature gemv_fused_signature(TensorType type, GemvFusion fusion) {
 
 namespace {
 
+// dst[0..n) = the kernel-argument dwords from byte `at` on, in loads of 8, 4, 2 and 1 dwords.
+void load_kernarg_dwords(Kernel& k, SGPR dst, int at, int n) {
+  for (int d = 0; d < n;) {
+    const int w = n - d >= 8 ? 8 : n - d >= 4 ? 4 : n - d >= 2 ? 2 : 1;
+    const SGPR part = dst.sub(d, w);
+    switch (w) {
+      case 8: k.s_load_dwordx8(part, k.kernarg_pointer(), at + 4 * d); break;
+      case 4: k.s_load_dwordx4(part, k.kernarg_pointer(), at + 4 * d); break;
+      case 2: k.s_load_dwordx2(part, k.kernarg_pointer(), at + 4 * d); break;
+      default: k.s_load_dword(part, k.kernarg_pointer(), at + 4 * d); break;
+    }
+    d += w;
+  }
+}
+
 codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optional<GemvFusion> fusion) {
   const GroupShape shape = group_shape(type);
   std::unique_ptr<GemvDecoder> dec = make_decoder(type);
@@ -943,12 +958,15 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   k.s_cbranch_scc1(read);
   // All loads are issued before the first use: a kernel-argument read is a
   // host-link round trip (microseconds), and one wait covers them all.
-  k.s_load_dwordx16(block, k.kernarg_pointer(), 0);
+  // Only the dwords the arguments occupy: the host link carries every byte
+  // asked for, and a dispatch's workgroups ask one after the other.
+  const int used = int((sig.layout().explicit_end + 3) / 4);
+  load_kernarg_dwords(k, block, 0, std::min(used, 16));
   k.s_load_dword(gsize, k.kernarg_pointer(), int(gs / 4 * 4));
   SGPR tail;  // dwords 16..19 of a fused variant's longer list
   if (block_dwords > 16) {
     tail = k.sgpr(4, "argument block tail");
-    k.s_load_dwordx4(tail, k.kernarg_pointer(), 64);
+    load_kernarg_dwords(k, tail, 64, used - 16);
   }
   k.s_mov_b32(exec_lo, 1);
   k.s_mov_b32(exec_hi, 0);

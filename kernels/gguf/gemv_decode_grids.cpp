@@ -33,9 +33,9 @@ class Grid final : public GemvDecoder {
  public:
   explicit Grid(TensorType t) : type_(t) {
     switch (t) {
-      case TensorType::IQ2_S: entry_elems_ = 8, entries_ = 1024, header_ = 9, run_ = 16, factor_ = 0.125f; break;
-      case TensorType::IQ3_S: entry_elems_ = 4, entries_ = 512, header_ = 7, run_ = 32, factor_ = 1.0f; break;
-      default: entry_elems_ = 4, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.25f; break;
+      case TensorType::IQ2_S: entry_elems_ = 8, entries_ = 1024, header_ = 9, run_ = 16, factor_ = 0.125f, header_slice_ = 12; break;
+      case TensorType::IQ3_S: entry_elems_ = 4, entries_ = 512, header_ = 7, run_ = 32, factor_ = 1.0f, header_slice_ = 15; break;
+      default: entry_elems_ = 4, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.25f, header_slice_ = 14; break;
     }
   }
   uint32_t lds_table_bytes() const override { return grid_bytes() + (type_ == TensorType::IQ3_XXS ? 12 * 128 : 64); }
@@ -44,6 +44,11 @@ class Grid final : public GemvDecoder {
   // row activations, docs/PERFORMANCE.md).
   int in_flight_bytes() const override { return 256 * group_shape(type_).slice_dwords; }
   bool block_shares() const override { return true; }
+  // The next group's header late in the group (slice 12, 15 or 14 of 16,
+  // the best of 0, 4, 8, 12, 14, 15 at 17408 x 5120, MODELED): with it
+  // loaded at the group's start, the HBM queues hold more than the open rows
+  // and IQ3_S pays row activations.
+  int next_header_slice() const override { return header_slice_; }
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
@@ -206,6 +211,7 @@ class Grid final : public GemvDecoder {
   }
 
   TensorType type_;
+  int header_slice_ = 0;
   int batch_ = 4, entry_elems_ = 0, entries_ = 0, header_ = 0, run_ = 0, runs_ = 0, sign_at_ = 0, sign_dwords_ = 0, per_block_ = 0;
   float factor_ = 1.0f;
   VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_, nibble_addr_;

@@ -254,9 +254,10 @@ void Body::group_body(bool last, Label done) {
     load_sums(true);
   }
   dec_.header(*this, hdr_);
-  if (!last) load_part(hdr_, true, 0, shape.header_dwords);
+  const int header_at = std::clamp(dec_.next_header_slice(), 0, n - 1);
   for (int j = 0; j < n; ++j) {
     if (block_shares() && j > 0 && j % bps == 0) k.bind(entry_[last ? 1 : 0][size_t(j / bps)]);
+    if (!last && j == header_at) load_part(hdr_, true, 0, shape.header_dwords);
     if (last && shape.blocks_per_group > 1 && j > 0 && j % bps == 0) {
       k.s_cmp_le_u32(last_present_, j / bps);
       k.s_cbranch_scc1(done);
@@ -307,7 +308,9 @@ void Body::enter_blocks() {
     dec_.header(*this, hdr_);
     k.s_cmp_le_u32(count_, 1);
     k.s_cbranch_scc1(entry_[1][size_t(b)]);
-    load_part(hdr_, true, 0, shape.header_dwords);
+    // the body loads the next group's header at slice header_at, before this entry or after it
+    if (std::clamp(dec_.next_header_slice(), 0, shape.slices - 1) < b * slices_per_block())
+      load_part(hdr_, true, 0, shape.header_dwords);
     k.s_branch(entry_[0][size_t(b)]);
   }
   k.bind(start);

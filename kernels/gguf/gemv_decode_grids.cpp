@@ -13,7 +13,12 @@
 // bytes in their high bytes: two signed f16 denormals (magnitude * 2^-24)
 // that v_fma_mix_f32 multiplies by x. The odd integer 2s + 1 of each
 // sub-block scale multiplies its run's sum, the block's d the block's sum,
-// and 2^24 times the constant (1/4 IQ3_XXS, 1/8 IQ2_S) the total.
+// and 2^24 times the constant (1/4 IQ3_XXS, 1/8 IQ2_S) the total. IQ3_S's
+// ninth index bits: per sub-block its qh byte spread to one byte per index
+// (0 or 1), so that one v_perm_b32 per two indices puts them beside their
+// index bytes as two 16-bit indices. The waves of a tile share a row by
+// blocks (block_shares), and the next group's header is loaded late in the
+// group (next_header_slice).
 #include <algorithm>
 
 #include "gemv_decoder.h"

@@ -5,7 +5,9 @@
 // Launch: grid = (ceil(n / 64), groups), wg = 64 * S with S = 1, 2, 4 or 8.
 // Workgroup (t, g) owns rows 64t .. 64t+63 of matrix e; lane l of every wave
 // owns row 64t + l; wave v of the S waves takes the v-th contiguous share of
-// the row's block groups, and wave 0 adds the others' sums (LDS) and stores.
+// the row's block groups (or of its blocks, for decoders with block_shares():
+// a share may then start inside its first group), and wave 0 adds the
+// others' sums (LDS) and stores.
 //
 // Per wave:
 //  * arguments: wave 0 reads the 64-byte argument block (explicit arguments

@@ -351,15 +351,19 @@ void Body::emit() {
   k.s_add_u32(ng, nb, shape.blocks_per_group - 1);
   k.s_lshr_b32(ng, ng, lg);
   k.s_ff1_i32_b32(logw, e_.split);
+  // [first, end) = the part's ceil(units / S) share of `units`, clipped.
+  auto share = [&](SGPR units, SGPR first, SGPR end) {
+    k.s_add_u32(gpw, units, e_.split);
+    k.s_sub_u32(gpw, gpw, 1);
+    k.s_lshr_b32(gpw, gpw, logw);
+    k.s_mul_i32(first, e_.part, gpw);
+    k.s_add_u32(end, first, gpw);
+    k.s_min_u32(end, end, units);
+  };
   if (block_shares()) {
     const SGPR b0 = s1("first block"), b1 = s1("end block");
     skip_ = s1("blocks skipped in the first group");
-    k.s_add_u32(gpw, nb, e_.split);
-    k.s_sub_u32(gpw, gpw, 1);
-    k.s_lshr_b32(gpw, gpw, logw);
-    k.s_mul_i32(b0, e_.part, gpw);
-    k.s_add_u32(b1, b0, gpw);
-    k.s_min_u32(b1, b1, nb);
+    share(nb, b0, b1);
     k.s_lshr_b32(g0, b0, lg);
     k.s_and_b32(skip_, b0, shape.blocks_per_group - 1);
     k.s_add_u32(g1, b1, shape.blocks_per_group - 1);
@@ -372,12 +376,7 @@ void Body::emit() {
     k.s_lshl_b32(t, t, lg);
     k.s_sub_u32(last_present_, b1, t);
   } else {
-    k.s_add_u32(gpw, ng, e_.split);
-    k.s_sub_u32(gpw, gpw, 1);
-    k.s_lshr_b32(gpw, gpw, logw);
-    k.s_mul_i32(g0, e_.part, gpw);
-    k.s_add_u32(g1, g0, gpw);
-    k.s_min_u32(g1, g1, ng);
+    share(ng, g0, g1);
     k.s_sub_i32(count_, g1, g0);
     k.s_max_i32(count_, count_, 0);
     // Blocks of the wave's last group: the row's remainder when it is the row's last group.

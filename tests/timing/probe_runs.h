@@ -50,6 +50,12 @@ inline const DispatchTiming& only(const Timing& t) {
   EXPECT_EQ(t.dispatches.size(), 1u);
   return t.dispatches.at(0);
 }
+// A temporary timing's dispatch is returned by value, so that
+// `const DispatchTiming& d = only(rec.model(m));` extends its life.
+inline DispatchTiming only(Timing&& t) {
+  EXPECT_EQ(t.dispatches.size(), 1u);
+  return t.dispatches.at(0);
+}
 
 // A machine of `cus` CUs with the calibrated K100_LC's per-CU and memory parameters.
 inline MachineParams small_machine(unsigned cus) {

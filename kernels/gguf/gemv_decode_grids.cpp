@@ -13,7 +13,12 @@
 // bytes in their high bytes: two signed f16 denormals (magnitude * 2^-24)
 // that v_fma_mix_f32 multiplies by x. The odd integer 2s + 1 of each
 // sub-block scale multiplies its run's sum, the block's d the block's sum,
-// and 2^24 times the constant (1/4 IQ3_XXS, 1/8 IQ2_S) the total.
+// and 2^24 times the constant (1/4 IQ3_XXS, 1/8 IQ2_S) the total. IQ3_S's
+// ninth index bits: per sub-block its qh byte spread to one byte per index
+// (0 or 1), so that one v_perm_b32 per two indices puts them beside their
+// index bytes as two 16-bit indices. The waves of a tile share a row by
+// blocks (block_shares), and the next group's header is loaded late in the
+// group (next_header_slice).
 #include <algorithm>
 
 #include "gemv_decoder.h"
@@ -33,9 +38,9 @@ class Grid final : public GemvDecoder {
  public:
   explicit Grid(TensorType t) : type_(t) {
     switch (t) {
-      case TensorType::IQ2_S: entry_elems_ = 8, entries_ = 1024, header_ = 9, run_ = 16, factor_ = 0.125f; break;
-      case TensorType::IQ3_S: entry_elems_ = 4, entries_ = 512, header_ = 7, run_ = 32, factor_ = 1.0f; break;
-      default: entry_elems_ = 4, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.25f; break;
+      case TensorType::IQ2_S: entry_elems_ = 8, entries_ = 1024, header_ = 9, run_ = 16, factor_ = 0.125f, header_slice_ = 12; break;
+      case TensorType::IQ3_S: entry_elems_ = 4, entries_ = 512, header_ = 7, run_ = 32, factor_ = 1.0f, header_slice_ = 15; break;
+      default: entry_elems_ = 4, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.25f, header_slice_ = 14; break;
     }
   }
   uint32_t lds_table_bytes() const override { return grid_bytes() + (type_ == TensorType::IQ3_XXS ? 12 * 128 : 64); }
@@ -43,6 +48,12 @@ class Grid final : public GemvDecoder {
   // reads in flight stay under the HBM's open rows (more in flight costs
   // row activations, docs/PERFORMANCE.md).
   int in_flight_bytes() const override { return 256 * group_shape(type_).slice_dwords; }
+  bool block_shares() const override { return true; }
+  // The next group's header late in the group (slice 12, 15 or 14 of 16,
+  // the best of 0, 4, 8, 12, 14, 15 at 17408 x 5120, MODELED): with it
+  // loaded at the group's start, the HBM queues hold more than the open rows
+  // and IQ3_S pays row activations.
+  int next_header_slice() const override { return header_slice_; }
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
@@ -60,6 +71,11 @@ class Grid final : public GemvDecoder {
     sign_at_ = e.shape.slice_dwords - sign_dwords_;
     per_block_ = 256 / e.shape.slice_elems();
     if (type_ != TensorType::IQ3_XXS) nibble_addr_ = k.vgpr(2 * sign_dwords_, "sign nibble addresses");
+    if (type_ == TensorType::IQ3_S) {
+      if (e.shape.slice_elems() != 32) throw Error("gemv: IQ3_S slices are one 32-element sub-block");
+      high_bytes_ = k.vgpr(2, "ninth index bits as bytes");
+      index_pair_ = k.vgpr(1, "two 9-bit indices");
+    }
     if (type_ == TensorType::IQ3_XXS) {
       code_signs_at_ = k.sgpr(1, "sign table");
       k.s_mov_b32(code_signs_at_, e.table_offset() + grid_bytes());
@@ -94,6 +110,18 @@ class Grid final : public GemvDecoder {
         k.v_lshrrev_b32(nibble_addr_[2 * d + 1], 2, data[sign_at_ + d]);
         k.v_and_b32(nibble_addr_[2 * d + 1], 0x3C3C3C3Cu, nibble_addr_[2 * d + 1]);
       }
+    if (type_ == TensorType::IQ3_S) {
+      // The sub-block's qh byte, its bits 4d..4d+3 (of index bytes 4d..4d+3)
+      // spread to one byte each: n * 0x204081 puts bit i at bit 8i (the
+      // copies do not overlap), the AND keeps those.
+      const int b = j / per_block_, ib = j % per_block_;
+      for (int d = 0; d < 2; ++d) {
+        const VGPR h = high_bytes_[d];
+        k.v_bfe_u32(h, hdr_[3 + 2 * b + ib / 4], 8 * (ib % 4) + 4 * d, 4);
+        k.v_mul_u32_u24(h, 0x204081u, h);
+        k.v_and_b32(h, 0x01010101u, h);
+      }
+    }
     for (int r = 0; r < runs_; ++r) {
       const VGPR s = scale_[r];
       if (type_ == TensorType::IQ3_XXS) {
@@ -147,17 +175,22 @@ class Grid final : public GemvDecoder {
         k.v_bfe_u32(bits_, hdr_[5 + 2 * b + ib / 4], 8 * (ib % 4) + 2 * l, 2);
         k.v_lshl_or_b32(ga, bits_, 11, ga);
         k.ds_read_b64(g, ga, as::offset(grid_at));
+      } else if (type_ == TensorType::IQ3_S) {
+        // Index bytes 2u, 2u + 1 with their ninth bits: one v_perm_b32 makes
+        // the two 16-bit indices, each then times 4 (SDWA word select).
+        const int d = (2 * u) / 4;
+        k.v_perm_b32(index_pair_, high_bytes_[d], data[d], select_[u % 2]);
+        for (int h = 0; h < 2; ++h) {
+          const VGPR ga = gaddr_;
+          k.v_lshlrev_b32(ga, 2, index_pair_, as::sdwa_sel("dst_sel", "DWORD"), as::sdwa_sel("dst_unused", "UNUSED_PAD"),
+                          as::sdwa_sel("src0_sel", "DWORD"), as::sdwa_sel("src1_sel", h ? "WORD_1" : "WORD_0"));
+          k.ds_read_b32(g[h], ga, as::offset(grid_at));
+        }
       } else {
         for (int h = 0; h < 2; ++h) {
           const int byte = 2 * u + h;  // of the slice's 16 index bytes
           const VGPR ga = gaddr_;
           sdwa_byte_shift(k, ga, 2, data[byte / 4], byte % 4);
-          if (type_ == TensorType::IQ3_S) {
-            // sub-block ib: qh byte ib, bit = its index byte
-            const int b = j / per_block_, ib = runs_ * (j % per_block_) + u / 4;
-            k.v_bfe_u32(bits_, hdr_[3 + 2 * b + ib / 4], 8 * (ib % 4) + byte % 8, 1);
-            k.v_lshl_or_b32(ga, bits_, 10, ga);
-          }
           k.ds_read_b32(g[h], ga, as::offset(grid_at));
         }
       }
@@ -205,9 +238,10 @@ class Grid final : public GemvDecoder {
   }
 
   TensorType type_;
+  int header_slice_ = 0;
   int batch_ = 4, entry_elems_ = 0, entries_ = 0, header_ = 0, run_ = 0, runs_ = 0, sign_at_ = 0, sign_dwords_ = 0, per_block_ = 0;
   float factor_ = 1.0f;
-  VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_, nibble_addr_;
+  VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_, nibble_addr_, high_bytes_, index_pair_;
   SGPR select_[2], code_signs_at_;
   std::vector<VGPR> acc_, gt_;
 };

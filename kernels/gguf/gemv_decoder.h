@@ -84,6 +84,14 @@ class GemvDecoder {
   // an even slice count): two depths that alternate put a wave's average
   // between two whole slices.
   virtual int in_flight_bytes_odd() const { return in_flight_bytes(); }
+  // Whether the S waves of a tile split the row by blocks rather than by
+  // whole groups (a share may start inside its first group; the decoder then
+  // sees header() and the slices from that block on). Needs sumx_run() == 0.
+  virtual bool block_shares() const { return false; }
+  // The slice of a group at whose start the next group's header is loaded
+  // (0: with the group's first slice). Later keeps it out of the reads in
+  // flight for most of the group.
+  virtual int next_header_slice() const { return 0; }
   // Registers for one body (M rows); called once before the body is emitted.
   virtual void begin(GemvEmitter& e) = 0;
   // The group's header dwords (valid until the next group's are loaded, right after this).

@@ -156,6 +156,8 @@ std::vector<Case> gguf_gemv::gemv_cases(TensorType t, bool sweep) {
   add({{"n", 130}, {"k", 5 * ge - be}, {"m", 4}, {"wg", 256}, {"split", 2}});
   add({{"n", 20}, {"k", be}, {"m", 1}, {"wg", 512}, {"split", 8}});  // fewer groups than waves
   add({{"n", 200}, {"k", 2 * ge + 2 * be}, {"m", 2}, {"wg", 512}, {"split", 4}});
+  // One block per wave: with shares by blocks, a share inside one group that starts at its second block.
+  add({{"n", 70}, {"k", 3 * be}, {"m", 1}, {"wg", 256}, {"split", 4}});
   // MoE: groups on a permutation of the experts, with shared and per-group x.
   add({{"n", 65}, {"k", 2 * ge + be}, {"m", 1}, {"wg", 128}, {"groups", 2}, {"moe", 1}, {"shared_x", 1}});
   add({{"n", 40}, {"k", ge}, {"m", 2}, {"wg", 64}, {"groups", 3}, {"moe", 1}});

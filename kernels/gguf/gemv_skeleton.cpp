@@ -5,7 +5,9 @@
 // Launch: grid = (ceil(n / 64), groups), wg = 64 * S with S = 1, 2, 4 or 8.
 // Workgroup (t, g) owns rows 64t .. 64t+63 of matrix e; lane l of every wave
 // owns row 64t + l; wave v of the S waves takes the v-th contiguous share of
-// the row's block groups, and wave 0 adds the others' sums (LDS) and stores.
+// the row's block groups (or of its blocks, for decoders with block_shares():
+// a share may then start inside its first group), and wave 0 adds the
+// others' sums (LDS) and stores.
 //
 // Per wave:
 //  * arguments: wave 0 reads the 64-byte argument block (explicit arguments
@@ -151,6 +153,10 @@ class Body final : public GemvEmitter {
     return e_.fusion && *e_.fusion != GemvFusion::Accumulate ? bytes / 2 : bytes;
   }
   int steps_per_slice() const { return shape.slice_elems() / step_elems; }
+  int slices_per_block() const { return shape.slices / shape.blocks_per_group; }
+  bool block_shares() const { return dec_.block_shares(); }
+  // The jump of a share that starts inside its first group to that block of the body.
+  void enter_blocks();
   // SGPRs per x tuple: the fused variants keep more SGPRs live past the body
   // and take x in 8-dword tuples, which fit where a 16-dword one does not.
   int xchunk() const { return e_.fusion && M > 1 ? 8 : 16; }
@@ -177,7 +183,10 @@ class Body final : public GemvEmitter {
   std::vector<std::vector<SGPR>> xbuf_[2];  // [buffer][m][16-dword chunk]
   std::vector<std::vector<VGPR>> raw_, sum_;  // [m][chunk]
   std::vector<VGPR> totals_;
-  SGPR gbase_, pbase_, count_, last_present_, elems_left_, sum_out_, saved_exec_;
+  SGPR gbase_, pbase_, count_, last_present_, elems_left_, sum_out_, saved_exec_, skip_;
+  // With block_shares(): per block b > 0 of a group, where the full group's
+  // body (entry_[0][b]) and the last group's (entry_[1][b]) decode it.
+  std::vector<Label> entry_[2];
   VGPR sum_elem_;
   std::vector<SGPR> xb_;
 };
@@ -249,8 +258,10 @@ void Body::group_body(bool last, Label done) {
     load_sums(true);
   }
   dec_.header(*this, hdr_);
-  if (!last) load_part(hdr_, true, 0, shape.header_dwords);
+  const int header_at = std::clamp(dec_.next_header_slice(), 0, n - 1);
   for (int j = 0; j < n; ++j) {
+    if (block_shares() && j > 0 && j % bps == 0) k.bind(entry_[last ? 1 : 0][size_t(j / bps)]);
+    if (!last && j == header_at) load_part(hdr_, true, 0, shape.header_dwords);
     if (last && shape.blocks_per_group > 1 && j > 0 && j % bps == 0) {
       k.s_cmp_le_u32(last_present_, j / bps);
       k.s_cbranch_scc1(done);
@@ -289,6 +300,28 @@ void Body::group_body(bool last, Label done) {
   }
 }
 
+void Body::enter_blocks() {
+  Label start = k.label("share from a group's start");
+  std::vector<Label> go;
+  for (int b = 1; b < shape.blocks_per_group; ++b) {
+    go.push_back(k.label("share from a block"));
+    k.s_cmp_eq_u32(skip_, b);
+    k.s_cbranch_scc1(go.back());
+  }
+  k.s_branch(start);
+  for (int b = 1; b < shape.blocks_per_group; ++b) {
+    k.bind(go[size_t(b - 1)]);
+    dec_.header(*this, hdr_);
+    k.s_cmp_le_u32(count_, 1);
+    k.s_cbranch_scc1(entry_[1][size_t(b)]);
+    // the body loads the next group's header at slice header_at, before this entry or after it
+    if (std::clamp(dec_.next_header_slice(), 0, shape.slices - 1) < b * slices_per_block())
+      load_part(hdr_, true, 0, shape.header_dwords);
+    k.s_branch(entry_[0][size_t(b)]);
+  }
+  k.bind(start);
+}
+
 void Body::emit() {
   const int H = shape.header_dwords, U = shape.slice_dwords, n = shape.slices;
   // Ring of slices: `ahead_` in flight; the ring size divides the slice count.
@@ -300,32 +333,64 @@ void Body::emit() {
       ring_size_ = r;
       break;
     }
+  if (block_shares()) {
+    if (dec_.sumx_run() || (shape.blocks_per_group - 1) * slices_per_block() + std::max(ahead_, ahead_odd_) > n)
+      throw Error("gemv: block shares of " + quant::type_name(shape.type) +
+                  " need a decoder without sums of x and the slices in flight inside a group");
+    for (auto& labels : entry_)
+      for (int b = 0; b < shape.blocks_per_group; ++b) labels.push_back(b ? k.label("block entry") : Label{});
+  }
   auto s1 = [&](const char* name) { return k.sgpr(1, name); };
 
-  // This wave's share of the row: groups [g0, g1) of ng.
-  const SGPR nb = s1("blocks per row"), ng = s1("groups per row"), gpw = s1("groups per wave"), g0 = s1("first group"),
+  // This wave's share of the row: groups [g0, g1) of ng, or (decoders with
+  // block_shares()) blocks [b0, b1) of nb, its first group entered at block
+  // b0 % G (skip_): at 20 blocks and S = 4 the shares are 5, 5, 5, 5 blocks
+  // where whole groups of two fall 3, 3, 3, 1.
+  const SGPR nb = s1("blocks per row"), ng = s1("groups per row"), gpw = s1("share per wave"), g0 = s1("first group"),
              g1 = s1("end group"), t = s1("t"), logw = s1("log2 waves");
   count_ = s1("groups");
   last_present_ = s1("blocks in the last group");
   elems_left_ = s1("elements left");
+  const int lg = log2_exact(shape.blocks_per_group);
   k.s_lshr_b32(nb, e_.kcols, log2_exact(shape.block_elems));
   k.s_add_u32(ng, nb, shape.blocks_per_group - 1);
-  k.s_lshr_b32(ng, ng, log2_exact(shape.blocks_per_group));
+  k.s_lshr_b32(ng, ng, lg);
   k.s_ff1_i32_b32(logw, e_.split);
-  k.s_add_u32(gpw, ng, e_.split);
-  k.s_sub_u32(gpw, gpw, 1);
-  k.s_lshr_b32(gpw, gpw, logw);
-  k.s_mul_i32(g0, e_.part, gpw);
-  k.s_add_u32(g1, g0, gpw);
-  k.s_min_u32(g1, g1, ng);
-  k.s_sub_i32(count_, g1, g0);
-  k.s_max_i32(count_, count_, 0);
-  // Blocks of the wave's last group: the row's remainder when it is the row's last group.
-  k.s_mul_i32(t, ng, shape.blocks_per_group);
-  k.s_sub_u32(t, t, nb);  // zero blocks in the row's last group
-  k.s_cmp_eq_u32(g1, ng);
-  k.s_cselect_b32(t, t, 0);
-  k.s_sub_u32(last_present_, shape.blocks_per_group, t);
+  // [first, end) = the part's ceil(units / S) share of `units`, clipped.
+  auto share = [&](SGPR units, SGPR first, SGPR end) {
+    k.s_add_u32(gpw, units, e_.split);
+    k.s_sub_u32(gpw, gpw, 1);
+    k.s_lshr_b32(gpw, gpw, logw);
+    k.s_mul_i32(first, e_.part, gpw);
+    k.s_add_u32(end, first, gpw);
+    k.s_min_u32(end, end, units);
+  };
+  if (block_shares()) {
+    const SGPR b0 = s1("first block"), b1 = s1("end block");
+    skip_ = s1("blocks skipped in the first group");
+    share(nb, b0, b1);
+    k.s_lshr_b32(g0, b0, lg);
+    k.s_and_b32(skip_, b0, shape.blocks_per_group - 1);
+    k.s_add_u32(g1, b1, shape.blocks_per_group - 1);
+    k.s_lshr_b32(g1, g1, lg);
+    k.s_sub_i32(count_, g1, g0);
+    k.s_cmp_lt_u32(b0, b1);
+    k.s_cselect_b32(count_, count_, 0);
+    // Blocks of the wave's last group: b1 - G (g1 - 1).
+    k.s_sub_u32(t, g1, 1);
+    k.s_lshl_b32(t, t, lg);
+    k.s_sub_u32(last_present_, b1, t);
+  } else {
+    share(ng, g0, g1);
+    k.s_sub_i32(count_, g1, g0);
+    k.s_max_i32(count_, count_, 0);
+    // Blocks of the wave's last group: the row's remainder when it is the row's last group.
+    k.s_mul_i32(t, ng, shape.blocks_per_group);
+    k.s_sub_u32(t, t, nb);  // zero blocks in the row's last group
+    k.s_cmp_eq_u32(g1, ng);
+    k.s_cselect_b32(t, t, 0);
+    k.s_sub_u32(last_present_, shape.blocks_per_group, t);
+  }
   // Elements of the row from this wave's first group on.
   k.s_mul_i32(t, g0, shape.group_elems());
   k.s_sub_u32(elems_left_, e_.kcols, t);
@@ -423,15 +488,34 @@ void Body::emit() {
   k.s_cmp_eq_u32(count_, 0);
   k.s_cbranch_scc1(early_end ? early : skip_all);
   load_part(hdr_, false, 0, H);
-  for (int j = 0; j < ahead(n - 1); ++j) load_slice(j, false);
-  load_sums(false);
-  load_x(0, false);
+  // The first group's slices and x from the block the share starts at (with
+  // block_shares(), one path per block of a group), then the jump into the
+  // group's body at that block (enter_blocks).
+  const int entries = block_shares() ? shape.blocks_per_group : 1;
+  Label loaded = k.label("first loads");
+  std::vector<Label> from(static_cast<size_t>(entries));
+  for (int b = 1; b < entries; ++b) {
+    from[size_t(b)] = k.label("first loads from a block");
+    k.s_cmp_eq_u32(skip_, b);
+    k.s_cbranch_scc1(from[size_t(b)]);
+  }
+  for (int b = 0; b < entries; ++b) {
+    if (b) k.bind(from[size_t(b)]);
+    const int j0 = b * slices_per_block();
+    // Slices in flight before decoding j0: the depth of the slice before it.
+    for (int j = j0; j < j0 + ahead(j0 == 0 ? n - 1 : j0 - 1); ++j) load_slice(j, false);
+    load_sums(false);
+    load_x(j0 * steps_per_slice(), false);
+    if (b + 1 < entries) k.s_branch(loaded);
+  }
+  k.bind(loaded);
   if (early_end) {
     k.bind(early);
     early_epilogue(rows_left, ybase);
     k.s_cmp_eq_u32(count_, 0);
     k.s_cbranch_scc1(skip_all);
   }
+  if (block_shares()) enter_blocks();
   k.bind(full);
   k.s_cmp_le_u32(count_, 1);
   k.s_cbranch_scc1(last);
@@ -466,17 +550,19 @@ void Body::emit() {
   const SGPR region = s1("region");
   k.s_cmp_eq_u32(e_.split, 1);
   k.s_cbranch_scc1(store);
-  // The fused variants' stores need more SGPRs: they derive log2(S) and the
-  // part again here rather than keep them through the body.
-  SGPR lw = logw, pt = e_.part;
-  if (e_.fusion) {
+  // The fused variants' stores, and the block shares' bodies, need more
+  // SGPRs: they derive log2(S) and the part again here rather than keep them
+  // through the body.
+  SGPR lw = logw, pt = e_.part, scratch = t;
+  if (e_.fusion || block_shares()) {
     lw = s1("log2 split");
     pt = s1("part");
+    scratch = s1("t");
     k.s_ff1_i32_b32(lw, e_.split);
     k.s_sub_u32(pt, e_.split, 1);
     k.s_and_b32(pt, pt, e_.wave);
   }
-  hand_over(lw, e_.split, pt, region, t, addr, gather);
+  hand_over(lw, e_.split, pt, region, scratch, addr, gather);
   const SGPR v = s1("part");
   k.s_mov_b32(v, 1);
   k.bind(more);
@@ -841,6 +927,21 @@ Signature gemv_fused_signature(TensorType type, GemvFusion fusion) {
 
 namespace {
 
+// dst[0..n) = the kernel-argument dwords from byte `at` on, in loads of 8, 4, 2 and 1 dwords.
+void load_kernarg_dwords(Kernel& k, SGPR dst, int at, int n) {
+  for (int d = 0; d < n;) {
+    const int w = n - d >= 8 ? 8 : n - d >= 4 ? 4 : n - d >= 2 ? 2 : 1;
+    const SGPR part = dst.sub(d, w);
+    switch (w) {
+      case 8: k.s_load_dwordx8(part, k.kernarg_pointer(), at + 4 * d); break;
+      case 4: k.s_load_dwordx4(part, k.kernarg_pointer(), at + 4 * d); break;
+      case 2: k.s_load_dwordx2(part, k.kernarg_pointer(), at + 4 * d); break;
+      default: k.s_load_dword(part, k.kernarg_pointer(), at + 4 * d); break;
+    }
+    d += w;
+  }
+}
+
 codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optional<GemvFusion> fusion) {
   const GroupShape shape = group_shape(type);
   std::unique_ptr<GemvDecoder> dec = make_decoder(type);
@@ -867,12 +968,15 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   k.s_cbranch_scc1(read);
   // All loads are issued before the first use: a kernel-argument read is a
   // host-link round trip (microseconds), and one wait covers them all.
-  k.s_load_dwordx16(block, k.kernarg_pointer(), 0);
+  // Only the dwords the arguments occupy: the host link carries every byte
+  // asked for, and a dispatch's workgroups ask one after the other.
+  const int used = int((sig.layout().explicit_end + 3) / 4);
+  load_kernarg_dwords(k, block, 0, std::min(used, 16));
   k.s_load_dword(gsize, k.kernarg_pointer(), int(gs / 4 * 4));
   SGPR tail;  // dwords 16..19 of a fused variant's longer list
   if (block_dwords > 16) {
     tail = k.sgpr(4, "argument block tail");
-    k.s_load_dwordx4(tail, k.kernarg_pointer(), 64);
+    load_kernarg_dwords(k, tail, 64, used - 16);
   }
   k.s_mov_b32(exec_lo, 1);
   k.s_mov_b32(exec_hi, 0);

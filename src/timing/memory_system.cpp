@@ -170,6 +170,7 @@ double MemorySystem::dram(uint64_t line, double t, bool write, uint32_t segment_
   double start = std::max(t, c.free);
   c.free = start + bus;
   c.busy += bus;
+  book(stats_.dram_busy_by_interval, timeline_, start, bus);
   if (write) return c.free;
   double done = c.free + dram_latency_;
   inflight_.push({done, row});
@@ -232,8 +233,20 @@ double MemorySystem::host_read(double t, uint32_t bytes) {
   double start = std::max(t, host_free_);
   host_free_ = start + cost;
   stats_.host_busy += cost;
+  book(stats_.host_busy_by_interval, timeline_, start, cost);
   ++stats_.host_requests;
   return host_free_ + host_latency_;
+}
+
+// Service of `cycles` from cycle `start`, split over the intervals it spans.
+void MemorySystem::book(std::vector<double>& by_interval, double interval, double start, double cycles) {
+  for (double t = start, end = start + cycles; t < end;) {
+    const size_t i = size_t(t / interval);
+    const double until = std::min(end, double(i + 1) * interval);
+    if (by_interval.size() <= i) by_interval.resize(i + 1, 0.0);
+    by_interval[i] += until - t;
+    t = until;
+  }
 }
 
 void MemorySystem::warm(const uint64_t* runs, uint32_t nruns) {

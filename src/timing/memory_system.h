@@ -22,6 +22,10 @@ struct MemoryStats {
   uint64_t host_requests = 0;
   double host_busy = 0;  // cycles
   double l2_busy_max = 0;
+  // Per interval of MachineParams::timeline_cycles (from the dispatch's
+  // start): channel-cycles of HBM service and cycles of host-link service
+  // that began in it.
+  std::vector<double> dram_busy_by_interval, host_busy_by_interval;
 };
 
 class MemorySystem {
@@ -51,6 +55,8 @@ class MemorySystem {
   // Channel-cycles the HBM was busy (per channel the busier of bus and activation), summed.
   double dram_busy() const;
 
+  // The interval of the stats' timelines, in cycles.
+  void set_timeline_interval(double cycles) { timeline_ = cycles; }
   const MemoryStats& stats() const { return stats_; }
   void reset_stats();
   double l2_channel_busy_max() const;
@@ -71,6 +77,7 @@ class MemorySystem {
   bool l1_lookup(uint32_t cu, uint64_t line, bool allocate);
   double dram(uint64_t line, double t, bool write, uint32_t segment_lines);
   static uint32_t run_lines(uint64_t run) { return uint32_t(run & 0xfffff); }
+  static void book(std::vector<double>& by_interval, double interval, double start, double cycles);
 
   const MachineParams& m_;
   uint32_t sets_ = 0, ways_ = 0;
@@ -83,6 +90,7 @@ class MemorySystem {
   std::vector<DramChannel> dram_;
   double host_free_ = 0;
   // cycles
+  double timeline_ = 1270;  // cycles per timeline interval
   double l1_latency_ = 0, l2_latency_ = 0, dram_latency_ = 0, dram_line_ = 0, dram_activate_ = 0, host_latency_ = 0;
   // HBM reads in flight: their completion cycles, and their bytes.
   struct InFlight {

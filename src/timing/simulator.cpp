@@ -66,7 +66,10 @@ struct Event {
 
 class Engine {
  public:
-  Engine(const MachineParams& m, MemorySystem& mem) : m_(m), mem_(mem) {}
+  Engine(const MachineParams& m, MemorySystem& mem, double interval_s)
+      : m_(m), mem_(mem), interval_(m.cycles(interval_s)) {
+    mem_.set_timeline_interval(interval_);
+  }
   DispatchTiming run(const DispatchTrace& d, const detail::PhysicalLayout::Lines& lines);
 
  private:
@@ -106,6 +109,13 @@ class Engine {
     uint64_t instructions = 0;
   } longest_;  // the wave that lived longest
   double issue_, valu_, quarter_, l2_latency_;
+  const double interval_;  // cycles per timeline interval
+  std::vector<uint32_t> started_, ended_;  // waves per interval
+  void count(std::vector<uint32_t>& v, double t) {
+    const size_t i = size_t(t / interval_);
+    if (v.size() <= i) v.resize(i + 1, 0);
+    ++v[i];
+  }
 };
 
 bool Engine::fits(uint32_t cu, uint32_t nwaves, uint32_t* simds) {
@@ -352,6 +362,8 @@ void Engine::finish(uint32_t slot, double t) {
   round_trips_ += w.chain;
   if (t - w.born > longest_.cycles) longest_ = {t - w.born, w.chain, w.tr->instructions};
   end_ = std::max(end_, t);
+  count(started_, w.born);
+  count(ended_, t);
   Group& g = groups_[w.group];
   --g.live;
   uint32_t cu = w.cu;
@@ -398,6 +410,8 @@ DispatchTiming Engine::run(const DispatchTrace& d, const detail::PhysicalLayout:
   wave_time_ = wait_time_ = inflight_ = 0;
   round_trips_ = 0;
   longest_ = {};
+  started_.clear();
+  ended_.clear();
   mem_.begin_dispatch();
   mem_.reset_stats();
 
@@ -469,6 +483,16 @@ DispatchTiming Engine::run(const DispatchTrace& d, const detail::PhysicalLayout:
   r.wait_fraction = wave_time_ > 0 ? wait_time_ / wave_time_ : 0;
   r.tail_s = m_.seconds(std::max(0.0, exec - last_placed_));
   detail::attribute_limiter(r);
+  r.timeline_interval_s = m_.seconds(interval_);
+  const size_t n = std::max({ms.dram_busy_by_interval.size(), ms.host_busy_by_interval.size(), started_.size(), ended_.size()});
+  r.timeline.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    DispatchTiming::Interval& v = r.timeline[i];
+    if (i < ms.dram_busy_by_interval.size()) v.dram_busy = ms.dram_busy_by_interval[i] / (interval_ * m_.dram_channels);
+    if (i < ms.host_busy_by_interval.size()) v.host_busy = ms.host_busy_by_interval[i] / interval_;
+    if (i < started_.size()) v.waves_started = started_[i];
+    if (i < ended_.size()) v.waves_ended = ended_[i];
+  }
   return r;
 }
 
@@ -504,8 +528,9 @@ Timing simulate(const std::vector<const DispatchTrace*>& sequence, const Machine
           for (const TraceOp& op : sequence[i]->workgroups[g].waves[k].ops)
             if (uint32_t n = detail::line_runs(op)) mem.warm(runs + op.arg, n);
         }
+  if (!(o.timeline_interval_s > 0)) throw Error("timing: the timeline interval must be positive");
   Timing t;
-  Engine engine(m, mem);
+  Engine engine(m, mem, o.timeline_interval_s);
   for (size_t i = 0; i < sequence.size(); ++i) {
     t.dispatches.push_back(engine.run(*sequence[i], lines[i]));
     t.total_s += t.dispatches.back().total_s;

@@ -119,6 +119,38 @@ TEST(TimingModel, BandwidthBound) {
   EXPECT_NE(only(rec.model(wide)).limiter, Limiter::DramBandwidth);
 }
 
+// The timeline splits the same dispatch into intervals: HBM and host-link
+// service add up to the dispatch's busy fractions, every wave starts and ends
+// once, and the HBM is idle until the arguments are back over the host link.
+TEST(TimingModel, TimelineAddsUpToTheDispatch) {
+  ProbeDevice dev;
+  MachineParams m = test::small_machine(2);
+  m.dram_channels = 2;
+  m.dram_peak_bytes_per_s = 896e9 / 16;
+  m.l2_bytes = 64 * 1024;
+  auto rec = test::run_read(dev, ReadProbe{4, false, 0}, 8, 128, 32);
+  const DispatchTiming& d = only(rec.model(m));
+  ASSERT_GT(d.timeline_interval_s, 0);
+  ASSERT_FALSE(d.timeline.empty());
+  double dram = 0, host = 0;
+  uint64_t started = 0, ended = 0;
+  for (const DispatchTiming::Interval& v : d.timeline) {
+    EXPECT_LE(v.dram_busy, 1.0 + 1e-9);
+    EXPECT_LE(v.host_busy, 1.0 + 1e-9);
+    dram += v.dram_busy * d.timeline_interval_s;
+    host += v.host_busy * d.timeline_interval_s;
+    started += v.waves_started;
+    ended += v.waves_ended;
+  }
+  EXPECT_NEAR(dram, d.dram_utilization * d.exec_s, 1e-3 * d.exec_s);
+  EXPECT_NEAR(host, d.host_utilization * d.exec_s, 1e-3 * d.exec_s);
+  EXPECT_EQ(started, d.waves);
+  EXPECT_EQ(ended, d.waves);
+  EXPECT_GT(d.timeline.size(), size_t(d.exec_s / d.timeline_interval_s) - 1);
+  const size_t before_arguments = size_t(m.host_latency_s / d.timeline_interval_s);
+  for (size_t i = 0; i < before_arguments && i < d.timeline.size(); ++i) EXPECT_EQ(d.timeline[i].dram_busy, 0.0) << i;
+}
+
 // The FMA probe keeps every SIMD's VALU busy: issue-bound, at the calibrated rate.
 TEST(TimingModel, IssueBoundAtTheSustainedValuRate) {
   ProbeDevice dev;

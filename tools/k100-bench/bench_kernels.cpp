@@ -66,7 +66,24 @@ std::string mb(uint64_t bytes) {
   return b;
 }
 
-void print_text(std::FILE* out, const Report& r) {
+// The text report's options: --timeline adds each dispatch's execution per microsecond.
+struct TextOptions {
+  bool json = false, timeline = false;
+};
+
+// One line per interval of the execution: HBM and host-link service begun
+// in it, waves started and ended (the ramp and the tail of a dispatch).
+void print_timeline(std::FILE* out, const timing::DispatchTiming& d) {
+  std::fprintf(out, "  timeline of %s (per %.2f us of the execution: HBM busy, host link busy, waves started, ended):\n",
+               d.kernel.c_str(), d.timeline_interval_s * 1e6);
+  for (size_t i = 0; i < d.timeline.size(); ++i) {
+    const timing::DispatchTiming::Interval& v = d.timeline[i];
+    std::fprintf(out, "    %7.2f us  HBM %5.1f%%  host %5.1f%%  started %5u  ended %5u\n", double(i) * d.timeline_interval_s * 1e6,
+                 100 * v.dram_busy, 100 * v.host_busy, v.waves_started, v.waves_ended);
+  }
+}
+
+void print_text(std::FILE* out, const Report& r, bool timeline) {
   const emu::Profile& p = r.profile;
   std::fprintf(out, "\n== %s [%s]  %s  check: %s\n", r.lookup.c_str(), r.family.c_str(), r.dims.c_str(), r.check.c_str());
   std::fprintf(out, "  dispatches %llu, workgroups %llu, waves %llu\n", (unsigned long long)r.dispatches,
@@ -107,6 +124,8 @@ void print_text(std::FILE* out, const Report& r) {
                 d.resident_waves, d.wave_capacity, d.occupancy.resident_waves_per_simd,
                 timing::occupancy_limit_name(d.occupancy.limit), 100 * d.wait_fraction, d.instructions_per_wave,
                 d.round_trips_per_wave);
+  if (timeline)
+    for (const auto& d : r.timing.dispatches) print_timeline(out, d);
   std::fprintf(out, "  MODELED time %s, limiter: %s (%s)", us(r.modeled).c_str(), timing::limiter_name(r.timing.limiter),
               r.timing.reason.c_str());
   if (r.ideal_bytes) std::fprintf(out, "; achieved %.1f GB/s = %.1f%% of 896 GB/s", r.achieved_gbs, 100 * r.peak_fraction);
@@ -194,11 +213,11 @@ struct Finished {
 using Work = std::vector<std::pair<const KernelDef*, Case>>;
 
 std::vector<Finished> run_in_process(const Work& work, kernels::EmuTestDevice& dev, const timing::MachineParams& m,
-                                     bool json) {
+                                     TextOptions text) {
   std::vector<Finished> done(work.size());
   for (size_t i = 0; i < work.size(); ++i) {
     Report r = measure(*work[i].first, dev, work[i].second, m);
-    if (!json) print_text(stdout, r);
+    if (!text.json) print_text(stdout, r, text.timeline);
     std::fflush(stdout);
     done[i] = {true, r.pass, to_json(r)};
   }
@@ -218,7 +237,7 @@ std::string read_file(const std::string& path, bool& found) {
 // check) plus its JSON object to <dir>/i.json, the JSON file last, so that
 // a report counts as finished only when both exist.
 std::vector<Finished> run_in_workers(const Work& work, kernels::EmuTestDevice& dev, const timing::MachineParams& m,
-                                     int jobs, bool json) {
+                                     int jobs, TextOptions text) {
   char dir_template[] = "/tmp/k100-bench-kernels-XXXXXX";
   if (!mkdtemp(dir_template)) throw Error("k100-bench kernels -j: cannot create a directory under /tmp");
   const std::string dir = dir_template;
@@ -239,9 +258,9 @@ std::vector<Finished> run_in_workers(const Work& work, kernels::EmuTestDevice& d
           std::fprintf(stderr, "k100-bench kernels: %s: %s\n", work[i].first->lookup.c_str(), e.what());
           continue;  // no report: the parent names the kernel as unfinished
         }
-        if (!json) {
+        if (!text.json) {
           if (std::FILE* f = std::fopen(path(i, ".txt").c_str(), "w")) {
-            print_text(f, r);
+            print_text(f, r, text.timeline);
             std::fclose(f);
           }
         }
@@ -257,7 +276,7 @@ std::vector<Finished> run_in_workers(const Work& work, kernels::EmuTestDevice& d
   if (workers.empty()) {
     munmap(shared, sizeof(std::atomic<size_t>));
     ::rmdir(dir.c_str());
-    return run_in_process(work, dev, m, json);
+    return run_in_process(work, dev, m, text);
   }
   for (pid_t pid : workers) {
     int status = 0;
@@ -271,8 +290,8 @@ std::vector<Finished> run_in_workers(const Work& work, kernels::EmuTestDevice& d
     std::string j = read_file(path(i, ".json"), found);
     if (found && !j.empty()) done[i] = {true, j[0] == '1', j.substr(1)};
     bool has_text = false;
-    std::string text = read_file(path(i, ".txt"), has_text);
-    if (!json && has_text) std::fputs(text.c_str(), stdout);
+    const std::string block = read_file(path(i, ".txt"), has_text);
+    if (!text.json && has_text) std::fputs(block.c_str(), stdout);
     std::remove(path(i, ".json").c_str());
     std::remove(path(i, ".txt").c_str());
     std::remove(path(i, ".part").c_str());
@@ -285,19 +304,20 @@ std::vector<Finished> run_in_workers(const Work& work, kernels::EmuTestDevice& d
 int usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: k100-bench kernels [--only a,b] [--group g,h] [--dims n=4096,k=4096] [--json] [--plot roofline.png]\n"
-               "                          [--package file.hsaco] [--list] [--set name=value ...] [-j N]\n"
+               "                          [--package file.hsaco] [--list] [--set name=value ...] [--timeline] [-j N]\n"
                "Runs each kernel's benchmark case on the emulator with detailed profiling and prints traffic,\n"
                "instruction mix, occupancy, the MODELED K100_LC time of the timing model with its limiter, and the\n"
                "plain roofline as a bound (both explained in the header). --set changes one timing-model parameter\n"
-               "(names: k100/timing/machine.h) for a sensitivity study. -j N runs N kernels at a time in worker\n"
-               "processes (same output, in the same order).\n");
+               "(names: k100/timing/machine.h) for a sensitivity study. --timeline adds each dispatch's\n"
+               "execution per microsecond (HBM and host-link busy, waves started and ended: the ramp and the\n"
+               "tail). -j N runs N kernels at a time in worker processes (same output, in the same order).\n");
   return code;
 }
 
 int run(int argc, char** argv) {
   std::vector<std::string> only, groups;
   std::map<std::string, int64_t> dims_override;
-  bool json = false, list = false;
+  bool json = false, list = false, timeline = false;
   int jobs = 1;
   std::string plot, package;
   timing::MachineParams machine = timing::k100_lc();
@@ -327,6 +347,8 @@ int run(int argc, char** argv) {
       }
     } else if (a == "--json") {
       json = true;
+    } else if (a == "--timeline") {
+      timeline = true;
     } else if (a == "--plot") {
       plot = value("--plot");
     } else if (a == "--package") {
@@ -349,7 +371,7 @@ int run(int argc, char** argv) {
     } else {
       std::fprintf(stderr, "k100-bench kernels: %s\n",
                    k100::tools::unknown_option(a, {"--only", "--group", "--dims", "--json", "--plot", "--package",
-                                                   "--list", "--set", "-j", "--help"}).c_str());
+                                                   "--list", "--set", "--timeline", "-j", "--help"}).c_str());
       return usage(2);
     }
   }
@@ -411,8 +433,8 @@ int run(int argc, char** argv) {
     std::fflush(stdout);
     std::vector<Finished> done =
         jobs > 1 && work.size() > 1
-            ? run_in_workers(work, *dev, machine, jobs, json)
-            : run_in_process(work, *dev, machine, json);
+            ? run_in_workers(work, *dev, machine, jobs, {json, timeline})
+            : run_in_process(work, *dev, machine, {json, timeline});
     std::string all = "{\"model\":\"" + json_escape(kModelHeader) + "\",\"kernels\":[";
     bool ok = true, first = true;
     for (size_t i = 0; i < done.size(); ++i) {

@@ -62,6 +62,15 @@ struct DispatchTiming {
   uint64_t longest_wave_instructions = 0;
   Limiter limiter = Limiter::Latency;
   std::string reason;             // the numbers behind the limiter
+  // The execution in intervals of SimOptions::timeline_interval_s from its
+  // start: where a dispatch loses time to its ramp and its tail.
+  struct Interval {
+    double dram_busy = 0;    // HBM service that began in the interval, as a fraction of all channels' time
+    double host_busy = 0;    // the same for the host link
+    uint32_t waves_started = 0, waves_ended = 0;
+  };
+  double timeline_interval_s = 0;
+  std::vector<Interval> timeline;
 };
 
 struct Timing {
@@ -74,6 +83,7 @@ struct Timing {
 
 struct SimOptions {
   bool warm_l2 = true;  // replay the sequence's lines into the L2 first
+  double timeline_interval_s = 1e-6;  // DispatchTiming::timeline
 };
 
 // Throws k100::Error when a dispatch faulted or a workgroup cannot fit on a CU.

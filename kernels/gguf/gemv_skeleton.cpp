@@ -10,9 +10,10 @@
 // others' sums (LDS) and stores.
 //
 // Per wave:
-//  * arguments: wave 0 reads the 64-byte argument block (explicit arguments
-//    and the hidden group size) once over the host link and hands it to the
-//    other waves through LDS, so a workgroup costs one kernel-argument read;
+//  * arguments: wave 0 reads the explicit arguments (the first 64-byte line
+//    of the block; a fused variant's longer list two) once over the host
+//    link and hands them to the other waves through LDS, so a workgroup costs
+//    one kernel-argument read; the wave count is counted in LDS;
 //  * weights: the tile's groups in the GEMV layout are contiguous, and every
 //    load of a wave reads whole lines (one piece: 64 rows x 4 dwords = 1 KiB);
 //    the header of the next group and a fixed number of slices stay in flight
@@ -90,7 +91,7 @@ struct Entry {
   // wave 0 puts beside them.
   uint32_t s = 0, eps = 0, scale = 0, yscaled = 0, ss_at = 0;
   uint32_t grp_at = 0, n_at = 0, k_at = 0, xstride_at = 0;
-  uint32_t lds_dwords = 0;  // dwords of the block in LDS (explicit arguments, group size, group index)
+  uint32_t lds_dwords = 0;  // dwords of the block in LDS (explicit arguments, lane count, group index)
   // Matrices per tile: 2 for SwiGlu (S waves on the gate, S on the up rows).
   int halves() const { return fusion == GemvFusion::SwiGlu ? 2 : 1; }
 };
@@ -946,24 +947,42 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   const GroupShape shape = group_shape(type);
   std::unique_ptr<GemvDecoder> dec = make_decoder(type);
   const Signature sig = fusion ? gemv_fused_signature(type, *fusion) : gemv_signature(type);
-  const uint32_t gs = sig.layout().hidden_start + 12;  // hidden group_size_x
   // The explicit arguments: 16 dwords, or 20 for a fused variant's longer list.
   const int block_dwords = sig.layout().explicit_end > 64 ? 20 : 16;
-  if (sig.layout().explicit_end > uint32_t(4 * block_dwords) || gs < 64 || (!fusion && gs >= 68 + 2))
-    throw Error("gemv: the argument block of " + sig.kernel() + " is not " + std::to_string(4 * block_dwords) +
-                " bytes plus the group size dword");
+  if (sig.layout().explicit_end > uint32_t(4 * block_dwords))
+    throw Error("gemv: the argument block of " + sig.kernel() + " is not " + std::to_string(4 * block_dwords) + " bytes");
   const uint32_t lds = kTableLds + dec->lds_table_bytes();
   Kernel k(sig, target, {.waves_per_simd = dec->waves_per_simd(), .lds_bytes = lds, .max_workgroup = 64 * kMaxWaves, .workgroup_dims = 2});
 
-  // Arguments: wave 0 reads the explicit block and the hidden group size (two
-  // loads) and passes them on through LDS: one argument read per workgroup.
+  // Arguments: wave 0 reads the explicit block (one host-link request: the
+  // first 64-byte line) and passes it on through LDS: one argument read per
+  // workgroup. The wave count comes from LDS too rather than from the hidden
+  // group size, which lies in the next line and would cost a second request
+  // queued behind every workgroup's first: wave 0 clears a counter, and after
+  // a barrier every lane of the workgroup adds one to it.
   Entry en;
+  const SGPR mine = k.sgpr(1, "lanes of the wave");
+  k.s_bcnt1_i32_b64(mine, exec);  // the launch's lanes, before whole_wave_lane_id sets them all
   en.lane = whole_wave_lane_id(k);
   en.wave = wave_index(k);
-  const SGPR block = k.sgpr(16, "argument block"), gsize = k.sgpr(1, "group size");
+  const SGPR block = k.sgpr(16, "argument block"), lanes = k.sgpr(1, "lanes");
   const VGPR staging = k.vgpr(4, "argument staging"), zero = k.vgpr(1, "zero");
+  const uint32_t count_at = kArgsLds + 4 * uint32_t(block_dwords);
   k.v_mov_b32(zero, 0);
-  Label read = k.label("read arguments");
+  Label read = k.label("read arguments"), counted = k.label("counter cleared");
+  k.s_cmp_lg_u32(en.wave, 0);
+  k.s_cbranch_scc1(counted);
+  k.ds_write_b32(zero, zero, offset(count_at));
+  k.bind(counted);
+  k.s_barrier();
+  {
+    const VGPR v = k.vgpr(1, "lanes of the wave");
+    k.v_mov_b32(v, mine);
+    k.s_mov_b32(exec_lo, 1);
+    k.s_mov_b32(exec_hi, 0);
+    k.ds_add_u32(zero, v, offset(count_at));
+    k.s_mov_b64(exec, -1);
+  }
   k.s_cmp_lg_u32(en.wave, 0);
   k.s_cbranch_scc1(read);
   // All loads are issued before the first use: a kernel-argument read is a
@@ -972,7 +991,6 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   // asked for, and a dispatch's workgroups ask one after the other.
   const int used = int((sig.layout().explicit_end + 3) / 4);
   load_kernarg_dwords(k, block, 0, std::min(used, 16));
-  k.s_load_dword(gsize, k.kernarg_pointer(), int(gs / 4 * 4));
   SGPR tail;  // dwords 16..19 of a fused variant's longer list
   if (block_dwords > 16) {
     tail = k.sgpr(4, "argument block tail");
@@ -988,8 +1006,6 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], tail[i]);
     k.ds_write_b128(zero, staging, offset(kArgsLds + 64));
   }
-  k.v_mov_b32(staging[0], gsize);
-  k.ds_write_b32(zero, staging[0], offset(kArgsLds + 4 * block_dwords));
   if (fusion) {
     k.v_mov_b32(staging[0], k.workgroup_id(1));
     k.ds_write_b32(zero, staging[0], offset(kArgsLds + 4 * block_dwords + 4));
@@ -1000,11 +1016,11 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   {
     // the rest (fused variants) stays in LDS for Body::late_arg; five reads
     // into registers of their own, so one LDS round trip covers them
-    const VGPR copy = k.vgpr(16, "argument copy"), gcopy = k.vgpr(1, "group size copy");
+    const VGPR copy = k.vgpr(16, "argument copy"), ccopy = k.vgpr(1, "lane count copy");
     for (int q = 0; q < 4; ++q) k.ds_read_b128(copy.sub(4 * q, 4), zero, offset(kArgsLds + 16 * q));
-    k.ds_read_b32(gcopy, zero, offset(kArgsLds + 4 * block_dwords));
+    k.ds_read_b32(ccopy, zero, offset(count_at));
     for (int i = 0; i < 16; ++i) k.v_readfirstlane_b32(block[i], copy[i]);
-    k.v_readfirstlane_b32(gsize, gcopy);
+    k.v_readfirstlane_b32(lanes, ccopy);
   }
   auto arg = [&](const char* name) {
     const uint32_t off = sig.offset(name);
@@ -1033,7 +1049,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     en.s = sig.offset("ss");
     en.eps = sig.offset("eps");
   }
-  // Waves W = group_size_x / 64 and split S, each rounded down to a power of
+  // Waves W = (lanes of the workgroup) / 64 and split S, each rounded down to a power of
   // two, S <= W <= 8; waves past W do nothing. Wave v: tile W/S * wg + v / S, part v % S.
   auto pow2_floor = [&](SGPR r) {
     const SGPR hi = k.sgpr(1, "top bit");
@@ -1043,8 +1059,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     k.s_lshl_b32(r, 1, hi);
   };
   const SGPR waves = k.sgpr(1, "waves");
-  k.s_bfe_u32(waves, gsize, (gs % 4) * 8 | (16 << 16));
-  k.s_lshr_b32(waves, waves, 6);
+  k.s_lshr_b32(waves, lanes, 6);
   k.s_min_u32(waves, waves, kMaxWaves);
   pow2_floor(waves);
   Label active = k.label("active wave");

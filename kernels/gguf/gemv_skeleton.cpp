@@ -27,6 +27,7 @@
 //  * the last group of a row may hold fewer than G blocks: the body of the
 //    last group skips the missing blocks (their x is never read).
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "gemv_decoder.h"
@@ -94,6 +95,80 @@ struct Entry {
   uint32_t lds_dwords = 0;  // dwords of the block in LDS (explicit arguments, lane count, group index)
   // Matrices per tile: 2 for SwiGlu (S waves on the gate, S on the up rows).
   int halves() const { return fusion == GemvFusion::SwiGlu ? 2 : 1; }
+  // The decoder's table: its loads are issued before the body; the body
+  // calls this once its first weight loads are issued (TableCopy).
+  std::function<void()> finish_table;
+};
+
+// The decoder's table (at the start of the weights) into LDS in two halves.
+// issue(): right after the arguments, each thread loads its first `rounds`
+// 16-byte pieces (piece = thread + r * threads), before the prologue's weight
+// loads, since vector memory returns in order and a load issued after them
+// would wait for them. finish(): once the prologue's loads are issued, the
+// pieces go to LDS, a loop copies what the rounds did not cover (workgroups
+// of fewer waves than the rounds were sized for), and a barrier.
+class TableCopy {
+ public:
+  TableCopy(Kernel& k, uint32_t bytes) : k_(k), pieces_(bytes / 16) {
+    rounds_ = std::clamp(int((pieces_ + 255) / 256), 1, 3);  // four waves of 64 threads
+  }
+  void issue(SGPR wave, VGPR lane, SGPR threads, SGPR w) {
+    threads_ = threads;
+    w_ = w;
+    piece_ = k_.vgpr(1, "piece");
+    k_.v_lshl_add_u32(piece_, wave, 6, lane);
+    const VGPR p = k_.vgpr(1, "piece");
+    k_.v_mov_b32(p, piece_);
+    each_round(p, [&](int, VGPR goff) {
+      data_.push_back(k_.vgpr(4, "table data"));
+      k_.global_load_dwordx4(data_.back(), goff, w_);
+    });
+  }
+  void finish() {
+    each_round(piece_, [&](int r, VGPR goff) { k_.ds_write_b128(goff, data_[size_t(r)], offset(kTableLds)); });
+    const SGPR pieces = k_.sgpr(1, "table pieces"), saved = k_.sgpr(2, "exec");
+    const VGPR goff = k_.vgpr(1, "table offset"), data = k_.vgpr(4, "table data");
+    k_.s_mov_b32(pieces, pieces_);
+    Label loop = k_.label("table"), copied = k_.label("table copied");
+    k_.bind(loop);
+    k_.v_cmp_gt_u32(vcc, pieces, piece_);
+    k_.s_and_saveexec_b64(saved, vcc);
+    k_.s_cbranch_execz(copied);
+    k_.v_lshlrev_b32(goff, 4, piece_);
+    k_.global_load_dwordx4(data, goff, w_);
+    k_.ds_write_b128(goff, data, offset(kTableLds));
+    k_.v_add_u32(piece_, threads_, piece_);
+    k_.s_mov_b64(exec, saved);
+    k_.s_branch(loop);
+    k_.bind(copied);
+    k_.s_mov_b64(exec, saved);
+    k_.s_barrier();
+  }
+
+ private:
+  // f(r, byte offset) for each round r under the mask of the threads that
+  // have a piece in it, the piece counted in p (past the rounds afterwards).
+  template <class F>
+  void each_round(VGPR p, F f) {
+    const SGPR saved = k_.sgpr(2, "exec"), pieces = k_.sgpr(1, "table pieces");
+    const VGPR goff = k_.vgpr(1, "table offset");
+    k_.s_mov_b32(pieces, pieces_);
+    for (int r = 0; r < rounds_; ++r) {
+      if (r) k_.v_add_u32(p, threads_, p);
+      k_.v_cmp_gt_u32(vcc, pieces, p);
+      k_.s_and_saveexec_b64(saved, vcc);
+      k_.v_lshlrev_b32(goff, 4, p);
+      f(r, goff);
+      k_.s_mov_b64(exec, saved);
+    }
+    k_.v_add_u32(p, threads_, p);
+  }
+  Kernel& k_;
+  uint32_t pieces_;
+  int rounds_ = 1;
+  SGPR threads_, w_;
+  VGPR piece_;
+  std::vector<VGPR> data_;
 };
 
 // dst = src + imm (64-bit).
@@ -484,10 +559,10 @@ void Body::emit() {
   // Prologue: the first group's header, slices, sums and first x-step.
   Label skip_all = k.label("no groups"), full = k.label("full groups"), last = k.label("last group"),
         reduce = k.label("reduce");
-  Label early = k.label("early epilogue");
   const bool early_end = e_.fusion && M == 1;
+  Label no_loads = k.label("no first loads");
   k.s_cmp_eq_u32(count_, 0);
-  k.s_cbranch_scc1(early_end ? early : skip_all);
+  k.s_cbranch_scc1(no_loads);
   load_part(hdr_, false, 0, H);
   // The first group's slices and x from the block the share starts at (with
   // block_shares(), one path per block of a group), then the jump into the
@@ -510,12 +585,12 @@ void Body::emit() {
     if (b + 1 < entries) k.s_branch(loaded);
   }
   k.bind(loaded);
-  if (early_end) {
-    k.bind(early);
-    early_epilogue(rows_left, ybase);
-    k.s_cmp_eq_u32(count_, 0);
-    k.s_cbranch_scc1(skip_all);
-  }
+  k.bind(no_loads);
+  // every wave of the workgroup passes here (the table's barrier)
+  e_.finish_table();
+  if (early_end) early_epilogue(rows_left, ybase);
+  k.s_cmp_eq_u32(count_, 0);
+  k.s_cbranch_scc1(skip_all);
   if (block_shares()) enter_blocks();
   k.bind(full);
   k.s_cmp_le_u32(count_, 1);
@@ -1105,28 +1180,14 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   const SGPR threads = k.sgpr(1, "threads");
   k.s_lshl_b32(threads, waves, 6);
 
-  // The decoder's table (at the start of the weights): every thread copies 16-byte pieces.
+  std::optional<TableCopy> table;
   if (const uint32_t bytes = dec->lds_table_bytes()) {
-    const SGPR pieces = k.sgpr(1, "table pieces");
-    k.s_mov_b32(pieces, bytes / 16);
-    const VGPR piece = k.vgpr(1, "piece"), goff = k.vgpr(1, "table offset"), data = k.vgpr(4, "table data");
-    k.v_lshl_add_u32(piece, en.wave, 6, en.lane);
-    Label loop = k.label("table"), copied = k.label("table copied");
-    const SGPR saved = k.sgpr(2, "exec");
-    k.bind(loop);
-    k.v_cmp_gt_u32(vcc, pieces, piece);
-    k.s_and_saveexec_b64(saved, vcc);
-    k.s_cbranch_execz(copied);
-    k.v_lshlrev_b32(goff, 4, piece);
-    k.global_load_dwordx4(data, goff, en.w);
-    k.ds_write_b128(goff, data, offset(kTableLds));
-    k.v_add_u32(piece, threads, piece);
-    k.s_mov_b64(exec, saved);
-    k.s_branch(loop);
-    k.bind(copied);
-    k.s_mov_b64(exec, saved);
-    k.s_barrier();
+    table.emplace(k, bytes);
+    table->issue(en.wave, en.lane, threads, en.w);
   }
+  en.finish_table = [&] {
+    if (table) table->finish();
+  };
   if (en.halves() == 2) {
     // the up matrix's waves read the rows at `up` (the table stays the one at w)
     const SGPR w = k.sgpr(2, "matrix");

@@ -95,8 +95,8 @@ struct Entry {
   uint32_t lds_dwords = 0;  // dwords of the block in LDS (explicit arguments, lane count, group index)
   // Matrices per tile: 2 for SwiGlu (S waves on the gate, S on the up rows).
   int halves() const { return fusion == GemvFusion::SwiGlu ? 2 : 1; }
-  // The decoder's table: its loads are issued before the body; the body
-  // calls this once its first weight loads are issued (TableCopy).
+  // The decoder's table (none: empty): its loads are issued before the
+  // body; the body calls this once its first weight loads are issued (TableCopy).
   std::function<void()> finish_table;
 };
 
@@ -511,8 +511,12 @@ void Body::emit() {
   const SGPR rows_left = s1("rows left"), yrow = s1("y row"), nbytes = s1("row bytes");
   k.s_lshl_b32(t, e_.tile, 6);
   k.s_sub_u32(rows_left, e_.n, t);
-  k.s_mul_i32(yrow, e_.grp, M);
-  k.s_mul_i32(yrow, yrow, e_.n);
+  if (M > 1) {
+    k.s_mul_i32(yrow, e_.grp, M);
+    k.s_mul_i32(yrow, yrow, e_.n);
+  } else {
+    k.s_mul_i32(yrow, e_.grp, e_.n);
+  }
   k.s_add_u32(yrow, yrow, t);
   const SGPR ybase = offset_address(k, e_.y, yrow, 2);
   k.s_lshl_b32(nbytes, e_.n, 2);
@@ -550,11 +554,6 @@ void Body::emit() {
         sum_[size_t(m)].push_back(k.vgpr(1, "x sums"));
       }
   }
-  for (int m = 0; m < M; ++m) {
-    totals_.push_back(k.vgpr(1, "total"));
-    k.v_mov_b32(totals_.back(), 0);
-  }
-  dec_.begin(*this);
 
   // Prologue: the first group's header, slices, sums and first x-step.
   Label skip_all = k.label("no groups"), full = k.label("full groups"), last = k.label("last group"),
@@ -584,10 +583,26 @@ void Body::emit() {
     load_x(j0 * steps_per_slice(), false);
     if (b + 1 < entries) k.s_branch(loaded);
   }
+  // Every wave of the workgroup passes the table's barrier, on one of two
+  // paths: with the first loads in flight its writes wait for the table's
+  // loads alone (vector memory returns in order), without them for all.
   k.bind(loaded);
-  k.bind(no_loads);
-  // every wave of the workgroup passes here (the table's barrier)
-  e_.finish_table();
+  if (e_.finish_table) {
+    Label tabled = k.label("table written");
+    e_.finish_table();
+    k.s_branch(tabled);
+    k.bind(no_loads);
+    e_.finish_table();
+    k.bind(tabled);
+  } else {
+    k.bind(no_loads);
+  }
+  // What the first loads do not need comes after them.
+  for (int m = 0; m < M; ++m) {
+    totals_.push_back(k.vgpr(1, "total"));
+    k.v_mov_b32(totals_.back(), 0);
+  }
+  dec_.begin(*this);
   if (early_end) early_epilogue(rows_left, ybase);
   k.s_cmp_eq_u32(count_, 0);
   k.s_cbranch_scc1(skip_all);
@@ -1033,53 +1048,51 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   // first 64-byte line) and passes it on through LDS: one argument read per
   // workgroup. The wave count comes from LDS too rather than from the hidden
   // group size, which lies in the next line and would cost a second request
-  // queued behind every workgroup's first: wave 0 clears a counter, and after
-  // a barrier every lane of the workgroup adds one to it.
+  // queued behind every workgroup's first: wave 0 clears a counter with the
+  // arguments, after a barrier every wave adds its lanes to it, and after a
+  // second one every wave reads it.
   Entry en;
+  en.wave = wave_index(k);
+  const SGPR block = k.sgpr(16, "argument block"), lanes = k.sgpr(1, "lanes");
+  const int used = int((sig.layout().explicit_end + 3) / 4);
+  SGPR tail;  // dwords 16..19 of a fused variant's longer list
+  if (block_dwords > 16) tail = k.sgpr(4, "argument block tail");
+  {
+    // Wave 0 asks first thing: the link serves the workgroups' requests in
+    // the order they are made, so a few instructions more before it, slower
+    // on a CU that holds more waves, would put the workgroups of the CUs
+    // with the most work at the end of the queue.
+    Label asked = k.label("arguments asked for");
+    k.s_cmp_lg_u32(en.wave, 0);
+    k.s_cbranch_scc1(asked);
+    // Only the dwords the arguments occupy: the host link carries every
+    // byte asked for, and a dispatch's workgroups ask one after the other.
+    load_kernarg_dwords(k, block, 0, std::min(used, 16));
+    if (block_dwords > 16) load_kernarg_dwords(k, tail, 64, used - 16);
+    k.bind(asked);
+  }
   const SGPR mine = k.sgpr(1, "lanes of the wave");
   k.s_bcnt1_i32_b64(mine, exec);  // the launch's lanes, before whole_wave_lane_id sets them all
   en.lane = whole_wave_lane_id(k);
-  en.wave = wave_index(k);
-  const SGPR block = k.sgpr(16, "argument block"), lanes = k.sgpr(1, "lanes");
   const VGPR staging = k.vgpr(4, "argument staging"), zero = k.vgpr(1, "zero");
   const uint32_t count_at = kArgsLds + 4 * uint32_t(block_dwords);
   k.v_mov_b32(zero, 0);
-  Label read = k.label("read arguments"), counted = k.label("counter cleared");
-  k.s_cmp_lg_u32(en.wave, 0);
-  k.s_cbranch_scc1(counted);
-  k.ds_write_b32(zero, zero, offset(count_at));
-  k.bind(counted);
-  k.s_barrier();
-  {
-    const VGPR v = k.vgpr(1, "lanes of the wave");
-    k.v_mov_b32(v, mine);
-    k.s_mov_b32(exec_lo, 1);
-    k.s_mov_b32(exec_hi, 0);
-    k.ds_add_u32(zero, v, offset(count_at));
-    k.s_mov_b64(exec, -1);
-  }
+  Label read = k.label("read arguments");
   k.s_cmp_lg_u32(en.wave, 0);
   k.s_cbranch_scc1(read);
-  // All loads are issued before the first use: a kernel-argument read is a
-  // host-link round trip (microseconds), and one wait covers them all.
-  // Only the dwords the arguments occupy: the host link carries every byte
-  // asked for, and a dispatch's workgroups ask one after the other.
-  const int used = int((sig.layout().explicit_end + 3) / 4);
-  load_kernarg_dwords(k, block, 0, std::min(used, 16));
-  SGPR tail;  // dwords 16..19 of a fused variant's longer list
-  if (block_dwords > 16) {
-    tail = k.sgpr(4, "argument block tail");
-    load_kernarg_dwords(k, tail, 64, used - 16);
-  }
   k.s_mov_b32(exec_lo, 1);
   k.s_mov_b32(exec_hi, 0);
-  for (int q = 0; q < 4; ++q) {
-    for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], block[4 * q + i]);
-    k.ds_write_b128(zero, staging, offset(kArgsLds + 16 * q));
-  }
-  if (block_dwords > 16) {
-    for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], tail[i]);
-    k.ds_write_b128(zero, staging, offset(kArgsLds + 64));
+  k.ds_write_b32(zero, zero, offset(count_at));
+  for (int d = 0; d < used; d += 4) {
+    const int w = std::min(4, used - d);
+    for (int i = 0; i < w; ++i) k.v_mov_b32(staging[i], d + i < 16 ? block[d + i] : tail[d + i - 16]);
+    const auto at = offset(kArgsLds + 4 * uint32_t(d));
+    switch (w) {
+      case 1: k.ds_write_b32(zero, staging[0], at); break;
+      case 2: k.ds_write_b64(zero, staging.sub(0, 2), at); break;
+      case 3: k.ds_write_b96(zero, staging.sub(0, 3), at); break;
+      default: k.ds_write_b128(zero, staging, at); break;
+    }
   }
   if (fusion) {
     k.v_mov_b32(staging[0], k.workgroup_id(1));
@@ -1089,12 +1102,43 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   k.bind(read);
   k.s_barrier();
   {
-    // the rest (fused variants) stays in LDS for Body::late_arg; five reads
-    // into registers of their own, so one LDS round trip covers them
-    const VGPR copy = k.vgpr(16, "argument copy"), ccopy = k.vgpr(1, "lane count copy");
-    for (int q = 0; q < 4; ++q) k.ds_read_b128(copy.sub(4 * q, 4), zero, offset(kArgsLds + 16 * q));
+    // the counter is clear: every wave adds its lanes
+    const VGPR v = k.vgpr(1, "lanes of the wave");
+    k.v_mov_b32(v, mine);
+    k.s_mov_b32(exec_lo, 1);
+    k.s_mov_b32(exec_hi, 0);
+    k.ds_add_u32(zero, v, offset(count_at));
+    k.s_mov_b64(exec, -1);
+  }
+  {
+    // Wave 0 has the arguments in SGPRs already; the others read the ones
+    // that go into SGPRs (the rest of a fused variant's list stays in LDS
+    // for Body::late_arg) into registers of their own, so one LDS round
+    // trip covers them, while the counter fills up.
+    const int n = std::min(used, 16);
+    const VGPR copy = k.vgpr(n, "argument copy"), ccopy = k.vgpr(1, "lane count copy");
+    Label have = k.label("arguments in SGPRs"), copied = k.label("arguments copied");
+    k.s_cmp_eq_u32(en.wave, 0);
+    k.s_cbranch_scc1(have);
+    for (int d = 0; d < n; d += 4) {
+      const int w = std::min(4, n - d);
+      const VGPR dst = copy.sub(d, w);
+      const auto at = offset(kArgsLds + 4 * uint32_t(d));
+      switch (w) {
+        case 1: k.ds_read_b32(dst, zero, at); break;
+        case 2: k.ds_read_b64(dst, zero, at); break;
+        case 3: k.ds_read_b96(dst, zero, at); break;
+        default: k.ds_read_b128(dst, zero, at); break;
+      }
+    }
+    k.s_barrier();
     k.ds_read_b32(ccopy, zero, offset(count_at));
-    for (int i = 0; i < 16; ++i) k.v_readfirstlane_b32(block[i], copy[i]);
+    for (int i = 0; i < n; ++i) k.v_readfirstlane_b32(block[i], copy[i]);
+    k.s_branch(copied);
+    k.bind(have);
+    k.s_barrier();
+    k.ds_read_b32(ccopy, zero, offset(count_at));
+    k.bind(copied);
     k.v_readfirstlane_b32(lanes, ccopy);
   }
   auto arg = [&](const char* name) {
@@ -1185,9 +1229,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     table.emplace(k, bytes);
     table->issue(en.wave, en.lane, threads, en.w);
   }
-  en.finish_table = [&] {
-    if (table) table->finish();
-  };
+  if (table) en.finish_table = [&] { table->finish(); };
   if (en.halves() == 2) {
     // the up matrix's waves read the rows at `up` (the table stays the one at w)
     const SGPR w = k.sgpr(2, "matrix");

@@ -171,6 +171,17 @@ class TableCopy {
   std::vector<VGPR> data_;
 };
 
+// dst[0..w) = the LDS dwords at kArgsLds + 4 * first_dword (w = 1..4, one read).
+void read_arg_dwords(Kernel& k, VGPR dst, VGPR zero, int first_dword, int w) {
+  const auto at = offset(kArgsLds + 4 * uint32_t(first_dword));
+  switch (w) {
+    case 1: k.ds_read_b32(dst, zero, at); break;
+    case 2: k.ds_read_b64(dst, zero, at); break;
+    case 3: k.ds_read_b96(dst, zero, at); break;
+    default: k.ds_read_b128(dst, zero, at); break;
+  }
+}
+
 // dst = src + imm (64-bit).
 void add64_to(Kernel& k, SGPR dst, SGPR src, uint32_t imm) {
   k.s_add_u32(dst[0], src[0], imm);
@@ -752,13 +763,7 @@ void Body::load_late_args() {
   for (int d = 0; d < n;) {
     const int w = std::min(4, n - d);
     late_copy_.push_back(k.vgpr(w, "argument copy"));
-    const VGPR dst = late_copy_.back();
-    switch (w) {
-      case 1: k.ds_read_b32(dst, zero, offset(kArgsLds + 4 * d)); break;
-      case 2: k.ds_read_b64(dst, zero, offset(kArgsLds + 4 * d)); break;
-      case 3: k.ds_read_b96(dst, zero, offset(kArgsLds + 4 * d)); break;
-      default: k.ds_read_b128(dst, zero, offset(kArgsLds + 4 * d)); break;
-    }
+    read_arg_dwords(k, late_copy_.back(), zero, d, w);
     d += w;
   }
 }
@@ -1122,14 +1127,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     k.s_cbranch_scc1(have);
     for (int d = 0; d < n; d += 4) {
       const int w = std::min(4, n - d);
-      const VGPR dst = copy.sub(d, w);
-      const auto at = offset(kArgsLds + 4 * uint32_t(d));
-      switch (w) {
-        case 1: k.ds_read_b32(dst, zero, at); break;
-        case 2: k.ds_read_b64(dst, zero, at); break;
-        case 3: k.ds_read_b96(dst, zero, at); break;
-        default: k.ds_read_b128(dst, zero, at); break;
-      }
+      read_arg_dwords(k, copy.sub(d, w), zero, d, w);
     }
     k.s_barrier();
     k.ds_read_b32(ccopy, zero, offset(count_at));

@@ -10,9 +10,10 @@
 // others' sums (LDS) and stores.
 //
 // Per wave:
-//  * arguments: wave 0 reads the 64-byte argument block (explicit arguments
-//    and the hidden group size) once over the host link and hands it to the
-//    other waves through LDS, so a workgroup costs one kernel-argument read;
+//  * arguments: wave 0 reads the explicit arguments (the first 64-byte line
+//    of the block; a fused variant's longer list two) once over the host
+//    link and hands them to the other waves through LDS, so a workgroup costs
+//    one kernel-argument read; the wave count is counted in LDS;
 //  * weights: the tile's groups in the GEMV layout are contiguous, and every
 //    load of a wave reads whole lines (one piece: 64 rows x 4 dwords = 1 KiB);
 //    the header of the next group and a fixed number of slices stay in flight
@@ -26,6 +27,7 @@
 //  * the last group of a row may hold fewer than G blocks: the body of the
 //    last group skips the missing blocks (their x is never read).
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "gemv_decoder.h"
@@ -90,10 +92,95 @@ struct Entry {
   // wave 0 puts beside them.
   uint32_t s = 0, eps = 0, scale = 0, yscaled = 0, ss_at = 0;
   uint32_t grp_at = 0, n_at = 0, k_at = 0, xstride_at = 0;
-  uint32_t lds_dwords = 0;  // dwords of the block in LDS (explicit arguments, group size, group index)
+  uint32_t lds_dwords = 0;  // dwords of the block in LDS (explicit arguments, lane count, group index)
   // Matrices per tile: 2 for SwiGlu (S waves on the gate, S on the up rows).
   int halves() const { return fusion == GemvFusion::SwiGlu ? 2 : 1; }
+  // The decoder's table (none: empty): its loads are issued before the
+  // body; the body calls this once its first weight loads are issued (TableCopy).
+  std::function<void()> finish_table;
 };
+
+// The decoder's table (at the start of the weights) into LDS in two halves.
+// issue(): right after the arguments, each thread loads its first `rounds`
+// 16-byte pieces (piece = thread + r * threads), before the prologue's weight
+// loads, since vector memory returns in order and a load issued after them
+// would wait for them. finish(): once the prologue's loads are issued, the
+// pieces go to LDS, a loop copies what the rounds did not cover (workgroups
+// of fewer waves than the rounds were sized for), and a barrier.
+class TableCopy {
+ public:
+  TableCopy(Kernel& k, uint32_t bytes) : k_(k), pieces_(bytes / 16) {
+    rounds_ = std::clamp(int((pieces_ + 255) / 256), 1, 3);  // four waves of 64 threads
+  }
+  void issue(SGPR wave, VGPR lane, SGPR threads, SGPR w) {
+    threads_ = threads;
+    w_ = w;
+    piece_ = k_.vgpr(1, "piece");
+    k_.v_lshl_add_u32(piece_, wave, 6, lane);
+    const VGPR p = k_.vgpr(1, "piece");
+    k_.v_mov_b32(p, piece_);
+    each_round(p, [&](int, VGPR goff) {
+      data_.push_back(k_.vgpr(4, "table data"));
+      k_.global_load_dwordx4(data_.back(), goff, w_);
+    });
+  }
+  void finish() {
+    each_round(piece_, [&](int r, VGPR goff) { k_.ds_write_b128(goff, data_[size_t(r)], offset(kTableLds)); });
+    const SGPR pieces = k_.sgpr(1, "table pieces"), saved = k_.sgpr(2, "exec");
+    const VGPR goff = k_.vgpr(1, "table offset"), data = k_.vgpr(4, "table data");
+    k_.s_mov_b32(pieces, pieces_);
+    Label loop = k_.label("table"), copied = k_.label("table copied");
+    k_.bind(loop);
+    k_.v_cmp_gt_u32(vcc, pieces, piece_);
+    k_.s_and_saveexec_b64(saved, vcc);
+    k_.s_cbranch_execz(copied);
+    k_.v_lshlrev_b32(goff, 4, piece_);
+    k_.global_load_dwordx4(data, goff, w_);
+    k_.ds_write_b128(goff, data, offset(kTableLds));
+    k_.v_add_u32(piece_, threads_, piece_);
+    k_.s_mov_b64(exec, saved);
+    k_.s_branch(loop);
+    k_.bind(copied);
+    k_.s_mov_b64(exec, saved);
+    k_.s_barrier();
+  }
+
+ private:
+  // f(r, byte offset) for each round r under the mask of the threads that
+  // have a piece in it, the piece counted in p (past the rounds afterwards).
+  template <class F>
+  void each_round(VGPR p, F f) {
+    const SGPR saved = k_.sgpr(2, "exec"), pieces = k_.sgpr(1, "table pieces");
+    const VGPR goff = k_.vgpr(1, "table offset");
+    k_.s_mov_b32(pieces, pieces_);
+    for (int r = 0; r < rounds_; ++r) {
+      if (r) k_.v_add_u32(p, threads_, p);
+      k_.v_cmp_gt_u32(vcc, pieces, p);
+      k_.s_and_saveexec_b64(saved, vcc);
+      k_.v_lshlrev_b32(goff, 4, p);
+      f(r, goff);
+      k_.s_mov_b64(exec, saved);
+    }
+    k_.v_add_u32(p, threads_, p);
+  }
+  Kernel& k_;
+  uint32_t pieces_;
+  int rounds_ = 1;
+  SGPR threads_, w_;
+  VGPR piece_;
+  std::vector<VGPR> data_;
+};
+
+// dst[0..w) = the LDS dwords at kArgsLds + 4 * first_dword (w = 1..4, one read).
+void read_arg_dwords(Kernel& k, VGPR dst, VGPR zero, int first_dword, int w) {
+  const auto at = offset(kArgsLds + 4 * uint32_t(first_dword));
+  switch (w) {
+    case 1: k.ds_read_b32(dst, zero, at); break;
+    case 2: k.ds_read_b64(dst, zero, at); break;
+    case 3: k.ds_read_b96(dst, zero, at); break;
+    default: k.ds_read_b128(dst, zero, at); break;
+  }
+}
 
 // dst = src + imm (64-bit).
 void add64_to(Kernel& k, SGPR dst, SGPR src, uint32_t imm) {
@@ -435,8 +522,12 @@ void Body::emit() {
   const SGPR rows_left = s1("rows left"), yrow = s1("y row"), nbytes = s1("row bytes");
   k.s_lshl_b32(t, e_.tile, 6);
   k.s_sub_u32(rows_left, e_.n, t);
-  k.s_mul_i32(yrow, e_.grp, M);
-  k.s_mul_i32(yrow, yrow, e_.n);
+  if (M > 1) {
+    k.s_mul_i32(yrow, e_.grp, M);
+    k.s_mul_i32(yrow, yrow, e_.n);
+  } else {
+    k.s_mul_i32(yrow, e_.grp, e_.n);
+  }
   k.s_add_u32(yrow, yrow, t);
   const SGPR ybase = offset_address(k, e_.y, yrow, 2);
   k.s_lshl_b32(nbytes, e_.n, 2);
@@ -474,19 +565,14 @@ void Body::emit() {
         sum_[size_t(m)].push_back(k.vgpr(1, "x sums"));
       }
   }
-  for (int m = 0; m < M; ++m) {
-    totals_.push_back(k.vgpr(1, "total"));
-    k.v_mov_b32(totals_.back(), 0);
-  }
-  dec_.begin(*this);
 
   // Prologue: the first group's header, slices, sums and first x-step.
   Label skip_all = k.label("no groups"), full = k.label("full groups"), last = k.label("last group"),
         reduce = k.label("reduce");
-  Label early = k.label("early epilogue");
   const bool early_end = e_.fusion && M == 1;
+  Label no_loads = k.label("no first loads");
   k.s_cmp_eq_u32(count_, 0);
-  k.s_cbranch_scc1(early_end ? early : skip_all);
+  k.s_cbranch_scc1(no_loads);
   load_part(hdr_, false, 0, H);
   // The first group's slices and x from the block the share starts at (with
   // block_shares(), one path per block of a group), then the jump into the
@@ -508,13 +594,29 @@ void Body::emit() {
     load_x(j0 * steps_per_slice(), false);
     if (b + 1 < entries) k.s_branch(loaded);
   }
+  // Every wave of the workgroup passes the table's barrier, on one of two
+  // paths: with the first loads in flight its writes wait for the table's
+  // loads alone (vector memory returns in order), without them for all.
   k.bind(loaded);
-  if (early_end) {
-    k.bind(early);
-    early_epilogue(rows_left, ybase);
-    k.s_cmp_eq_u32(count_, 0);
-    k.s_cbranch_scc1(skip_all);
+  if (e_.finish_table) {
+    Label tabled = k.label("table written");
+    e_.finish_table();
+    k.s_branch(tabled);
+    k.bind(no_loads);
+    e_.finish_table();
+    k.bind(tabled);
+  } else {
+    k.bind(no_loads);
   }
+  // What the first loads do not need comes after them.
+  for (int m = 0; m < M; ++m) {
+    totals_.push_back(k.vgpr(1, "total"));
+    k.v_mov_b32(totals_.back(), 0);
+  }
+  dec_.begin(*this);
+  if (early_end) early_epilogue(rows_left, ybase);
+  k.s_cmp_eq_u32(count_, 0);
+  k.s_cbranch_scc1(skip_all);
   if (block_shares()) enter_blocks();
   k.bind(full);
   k.s_cmp_le_u32(count_, 1);
@@ -661,13 +763,7 @@ void Body::load_late_args() {
   for (int d = 0; d < n;) {
     const int w = std::min(4, n - d);
     late_copy_.push_back(k.vgpr(w, "argument copy"));
-    const VGPR dst = late_copy_.back();
-    switch (w) {
-      case 1: k.ds_read_b32(dst, zero, offset(kArgsLds + 4 * d)); break;
-      case 2: k.ds_read_b64(dst, zero, offset(kArgsLds + 4 * d)); break;
-      case 3: k.ds_read_b96(dst, zero, offset(kArgsLds + 4 * d)); break;
-      default: k.ds_read_b128(dst, zero, offset(kArgsLds + 4 * d)); break;
-    }
+    read_arg_dwords(k, late_copy_.back(), zero, d, w);
     d += w;
   }
 }
@@ -946,50 +1042,63 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   const GroupShape shape = group_shape(type);
   std::unique_ptr<GemvDecoder> dec = make_decoder(type);
   const Signature sig = fusion ? gemv_fused_signature(type, *fusion) : gemv_signature(type);
-  const uint32_t gs = sig.layout().hidden_start + 12;  // hidden group_size_x
   // The explicit arguments: 16 dwords, or 20 for a fused variant's longer list.
   const int block_dwords = sig.layout().explicit_end > 64 ? 20 : 16;
-  if (sig.layout().explicit_end > uint32_t(4 * block_dwords) || gs < 64 || (!fusion && gs >= 68 + 2))
-    throw Error("gemv: the argument block of " + sig.kernel() + " is not " + std::to_string(4 * block_dwords) +
-                " bytes plus the group size dword");
+  if (sig.layout().explicit_end > uint32_t(4 * block_dwords))
+    throw Error("gemv: the argument block of " + sig.kernel() + " is not " + std::to_string(4 * block_dwords) + " bytes");
   const uint32_t lds = kTableLds + dec->lds_table_bytes();
   Kernel k(sig, target, {.waves_per_simd = dec->waves_per_simd(), .lds_bytes = lds, .max_workgroup = 64 * kMaxWaves, .workgroup_dims = 2});
 
-  // Arguments: wave 0 reads the explicit block and the hidden group size (two
-  // loads) and passes them on through LDS: one argument read per workgroup.
+  // Arguments: wave 0 reads the explicit block (one host-link request: the
+  // first 64-byte line) and passes it on through LDS: one argument read per
+  // workgroup. The wave count comes from LDS too rather than from the hidden
+  // group size, which lies in the next line and would cost a second request
+  // queued behind every workgroup's first: wave 0 clears a counter with the
+  // arguments, after a barrier every wave adds its lanes to it, and after a
+  // second one every wave reads it.
   Entry en;
-  en.lane = whole_wave_lane_id(k);
   en.wave = wave_index(k);
-  const SGPR block = k.sgpr(16, "argument block"), gsize = k.sgpr(1, "group size");
+  const SGPR block = k.sgpr(16, "argument block"), lanes = k.sgpr(1, "lanes");
+  const int used = int((sig.layout().explicit_end + 3) / 4);
+  SGPR tail;  // dwords 16..19 of a fused variant's longer list
+  if (block_dwords > 16) tail = k.sgpr(4, "argument block tail");
+  {
+    // Wave 0 asks first thing: the link serves the workgroups' requests in
+    // the order they are made, so a few instructions more before it, slower
+    // on a CU that holds more waves, would put the workgroups of the CUs
+    // with the most work at the end of the queue.
+    Label asked = k.label("arguments asked for");
+    k.s_cmp_lg_u32(en.wave, 0);
+    k.s_cbranch_scc1(asked);
+    // Only the dwords the arguments occupy: the host link carries every
+    // byte asked for, and a dispatch's workgroups ask one after the other.
+    load_kernarg_dwords(k, block, 0, std::min(used, 16));
+    if (block_dwords > 16) load_kernarg_dwords(k, tail, 64, used - 16);
+    k.bind(asked);
+  }
+  const SGPR mine = k.sgpr(1, "lanes of the wave");
+  k.s_bcnt1_i32_b64(mine, exec);  // the launch's lanes, before whole_wave_lane_id sets them all
+  en.lane = whole_wave_lane_id(k);
   const VGPR staging = k.vgpr(4, "argument staging"), zero = k.vgpr(1, "zero");
+  const uint32_t count_at = kArgsLds + 4 * uint32_t(block_dwords);
   k.v_mov_b32(zero, 0);
   Label read = k.label("read arguments");
   k.s_cmp_lg_u32(en.wave, 0);
   k.s_cbranch_scc1(read);
-  // All loads are issued before the first use: a kernel-argument read is a
-  // host-link round trip (microseconds), and one wait covers them all.
-  // Only the dwords the arguments occupy: the host link carries every byte
-  // asked for, and a dispatch's workgroups ask one after the other.
-  const int used = int((sig.layout().explicit_end + 3) / 4);
-  load_kernarg_dwords(k, block, 0, std::min(used, 16));
-  k.s_load_dword(gsize, k.kernarg_pointer(), int(gs / 4 * 4));
-  SGPR tail;  // dwords 16..19 of a fused variant's longer list
-  if (block_dwords > 16) {
-    tail = k.sgpr(4, "argument block tail");
-    load_kernarg_dwords(k, tail, 64, used - 16);
-  }
   k.s_mov_b32(exec_lo, 1);
   k.s_mov_b32(exec_hi, 0);
-  for (int q = 0; q < 4; ++q) {
-    for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], block[4 * q + i]);
-    k.ds_write_b128(zero, staging, offset(kArgsLds + 16 * q));
+  k.ds_write_b32(zero, zero, offset(count_at));
+  for (int d = 0; d < used; d += 4) {
+    const int w = std::min(4, used - d);
+    for (int i = 0; i < w; ++i) k.v_mov_b32(staging[i], d + i < 16 ? block[d + i] : tail[d + i - 16]);
+    const auto at = offset(kArgsLds + 4 * uint32_t(d));
+    switch (w) {
+      case 1: k.ds_write_b32(zero, staging[0], at); break;
+      case 2: k.ds_write_b64(zero, staging.sub(0, 2), at); break;
+      case 3: k.ds_write_b96(zero, staging.sub(0, 3), at); break;
+      default: k.ds_write_b128(zero, staging, at); break;
+    }
   }
-  if (block_dwords > 16) {
-    for (int i = 0; i < 4; ++i) k.v_mov_b32(staging[i], tail[i]);
-    k.ds_write_b128(zero, staging, offset(kArgsLds + 64));
-  }
-  k.v_mov_b32(staging[0], gsize);
-  k.ds_write_b32(zero, staging[0], offset(kArgsLds + 4 * block_dwords));
   if (fusion) {
     k.v_mov_b32(staging[0], k.workgroup_id(1));
     k.ds_write_b32(zero, staging[0], offset(kArgsLds + 4 * block_dwords + 4));
@@ -998,13 +1107,37 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   k.bind(read);
   k.s_barrier();
   {
-    // the rest (fused variants) stays in LDS for Body::late_arg; five reads
-    // into registers of their own, so one LDS round trip covers them
-    const VGPR copy = k.vgpr(16, "argument copy"), gcopy = k.vgpr(1, "group size copy");
-    for (int q = 0; q < 4; ++q) k.ds_read_b128(copy.sub(4 * q, 4), zero, offset(kArgsLds + 16 * q));
-    k.ds_read_b32(gcopy, zero, offset(kArgsLds + 4 * block_dwords));
-    for (int i = 0; i < 16; ++i) k.v_readfirstlane_b32(block[i], copy[i]);
-    k.v_readfirstlane_b32(gsize, gcopy);
+    // the counter is clear: every wave adds its lanes
+    const VGPR v = k.vgpr(1, "lanes of the wave");
+    k.v_mov_b32(v, mine);
+    k.s_mov_b32(exec_lo, 1);
+    k.s_mov_b32(exec_hi, 0);
+    k.ds_add_u32(zero, v, offset(count_at));
+    k.s_mov_b64(exec, -1);
+  }
+  {
+    // Wave 0 has the arguments in SGPRs already; the others read the ones
+    // that go into SGPRs (the rest of a fused variant's list stays in LDS
+    // for Body::late_arg) into registers of their own, so one LDS round
+    // trip covers them, while the counter fills up.
+    const int n = std::min(used, 16);
+    const VGPR copy = k.vgpr(n, "argument copy"), ccopy = k.vgpr(1, "lane count copy");
+    Label have = k.label("arguments in SGPRs"), copied = k.label("arguments copied");
+    k.s_cmp_eq_u32(en.wave, 0);
+    k.s_cbranch_scc1(have);
+    for (int d = 0; d < n; d += 4) {
+      const int w = std::min(4, n - d);
+      read_arg_dwords(k, copy.sub(d, w), zero, d, w);
+    }
+    k.s_barrier();
+    k.ds_read_b32(ccopy, zero, offset(count_at));
+    for (int i = 0; i < n; ++i) k.v_readfirstlane_b32(block[i], copy[i]);
+    k.s_branch(copied);
+    k.bind(have);
+    k.s_barrier();
+    k.ds_read_b32(ccopy, zero, offset(count_at));
+    k.bind(copied);
+    k.v_readfirstlane_b32(lanes, ccopy);
   }
   auto arg = [&](const char* name) {
     const uint32_t off = sig.offset(name);
@@ -1033,7 +1166,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     en.s = sig.offset("ss");
     en.eps = sig.offset("eps");
   }
-  // Waves W = group_size_x / 64 and split S, each rounded down to a power of
+  // Waves W = (lanes of the workgroup) / 64 and split S, each rounded down to a power of
   // two, S <= W <= 8; waves past W do nothing. Wave v: tile W/S * wg + v / S, part v % S.
   auto pow2_floor = [&](SGPR r) {
     const SGPR hi = k.sgpr(1, "top bit");
@@ -1043,8 +1176,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     k.s_lshl_b32(r, 1, hi);
   };
   const SGPR waves = k.sgpr(1, "waves");
-  k.s_bfe_u32(waves, gsize, (gs % 4) * 8 | (16 << 16));
-  k.s_lshr_b32(waves, waves, 6);
+  k.s_lshr_b32(waves, lanes, 6);
   k.s_min_u32(waves, waves, kMaxWaves);
   pow2_floor(waves);
   Label active = k.label("active wave");
@@ -1090,28 +1222,12 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   const SGPR threads = k.sgpr(1, "threads");
   k.s_lshl_b32(threads, waves, 6);
 
-  // The decoder's table (at the start of the weights): every thread copies 16-byte pieces.
+  std::optional<TableCopy> table;
   if (const uint32_t bytes = dec->lds_table_bytes()) {
-    const SGPR pieces = k.sgpr(1, "table pieces");
-    k.s_mov_b32(pieces, bytes / 16);
-    const VGPR piece = k.vgpr(1, "piece"), goff = k.vgpr(1, "table offset"), data = k.vgpr(4, "table data");
-    k.v_lshl_add_u32(piece, en.wave, 6, en.lane);
-    Label loop = k.label("table"), copied = k.label("table copied");
-    const SGPR saved = k.sgpr(2, "exec");
-    k.bind(loop);
-    k.v_cmp_gt_u32(vcc, pieces, piece);
-    k.s_and_saveexec_b64(saved, vcc);
-    k.s_cbranch_execz(copied);
-    k.v_lshlrev_b32(goff, 4, piece);
-    k.global_load_dwordx4(data, goff, en.w);
-    k.ds_write_b128(goff, data, offset(kTableLds));
-    k.v_add_u32(piece, threads, piece);
-    k.s_mov_b64(exec, saved);
-    k.s_branch(loop);
-    k.bind(copied);
-    k.s_mov_b64(exec, saved);
-    k.s_barrier();
+    table.emplace(k, bytes);
+    table->issue(en.wave, en.lane, threads, en.w);
   }
+  if (table) en.finish_table = [&] { table->finish(); };
   if (en.halves() == 2) {
     // the up matrix's waves read the rows at `up` (the table stays the one at w)
     const SGPR w = k.sgpr(2, "matrix");

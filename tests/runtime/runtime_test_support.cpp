@@ -36,17 +36,46 @@ const std::vector<uint8_t>& package(const std::string& name) {
   return cache[name] = codeobj::write_code_object(*co);
 }
 
+// The packages this process wrote, in a directory of its own that goes
+// away when the process ends. A directory left by an earlier process with
+// the same id (ids are reused) may hold another build's package: every file
+// is written by this process before it is used, never taken as found.
+namespace {
+struct PackageFiles {
+  std::mutex m;
+  std::filesystem::path dir;
+  std::map<std::string, std::string> written;
+  pid_t owner = 0;  // a forked child that exits leaves the parent's files alone
+  ~PackageFiles() {
+    std::error_code ec;
+    if (!dir.empty() && ::getpid() == owner) std::filesystem::remove_all(dir, ec);
+  }
+};
+PackageFiles& package_files() {
+  static PackageFiles f;
+  return f;
+}
+}  // namespace
+
 std::string package_file(const std::string& name) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("k100_runtime_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::path p = dir / (name + ".hsaco");
-  if (!fs::exists(p)) {
-    const auto& bytes = package(name);
-    std::ofstream f(p, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  const std::vector<uint8_t>& bytes = package(name);
+  PackageFiles& files = package_files();
+  std::lock_guard lock(files.m);
+  if (auto it = files.written.find(name); it != files.written.end()) return it->second;
+  if (files.dir.empty()) {
+    files.dir = fs::temp_directory_path() / ("k100_runtime_test_" + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::remove_all(files.dir, ec);
+    fs::create_directories(files.dir);
+    files.owner = ::getpid();
   }
-  return p.string();
+  const fs::path p = files.dir / (name + ".hsaco");
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  f.close();
+  if (!f) throw std::runtime_error("cannot write " + p.string());
+  return files.written[name] = p.string();
 }
 
 RuntimeOptions emu_options() {

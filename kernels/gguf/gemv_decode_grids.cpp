@@ -102,8 +102,16 @@ class Grid final : public GemvDecoder {
   // The odd scales 2s + 1 of the slice's runs.
   void slice_begin(GemvEmitter& e, int j, VGPR data) override {
     Kernel& k = e.k;
-    // The sign bytes' nibbles times 4, byte by byte: low nibbles, then high ones.
-    if (type_ != TensorType::IQ3_XXS)
+    // The sign bytes' nibbles. IQ2_S: low ones and high ones in place, each
+    // byte's entry address then made by the shift that selects it (batch()).
+    // IQ3_S: times 4 byte by byte, selected by a move (two instructions more
+    // per slice, but its modeled times were lower so at 17408 x 5120).
+    if (type_ == TensorType::IQ2_S)
+      for (int d = 0; d < sign_dwords_; ++d) {
+        k.v_and_b32(nibble_addr_[2 * d], 0x0F0F0F0Fu, data[sign_at_ + d]);
+        k.v_and_b32(nibble_addr_[2 * d + 1], 0xF0F0F0F0u, data[sign_at_ + d]);
+      }
+    if (type_ == TensorType::IQ3_S)
       for (int d = 0; d < sign_dwords_; ++d) {
         k.v_lshlrev_b32(nibble_addr_[2 * d], 2, data[sign_at_ + d]);
         k.v_and_b32(nibble_addr_[2 * d], 0x3C3C3C3Cu, nibble_addr_[2 * d]);
@@ -160,10 +168,15 @@ class Grid final : public GemvDecoder {
         k.ds_read2_b32(sv, sa, as::offset0(0), as::offset1(1));
       } else {
         for (int h = 0; h < 2; ++h) {
-          const VGPR sa = saddr_;
-          const int d = u / 4, byte = u % 4;
-          k.v_mov_b32(sa, nibble_addr_[2 * d + h], as::sdwa_sel("dst_sel", "DWORD"),
-                      as::sdwa_sel("dst_unused", "UNUSED_PAD"), as::sdwa_sel("src0_sel", kByteSel[byte]));
+          const VGPR sa = saddr_, nib = nibble_addr_[2 * (u / 4) + h];
+          if (type_ == TensorType::IQ3_S)
+            k.v_mov_b32(sa, nib, as::sdwa_sel("dst_sel", "DWORD"), as::sdwa_sel("dst_unused", "UNUSED_PAD"),
+                        as::sdwa_sel("src0_sel", kByteSel[u % 4]));
+          else if (h)  // nibble n's entry at 4n: the high nibble (16n) shifted down by 2
+            k.v_lshrrev_b32(sa, 2, nib, as::sdwa_sel("dst_sel", "DWORD"), as::sdwa_sel("dst_unused", "UNUSED_PAD"),
+                            as::sdwa_sel("src0_sel", "DWORD"), as::sdwa_sel("src1_sel", kByteSel[u % 4]));
+          else  // the low one up by 2
+            sdwa_byte_shift(k, sa, 2, nib, u % 4);
           k.ds_read_b32(sv[h], sa, as::offset(signs_at));
         }
       }

@@ -97,15 +97,24 @@ TEST(TimingModel, OccupancyFromVgprs) {
   EXPECT_EQ(a.limiter, Limiter::Latency);
 }
 
-// Enough bytes in flight on a machine with a narrow HBM (and an L2 too small
-// to hold the data): the HBM sets the pace.
-TEST(TimingModel, BandwidthBound) {
-  ProbeDevice dev;
+// Two CUs with a narrow HBM (two channels at 1/16 of the peak) and an L2
+// too small to hold the data.
+MachineParams narrow_hbm() {
   MachineParams m = test::small_machine(2);
   m.dram_channels = 2;
   m.dram_peak_bytes_per_s = 896e9 / 16;
   m.l2_bytes = 64 * 1024;
-  auto rec = test::run_read(dev, ReadProbe{4, false, 0}, 8, 128, 32);
+  return m;
+}
+
+// The read probe over 8 workgroups of 128 lanes, 32 trips of 4 streams.
+auto run_streams(ProbeDevice& dev) { return test::run_read(dev, ReadProbe{4, false, 0}, 8, 128, 32); }
+
+// Enough bytes in flight on a machine with a narrow HBM: the HBM sets the pace.
+TEST(TimingModel, BandwidthBound) {
+  ProbeDevice dev;
+  const MachineParams m = narrow_hbm();
+  auto rec = run_streams(dev);
   const DispatchTiming& d = only(rec.model(m));
   EXPECT_EQ(d.limiter, Limiter::DramBandwidth);
   EXPECT_GT(d.dram_utilization, 0.9);
@@ -124,11 +133,8 @@ TEST(TimingModel, BandwidthBound) {
 // once, and the HBM is idle until the arguments are back over the host link.
 TEST(TimingModel, TimelineAddsUpToTheDispatch) {
   ProbeDevice dev;
-  MachineParams m = test::small_machine(2);
-  m.dram_channels = 2;
-  m.dram_peak_bytes_per_s = 896e9 / 16;
-  m.l2_bytes = 64 * 1024;
-  auto rec = test::run_read(dev, ReadProbe{4, false, 0}, 8, 128, 32);
+  const MachineParams m = narrow_hbm();
+  auto rec = run_streams(dev);
   const DispatchTiming& d = only(rec.model(m));
   ASSERT_GT(d.timeline_interval_s, 0);
   ASSERT_FALSE(d.timeline.empty());

@@ -49,6 +49,12 @@ class Grid final : public GemvDecoder {
   // row activations, docs/PERFORMANCE.md).
   int in_flight_bytes() const override { return 256 * group_shape(type_).slice_dwords; }
   bool block_shares() const override { return true; }
+  // IQ2_S: its tiles' LDS reads bound a CU, so the CUs that hold one tile
+  // more finish last; shared tiles even that out (17408 x 5120, MODELED:
+  // 52.6 -> 48.5 us). IQ3_S and IQ3_XXS keep the HBM busy to the end
+  // already, and the sharing workgroups' reads in flight cost them row
+  // activations (58.2 -> 69.1 and 51.5 -> 57.2 us).
+  bool shares_tiles() const override { return type_ == TensorType::IQ2_S; }
   // The next group's header late in the group (slice 12, 15 or 14 of 16,
   // the best of 0, 4, 8, 12, 14, 15 at 17408 x 5120, MODELED): with it
   // loaded at the group's start, the HBM queues hold more than the open rows

@@ -88,6 +88,10 @@ class GemvDecoder {
   // whole groups (a share may start inside its first group; the decoder then
   // sees header() and the slices from that block on). Needs sumx_run() == 0.
   virtual bool block_shares() const { return false; }
+  // Whether the plain kernel shares tiles among workgroups when its `split`
+  // asks for it (k100/quant/gemv_tile_shares.h); the others take every tile
+  // whole and ignore `ws`. Only where the measured benefit is.
+  virtual bool shares_tiles() const { return false; }
   // The slice of a group at whose start the next group's header is loaded
   // (0: with the group's first slice). Later keeps it out of the reads in
   // flight for most of the group.
@@ -123,8 +127,11 @@ std::unique_ptr<GemvDecoder> make_kquant_decoder(quant::TensorType type);  // Q4
 std::unique_ptr<GemvDecoder> make_iquant_decoder(quant::TensorType type);  // IQ4_XS, IQ2_S, IQ3_S, IQ3_XXS
 std::unique_ptr<GemvDecoder> make_grid_decoder(quant::TensorType type);    // IQ2_S, IQ3_S, IQ3_XXS
 
-// The kernel of one type: signature and generator.
+// The kernel of one type: signature and generator. The types whose plain
+// kernel shares tiles (GemvDecoder::shares_tiles) take one more argument,
+// the workspace `ws`.
 codegen::Signature gemv_signature(quant::TensorType type);
+bool gemv_shares_tiles(quant::TensorType type);
 codeobj::CodeObject build_gemv(isa::Target target, quant::TensorType type);
 
 // The fused variants (kernels of their own, `<type>_gemv_<fusion>_k`): what a

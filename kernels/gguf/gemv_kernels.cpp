@@ -16,6 +16,7 @@
 #include "k100/kernels/test_support.h"
 #include "k100/quant/codec.h"
 #include "k100/quant/gemv_layout.h"
+#include "k100/quant/gemv_tile_shares.h"
 #include "k100/quant/half.h"
 
 namespace k100::kernels {
@@ -74,6 +75,11 @@ Tolerance gemv_tolerance() { return Tolerance{2e-5, 2e-5}; }
 struct Geometry {
   int64_t n, k, m, groups, experts, wg, split;
   bool moe, shared_x;
+  // The plain kernels' shared tiles (dims "shares" = P, "shared" = R; none
+  // by default), launched `launches` times on one workspace.
+  quant::GemvTileShares shares;
+  int64_t launches = 1;
+  int64_t tiles() const { return (n + 63) / 64; }
   // Workgroups along x: the tiles, (wg / 64) / split of them per workgroup.
   uint32_t grid_x() const { return uint32_t(((n + 63) / 64 + per_group() - 1) / per_group()); }
   int64_t per_group() const { return std::max<int64_t>(1, wg / 64 / split); }
@@ -96,6 +102,8 @@ Geometry geometry_of(const Case& c) {
   g.shared_x = dim(c, "shared_x", 0) != 0;
   g.wg = dim(c, "wg", 64);
   g.split = dim(c, "split", 1);
+  g.shares = {int(dim(c, "shares", 1)), int(dim(c, "shared", 0))};
+  g.launches = dim(c, "launches", 1);
   return g;
 }
 
@@ -122,9 +130,40 @@ CaseResult gguf_gemv::run_gemv_case(TestDevice& dev, const Case& c, TensorType t
   DeviceBuffer<float> dx(dev, x);
   DeviceBuffer<uint32_t> dids(dev, ids);
   DeviceBuffer<float> dy(dev, std::vector<float>(size_t(g.groups * g.m * g.n), std::numeric_limits<float>::quiet_NaN()));
-  launch(dev, gguf_gemv::gemv_signature(t), {g.grid_x(), uint32_t(g.groups)}, {uint32_t(g.wg)},
-         {dw.addr(), dx.addr(), dy.addr(), g.moe ? dids.addr() : uint64_t(0), g.n, g.k, g.m,
-          g.shared_x ? 0 : g.m * g.k, g.split});
+  // Shared tiles (kernels that share them): the workspace zero once; every
+  // launch after the first finds the counters back at zero. With several
+  // tiles per workgroup every tile is taken whole (the shares are ignored).
+  const bool sharing = gguf_gemv::gemv_shares_tiles(t);
+  const bool shared = sharing && !g.shares.none() && g.per_group() == 1;
+  DeviceBuffer<uint8_t> dws(dev, std::vector<uint8_t>(std::max<size_t>(64, g.shares.workspace_bytes(g.groups)), 0));
+  const uint32_t grid = shared ? g.shares.workgroups(g.tiles()) : g.grid_x();
+  const uint64_t idp = g.moe ? dids.addr() : uint64_t(0), xstride = uint64_t(g.shared_x ? 0 : g.m * g.k);
+  const uint64_t wsp = g.shares.none() ? uint64_t(0) : dws.addr();
+  const uint32_t split = sharing ? g.shares.split_arg(uint32_t(g.split)) : uint32_t(g.split);
+  for (int64_t l = 0; l < g.launches; ++l) {
+    if (l) dy.upload(std::vector<float>(size_t(g.groups * g.m * g.n), std::numeric_limits<float>::quiet_NaN()));
+    const codegen::Signature sig = gguf_gemv::gemv_signature(t);
+    if (sharing)
+      launch(dev, sig, {grid, uint32_t(g.groups)}, {uint32_t(g.wg)},
+             {dw.addr(), dx.addr(), dy.addr(), idp, g.n, g.k, g.m, xstride, split, wsp});
+    else
+      launch(dev, sig, {grid, uint32_t(g.groups)}, {uint32_t(g.wg)},
+             {dw.addr(), dx.addr(), dy.addr(), idp, g.n, g.k, g.m, xstride, split});
+  }
+  if (shared) {
+    const std::vector<uint8_t> ws = dws.download();
+    const uint64_t rb = g.shares.record_bytes();
+    for (int64_t r = 0; r < g.groups * g.shares.tiles; ++r) {
+      uint32_t count;
+      std::memcpy(&count, ws.data() + r * rb + rb - 64, 4);
+      if (count) {
+        CaseResult bad;
+        bad.note = "shared tile record " + std::to_string(r) + ": counter " + std::to_string(count) +
+                   " after the launches, not 0";
+        return bad;
+      }
+    }
+  }
   // Reference: double dot over the dequantised weights.
   std::vector<float> want(size_t(g.groups * g.m * g.n));
   std::vector<float> w(size_t(g.k));
@@ -161,6 +200,19 @@ std::vector<Case> gguf_gemv::gemv_cases(TensorType t, bool sweep) {
   // MoE: groups on a permutation of the experts, with shared and per-group x.
   add({{"n", 65}, {"k", 2 * ge + be}, {"m", 1}, {"wg", 128}, {"groups", 2}, {"moe", 1}, {"shared_x", 1}});
   add({{"n", 40}, {"k", ge}, {"m", 2}, {"wg", 64}, {"groups", 3}, {"moe", 1}});
+  // Shared tiles, in the kernels that share them: P workgroups on each of
+  // the last R tiles, launched twice on one workspace (the counters come back
+  // to zero); a row of fewer units than shares x waves, a partial last tile,
+  // 1..4 rows, MoE groups, the most shares, and shares ignored with two tiles
+  // per workgroup.
+  if (gguf_gemv::gemv_shares_tiles(t)) {
+    add({{"n", 200}, {"k", 5 * ge + be}, {"m", 1}, {"wg", 256}, {"split", 4}, {"shares", 3}, {"shared", 2}, {"launches", 2}});
+    add({{"n", 130}, {"k", 2 * ge}, {"m", 4}, {"wg", 128}, {"split", 2}, {"shares", 2}, {"shared", 3}});
+    add({{"n", 100}, {"k", 3 * be}, {"m", 3}, {"wg", 256}, {"split", 4}, {"shares", 4}, {"shared", 1}});
+    add({{"n", 70}, {"k", 4 * ge - be}, {"m", 2}, {"wg", 64}, {"shares", 8}, {"shared", 2}, {"launches", 2}});
+    add({{"n", 65}, {"k", 2 * ge + be}, {"m", 1}, {"wg", 128}, {"split", 2}, {"groups", 2}, {"moe", 1}, {"shares", 3}, {"shared", 1}});
+    add({{"n", 200}, {"k", 2 * ge}, {"m", 2}, {"wg", 256}, {"split", 2}, {"shares", 2}, {"shared", 1}});
+  }
   if (sweep) {
     for (int64_t n : {1, 63, 64, 129})
       for (int64_t kk : {be, ge - be, ge, ge + be, 4 * ge + 3 * be})
@@ -182,6 +234,8 @@ using gguf_gemv::GemvFusion;
 // even ones leave it off (pointer 0).
 std::vector<Case> fused_cases(TensorType t, GemvFusion f) {
   std::vector<Case> c = gguf_gemv::gemv_cases(t, false);
+  // the fused forms take every tile whole: the plain kernel's shared-tile cases are not theirs
+  std::erase_if(c, [](const Case& x) { return x.dims.count("shares") != 0; });
   // One row (the ends that read their inputs early), both parities of the
   // seed, with tiles of the last workgroup past the matrix.
   const int64_t be = quant::traits(t).block_elems, ge = be * gguf_gemv::group_shape(t).blocks_per_group;
@@ -424,6 +478,20 @@ void register_gguf_gemv_kernels(Registry& r) {
         "per workgroup, split waves per tile (split <= W; other values: the power of two below)";
     d.limits = "k a multiple of the block size (" + std::to_string(quant::traits(t).block_elems) +
                "), k < 2^24, n >= 1, m = 1..4 (other m write nothing); ids (u32 per group) may be 0 for expert = g";
+    if (gguf_gemv::gemv_shares_tiles(t)) {
+      d.description +=
+          " Shared tiles (k100/quant/gemv_tile_shares.h): the last R tiles of the matrix each split into P row shares "
+          "taken by workgroups of their own, which meet in ws (partials, then a counter; the last share adds them in "
+          "share order and stores), so that no CU holds a whole tile more than the others.";
+      d.semantics += "; ws: the shared tiles' workspace (counters zero before a launch, zero again after it)";
+      d.geometry =
+          "split = S | P << 8 | R << 16 (P, R = 0: no shared tiles). Without shared tiles: " + d.geometry +
+          ". With them (P = 2..8, 0 < R <= ceil(n/64), W = S: one tile per workgroup): grid = (ceil(n/64) + R (P - "
+          "1), groups); workgroup P r + q < R P takes share q of tile ceil(n/64) - R + r (the row's ceil(units / P) "
+          "units from q ceil(units / P) on, units = blocks), the others tile x - R P whole";
+      d.limits += "; with shared tiles ws must hold groups x R records of P x 1024 + 64 bytes, its counters zero "
+                  "(a null ws faults)";
+    }
     d.tolerance = gemv_tolerance();
     d.cases = [t](bool sweep) { return gguf_gemv::gemv_cases(t, sweep); };
     d.run = [t](TestDevice& dev, const Case& c) {
@@ -437,8 +505,15 @@ void register_gguf_gemv_kernels(Registry& r) {
       const int64_t xrows = g.shared_x ? g.m : g.groups * g.m;
       return uint64_t(g.groups * g.n * (g.k / tr.block_elems) * tr.block_bytes + 4 * (xrows * g.k + g.groups * g.m * g.n));
     };
-    d.bench_case = [wg = td.bench_wg, split = td.bench_split] {
-      return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", wg}, {"split", split}});
+    d.bench_case = [t, wg = td.bench_wg, split = td.bench_split] {
+      std::map<std::string, int64_t> dims = {{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", wg}, {"split", split}};
+      // one tile per workgroup in a kernel that shares tiles: the last ones shared as for the K100_LC's CUs
+      if (gguf_gemv::gemv_shares_tiles(t) && wg == 64 * split) {
+        const quant::GemvTileShares s = quant::gemv_tile_shares(17408 / 64, quant::kGemvComputeUnits);
+        dims["shares"] = s.parts;
+        dims["shared"] = s.tiles;
+      }
+      return make_case(std::move(dims));
     };
     r.add(std::move(d));
     for (GemvFusion f : {GemvFusion::Accumulate, GemvFusion::RmsScale, GemvFusion::SwiGlu})

@@ -31,7 +31,9 @@
 #include <string>
 
 #include "gemv_decoder.h"
+#include "k100/codegen/division.h"
 #include "k100/base/error.h"
+#include "k100/quant/gemv_tile_shares.h"
 #include "k100/quant/tensor_type.h"
 
 namespace k100::kernels::gguf_gemv {
@@ -82,6 +84,16 @@ struct Entry {
   SGPR w, x, y, ids, n, kcols, m, xstride;  // arguments
   SGPR split;                               // waves per tile (S)
   SGPR wave, part, tile, grp;               // wave in the workgroup, its share of the row, its tile
+  // The row's blocks and block groups, and the units (groups, or blocks for
+  // decoders with block_shares()) of the row the workgroup's S waves share:
+  // [unit0, unit1), the whole row unless the tile is shared (Shared tiles).
+  SGPR nb, ng, unit0, unit1;
+  bool shares_tiles() const { return unit0.valid(); }
+  // The plain kernels' shared tiles: lanes 0-2 hold the record's byte offset
+  // (~0: the tile is not shared), the share and P - 1 until the end; the
+  // byte offset of the `ws` argument.
+  VGPR share;
+  uint32_t ws_at = 0;
   VGPR lane;
   // The fused variants (none: the plain kernel) and their arguments.
   std::optional<GemvFusion> fusion;
@@ -182,6 +194,13 @@ void read_arg_dwords(Kernel& k, VGPR dst, VGPR zero, int first_dword, int w) {
   }
 }
 
+// The row's blocks (nb) and block groups (ng) for k columns.
+void row_units(Kernel& k, SGPR kcols, const GroupShape& shape, SGPR nb, SGPR ng) {
+  k.s_lshr_b32(nb, kcols, log2_exact(shape.block_elems));
+  k.s_add_u32(ng, nb, shape.blocks_per_group - 1);
+  k.s_lshr_b32(ng, ng, log2_exact(shape.blocks_per_group));
+}
+
 // dst = src + imm (64-bit).
 void add64_to(Kernel& k, SGPR dst, SGPR src, uint32_t imm) {
   k.s_add_u32(dst[0], src[0], imm);
@@ -221,6 +240,7 @@ class Body final : public GemvEmitter {
  private:
   // The fused variants' ends (see "Fused variants" below).
   void hand_over(SGPR log_parts, SGPR parts, SGPR part, SGPR region, SGPR t, VGPR addr, Label gather);
+  void merge_shares(Label write);
   void gather_halves(Label store);
   VGPR rms_factor(int m, const std::vector<int>& in_flight = {8, 1});
   void early_epilogue(SGPR rows_left, SGPR ybase);
@@ -433,24 +453,27 @@ void Body::emit() {
   // block_shares()) blocks [b0, b1) of nb, its first group entered at block
   // b0 % G (skip_): at 20 blocks and S = 4 the shares are 5, 5, 5, 5 blocks
   // where whole groups of two fall 3, 3, 3, 1.
-  const SGPR nb = s1("blocks per row"), ng = s1("groups per row"), gpw = s1("share per wave"), g0 = s1("first group"),
-             g1 = s1("end group"), t = s1("t"), logw = s1("log2 waves");
+  const SGPR gpw = s1("share per wave"), g0 = s1("first group"), g1 = s1("end group"), t = s1("t"),
+             logw = s1("log2 waves");
   count_ = s1("groups");
   last_present_ = s1("blocks in the last group");
   elems_left_ = s1("elements left");
   const int lg = log2_exact(shape.blocks_per_group);
-  k.s_lshr_b32(nb, e_.kcols, log2_exact(shape.block_elems));
-  k.s_add_u32(ng, nb, shape.blocks_per_group - 1);
-  k.s_lshr_b32(ng, ng, lg);
+  const bool shares = e_.shares_tiles();
+  const SGPR nb = shares ? e_.nb : s1("blocks per row"), ng = shares ? e_.ng : s1("groups per row");
+  if (!shares) row_units(k, e_.kcols, shape, nb, ng);
   k.s_ff1_i32_b32(logw, e_.split);
-  // [first, end) = the part's ceil(units / S) share of `units`, clipped.
+  // [first, end) = the part's ceil(units / S) share of `units` (in a kernel
+  // that shares tiles: of the workgroup's units [unit0, unit1)), clipped.
   auto share = [&](SGPR units, SGPR first, SGPR end) {
-    k.s_add_u32(gpw, units, e_.split);
+    if (shares) k.s_sub_u32(gpw, e_.unit1, e_.unit0);
+    k.s_add_u32(gpw, shares ? gpw : units, e_.split);
     k.s_sub_u32(gpw, gpw, 1);
     k.s_lshr_b32(gpw, gpw, logw);
     k.s_mul_i32(first, e_.part, gpw);
+    if (shares) k.s_add_u32(first, first, e_.unit0);
     k.s_add_u32(end, first, gpw);
-    k.s_min_u32(end, end, units);
+    k.s_min_u32(end, end, shares ? e_.unit1 : units);
   };
   if (block_shares()) {
     const SGPR b0 = s1("first block"), b1 = s1("end block");
@@ -682,6 +705,9 @@ void Body::emit() {
     fused_end();
     return;
   }
+  Label write = k.label("write y");
+  if (e_.shares_tiles()) merge_shares(write);
+  k.bind(write);
   k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
   k.s_and_b64(exec, exec, vcc);
   for (int m = 0; m < M; ++m) {
@@ -713,6 +739,86 @@ void Body::hand_over(SGPR log_parts, SGPR parts, SGPR part, SGPR region, SGPR t,
   k.s_barrier();
   k.s_mul_i32(t, region, 256 * M);
   k.v_add_u32(addr, t, addr);
+}
+
+// Shared tiles (k100/quant/gemv_tile_shares.h), the end of wave 0 of a
+// share: its partial sums into the tile's record of ws, then the counter;
+// the share that brings the counter round (its old value P - 1) adds the P
+// partials in share order, whatever order the shares came in, and goes on to
+// the store; the others end. Wave 0 of a tile that is not shared branches
+// to the store, and so do the storing waves of workgroups with several
+// tiles (never shared).
+void Body::merge_shares(Label write) {
+  // a shared tile is a workgroup's only one: other waves storing hold whole tiles
+  k.s_cmp_lg_u32(e_.wave, 0);
+  k.s_cbranch_scc1(write);
+  const SGPR record = k.sgpr(1, "record"), q = k.sgpr(1, "share"), last = k.sgpr(1, "shares - 1"),
+             t = k.sgpr(1, "t");
+  k.v_readlane_b32(record, e_.share, 0);
+  k.v_readlane_b32(q, e_.share, 1);
+  k.v_readlane_b32(last, e_.share, 2);
+  k.s_cmp_eq_u32(record, ~0u);
+  k.s_cbranch_scc1(write);
+  const SGPR base = k.sgpr(2, "record address");
+  {
+    // ws: asked for only now, over the host link (the first request leaves it
+    // out, as every workgroup makes one; a share ends early, while whole
+    // tiles still run, so the round trip is hidden)
+    const SGPR kp = k.sgpr(2, "kernel arguments"), ws = k.sgpr(2, "ws");
+    k.v_readlane_b32(kp[0], e_.share, 3);
+    k.v_readlane_b32(kp[1], e_.share, 4);
+    k.s_load_dwordx2(ws, kp, int(e_.ws_at));
+    k.s_waitcnt(lgkmcnt(0));
+    k.s_add_u32(base[0], ws[0], record);
+    k.s_addc_u32(base[1], ws[1], 0);
+  }
+  // share q's rows: q * kGemvShareRows + m
+  const uint32_t rows_bytes = quant::kGemvShareRows * 256;  // a share's rows: whatever M, the counter stays put
+  const VGPR addr = k.vgpr(1, "partial offset");
+  k.s_mul_i32(t, q, rows_bytes);
+  k.v_add_u32(addr, t, vofs_[1]);
+  for (int m = 0; m < M; ++m) k.global_store_dword(addr, totals_[size_t(m)], base, offset(256 * m));
+  k.s_waitcnt(vmcnt(0));  // the partials are in the L2 before the counter says so
+  const VGPR at = k.vgpr(1, "counter offset"), wrap = k.vgpr(1, "wrap"), old = k.vgpr(1, "count before");
+  k.s_add_u32(t, last, 1);
+  k.s_mul_i32(t, t, rows_bytes);
+  k.v_mov_b32(at, t);
+  k.v_mov_b32(wrap, last);
+  k.s_mov_b32(exec_lo, 1);
+  k.s_mov_b32(exec_hi, 0);
+  k.global_atomic_inc(old, at, wrap, base, as::glc());
+  const SGPR before = k.sgpr(1, "count before");
+  k.v_readfirstlane_b32(before, old);
+  k.s_mov_b64(exec, -1);
+  Label mine = k.label("last share");
+  k.s_cmp_eq_u32(before, last);
+  k.s_cbranch_scc1(mine);
+  k.s_endpgm();
+  k.bind(mine);
+  // Every share's partials (glc: past this CU's L1), then their sum in share order.
+  std::vector<std::vector<VGPR>> parts(size_t(quant::kGemvMaxShares));
+  Label loaded = k.label("partials loaded"), added = k.label("partials added");
+  for (int p = 0; p < quant::kGemvMaxShares; ++p) {
+    if (p) {
+      k.s_cmp_lt_u32(last, p);
+      k.s_cbranch_scc1(loaded);
+    }
+    const VGPR a = k.vgpr(1, "partial offset");
+    k.v_add_u32(a, uint32_t(p) * rows_bytes, vofs_[1]);
+    for (int m = 0; m < M; ++m) {
+      parts[size_t(p)].push_back(k.vgpr(1, "partial"));
+      k.global_load_dword(parts[size_t(p)].back(), a, base, offset(256 * m), as::glc());
+    }
+  }
+  k.bind(loaded);
+  k.s_waitcnt(vmcnt(0));
+  for (int m = 0; m < M; ++m) k.v_mov_b32(totals_[size_t(m)], parts[0][size_t(m)]);
+  for (int p = 1; p < quant::kGemvMaxShares; ++p) {
+    k.s_cmp_lt_u32(last, p);
+    k.s_cbranch_scc1(added);
+    for (int m = 0; m < M; ++m) k.v_add_f32(totals_[size_t(m)], totals_[size_t(m)], parts[size_t(p)][size_t(m)]);
+  }
+  k.bind(added);
 }
 
 // ---- Fused variants: the ends of the bodies of `<type>_gemv_<fusion>_k`.
@@ -990,11 +1096,15 @@ void Body::partial_squares(SGPR rows_left) {
 }  // namespace
 
 Signature gemv_signature(TensorType type) {
-  return Signature(kernel_name(type),
-                   {in("w", "u8"), in("x", "f32"), out("y", "f32"), in("ids", "u32"), value("n", "u32"),
-                    value("k", "u32"), value("m", "u32"), value("x_stride", "u32"), value("split", "u32")},
-                   codeobj::HiddenArgLayout::Compact);
+  std::vector<codegen::Param> p = {in("w", "u8"),       in("x", "f32"),      out("y", "f32"),
+                                   in("ids", "u32"),    value("n", "u32"),   value("k", "u32"),
+                                   value("m", "u32"),   value("x_stride", "u32"), value("split", "u32")};
+  // the kernels that share tiles: their workspace (read at the end, not with the others)
+  if (gemv_shares_tiles(type)) p.push_back(inout("ws", "u8"));
+  return Signature(kernel_name(type), p, codeobj::HiddenArgLayout::Compact);
 }
+
+bool gemv_shares_tiles(TensorType type) { return make_decoder(type)->shares_tiles(); }
 
 std::string gemv_fused_name(TensorType type, GemvFusion fusion) {
   const std::string base = kernel_name(type);  // "<type>_gemv_k"
@@ -1038,6 +1148,73 @@ void load_kernarg_dwords(Kernel& k, SGPR dst, int at, int n) {
   }
 }
 
+// Shared tiles (k100/quant/gemv_tile_shares.h): with split = S | P << 8 |
+// R << 16, P > 1 (at most kGemvMaxShares), 0 < R <= the tiles and one tile
+// per workgroup (ws, read at the end, must then be the workspace), workgroup w = P r + q < R P takes share q of the
+// tile T - R + r: units [q c, q c + c) of the row, c = ceil(units / P); the
+// others take tile w - R P whole. Every wave works it out and keeps the
+// record's offset (g R + r) * record bytes, q and P - 1 in lanes 0-2 of a
+// VGPR for the end (the offset ~0 when the tile is not shared): a VGPR
+// costs the body nothing (the SGPRs are short) and its lanes come back
+// without an LDS round trip.
+void share_tile(Kernel& k, Entry& en, SGPR split, SGPR per, SGPR units) {
+  const SGPR p = k.sgpr(1, "shares"), r = k.sgpr(1, "shared tiles"), tiles = k.sgpr(1, "tiles"),
+             t = k.sgpr(1, "t"), record = k.sgpr(1, "record"), q = k.sgpr(1, "share");
+  Label whole = k.label("tile not shared");
+  k.s_mov_b32(record, ~0u);
+  k.s_mov_b32(q, 0);
+  k.s_bfe_u32(p, split, 8 | 8 << 16);
+  k.s_min_u32(p, p, quant::kGemvMaxShares);
+  k.s_lshr_b32(r, split, 16);
+  k.s_add_u32(tiles, en.n, 63);
+  k.s_lshr_b32(tiles, tiles, 6);
+  k.s_cmp_lt_u32(p, 2);
+  k.s_cbranch_scc1(whole);
+  k.s_cmp_eq_u32(r, 0);
+  k.s_cbranch_scc1(whole);
+  k.s_cmp_gt_u32(r, tiles);
+  k.s_cbranch_scc1(whole);
+  k.s_cmp_lg_u32(per, 1);
+  k.s_cbranch_scc1(whole);
+  k.s_mul_i32(t, r, p);
+  Label sharing = k.label("a share");
+  k.s_cmp_lt_u32(k.workgroup_id(0), t);
+  k.s_cbranch_scc1(sharing);
+  k.s_sub_u32(en.tile, k.workgroup_id(0), t);  // the whole tiles after the shares
+  k.s_branch(whole);
+  k.bind(sharing);
+  {
+    const Divider d = make_divider(k, p);
+    const SGPR rt = divide_scalar(k, d, k.workgroup_id(0));  // the shared tile
+    k.s_mul_i32(t, rt, p);
+    k.s_sub_u32(q, k.workgroup_id(0), t);
+    k.s_sub_u32(en.tile, tiles, r);
+    k.s_add_u32(en.tile, en.tile, rt);
+    // units [q c, q c + c), clipped to the row
+    k.s_add_u32(t, units, p);
+    k.s_sub_u32(t, t, 1);
+    const SGPR c = divide_scalar(k, d, t);
+    k.s_mul_i32(en.unit0, q, c);
+    k.s_min_u32(en.unit0, en.unit0, units);
+    k.s_add_u32(en.unit1, en.unit0, c);
+    k.s_min_u32(en.unit1, en.unit1, units);
+    // record (g R + rt) of P 4 256 + 64 bytes
+    k.s_mul_i32(record, en.grp, r);
+    k.s_add_u32(record, record, rt);
+    k.s_mul_i32(t, p, quant::kGemvShareRows * 256);
+    k.s_add_u32(t, t, 64);
+    k.s_mul_i32(record, record, t);
+  }
+  k.bind(whole);
+  en.share = k.vgpr(1, "share");
+  k.s_sub_u32(t, p, 1);
+  k.v_mov_b32(en.share, record);
+  k.v_writelane_b32(en.share, q, 1);
+  k.v_writelane_b32(en.share, t, 2);
+  k.v_writelane_b32(en.share, k.kernarg_pointer()[0], 3);
+  k.v_writelane_b32(en.share, k.kernarg_pointer()[1], 4);
+}
+
 codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optional<GemvFusion> fusion) {
   const GroupShape shape = group_shape(type);
   std::unique_ptr<GemvDecoder> dec = make_decoder(type);
@@ -1059,7 +1236,9 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   Entry en;
   en.wave = wave_index(k);
   const SGPR block = k.sgpr(16, "argument block"), lanes = k.sgpr(1, "lanes");
-  const int used = int((sig.layout().explicit_end + 3) / 4);
+  // The plain kernels' arguments end with split (ws, of the kernels that
+  // share tiles, is read at the end by the shares alone).
+  const int used = fusion ? int((sig.layout().explicit_end + 3) / 4) : int(sig.offset("split") / 4 + 1);
   SGPR tail;  // dwords 16..19 of a fused variant's longer list
   if (block_dwords > 16) tail = k.sgpr(4, "argument block tail");
   {
@@ -1185,6 +1364,12 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   k.s_endpgm();
   k.bind(active);
   en.split = k.sgpr(1, "split");
+  SGPR tiles_per_group;
+  SGPR wanted = arg("split");
+  if (!fusion && dec->shares_tiles()) {
+    wanted = k.sgpr(1, "split asked for");
+    k.s_and_b32(wanted, arg("split"), 0xff);  // S; the shared tiles above it
+  }
   SGPR half;  // SwiGlu: the wave's matrix (0 gate, 1 up)
   if (en.halves() == 2) {
     // 2S waves per tile: a one-wave workgroup has no tile and writes nothing
@@ -1194,9 +1379,9 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     k.s_endpgm();
     k.bind(two);
     k.s_lshr_b32(en.split, waves, 1);
-    k.s_min_u32(en.split, arg("split"), en.split);
+    k.s_min_u32(en.split, wanted, en.split);
   } else {
-    k.s_min_u32(en.split, arg("split"), waves);
+    k.s_min_u32(en.split, wanted, waves);
   }
   pow2_floor(en.split);
   {
@@ -1209,6 +1394,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
       k.s_add_u32(logs, logs, 1);  // log2 of the waves per tile
     }
     k.s_lshr_b32(per, waves, logs);
+    tiles_per_group = per;
     en.part = k.sgpr(1, "part");
     k.s_sub_u32(en.part, en.split, 1);
     k.s_and_b32(en.part, en.part, en.wave);
@@ -1228,6 +1414,20 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     table->issue(en.wave, en.lane, threads, en.w);
   }
   if (table) en.finish_table = [&] { table->finish(); };
+  if (!fusion && dec->shares_tiles()) {
+    // The row in blocks and block groups, and the units the workgroup's
+    // waves share (after the table's loads, which wait for nothing of this).
+    en.nb = k.sgpr(1, "blocks per row");
+    en.ng = k.sgpr(1, "groups per row");
+    row_units(k, en.kcols, shape, en.nb, en.ng);
+    const SGPR units = dec->block_shares() ? en.nb : en.ng;
+    en.unit0 = k.sgpr(1, "first unit");
+    en.unit1 = k.sgpr(1, "end unit");
+    k.s_mov_b32(en.unit0, 0);
+    k.s_mov_b32(en.unit1, units);
+    en.ws_at = sig.offset("ws");
+    share_tile(k, en, arg("split"), tiles_per_group, units);
+  }
   if (en.halves() == 2) {
     // the up matrix's waves read the rows at `up` (the table stays the one at w)
     const SGPR w = k.sgpr(2, "matrix");

@@ -6,6 +6,7 @@
 #include "k100/base/error.h"
 #include "k100/model/linear.h"
 #include "k100/quant/gemv_layout.h"
+#include "k100/quant/gemv_tile_shares.h"
 
 namespace k100::model {
 
@@ -17,14 +18,17 @@ struct GemvKernel {
   TensorType type;
   const char* name;
   uint32_t workgroup, split;  // the benchmark geometry at 17408 x 5120 (docs/PERFORMANCE.md)
+  // The kernel shares tiles among workgroups (k100/quant/gemv_tile_shares.h)
+  // and takes the workspace `ws` after `split`.
+  bool shares_tiles = false;
 };
 
 constexpr GemvKernel kGemvKernels[] = {
-    {TensorType::Q4_0, "q4_0_gemv_k", 256, 1},     {TensorType::Q8_0, "q8_0_gemv_k", 256, 1},
-    {TensorType::Q2_0, "q2_0_gemv_k", 256, 4},     {TensorType::Q4_K, "q4k_gemv_k", 256, 1},
-    {TensorType::Q5_K, "q5k_gemv_k", 256, 2},      {TensorType::Q6_K, "q6k_gemv_k", 256, 1},
-    {TensorType::IQ4_NL, "iq4nl_gemv_k", 512, 2},  {TensorType::IQ4_XS, "iq4xs_gemv_k", 512, 2},
-    {TensorType::IQ2_S, "iq2s_gemv_k", 256, 4},    {TensorType::IQ3_S, "iq3s_gemv_k", 256, 4},
+    {TensorType::Q4_0, "q4_0_gemv_k", 256, 1},          {TensorType::Q8_0, "q8_0_gemv_k", 256, 1},
+    {TensorType::Q2_0, "q2_0_gemv_k", 256, 4},          {TensorType::Q4_K, "q4k_gemv_k", 256, 1},
+    {TensorType::Q5_K, "q5k_gemv_k", 256, 2},           {TensorType::Q6_K, "q6k_gemv_k", 256, 1},
+    {TensorType::IQ4_NL, "iq4nl_gemv_k", 512, 2},       {TensorType::IQ4_XS, "iq4xs_gemv_k", 512, 2},
+    {TensorType::IQ2_S, "iq2s_gemv_k", 256, 4, true},   {TensorType::IQ3_S, "iq3s_gemv_k", 256, 4},
     {TensorType::IQ3_XXS, "iq3xxs_gemv_k", 256, 4},
 };
 
@@ -128,6 +132,18 @@ void GemvLinear::init() {
   group_bytes_ = uint64_t(quant::gemv_layout(w_.type, n_, k_).bytes());
   geo_ = gemv_geometry(w_.type, n_);
   gemv_ = dev_.kernel(g->name, tag_);
+  shares_ws_ = g->shares_tiles;
+  if (shares_ws_ && geo_.tiles_per_workgroup() == 1) {
+    // A type with a table runs its matrix as one launch: the shares of its
+    // tiles planned once, their workspace (counters zero) owned by the layer.
+    const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows;
+    if (quant::gemv_table_bytes(w_.type)) shares_ = quant::gemv_tile_shares(tiles, quant::kGemvComputeUnits);
+    if (!shares_.none()) {
+      const size_t bytes = size_t(shares_.workspace_bytes(1));
+      shares_ptr_ = dev_.alloc(bytes);
+      dev_.memset(shares_ptr_, 0, bytes);
+    }
+  }
   add_ = dev_.kernel("add_inplace_k", tag_);
   // the fused forms: "<type>_gemv_k" -> "<type>_gemv_acc_k", ...
   const std::string stem = std::string(g->name).substr(0, std::strlen(g->name) - 1);
@@ -140,11 +156,24 @@ void GemvLinear::init() {
   swiglu_ = optional("swiglu");
 }
 
+GemvLinear::~GemvLinear() {
+  if (shares_ptr_) dev_.free(shares_ptr_);
+}
+
 void GemvLinear::gemv(uint64_t x, uint64_t y, int64_t m) {
   // one group (grid.y = 1, ids = 0: matrix 0); x rows adjacent, so x_stride is unused; y rows of n
+  if (!shares_.none()) {
+    // one launch, the last tiles shared (init)
+    const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows;
+    const uint64_t argv[] = {w_.ptr, x, y, 0, uint64_t(n_), uint64_t(k_), uint64_t(m), 0,
+                             shares_.split_arg(geo_.split), shares_ptr_};
+    dev_.launch(gemv_, shares_.workgroups(tiles), geo_.workgroup, argv);
+    return;
+  }
   launch_runs(gemv_, m, [&](uint64_t w, int64_t row0, int64_t rows) {
-    return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), uint64_t(m), 0,
-                                 geo_.split};
+    std::vector<uint64_t> a{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), uint64_t(m), 0, geo_.split};
+    if (shares_ws_) a.push_back(0);  // ws: no tile shared
+    return a;
   });
 }
 
@@ -266,8 +295,9 @@ void GemvLinear::selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_gr
     if (!dev_.launches_2d())
       throw Error(tag_ + ": " + std::to_string(w_.groups) + " expert matrices need a device with 2-D launches");
     const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows, per = geo_.tiles_per_workgroup();
-    const uint64_t argv[] = {w_.ptr, x, out, ids, uint64_t(n_), uint64_t(k_), 1, x_per_group ? uint64_t(k_) : 0,
-                             geo_.split};
+    std::vector<uint64_t> argv = {w_.ptr, x, out, ids, uint64_t(n_), uint64_t(k_), 1, x_per_group ? uint64_t(k_) : 0,
+                                  geo_.split};
+    if (shares_ws_) argv.push_back(0);  // ws: the experts' tiles taken whole
     dev_.launch_2d(gemv_, uint32_t((tiles + per - 1) / per), uint32_t(count), geo_.workgroup, argv);
     return;
   }

@@ -166,6 +166,30 @@ TEST(Linear, QuantizedOneBlockRowsAndWideMatrices) {
   }
 }
 
+// IQ2_S shares its last tiles among workgroups (k100/quant/gemv_tile_shares.h):
+// 123 tiles for the 120 CUs, the last 3 in shares, against the double
+// reference; rows 1..4 in one launch, then five (4 + 1), each launch
+// leaving the shared tiles' counters at zero for the next.
+TEST(Linear, GemvSharedTiles) {
+  Device& dev = device();
+  if (dev.kernel_id("iq2s_gemv_k") < 0) GTEST_SKIP() << "iq2s_gemv_k is not in the kernel package (kernels/gguf)";
+  const int64_t n = 122 * 64 + 5, k = 512;
+  ASSERT_FALSE(quant::gemv_tile_shares((n + 63) / 64, quant::kGemvComputeUnits).none());
+  const auto wf = random(size_t(n * k), 31);
+  const auto bytes = quant::quantize(quant::TensorType::IQ2_S, wf);
+  const auto wd = quant::dequantize(quant::TensorType::IQ2_S, bytes);
+  GemvLinear lin(dev, n, k, quant::TensorType::IQ2_S, bytes, nullptr, "iq2s shared tiles");
+  for (int64_t rows : {1, 3, 5}) {
+    const auto x = random(size_t(rows * k), uint32_t(32 + rows));
+    std::vector<double> want;
+    for (int64_t r = 0; r < rows; ++r) {
+      const auto y = matvec(wd, &x[size_t(r * k)], n, k);
+      want.insert(want.end(), y.begin(), y.end());
+    }
+    expect_near(lin.forward(x, rows), want, 1e-5, ("iq2s shared tiles, rows " + std::to_string(rows)).c_str());
+  }
+}
+
 // The fast GEMVs over repacked weights against the same double reference:
 // Q4_K, Q8_0 and an IQ type (its table travels with the repacked matrix),
 // row counts past the 4 rows of one launch, a row count that is not a whole

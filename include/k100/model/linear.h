@@ -29,6 +29,7 @@
 
 #include "k100/model/device.h"
 #include "k100/model/workspace.h"
+#include "k100/quant/gemv_tile_shares.h"
 #include "k100/quant/tensor_type.h"
 
 namespace k100::model {
@@ -210,6 +211,7 @@ class GemvLinear final : public Linear {
   // GGUF bytes ([groups][n][k]), repacked on the host and uploaded once.
   GemvLinear(Device& dev, int64_t n, int64_t k, quant::TensorType type, std::span<const uint8_t> bytes,
              Workspace* ws = nullptr, std::string tag = "gemvlinear", int64_t groups = 1);
+  ~GemvLinear() override;
 
   const GemvGeometry& geometry() const { return geo_; }
   // Bytes of one group's matrix in the GEMV layout.
@@ -238,6 +240,11 @@ class GemvLinear final : public Linear {
   KernelRef gemv_, add_, acc_, rms_, swiglu_;
   GemvGeometry geo_;
   uint64_t group_bytes_ = 0;
+  // A type whose plain kernel shares tiles (it takes `ws`): the plan of the
+  // one-launch matrix and its workspace (none: every tile whole, ws = 0).
+  bool shares_ws_ = false;
+  quant::GemvTileShares shares_;
+  uint64_t shares_ptr_ = 0;
 };
 
 // Uploads [groups][n][k] GGUF bytes of a block type repacked for the fast

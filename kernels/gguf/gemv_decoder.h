@@ -127,11 +127,10 @@ std::unique_ptr<GemvDecoder> make_kquant_decoder(quant::TensorType type);  // Q4
 std::unique_ptr<GemvDecoder> make_iquant_decoder(quant::TensorType type);  // IQ4_XS, IQ2_S, IQ3_S, IQ3_XXS
 std::unique_ptr<GemvDecoder> make_grid_decoder(quant::TensorType type);    // IQ2_S, IQ3_S, IQ3_XXS
 
-// The kernel of one type: signature and generator. The types whose plain
-// kernel shares tiles (GemvDecoder::shares_tiles) take one more argument,
-// the workspace `ws`.
+// The kernel of one type: signature and generator. The types whose kernels
+// share tiles (GemvDecoder::shares_tiles) take one more argument, the
+// workspace `ws` (gemv_shares_tiles below).
 codegen::Signature gemv_signature(quant::TensorType type);
-bool gemv_shares_tiles(quant::TensorType type);
 codeobj::CodeObject build_gemv(isa::Target target, quant::TensorType type);
 
 // The fused variants (kernels of their own, `<type>_gemv_<fusion>_k`): what a
@@ -150,6 +149,10 @@ codeobj::CodeObject build_gemv(isa::Target target, quant::TensorType type);
 enum class GemvFusion { Accumulate, RmsScale, SwiGlu };
 std::string gemv_fused_name(quant::TensorType type, GemvFusion fusion);
 codegen::Signature gemv_fused_signature(quant::TensorType type, GemvFusion fusion);
+// Whether the type's plain kernel (no fusion) or fused form shares tiles and
+// takes `ws` last: the types whose decoder asks for it, but not SwiGlu (its
+// tiles' two matrices).
+bool gemv_shares_tiles(quant::TensorType type, std::optional<GemvFusion> fusion = std::nullopt);
 codeobj::CodeObject build_gemv_fused(isa::Target target, quant::TensorType type, GemvFusion fusion);
 
 }  // namespace k100::kernels::gguf_gemv

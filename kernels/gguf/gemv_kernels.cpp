@@ -107,6 +107,51 @@ Geometry geometry_of(const Case& c) {
   return g;
 }
 
+// A failed result when a shared tile's counter is not back at zero after the launches.
+std::optional<CaseResult> counters_left(const DeviceBuffer<uint8_t>& ws, const Geometry& g) {
+  const std::vector<uint8_t> bytes = ws.download();
+  const uint64_t rb = g.shares.record_bytes();
+  for (int64_t r = 0; r < g.groups * g.shares.tiles; ++r) {
+    uint32_t count;
+    std::memcpy(&count, bytes.data() + r * rb + rb - 64, 4);
+    if (count) {
+      CaseResult bad;
+      bad.note = "shared tile record " + std::to_string(r) + ": counter " + std::to_string(count) +
+                 " after the launches, not 0";
+      return bad;
+    }
+  }
+  return std::nullopt;
+}
+
+// The benchmark case at 17408 x 5120, m = 1; in a kernel that shares tiles,
+// with one tile per workgroup, the last ones shared as for the K100_LC's CUs.
+std::map<std::string, int64_t> bench_dims(bool shares_tiles, int64_t wg, int64_t split) {
+  std::map<std::string, int64_t> dims = {{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", wg}, {"split", split}};
+  if (shares_tiles && wg == 64 * split) {
+    const quant::GemvTileShares s = quant::gemv_tile_shares(17408 / 64, quant::kGemvComputeUnits);
+    dims["shares"] = s.parts;
+    dims["shared"] = s.tiles;
+  }
+  return dims;
+}
+
+// The documentation of a kernel that shares tiles: the plain one's, or a fused form's.
+void document_shares(KernelDef& d) {
+  d.description +=
+      " Shared tiles (k100/quant/gemv_tile_shares.h): the last R tiles of the matrix each split into P row shares "
+      "taken by workgroups of their own, which meet in ws (partials, then a counter; the last share adds them in "
+      "share order and goes on to the end), so that no CU holds a whole tile more than the others.";
+  d.semantics += "; ws: the shared tiles' workspace (counters zero before a launch, zero again after it)";
+  d.geometry =
+      "split = S | P << 8 | R << 16 (P, R = 0: no shared tiles). Without shared tiles: " + d.geometry +
+      ". With them (P = 2..8, 0 < R <= ceil(n/64), W = S: one tile per workgroup): grid = (ceil(n/64) + R (P - "
+      "1), groups); workgroup P r + q < R P takes share q of tile ceil(n/64) - R + r (the row's ceil(units / P) "
+      "units from q ceil(units / P) on, units = blocks), the others tile x - R P whole";
+  d.limits += "; with shared tiles ws must hold groups x R records of P x 1024 + 64 bytes, its counters zero "
+              "(a null ws faults)";
+}
+
 }  // namespace
 
 CaseResult gguf_gemv::run_gemv_case(TestDevice& dev, const Case& c, TensorType t, const RowDequantizer& dequantize) {
@@ -150,20 +195,8 @@ CaseResult gguf_gemv::run_gemv_case(TestDevice& dev, const Case& c, TensorType t
       launch(dev, sig, {grid, uint32_t(g.groups)}, {uint32_t(g.wg)},
              {dw.addr(), dx.addr(), dy.addr(), idp, g.n, g.k, g.m, xstride, split});
   }
-  if (shared) {
-    const std::vector<uint8_t> ws = dws.download();
-    const uint64_t rb = g.shares.record_bytes();
-    for (int64_t r = 0; r < g.groups * g.shares.tiles; ++r) {
-      uint32_t count;
-      std::memcpy(&count, ws.data() + r * rb + rb - 64, 4);
-      if (count) {
-        CaseResult bad;
-        bad.note = "shared tile record " + std::to_string(r) + ": counter " + std::to_string(count) +
-                   " after the launches, not 0";
-        return bad;
-      }
-    }
-  }
+  if (shared)
+    if (std::optional<CaseResult> bad = counters_left(dws, g)) return *bad;
   // Reference: double dot over the dequantised weights.
   std::vector<float> want(size_t(g.groups * g.m * g.n));
   std::vector<float> w(size_t(g.k));
@@ -234,8 +267,8 @@ using gguf_gemv::GemvFusion;
 // even ones leave it off (pointer 0).
 std::vector<Case> fused_cases(TensorType t, GemvFusion f) {
   std::vector<Case> c = gguf_gemv::gemv_cases(t, false);
-  // the fused forms take every tile whole: the plain kernel's shared-tile cases are not theirs
-  std::erase_if(c, [](const Case& x) { return x.dims.count("shares") != 0; });
+  // SwiGlu takes every tile whole: the plain kernel's shared-tile cases are not its
+  if (!gguf_gemv::gemv_shares_tiles(t, f)) std::erase_if(c, [](const Case& x) { return x.dims.count("shares") != 0; });
   // One row (the ends that read their inputs early), both parities of the
   // seed, with tiles of the last workgroup past the matrix.
   const int64_t be = quant::traits(t).block_elems, ge = be * gguf_gemv::group_shape(t).blocks_per_group;
@@ -292,18 +325,34 @@ CaseResult run_fused_case(TestDevice& dev, const Case& c, TensorType t, GemvFusi
     for (int64_t i = 0; i < g.k; ++i) ss[size_t(r * pk + i / 64)] += srows[size_t(r * g.k + i)] * srows[size_t(r * g.k + i)];
   DeviceBuffer<float> dss(dev, f == GemvFusion::Accumulate ? std::vector<float>(size_t(g.groups * g.m * tiles), nan) : ss);
   const uint64_t ids_arg = g.moe ? dids.addr() : uint64_t(0), xs = g.shared_x ? 0 : uint64_t(g.m * g.k);
-  const Dim3 grid{g.grid_swiglu(f == GemvFusion::SwiGlu), uint32_t(g.groups)};
+  // shared tiles (Accumulate and RmsScale of the types that share them), as for the plain kernel
+  const bool sharing = gguf_gemv::gemv_shares_tiles(t, f);
+  const bool shared = sharing && !g.shares.none() && g.per_group() == 1;
+  DeviceBuffer<uint8_t> dws(dev, std::vector<uint8_t>(std::max<size_t>(64, g.shares.workspace_bytes(g.groups)), 0));
+  const uint64_t wsp = g.shares.none() ? uint64_t(0) : dws.addr();
+  const uint32_t split = sharing ? g.shares.split_arg(uint32_t(g.split)) : uint32_t(g.split);
+  const Dim3 grid{shared ? g.shares.workgroups(g.tiles()) : g.grid_swiglu(f == GemvFusion::SwiGlu), uint32_t(g.groups)};
   const codegen::Signature sig = gguf_gemv::gemv_fused_signature(t, f);
   switch (f) {
     case GemvFusion::Accumulate:
-      launch(dev, sig, grid, {uint32_t(g.wg)},
-             {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, g.split, dscale.addr(),
-              optional ? dz.addr() : uint64_t(0), optional ? dss.addr() : uint64_t(0)});
+      if (sharing)
+        launch(dev, sig, grid, {uint32_t(g.wg)},
+               {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, split, dscale.addr(),
+                optional ? dz.addr() : uint64_t(0), optional ? dss.addr() : uint64_t(0), wsp});
+      else
+        launch(dev, sig, grid, {uint32_t(g.wg)},
+               {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, split, dscale.addr(),
+                optional ? dz.addr() : uint64_t(0), optional ? dss.addr() : uint64_t(0)});
       break;
     case GemvFusion::RmsScale:
-      launch(dev, sig, grid, {uint32_t(g.wg)},
-             {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, g.split, optional ? dss.addr() : uint64_t(0),
-              eps});
+      if (sharing)
+        launch(dev, sig, grid, {uint32_t(g.wg)},
+               {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, split,
+                optional ? dss.addr() : uint64_t(0), eps, wsp});
+      else
+        launch(dev, sig, grid, {uint32_t(g.wg)},
+               {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, split,
+                optional ? dss.addr() : uint64_t(0), eps});
       break;
     case GemvFusion::SwiGlu:
       launch(dev, sig, grid, {uint32_t(g.wg)},
@@ -311,6 +360,8 @@ CaseResult run_fused_case(TestDevice& dev, const Case& c, TensorType t, GemvFusi
               optional ? dss.addr() : uint64_t(0), eps});
       break;
   }
+  if (shared)
+    if (std::optional<CaseResult> bad = counters_left(dws, g)) return *bad;
   // Reference: double dots over the dequantised rows.
   std::vector<float> want(static_cast<size_t>(ny)), want_z(static_cast<size_t>(ny));
   std::vector<float> w(size_t(g.k));
@@ -436,6 +487,7 @@ void register_fused(Registry& r, const TypeDoc& td, GemvFusion f) {
                                                    "table bytes are not read (the table comes from w)"
                                                  : "") +
              "; x, s and y may not overlap";
+  if (gguf_gemv::gemv_shares_tiles(t, f)) document_shares(d);
   d.tolerance = gemv_tolerance();
   d.cases = [t, f](bool) { return fused_cases(t, f); };
   d.run = [t, f](TestDevice& dev, const Case& c) { return run_fused_case(dev, c, t, f); };
@@ -447,9 +499,10 @@ void register_fused(Registry& r, const TypeDoc& td, GemvFusion f) {
     return uint64_t(mats * g.groups * g.n * (g.k / tr.block_elems) * tr.block_bytes +
                     4 * (xrows * g.k + g.groups * g.m * g.n + extra));
   };
-  d.bench_case = [wg = td.bench_wg, split = td.bench_split, f] {
+  d.bench_case = [t, wg = td.bench_wg, split = td.bench_split, f] {
     const int64_t w = f == GemvFusion::SwiGlu ? std::max<int64_t>(wg, 128) : wg;
-    return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", w}, {"split", f == GemvFusion::SwiGlu ? std::min<int64_t>(split, w / 128) : split}});
+    return make_case(bench_dims(gguf_gemv::gemv_shares_tiles(t, f), w,
+                                f == GemvFusion::SwiGlu ? std::min<int64_t>(split, w / 128) : split));
   };
   r.add(std::move(d));
 }
@@ -478,20 +531,7 @@ void register_gguf_gemv_kernels(Registry& r) {
         "per workgroup, split waves per tile (split <= W; other values: the power of two below)";
     d.limits = "k a multiple of the block size (" + std::to_string(quant::traits(t).block_elems) +
                "), k < 2^24, n >= 1, m = 1..4 (other m write nothing); ids (u32 per group) may be 0 for expert = g";
-    if (gguf_gemv::gemv_shares_tiles(t)) {
-      d.description +=
-          " Shared tiles (k100/quant/gemv_tile_shares.h): the last R tiles of the matrix each split into P row shares "
-          "taken by workgroups of their own, which meet in ws (partials, then a counter; the last share adds them in "
-          "share order and stores), so that no CU holds a whole tile more than the others.";
-      d.semantics += "; ws: the shared tiles' workspace (counters zero before a launch, zero again after it)";
-      d.geometry =
-          "split = S | P << 8 | R << 16 (P, R = 0: no shared tiles). Without shared tiles: " + d.geometry +
-          ". With them (P = 2..8, 0 < R <= ceil(n/64), W = S: one tile per workgroup): grid = (ceil(n/64) + R (P - "
-          "1), groups); workgroup P r + q < R P takes share q of tile ceil(n/64) - R + r (the row's ceil(units / P) "
-          "units from q ceil(units / P) on, units = blocks), the others tile x - R P whole";
-      d.limits += "; with shared tiles ws must hold groups x R records of P x 1024 + 64 bytes, its counters zero "
-                  "(a null ws faults)";
-    }
+    if (gguf_gemv::gemv_shares_tiles(t)) document_shares(d);
     d.tolerance = gemv_tolerance();
     d.cases = [t](bool sweep) { return gguf_gemv::gemv_cases(t, sweep); };
     d.run = [t](TestDevice& dev, const Case& c) {
@@ -506,14 +546,7 @@ void register_gguf_gemv_kernels(Registry& r) {
       return uint64_t(g.groups * g.n * (g.k / tr.block_elems) * tr.block_bytes + 4 * (xrows * g.k + g.groups * g.m * g.n));
     };
     d.bench_case = [t, wg = td.bench_wg, split = td.bench_split] {
-      std::map<std::string, int64_t> dims = {{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", wg}, {"split", split}};
-      // one tile per workgroup in a kernel that shares tiles: the last ones shared as for the K100_LC's CUs
-      if (gguf_gemv::gemv_shares_tiles(t) && wg == 64 * split) {
-        const quant::GemvTileShares s = quant::gemv_tile_shares(17408 / 64, quant::kGemvComputeUnits);
-        dims["shares"] = s.parts;
-        dims["shared"] = s.tiles;
-      }
-      return make_case(std::move(dims));
+      return make_case(bench_dims(gguf_gemv::gemv_shares_tiles(t), wg, split));
     };
     r.add(std::move(d));
     for (GemvFusion f : {GemvFusion::Accumulate, GemvFusion::RmsScale, GemvFusion::SwiGlu})

@@ -701,13 +701,13 @@ void Body::emit() {
   k.s_cbranch_scc1(more);
 
   k.bind(store);
+  Label write = k.label("write y");
+  if (e_.shares_tiles()) merge_shares(write);
+  k.bind(write);
   if (e_.fusion) {
     fused_end();
     return;
   }
-  Label write = k.label("write y");
-  if (e_.shares_tiles()) merge_shares(write);
-  k.bind(write);
   k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
   k.s_and_b64(exec, exec, vcc);
   for (int m = 0; m < M; ++m) {
@@ -1104,7 +1104,9 @@ Signature gemv_signature(TensorType type) {
   return Signature(kernel_name(type), p, codeobj::HiddenArgLayout::Compact);
 }
 
-bool gemv_shares_tiles(TensorType type) { return make_decoder(type)->shares_tiles(); }
+bool gemv_shares_tiles(TensorType type, std::optional<GemvFusion> fusion) {
+  return fusion != GemvFusion::SwiGlu && make_decoder(type)->shares_tiles();
+}
 
 std::string gemv_fused_name(TensorType type, GemvFusion fusion) {
   const std::string base = kernel_name(type);  // "<type>_gemv_k"
@@ -1128,6 +1130,7 @@ Signature gemv_fused_signature(TensorType type, GemvFusion fusion) {
     p.push_back(in("ss", "f32"));
     p.push_back(value("eps", "f32"));
   }
+  if (gemv_shares_tiles(type, fusion)) p.push_back(inout("ws", "u8"));
   return Signature(gemv_fused_name(type, fusion), p, codeobj::HiddenArgLayout::Compact);
 }
 
@@ -1220,8 +1223,14 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   std::unique_ptr<GemvDecoder> dec = make_decoder(type);
   const Signature sig = fusion ? gemv_fused_signature(type, *fusion) : gemv_signature(type);
   // The explicit arguments: 16 dwords, or 20 for a fused variant's longer list.
-  const int block_dwords = sig.layout().explicit_end > 64 ? 20 : 16;
-  if (sig.layout().explicit_end > uint32_t(4 * block_dwords))
+  // The arguments read first: all but ws (of the kernels that share tiles,
+  // read at the end by the shares alone).
+  const bool shares = gemv_shares_tiles(type, fusion);
+  uint32_t args_end = 0;
+  for (const codegen::Param& q : sig.params())
+    if (q.name != "ws") args_end = std::max(args_end, sig.offset(q.name) + sig.size(q.name));
+  const int block_dwords = args_end > 64 ? 20 : 16;
+  if (args_end > uint32_t(4 * block_dwords))
     throw Error("gemv: the argument block of " + sig.kernel() + " is not " + std::to_string(4 * block_dwords) + " bytes");
   const uint32_t lds = kTableLds + dec->lds_table_bytes();
   Kernel k(sig, target, {.waves_per_simd = dec->waves_per_simd(), .lds_bytes = lds, .max_workgroup = 64 * kMaxWaves, .workgroup_dims = 2});
@@ -1236,9 +1245,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   Entry en;
   en.wave = wave_index(k);
   const SGPR block = k.sgpr(16, "argument block"), lanes = k.sgpr(1, "lanes");
-  // The plain kernels' arguments end with split (ws, of the kernels that
-  // share tiles, is read at the end by the shares alone).
-  const int used = fusion ? int((sig.layout().explicit_end + 3) / 4) : int(sig.offset("split") / 4 + 1);
+  const int used = int((args_end + 3) / 4);
   SGPR tail;  // dwords 16..19 of a fused variant's longer list
   if (block_dwords > 16) tail = k.sgpr(4, "argument block tail");
   {
@@ -1366,7 +1373,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   en.split = k.sgpr(1, "split");
   SGPR tiles_per_group;
   SGPR wanted = arg("split");
-  if (!fusion && dec->shares_tiles()) {
+  if (shares) {
     wanted = k.sgpr(1, "split asked for");
     k.s_and_b32(wanted, arg("split"), 0xff);  // S; the shared tiles above it
   }
@@ -1414,7 +1421,7 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
     table->issue(en.wave, en.lane, threads, en.w);
   }
   if (table) en.finish_table = [&] { table->finish(); };
-  if (!fusion && dec->shares_tiles()) {
+  if (shares) {
     // The row in blocks and block groups, and the units the workgroup's
     // waves share (after the table's loads, which wait for nothing of this).
     en.nb = k.sgpr(1, "blocks per row");

@@ -132,18 +132,6 @@ void GemvLinear::init() {
   group_bytes_ = uint64_t(quant::gemv_layout(w_.type, n_, k_).bytes());
   geo_ = gemv_geometry(w_.type, n_);
   gemv_ = dev_.kernel(g->name, tag_);
-  shares_ws_ = g->shares_tiles;
-  if (shares_ws_ && geo_.tiles_per_workgroup() == 1) {
-    // A type with a table runs its matrix as one launch: the shares of its
-    // tiles planned once, their workspace (counters zero) owned by the layer.
-    const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows;
-    if (quant::gemv_table_bytes(w_.type)) shares_ = quant::gemv_tile_shares(tiles, quant::kGemvComputeUnits);
-    if (!shares_.none()) {
-      const size_t bytes = size_t(shares_.workspace_bytes(1));
-      shares_ptr_ = dev_.alloc(bytes);
-      dev_.memset(shares_ptr_, 0, bytes);
-    }
-  }
   add_ = dev_.kernel("add_inplace_k", tag_);
   // the fused forms: "<type>_gemv_k" -> "<type>_gemv_acc_k", ...
   const std::string stem = std::string(g->name).substr(0, std::strlen(g->name) - 1);
@@ -154,6 +142,23 @@ void GemvLinear::init() {
   acc_ = optional("acc");
   rms_ = optional("rms");
   swiglu_ = optional("swiglu");
+  // Shared tiles (last, so that nothing after the allocation can throw): the
+  // plan of a launch of the whole matrix (one launch for a type with a
+  // table, launch_runs), their workspace with its counters zero owned by the layer.
+  shares_ws_ = g->shares_tiles;
+  if (shares_ws_ && geo_.tiles_per_workgroup() == 1) {
+    shares_ = quant::gemv_tile_shares((n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows, quant::kGemvComputeUnits);
+    if (!shares_.none()) {
+      const size_t bytes = size_t(shares_.workspace_bytes(1));
+      shares_ptr_ = dev_.alloc(bytes);
+      try {
+        dev_.memset(shares_ptr_, 0, bytes);
+      } catch (...) {
+        dev_.free(shares_ptr_);
+        throw;
+      }
+    }
+  }
 }
 
 GemvLinear::~GemvLinear() {
@@ -162,18 +167,9 @@ GemvLinear::~GemvLinear() {
 
 void GemvLinear::gemv(uint64_t x, uint64_t y, int64_t m) {
   // one group (grid.y = 1, ids = 0: matrix 0); x rows adjacent, so x_stride is unused; y rows of n
-  if (!shares_.none()) {
-    // one launch, the last tiles shared (init)
-    const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows;
-    const uint64_t argv[] = {w_.ptr, x, y, 0, uint64_t(n_), uint64_t(k_), uint64_t(m), 0,
-                             shares_.split_arg(geo_.split), shares_ptr_};
-    dev_.launch(gemv_, shares_.workgroups(tiles), geo_.workgroup, argv);
-    return;
-  }
   launch_runs(gemv_, m, [&](uint64_t w, int64_t row0, int64_t rows) {
-    std::vector<uint64_t> a{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), uint64_t(m), 0, geo_.split};
-    if (shares_ws_) a.push_back(0);  // ws: no tile shared
-    return a;
+    return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), uint64_t(m), 0,
+                                 geo_.split};
   });
 }
 
@@ -256,8 +252,19 @@ void GemvLinear::launch_runs(const KernelRef& kernel, int64_t m,
   for (int64_t t = 0; t < tiles; t += chunk) {
     const int64_t run = std::min(chunk, tiles - t), row0 = t * quant::kGemvTileRows;
     const int64_t rows = std::min<int64_t>(n_ - row0, run * quant::kGemvTileRows);
-    const std::vector<uint64_t> a = argv(w_.ptr + uint64_t(t) * tile_bytes, row0, rows);
-    dev_.launch(kernel, uint32_t((run + per - 1) / per), geo_.workgroup, a);
+    std::vector<uint64_t> a = argv(w_.ptr + uint64_t(t) * tile_bytes, row0, rows);
+    uint32_t grid = uint32_t((run + per - 1) / per);
+    if (shares_ws_) {
+      // every kernel launched here (the plain one, the accumulating and RMS-scaled forms) of a
+      // type that shares tiles: split (argument 8) and ws for a launch of the whole matrix (init), else ws = 0
+      const bool whole = run == tiles && !shares_.none();
+      if (whole) {
+        a[8] = shares_.split_arg(uint32_t(a[8]));
+        grid = shares_.workgroups(run);
+      }
+      a.push_back(whole ? shares_ptr_ : 0);
+    }
+    dev_.launch(kernel, grid, geo_.workgroup, a);
   }
 }
 

@@ -168,8 +168,9 @@ TEST(Linear, QuantizedOneBlockRowsAndWideMatrices) {
 
 // IQ2_S shares its last tiles among workgroups (k100/quant/gemv_tile_shares.h):
 // 123 tiles for the 120 CUs, the last 3 in shares, against the double
-// reference; rows 1..4 in one launch, then five (4 + 1), each launch
-// leaving the shared tiles' counters at zero for the next.
+// reference; rows 1..4 in one launch, then five (4 + 1), accumulating, and
+// the RMS-scaled form (ss = 0: y = W x), each launch leaving the shared
+// tiles' counters at zero for the next.
 TEST(Linear, GemvSharedTiles) {
   Device& dev = device();
   if (dev.kernel_id("iq2s_gemv_k") < 0) GTEST_SKIP() << "iq2s_gemv_k is not in the kernel package (kernels/gguf)";
@@ -187,6 +188,18 @@ TEST(Linear, GemvSharedTiles) {
       want.insert(want.end(), y.begin(), y.end());
     }
     expect_near(lin.forward(x, rows), want, 1e-5, ("iq2s shared tiles, rows " + std::to_string(rows)).c_str());
+    Workspace ws(dev);
+    const auto y0 = random(size_t(rows * n), uint32_t(40 + rows));
+    const uint64_t px = ws.upload("x", x.data(), x.size() * 4), py = ws.upload("y", y0.data(), y0.size() * 4);
+    lin.forward_device(px, rows, py, true);
+    std::vector<double> acc(want);
+    for (size_t i = 0; i < acc.size(); ++i) acc[i] += y0[i];
+    expect_near(dev.download<float>(py, acc.size()), acc, 1e-5, ("iq2s shared tiles, y += W x, rows " + std::to_string(rows)).c_str());
+    if (lin.fused()) {
+      lin.rms_scaled(px, 0, 1e-5f, py);
+      expect_near(dev.download<float>(py, size_t(n)), std::vector<double>(want.begin(), want.begin() + n), 1e-5,
+                  "iq2s shared tiles, rms_scaled with ss = 0");
+    }
   }
 }
 

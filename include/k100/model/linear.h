@@ -229,6 +229,8 @@ class GemvLinear final : public Linear {
   void init();
   // One launch of `kernel` per run of tiles (see gemv_linear.cpp); argv(w, row0, rows) for each;
   // max_run 0: runs of at least the plain kernel's length, else runs of at most max_run tiles.
+  // In a type that shares tiles, each launch gets ws (and, for the whole
+  // matrix, the shares in argv's split).
   void launch_runs(const KernelRef& kernel, int64_t m,
                    const std::function<std::vector<uint64_t>(uint64_t w, int64_t row0, int64_t rows)>& argv,
                    int64_t max_run = 0);
@@ -240,8 +242,9 @@ class GemvLinear final : public Linear {
   KernelRef gemv_, add_, acc_, rms_, swiglu_;
   GemvGeometry geo_;
   uint64_t group_bytes_ = 0;
-  // A type whose plain kernel shares tiles (it takes `ws`): the plan of the
-  // one-launch matrix and its workspace (none: every tile whole, ws = 0).
+  // A type whose kernels share tiles (the plain one and the accumulating and
+  // RMS-scaled forms take `ws`): the plan of the one-launch matrix and its
+  // workspace (none: every tile whole, ws = 0).
   bool shares_ws_ = false;
   quant::GemvTileShares shares_;
   uint64_t shares_ptr_ = 0;

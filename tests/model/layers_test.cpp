@@ -166,6 +166,38 @@ TEST(Linear, QuantizedOneBlockRowsAndWideMatrices) {
   }
 }
 
+// Every block type through GemvLinear: its launches' argument lists match
+// the kernels' (the types that share tiles take ws; the runtime refuses a
+// launch of the wrong length), for one row and accumulating.
+TEST(Linear, GemvEveryTypeLaunches) {
+  Device& dev = device();
+  using quant::TensorType;
+  const std::pair<TensorType, const char*> types[] = {
+      {TensorType::Q4_0, "q4_0_gemv_k"},     {TensorType::Q8_0, "q8_0_gemv_k"},   {TensorType::Q2_0, "q2_0_gemv_k"},
+      {TensorType::Q4_K, "q4k_gemv_k"},      {TensorType::Q5_K, "q5k_gemv_k"},    {TensorType::Q6_K, "q6k_gemv_k"},
+      {TensorType::IQ4_NL, "iq4nl_gemv_k"},  {TensorType::IQ4_XS, "iq4xs_gemv_k"}, {TensorType::IQ2_S, "iq2s_gemv_k"},
+      {TensorType::IQ3_S, "iq3s_gemv_k"},    {TensorType::IQ3_XXS, "iq3xxs_gemv_k"}};
+  for (const auto& [t, name] : types) {
+    const std::string what = quant::type_name(t);
+    if (dev.kernel_id(name) < 0) GTEST_SKIP() << name << " is not in the kernel package (kernels/gguf)";
+    const int64_t n = 70, k = 2 * quant::traits(t).block_elems;
+    const auto wf = random(size_t(n * k), 51);
+    const auto bytes = quant::quantize(t, wf);
+    const auto wd = quant::dequantize(t, bytes);
+    GemvLinear lin(dev, n, k, t, bytes, nullptr, "gemv " + what);
+    const auto x = random(size_t(k), 52);
+    const auto want = matvec(wd, x.data(), n, k);
+    expect_near(lin.forward(x, 1), want, 1e-5, (what + " one row").c_str());
+    Workspace ws(dev);
+    const auto y0 = random(size_t(n), 53);
+    const uint64_t px = ws.upload("x", x.data(), x.size() * 4), py = ws.upload("y", y0.data(), y0.size() * 4);
+    lin.forward_device(px, 1, py, true);
+    std::vector<double> acc(want);
+    for (size_t i = 0; i < acc.size(); ++i) acc[i] += y0[i];
+    expect_near(dev.download<float>(py, acc.size()), acc, 1e-5, (what + " y += W x").c_str());
+  }
+}
+
 // IQ2_S shares its last tiles among workgroups (k100/quant/gemv_tile_shares.h):
 // 123 tiles for the 120 CUs, the last 3 in shares, against the double
 // reference; rows 1..4 in one launch, then five (4 + 1), accumulating, and

@@ -49,6 +49,8 @@ int steps_for(int lanes) {
 
 void lane_reduce(Kernel& k, const std::vector<std::pair<ReduceOp, VGPR>>& values, int lanes) {
   const int steps = steps_for(lanes);
+  const Kernel::Scope scope(k, "lane_reduce");
+  if (lanes == 64) k.require_whole_wave("lane_reduce");
   for (int step = 0; step < steps; ++step) {
     for (const auto& [op, v] : values)
       butterfly_step(step, [&](auto... mods) { reduce_step(k, op, v, v, v, mods...); });
@@ -57,6 +59,7 @@ void lane_reduce(Kernel& k, const std::vector<std::pair<ReduceOp, VGPR>>& values
 
 void argmax_merge(Kernel& k, VGPR val, VGPR idx, VGPR ov, VGPR oi) {
   // take (ov, oi) when ov > val, or ov == val and oi < idx
+  const Kernel::Scope scope(k, "argmax_merge");
   SGPR mask = k.sgpr(2, "argmax mask");
   k.v_cmp_eq_f32(mask, ov, val);
   k.v_cmp_lt_i32(vcc, oi, idx);
@@ -68,6 +71,8 @@ void argmax_merge(Kernel& k, VGPR val, VGPR idx, VGPR ov, VGPR oi) {
 }
 
 void wave_argmax(Kernel& k, VGPR val, VGPR idx) {
+  const Kernel::Scope scope(k, "wave_argmax");
+  k.require_whole_wave("wave_argmax");
   VGPR tv = k.vgpr(1, "argmax value"), ti = k.vgpr(1, "argmax index");
   for (int step = 0; step < 6; ++step) {
     butterfly_step(step, [&](auto... mods) {
@@ -79,6 +84,7 @@ void wave_argmax(Kernel& k, VGPR val, VGPR idx) {
 }
 
 void store_wave_sum(Kernel& k, VGPR parts, SGPR y, Operand row, bool accumulate, SGPR accumulate_flag) {
+  const Kernel::Scope scope(k, "store_wave_sum");
   VGPR total = k.vgpr(1, "row total"), t = k.vgpr(1, "t");
   SGPR sum = k.sgpr(1, "row sum");
   k.v_add_f32(total, parts[0], parts[1]);
@@ -109,6 +115,7 @@ void store_wave_sum(Kernel& k, VGPR parts, SGPR y, Operand row, bool accumulate,
 
 SGPR workgroup_reduce(Kernel& k, ReduceOp op, VGPR value, SGPR wave_index, SGPR waves, VGPR lane,
                       uint32_t lds_offset) {
+  const Kernel::Scope scope(k, "workgroup_reduce");
   SGPR out = k.sgpr(1, "workgroup total"), save = k.sgpr(2, "saved exec");
   VGPR addr = k.vgpr(1, "lds address"), t = k.vgpr(1, "wave total");
   k.v_readlane_b32(out, value, 63);
@@ -133,6 +140,7 @@ SGPR workgroup_reduce(Kernel& k, ReduceOp op, VGPR value, SGPR wave_index, SGPR 
 
 std::pair<SGPR, SGPR> workgroup_argmax(Kernel& k, VGPR val, VGPR idx, SGPR wave_index, SGPR waves, VGPR lane,
                                        uint32_t lds_offset, std::optional<Label> others_leave) {
+  const Kernel::Scope scope(k, "workgroup_argmax");
   const SGPR best_v = k.sgpr(1, "best value"), best_i = k.sgpr(1, "best index"), tmp = k.sgpr(1, "t"),
              saved = k.sgpr(2, "saved exec");
   const VGPR pair = k.vgpr(2, "pair"), addr = k.vgpr(1, "lds address");

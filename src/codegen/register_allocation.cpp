@@ -1,8 +1,13 @@
 #include <algorithm>
-#include <cstdint>
+#include <climits>
+#include <numeric>
 
+#include "interference.h"
 #include "k100/base/error.h"
-#include "k100/codegen/allocation.h"
+#include "k100/codegen/ir_text.h"
+#include "k100/codegen/passes.h"
+#include "liveness.h"
+#include "spilling.h"
 
 namespace k100::codegen {
 
@@ -18,166 +23,243 @@ int sgpr_budget(int waves) {
 
 namespace {
 
-struct Bits {
-  std::vector<uint64_t> w;
-  explicit Bits(size_t n = 0) : w((n + 63) / 64, 0) {}
-  void set(size_t i) { w[i / 64] |= uint64_t(1) << (i % 64); }
-  bool test(size_t i) const { return (w[i / 64] >> (i % 64)) & 1; }
-  void merge(const Bits& o) {
-    for (size_t i = 0; i < w.size(); ++i) w[i] |= o.w[i];
+std::string describe(const VirtualReg& r) {
+  return "'" + r.name + "' (" + (r.file == RegFile::Vector ? "VGPR" : "SGPR") +
+         (r.width > 1 ? " x" + std::to_string(r.width) : "") + ")";
+}
+
+std::string inst_text(const MFunction& f, PointRef p) {
+  return print_inst(f, f.blocks[size_t(p.block)].insts[size_t(p.index)]);
+}
+
+// Coalesced groups of registers (union-find) with their interference.
+class Groups {
+ public:
+  Groups(const MFunction& f, const Interference& ig) : f_(f), ig_(ig), parent_(ig.n), members_(ig.n) {
+    std::iota(parent_.begin(), parent_.end(), 0);
+    for (size_t r = 0; r < ig.n; ++r) members_[r] = {int(r)};
+    rows_.resize(ig.n);
+    for (size_t r = 0; r < ig.n; ++r) rows_[r].assign(ig.bits.begin() + ptrdiff_t(r * ig.words()),
+                                                       ig.bits.begin() + ptrdiff_t((r + 1) * ig.words()));
   }
+
+  int find(int r) {
+    while (parent_[size_t(r)] != r) r = parent_[size_t(r)] = parent_[size_t(parent_[size_t(r)])];
+    return r;
+  }
+
+  // Merges the groups of a copy's two registers when nothing forbids it.
+  void coalesce(int a, int b) {
+    a = find(a), b = find(b);
+    if (a == b) return;
+    const VirtualReg& ra = f_.regs[size_t(a)];
+    const VirtualReg& rb = f_.regs[size_t(b)];
+    if (ra.fixed >= 0 || rb.fixed >= 0 || ra.entry_value || rb.entry_value) return;
+    for (int m : members_[size_t(b)])
+      if (test_row(a, m)) return;
+    parent_[size_t(b)] = a;
+    for (size_t w = 0; w < rows_[size_t(a)].size(); ++w) rows_[size_t(a)][w] |= rows_[size_t(b)][w];
+    members_[size_t(a)].insert(members_[size_t(a)].end(), members_[size_t(b)].begin(), members_[size_t(b)].end());
+    members_[size_t(b)].clear();
+  }
+
+  bool interferes(int ra, int rb) const {
+    for (int m : members_[size_t(rb)])
+      if (test_row(ra, m)) return true;
+    return false;
+  }
+  const std::vector<int>& members(int root) const { return members_[size_t(root)]; }
+
+ private:
+  bool test_row(int root, int m) const { return (rows_[size_t(root)][size_t(m) / 64] >> (size_t(m) % 64)) & 1; }
+  const MFunction& f_;
+  const Interference& ig_;
+  std::vector<int> parent_;
+  std::vector<std::vector<int>> members_;
+  std::vector<std::vector<uint64_t>> rows_;
 };
 
-std::string describe(const VirtualReg& r) {
-  return (r.name.empty() ? std::string("(unnamed)") : "'" + r.name + "'") + " (" +
-         (r.file == RegFile::Vector ? "VGPR" : "SGPR") + (r.width > 1 ? " x" + std::to_string(r.width) : "") + ")";
+struct Placement {
+  std::vector<int> base;  // per register
+  int vgprs = 0, sgprs = 0;
+  int failed = -1;        // a register that did not fit
+};
+
+enum class Order { FirstPoint, Crowded };
+
+Placement place(const MFunction& f, const Interference& ig, Groups& g, int vbudget, int sbudget, Order order) {
+  Placement p;
+  p.base.assign(ig.n, -1);
+  std::vector<int> roots;
+  for (size_t r = 0; r < ig.n; ++r) {
+    if (g.find(int(r)) != int(r)) continue;
+    bool used = false;
+    for (int m : g.members(int(r))) used = used || ig.first_point[size_t(m)] != INT_MAX || f.regs[size_t(m)].fixed >= 0;
+    if (used) roots.push_back(int(r));
+  }
+  auto first = [&](int r) {
+    int fp = INT_MAX;
+    for (int m : g.members(r)) fp = std::min(fp, ig.first_point[size_t(m)]);
+    return fp;
+  };
+  auto crowd = [&](int r) {
+    int c = 0;
+    for (int m : g.members(r)) c += ig.live_points[size_t(m)];
+    return c;
+  };
+  std::stable_sort(roots.begin(), roots.end(), [&](int a, int b) {
+    const VirtualReg& ra = f.regs[size_t(a)];
+    const VirtualReg& rb = f.regs[size_t(b)];
+    const bool fa = ra.fixed >= 0, fb = rb.fixed >= 0;
+    if (fa != fb) return fa;
+    if (order == Order::Crowded && ra.width != rb.width) return ra.width > rb.width;
+    if (order == Order::Crowded && crowd(a) != crowd(b)) return crowd(a) > crowd(b);
+    if (first(a) != first(b)) return first(a) < first(b);
+    return ra.width > rb.width;
+  });
+  std::vector<int> placed;
+  std::vector<char> busy;
+  for (int r : roots) {
+    const VirtualReg& vr = f.regs[size_t(r)];
+    const bool vec = vr.file == RegFile::Vector;
+    const int budget = vec ? vbudget : sbudget;
+    int at = -1;
+    if (vr.fixed >= 0) {
+      at = vr.fixed;
+    } else {
+      busy.assign(size_t(std::max(budget, 0)) + 17, 0);
+      for (int o : placed) {
+        if (f.regs[size_t(o)].file != vr.file || !g.interferes(r, o)) continue;
+        for (int k = 0; k < f.regs[size_t(o)].width; ++k)
+          if (size_t(p.base[size_t(o)] + k) < busy.size()) busy[size_t(p.base[size_t(o)] + k)] = 1;
+      }
+      for (int b = 0; b + vr.width <= budget && at < 0; b += vr.align) {
+        bool free = true;
+        for (int k = 0; k < vr.width && free; ++k) free = !busy[size_t(b + k)];
+        if (free) at = b;
+      }
+      if (at < 0) {
+        p.failed = r;
+        return p;
+      }
+    }
+    for (int m : g.members(r)) p.base[size_t(m)] = at;
+    placed.push_back(r);
+    int& top = vec ? p.vgprs : p.sgprs;
+    top = std::max(top, at + vr.width);
+  }
+  return p;
+}
+
+// The error of a register that does not fit (when spilling is off or cannot help).
+[[noreturn]] void does_not_fit(const MFunction& f, const Dwords& d, const Liveness& live, const Interference& ig,
+                               int r, int budget) {
+  const VirtualReg& vr = f.regs[size_t(r)];
+  const bool vec = vr.file == RegFile::Vector;
+  const std::vector<int>& pressure = vec ? ig.pressure_v : ig.pressure_s;
+  // the point where this register is live with the most of its file live
+  int worst = -1;
+  for (size_t pt = 0; pt < pressure.size(); ++pt) {
+    if (worst >= 0 && pressure[pt] <= pressure[size_t(worst)]) continue;
+    const std::vector<int> here = live_registers_at(f, d, live, int(pt));
+    if (std::find(here.begin(), here.end(), r) != here.end() || pt == size_t(std::max(ig.first_point[size_t(r)], 0)))
+      worst = int(pt);
+  }
+  if (worst < 0) worst = std::max(ig.first_point[size_t(r)], 0);
+  std::string what;
+  for (int o : live_registers_at(f, d, live, worst))
+    if (f.regs[size_t(o)].file == vr.file) what += (what.empty() ? "" : ", ") + describe(f.regs[size_t(o)]);
+  throw Error("kernel '" + f.name + "': " + describe(vr) + " does not fit in " + std::to_string(budget) + " " +
+              (vec ? "VGPRs" : "SGPRs") + "; after instruction " + std::to_string(worst) + " (" +
+              inst_text(f, ig.points[size_t(worst)]) + ") " + std::to_string(pressure[size_t(worst)]) +
+              " dwords are live: " + what);
+}
+
+void check_defined(const MFunction& f, const Liveness& live) {
+  const Liveness::Undefined u = live.undefined_read();
+  if (u.block < 0) return;
+  int n = 0;
+  for (int b = 0; b < u.block; ++b) n += int(f.blocks[size_t(b)].insts.size());
+  const MInst& m = f.blocks[size_t(u.block)].insts[size_t(u.index)];
+  throw Error("kernel '" + f.name + "': instruction " + std::to_string(n + u.index) + " (" + print_inst(f, m) +
+              ") reads " + describe(f.regs[size_t(u.reg)]) + ", which no earlier instruction writes");
+}
+
+// Physical operands in place of the virtual ones; moves of a register to
+// itself (coalesced copies) disappear.
+void rewrite(MFunction& f, const std::vector<int>& base) {
+  auto phys = [&](const VRef& v, isa::Operand& op) {
+    const VirtualReg& r = f.regs[size_t(v.id)];
+    const int at = base[size_t(v.id)] + v.offset;
+    op.code = uint16_t(r.file == RegFile::Vector ? isa::code::kVgprFirst + at : at);
+  };
+  for (MBlock& b : f.blocks) {
+    std::vector<MInst> kept;
+    kept.reserve(b.insts.size());
+    for (MInst& m : b.insts) {
+      for (int i = 0; i < m.inst.num_operands; ++i)
+        if (m.vref[size_t(i)].valid()) {
+          phys(m.vref[size_t(i)], m.inst.ops[size_t(i)]);
+          m.vref[size_t(i)] = {};
+        }
+      if (m.atomic_dst.valid()) {
+        phys(m.atomic_dst, m.inst.atomic_dst);
+        m.atomic_dst = {};
+      }
+      m.changed();
+      const std::string& n = m.name();
+      const bool move = !m.is_pseudo() && (n == "v_mov_b32" || n == "s_mov_b32" || n == "s_mov_b64") &&
+                        m.inst.encoding != isa::Encoding::SDWA && m.inst.encoding != isa::Encoding::DPP &&
+                        !m.inst.mods.clamp && !m.inst.mods.neg && !m.inst.mods.abs && !m.inst.mods.omod;
+      if (move && m.inst.ops[0] == m.inst.ops[1]) continue;
+      kept.push_back(std::move(m));
+    }
+    b.insts = std::move(kept);
+  }
 }
 
 }  // namespace
 
-Allocation allocate(const AllocationProblem& p) {
-  const size_t n = p.insts.size(), nregs = p.regs.size();
-  // Predecessors of every instruction (index n is the end).
-  std::vector<std::vector<int>> preds(n), succs(n);
-  for (size_t i = 0; i < n; ++i) {
-    const FlowInst& f = p.insts[i];
-    if (f.falls_through && i + 1 < n) succs[i].push_back(int(i + 1));
-    for (int t : f.targets)
-      if (t >= 0 && size_t(t) < n) succs[i].push_back(t);
-    for (int s : succs[i]) preds[size_t(s)].push_back(int(i));
+AllocationResult allocate_registers(MFunction& f, const AllocationOptions& o) {
+  AllocationResult res;
+  SpillState spill;
+  spill.scratch_offset_code = o.scratch_offset_sgpr;
+  build_cfg(f);
+  annotate_exec_changes(f);  // spill code never writes EXEC: once is enough
+  for (int round = 0;; ++round) {
+    build_cfg(f);
+    const Dwords d(f);
+    const Liveness live(f, d);
+    if (round == 0) check_defined(f, live);
+    const Interference ig = build_interference(f, d, live);
+    Groups groups(f, ig);
+    for (auto [dst, src] : ig.copies) groups.coalesce(dst, src);
+    Placement best = place(f, ig, groups, o.vgpr_budget, o.sgpr_budget, Order::FirstPoint);
+    Placement other = place(f, ig, groups, o.vgpr_budget, o.sgpr_budget, Order::Crowded);
+    if (best.failed >= 0 || (other.failed < 0 && (other.vgprs < best.vgprs ||
+                                                   (other.vgprs == best.vgprs && other.sgprs < best.sgprs))))
+      std::swap(best, other);
+    if (best.failed < 0) {
+      res.allocation.base = best.base;
+      res.allocation.vgprs = best.vgprs;
+      res.allocation.sgprs = best.sgprs;
+      res.allocation.max_live_vgprs = ig.max_v;
+      res.allocation.max_live_sgprs = ig.max_s;
+      rewrite(f, best.base);
+      res.sgpr_spills = spill.sgpr_spills;
+      res.vgpr_spills = spill.vgpr_spills;
+      res.scratch_bytes = spill.scratch_dwords * 4;
+      res.rematerialised = spill.remats > 0;
+      return res;
+    }
+    const int failed = best.failed;
+    const VirtualReg& fr = f.regs[size_t(failed)];
+    const int budget = fr.file == RegFile::Vector ? o.vgpr_budget : o.sgpr_budget;
+    if (!o.spill) does_not_fit(f, d, live, ig, failed, budget);
+    const Interference detailed = build_interference(f, d, live, true);
+    if (!spill_registers(f, detailed, fr.file, budget, failed, spill)) does_not_fit(f, d, live, ig, failed, budget);
+    dump_after(f, "spill");
   }
-  // Per register: the instructions that read / write it.
-  std::vector<std::vector<int>> reads(nregs), writes(nregs);
-  for (size_t i = 0; i < n; ++i)
-    for (const RegAccess& a : p.insts[i].access) {
-      if (a.read) reads[size_t(a.reg)].push_back(int(i));
-      if (a.write) writes[size_t(a.reg)].push_back(int(i));
-    }
-  // Live points: 2i = before instruction i, 2i + 1 = after it.
-  std::vector<Bits> live(2 * n + 1, Bits(nregs));
-  std::vector<char> reached_in(n), reached_out(n), usable_in(n), usable_out(n);
-  std::vector<int> work;
-  for (size_t r = 0; r < nregs; ++r) {
-    std::fill(reached_in.begin(), reached_in.end(), 0);
-    std::fill(reached_out.begin(), reached_out.end(), 0);
-    std::fill(usable_in.begin(), usable_in.end(), 0);
-    std::fill(usable_out.begin(), usable_out.end(), 0);
-    // forward: a write reaches every point after it
-    work.clear();
-    if (p.regs[r].entry_value && n) {
-      reached_in[0] = 1;
-      work.push_back(0);
-    }
-    for (int i : writes[r]) work.push_back(i);
-    for (int i : writes[r]) reached_out[size_t(i)] = 1;
-    while (!work.empty()) {
-      int i = work.back();
-      work.pop_back();
-      reached_out[size_t(i)] = 1;
-      for (int s : succs[size_t(i)])
-        if (!reached_in[size_t(s)]) {
-          reached_in[size_t(s)] = 1;
-          if (!reached_out[size_t(s)]) work.push_back(s);
-        }
-    }
-    // backward: a read is reachable from every point before it
-    work.clear();
-    for (int i : reads[r]) {
-      usable_in[size_t(i)] = 1;
-      work.push_back(i);
-    }
-    while (!work.empty()) {
-      int i = work.back();
-      work.pop_back();
-      for (int q : preds[size_t(i)])
-        if (!usable_out[size_t(q)]) {
-          usable_out[size_t(q)] = 1;
-          if (!usable_in[size_t(q)]) {
-            usable_in[size_t(q)] = 1;
-            work.push_back(q);
-          }
-        }
-    }
-    for (int i : reads[r])
-      if (!reached_in[size_t(i)])
-        throw Error("kernel '" + p.kernel + "': instruction " + std::to_string(i) + " (" + p.insts[size_t(i)].text +
-                    ") reads " + describe(p.regs[r]) + ", which no earlier instruction writes");
-    for (size_t i = 0; i < n; ++i) {
-      if (reached_in[i] && usable_in[i]) live[2 * i].set(r);
-      if (reached_out[i] && usable_out[i]) live[2 * i + 1].set(r);
-    }
-    // A write nobody reads still occupies its register at that instruction.
-    for (int i : writes[r]) {
-      live[2 * size_t(i) + 1].set(r);
-      if (p.insts[size_t(i)].early_clobber) live[2 * size_t(i)].set(r);
-    }
-  }
-  // Interference and pressure.
-  std::vector<Bits> conflicts(nregs, Bits(nregs));
-  std::vector<int> first_point(nregs, INT32_MAX);
-  Allocation out;
-  std::vector<int> pressure_v(2 * n + 1, 0), pressure_s(2 * n + 1, 0);
-  for (size_t pt = 0; pt < 2 * n; ++pt) {
-    for (size_t r = 0; r < nregs; ++r)
-      if (live[pt].test(r)) {
-        conflicts[r].merge(live[pt]);
-        first_point[r] = std::min(first_point[r], int(pt));
-        (p.regs[r].file == RegFile::Vector ? pressure_v : pressure_s)[pt] += p.regs[r].width;
-      }
-    out.max_live_vgprs = std::max(out.max_live_vgprs, pressure_v[pt]);
-    out.max_live_sgprs = std::max(out.max_live_sgprs, pressure_s[pt]);
-  }
-  // Placement: fixed registers first, then by first live point (wider first on ties).
-  std::vector<size_t> order(nregs);
-  for (size_t r = 0; r < nregs; ++r) order[r] = r;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    bool fa = p.regs[a].fixed >= 0, fb = p.regs[b].fixed >= 0;
-    if (fa != fb) return fa;
-    if (first_point[a] != first_point[b]) return first_point[a] < first_point[b];
-    return p.regs[a].width > p.regs[b].width;
-  });
-  out.base.assign(nregs, -1);
-  for (size_t r : order) {
-    const VirtualReg& vr = p.regs[r];
-    const bool vec = vr.file == RegFile::Vector;
-    const int budget = vec ? p.vgpr_budget : p.sgpr_budget;
-    if (vr.fixed >= 0) {
-      out.base[r] = vr.fixed;
-    } else if (first_point[r] != INT32_MAX) {
-      std::vector<char> busy(size_t(std::max(budget, 0)) + 16, 0);
-      for (size_t o = 0; o < nregs; ++o)
-        if (out.base[o] >= 0 && p.regs[o].file == vr.file && conflicts[r].test(o))
-          for (int k = 0; k < p.regs[o].width; ++k)
-            if (size_t(out.base[o] + k) < busy.size()) busy[size_t(out.base[o] + k)] = 1;
-      for (int b = 0; b + vr.width <= budget; b += vr.align) {
-        bool free = true;
-        for (int k = 0; k < vr.width && free; ++k) free = !busy[size_t(b + k)];
-        if (free) {
-          out.base[r] = b;
-          break;
-        }
-      }
-      if (out.base[r] < 0) {
-        // the point where this register is live with the most of its file live
-        std::vector<int>& pressure = vec ? pressure_v : pressure_s;
-        size_t worst = size_t(first_point[r]);
-        for (size_t pt = 0; pt < 2 * n; ++pt)
-          if (live[pt].test(r) && pressure[pt] > pressure[worst]) worst = pt;
-        std::string what;
-        for (size_t o = 0; o < nregs; ++o)
-          if (live[worst].test(o) && p.regs[o].file == vr.file) what += (what.empty() ? "" : ", ") + describe(p.regs[o]);
-        throw Error("kernel '" + p.kernel + "': " + describe(vr) + " does not fit in " + std::to_string(budget) + " " +
-                    (vec ? "VGPRs" : "SGPRs") + "; " + (worst % 2 ? "after" : "before") + " instruction " +
-                    std::to_string(worst / 2) + " (" + p.insts[worst / 2].text + ") " +
-                    std::to_string(pressure[worst]) + " dwords are live: " + what);
-      }
-    } else {
-      continue;  // never live (declared but unused)
-    }
-    int& top = vec ? out.vgprs : out.sgprs;
-    top = std::max(top, out.base[r] + vr.width);
-  }
-  return out;
 }
 
 }  // namespace k100::codegen

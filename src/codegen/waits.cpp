@@ -1,11 +1,26 @@
-#include "k100/codegen/waits.h"
-
+// insert_waits: s_waitcnt where a register a memory operation still writes
+// (or, for expcnt, still reads) is read or overwritten.
+//
+// The facts come from isa/counters.h: which counter an instruction increments,
+// in which order its class returns, which registers it writes on return. The
+// state at a block's entry joins every path into it (a register waits for the
+// strictest of them); within the block each instruction asks for the weakest
+// wait that makes it safe: the count of later operations of the same in-order
+// class, zero for classes that return out of order (scalar memory, FLAT). An
+// s_barrier waits for outstanding LDS operations, so other waves see the data.
+// A load group's wait (Kernel::wait) gets the counts after which every load
+// of the group has returned. Waits the author wrote are followed, never
+// dropped; one inserted right before an author wait is folded into it.
 #include <algorithm>
 #include <array>
 
+#include "k100/base/error.h"
+#include "k100/codegen/ir_text.h"
+#include "k100/codegen/passes.h"
 #include "k100/isa/counters.h"
 #include "k100/isa/effects.h"
 #include "k100/isa/table.h"
+#include "inst_factory.h"
 
 namespace k100::codegen {
 
@@ -18,19 +33,32 @@ constexpr int kVm = 0, kLgkm = 1, kExp = 2;
 constexpr int kMax[3] = {int(isa::kVmcntMax), int(isa::kLgkmcntMax), int(isa::kExpcntMax)};
 constexpr Counter kCounterBit[3] = {isa::kVmCnt, isa::kLgkmCnt, isa::kExpCnt};
 
-// A register some operation still writes (or, for expcnt, still reads):
-// `later` operations of the same class were issued after it; `zero`: its
-// class returns out of order, so only a zero count orders it.
+// Something an operation still owes: `later` operations of the same class
+// were issued after it; `zero`: its class returns out of order, so only a
+// zero count orders it.
 struct Slot {
   int8_t later = -1;  // -1: nothing pending
   uint8_t cls = 0;
   bool zero = false;
 };
+using Slots = std::array<Slot, 3>;
+
+bool merge_slot(Slot& a, const Slot& b) {
+  if (b.later < 0) return false;
+  if (a.later < 0 || b.later < a.later || (b.zero && !a.zero)) {
+    a.later = a.later < 0 ? b.later : std::min(a.later, b.later);
+    a.zero = a.zero || b.zero;
+    a.cls = b.cls;
+    return true;
+  }
+  return false;
+}
 
 struct State {
   std::array<int, 3> pending{};  // operations that may be outstanding, per counter
   int lds_pending = 0;
-  std::array<std::array<Slot, 3>, 512> regs{};
+  std::array<Slots, 512> regs{};
+  std::vector<Slots> groups;
   bool reached = false;
 
   // Paths join: a register waits for the strictest of them.
@@ -47,18 +75,15 @@ struct State {
     for (int c = 0; c < 3; ++c) up(pending[size_t(c)], o.pending[size_t(c)]);
     up(lds_pending, o.lds_pending);
     for (size_t r = 0; r < regs.size(); ++r)
-      for (int c = 0; c < 3; ++c) {
-        Slot& a = regs[r][size_t(c)];
-        const Slot& b = o.regs[r][size_t(c)];
-        if (b.later < 0) continue;
-        if (a.later < 0 || b.later < a.later || (b.zero && !a.zero)) {
-          a.later = a.later < 0 ? b.later : std::min(a.later, b.later);
-          a.zero = a.zero || b.zero;
-          a.cls = b.cls;
-          changed = true;
-        }
-      }
+      for (int c = 0; c < 3; ++c) changed |= merge_slot(regs[r][size_t(c)], o.regs[r][size_t(c)]);
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (int c = 0; c < 3; ++c) changed |= merge_slot(groups[g][size_t(c)], o.groups[g][size_t(c)]);
     return changed;
+  }
+
+  static void clear_if(Slot& s, int c, int n) {
+    if (s.later >= 0 && (s.zero ? n == 0 : s.later >= n)) s = Slot{};
+    (void)c;
   }
 
   void wait(const isa::Waitcnt& w) {
@@ -66,25 +91,24 @@ struct State {
     for (int c = 0; c < 3; ++c) {
       if (n[c] >= kMax[c]) continue;
       pending[size_t(c)] = std::min(pending[size_t(c)], n[c]);
-      for (auto& r : regs) {
-        Slot& s = r[size_t(c)];
-        if (s.later >= 0 && (s.zero ? n[c] == 0 : s.later >= n[c])) s = Slot{};
-      }
+      for (auto& r : regs) clear_if(r[size_t(c)], c, n[c]);
+      for (auto& g : groups) clear_if(g[size_t(c)], c, n[c]);
     }
     if (int(w.lgkmcnt) < kMax[kLgkm]) lds_pending = std::min(lds_pending, int(w.lgkmcnt));
   }
 
-  void issue(const isa::CounterUse& u) {
+  static void later(Slot& s, int c, const isa::CounterUse& u) {
+    if (s.later < 0 || s.zero || s.cls != uint8_t(u.cls)) return;
+    if (++s.later >= kMax[c]) s = Slot{};  // the hardware never has more outstanding
+  }
+
+  void issue(const isa::CounterUse& u, int group) {
     for (int c = 0; c < 3; ++c) {
       if (!u.uses(kCounterBit[c])) continue;
       const int inc = c == kLgkm ? std::max<int>(1, u.lgkm_increment) : 1;
       pending[size_t(c)] = std::min(kMax[c], pending[size_t(c)] + inc);
-      // later operations of the same in-order class
-      for (auto& r : regs) {
-        Slot& s = r[size_t(c)];
-        if (s.later < 0 || s.zero || s.cls != uint8_t(u.cls)) continue;
-        if (++s.later >= kMax[c]) s = Slot{};  // the hardware never has more outstanding
-      }
+      for (auto& r : regs) later(r[size_t(c)], c, u);
+      for (auto& g : groups) later(g[size_t(c)], c, u);
       const bool zero = !u.in_order(kCounterBit[c]) || u.cls == ReturnClass::Flat;
       if (c != kExp)
         for (const isa::RegRange& rr : u.return_list())
@@ -92,6 +116,7 @@ struct State {
       if (c == kExp)
         for (const isa::RegRange& rr : u.held_list())
           for (int k = 0; k < rr.count; ++k) regs[size_t(rr.first + k)][size_t(c)] = Slot{0, uint8_t(u.cls), false};
+      if (group >= 0) groups[size_t(group)][size_t(c)] = Slot{0, uint8_t(u.cls), zero};
     }
     if (u.cls == ReturnClass::Lds) lds_pending = std::min(kMax[kLgkm], lds_pending + 1);
   }
@@ -103,8 +128,15 @@ void need(isa::Waitcnt& w, int c, int n) {
 }
 
 // The weakest wait that makes `inst` safe in `s`.
-isa::Waitcnt needed(const State& s, const isa::Inst& inst, const isa::Effects& e, const isa::CounterUse& u) {
+isa::Waitcnt needed(const State& s, const MInst& m, const isa::Effects& e, const isa::CounterUse& u) {
   isa::Waitcnt w;
+  if (m.flags & kWaitGroup) {
+    for (int c = 0; c < 3; ++c) {
+      const Slot& sl = s.groups[size_t(m.group)][size_t(c)];
+      if (sl.later >= 0) need(w, c, sl.zero ? 0 : sl.later);
+    }
+    return w;
+  }
   auto check = [&](const isa::RegRange& rr, bool write, bool mem_write) {
     for (int k = 0; k < rr.count; ++k) {
       const auto& slots = s.regs[size_t(rr.first + k)];
@@ -123,60 +155,126 @@ isa::Waitcnt needed(const State& s, const isa::Inst& inst, const isa::Effects& e
   };
   for (const isa::RegUse& r : e.read_list()) check(r.regs, false, false);
   for (const isa::RegUse& r : e.write_list()) check(r.regs, true, r.role == isa::Role::MemDest);
-  if (inst.desc().name == "s_barrier" && s.lds_pending > 0) need(w, kLgkm, 0);
+  if (m.desc().name == "s_barrier" && s.lds_pending > 0) need(w, kLgkm, 0);
   return w;
 }
 
-std::vector<std::vector<int>> successors(std::span<const FlowInst> flow) {
-  std::vector<std::vector<int>> succ(flow.size());
-  for (size_t i = 0; i < flow.size(); ++i) {
-    if (flow[i].falls_through && i + 1 < flow.size()) succ[i].push_back(int(i + 1));
-    for (int t : flow[i].targets)
-      if (t >= 0 && size_t(t) < flow.size()) succ[i].push_back(t);
-  }
-  return succ;
-}
+bool is_waitcnt(const MInst& m) { return !m.is_pseudo() && m.desc().name == "s_waitcnt"; }
 
-bool is_waitcnt(const isa::Inst& i) { return i.desc().name == "s_waitcnt"; }
+struct Prepared {
+  isa::Effects effects;
+  isa::CounterUse use;
+};
+
+// Runs one block from `in`: per instruction, the wait it needs; the state after.
+template <class OnNeed>
+State run_block(const MBlock& b, const std::vector<Prepared>& prep, State cur, OnNeed&& on_need) {
+  for (size_t i = 0; i < b.insts.size(); ++i) {
+    const MInst& m = b.insts[i];
+    const isa::Waitcnt w = needed(cur, m, prep[i].effects, prep[i].use);
+    on_need(i, w);
+    cur.wait(w);
+    if (is_waitcnt(m) && !(m.flags & kWaitGroup)) cur.wait(isa::Waitcnt::decode(uint16_t(m.inst.ops[0].value)));
+    cur.issue(prep[i].use, (m.flags & kWaitGroup) ? -1 : m.group);
+  }
+  return cur;
+}
 
 }  // namespace
 
-std::vector<std::pair<int, isa::Waitcnt>> plan_waits(std::span<const isa::Inst> insts, std::span<const FlowInst> flow) {
-  const size_t n = insts.size();
-  const auto succ = successors(flow);
-  std::vector<isa::Effects> effects(n);
-  std::vector<isa::CounterUse> uses(n);
-  for (size_t i = 0; i < n; ++i) {
-    effects[i] = isa::effects_of(insts[i]);
-    uses[i] = isa::counter_use(insts[i], effects[i]);
+void insert_waits(MFunction& f) {
+  if (!f.cfg_valid) build_cfg(f);
+  const size_t nb = f.blocks.size();
+  std::vector<std::vector<Prepared>> prep(nb);
+  for (size_t b = 0; b < nb; ++b) {
+    prep[b].resize(f.blocks[b].insts.size());
+    for (size_t i = 0; i < f.blocks[b].insts.size(); ++i) {
+      const MInst& m = f.blocks[b].insts[i];
+      prep[b][i].effects = isa::effects_of(m.inst);
+      prep[b][i].use = isa::counter_use(m.inst, prep[b][i].effects);
+    }
   }
-  // Worklist over instructions: in[i] is the join of every path into i.
-  std::vector<State> in(n);
-  std::vector<isa::Waitcnt> planned(n);
-  if (n) in[0].reached = true;
-  std::vector<char> queued(n, 0);
+  std::vector<State> in(nb);
+  for (State& s : in) s.groups.resize(f.groups.size());
+  if (nb) in[0].reached = true;
+  // Worklist over blocks, lowest index first (straight-line code in one sweep).
+  std::vector<char> queued(nb, 0);
   std::vector<int> work;
-  if (n) work.push_back(0), queued[0] = 1;
-  State cur;
+  if (nb) work.push_back(0), queued[0] = 1;
   while (!work.empty()) {
-    // lowest index first keeps straight-line code in one sweep
     std::sort(work.begin(), work.end(), std::greater<int>());
-    const int i = work.back();
+    const int b = work.back();
     work.pop_back();
-    queued[size_t(i)] = 0;
-    cur = in[size_t(i)];
-    isa::Waitcnt w = needed(cur, insts[size_t(i)], effects[size_t(i)], uses[size_t(i)]);
-    planned[size_t(i)] = w;
-    cur.wait(w);
-    if (is_waitcnt(insts[size_t(i)])) cur.wait(isa::Waitcnt::decode(uint16_t(insts[size_t(i)].ops[0].value)));
-    cur.issue(uses[size_t(i)]);
-    for (int s : succ[size_t(i)])
-      if (in[size_t(s)].merge(cur) && !queued[size_t(s)]) work.push_back(s), queued[size_t(s)] = 1;
+    queued[size_t(b)] = 0;
+    const State out = run_block(f.blocks[size_t(b)], prep[size_t(b)], in[size_t(b)], [](size_t, const isa::Waitcnt&) {});
+    for (int s : f.blocks[size_t(b)].succ)
+      if (in[size_t(s)].merge(out) && !queued[size_t(s)]) work.push_back(s), queued[size_t(s)] = 1;
   }
-  std::vector<std::pair<int, isa::Waitcnt>> out;
-  for (size_t i = 0; i < n; ++i)
-    if (isa::waits(planned[i])) out.emplace_back(int(i), planned[i]);
-  return out;
+  // Insert: per block, before each instruction that needs one. A wait for a
+  // glued instruction goes before its sequence (in this block, or at the end
+  // of the block before when the sequence starts at the block's top).
+  std::vector<std::vector<std::pair<size_t, isa::Waitcnt>>> add(nb);
+  for (size_t b = 0; b < nb; ++b) {
+    if (!in[b].reached) continue;
+    MBlock& blk = f.blocks[b];
+    run_block(blk, prep[b], in[b], [&](size_t i, const isa::Waitcnt& w) {
+      MInst& m = blk.insts[i];
+      if (m.flags & kWaitGroup) {
+        // the group's wait: its own counts (nothing pending: no wait at all)
+        m.inst.ops[0].value = w.encode();
+        return;
+      }
+      if (!isa::waits(w)) return;
+      size_t bb = b, at = i;
+      while (f.blocks[bb].insts[at].flags & kGlued) {
+        if (at > 0) {
+          --at;
+        } else if (bb > 0 && !f.blocks[bb - 1].insts.empty()) {
+          --bb;
+          at = f.blocks[bb].insts.size() - 1;
+        } else {
+          break;
+        }
+      }
+      auto& list = add[bb];
+      if (!list.empty() && list.back().first == at) list.back().second = isa::stricter(list.back().second, w);
+      else list.emplace_back(at, w);
+    });
+  }
+  for (size_t b = 0; b < nb; ++b) {
+    auto& list = add[b];
+    std::vector<MInst>& insts = f.blocks[b].insts;
+    if (list.empty()) {
+      std::erase_if(insts, [](const MInst& m) { return (m.flags & kWaitGroup) && !isa::waits(isa::Waitcnt::decode(uint16_t(m.inst.ops[0].value))); });
+      continue;
+    }
+    std::stable_sort(list.begin(), list.end(), [](auto& x, auto& y) { return x.first < y.first; });
+    std::vector<MInst> out;
+    out.reserve(insts.size() + list.size());
+    size_t k = 0;
+    for (size_t i = 0; i < insts.size(); ++i) {
+      isa::Waitcnt w;
+      bool have = false;
+      for (; k < list.size() && list[k].first == i; ++k) {
+        w = have ? isa::stricter(w, list[k].second) : list[k].second;
+        have = true;
+      }
+      MInst& m = insts[i];
+      if (have && is_waitcnt(m) && !(m.flags & kGlued)) {
+        // folded into the wait written here
+        m.inst.ops[0].value = isa::stricter(isa::Waitcnt::decode(uint16_t(m.inst.ops[0].value)), w).encode();
+        have = false;
+      }
+      if (have) {
+        MInst wait = make_inst(f, "s_waitcnt", {PassOperand::imm(w.encode())}, -1);
+        wait.inst.ops[0] = isa::Operand::imm(w.encode());
+        out.push_back(std::move(wait));
+      }
+      if ((m.flags & kWaitGroup) && !isa::waits(isa::Waitcnt::decode(uint16_t(m.inst.ops[0].value)))) continue;
+      out.push_back(std::move(m));
+    }
+    insts = std::move(out);
+  }
 }
 
 }  // namespace k100::codegen

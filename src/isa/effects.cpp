@@ -176,8 +176,10 @@ void vector_alu(const Inst& inst, Builder& b) {
   if (vdst && vdst->is_vgpr()) {
     // Destinations merged with their old value: accumulators, v_writelane
     // (other lanes kept), SDWA with UNUSED_PRESERVE, VOP3 op_sel[3] (high half).
+    // (With dst_sel:DWORD an SDWA result fills the whole register: nothing is preserved.)
     bool merges = vop_accumulates(n) || n == "v_writelane_b32" ||
-                  (inst.encoding == Encoding::SDWA && inst.mods.dst_unused == SdwaUnused::UNUSED_PRESERVE);
+                  (inst.encoding == Encoding::SDWA && inst.mods.dst_unused == SdwaUnused::UNUSED_PRESERVE &&
+                   inst.mods.dst_sel != SdwaSel::DWORD);
     if (merges) b.read(range_of(*vdst), Role::Source);
   }
   if (n == "v_swap_b32")  // both operands are read and written

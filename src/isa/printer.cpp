@@ -209,7 +209,10 @@ std::string print(const Inst& inst, const PrintOptions& opts) {
   }
   const auto& specs = inst.specs();
   std::vector<std::string> operands;
-  if (inst.atomic_dst.present()) operands.push_back(range("v", inst.atomic_dst.vgpr_index(), inst.atomic_dst.width));
+  if (inst.atomic_dst.present())
+    operands.push_back(opts.atomic_dst_text && !opts.atomic_dst_text->empty()
+                           ? *opts.atomic_dst_text
+                           : range("v", inst.atomic_dst.vgpr_index(), inst.atomic_dst.width));
   for (size_t i = 0; i < specs.size(); ++i) {
     const auto& s = specs[i];
     if (opts.operand_text && !opts.operand_text[i].empty()) {

@@ -11,7 +11,7 @@
 namespace k100::kernels {
 
 Package build_package(const Registry& registry, isa::Target target, const std::string& kernels_dir,
-                      codeobj::CodeObjectVersion version, bool skip_broken) {
+                      codeobj::CodeObjectVersion version, bool skip_broken, codegen::BuildOverrides overrides) {
   Package pkg;
   std::vector<codeobj::CodeObject> parts;
   std::set<std::string> sources_done;
@@ -35,6 +35,7 @@ Package build_package(const Registry& registry, isa::Target target, const std::s
         if (!co) throw Error(diags.format_all());
         parts.push_back(std::move(*co));
       } else {
+        const codegen::ScopedBuildOverrides scoped(overrides);
         codeobj::CodeObject co = def.generate(target);
         if (co.version != version) throw Error("generator produced code object v" + std::to_string(int(co.version)));
         parts.push_back(std::move(co));

@@ -13,6 +13,7 @@
 #include "k100/codegen/codegen.h"
 #include "k100/kernels/emu_test_device.h"
 #include "k100/kernels/test_support.h"
+#include "test_kernels.h"
 
 namespace {
 
@@ -58,10 +59,7 @@ k100::codeobj::CodeObject build(k100::isa::Target target) {
 
 TEST(IndirectFlow, RoutinesAndJumpTablesRunAsDeclared) {
   Registry r;
-  KernelDef d = generated_kernel("test", kSig, build);
-  d.cases = [](bool) { return std::vector<Case>{make_case({{"sel", 0}})}; };
-  d.run = [](TestDevice&, const Case&) { return CaseResult{}; };
-  r.add(std::move(d));
+  r.add(test_kernels::launched_here(kSig, build));
   EmuTestDevice dev(r, std::string(K100_SOURCE_DIR) + "/kernels");
   ASSERT_TRUE(dev.broken().empty()) << dev.broken()[0].second;
   std::vector<uint32_t> x(64);

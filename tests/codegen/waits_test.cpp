@@ -96,7 +96,7 @@ TEST(Waits, ALoadIssuedBeforeABackEdgeIsWaitedForAtTheLoopTop) {
   k.s_endpgm();
   k.build();
   const std::string t = k.assembly();
-  EXPECT_NE(t.find(".Ltop_0:\n\ts_waitcnt vmcnt(0)\n\tv_add_f32"), std::string::npos) << t;
+  EXPECT_NE(t.find(".Ltop:\n\ts_waitcnt vmcnt(0)\n\tv_add_f32"), std::string::npos) << t;
 }
 
 TEST(WaitStates, ADppReadOfAFreshVgprGetsTwoWaitStates) {

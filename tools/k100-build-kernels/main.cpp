@@ -59,7 +59,7 @@ std::vector<std::string> package_outputs(const std::string& out_dir, k100::isa::
 int main(int argc, char** argv) {
   using namespace k100;
   std::string kernels_dir, out_dir, docs, check_docs;
-  codegen::AutomaticWaitsOff off;
+  codegen::BuildOverrides off;
   tools::OptionTable options(
       "k100-build-kernels", "builds the kernel package (code objects, catalogs, C headers) and its reference page from the registry",
       {"k100-build-kernels --kernels-dir DIR --out-dir DIR", "k100-build-kernels --kernels-dir DIR --docs FILE",
@@ -74,9 +74,9 @@ int main(int argc, char** argv) {
       .value({"--check-docs"}, "FILE", "fail (exit 1) when FILE differs from the generated kernel reference",
              [&](const std::string& v) { check_docs = v; })
       .flag({"--no-automatic-waits"}, "build the generated kernels without the layer's automatic s_waitcnt (an experiment package for the emulator's checks)",
-            [&] { off.waits = true; })
+            [&] { off.no_automatic_waits = true; })
       .flag({"--no-automatic-wait-states"}, "build the generated kernels without the layer's automatic s_nop (the same)",
-            [&] { off.wait_states = true; })
+            [&] { off.no_automatic_wait_states = true; })
       .epilog("exit status: 0 success, 1 a kernel that does not build or a stale --check-docs file, 2 a usage error\n");
   std::vector<std::string> extra;
   if (int status = options.parse(argc, argv, [&](const std::string& a) { extra.push_back(a); }); status >= 0)
@@ -85,7 +85,6 @@ int main(int argc, char** argv) {
   if (kernels_dir.empty()) return options.usage_error("--kernels-dir is required");
   if (out_dir.empty() && docs.empty() && check_docs.empty())
     return options.usage_error("nothing to do: give --out-dir, --docs or --check-docs");
-  codegen::set_automatic_waits_off(off);
   const isa::Target targets[] = {isa::Target::gfx926, isa::Target::gfx906};
   try {
     if (!out_dir.empty())
@@ -97,7 +96,7 @@ int main(int argc, char** argv) {
         }
     std::vector<std::pair<isa::Target, kernels::Package>> built;
     for (isa::Target t : targets) {
-      kernels::Package pkg = kernels::build_package(kernels::registry(), t, kernels_dir);
+      kernels::Package pkg = kernels::build_package(kernels::registry(), t, kernels_dir, codeobj::CodeObjectVersion::V5, false, off);
       if (t == isa::Target::gfx926 && (!docs.empty() || !check_docs.empty())) {
         std::string md = kernels::kernels_markdown(kernels::registry(), pkg.catalog);
         if (!docs.empty()) {

@@ -1,20 +1,21 @@
-// k100lc codegen: register allocation over an instruction list with labels
-// and branches.
+// k100lc codegen: register allocation of the machine IR.
 //
-// The input is what the allocator needs to know of a kernel: its virtual
-// registers (file, width, alignment, a name for messages, or a fixed place for
-// the values the hardware sets up at entry), and per instruction the
-// registers it reads and writes and where control goes next.
+// Liveness (liveness.h) ends a value where it is overwritten: an SGPR write
+// always; a VGPR write (which changes only the lanes EXEC enables) when no
+// EXEC write the author placed lies between it and the reads that follow, and
+// along each lane's own control flow (a then-branch's value does not flow
+// into the else-branch). Liveness is per dword, so a register written dword
+// by dword ends dword by dword.
 //
-// Liveness is deliberately conservative about partial writes: a VALU write
-// changes only the lanes EXEC enables, and a write of some dwords of a range
-// leaves the others, so no write ends a value. A register is live at a point
-// when some write of it reaches the point and some read of it can follow; two
-// registers live at one point (or written by one instruction) never share a
-// physical register. Registers are placed lowest first in order of their first
-// live point, each range at the alignment its file needs. When a register does
-// not fit the budget, allocate() throws k100::Error naming the kernel, the
-// register and the instruction where the most is live, with what is live there.
+// Two registers interfere when one is live where the other is written (or
+// both are written by one instruction); copies between registers that do not
+// interfere are coalesced (the copy disappears); registers are placed lowest
+// first, each range at the alignment its file needs, fixed entry values
+// first. Over budget the allocator spills (spilling.cpp): SGPRs to lanes of a
+// VGPR, VGPRs to scratch memory, constants by writing them again where they
+// are read; a kernel that may not spill (KernelOptions::spill = false) gets a
+// k100::Error naming the kernel, the register and the instruction where the
+// most is live, with what is live there.
 #pragma once
 
 #include <cstdint>
@@ -25,43 +26,24 @@
 
 namespace k100::codegen {
 
-struct VirtualReg {
-  RegFile file = RegFile::Vector;
-  uint8_t width = 1;
-  uint8_t align = 1;
-  std::string name;
-  int fixed = -1;            // physical index when the hardware places it (entry values)
-  bool entry_value = false;  // written before the first instruction
-};
-
-struct RegAccess {
-  int32_t reg = 0;  // index in AllocationProblem::regs
-  bool read = false, write = false;
-};
-
-struct FlowInst {
-  std::vector<RegAccess> access;
-  std::vector<int> targets;   // instruction indices a branch may go to
-  bool falls_through = true;  // false after s_branch and s_endpgm
-  bool early_clobber = false; // what it writes must not share a register with what it reads
-  bool glued = false;         // nothing may be inserted before it (a pc-relative sequence)
-  std::string text;           // for messages: "v_add_f32 acc, x, y"
-};
-
-struct AllocationProblem {
-  std::string kernel;
-  std::vector<VirtualReg> regs;
-  std::vector<FlowInst> insts;
-  int vgpr_budget = 256, sgpr_budget = 102;
-};
-
 struct Allocation {
-  std::vector<int> base;  // physical first register of each virtual one
+  std::vector<int> base;  // physical first register of each virtual one (-1: never live)
   int vgprs = 0, sgprs = 0;   // one past the highest register used (0 when none)
   int max_live_vgprs = 0, max_live_sgprs = 0;  // dwords live at the fullest point
 };
 
-Allocation allocate(const AllocationProblem& problem);
+struct AllocationOptions {
+  int vgpr_budget = 256, sgpr_budget = 102;
+  bool spill = true;
+  // LDS bytes per workgroup the kernel itself uses and the most waves a
+  // workgroup has: spilled VGPRs go to LDS when the rest of the 64 KiB holds
+  // them, else to scratch.
+  uint32_t lds_bytes = 0;
+  uint32_t max_workgroup = 256;
+  // The SGPR where the hardware puts the wave's scratch offset when the
+  // kernel asks for it (VGPR spills need it; -1: VGPRs cannot spill).
+  int scratch_offset_sgpr = -1;
+};
 
 // Largest VGPR count (per lane) that lets `waves` waves run on one SIMD, and
 // the same for SGPRs (GFX9: 256 VGPRs in granules of 4; 800 SGPRs in granules

@@ -31,6 +31,7 @@
 
 #include "k100/asm/builder.h"
 #include "k100/codegen/allocation.h"
+#include "k100/codegen/machine_ir.h"
 #include "k100/codegen/registers.h"
 #include "k100/codegen/signature.h"
 #include "k100/codeobj/code_object.h"
@@ -105,6 +106,11 @@ struct Routine {
   SGPR ret;      // the return address each call writes
 };
 
+// Loads whose completion one wait asks for (Kernel::group / wait).
+struct LoadGroup {
+  int id = -1;
+};
+
 struct KernelOptions {
   int waves_per_simd = 8;       // occupancy asked for: the VGPR and SGPR budgets follow
   uint32_t lds_bytes = 0;
@@ -113,8 +119,39 @@ struct KernelOptions {
   int workgroup_dims = 1;       // workgroup ids x (, y (, z)) in SGPRs
   int workitem_dims = 1;        // local ids x (, y (, z)) in v0 (, v1 (, v2))
   bool f32_denormals = true;    // IEEE f32 denormals (no flushing)
-  bool automatic_waits = true;        // s_waitcnt before every use of a pending load (waits.h)
+  bool automatic_waits = true;        // s_waitcnt before every use of a pending load (passes.h: insert_waits)
   bool automatic_wait_states = true;  // s_nop where the GFX9 hazard table asks for wait states
+  // Over budget: spill (SGPRs to VGPR lanes, VGPRs to scratch) or fail with
+  // an error naming what is live where it does not fit.
+  bool spill = true;
+};
+
+// What a package build asks of every kernel built while it is in scope (on
+// this thread), whatever the kernel's options say: the experiment of
+// `k100-build-kernels --no-automatic-waits` (kernels without what the layer
+// would insert, for the emulator's checks to report). Hand-placed waits stay.
+struct BuildOverrides {
+  bool no_automatic_waits = false;
+  bool no_automatic_wait_states = false;
+};
+class ScopedBuildOverrides {
+ public:
+  explicit ScopedBuildOverrides(BuildOverrides o);
+  ~ScopedBuildOverrides();
+  ScopedBuildOverrides(const ScopedBuildOverrides&) = delete;
+  ScopedBuildOverrides& operator=(const ScopedBuildOverrides&) = delete;
+
+ private:
+  BuildOverrides saved_;
+};
+
+// What build() reports beside the code object.
+struct BuildReport {
+  Allocation allocation;
+  int sgpr_spills = 0, vgpr_spills = 0;  // dwords spilled (to VGPR lanes, to scratch or LDS)
+  uint32_t scratch_bytes = 0;            // per lane
+  int relaxed_branches = 0;
+  std::string assembly;                  // the kernel in llvm syntax
 };
 
 class Kernel {
@@ -126,11 +163,14 @@ class Kernel {
 
   const std::string& name() const { return sig_.kernel(); }
   const Signature& signature() const { return sig_; }
-  isa::Target target() const { return target_; }
+  isa::Target target() const { return fn_.target; }
   const KernelOptions& options() const { return options_; }
 
   VGPR vgpr(int width = 1, std::string name = {});
   SGPR sgpr(int width = 1, std::string name = {});
+  // A VGPR read or written regardless of EXEC (v_readlane/v_writelane
+  // slots): it stays intact through divergent regions.
+  VGPR linear_vgpr(int width = 1, std::string name = {});
 
   // Entry values. What the kernel reads of arg() and kernarg() is loaded at
   // the top of the kernel: the dwords its instructions use, in the loads that
@@ -147,7 +187,8 @@ class Kernel {
   Label label(std::string hint = {});
   void bind(Label l);
   // The kernel's end: unless the kernel binds it itself, build() binds it
-  // after the last instruction and ends the program there (s_endpgm).
+  // after the last instruction and ends the program there (s_endpgm). A
+  // kernel that does not end in s_endpgm gets one.
   Label exit();
 
 #define K100_INST(id, ...)                        \
@@ -157,6 +198,55 @@ class Kernel {
   }
 #include "k100/isa/gfx9_table.inc"
 #undef K100_INST
+
+  // Structured control flow. Uniform conditions (Cond::Scc0/Scc1/Vccz/Vccnz)
+  // branch the whole wave; a lane mask (vcc or an SGPR pair) makes the region
+  // divergent: EXEC holds the lanes inside it, a region no lane enters is
+  // skipped, and EXEC is what it was after end_if / end_loop (less the lanes
+  // that left the loop by break_ while it ran are back too). A loop runs until
+  // a break_ takes every lane out; continue_ goes to the next trip. These
+  // write SCC (and, divergent, EXEC): a value the kernel keeps in SCC across
+  // one is an error at build.
+  void if_(Cond c);
+  void if_(SGPR lanes);
+  void else_();
+  void end_if();
+  void loop_();
+  void break_(Cond c);
+  void break_(SGPR lanes);
+  void continue_(Cond c);
+  void continue_(SGPR lanes);
+  void end_loop();
+  // The same with the bodies as functions.
+  void if_(Cond c, const std::function<void()>& then, const std::function<void()>& otherwise = {});
+  void if_(SGPR lanes, const std::function<void()>& then, const std::function<void()>& otherwise = {});
+  void loop_(const std::function<void()>& body);
+  // A building block that reads lanes EXEC may not enable (DPP, permutes,
+  // lane reads) states it here; build() checks that no divergent region and
+  // no narrowed EXEC encloses this point (`what` names it in the error).
+  void require_whole_wave(std::string what);
+
+  // Loads issued between begin_group(g) and end_group() belong to g; wait(g)
+  // is one s_waitcnt with the weakest counts after which all of them have
+  // returned (the waits pass computes them).
+  LoadGroup group(std::string name);
+  void begin_group(LoadGroup g);
+  void end_group();
+  void wait(LoadGroup g);
+
+  // Instructions a building block emits are marked with its name, so errors
+  // point at it and the special-register check knows whose SCC/VCC it is.
+  class Scope {
+   public:
+    Scope(Kernel& k, std::string name);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    Kernel& k_;
+    int saved_;
+  };
 
   // Indirect control flow, declared so that liveness, waits and wait states
   // follow it. routine() emits body here behind a branch over it and puts its
@@ -176,74 +266,54 @@ class Kernel {
 
   // Any mnemonic, e.g. "v_add_f32_e64" to force VOP3.
   void emit(std::string_view mnemonic, std::initializer_list<Operand> operands);
-  size_t size() const { return insts_.size(); }
+  size_t size() const { return fn_.instruction_count(); }
 
-  // Allocates, then builds the code object of this one kernel.
+  // Runs the passes, then builds the code object of this one kernel.
   codeobj::CodeObject build(codeobj::CodeObjectVersion version = codeobj::CodeObjectVersion::V5);
-  // After build(): the allocation and the kernel's text in llvm syntax.
-  const Allocation& allocation() const { return allocation_; }
-  const std::string& assembly() const { return assembly_; }
+  // After build(): the allocation, spills and the kernel's text in llvm syntax.
+  const Allocation& allocation() const { return report_.allocation; }
+  const BuildReport& report() const { return report_; }
+  const std::string& assembly() const { return report_.assembly; }
+  // The machine IR as written so far (before build()) or as built.
+  const MFunction& function() const { return fn_; }
 
  private:
-  struct Inst {
-    std::string mnemonic;
-    std::vector<Operand> ops;
-    std::vector<RegAccess> access;
-    std::vector<int> targets;  // labels an indirect jump or call may go to
-    int returns_of = -1;       // a routine's ret: goes back after every call of it
-    bool glued = false;        // at a fixed byte distance from the instruction before
-  };
-  // Byte distance a pc-relative sequence relies on: label `to` lies `bytes` after label `from`.
-  struct PcDistance {
-    Label from, to;
-    int bytes;
-  };
-  void glue(size_t first);  // instructions from `first` on are glued to the one before
   struct EntryLoad {
     uint32_t byte_offset;
     int dwords;
     SGPR dst;
   };
-  int new_reg(RegFile f, int width, std::string name, int fixed, bool entry);
-  void record(std::string_view mnemonic, std::vector<Operand> ops, std::vector<Inst>& into);
-  std::vector<Inst> entry_instructions(std::vector<Inst>& body);
-  std::string text_of(const Inst& inst) const;
+  struct Open {  // an open structured region
+    Pseudo kind;
+    bool has_else = false;
+  };
+  int new_reg(RegFile f, int width, std::string name, int fixed, bool entry, bool linear = false);
+  MInst& record(std::string_view mnemonic, const std::vector<Operand>& ops);
+  void append(MInst inst);
+  void start_block();
+  void pseudo(Pseudo p, Cond c, std::optional<SGPR> lanes);
+  void glue_from(size_t block, size_t inst);
+  void plan_entry_loads();
+  std::string where(std::string_view what) const;
 
   Signature sig_;
-  isa::Target target_;
   KernelOptions options_;
-  std::vector<VirtualReg> regs_;
-  std::vector<Inst> insts_;
-  std::vector<int> label_pos_;
-  std::vector<std::string> label_hint_;
+  MFunction fn_;
+  int current_block_ = 0;
+  int scope_ = -1;
+  int open_group_ = -1;
+  std::vector<Open> open_;
   std::vector<EntryLoad> loads_;
-  std::vector<Label> routine_entry_;               // per routine
-  std::vector<std::vector<Label>> return_points_;  // per routine: after each call
-  std::vector<PcDistance> distances_;
+  std::vector<int> routine_entry_;                 // per routine: entry label
+  std::vector<std::vector<int>> return_points_;    // per routine: label after each call
+  std::vector<int> routine_returns_;               // per routine: its IndirectTargets entry
   Label exit_;
   std::optional<SGPR> arg_block_[4];
   int kernarg_code_ = 4, dispatch_code_ = -1, group_code_ = 6;
   std::optional<SGPR> entry_sgpr_[5];
   std::optional<VGPR> entry_vgpr_[3];
-  Allocation allocation_;
-  std::string assembly_;
+  bool built_ = false;
+  BuildReport report_;
 };
-
-// Turns the automatic waits and/or wait states off for every Kernel built
-// afterwards in this process, whatever its options say: the experiment of
-// `k100-build-kernels --no-automatic-waits` (a package whose generated kernels
-// lack what the layer would insert, for the emulator's checks to report).
-// Hand-placed waits stay.
-struct AutomaticWaitsOff {
-  bool waits = false;
-  bool wait_states = false;
-};
-void set_automatic_waits_off(AutomaticWaitsOff off);
-
-// The descriptor settings, kernarg size and argument metadata of `sig` on a
-// builder that allocates by hand (kernels whose computed jumps need fixed code
-// sizes, which the layer's automatic waits would change). Kernel::build uses
-// the same.
-void declare_interface(as::KernelBuilder& b, const Signature& sig, const KernelOptions& options);
 
 }  // namespace k100::codegen

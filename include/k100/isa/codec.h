@@ -45,6 +45,8 @@ struct PrintOptions {
   // Per-operand replacement text (e.g. the label expression of a branch),
   // indexed like Inst::ops; an empty string keeps the normal text.
   const std::string* operand_text = nullptr;
+  // Replacement text of a returning atomic's destination (printed first).
+  const std::string* atomic_dst_text = nullptr;
 };
 // llvm syntax, without leading indentation: "v_add_f32_e32 v0, v1, v2".
 std::string print(const Inst& inst, const PrintOptions& opts = {});

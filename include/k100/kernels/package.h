@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "k100/codegen/kernel.h"
 #include "k100/codeobj/catalog.h"
 #include "k100/codeobj/code_object.h"
 #include "k100/kernels/registry.h"
@@ -27,8 +28,10 @@ struct Package {
 // or when a registered lookup is missing from the result.
 // With `skip_broken` (tests), kernels that fail to build are left out and listed
 // in Package::broken instead.
+// `overrides` applies to every generated kernel of this build (the
+// experiment packages without automatic waits or wait states).
 Package build_package(const Registry& registry, isa::Target target, const std::string& kernels_dir,
                       codeobj::CodeObjectVersion version = codeobj::CodeObjectVersion::V5,
-                      bool skip_broken = false);
+                      bool skip_broken = false, codegen::BuildOverrides overrides = {});
 
 }  // namespace k100::kernels

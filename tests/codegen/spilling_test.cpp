@@ -1,0 +1,179 @@
+// Spilling and long branches on the emulator (its checks on): 300 VGPR values
+// live at once under the 8-wave budget go to scratch, 150 SGPR values to
+// VGPR lanes, and a loop body of 40,000 instructions branches back through a
+// long jump; each kernel's result is checked per lane against the host.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "k100/base/error.h"
+#include "k100/codegen/codegen.h"
+#include "k100/kernels/emu_test_device.h"
+#include "k100/kernels/test_support.h"
+#include "test_kernels.h"
+
+namespace {
+
+using namespace k100::codegen;
+
+using test_kernels::launched_here;
+using namespace k100::kernels;
+
+const Signature kSig("spill_k", {out("y", "u32"), value("n", "u32")});
+constexpr int kValues = 300, kScalars = 150, kBody = 40000;
+
+// v[i] = tid + 13 i for i < 300, then acc = 3 acc + v[i] from the last to the first.
+uint32_t vgpr_model(uint32_t tid) {
+  uint32_t acc = 0;
+  for (int i = kValues - 1; i >= 0; --i) acc = 3 * acc + (tid + 13u * uint32_t(i));
+  return acc;
+}
+
+// s[i] = n + 7 i for i < 150, then acc = 5 acc + s[i] from the last to the first (uniform).
+uint32_t sgpr_model(uint32_t n) {
+  uint32_t acc = 0;
+  for (int i = kScalars - 1; i >= 0; --i) acc = 5 * acc + (n + 7u * uint32_t(i));
+  return acc;
+}
+
+struct Built {
+  BuildReport report;
+};
+Built g_vgpr, g_sgpr, g_long;
+
+k100::codeobj::CodeObject build_vgprs(k100::isa::Target target) {
+  Kernel k(Signature("spill_vgpr_k", kSig.params()), target, {.waves_per_simd = 8});
+  std::vector<VGPR> v;
+  for (int i = 0; i < kValues; ++i) {
+    v.push_back(k.vgpr(1, "v" + std::to_string(i)));
+    k.v_add_u32(v.back(), 13 * i, k.local_id());
+  }
+  const VGPR acc = k.vgpr(1, "acc"), t = k.vgpr(1, "t"), addr = k.vgpr(1, "address");
+  k.v_mov_b32(acc, 0);
+  for (int i = kValues - 1; i >= 0; --i) {
+    k.v_lshlrev_b32(t, 1, acc);
+    k.v_add_u32(acc, acc, t);
+    k.v_add_u32(acc, acc, v[size_t(i)]);
+  }
+  k.v_lshlrev_b32(addr, 2, k.local_id());
+  k.global_store_dword(addr, acc, k.arg("y"));
+  auto co = k.build();
+  g_vgpr.report = k.report();
+  return co;
+}
+
+k100::codeobj::CodeObject build_sgprs(k100::isa::Target target) {
+  Kernel k(Signature("spill_sgpr_k", kSig.params()), target, {.waves_per_simd = 8});
+  std::vector<SGPR> s;
+  for (int i = 0; i < kScalars; ++i) {
+    s.push_back(k.sgpr(1, "s" + std::to_string(i)));
+    k.s_add_u32(s.back(), k.arg("n"), 7 * i);
+  }
+  const SGPR acc = k.sgpr(1, "acc"), t = k.sgpr(1, "t");
+  k.s_mov_b32(acc, 0);
+  for (int i = kScalars - 1; i >= 0; --i) {
+    k.s_lshl_b32(t, acc, 2);
+    k.s_add_u32(acc, acc, t);
+    k.s_add_u32(acc, acc, s[size_t(i)]);
+  }
+  const VGPR v = k.vgpr(1, "v"), addr = k.vgpr(1, "address");
+  k.v_mov_b32(v, acc);
+  k.v_lshlrev_b32(addr, 2, k.local_id());
+  k.global_store_dword(addr, v, k.arg("y"));
+  auto co = k.build();
+  g_sgpr.report = k.report();
+  return co;
+}
+
+// A uniform loop of n trips over a body of 40,000 adds: acc = n * 40000 + tid.
+k100::codeobj::CodeObject build_long(k100::isa::Target target) {
+  Kernel k(Signature("long_branch_k", kSig.params()), target);
+  const VGPR acc = k.vgpr(1, "acc"), addr = k.vgpr(1, "address");
+  const SGPR left = k.sgpr(1, "left");
+  k.v_mov_b32(acc, k.local_id());
+  k.s_mov_b32(left, k.arg("n"));
+  k.loop_();
+  k.s_cmp_eq_u32(left, 0);
+  k.break_(Cond::Scc1);
+  for (int i = 0; i < kBody; ++i) k.v_add_u32(acc, 1, acc);
+  k.s_sub_u32(left, left, 1);
+  k.end_loop();
+  k.v_lshlrev_b32(addr, 2, k.local_id());
+  k.global_store_dword(addr, acc, k.arg("y"));
+  auto co = k.build();
+  g_long.report = k.report();
+  return co;
+}
+
+class Spilling : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    registry_ = new Registry;
+    registry_->add(launched_here(Signature("spill_vgpr_k", kSig.params()), build_vgprs));
+    registry_->add(launched_here(Signature("spill_sgpr_k", kSig.params()), build_sgprs));
+    registry_->add(launched_here(Signature("long_branch_k", kSig.params()), build_long));
+    dev_ = new EmuTestDevice(*registry_, std::string(K100_SOURCE_DIR) + "/kernels");
+  }
+  static void TearDownTestSuite() {
+    delete dev_;
+    delete registry_;
+  }
+  static std::vector<uint32_t> run(const std::string& kernel, uint32_t n) {
+    DeviceBuffer<uint32_t> dy(*dev_, 64);
+    dev_->options().checks = {};
+    dev_->launch(kernel, {1}, {64}, kSig.pack({dy.addr(), int64_t(n)}));
+    return dy.download();
+  }
+  static Registry* registry_;
+  static EmuTestDevice* dev_;
+};
+Registry* Spilling::registry_ = nullptr;
+EmuTestDevice* Spilling::dev_ = nullptr;
+
+TEST_F(Spilling, ThreeHundredLiveVgprValuesGoToScratchAndStayRight) {
+  ASSERT_TRUE(dev_->broken().empty()) << dev_->broken()[0].second;
+  EXPECT_LE(g_vgpr.report.allocation.vgprs, 32);
+  EXPECT_GE(g_vgpr.report.vgpr_spills, kValues - 32);
+  EXPECT_GT(g_vgpr.report.scratch_bytes, 0u);
+  const auto y = run("spill_vgpr_k", 0);
+  for (uint32_t lane = 0; lane < 64; ++lane) ASSERT_EQ(y[lane], vgpr_model(lane)) << lane;
+}
+
+TEST_F(Spilling, SgprPressureSpillsToVgprLanes) {
+  ASSERT_TRUE(dev_->broken().empty()) << dev_->broken()[0].second;
+  EXPECT_LE(g_sgpr.report.allocation.sgprs, sgpr_budget(8));
+  EXPECT_GT(g_sgpr.report.sgpr_spills, 0);
+  EXPECT_EQ(g_sgpr.report.vgpr_spills, 0);
+  for (uint32_t n : {0u, 9u, 123456u}) {
+    const auto y = run("spill_sgpr_k", n);
+    for (uint32_t lane = 0; lane < 64; ++lane) ASSERT_EQ(y[lane], sgpr_model(n)) << lane;
+  }
+}
+
+TEST_F(Spilling, AFortyThousandInstructionLoopBodyBranchesBackThroughALongJump) {
+  ASSERT_TRUE(dev_->broken().empty()) << dev_->broken()[0].second;
+  EXPECT_GE(g_long.report.relaxed_branches, 1);
+  for (uint32_t n : {0u, 1u, 2u}) {
+    const auto y = run("long_branch_k", n);
+    for (uint32_t lane = 0; lane < 64; ++lane) ASSERT_EQ(y[lane], lane + n * uint32_t(kBody)) << lane;
+  }
+}
+
+TEST(SpillingOff, OverBudgetIsANamedErrorWhenSpillingIsOff) {
+  Kernel k(kSig, k100::isa::Target::gfx926, {.waves_per_simd = 8, .spill = false});
+  std::vector<VGPR> v;
+  for (int i = 0; i < 40; ++i) {
+    v.push_back(k.vgpr(1, "v" + std::to_string(i)));
+    k.v_add_u32(v.back(), i, k.local_id());
+  }
+  for (int i = 1; i < 40; ++i) k.v_add_u32(v[0], v[0], v[size_t(i)]);
+  k.global_store_dword(v[0], v[0], k.arg("y"));
+  try {
+    k.build();
+    FAIL() << "40 live VGPRs fit in 32";
+  } catch (const k100::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not fit in 32 VGPRs"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace

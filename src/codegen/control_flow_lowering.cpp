@@ -15,6 +15,10 @@
 // the join does not bring them back. Logically (for VGPR liveness) the last
 // block of the then-branch goes to the join, not to the else-branch.
 //
+// Without else_ and with no lane leaving a loop inside, the head is
+// s_and_saveexec_b64 %saved, M + s_cbranch_execz join, and the join
+// s_mov_b64 exec, %saved.
+//
 // Uniform if_ (scc0/scc1/vccz/vccnz): a branch over the then-branch on the
 // opposite condition, and one from its end over the else-branch.
 //
@@ -43,6 +47,7 @@ struct Construct {
   int end_block = -1;     // block ending with end_if / end_loop
   bool divergent = false; // if_: on lanes; loop_: has a divergent break_
   bool has_continue = false;  // loop_: a divergent continue_
+  bool lanes_leave = false;   // if_: a break_/continue_ inside takes lanes out of EXEC
   int parent = -1;
   // labels made for it
   int else_head = -1, join = -1, header = -1, latch = -1, exit = -1;
@@ -148,6 +153,8 @@ class Lowering {
           }
           if (loop < 0) fail(std::string(pseudo_name(p.pseudo)) + " outside a loop_");
           const bool divergent = p.cond == Cond::Lanes || div_context;
+          if (divergent)
+            for (int c = stack.back(); c != loop; c = constructs_[size_t(c)].parent) constructs_[size_t(c)].lanes_leave = true;
           if (divergent && p.pseudo == Pseudo::Break) constructs_[size_t(loop)].divergent = true;
           if (divergent && p.pseudo == Pseudo::Continue) constructs_[size_t(loop)].has_continue = true;
           exits_.push_back({b, loop, skip, in_else, divergent});
@@ -216,6 +223,11 @@ class Lowering {
   void emit(MBlock& b, std::string_view mnemonic, std::initializer_list<Opnd> ops) {
     b.insts.push_back(make_inst(f_, mnemonic, ops, lowering_scope_));
   }
+  // An instruction that reads the pseudo-instruction's condition (SCC, VCC):
+  // it reads on behalf of whoever wrote the if_/break_, so it carries their scope.
+  void emit_for(MBlock& b, const MInst& p, std::string_view mnemonic, std::initializer_list<Opnd> ops) {
+    b.insts.push_back(make_inst(f_, mnemonic, ops, p.scope));
+  }
 
   static const char* skip_branch(Cond c) {  // branch taken when the condition does NOT hold
     switch (c) {
@@ -237,12 +249,13 @@ class Lowering {
   }
 
   // The lanes (an SGPR pair) for which a uniform condition holds: EXEC or 0.
-  VRef lanes_where(MBlock& b, Cond c, int id) {
+  VRef lanes_where(MBlock& b, const MInst& p, int id) {
+    const Cond c = p.cond;
     VRef m = new_pair("cond" + std::to_string(id) + "_lanes");
-    if (c == Cond::Vccz || c == Cond::Vccnz) emit(b, "s_cmp_lg_u64", {Sp(isa::code::kVccLo, 2), Imm(0)});
+    if (c == Cond::Vccz || c == Cond::Vccnz) emit_for(b, p, "s_cmp_lg_u64", {Sp(isa::code::kVccLo, 2), Imm(0)});
     const bool holds_on_scc1 = c == Cond::Scc1 || c == Cond::Vccnz;
-    if (holds_on_scc1) emit(b, "s_cselect_b64", {R(m), Exec(), Imm(0)});
-    else emit(b, "s_cselect_b64", {R(m), Imm(0), Exec()});
+    if (holds_on_scc1) emit_for(b, p, "s_cselect_b64", {R(m), Exec(), Imm(0)});
+    else emit_for(b, p, "s_cselect_b64", {R(m), Imm(0), Exec()});
     return m;
   }
 
@@ -314,15 +327,22 @@ class Lowering {
     return (!e.in_else && c.else_head >= 0) ? c.else_head : c.join;
   }
 
+  // A divergent if_ without else_ that no lane leaves early keeps EXEC as it
+  // was and restores it at the join (no else-lanes mask to compute).
+  static bool plain(const Construct& c) { return c.divergent && c.else_block < 0 && !c.lanes_leave; }
+
   void lower_if_head(int bi, const MInst& p, int ci) {
     const Construct& c = constructs_[size_t(ci)];
     const int skip = c.else_head >= 0 ? c.else_head : c.join;
-    if (c.divergent) {
+    if (plain(c)) {
+      emit(out_[size_t(bi)], "s_and_saveexec_b64", {R(c.else_lanes), mask_of(p)});
+      emit(out_[size_t(bi)], "s_cbranch_execz", {Lbl(skip)});
+    } else if (c.divergent) {
       emit(out_[size_t(bi)], "s_and_saveexec_b64", {R(c.else_lanes), mask_of(p)});
       emit(out_[size_t(bi)], "s_xor_b64", {R(c.else_lanes), Exec(), R(c.else_lanes)});
       emit(out_[size_t(bi)], "s_cbranch_execz", {Lbl(skip)});
     } else {
-      emit(out_[size_t(bi)], skip_branch(p.cond), {Lbl(skip)});
+      emit_for(out_[size_t(bi)], p, skip_branch(p.cond), {Lbl(skip)});
     }
   }
 
@@ -345,7 +365,8 @@ class Lowering {
   void lower_end_if(int ci) {
     const Construct& c = constructs_[size_t(ci)];
     MBlock& j = open_block(c.join);
-    if (c.divergent) emit(j, "s_or_b64", {Exec(), Exec(), R(c.else_head >= 0 ? c.then_rest : c.else_lanes)});
+    if (plain(c)) emit(j, "s_mov_b64", {Exec(), R(c.else_lanes)});  // the EXEC saved at the head
+    else if (c.divergent) emit(j, "s_or_b64", {Exec(), Exec(), R(c.else_head >= 0 ? c.then_rest : c.else_lanes)});
   }
 
   void lower_loop_head(int bi, int ci) {
@@ -360,10 +381,10 @@ class Lowering {
     const bool brk = p.pseudo == Pseudo::Break;
     MBlock& b = out_[size_t(bi)];
     if (!e.divergent) {
-      emit(b, take_branch(p.cond), {Lbl(brk ? loop.exit : loop.latch)});
+      emit_for(b, p, take_branch(p.cond), {Lbl(brk ? loop.exit : loop.latch)});
       return;
     }
-    const Opnd m = p.cond == Cond::Lanes ? mask_of(p) : R(lanes_where(b, p.cond, bi));
+    const Opnd m = p.cond == Cond::Lanes ? mask_of(p) : R(lanes_where(b, p, bi));
     // No lane left here: go on where lanes may still be waiting. Lanes parked
     // by continue_ come back at the latch, so a break_ goes there too.
     const int target = skip_target(e, brk && !loop.has_continue ? loop.exit : loop.latch);

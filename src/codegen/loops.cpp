@@ -67,74 +67,61 @@ Grid grid_geometry(Kernel& k, SGPR h) {
 
 void stride_loop(Kernel& k, SGPR count, const Grid& g, const std::function<void(SGPR)>& body,
                  const std::function<void()>& advance) {
-  Label top = k.label("stride_top"), whole = k.label("stride_whole"), done = k.label("stride_done");
-  SGPR index = k.sgpr(1, "stride index"), rem = k.sgpr(1, "units left"), save = k.sgpr(2, "saved exec");
+  const Kernel::Scope scope(k, "stride_loop");
+  SGPR index = k.sgpr(1, "stride index"), rem = k.sgpr(1, "units left");
   k.s_mov_b32(index, g.first);
-  k.bind(top);
+  k.loop_();
   k.s_cmp_ge_u32(index, count);
-  k.s_cbranch_scc1(done);
-  k.s_mov_b64(save, exec);
+  k.break_(Cond::Scc1);
   k.s_sub_u32(rem, count, index);
-  k.s_cmp_ge_u32(rem, 64);
-  k.s_cbranch_scc1(whole);
   k.v_cmp_gt_u32(vcc, rem, g.lane);  // unit I + lane < count
-  k.s_and_b64(exec, exec, vcc);
-  k.bind(whole);
-  body(index);
-  k.s_mov_b64(exec, save);
+  k.if_(vcc, [&] { body(index); });
   advance();
   k.s_add_u32(index, index, g.total);
-  k.s_cbranch_scc0(top);  // no carry: I did not pass 2^32
-  k.bind(done);
+  k.break_(Cond::Scc1);  // carry: I passed 2^32
+  k.end_loop();
 }
 
 void row_walk(Kernel& k, SGPR count, Operand stride, const std::function<void(VGPR)>& body) {
-  Label top = k.label("row_top"), done = k.label("row_done");
+  const Kernel::Scope scope(k, "row_walk");
   VGPR unit = k.vgpr(1, "unit");
   k.v_mov_b32(unit, k.local_id());
-  k.bind(top);
-  k.v_cmp_gt_u32(vcc, count, unit);
-  k.s_and_b64(exec, exec, vcc);
-  k.s_cbranch_execz(done);
+  k.loop_();
+  k.v_cmp_le_u32(vcc, count, unit);  // this thread's units are done
+  k.break_(vcc);
   body(unit);
   k.v_add_u32(unit, stride, unit);
-  k.s_branch(top);
-  k.bind(done);
+  k.end_loop();
 }
 
 void batched_walk(Kernel& k, const BatchedWalk& w) {
-  Label big = k.label("batch_top"), single = k.label("single_top"), done = k.label("walk_done");
+  const Kernel::Scope scope(k, "batched_walk");
   SGPR base = k.sgpr(1, "batch base"), next = k.sgpr(1, "batch end");
   VGPR units = k.vgpr(w.batch, "units");
   k.s_mov_b32(base, 0);
-  k.bind(big);
+  k.loop_();  // whole batches
   k.s_mul_i32(next, w.threads, w.batch);
   k.s_add_u32(next, base, next);
   k.s_cmp_gt_u32(next, w.count);
-  k.s_cbranch_scc1(single);
+  k.break_(Cond::Scc1);
   k.v_add_u32(units[0], base, k.local_id());
   for (int j = 1; j < w.batch; ++j) k.v_add_u32(units[j], w.threads, units[j - 1]);
   for (int j = 0; j < w.batch; ++j) w.load(j, units[j]);
-  for (int j = 0; j < w.batch; ++j) {
-    w.finish(j, units[j]);
-  }
+  for (int j = 0; j < w.batch; ++j) w.finish(j, units[j]);
   k.s_mov_b32(base, next);
-  k.s_branch(big);
-  k.bind(single);
+  k.end_loop();
   k.v_add_u32(units[0], base, k.local_id());
-  Label top = k.label("single_loop");
-  k.bind(top);
-  k.v_cmp_gt_u32(vcc, w.count, units[0]);
-  k.s_and_b64(exec, exec, vcc);
-  k.s_cbranch_execz(done);
+  k.loop_();  // the rest, one unit per thread and trip
+  k.v_cmp_le_u32(vcc, w.count, units[0]);
+  k.break_(vcc);
   w.load(0, units[0]);
   w.finish(0, units[0]);
   k.v_add_u32(units[0], w.threads, units[0]);
-  k.s_branch(top);
-  k.bind(done);
+  k.end_loop();
 }
 
 void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) {
+  const Kernel::Scope scope(k, "chunk_walk");
   // Per-batch VGPR offsets: single wave: off[g] = 4 dwords t + 4 round_bytes g
   // (g < ceil(max_batch / 4), immediates cover the rest); multi wave:
   // off[i] = 16 t + 16 W i (max_batch <= 4).
@@ -160,15 +147,14 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
   };
   for (int B : batches) {
     const int log2b = std::countr_zero(unsigned(B));
-    Label top = k.label("batch" + std::to_string(B)), done = k.label("batch" + std::to_string(B) + "_done");
-    k.bind(top);
+    k.loop_();
     if (w.single_wave) {
       k.s_cmp_lt_u32(w.left, 64 * B);
     } else {
       k.s_lshl_b32(scratch, w.w_threads, log2b);
       k.s_cmp_lt_u32(w.left, scratch);
     }
-    k.s_cbranch_scc1(done);
+    k.break_(Cond::Scc1);
     for (int i = 0; i < B; ++i) {
       auto [voff, imm] = address(i);
       w.load(i, voff, imm);
@@ -188,20 +174,19 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
       k.s_lshl_b32(scratch, w.w_threads, log2b);
       k.s_sub_u32(w.left, w.left, scratch);
     }
-    k.s_branch(top);
-    k.bind(done);
+    k.end_loop();
   }
   // the partial round: threads t < left
-  Label end = k.label("partial_done");
-  k.s_cmp_eq_u32(w.left, 0);
-  k.s_cbranch_scc1(end);
-  SGPR saved = mask_lanes_below(k, w.left, w.thread);
+  k.s_cmp_lg_u32(w.left, 0);
+  k.if_(Cond::Scc1);
+  k.v_cmp_gt_u32(vcc, w.left, w.thread);
+  k.if_(vcc);
   w.load(0, off[0], 0);
   w.compute(0);
   if (w.store) w.store(0, off[0], 0);
   if (w.finish) w.finish(1);
-  restore_exec(k, saved);
-  k.bind(end);
+  k.end_if();
+  k.end_if();
 }
 
 SGPR workgroup_elements64(Kernel& k, Operand n, Label exit) {
@@ -227,23 +212,22 @@ WorkgroupWaves workgroup_waves(Kernel& k, Label exit) {
 }
 
 void countdown_groups(Kernel& k, SGPR count, const std::vector<int>& sizes, const std::function<void(int n)>& group) {
+  const Kernel::Scope scope(k, "countdown_groups");
   for (int n : sizes) {
-    Label top = k.label("group" + std::to_string(n)), done = k.label("group" + std::to_string(n) + "_done");
-    k.bind(top);
+    k.loop_();
     k.s_cmp_lt_u32(count, n);
-    k.s_cbranch_scc1(done);
+    k.break_(Cond::Scc1);
     group(n);
     k.s_sub_u32(count, count, n);
-    k.s_branch(top);
-    k.bind(done);
+    k.end_loop();
   }
 }
 
 void element_tail(Kernel& k, SGPR nq, SGPR rem, VGPR thread, const std::vector<std::pair<SGPR, SGPR>>& streams,
                   const std::function<void(VGPR)>& body) {
-  Label done = k.label("element_tail_done");
-  k.s_cmp_eq_u32(rem, 0);
-  k.s_cbranch_scc1(done);
+  const Kernel::Scope scope(k, "element_tail");
+  k.s_cmp_lg_u32(rem, 0);
+  k.if_(Cond::Scc1);
   SGPR lo = k.sgpr(1, "tail bytes"), hi = k.sgpr(1, "tail bytes hi");
   k.s_lshl_b32(lo, nq, 4);
   k.s_lshr_b32(hi, nq, 28);
@@ -251,12 +235,13 @@ void element_tail(Kernel& k, SGPR nq, SGPR rem, VGPR thread, const std::vector<s
     k.s_add_u32(stream[0], base[0], lo);
     k.s_addc_u32(stream[1], base[1], hi);
   }
-  const SGPR saved = mask_lanes_below(k, rem, thread);
+  k.v_cmp_gt_u32(vcc, rem, thread);
+  k.if_(vcc);
   VGPR offset = k.vgpr(1, "tail offset");
   k.v_lshlrev_b32(offset, 2, thread);
   body(offset);
-  restore_exec(k, saved);
-  k.bind(done);
+  k.end_if();
+  k.end_if();
 }
 
 }  // namespace k100::codegen

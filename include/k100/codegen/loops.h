@@ -53,22 +53,23 @@ SGPR hidden_block(Kernel& k);  // the 8 dwords at H (loaded at entry)
 Grid grid_geometry(Kernel& k, SGPR hidden8);
 
 // Scalar-driven grid-stride loop over `count` units: in trip t the wave's
-// lanes handle units I + lane with I = first + t * total; lanes past `count`
-// are off in the last, partial trip (EXEC restored after each trip). body(I)
-// emits one trip; advance() moves the caller's pointers by one stride. Ends
-// when I >= count or I would pass 2^32.
+// lanes handle units I + lane with I = first + t * total; body(I) runs inside
+// a divergent if_ of the lanes below `count` (all of them but in the last
+// trip); advance() moves the caller's pointers by one stride. Ends when
+// I >= count or I would pass 2^32. EXEC is as before it afterwards.
 void stride_loop(Kernel& k, SGPR count, const Grid& g, const std::function<void(SGPR index)>& body,
                  const std::function<void()>& advance);
 
 // Thread t (local id) handles units t, t + W, t + 2W, ... below `count`
-// (W = `stride`); EXEC shrinks as threads run out, so the caller saves it if
-// needed afterwards.
+// (W = `stride`): a divergent loop_ its threads leave as they run out; EXEC
+// is as before it afterwards.
 void row_walk(Kernel& k, SGPR count, Operand stride, const std::function<void(VGPR unit)>& body);
 
 // The same walk with `batch` units per thread in flight: while a whole batch
 // fits, every unit's loads are issued first (`load(j, unit)`, `loads` VMEM
 // loads each), then each unit is finished (`finish(j, unit)`, `stores` VMEM
-// stores each) as soon as its loads have arrived; the rest one per trip.
+// stores each) as soon as its loads have arrived; the rest one per trip (a
+// divergent loop_). EXEC is as before it afterwards.
 struct BatchedWalk {
   SGPR count, threads;
   int batch = 4, loads = 1, stores = 1;
@@ -79,8 +80,8 @@ void batched_walk(Kernel& k, const BatchedWalk& w);
 // The chunked walk over one row of n floats (n = 4 nq + rem) by W threads:
 // thread t handles the chunks q = t + W r (rounds r = 0, 1, ...) of `dwords`
 // floats (4: dwordx4 pieces; 1: single wave only), in increasing order.
-// Rounds go in batches (e.g. {16, 4, 1}); the last, partial round runs with
-// EXEC = (t < chunks left). Per batch every load is issued first, then each
+// Rounds go in batches (e.g. {16, 4, 1}); the last, partial round runs in a
+// divergent if_ of the threads t < chunks left. Per batch every load is issued first, then each
 // chunk is processed as its loads arrive, then each is stored (at the
 // address it was loaded from), then finish(n). The `streams` (cursor, base)
 // pairs start at their bases and advance with every round.
@@ -114,8 +115,8 @@ void countdown_groups(Kernel& k, SGPR count, const std::vector<int>& sizes, cons
 
 // The elements after the whole 4-float chunks of a row (n = 4 nq + rem,
 // rem < 4): thread t < rem takes element 4 nq + t. Each (stream, base) pair
-// is first set to base + 16 nq; body(offset) runs with EXEC = (t < rem) and
-// offset = 4 t, and EXEC is restored after it. Nothing runs when rem = 0.
+// is first set to base + 16 nq; body(offset) runs in a divergent if_ of the
+// threads t < rem with offset = 4 t. Nothing runs when rem = 0.
 void element_tail(Kernel& k, SGPR nq, SGPR rem, VGPR thread, const std::vector<std::pair<SGPR, SGPR>>& streams,
                   const std::function<void(VGPR offset)>& body);
 

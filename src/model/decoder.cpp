@@ -67,12 +67,13 @@ struct DecoderModel::State {
 
   State(Device& d, const ModelConfig& c, const TensorSource& f, const LoadOptions& o) : dev(d), cfg(c), ws(d) {
     ctx = o.context > 0 ? o.context : std::min<int64_t>(cfg.n_ctx_train, 4096);
-    if (cfg.head_dim % 64 || cfg.head_dim > 256)
+    if (cfg.head_dim % 32 || cfg.head_dim > 256)
       throw Error(f.origin() + ": head size " + std::to_string(cfg.head_dim) +
-                  " is not supported (attention needs a multiple of 64 up to 256)");
+                  " is not supported (attention takes multiples of 32 up to 256)");
     if (cfg.n_embd % 64) throw Error(f.origin() + ": n_embd " + std::to_string(cfg.n_embd) + " is not a multiple of 64");
-    if (cfg.moe() && cfg.n_expert > 256)
-      throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts; routing handles at most 256");
+    if (cfg.moe() && (cfg.n_expert > 256 || cfg.n_expert_used > 64))
+      throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts, " + std::to_string(cfg.n_expert_used) +
+                  " used per token; routing handles at most 256 experts and 64 used");
     kv_f16 = o.kv_f16;
     resolve_kernels();
     const char* linear = std::getenv("K100_MODEL_LINEAR");

@@ -95,7 +95,7 @@ _SIGNATURES = {
     "k100m_model_forward": (ctypes.c_int, [_H, ctypes.c_int32, _I64, _PU64]),
     "k100m_model_logits": (ctypes.c_int, [_H, _P, _I64]),
     "k100m_generate": (ctypes.c_int, [_CS, _CS, _P, ctypes.c_int, _I64, _F32, ctypes.c_int32, _F32, _U64, _CS,
-                                      ctypes.c_int, ctypes.c_int, _I64]),
+                                      ctypes.c_int, ctypes.c_int, _I64, ctypes.c_int]),
 }
 _lib = None
 
@@ -770,6 +770,8 @@ def generate(args) -> int:
     p.add_argument("--ids", action="store_true", help="print the generated ids on a last line 'ids: ...'")
     p.add_argument("--ignore-eos", action="store_true", help="keep generating after an end-of-generation token")
     p.add_argument("--ctx", type=int, default=0, help="KV cache length (default: prompt + n)")
+    p.add_argument("--allow-unused", action="store_true",
+                   help="skip (and list) tensors of the file the architecture does not use")
     a = p.parse_args(args)
     tokens = None
     if a.tokens is not None:
@@ -785,4 +787,5 @@ def generate(args) -> int:
     arr = (ctypes.c_int32 * max(1, len(tokens or [])))(*(tokens or []))
     return _library().k100m_generate(a.model.encode(), a.prompt.encode() if a.prompt is not None else None, arr,
                                      len(tokens or []), a.n, a.temp, a.top_k, a.top_p, a.seed,
-                                     a.logits.encode() if a.logits else None, int(a.ids), int(a.ignore_eos), a.ctx)
+                                     a.logits.encode() if a.logits else None, int(a.ids), int(a.ignore_eos), a.ctx,
+                                     int(a.allow_unused))

@@ -51,7 +51,8 @@ std::vector<std::pair<std::string, std::string>> generate_flags() {
           {"--logits FILE.npy", "write float32 [n, vocab]: row i holds the logits token i was chosen from"},
           {"--ids", "print the generated ids on a last line 'ids: ...'"},
           {"--ignore-eos", "keep generating after an end-of-generation token"},
-          {"--ctx N", "KV cache length (default: prompt + n)"}};
+          {"--ctx N", "KV cache length (default: prompt + n)"},
+          {"--allow-unused", "skip (and list) tensors of the file the architecture does not use"}};
 }
 
 namespace {
@@ -112,7 +113,13 @@ int generate(Device& base, const GenerateRequest& r, std::FILE* out, std::FILE* 
   lo.context = r.context ? r.context : int64_t(prompt.size()) + r.n;
   ProgressBar bar(err, base_name(r.model_path));
   lo.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
+  lo.allow_unused = r.allow_unused;
   DecoderModel model(dev, file, lo);
+  if (const auto& skipped = model.skipped_tensors(); !skipped.empty()) {
+    std::string list;
+    for (const auto& n : skipped) list += " " + n;
+    std::fprintf(err, "skipped %zu unused tensor%s:%s\n", skipped.size(), skipped.size() == 1 ? "" : "s", list.c_str());
+  }
   std::fprintf(err, "%s on %s, context %lld\n", cfg.describe().c_str(), base.backend().c_str(),
                (long long)model.context());
 

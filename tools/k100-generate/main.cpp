@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   tools::OptionTable t("k100-generate", "generate text with a GGUF language model on the DCU or the emulator",
                        {"k100-generate MODEL.gguf (--prompt TEXT | --tokens ID,ID,...) [-n N] [--temp T] [--top-k K] "
                         "[--top-p P] [--seed S] [--logits FILE.npy] [--ids]",
-                        "k100-generate --write-random-model FILE.gguf [--arch llama|qwen2|qwen3|qwen3moe] "
+                        "k100-generate --write-random-model FILE.gguf [--arch llama|qwen2|qwen3|qwen3moe|mixtral] "
                         "[--type f32|f16|q8_0|q4_K|...|mixed] [--tied]"});
   try {
     t.value({"--prompt", "-p"}, "TEXT", "the text to continue (encoded with the model's tokenizer)",
@@ -80,6 +80,8 @@ int main(int argc, char** argv) {
     t.flag({"--ignore-eos"}, "keep generating after an end-of-generation token", [&] { req.ignore_eos = true; });
     t.value({"--ctx"}, "N", "KV cache length (default: prompt + n)",
             [&](const std::string& v) { req.context = integer("--ctx", v); });
+    t.flag({"--allow-unused"}, "skip (and list) tensors of the file the architecture does not use",
+           [&] { req.allow_unused = true; });
     t.value({"--write-random-model"}, "FILE.gguf", "write a small random-weight model (2 layers, dim 256) and exit",
             [&](const std::string& v) { write_path = v; });
     t.value({"--arch"}, "A", "architecture of the random model (default llama)", [&](const std::string& v) { arch = v; });

@@ -32,6 +32,7 @@ struct GenerateRequest {
   bool print_ids = false;
   bool ignore_eos = false;
   int64_t context = 0;  // 0: enough for the prompt and n tokens (at most the training context)
+  bool allow_unused = false;  // skip (and list) tensors the architecture does not use instead of stopping
 };
 
 // "17,4,99" -> ids; k100::Error naming the bad item.

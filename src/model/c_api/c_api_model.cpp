@@ -93,7 +93,7 @@ K100M_API int k100m_sample(const float* logits, int64_t rows, int64_t cols, floa
 
 K100M_API int k100m_generate(const char* model, const char* prompt, const int32_t* tokens, int ntokens, int64_t n,
                              float temperature, int32_t top_k, float top_p, uint64_t seed, const char* logits_path,
-                             int ids, int ignore_eos, int64_t context) {
+                             int ids, int ignore_eos, int64_t context, int allow_unused) {
   GenerateRequest r;
   r.model_path = model ? model : "";
   if (prompt) r.prompt = prompt;
@@ -107,5 +107,6 @@ K100M_API int k100m_generate(const char* model, const char* prompt, const int32_
   r.print_ids = ids != 0;
   r.ignore_eos = ignore_eos != 0;
   r.context = context;
+  r.allow_unused = allow_unused != 0;
   return run_generate(engine_device(), r, stdout, stderr);
 }

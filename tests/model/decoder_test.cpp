@@ -309,6 +309,14 @@ TEST(Decoder, LlamaWithExpertsRuns) {
   const std::vector<int32_t> seq = {1, 300, 301};
   for (size_t i = 0; i < seq.size(); ++i) m.forward(seq[i], int64_t(i));
   for (float v : m.logits()) ASSERT_TRUE(std::isfinite(v));
+  // past the routing kernel's limit: an error naming it (before any tensor is read)
+  const std::string many = rewrite(p, "mixtral_300.gguf", [](std::string& k, quant::Value& v) {
+    if (k == "llama.expert_count") v = quant::Value::of(uint32_t(300));
+    return true;
+  }, keep_tensor);
+  EXPECT_NE(load_error(many).find("300 experts, 2 used per token; routing handles at most 256 experts and 64 used"),
+            std::string::npos)
+      << load_error(many);
 }
 
 // Head sizes: every multiple of 32 up to 256 runs (values: the Python oracle

@@ -18,6 +18,7 @@ model of the same family) for every architecture,
 Errors measured go to <build>/tests/model_tensors_report.txt.
 """
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -124,6 +125,13 @@ def test_unknown_tensor_is_refused_by_name(arch, write, llama):
                        capture_output=True, text=True, errors="replace")
     assert r.returncode == 0, r.stderr
     assert "skipped 1 unused tensor: blk.1.attn_gate.weight" in r.stderr, r.stderr
+    if arch == "llama":  # the Python front end takes the same flag
+        cmd = [sys.executable, "-m", "k100lc_kernels", "generate", str(path), "--tokens", "1,300", "-n", "1", "--temp",
+               "0"]
+        r = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+        assert r.returncode == 1 and "'blk.1.attn_gate.weight'" in r.stderr, r.stderr
+        r = subprocess.run(cmd + ["--allow-unused"], capture_output=True, text=True, errors="replace")
+        assert r.returncode == 0 and "skipped 1 unused tensor: blk.1.attn_gate.weight" in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize("arch", ARCHS)

@@ -64,14 +64,18 @@ def random_model(spec, vocab_kvs, n_vocab, fused_qkv=False, optional=()):
     "output.bias", "tied": no output.weight); fused_qkv: one attn_qkv.weight instead of q, k, v."""
     a, s = spec.arch, spec
     rng = np.random.default_rng(s.seed)
+    opt_rng = np.random.default_rng(s.seed + 1_000_003)  # the optional tensors: the others the same without them
     E, HD, V, F = s.n_embd, s.head_dim, n_vocab, s.n_ff
     Q, KV = s.n_head * HD, s.n_kv * HD
 
     def mat(*shape, gain=1.0):
         return rng.normal(0.0, gain / np.sqrt(shape[-1]), shape)
 
-    def vec(n, mean=0.0, std=0.2):
-        return rng.normal(mean, std, n)
+    def vec(n, mean=0.0, std=0.2, r=rng):
+        return r.normal(mean, std, n)
+
+    def bias(n, std=0.2):
+        return vec(n, 0.0, std, opt_rng)
 
     kvs = [("general.architecture", string(a)), (f"{a}.vocab_size", u32(V)), (f"{a}.context_length", u32(256)),
            (f"{a}.embedding_length", u32(E)), (f"{a}.block_count", u32(s.n_layer)),
@@ -86,26 +90,26 @@ def random_model(spec, vocab_kvs, n_vocab, fused_qkv=False, optional=()):
     kvs += vocab_kvs
     t = {"token_embd.weight": mat(V, E, gain=2.0)}
     if "rope_freqs" in optional:
-        t["rope_freqs.weight"] = rng.uniform(1.0, 8.0, HD // 2)
+        t["rope_freqs.weight"] = opt_rng.uniform(1.0, 8.0, HD // 2)
     for i in range(s.n_layer):
         p = f"blk.{i}."
         t[p + "attn_norm.weight"] = vec(E, 1.0, 0.1)
         if fused_qkv:
             t[p + "attn_qkv.weight"] = mat(Q + 2 * KV, E)
             if "qkv_bias" in optional:
-                t[p + "attn_qkv.bias"] = vec(Q + 2 * KV)
+                t[p + "attn_qkv.bias"] = bias(Q + 2 * KV)
         else:
             for n, rows in [("attn_q", Q), ("attn_k", KV), ("attn_v", KV)]:
                 t[p + n + ".weight"] = mat(rows, E)
             if "qkv_bias" in optional:
                 for n, rows in [("attn_q", Q), ("attn_k", KV), ("attn_v", KV)]:
-                    t[p + n + ".bias"] = vec(rows)
+                    t[p + n + ".bias"] = bias(rows)
         if a in ("qwen3", "qwen3moe"):
             t[p + "attn_q_norm.weight"] = vec(HD, 1.0, 0.1)
             t[p + "attn_k_norm.weight"] = vec(HD, 1.0, 0.1)
         t[p + "attn_output.weight"] = mat(E, Q)
         if "attn_output.bias" in optional:
-            t[p + "attn_output.bias"] = vec(E)
+            t[p + "attn_output.bias"] = bias(E)
         t[p + "ffn_norm.weight"] = vec(E, 1.0, 0.1)
         if s.n_expert:
             X = s.n_expert
@@ -119,10 +123,10 @@ def random_model(spec, vocab_kvs, n_vocab, fused_qkv=False, optional=()):
             t[p + "ffn_down.weight"] = mat(E, F)
             for n, rows in [("ffn_gate", F), ("ffn_up", F), ("ffn_down", E)]:
                 if n + ".bias" in optional:
-                    t[p + n + ".bias"] = vec(rows)
+                    t[p + n + ".bias"] = bias(rows)
     t["output_norm.weight"] = vec(E, 1.0, 0.1)
     if "tied" not in optional:
         t["output.weight"] = mat(V, E)
     if "output.bias" in optional:
-        t["output.bias"] = vec(V, 0.0, 0.5)
+        t["output.bias"] = bias(V, 0.5)
     return kvs, t

@@ -144,7 +144,9 @@ ModelTensors find_tensors(TensorFinder& F, const ModelConfig& c) {
 
 // Why a tensor llama.cpp knows is not used here, for the message.
 std::string unused_reason(const std::string& name) {
-  auto ends = [&](const std::string& s) { return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0; };
+  auto ends = [&](const std::string& s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
   if (ends(".input_scale") || ends(".scale")) return " (a per-tensor scale, which k100lc does not apply)";
   return "";
 }
@@ -157,8 +159,9 @@ void account_for_unused(const TensorSource& src, const ModelConfig& c, const std
   const size_t shown = std::min<size_t>(unused.size(), 8);
   for (size_t i = 0; i < shown; ++i) list += (i ? ", '" : "'") + unused[i] + "'" + unused_reason(unused[i]);
   if (unused.size() > shown) list += " and " + std::to_string(unused.size() - shown) + " more";
-  throw Error(src.origin() + ": " + std::to_string(unused.size()) + (unused.size() == 1 ? " tensor is" : " tensors are") +
-              " not used by a " + c.arch_name + " model of these hyper-parameters: " + list +
+  throw Error(src.origin() + ": " + std::to_string(unused.size()) +
+              (unused.size() == 1 ? " tensor is" : " tensors are") + " not used by a " + c.arch_name +
+              " model of these hyper-parameters: " + list +
               "; allowing unused tensors (k100-generate --allow-unused) skips them");
 }
 

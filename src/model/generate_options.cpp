@@ -102,17 +102,17 @@ int generate_main(const std::string& program, const std::vector<std::string>& ar
                        {program + " -m MODEL.gguf [-p TEXT | -f FILE | --tokens ID,ID,...] [-n N] [-c N] [sampling]",
                         program + " -m MODEL.gguf -cnv [-sys TEXT] [-p FIRST] [--chat-template NAME] < lines",
                         program + " --write-random-model FILE.gguf [--arch A] [--type T] [--tied]"});
-  auto prompt_text = [&](const std::string& flag, std::string text) {
+  auto prompt_text = [&](const std::string& flag, const std::function<std::string()>& text) {
     if (have_prompt || have_tokens) throw Problem{flag + ": give one prompt (-p, -f or --tokens)"};
     have_prompt = true;
-    req.prompt = std::move(text);
+    req.prompt = text();
   };
   t.value({"-m", "--model"}, "FILE", "the GGUF model (or give it as the first argument)",
           [&](const std::string& v) { req.model_path = v; });
   t.value({"-p", "--prompt"}, "TEXT", "the prompt (chat: the first user message); control tokens are matched",
-          [&](const std::string& v) { prompt_text("-p", v); });
+          [&](const std::string& v) { prompt_text("-p", [&] { return v; }); });
   t.value({"-f", "--file"}, "FILE", "the prompt from a file",
-          [&](const std::string& v) { prompt_text("-f", read_file(v)); });
+          [&](const std::string& v) { prompt_text("-f", [&] { return read_file(v); }); });
   t.value({"--tokens"}, "ID,ID,...", "the prompt as token ids", [&](const std::string& v) {
     if (have_prompt || have_tokens) throw Problem{"--tokens: give one prompt (-p, -f or --tokens)"};
     try {
@@ -234,10 +234,10 @@ int generate_main(const std::string& program, const std::vector<std::string>& ar
     positional.erase(positional.begin());
   }
   if (!positional.empty()) return t.usage_error("unexpected argument '" + positional.front() + "'");
-  if (req.model_path.empty()) return t.usage_error("give the model: -m MODEL.gguf");
   if (cache_k && cache_v && *cache_k != *cache_v)
     return t.usage_error("--cache-type-k " + *cache_k + " with --cache-type-v " + *cache_v +
                          ": the KV cache has one type for K and V; give both the same");
+  if (req.model_path.empty()) return t.usage_error("give the model: -m MODEL.gguf");
   const bool chat = req.conversation || req.system_prompt;
   if (chat && have_tokens) return t.usage_error("--tokens: a chat (-cnv, -sys) is rendered from text messages");
   if (chat && req.interactive) return t.usage_error("-i and -cnv: give one of them (-cnv renders the chat template)");

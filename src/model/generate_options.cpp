@@ -12,6 +12,7 @@
 #include "k100/model/generate_command.h"
 #include "k100/model/random_model.h"
 #include "option_table.h"
+#include "option_values.h"
 
 namespace k100::model {
 
@@ -43,29 +44,8 @@ namespace {
 
 using Problem = tools::OptionTable::UsageProblem;
 
-double number(const std::string& flag, const std::string& v) {
-  size_t used = 0;
-  double f = 0;
-  try {
-    f = std::stod(v, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used != v.size() || v.empty()) throw Problem{flag + ": '" + v + "' is not a number"};
-  return f;
-}
-
-long long integer(const std::string& flag, const std::string& v) {
-  size_t used = 0;
-  long long x = 0;
-  try {
-    x = std::stoll(v, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used != v.size() || v.empty()) throw Problem{flag + ": '" + v + "' is not an integer"};
-  return x;
-}
+double number(const std::string& flag, const std::string& v) { return tools::number_value(flag, v); }
+long long integer(const std::string& flag, const std::string& v) { return tools::integer_value(flag, v); }
 
 // A sampling value, checked against its rule (sampler_rule_broken).
 double sampling(const std::string& flag, const std::string& v, SamplerField field) {

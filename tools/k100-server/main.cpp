@@ -26,20 +26,14 @@
 #include "k100/runtime/runtime.h"
 #include "openai_routes.h"
 #include "option_table.h"
+#include "option_values.h"
 
 namespace {
 
 using Problem = k100::tools::OptionTable::UsageProblem;
 
 long long integer(const std::string& flag, const std::string& v, long long min, const std::string& rule) {
-  size_t used = 0;
-  long long x = 0;
-  try {
-    x = std::stoll(v, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used != v.size() || v.empty()) throw Problem{flag + ": '" + v + "' is not an integer"};
+  const long long x = k100::tools::integer_value(flag, v);
   if (x < min) throw Problem{flag + " " + v + ": " + rule};
   return x;
 }

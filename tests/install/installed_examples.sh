@@ -90,6 +90,10 @@ assert gguf.type_info("q4_K")["block_elems"] == 256
 PY
 PYTHONPATH=$prefix/$pydir /usr/bin/python3 -m k100lc_kernels info gemv_f32_warp_k > info.json
 grep -q '"semantics"' info.json  # the registry's docs, from the installed libk100_selftest.so
+PYTHONPATH=$prefix/$pydir /usr/bin/python3 -m k100lc_kernels list gemv_f32 | grep -q "^gemv_f32_warp_k "
+PYTHONPATH=$prefix/$pydir /usr/bin/python3 -m k100lc_kernels selftest --only fill_k 2> pyselftest.err \
+  | tail -1 | grep -q "^1 passed, 0 failed" || { cat pyselftest.err; exit 1; }
+PYTHONPATH=$prefix/$pydir /usr/bin/python3 -m k100lc_kernels generate --help | grep -q -- "--chat-template"
 step "a model outside the source tree: the installed k100-generate, k100-server and Python generate"
 "$prefix/bin/k100-generate" --write-random-model "$work/tiny.gguf" --arch qwen3 > /dev/null
 "$prefix/bin/k100-generate" -m "$work/tiny.gguf" -p "Hello world" -n 5 --temp 0 --ignore-eos --ids \

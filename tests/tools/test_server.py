@@ -216,3 +216,16 @@ def test_wrong_method_and_malformed_json_from_node(server):
     assert out["status"] == 400 and out["type"].startswith("application/json")
     assert "not valid JSON" in out["body"]["error"]["message"]
     assert curl(server, "/health") == (200, {"status": "ok"})  # still serving
+
+
+@pytest.mark.parametrize("args, status, says", [
+    (["--help"], 0, "-m, --model FILE"),
+    (["--port", "70000", "-m", "x.gguf"], 2, "--port 70000: must be in [0, 65535]"),
+    (["-c", "-1", "-m", "x.gguf"], 2, "-c -1: must be 0 (the model's) or more"),
+    (["--port", "80"], 2, "give the model: -m MODEL.gguf"),
+    (["-m", "/nonexistent/model.gguf", "--port", "0"], 1, "/nonexistent/model.gguf"),
+])
+def test_server_command_line(args, status, says):
+    r = subprocess.run([str(BIN / "k100-server"), *args], capture_output=True, text=True, env=ENV, timeout=120)
+    assert r.returncode == status, r.stderr
+    assert says in (r.stdout if status == 0 else r.stderr)

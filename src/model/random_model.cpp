@@ -307,6 +307,11 @@ void write_random_model(const std::string& path, const RandomModelSpec& s) {
     w.add("tokenizer.ggml.eos_token_id", u32(nv - 1));  // <|im_end|>
     w.add("tokenizer.ggml.padding_token_id", u32(nv - 3));
     w.add("tokenizer.ggml.add_bos_token", Value::of(false));
+    // the ChatML turns its control tokens are for (as the Qwen models carry)
+    w.add("tokenizer.chat_template",
+          Value::string("{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
+                        "'<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' "
+                        "}}{% endif %}"));
   }
 
   Builder b(s);

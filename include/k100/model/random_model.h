@@ -6,7 +6,8 @@
 // the hyper-parameter keys, every tensor by its llama.cpp name and shape, and
 // a vocabulary (SentencePiece for llama: <unk>, <s>, </s>, the 256 byte
 // tokens and word pieces; GPT-2 byte-level BPE with merges and the qwen2
-// pre-tokenizer for the qwen architectures, plus their control tokens).
+// pre-tokenizer for the qwen architectures, plus their control tokens and a
+// ChatML tokenizer.chat_template).
 // Weight matrices are quantised with the host codecs to the type asked for
 // (or, for a mixed file, to a different block type per tensor); norms and
 // biases stay f32.

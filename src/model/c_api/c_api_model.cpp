@@ -91,22 +91,9 @@ K100M_API int k100m_sample(const float* logits, int64_t rows, int64_t cols, floa
   });
 }
 
-K100M_API int k100m_generate(const char* model, const char* prompt, const int32_t* tokens, int ntokens, int64_t n,
-                             float temperature, int32_t top_k, float top_p, uint64_t seed, const char* logits_path,
-                             int ids, int ignore_eos, int64_t context, int allow_unused) {
-  GenerateRequest r;
-  r.model_path = model ? model : "";
-  if (prompt) r.prompt = prompt;
-  if (tokens && ntokens > 0) r.tokens.assign(tokens, tokens + ntokens);
-  r.n = n;
-  r.sampler.temperature = temperature;
-  r.sampler.top_k = top_k;
-  r.sampler.top_p = top_p;
-  r.sampler.seed = seed;
-  if (logits_path) r.logits_path = logits_path;
-  r.print_ids = ids != 0;
-  r.ignore_eos = ignore_eos != 0;
-  r.context = context;
-  r.allow_unused = allow_unused != 0;
-  return run_generate(engine_device(), r, stdout, stderr);
+K100M_API int k100m_generate_main(int argc, const char* const* argv) {
+  if (argc < 1 || !argv) return 2;
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i] ? argv[i] : "");
+  return generate_main(argv[0] ? argv[0] : "generate", args, []() -> Device& { return engine_device(); });
 }

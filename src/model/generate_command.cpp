@@ -209,8 +209,7 @@ int generate(Device& base, const GenerateRequest& r, std::FILE* in, std::FILE* o
   if (const auto& skipped = model.skipped_tensors(); !skipped.empty()) {
     std::string list;
     for (const auto& name : skipped) list += " " + name;
-    std::fprintf(err, "skipped %zu unused tensor%s:%s
-", skipped.size(), skipped.size() == 1 ? "" : "s", list.c_str());
+    std::fprintf(err, "skipped %zu unused tensor%s:%s\n", skipped.size(), skipped.size() == 1 ? "" : "s", list.c_str());
   }
   const double load_seconds = now() - t_start;
   const int64_t ctx = model.context();

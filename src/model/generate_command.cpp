@@ -9,6 +9,7 @@
 #include "k100/base/error.h"
 #include "k100/model/decoder.h"
 #include "k100/model/generator.h"
+#include "k100/model/hf_model.h"
 #include "k100/model/profiling_device.h"
 #include "k100/model/text_stream.h"
 #include "k100/model/tokenizer.h"
@@ -84,12 +85,12 @@ std::string base_name(const std::string& p) {
 }
 
 int generate(Device& base, const GenerateRequest& r, std::FILE* out, std::FILE* err) {
-  const quant::GgufFile file = quant::GgufFile::open(r.model_path);
-  const ModelConfig cfg = ModelConfig::from_gguf(file);
+  const ModelFiles files = ModelFiles::open(r.model_path);  // a GGUF file or a Hugging Face directory
+  const ModelConfig& cfg = files.config();
   std::optional<Tokenizer> tok;
   std::string tok_error;
   try {
-    tok.emplace(Tokenizer::from_gguf(file));
+    tok.emplace(files.tokenizer());
   } catch (const Error& e) {
     tok_error = e.what();
   }
@@ -114,7 +115,7 @@ int generate(Device& base, const GenerateRequest& r, std::FILE* out, std::FILE* 
   ProgressBar bar(err, base_name(r.model_path));
   lo.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
   lo.allow_unused = r.allow_unused;
-  DecoderModel model(dev, file, lo);
+  DecoderModel model(dev, cfg, files.tensors(), lo);
   if (const auto& skipped = model.skipped_tensors(); !skipped.empty()) {
     std::string list;
     for (const auto& n : skipped) list += " " + n;

@@ -99,12 +99,7 @@ Int4Layer find_int4_layer(const SafetensorsCheckpoint& c, const std::string& pre
                 std::to_string(L.k) + "]; K must be a positive multiple of 128");
   expect_shape(c, *L.packed, {uint64_t(L.n), uint64_t(L.k / 8)}, "[N, K/8] for weight_shape [N, K]");
   expect_shape(c, *L.scale, {uint64_t(L.n), uint64_t(L.k / 128)}, "[N, K/128] for weight_shape [N, K]");
-  L.matrix.format = &kCompressedTensorsInt4;
-  L.matrix.n = L.n;
-  L.matrix.k = L.k;
-  L.matrix.codes = c.bytes(*L.packed);
-  L.matrix.scales = c.bytes(*L.scale);
-  L.matrix.check(c.origin() + ": layer '" + prefix + "'");
+  L.matrix = detail::layer_matrix(c, prefix, kCompressedTensorsInt4, L.n, L.k, *L.packed, *L.scale);
   return L;
 }
 

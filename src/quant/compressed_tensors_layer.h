@@ -8,6 +8,7 @@
 
 #include "k100/base/error.h"
 #include "k100/quant/safetensors_checkpoint.h"
+#include "k100/quant/w4_formats.h"
 
 namespace k100::quant::detail {
 
@@ -31,6 +32,21 @@ inline void expect_shape(const SafetensorsCheckpoint& c, const SafetensorsCheckp
 // A tensor the layer must not have (a zero point, a group-order permutation).
 inline void refuse_tensor(const SafetensorsCheckpoint& c, const std::string& name, const std::string& why) {
   if (c.find(name)) throw Error(c.origin() + ": tensor '" + name + "' is present: " + why);
+}
+
+// The layer's matrix over the mapped codes and scales, size-checked.
+inline W4Matrix layer_matrix(const SafetensorsCheckpoint& c, const std::string& prefix, const WeightFormat& format,
+                             int64_t n, int64_t k, const SafetensorsCheckpoint::Entry& codes,
+                             const SafetensorsCheckpoint::Entry& scales, float global = 1.0f) {
+  W4Matrix m;
+  m.format = &format;
+  m.n = n;
+  m.k = k;
+  m.codes = c.bytes(codes);
+  m.scales = c.bytes(scales);
+  m.global = global;
+  m.check(c.origin() + ": layer '" + prefix + "'");
+  return m;
 }
 
 }  // namespace k100::quant::detail

@@ -32,13 +32,7 @@ Nvfp4Layer find_nvfp4_layer(const SafetensorsCheckpoint& c, const std::string& p
                 ", expected one F32 element");
   float g;
   std::memcpy(&g, c.bytes(*L.global_scale).data(), 4);
-  L.matrix.format = &kNvfp4;
-  L.matrix.n = L.n;
-  L.matrix.k = L.k;
-  L.matrix.codes = c.bytes(*L.packed);
-  L.matrix.scales = c.bytes(*L.scale);
-  L.matrix.global = g;
-  L.matrix.check(c.origin() + ": layer '" + prefix + "'");
+  L.matrix = detail::layer_matrix(c, prefix, kNvfp4, L.n, L.k, *L.packed, *L.scale, g);
   return L;
 }
 

@@ -58,7 +58,7 @@ def usage() -> int:
     """Prints the usage line; returns 2."""
     print("usage: python3 -m k100lc_kernels [list|info NAME]\n"
           "       python3 -m k100lc_kernels selftest [--group a,b] [--only x,y] [--sweep] [--repeat N] [--json]\n"
-          "       python3 -m k100lc_kernels generate MODEL.gguf (--prompt TEXT | --tokens ID,...) [-n N] [--temp T] ...",
+          "       python3 -m k100lc_kernels generate MODEL.gguf|DIR (--prompt TEXT | --tokens ID,...) [-n N] [--temp T] ...",
           file=sys.stderr)
     return 2
 

@@ -756,8 +756,9 @@ def generate(args) -> int:
     from .runtime import Runtime
 
     p = argparse.ArgumentParser(prog="python3 -m k100lc_kernels generate",
-                                description="generate text with a GGUF language model on the DCU or the emulator")
-    p.add_argument("model", metavar="MODEL.gguf")
+                                description="generate text with a GGUF language model (or a Hugging Face model "
+                                            "directory) on the DCU or the emulator")
+    p.add_argument("model", metavar="MODEL.gguf|DIR")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--prompt", "-p", metavar="TEXT", help="the text to continue")
     g.add_argument("--tokens", metavar="ID,ID,...", help="the prompt as token ids")

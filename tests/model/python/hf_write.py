@@ -24,6 +24,7 @@ LAYER_NAMES = {
     "ffn_norm.weight": "post_attention_layernorm.weight",
     "ffn_gate.weight": "mlp.gate_proj.weight", "ffn_up.weight": "mlp.up_proj.weight",
     "ffn_down.weight": "mlp.down_proj.weight",
+    "ffn_gate_inp.weight": "mlp.gate.weight",
 }
 
 QWEN2_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|"
@@ -41,6 +42,13 @@ def hf_name(gguf):
         return "lm_head.weight"
     _, layer, tail = gguf.split(".", 2)
     return f"model.layers.{layer}.{LAYER_NAMES[tail]}"
+
+
+def expert_name(gguf, e):
+    """The Hugging Face key of expert e's matrix of a GGUF ffn_{gate,up,down}_exps tensor (Qwen3-MoE)."""
+    _, layer, tail = gguf.split(".", 2)
+    which = {"ffn_gate_exps.weight": "gate_proj", "ffn_up_exps.weight": "up_proj", "ffn_down_exps.weight": "down_proj"}
+    return f"model.layers.{layer}.mlp.experts.{e}.{which[tail]}.weight"
 
 
 def to_bf16(a):
@@ -112,13 +120,18 @@ def write_tokenizer(directory, tokens, types, merges, split, bos, eos):
 
 
 def config(arch, spec, n_vocab, tied):
-    """config.json of a dense model of gguf_write.ModelSpec `spec` ("llama" or "qwen3")."""
-    c = {"architectures": ["LlamaForCausalLM" if arch == "llama" else "Qwen3ForCausalLM"],
+    """config.json of a model of gguf_write.ModelSpec `spec` ("llama", "qwen3" or "qwen3moe")."""
+    names = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM", "qwen3moe": "Qwen3MoeForCausalLM"}
+    c = {"architectures": [names[arch]],
          "model_type": arch, "hidden_act": "silu", "hidden_size": spec.n_embd,
          "num_hidden_layers": spec.n_layer, "num_attention_heads": spec.n_head,
          "num_key_value_heads": spec.n_kv, "head_dim": spec.head_dim, "intermediate_size": spec.n_ff,
          "vocab_size": n_vocab, "max_position_embeddings": 256, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
          "rope_scaling": None, "tie_word_embeddings": tied, "torch_dtype": "bfloat16"}
-    if arch == "qwen3":
+    if arch != "llama":
         c.update({"attention_bias": False, "use_sliding_window": False, "sliding_window": None})
+    if arch == "qwen3moe":
+        c.update({"num_experts": spec.n_expert, "num_experts_per_tok": spec.n_expert_used,
+                  "moe_intermediate_size": spec.n_ff, "norm_topk_prob": True, "decoder_sparse_step": 1,
+                  "mlp_only_layers": []})
     return c

@@ -1,6 +1,7 @@
 """Hugging Face model directories end to end: a tiny Llama (one
-model.safetensors, its own output head, the Llama-3 split) and a tiny Qwen3
-(two shards and an index, tied embeddings, the Qwen-2 split), random BF16
+model.safetensors, its own output head, the Llama-3 split), a tiny Qwen3
+(two shards and an index, tied embeddings, the Qwen-2 split) and a tiny
+Qwen3-MoE (4 experts, 2 used, one tensor per expert), random BF16
 weights, config.json, tokenizer.json and generation_config.json written by
 hf_write.py, run by k100-generate DIR and by `python3 -m k100lc_kernels
 generate DIR`, against llama.cpp running the same model written as an f32
@@ -54,9 +55,11 @@ def permute_rows(w, heads):
 
 
 def write_model(tmp_path, arch, vocab):
-    """(directory, gguf path) of a random model of `arch` ('llama' or 'qwen3')."""
+    """(directory, gguf path) of a random model of `arch` ('llama', 'qwen3' or 'qwen3moe')."""
     kvs_vocab, tokens, types, merges, bos, eos = vocab
-    spec = gguf_write.ModelSpec(arch, seed=11 if arch == "llama" else 12)
+    moe = arch == "qwen3moe"
+    spec = gguf_write.ModelSpec(arch, seed={"llama": 11, "qwen3": 12}.get(arch, 13), n_expert=4 if moe else 0,
+                                n_expert_used=2 if moe else 0, n_ff=256 if moe else 512)
     tied = arch == "qwen3"
     split = hf_write.LLAMA3_SPLIT if arch == "llama" else hf_write.QWEN2_SPLIT
     pre = "llama-bpe" if arch == "llama" else "qwen2"
@@ -66,7 +69,11 @@ def write_model(tmp_path, arch, vocab):
     hf, gguf_tensors = {}, {}
     for name, a in t.items():
         b = hf_write.to_bf16(a)
-        hf[hf_write.hf_name(name)] = ("BF16", b)
+        if "_exps." in name:  # one tensor per expert in Hugging Face checkpoints
+            for e in range(a.shape[0]):
+                hf[hf_write.expert_name(name, e)] = ("BF16", b[e])
+        else:
+            hf[hf_write.hf_name(name)] = ("BF16", b)
         w = hf_write.from_bf16(b).reshape(a.shape)  # the values the directory holds, exactly
         if arch == "llama" and name.endswith("attn_q.weight"):
             w = permute_rows(w, spec.n_head)
@@ -86,7 +93,7 @@ def row_error(a, ref):
     return np.abs(a.astype(np.float64) - ref.astype(np.float64)).max(axis=1)
 
 
-@pytest.mark.parametrize("arch", ["llama", "qwen3"])
+@pytest.mark.parametrize("arch", ["llama", "qwen3", "qwen3moe"])
 def test_directory_matches_llama_cpp(arch, vocab, llama, tmp_path):
     directory, gguf = write_model(tmp_path, arch, vocab)
     ids, ours, out = generate(directory, PROMPT, N)
@@ -95,7 +102,7 @@ def test_directory_matches_llama_cpp(arch, vocab, llama, tmp_path):
     scale = np.abs(theirs).max(axis=1)
     err = row_error(ours, theirs) / scale
     with open(REPORT, "a") as f:
-        f.write(f"{arch:6s} bf16 HF directory, {N} greedy steps: k100lc vs llama.cpp (f32 GGUF) "
+        f.write(f"{arch:8s} bf16 HF directory, {N} greedy steps: k100lc vs llama.cpp (f32 GGUF) "
                 f"{err.max():.2e} of the largest logit; tokens {'equal' if ids == lids else 'DIFFER'}\n")
     assert ids == lids, f"greedy tokens differ from llama.cpp's:\n{ids}\n{lids}"
     assert err.max() <= 1e-3, f"logits off by {err.max():.3e} of the largest"

@@ -52,7 +52,7 @@ TEST(Safetensors, ReadsTensorsShapesOffsetsAndMetadata) {
   const auto bytes = raw(kTwo, 32);
   const SafetensorsFile f = SafetensorsFile::parse(bytes, "two.safetensors");
   ASSERT_EQ(f.tensors().size(), 2u);
-  EXPECT_EQ(f.tensors()[0].name, "a");  // header order
+  EXPECT_EQ(f.tensors()[0].name, "a");  // by name
   EXPECT_EQ(f.header_size(), kTwo.size());
   EXPECT_EQ(f.data_offset(), 8 + kTwo.size());
   const SafetensorsTensor& b = f.at("b");

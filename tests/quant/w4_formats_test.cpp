@@ -167,7 +167,7 @@ TEST(CompressedTensorsCheckpoint, LayersAreFoundAndCrossChecked) {
   std::vector<float> w;
   const std::string path = write_checkpoint("ct.safetensors", 8, 256, &w);
   const SafetensorsCheckpoint c = SafetensorsCheckpoint::open(path);
-  EXPECT_EQ(packed_layer_prefixes(c), (std::vector<std::string>{"l", "f"}));
+  EXPECT_EQ(packed_layer_prefixes(c), (std::vector<std::string>{"f", "l"}));  // by name
   const Int4Layer L = find_int4_layer(c, "l");
   EXPECT_EQ(L.n, 8);
   EXPECT_EQ(L.k, 256);

@@ -54,7 +54,7 @@ struct Int4Layer {
 // missing tensor, a wrong dtype or shape, or weight_shape disagreeing with
 // the other two.
 Int4Layer find_int4_layer(const SafetensorsCheckpoint& c, const std::string& prefix);
-// Every prefix with a ".weight_packed" tensor, in checkpoint order.
+// Every prefix with a ".weight_packed" tensor, in checkpoint order (by name).
 std::vector<std::string> packed_layer_prefixes(const SafetensorsCheckpoint& c);
 
 // The test packer of FORMATS.md 2.4: per row and group of 128, scale =

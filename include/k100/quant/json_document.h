@@ -5,7 +5,10 @@
 // Parsing is strict where a lenient reader would guess: a syntax error is a
 // k100::Error naming the file and the byte offset, and a key repeated inside
 // one object is an error too (JSON leaves it undefined which value counts).
-// Objects keep their keys in file order. The small accessors below name the
+// Objects hold their keys sorted by name (a std::map: a tokenizer.json
+// vocabulary of 150,000 keys parses in linear-logarithmic time, which a
+// file-order object, searched linearly on every insert, does not). The small
+// accessors below name the
 // file and the key path in every message, so a wrong type or a missing key
 // reads "config.json: 'num_attention_heads' is a string, expected an integer".
 #pragma once
@@ -20,7 +23,7 @@
 
 namespace k100::quant {
 
-using Json = nlohmann::ordered_json;
+using Json = nlohmann::json;
 
 // Parses `text`; `where` names it in messages (a path, or a path and a part).
 Json parse_json(std::string_view text, const std::string& where);

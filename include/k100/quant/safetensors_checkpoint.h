@@ -38,7 +38,8 @@ class SafetensorsCheckpoint {
     const SafetensorsFile* file;
     const SafetensorsTensor* tensor;
   };
-  // Every tensor, shard by shard in index order, header order inside a shard.
+  // Every tensor, shard by shard in the order the index first names them,
+  // by tensor name inside a shard.
   const std::vector<Entry>& tensors() const;
   const Entry* find(std::string_view name) const;  // nullptr when absent
   const Entry& at(std::string_view name) const;    // k100::Error naming the checkpoint and tensor

@@ -75,7 +75,7 @@ class SafetensorsFile {
   uint64_t data_offset() const;  // 8 + H
   uint64_t file_size() const;
 
-  // In header order.
+  // By name.
   const std::vector<SafetensorsTensor>& tensors() const;
   const SafetensorsTensor* find(std::string_view name) const;  // nullptr when absent
   const SafetensorsTensor& at(std::string_view name) const;    // k100::Error naming file and tensor

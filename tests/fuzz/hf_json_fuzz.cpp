@@ -4,7 +4,9 @@
 // quantization_config, model.safetensors.index.json), the rest is the
 // document. Each must be read or refused with k100::Error; any other
 // exception, a crash or a hang is a bug. The documents go through a file in
-// a per-process scratch directory because the readers take paths.
+// a per-process scratch directory because the readers take paths. The two
+// model readers are compiled into the target (tests/fuzz/CMakeLists.txt), so
+// it needs neither the device nor the emulator.
 #include <unistd.h>
 
 #include <cstddef>
@@ -15,7 +17,6 @@
 
 #include "k100/base/error.h"
 #include "k100/model/hf_model.h"
-#include "k100/model/tokenizer.h"
 #include "k100/model/tokenizer_json.h"
 #include "k100/quant/compressed_tensors.h"
 #include "k100/quant/json_document.h"
@@ -64,12 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       case 2: {
         put(d / "tokenizer.json", data, size);
-        model::VocabularyData v = model::read_tokenizer_json((d / "tokenizer.json").string());
-        if (v.tokens.size() < 4096) {
-          const model::Tokenizer t(std::move(v));
-          const auto ids = t.encode("Hello, мир! 123 <|x|>");
-          (void)t.decode(ids);
-        }
+        (void)model::read_tokenizer_json((d / "tokenizer.json").string());
         break;
       }
       case 3: {

@@ -31,7 +31,7 @@ set(K100_PYTHON_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/${K100_PYTHON_VERSION_DIR}/d
 # Tools: every command-line program a user runs (k100-build-kernels only
 # builds the package, it is not installed).
 foreach(tool k100-as k100-objdump k100-link k100-catalog k100-run k100-selftest k100-bench k100-gguf k100-cc
-             k100-generate k100-server)
+             k100-generate k100-server k100-rt4)
   if(TARGET ${tool})
     install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()

@@ -15,6 +15,7 @@
 #include "k100/model/chat_template.h"
 #include "k100/model/completion.h"
 #include "k100/model/decoder.h"
+#include "k100/model/hf_model.h"
 #include "k100/model/profiling_device.h"
 #include "k100/model/tokenizer.h"
 #include "k100/quant/npy.h"
@@ -69,7 +70,9 @@ class ProgressBar {
   int last_ = -1;
 };
 
-std::string base_name(const std::string& p) {
+// The last part of a path ("Qwen3-0.6B" of "models/Qwen3-0.6B/" too).
+std::string base_name(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
   const size_t s = p.find_last_of('/');
   return s == std::string::npos ? p : p.substr(s + 1);
 }
@@ -170,12 +173,12 @@ std::vector<TokenId> without_end(const Tokenizer* tok, std::vector<TokenId> ids)
 
 int generate(Device& base, const GenerateRequest& r, std::FILE* in, std::FILE* out, std::FILE* err) {
   const double t_start = now();
-  const quant::GgufFile file = quant::GgufFile::open(r.model_path);
-  const ModelConfig cfg = ModelConfig::from_gguf(file);
+  const ModelFiles files = ModelFiles::open(r.model_path);  // a GGUF file or a Hugging Face directory
+  const ModelConfig& cfg = files.config();
   std::optional<Tokenizer> tok;
   std::string tok_error;
   try {
-    tok.emplace(Tokenizer::from_gguf(file));
+    tok.emplace(files.tokenizer());
   } catch (const Error& e) {
     tok_error = e.what();
   }
@@ -183,7 +186,7 @@ int generate(Device& base, const GenerateRequest& r, std::FILE* in, std::FILE* o
   if (!tok && (r.prompt || chat || r.interactive))
     throw Error("the model's tokenizer cannot be read: " + tok_error + " (give --tokens instead)");
   std::optional<ChatTemplate> tmpl;
-  if (chat) tmpl.emplace(ChatTemplate::for_model(file, r.chat_template));
+  if (chat) tmpl.emplace(ChatTemplate::for_model(files.chat_template_source(), r.chat_template));
   else if (!r.chat_template.empty()) ChatTemplate::from_name(r.chat_template);  // a bad name is still an error
 
   // The first prompt (a chat renders its turns later).
@@ -205,7 +208,7 @@ int generate(Device& base, const GenerateRequest& r, std::FILE* in, std::FILE* o
   ProgressBar bar(err, base_name(r.model_path));
   lo.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
   lo.allow_unused = r.allow_unused;
-  DecoderModel model(dev, file, lo);
+  DecoderModel model(dev, cfg, files.tensors(), lo);
   if (const auto& skipped = model.skipped_tensors(); !skipped.empty()) {
     std::string list;
     for (const auto& name : skipped) list += " " + name;

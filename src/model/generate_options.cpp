@@ -78,16 +78,18 @@ int generate_main(const std::string& program, const std::vector<std::string>& ar
   bool tied = false, have_tokens = false, have_prompt = false, have_n = false;
   std::optional<std::string> cache_k, cache_v;
   std::vector<std::string> positional;
-  tools::OptionTable t(program, "generate text with a GGUF language model on the DCU or the emulator",
-                       {program + " -m MODEL.gguf [-p TEXT | -f FILE | --tokens ID,ID,...] [-n N] [-c N] [sampling]",
-                        program + " -m MODEL.gguf -cnv [-sys TEXT] [-p FIRST] [--chat-template NAME] < lines",
+  tools::OptionTable t(program, "generate text with a GGUF language model or a Hugging Face model directory on the "
+                                "DCU or the emulator",
+                       {program + " -m MODEL.gguf|DIR [-p TEXT | -f FILE | --tokens ID,ID,...] [-n N] [-c N] [sampling]",
+                        program + " -m MODEL.gguf|DIR -cnv [-sys TEXT] [-p FIRST] [--chat-template NAME] < lines",
                         program + " --write-random-model FILE.gguf [--arch A] [--type T] [--tied]"});
   auto prompt_text = [&](const std::string& flag, const std::function<std::string()>& text) {
     if (have_prompt || have_tokens) throw Problem{flag + ": give one prompt (-p, -f or --tokens)"};
     have_prompt = true;
     req.prompt = text();
   };
-  t.value({"-m", "--model"}, "FILE", "the GGUF model (or give it as the first argument)",
+  t.value({"-m", "--model"}, "FILE|DIR", "the GGUF model or a Hugging Face directory (config.json, safetensors, "
+                                         "tokenizer.json); or give it as the first argument",
           [&](const std::string& v) { req.model_path = v; });
   t.value({"-p", "--prompt"}, "TEXT", "the prompt (chat: the first user message); control tokens are matched",
           [&](const std::string& v) { prompt_text("-p", [&] { return v; }); });
@@ -162,7 +164,8 @@ int generate_main(const std::string& program, const std::vector<std::string>& ar
   t.flag({"-i", "--interactive"}, "continue the prompt, then append each line read and go on",
          [&] { req.interactive = true; });
   t.value({"--chat-template"}, "NAME", "the chat template (chatml, llama3, mistral-v7, gemma, phi3, deepseek3, ...); "
-                                       "default: the model's tokenizer.chat_template",
+                                       "default: the model's (tokenizer.chat_template; a directory's "
+                                       "tokenizer_config.json chat_template)",
           [&](const std::string& v) { req.chat_template = v; });
   t.value({"-ctk", "--cache-type-k"}, "T", "KV cache type, f32 or f16 (default f32)",
           [&](const std::string& v) { cache_k = v, req.kv_f16 = kv_type_is_f16("--cache-type-k", v); });
@@ -185,7 +188,8 @@ int generate_main(const std::string& program, const std::vector<std::string>& ar
   t.flag({"--tied"}, "the random model has no output.weight (the head reads the token embedding)", [&] { tied = true; });
   t.epilog(
       "Generated text goes to standard output; the load progress, the timings and --ids to standard error.\n"
-      "Chat (-cnv, -sys) renders the conversation with the model's tokenizer.chat_template, recognised as\n"
+      "Chat (-cnv, -sys) renders the conversation with the model's chat template (a GGUF file's\n"
+      "tokenizer.chat_template, a directory's tokenizer_config.json chat_template), recognised as\n"
       "llama.cpp recognises it, or with --chat-template NAME. Ctrl-C stops at the next token and prints the\n"
       "timings (exit status 130). K100_BACKEND=emu|hsa picks the device.\n"
       "Exit status: 0 success, 1 a model that cannot be loaded or run, 2 usage, 130 interrupted.\n");
@@ -219,7 +223,7 @@ int generate_main(const std::string& program, const std::vector<std::string>& ar
   if (cache_k && cache_v && *cache_k != *cache_v)
     return t.usage_error("--cache-type-k " + *cache_k + " with --cache-type-v " + *cache_v +
                          ": the KV cache has one type for K and V; give both the same");
-  if (req.model_path.empty()) return t.usage_error("give the model: -m MODEL.gguf");
+  if (req.model_path.empty()) return t.usage_error("give the model: -m MODEL.gguf (or a Hugging Face directory)");
   const bool chat = req.conversation || req.system_prompt;
   if (chat && have_tokens) return t.usage_error("--tokens: a chat (-cnv, -sys) is rendered from text messages");
   if (chat && req.interactive) return t.usage_error("-i and -cnv: give one of them (-cnv renders the chat template)");

@@ -1,8 +1,8 @@
-// k100-generate: run a GGUF language model on the default device (a
-// K100_LC, or the emulator) with llama.cpp's flags: continue a prompt, chat
+// k100-generate: run a GGUF language model or a Hugging Face model directory
+// on the default device (a K100_LC, or the emulator) with llama.cpp's flags: continue a prompt, chat
 // (-cnv) or go on interactively (-i); the text streams to standard output.
 //
-//   k100-generate -m MODEL.gguf -p TEXT [-n N] [-c N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [-s S] ...
+//   k100-generate -m MODEL.gguf|DIR -p TEXT [-n N] [-c N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [-s S] ...
 //   k100-generate -m MODEL.gguf -cnv [-sys TEXT] [--chat-template NAME] < questions.txt
 //   k100-generate --write-random-model FILE.gguf [--arch A] [--type T]
 //

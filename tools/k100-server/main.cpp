@@ -1,7 +1,8 @@
-// k100-server: an OpenAI-compatible HTTP server for a GGUF language model on
-// the default device (a K100_LC, or the emulator), with llama-server's flags.
+// k100-server: an OpenAI-compatible HTTP server for a GGUF language model or
+// a Hugging Face model directory on the default device (a K100_LC, or the
+// emulator), with llama-server's flags.
 //
-//   k100-server -m MODEL.gguf [--host 127.0.0.1] [--port 8080] [-c N] [-n N] [--chat-template NAME]
+//   k100-server -m MODEL.gguf|DIR [--host 127.0.0.1] [--port 8080] [-c N] [-n N] [--chat-template NAME]
 //   curl http://127.0.0.1:8080/v1/chat/completions -H 'Content-Type: application/json'
 //        -d '{"messages": [{"role": "user", "content": "Hello"}], "max_tokens": 32}'   (one line)
 //
@@ -22,7 +23,7 @@
 #include "k100/base/error.h"
 #include "k100/model/decoder.h"
 #include "k100/model/device.h"
-#include "k100/quant/gguf_reader.h"
+#include "k100/model/hf_model.h"
 #include "k100/runtime/runtime.h"
 #include "openai_routes.h"
 #include "option_table.h"
@@ -38,7 +39,9 @@ long long integer(const std::string& flag, const std::string& v, long long min, 
   return x;
 }
 
-std::string stem(const std::string& path) {
+// "m" of "dir/m.gguf", "Qwen3-0.6B" of "models/Qwen3-0.6B/".
+std::string stem(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
   std::string name = path.substr(path.find_last_of('/') + 1);
   if (name.size() > 5 && name.ends_with(".gguf")) name.resize(name.size() - 5);
   return name;
@@ -50,10 +53,13 @@ int main(int argc, char** argv) {
   using namespace k100;
   std::string model_path, host = "127.0.0.1", alias, chat_template;
   long long port = 8080, context = 0, n_predict = -1, seed = 0;
-  bool kv_f16 = false;
-  tools::OptionTable t("k100-server", "serve a GGUF language model over HTTP with an OpenAI-compatible API",
-                       {"k100-server -m MODEL.gguf [--host H] [--port N] [-c N] [-n N] [--chat-template NAME]"});
-  t.value({"-m", "--model"}, "FILE", "the GGUF model", [&](const std::string& v) { model_path = v; });
+  bool kv_f16 = false, allow_unused = false;
+  tools::OptionTable t("k100-server", "serve a GGUF language model or a Hugging Face model directory over HTTP with an "
+                                      "OpenAI-compatible API",
+                       {"k100-server -m MODEL.gguf|DIR [--host H] [--port N] [-c N] [-n N] [--chat-template NAME]"});
+  t.value({"-m", "--model"}, "FILE|DIR", "the GGUF model or a Hugging Face directory (config.json, safetensors, "
+                                         "tokenizer.json)",
+          [&](const std::string& v) { model_path = v; });
   t.value({"--host"}, "H", "address to listen on (default 127.0.0.1)", [&](const std::string& v) { host = v; });
   t.value({"--port"}, "N", "port to listen on; 0 picks a free one (default 8080)", [&](const std::string& v) {
     port = integer("--port", v, 0, "must be in [0, 65535]");
@@ -67,9 +73,11 @@ int main(int argc, char** argv) {
           [&](const std::string& v) { n_predict = integer("-n", v, -1, "must be -1 (no limit), 0 or more"); });
   t.value({"-s", "--seed"}, "S", "sampling seed when a request gives none (default 0)",
           [&](const std::string& v) { seed = integer("-s", v, 0, "must be 0 or more"); });
-  t.value({"--chat-template"}, "NAME", "the chat template (default: the model's tokenizer.chat_template)",
+  t.value({"--chat-template"}, "NAME", "the chat template (default: the model's tokenizer.chat_template; a "
+                                       "directory's tokenizer_config.json chat_template)",
           [&](const std::string& v) { chat_template = v; });
-  t.value({"-a", "--alias"}, "NAME", "the model's name in /v1/models and responses (default: the file's stem)",
+  t.value({"-a", "--alias"}, "NAME",
+          "the model's name in /v1/models and responses (default: the file's stem or the directory's name)",
           [&](const std::string& v) { alias = v; });
   auto kv = [&](const std::string& flag, const std::string& v) {
     if (v != "f32" && v != "f16") throw Problem{flag + " " + v + ": the KV cache types are f32 and f16"};
@@ -80,6 +88,8 @@ int main(int argc, char** argv) {
   t.value({"-ctv", "--cache-type-v"}, "T", "the same as --cache-type-k", [&](const std::string& v) {
     kv("--cache-type-v", v);
   });
+  t.flag({"--allow-unused"}, "skip (and list) tensors of the model its architecture does not use",
+         [&] { allow_unused = true; });
   t.epilog(
       "Endpoints: GET /health, GET /v1/models, POST /v1/completions, POST /v1/chat/completions (OpenAI request\n"
       "and response shapes; \"stream\": true answers with server-sent events). Requests are queued and run one\n"
@@ -91,7 +101,7 @@ int main(int argc, char** argv) {
   if (rc >= 0) return rc;
   if (model_path.empty() && positional.size() == 1) model_path = positional.front();
   else if (!positional.empty()) return t.usage_error("unexpected argument '" + positional.front() + "'");
-  if (model_path.empty()) return t.usage_error("give the model: -m MODEL.gguf");
+  if (model_path.empty()) return t.usage_error("give the model: -m MODEL.gguf (or a Hugging Face directory)");
 
   // SIGINT and SIGTERM go to one thread that stops the server; the others
   // (HTTP, generation) inherit the blocked mask. A client gone mid-write is
@@ -106,12 +116,19 @@ int main(int argc, char** argv) {
   try {
     runtime::Runtime rt;
     model::RuntimeDevice dev(rt);
-    const quant::GgufFile file = quant::GgufFile::open(model_path);
-    const model::Tokenizer tokenizer = model::Tokenizer::from_gguf(file);
+    const model::ModelFiles files = model::ModelFiles::open(model_path);  // a GGUF file or a Hugging Face directory
+    const model::Tokenizer tokenizer = files.tokenizer();
     model::LoadOptions lo;
     lo.context = context;
     lo.kv_f16 = kv_f16;
-    model::DecoderModel decoder(dev, file, lo);
+    lo.allow_unused = allow_unused;
+    model::DecoderModel decoder(dev, files.config(), files.tensors(), lo);
+    if (const auto& skipped = decoder.skipped_tensors(); !skipped.empty()) {
+      std::string list;
+      for (const auto& name : skipped) list += " " + name;
+      std::fprintf(stderr, "k100-server: skipped %zu unused tensor%s:%s\n", skipped.size(),
+                   skipped.size() == 1 ? "" : "s", list.c_str());
+    }
 
     server::ServedModel served;
     served.id = alias.empty() ? stem(model_path) : alias;
@@ -120,7 +137,7 @@ int main(int argc, char** argv) {
     served.default_max_tokens = n_predict;
     served.default_seed = uint64_t(seed);
     try {
-      served.chat_template.emplace(model::ChatTemplate::for_model(file, chat_template));
+      served.chat_template.emplace(model::ChatTemplate::for_model(files.chat_template_source(), chat_template));
     } catch (const Error& e) {
       if (!chat_template.empty()) throw;  // a name given and refused
       served.chat_template_problem = std::string(e.what()) + " (restart k100-server with it)";

@@ -7,11 +7,14 @@
 // --top-k, --top-p, --min-p, the repetition penalties, -r, --ignore-eos,
 // -sys, -cnv, -i, --chat-template, --cache-type-k/-v, --no-display-prompt,
 // --verbose-prompt; each value is checked against its rule when parsed.
+// The model is a GGUF file or a Hugging Face directory (ModelFiles,
+// hf_model.h); --allow-unused skips the tensors its architecture does not use.
 //
 // Three ways to run:
 //  - a prompt (-p, -f or --tokens) is continued, the prompt printed first;
 //  - chat (-cnv, or -sys): the conversation is rendered with the model's chat
-//    template (tokenizer.chat_template, or --chat-template NAME), -p is the
+//    template (tokenizer.chat_template of a GGUF file, chat_template of a
+//    directory's tokenizer_config.json, or --chat-template NAME), -p is the
 //    first user message, then each line of standard input is one (-cnv; with
 //    -sys alone there is one answer); every answer ends at the model's end of
 //    turn;
@@ -48,7 +51,7 @@ struct GenerateRequest {
   std::optional<std::string> system_prompt;  // -sys
   bool conversation = false;                 // -cnv
   bool interactive = false;                  // -i
-  std::string chat_template;                 // --chat-template NAME ("": the file's)
+  std::string chat_template;                 // --chat-template NAME ("": the model's)
   bool kv_f16 = false;                       // --cache-type-k/-v f16
   bool display_prompt = true;
   bool verbose_prompt = false;  // the prompt's ids and pieces on standard error

@@ -5,6 +5,7 @@
 #include "c_api_handles.h"
 #include "k100/model/decoder.h"
 #include "k100/model/generate_command.h"
+#include "k100/model/hf_model.h"
 #include "k100/model/sampler.h"
 
 #define K100M_API extern "C" __attribute__((visibility("default")))
@@ -40,11 +41,11 @@ std::string config_json(const ModelConfig& c) {
 K100M_API k100m_handle* k100m_model_load(const char* path, int64_t context, k100m_progress_fn progress, void* user) {
   return guarded_new("k100m_model_load", [&] {
     if (!path) throw Error("path is NULL");
-    const quant::GgufFile f = quant::GgufFile::open(path);
+    const ModelFiles f = ModelFiles::open(path);  // a GGUF file or a Hugging Face directory
     LoadOptions o;
     o.context = context;
     if (progress) o.progress = [progress, user](uint64_t d, uint64_t t) { progress(d, t, user); };
-    return wrap(std::make_unique<DecoderModel>(engine_device(), f, o));
+    return wrap(std::make_unique<DecoderModel>(engine_device(), f.config(), f.tensors(), o));
   });
 }
 

@@ -420,33 +420,42 @@ std::string ChatTemplate::family_of(const std::string& text) {
   return "";
 }
 
-ChatTemplate ChatTemplate::detect(const std::string& text) {
+ChatTemplate ChatTemplate::detect(const std::string& text, const std::string& key) {
   const std::string family = family_of(text);
   if (family.empty()) {
     std::string start = text.substr(0, 60);
     for (char& c : start)
       if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-    throw Error("tokenizer.chat_template is not a chat template k100lc recognises (it starts \"" + start +
+    throw Error(key + " is not a chat template k100lc recognises (it starts \"" + start +
                 (text.size() > 60 ? "...\"" : "\"") + "); give --chat-template NAME, one of: " + joined_names());
   }
   const int i = index_of(family);
   if (i < 0)
-    throw Error("tokenizer.chat_template is the '" + family +
+    throw Error(key + " is the '" + family +
                 "' format, which k100lc does not render; give --chat-template NAME, one of: " + joined_names());
   return ChatTemplate(i);
 }
 
-ChatTemplate ChatTemplate::for_model(const quant::GgufFile& file, const std::string& name) {
+ChatTemplate ChatTemplate::for_model(const ChatTemplateSource& source, const std::string& name) {
   if (!name.empty()) return from_name(name);
-  const quant::Value* v = file.find("tokenizer.chat_template");
-  if (!v || v->type() != quant::ValueType::String)
-    throw Error(file.path() + ": the model has no tokenizer.chat_template; give --chat-template NAME, one of: " +
+  if (!source.text)
+    throw Error(source.file + ": the model has no " + source.key + "; give --chat-template NAME, one of: " +
                 joined_names());
   try {
-    return detect(v->as_string());
+    return detect(*source.text, source.key);
   } catch (const Error& e) {
-    throw Error(file.path() + ": " + e.what());
+    throw Error(source.file + ": " + e.what());
   }
+}
+
+ChatTemplateSource ChatTemplate::source_of(const quant::GgufFile& file) {
+  ChatTemplateSource s{file.path(), "tokenizer.chat_template", std::nullopt};
+  if (const quant::Value* v = file.find(s.key); v && v->type() == quant::ValueType::String) s.text = v->as_string();
+  return s;
+}
+
+ChatTemplate ChatTemplate::for_model(const quant::GgufFile& file, const std::string& name) {
+  return for_model(source_of(file), name);
 }
 
 std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_assistant) const {

@@ -2,11 +2,14 @@
 #   bin/                      the command-line tools
 #   lib/                      libfm_engine.so (the C ABI), libk100_selftest.so,
 #                             libk100_quant.so (GGUF, for the Python package),
-#                             the C++ module libraries (static) and
+#                             libk100_model.so (the model layers and the
+#                             generate command, for the Python package),
+#                             every C++ module library (static) and
 #                             lib/cmake/k100lc (find_package(k100lc)),
 #                             lib/pkgconfig/fm_engine.pc
 #   include/k100/             the public headers (C++20; fm_engine.h is C99)
-#   share/k100lc/             the kernel package, its catalog and C header
+#   share/k100lc/             the kernel packages (gfx926, and gfx906 with the
+#                             suffix _gfx906), their catalogs and C headers
 #   lib/python3.X/dist-packages/k100lc_kernels   the Python package
 # Installed programs find the package in ../share/k100lc next to their
 # binary (src/runtime/package_path.cpp), the Python package finds the engine
@@ -27,7 +30,8 @@ set(K100_PYTHON_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/${K100_PYTHON_VERSION_DIR}/d
 
 # Tools: every command-line program a user runs (k100-build-kernels only
 # builds the package, it is not installed).
-foreach(tool k100-as k100-objdump k100-link k100-catalog k100-run k100-selftest k100-bench k100-gguf k100-cc)
+foreach(tool k100-as k100-objdump k100-link k100-catalog k100-run k100-selftest k100-bench k100-gguf k100-cc
+             k100-generate k100-server k100-rt4)
   if(TARGET ${tool})
     install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()
@@ -42,18 +46,28 @@ install(TARGETS k100_selftest LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 if(TARGET k100_quant_c)  # libk100_quant.so: the GGUF reader and codecs of the Python package
   install(TARGETS k100_quant_c LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
+if(TARGET k100_model_c)  # libk100_model.so: the model layers and `generate` of the Python package
+  install(TARGETS k100_model_c LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 # k100-gguf links no shared library of the project, so it has no build RPATH
 # to rewrite and needs none installed
 if(TARGET k100-gguf)
   set_target_properties(k100-gguf PROPERTIES INSTALL_RPATH "")
 endif()
-install(TARGETS k100_base k100_isa k100_codeobj k100_asm k100_emu k100_runtime EXPORT k100lcTargets
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+set(K100_INSTALLED_MODULES)
+foreach(module base isa codeobj asm codegen emu timing runtime kernels quant model dsl)
+  if(TARGET k100_${module})
+    list(APPEND K100_INSTALLED_MODULES k100_${module})
+  endif()
+endforeach()
+install(TARGETS ${K100_INSTALLED_MODULES} EXPORT k100lcTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/k100 DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # The kernel package (a build output of k100-build-kernels).
 install(FILES ${PROJECT_BINARY_DIR}/k100lc_kernels.hsaco ${PROJECT_BINARY_DIR}/catalog.json
               ${PROJECT_BINARY_DIR}/k100lc_kernels.h
+              ${PROJECT_BINARY_DIR}/k100lc_kernels_gfx906.hsaco ${PROJECT_BINARY_DIR}/catalog_gfx906.json
+              ${PROJECT_BINARY_DIR}/k100lc_kernels_gfx906.h
         DESTINATION ${K100_INSTALL_DATADIR})
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/k100lc_kernels DESTINATION ${K100_PYTHON_INSTALL_DIR}

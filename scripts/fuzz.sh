@@ -23,11 +23,12 @@ if [ ! -f "$build/build.ninja" ]; then
     -DK100_BUILD_TESTS=OFF -DK100_BUILD_FUZZERS=ON >/dev/null
 fi
 cmake --build "$build" --target asm_parser_fuzz isa_decoder_fuzz codeobj_reader_fuzz gguf_reader_fuzz gguf_fuzz_seeds \
+  safetensors_reader_fuzz hf_json_fuzz hf_fuzz_seeds \
   -j "$(nproc)"
 
 # seed corpora: the repository's assembly (sources and macro includes), random words, and a few code objects
 corpus=$build/corpus
-mkdir -p "$corpus/asm" "$corpus/isa" "$corpus/codeobj" "$corpus/gguf"
+mkdir -p "$corpus/asm" "$corpus/isa" "$corpus/codeobj" "$corpus/gguf" "$corpus/safetensors" "$corpus/json"
 { find "$root/examples" "$root/kernels" "$root/tests" \( -name '*.s' -o -name '*.inc' \) -size -64k 2>/dev/null || true; } | head -200 | \
   while read -r f; do cp "$f" "$corpus/asm/"; done
 printf 's_mov_b32 s0, s1\nv_add_f32 v0, v1, v2 clamp\nlabel:\n s_cbranch_scc0 label\n.set x, 4\nglobal_load_dword v0, v[0:1], off offset:-8\n' \
@@ -37,6 +38,8 @@ head -c 4096 /dev/urandom > "$corpus/isa/random.bin"
   while read -r f; do cp "$f" "$corpus/codeobj/"; done
 # small GGUF files of every codec type, written by the reader's own writer
 "$build/bin/gguf_fuzz_seeds" "$build/gguf-samples" && cp "$build"/gguf-samples/seed_*.gguf "$corpus/gguf/"
+# safetensors files and the JSON documents of Hugging Face directories and RT4 manifests
+"$build/bin/hf_fuzz_seeds" "$corpus"
 # inputs that once crashed a target are run first
 for f in "$root"/tests/fuzz/regressions/*; do
   [ -f "$f" ] || continue
@@ -45,6 +48,8 @@ for f in "$root"/tests/fuzz/regressions/*; do
     asm_parser_*) cp "$f" "$corpus/asm/" ;;
     isa_decoder_*) cp "$f" "$corpus/isa/" ;;
     gguf_reader_*) cp "$f" "$corpus/gguf/" ;;
+    safetensors_reader_*) cp "$f" "$corpus/safetensors/" ;;
+    hf_json_*) cp "$f" "$corpus/json/" ;;
   esac
 done
 if command -v llvm-mc-14 >/dev/null && command -v ld.lld-14 >/dev/null; then
@@ -55,7 +60,8 @@ if command -v llvm-mc-14 >/dev/null && command -v ld.lld-14 >/dev/null; then
 fi
 
 status=0
-for target in asm_parser_fuzz:asm isa_decoder_fuzz:isa codeobj_reader_fuzz:codeobj gguf_reader_fuzz:gguf; do
+for target in asm_parser_fuzz:asm isa_decoder_fuzz:isa codeobj_reader_fuzz:codeobj gguf_reader_fuzz:gguf \
+    safetensors_reader_fuzz:safetensors hf_json_fuzz:json; do
   bin=${target%%:*}
   dir=$corpus/${target##*:}
   echo "== $bin: ${seconds}s"

@@ -16,6 +16,8 @@ packages=(
   llvm-15 clang-15 lld-15
   rocm-device-libs libhsa-runtime-dev libhsa-runtime64-1 hipcc
   unicode-data   # the tokenizer's code point tables are generated from it at build time
+  libcpp-httplib-dev   # k100-server's HTTP library
+  curl nodejs          # the server's tests are clients in curl and Node's fetch
 )
 missing=()
 for p in "${packages[@]}"; do

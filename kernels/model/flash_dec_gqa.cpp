@@ -17,6 +17,9 @@
 // rows are 256-byte loads, sixteen in flight), the block maximum (DPP)
 // updates the running m and rescales what was summed before, then lanes over
 // d accumulate p_j v_j (p_j read out by v_readlane, four V rows in flight).
+// Head sizes are multiples of 32: those of 64 n + 32 (Phi-3's 96) take a
+// second copy of the body whose last 64-column block runs on 32 lanes, so
+// the multiples of 64 keep their instructions as they are.
 // The query heads of one KV head are neighbouring workgroups, so they read
 // the same K and V lines while those are in the caches.
 #include <algorithm>
@@ -60,142 +63,160 @@ codeobj::CodeObject build_gqa_part(isa::Target target) {
              vL = k.vgpr(1, "sum of p"), vC = k.vgpr(1, "inv log2 e"), vT = k.vgpr(1, "t"), vOff = k.vgpr(1, "offset"),
              vRow = k.vgpr(1, "row");
   const VGPR vAcc = k.vgpr(4, "accumulators"), vVv = k.vgpr(16, "v values");
-  Label exit = k.label("exit"), block = k.label("block"), dchunk = k.label("d_chunk"), rows4 = k.label("rows4"),
-        rows1 = k.label("rows1"), rows_done = k.label("rows_done"), blocks_done = k.label("blocks_done");
+  Label exit = k.label("exit");
 
   exit_unless_first_wave(k, exit);
   const VGPR vLane = whole_wave_lane_id(k);
-  // dh a multiple of 64 up to 256: four accumulators of 64 columns
-  k.s_and_b32(sT, sDh, 63);
-  k.s_cbranch_scc1(exit);
-  k.s_cmp_gt_u32(sDh, 256);
-  k.s_cbranch_scc1(exit);
-  k.s_lshr_b32(sH, sId, k.arg("cshift"));
-  k.s_lshl_b32(sT, 1, k.arg("cshift"));
-  k.s_sub_u32(sT, sT, 1);
-  k.s_and_b32(sSplit, sId, sT);
-  const Divider div = make_divider(k, k.arg("group"));
-  const SGPR sG = divide_scalar(k, div, sH);
-  // rows [j0, end)
-  k.s_mul_i32(sJ0, sSplit, sR);
-  k.s_add_u32(sEnd, sJ0, sR);
-  k.s_cselect_b32(sEnd, -1, sEnd);  // saturate on overflow
-  k.s_min_u32(sEnd, sEnd, k.arg("n_kv"));
-  k.s_min_u32(sEnd, sEnd, sMaxLen);
-  // kt of head g: kt + g dh max_len * 4; v of head g: v + g dh * 4; q + h dh * 4
-  k.s_mul_i32(sT, sG, sDh);
-  set_scaled_address(k, sKt, k.arg("kt"), sT, sMaxLen, 2);
-  set_scaled_address(k, sV, k.arg("v"), sG, sDh, 2);
-  k.s_lshl_b32(sVstep, k.arg("vstride"), 2);
-  k.s_lshl_b32(sKtRow, sMaxLen, 2);
-  for (int c = 0; c < 4; ++c) k.v_mov_b32(vAcc[c], 0);
-  k.v_mov_b32(vL, 0);
-  k.v_mov_b32(vM, kNegInfBits);
-  k.v_mov_b32(vC, kLog2E);
-  k.v_mul_f32(vC, k.arg("inv"), vC);
-
-  k.v_lshlrev_b32(vOff, 2, vLane);  // lanes over d: 4 bytes each
-  k.s_mov_b32(sJb, sJ0);
-  k.bind(block);
-  k.s_cmp_ge_u32(sJb, sEnd);
-  k.s_cbranch_scc1(blocks_done);
-  k.s_sub_u32(sNb, sEnd, sJb);
-  k.s_min_u32(sNb, sNb, 64);
-  // ---- scores of rows jb + lane (lanes past the block: -inf)
-  k.v_add_u32(vRow, sJb, vLane);
-  k.v_lshlrev_b32(vOffK, 2, vRow);
-  k.v_mov_b32(vScore, 0);
-  k.v_cmp_gt_u32(vcc, sNb, vLane);
-  const SGPR sRows = k.sgpr(2, "rows of the block");
-  k.s_mov_b64(sRows, vcc);
-  set_scaled_address(k, sQp, k.arg("q"), sH, sDh, 2);
-  k.s_mov_b32(sD, 0);
-  k.bind(dchunk);
-  k.s_load_dwordx16(sQ, sQp, 0);
-  k.s_mov_b64(exec, sRows);
-  for (int t = 0; t < 16; ++t) {
-    k.global_load_dword(vK[t], vOffK, sKt);
-    k.v_add_u32(vOffK, sKtRow, vOffK);
-  }
-  for (int t = 0; t < 16; ++t) k.v_fmac_f32(vScore, sQ[t], vK[t]);
-  k.s_mov_b64(exec, -1);
-  add64(k, sQp, 64);
-  k.s_add_u32(sD, sD, 16);
-  k.s_cmp_lt_u32(sD, sDh);
-  k.s_cbranch_scc1(dchunk);
-  k.v_mov_b32(vT, kNegInfBits);
-  k.v_cndmask_b32(vScore, vT, vScore, sRows);
-  // ---- online maximum
-  k.v_mov_b32(vT, vScore);
-  lane_reduce(k, {{ReduceOp::Max, vT}});
-  k.v_readlane_b32(sBmax, vT, 63);
-  k.v_max_f32(vMn, sBmax, vM);
-  k.v_sub_f32(vCorr, vM, vMn);
-  k.v_mul_f32(vCorr, vCorr, vC);
-  k.v_exp_f32(vCorr, vCorr);  // exp((m - m_new) inv); 0 while m = -inf
-  k.v_mov_b32(vM, vMn);
-  k.v_sub_f32(vP, vScore, vMn);
-  k.v_mul_f32(vP, vP, vC);
-  k.v_exp_f32(vP, vP);
-  k.v_mul_f32(vL, vL, vCorr);
-  k.v_add_f32(vL, vL, vP);
-  for (int c = 0; c < 4; ++c) k.v_mul_f32(vAcc[c], vAcc[c], vCorr);
-  // ---- acc[d] += p_j v[j][d], lanes over d (64 columns per accumulator)
-  set_scaled_address(k, sVrow, sV, sJb, k.arg("vstride"), 2);
-  k.s_mov_b32(sJj, 0);
-  auto column_mask = [&](int c, Label skip) {
-    k.s_cmp_le_u32(sDh, 64 * c);
-    k.s_cbranch_scc1(skip);
-  };
-  auto rows_step = [&](int n, Label top) {
-    // rows jj .. jj + n - 1
-    for (int r = 0; r < n; ++r) {
-      k.s_mov_b64(sVr[r], sVrow);
-      add64(k, sVrow, sVstep);
-      k.v_readlane_b32(sP[r], vP, sJj);
-      k.s_add_u32(sJj, sJj, 1);
+  const SGPR sLow32 = k.sgpr(2, "lanes below 32");
+  auto attend = [&](bool tail) {
+    k.s_cmp_gt_u32(sDh, 256);
+    k.s_cbranch_scc1(exit);
+    k.s_lshr_b32(sH, sId, k.arg("cshift"));
+    k.s_lshl_b32(sT, 1, k.arg("cshift"));
+    k.s_sub_u32(sT, sT, 1);
+    k.s_and_b32(sSplit, sId, sT);
+    const Divider div = make_divider(k, k.arg("group"));
+    const SGPR sG = divide_scalar(k, div, sH);
+    // rows [j0, end)
+    k.s_mul_i32(sJ0, sSplit, sR);
+    k.s_add_u32(sEnd, sJ0, sR);
+    k.s_cselect_b32(sEnd, -1, sEnd);  // saturate on overflow
+    k.s_min_u32(sEnd, sEnd, k.arg("n_kv"));
+    k.s_min_u32(sEnd, sEnd, sMaxLen);
+    // kt of head g: kt + g dh max_len * 4; v of head g: v + g dh * 4; q + h dh * 4
+    k.s_mul_i32(sT, sG, sDh);
+    set_scaled_address(k, sKt, k.arg("kt"), sT, sMaxLen, 2);
+    set_scaled_address(k, sV, k.arg("v"), sG, sDh, 2);
+    k.s_lshl_b32(sVstep, k.arg("vstride"), 2);
+    k.s_lshl_b32(sKtRow, sMaxLen, 2);
+    for (int c = 0; c < 4; ++c) k.v_mov_b32(vAcc[c], 0);
+    k.v_mov_b32(vL, 0);
+    k.v_mov_b32(vM, kNegInfBits);
+    k.v_mov_b32(vC, kLog2E);
+    k.v_mul_f32(vC, k.arg("inv"), vC);
+    Label block = k.label("block"), dchunk = k.label("d_chunk"), rows4 = k.label("rows4"), rows1 = k.label("rows1"),
+          rows_done = k.label("rows_done"), blocks_done = k.label("blocks_done");
+    k.v_lshlrev_b32(vOff, 2, vLane);  // lanes over d: 4 bytes each
+    k.s_mov_b32(sJb, sJ0);
+    k.bind(block);
+    k.s_cmp_ge_u32(sJb, sEnd);
+    k.s_cbranch_scc1(blocks_done);
+    k.s_sub_u32(sNb, sEnd, sJb);
+    k.s_min_u32(sNb, sNb, 64);
+    // ---- scores of rows jb + lane (lanes past the block: -inf)
+    k.v_add_u32(vRow, sJb, vLane);
+    k.v_lshlrev_b32(vOffK, 2, vRow);
+    k.v_mov_b32(vScore, 0);
+    k.v_cmp_gt_u32(vcc, sNb, vLane);
+    const SGPR sRows = k.sgpr(2, "rows of the block");
+    k.s_mov_b64(sRows, vcc);
+    set_scaled_address(k, sQp, k.arg("q"), sH, sDh, 2);
+    k.s_mov_b32(sD, 0);
+    k.bind(dchunk);
+    k.s_load_dwordx16(sQ, sQp, 0);
+    k.s_mov_b64(exec, sRows);
+    for (int t = 0; t < 16; ++t) {
+      k.global_load_dword(vK[t], vOffK, sKt);
+      k.v_add_u32(vOffK, sKtRow, vOffK);
     }
+    for (int t = 0; t < 16; ++t) k.v_fmac_f32(vScore, sQ[t], vK[t]);
+    k.s_mov_b64(exec, -1);
+    add64(k, sQp, 64);
+    k.s_add_u32(sD, sD, 16);
+    k.s_cmp_lt_u32(sD, sDh);
+    k.s_cbranch_scc1(dchunk);
+    k.v_mov_b32(vT, kNegInfBits);
+    k.v_cndmask_b32(vScore, vT, vScore, sRows);
+    // ---- online maximum
+    k.v_mov_b32(vT, vScore);
+    lane_reduce(k, {{ReduceOp::Max, vT}});
+    k.v_readlane_b32(sBmax, vT, 63);
+    k.v_max_f32(vMn, sBmax, vM);
+    k.v_sub_f32(vCorr, vM, vMn);
+    k.v_mul_f32(vCorr, vCorr, vC);
+    k.v_exp_f32(vCorr, vCorr);  // exp((m - m_new) inv); 0 while m = -inf
+    k.v_mov_b32(vM, vMn);
+    k.v_sub_f32(vP, vScore, vMn);
+    k.v_mul_f32(vP, vP, vC);
+    k.v_exp_f32(vP, vP);
+    k.v_mul_f32(vL, vL, vCorr);
+    k.v_add_f32(vL, vL, vP);
+    for (int c = 0; c < 4; ++c) k.v_mul_f32(vAcc[c], vAcc[c], vCorr);
+    // ---- acc[d] += p_j v[j][d], lanes over d (64 columns per accumulator)
+    set_scaled_address(k, sVrow, sV, sJb, k.arg("vstride"), 2);
+    k.s_mov_b32(sJj, 0);
+    // column block c holds d = 64 c + lane: skipped past dh; with a tail, only its lanes below 32 where dh ends in it
+    auto column_mask = [&](int c, Label skip) {
+      k.s_cmp_le_u32(sDh, 64 * c);
+      k.s_cbranch_scc1(skip);
+      if (!tail) return;
+      k.s_cmp_lt_u32(sDh, 64 * c + 64);
+      k.s_cselect_b64(exec, sLow32, -1);
+    };
+    auto rows_step = [&](int n, Label top) {
+      // rows jj .. jj + n - 1
+      for (int r = 0; r < n; ++r) {
+        k.s_mov_b64(sVr[r], sVrow);
+        add64(k, sVrow, sVstep);
+        k.v_readlane_b32(sP[r], vP, sJj);
+        k.s_add_u32(sJj, sJj, 1);
+      }
+      for (int c = 0; c < 4; ++c) {
+        Label skip = k.label("column_block_done");
+        column_mask(c, skip);
+        for (int r = 0; r < n; ++r) k.global_load_dword(vVv[4 * c + r], vOff, sVr[r], offset(256 * c));
+        for (int r = 0; r < n; ++r) k.v_fmac_f32(vAcc[c], sP[r], vVv[4 * c + r]);
+        k.bind(skip);
+      }
+      if (tail) k.s_mov_b64(exec, -1);
+      k.s_branch(top);
+    };
+    k.bind(rows4);
+    k.s_add_u32(sT, sJj, 4);
+    k.s_cmp_gt_u32(sT, sNb);
+    k.s_cbranch_scc1(rows1);
+    rows_step(4, rows4);
+    k.bind(rows1);
+    k.s_cmp_ge_u32(sJj, sNb);
+    k.s_cbranch_scc1(rows_done);
+    rows_step(1, rows1);
+    k.bind(rows_done);
+    k.s_add_u32(sJb, sJb, 64);
+    k.s_branch(block);
+
+    k.bind(blocks_done);
+    // ---- outputs: pm[id] = m, pl[id] = sum p, po[id][d] = acc (zeros and -inf for an empty split)
+    lane_reduce(k, {{ReduceOp::Add, vL}});
+    const SGPR sPo = scaled_address(k, k.arg("po"), sId, sDh, 2);
     for (int c = 0; c < 4; ++c) {
-      Label skip = k.label("column_block_done");
+      Label skip = k.label("store_column_block_done");
       column_mask(c, skip);
-      for (int r = 0; r < n; ++r) k.global_load_dword(vVv[4 * c + r], vOff, sVr[r], offset(256 * c));
-      for (int r = 0; r < n; ++r) k.v_fmac_f32(vAcc[c], sP[r], vVv[4 * c + r]);
+      k.global_store_dword(vOff, vAcc[c], sPo, offset(256 * c));
       k.bind(skip);
     }
-    k.s_branch(top);
+    if (tail) k.s_mov_b64(exec, -1);
+    const SGPR sL = s1("sum of p over the split");
+    k.v_readlane_b32(sL, vL, 63);
+    k.s_lshl_b32(sT, sId, 2);
+    k.s_mov_b64(exec, 1);
+    k.v_mov_b32(vT, sT);
+    k.v_mov_b32(vL, sL);
+    k.global_store_dword(vT, vL, k.arg("pl"));
+    k.global_store_dword(vT, vM, k.arg("pm"));
+    k.s_endpgm();
   };
-  k.bind(rows4);
-  k.s_add_u32(sT, sJj, 4);
-  k.s_cmp_gt_u32(sT, sNb);
-  k.s_cbranch_scc1(rows1);
-  rows_step(4, rows4);
-  k.bind(rows1);
-  k.s_cmp_ge_u32(sJj, sNb);
-  k.s_cbranch_scc1(rows_done);
-  rows_step(1, rows1);
-  k.bind(rows_done);
-  k.s_add_u32(sJb, sJb, 64);
-  k.s_branch(block);
-
-  k.bind(blocks_done);
-  // ---- outputs: pm[id] = m, pl[id] = sum p, po[id][d] = acc (zeros and -inf for an empty split)
-  lane_reduce(k, {{ReduceOp::Add, vL}});
-  const SGPR sPo = scaled_address(k, k.arg("po"), sId, sDh, 2);
-  for (int c = 0; c < 4; ++c) {
-    Label skip = k.label("store_column_block_done");
-    k.s_cmp_le_u32(sDh, 64 * c);
-    k.s_cbranch_scc1(skip);
-    k.global_store_dword(vOff, vAcc[c], sPo, offset(256 * c));
-    k.bind(skip);
-  }
-  const SGPR sL = s1("sum of p over the split");
-  k.v_readlane_b32(sL, vL, 63);
-  k.s_lshl_b32(sT, sId, 2);
-  k.s_mov_b64(exec, 1);
-  k.v_mov_b32(vT, sT);
-  k.v_mov_b32(vL, sL);
-  k.global_store_dword(vT, vL, k.arg("pl"));
-  k.global_store_dword(vT, vM, k.arg("pm"));
+  // dh a multiple of 64 up to 256 (four accumulators of 64 columns), or of 32: a body of its own whose last
+  // column block runs on 32 lanes, so the multiples of 64 keep their instructions
+  Label tail_body = k.label("tail_body");
+  k.s_and_b32(sT, sDh, 63);
+  k.s_cbranch_scc1(tail_body);
+  attend(false);
+  k.bind(tail_body);
+  k.s_and_b32(sT, sDh, 31);
+  k.s_cbranch_scc1(exit);
+  k.s_mov_b32(sLow32[0], -1);
+  k.s_mov_b32(sLow32[1], 0);
+  attend(true);
   k.bind(exit);
   k.s_endpgm();
   return k.build();
@@ -272,21 +293,27 @@ void add_gqa_part(Registry& reg) {
       "of exponentials pl and unnormalised P V po, which flash_dec_comb_k combines into softmax(q K^T inv) V. "
       "One wave per split: lanes over 64 rows score them (q from SGPRs, sixteen 256-byte K loads in flight), "
       "an online maximum rescales earlier sums, lanes over d accumulate p_j v_j (p_j by v_readlane, four V "
-      "rows in flight).";
+      "rows in flight; a head size of 64 n + 32 takes a body whose last column block runs on 32 lanes).";
   d.semantics = "g = h / group; t_j = sum_d q[h dh + d] kt[(g dh + d) max_len + j]; m = max t_j; p_j = exp((t_j - m) "
                 "inv); pm[id] = m, pl[id] = sum p_j, po[id][d] = sum p_j v[j vstride + g dh + d], j in the split";
   d.geometry = "grid = n_head << cshift, wg = 64 (waves past the first do nothing)";
-  d.limits = "dh % 64 == 0 and dh <= 256 (otherwise nothing is written), group >= 1, inv >= 0";
+  d.limits = "dh % 32 == 0 and dh <= 256 (otherwise nothing is written), group >= 1, inv >= 0";
   d.tolerance = gqa_tolerance();
   d.cases = [](bool sweep) {
     std::vector<Case> c = {gqa_case(4, 2, 64, 1, 8, 0, 1),          gqa_case(4, 1, 64, 37, 64, 0, 2),
                            gqa_case(8, 2, 128, 200, 256, 2, 3, 0, 5), gqa_case(5, 5, 64, 130, 130, 1, 4, 3),
-                           gqa_case(6, 2, 256, 70, 80, 3, 5),         gqa_case(10, 2, 192, 300, 512, 4, 6, 0, 64)};
+                           gqa_case(6, 2, 256, 70, 80, 3, 5),         gqa_case(10, 2, 192, 300, 512, 4, 6, 0, 64),
+                           // head sizes of 32 (up to 16 query heads per KV head) with a half-full column block
+                           gqa_case(16, 1, 32, 37, 64, 0, 7),         gqa_case(8, 2, 96, 130, 192, 1, 8, 3, 32),
+                           gqa_case(4, 1, 160, 65, 128, 2, 9),        gqa_case(6, 3, 224, 200, 256, 3, 10, 0, 5)};
     if (sweep) {
       uint32_t seed = 40;
       for (int64_t n_kv : {1, 2, 63, 64, 65, 127, 129, 640})
-        for (int64_t cshift : {0, 1, 3, 5})
+        for (int64_t cshift : {0, 1, 3, 5}) {
+          const int64_t tail_dh = 32 + 64 * ((seed >> 1) & 3);  // 32, 96, 160, 224 in turn
           c.push_back(gqa_case(8, 2, 128, n_kv, 700, cshift, seed++, cshift));
+          c.push_back(gqa_case(16, 1, tail_dh, n_kv, 700, cshift, seed++, cshift));
+        }
     }
     return c;
   };

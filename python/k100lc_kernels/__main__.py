@@ -1,4 +1,6 @@
-"""python3 -m k100lc_kernels [list [SUBSTR] | info NAME | selftest [flags] | generate MODEL.gguf [flags]]
+"""python3 -m k100lc_kernels [list [SUBSTR] | info NAME | selftest [flags] | generate -m MODEL.gguf|DIR [flags]]
+
+``generate`` is k100-generate's command with its flags (``generate --help``).
 
 ``info NAME`` prints the catalog entry as indented JSON, with what the kernel
 library's registry says of it (``family``, ``description``, ``semantics``,
@@ -58,7 +60,7 @@ def usage() -> int:
     """Prints the usage line; returns 2."""
     print("usage: python3 -m k100lc_kernels [list|info NAME]\n"
           "       python3 -m k100lc_kernels selftest [--group a,b] [--only x,y] [--sweep] [--repeat N] [--json]\n"
-          "       python3 -m k100lc_kernels generate MODEL.gguf (--prompt TEXT | --tokens ID,...) [-n N] [--temp T] ...",
+          "       python3 -m k100lc_kernels generate -m MODEL.gguf|DIR [-p TEXT | -cnv] [-n N] [--temp T] ... (--help)",
           file=sys.stderr)
     return 2
 

@@ -13,7 +13,7 @@ they are used unless ``K100_BUILD_DIR`` names a build directory.
 
 ``RT_HSACO`` overrides the package, ``K100LC_CATALOG`` the catalog,
 ``K100LC_ENGINE`` the engine, ``K100LC_SELFTEST`` libk100_selftest.so,
-``K100LC_QUANT`` libk100_quant.so.
+``K100LC_QUANT`` libk100_quant.so, ``K100LC_MODEL`` libk100_model.so.
 """
 from __future__ import annotations
 
@@ -85,6 +85,15 @@ def quant_library() -> Path | None:
     the build directory's when it exists, else None."""
     p = _installed(_libdir(), "libk100_quant.so") or build_dir() / "libk100_quant.so"
     return p if p.exists() else None
+
+
+def model_library() -> str:
+    """libk100_model.so (the model layers and the generate command): K100LC_MODEL, the installed one,
+    or the build directory's."""
+    env = os.environ.get("K100LC_MODEL")
+    if env:
+        return env
+    return str(_installed(_libdir(), "libk100_model.so") or build_dir() / "libk100_model.so")
 
 
 def default_package() -> Path:

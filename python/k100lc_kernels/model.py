@@ -16,7 +16,8 @@ under keys derived from the tag. ``forward_device`` only enqueues (unless
 ``sync=True``); ``forward`` uploads, runs, syncs and downloads. Errors:
 ``ValueError`` for arguments a layer refuses (shapes, sizes, capacity),
 ``RuntimeError`` for a failure on the device; messages name the layer and the
-argument. The library is ``$K100LC_MODEL`` or ``<build>/libk100_model.so``.
+argument. The library is ``$K100LC_MODEL``, the installed one beside the
+engine, or ``<build>/libk100_model.so`` (``_paths.model_library``).
 """
 from __future__ import annotations
 
@@ -94,8 +95,7 @@ _SIGNATURES = {
     "k100m_model_config": (ctypes.c_int, [_H, ctypes.c_char_p, ctypes.c_size_t]),
     "k100m_model_forward": (ctypes.c_int, [_H, ctypes.c_int32, _I64, _PU64]),
     "k100m_model_logits": (ctypes.c_int, [_H, _P, _I64]),
-    "k100m_generate": (ctypes.c_int, [_CS, _CS, _P, ctypes.c_int, _I64, _F32, ctypes.c_int32, _F32, _U64, _CS,
-                                      ctypes.c_int, ctypes.c_int, _I64]),
+    "k100m_generate_main": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(_CS)]),
 }
 _lib = None
 
@@ -104,7 +104,7 @@ def _library():
     global _lib
     if _lib is None:
         _engine.load()  # the engine first: the model library shares its device
-        path = os.environ.get("K100LC_MODEL") or str(_paths.build_dir() / "libk100_model.so")
+        path = _paths.model_library()
         try:
             lib = ctypes.CDLL(path)
         except OSError as e:
@@ -751,38 +751,18 @@ class Model(_Object):
 
 
 def generate(args) -> int:
-    """`python3 -m k100lc_kernels generate` with k100-generate's flags; the exit status."""
-    import argparse
+    """`python3 -m k100lc_kernels generate` with k100-generate's flags (the same command, in the model
+    library); the exit status. Ctrl-C stops the generation at the next token (exit status 130)."""
+    import sys
     from .runtime import Runtime
 
-    p = argparse.ArgumentParser(prog="python3 -m k100lc_kernels generate",
-                                description="generate text with a GGUF language model on the DCU or the emulator")
-    p.add_argument("model", metavar="MODEL.gguf")
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--prompt", "-p", metavar="TEXT", help="the text to continue")
-    g.add_argument("--tokens", metavar="ID,ID,...", help="the prompt as token ids")
-    p.add_argument("-n", "--n-predict", dest="n", type=int, default=32, help="tokens to generate (default 32)")
-    p.add_argument("--temp", type=float, default=0.8, help="temperature; 0 is greedy (default 0.8)")
-    p.add_argument("--top-k", type=int, default=40, help="keep the K most likely tokens, 0 = all (default 40)")
-    p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling mass (default 0.95)")
-    p.add_argument("--seed", type=int, default=0, help="random seed of the sampler (default 0)")
-    p.add_argument("--logits", metavar="FILE.npy", help="write float32 [n, vocab] of the chosen tokens' logits")
-    p.add_argument("--ids", action="store_true", help="print the generated ids on a last line 'ids: ...'")
-    p.add_argument("--ignore-eos", action="store_true", help="keep generating after an end-of-generation token")
-    p.add_argument("--ctx", type=int, default=0, help="KV cache length (default: prompt + n)")
-    a = p.parse_args(args)
-    tokens = None
-    if a.tokens is not None:
-        try:
-            tokens = [int(t) for t in a.tokens.split(",")]
-        except ValueError:
-            p.error(f"--tokens: {a.tokens!r} is not a list of token ids")
-        if any(t < 0 for t in tokens):
-            p.error("--tokens: token ids are not negative")
-    Runtime()  # opens the engine the model library runs on
-    import sys
+    prog = "python3 -m k100lc_kernels generate"
+    if not any(a in ("--help", "-help", "--version", "-version", "--write-random-model") or
+               a.startswith("--write-random-model=") for a in args):
+        Runtime()  # opens the engine the model library runs on (and says which device)
+    lib = _library()
     sys.stdout.flush()
-    arr = (ctypes.c_int32 * max(1, len(tokens or [])))(*(tokens or []))
-    return _library().k100m_generate(a.model.encode(), a.prompt.encode() if a.prompt is not None else None, arr,
-                                     len(tokens or []), a.n, a.temp, a.top_k, a.top_p, a.seed,
-                                     a.logits.encode() if a.logits else None, int(a.ids), int(a.ignore_eos), a.ctx)
+    sys.stderr.flush()
+    argv = [prog.encode()] + [os.fsencode(a) for a in args]
+    arr = (_CS * len(argv))(*argv)
+    return lib.k100m_generate_main(len(argv), arr)

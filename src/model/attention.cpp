@@ -141,9 +141,9 @@ FlashAttention::FlashAttention(Device& dev, int64_t n_heads, int64_t head_dim, i
   if (n_kv_heads_ <= 0 || n_heads % n_kv_heads_)
     throw Error(tag_ + ": n_kv_heads " + std::to_string(n_kv_heads_) + " must divide n_heads " + std::to_string(n_heads));
   const bool gqa = n_kv_heads_ != n_heads;
-  if (gqa ? (head_dim % 64 || head_dim > 256) : head_dim > 128)
+  if (gqa ? (head_dim % 32 || head_dim > 256) : head_dim > 128)
     throw Error(tag_ + ": head_dim " + std::to_string(head_dim) +
-                (gqa ? " must be a multiple of 64 up to 256 with grouped KV heads" : " must be at most 128"));
+                (gqa ? " must be a multiple of 32 up to 256 with grouped KV heads" : " must be at most 128"));
   part_ = dev.kernel(gqa ? "flash_dec_gqa_part_k" : "flash_dec_part_k", tag_);
   comb_ = dev.kernel("flash_dec_comb_k", tag_);
   kt_ = ws_->buffer(tag_ + ".kt", size_t(kv_dim() * max_len) * 4);

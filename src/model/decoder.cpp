@@ -67,16 +67,19 @@ struct DecoderModel::State {
 
   State(Device& d, const ModelConfig& c, const TensorSource& f, const LoadOptions& o) : dev(d), cfg(c), ws(d) {
     ctx = o.context > 0 ? o.context : std::min<int64_t>(cfg.n_ctx_train, 4096);
-    if (cfg.head_dim % 64 || cfg.head_dim > 256)
+    if (cfg.head_dim % 32 || cfg.head_dim > 256)
       throw Error(f.origin() + ": head size " + std::to_string(cfg.head_dim) +
-                  " is not supported (attention needs a multiple of 64 up to 256)");
+                  " is not supported (attention takes multiples of 32 up to 256)");
     if (cfg.n_embd % 64) throw Error(f.origin() + ": n_embd " + std::to_string(cfg.n_embd) + " is not a multiple of 64");
-    if (cfg.moe() && cfg.n_expert > 256)
-      throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts; routing handles at most 256");
+    if (cfg.moe() && (cfg.n_expert > 256 || cfg.n_expert_used > 64))
+      throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts, " + std::to_string(cfg.n_expert_used) +
+                  " used per token; routing handles at most 256 experts and 64 used");
     kv_f16 = o.kv_f16;
     resolve_kernels();
     const char* linear = std::getenv("K100_MODEL_LINEAR");
-    w = load_weights(d, ws, f, cfg, o.progress, o.fast_gemv && !(linear && std::string_view(linear) == "dot"));
+    w = load_weights(d, ws, f, cfg, o.progress,
+                     {.fast_gemv = o.fast_gemv && !(linear && std::string_view(linear) == "dot"),
+                      .allow_unused = o.allow_unused});
     resolve_embedding();
     allocate();
     rope_tables();
@@ -196,9 +199,15 @@ struct DecoderModel::State {
     return g && g->fused() ? g : nullptr;
   }
   // The dense FFN as one swiglu launch (gate and up rows of one fast GEMV).
+  // (With gate/up biases the bias goes in between: gate|up, then the add, then SwiGLU.)
   GemvLinear* swiglu_of(const LayerWeights& lw) const {
-    GemvLinear* g = cfg.moe() || gated.valid() ? nullptr : fused_of(lw.gate_up);
+    GemvLinear* g = cfg.moe() || gated.valid() || lw.gate_up_bias ? nullptr : fused_of(lw.gate_up);
     return g && g->swiglu_rows() ? g : nullptr;
+  }
+  // Whether the FFN's first launch takes hn (h times the FFN norm's weight)
+  // from the launch that adds the attention output.
+  bool ffn_takes_hn(const LayerWeights& lw) const {
+    return swiglu_of(lw) || (!cfg.moe() && !gated.valid() && lw.gate_up_bias && fused_of(lw.gate_up));
   }
   // The norm weight whose product with h the next consumer after layer i's FFN takes, or 0.
   uint64_t norm_after_layer(size_t i) const {
@@ -215,16 +224,24 @@ struct DecoderModel::State {
     rmsnorm(xn, h, norm_weight);
     proj.forward(xn, y);
   }
-  // h += W x; hn = h * next_norm when next_norm != 0 and the layer can.
-  void residual(const Projection& proj, uint64_t x, uint64_t next_norm) {
+  // h += W x (+ bias); hn = h * next_norm when next_norm != 0 and the layer can.
+  // The bias goes into h first, so the GEMV that adds W x sees the final sum.
+  void residual(const Projection& proj, uint64_t x, uint64_t next_norm, uint64_t bias = 0) {
     GemvLinear* g = fused_of(proj);
     hn_ready = false;
+    if (bias) add_into(h, bias, cfg.n_embd);
     if (!g) {
       proj.forward(x, h, true);
       return;
     }
     g->accumulate_scaled(x, h, next_norm, next_norm ? hn : 0, next_norm ? hss : 0);
     hn_ready = next_norm != 0;
+  }
+
+  // y[0..n) += x[0..n)
+  void add_into(uint64_t y, uint64_t x, int64_t n) {
+    const uint64_t argv[] = {y, x, uint64_t(n)};
+    dev.launch(add, uint32_t((n + 63) / 64), 64, argv);
   }
 
   void rmsnorm(uint64_t y, uint64_t x, uint64_t weight) {
@@ -297,9 +314,10 @@ struct DecoderModel::State {
     if (GemvLinear* g = swiglu_of(lw); g && hn_ready) {
       g->swiglu(hn, hss, cfg.rms_eps, act);
     } else {
-      rmsnorm(xn, h, lw.ffn_norm);
-      lw.gate_up.forward(xn, gu);
+      normed(lw.gate_up, lw.ffn_norm, gu);
+      if (lw.gate_up_bias) add_into(gu, lw.gate_up_bias, 2 * F);
       if (gated.valid()) {
+        if (lw.down_bias) add_into(h, lw.down_bias, cfg.n_embd);
         const uint64_t argv[] = {lw.down.parts[0].linear->weights(), gu, gu + uint64_t(F) * 4, h,
                                  uint64_t(cfg.n_embd), uint64_t(F), 64};
         dev.launch(gated, uint32_t(cfg.n_embd), 64, argv);
@@ -309,7 +327,7 @@ struct DecoderModel::State {
       const uint64_t argv[] = {act, gu, gu + uint64_t(F) * 4, uint64_t(F)};
       dev.launch(silu, uint32_t(std::min<int64_t>((F + 63) / 64, 1024)), 64, argv);
     }
-    residual(lw.down, act, norm_after_layer(i));
+    residual(lw.down, act, norm_after_layer(i), lw.down_bias);
   }
 
   void moe(const LayerWeights& lw) {
@@ -324,8 +342,7 @@ struct DecoderModel::State {
     lw.down_exps->forward_selected(ea, sel, k, true, eo);
     const uint64_t cargv[] = {moe_out, eo, selw, uint64_t(k), 1, uint64_t(E)};
     dev.launch(combine, 1, 64, cargv);
-    const uint64_t aargv[] = {h, moe_out, uint64_t(E)};
-    dev.launch(add, uint32_t((E + 63) / 64), 64, aargv);
+    add_into(h, moe_out, E);
     hn_ready = false;
   }
 
@@ -351,7 +368,7 @@ struct DecoderModel::State {
                               f32_bits(cfg.rms_eps)};
     if (!attend.valid()) dev.launch(rope, uint32_t(cfg.n_head + 2 * cfg.n_head_kv), 64, rargv);
     attention(i, p);
-    residual(lw.out, attn, swiglu_of(lw) ? lw.ffn_norm : 0);
+    residual(lw.out, attn, ffn_takes_hn(lw) ? lw.ffn_norm : 0, lw.out_bias);
     if (cfg.moe()) {
       rmsnorm(xn, h, lw.ffn_norm);
       moe(lw);
@@ -374,6 +391,7 @@ int64_t DecoderModel::position() const { return s_->pos; }
 uint64_t DecoderModel::weight_bytes() const { return s_->w->bytes; }
 int DecoderModel::kv_element_bytes() const { return s_->kv_f16 ? 2 : 4; }
 std::vector<std::pair<std::string, TensorType>> DecoderModel::tensor_types() const { return s_->w->types; }
+const std::vector<std::string>& DecoderModel::skipped_tensors() const { return s_->w->skipped; }
 void DecoderModel::reset() { s_->pos = 0; }
 void DecoderModel::set_position(int64_t pos) {
   if (pos < 0 || pos >= s_->ctx)
@@ -395,6 +413,7 @@ uint64_t DecoderModel::forward(int32_t token, int64_t pos) {
   s.embed_token(token, pos);
   for (size_t i = 0; i < s.w->layers.size(); ++i) s.layer(i, pos);
   s.normed(s.w->output, s.w->output_norm, s.logits);
+  if (s.w->output_bias) s.add_into(s.logits, s.w->output_bias, s.cfg.n_vocab);
   s.pos = pos + 1;
   return s.logits;
 }

@@ -17,12 +17,20 @@ std::vector<int32_t> Generator::run(std::span<const int32_t> prompt, int64_t n, 
     throw Error("the prompt has " + std::to_string(prompt.size()) + " tokens; the context holds " +
                 std::to_string(model_.context()));
   stats_ = GenerationStats{};
-  stats_.prompt_tokens = int64_t(prompt.size());
-  model_.reset();
+  // Keep the KV rows of the longest common prefix; at least the last prompt
+  // token runs again, for its logits.
+  size_t keep = 0;
+  while (keep < cached_.size() && keep + 1 < prompt.size() && cached_[keep] == prompt[keep]) ++keep;
+  stats_.reused_tokens = int64_t(keep);
+  stats_.prompt_tokens = int64_t(prompt.size() - keep);
+  cached_.resize(keep);  // what stays valid if a pass fails
+  if (keep == 0) model_.reset();
+  else model_.set_position(int64_t(keep));
   double t0 = now();
-  for (size_t i = 0; i < prompt.size(); ++i) model_.forward(prompt[i], int64_t(i));
+  for (size_t i = keep; i < prompt.size(); ++i) model_.forward(prompt[i], int64_t(i));
   std::vector<float> logits = model_.logits();
   stats_.prompt_seconds = now() - t0;
+  cached_.assign(prompt.begin(), prompt.end());
 
   std::vector<int32_t> out;
   int64_t pos = int64_t(prompt.size());
@@ -41,6 +49,7 @@ std::vector<int32_t> Generator::run(std::span<const int32_t> prompt, int64_t n, 
     if (prof_) prof_->restart_clock();
     const uint64_t before = prof_ ? prof_->launches() : 0;
     model_.forward(tok, pos++);
+    cached_.push_back(tok);
     if (prof_) stats_.launches_per_token = prof_->launches() - before;
     logits = model_.logits();
     stats_.decode_seconds += now() - t;

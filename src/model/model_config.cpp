@@ -89,6 +89,12 @@ class Keys {
   std::string arch_;
 };
 
+void check_experts(const Keys& k, const ModelConfig& c) {
+  if (c.n_expert_used > c.n_expert)
+    k.fail("expert_used_count", "(" + std::to_string(c.n_expert_used) + ") exceeds expert_count (" +
+                                    std::to_string(c.n_expert) + ")");
+}
+
 }  // namespace
 
 const char* architecture_name(Architecture a) {
@@ -182,13 +188,20 @@ ModelConfig ModelConfig::from_gguf(const quant::GgufFile& f) {
   if (c.arch == Architecture::Qwen3Moe) {
     c.n_expert = k.integer("expert_count");
     c.n_expert_used = k.integer("expert_used_count");
-    if (c.n_expert_used > c.n_expert)
-      k.fail("expert_used_count", "(" + std::to_string(c.n_expert_used) + ") exceeds expert_count (" +
-                                      std::to_string(c.n_expert) + ")");
+    check_experts(k, c);
     c.n_ff = k.integer("feed_forward_length", int64_t(0), 0);
     c.n_ff_exp = k.integer("expert_feed_forward_length",
                            c.n_ff ? std::optional<int64_t>(c.n_ff / c.n_expert_used) : std::nullopt);
     // qwen3moe renormalises the selected experts' weights (norm_topk_prob)
+    c.expert_weights_norm = true;
+  } else if (c.arch == Architecture::Llama && k.integer("expert_count", int64_t(0), 0) > 0) {
+    // Mixtral-style experts stored as llama: every layer's FFN is routed, each
+    // expert feed_forward_length wide; the weights are a softmax over the
+    // selected experts' router logits (the full softmax renormalised)
+    c.n_expert = k.integer("expert_count");
+    c.n_expert_used = k.integer("expert_used_count");
+    check_experts(k, c);
+    c.n_ff_exp = k.integer("feed_forward_length");
     c.expert_weights_norm = true;
   } else {
     c.n_ff = k.integer("feed_forward_length");

@@ -1,6 +1,7 @@
 #include "model_weights.h"
 
 #include <algorithm>
+#include <set>
 
 #include "k100/base/error.h"
 #include "k100/quant/gemv_layout.h"
@@ -27,6 +28,142 @@ ModelWeights::~ModelWeights() {
 }
 
 namespace {
+
+// The tensors a model of the architecture reads, found by name and checked
+// against their shapes; every name it finds is counted as used.
+class TensorFinder {
+ public:
+  explicit TensorFinder(const TensorSource& src) : src_(src) {}
+
+  // The tensor with exactly these dims (GGUF order); k100::Error naming it otherwise.
+  const TensorInfo& require(const std::string& name, const std::vector<uint64_t>& dims, const std::string& what) {
+    const TensorInfo* t = src_.tensor(name, dims, true);
+    if (!t)
+      throw Error(src_.origin() + ": tensor '" + name + "' (" + what + ", " + quant::format_dims(dims) + ") is missing");
+    return use(*t, dims, what);
+  }
+  const TensorInfo* optional(const std::string& name, const std::vector<uint64_t>& dims, const std::string& what) {
+    const TensorInfo* t = src_.tensor(name, dims, false);
+    return t ? &use(*t, dims, what) : nullptr;
+  }
+
+  // The source's tensors none of the above found, in file order.
+  std::vector<std::string> unused() const {
+    std::vector<std::string> out;
+    for (const auto& n : src_.names())
+      if (!used_.count(n)) out.push_back(n);
+    return out;
+  }
+
+ private:
+  const TensorInfo& use(const TensorInfo& t, const std::vector<uint64_t>& dims, const std::string& what) {
+    if (t.dims != dims)
+      throw Error(src_.origin() + ": tensor '" + t.name + "' has shape " + quant::format_dims(t.dims) + ", expected " +
+                  quant::format_dims(dims) + " (" + what + ")");
+    used_.insert(t.name);
+    return t;
+  }
+
+  const TensorSource& src_;
+  std::set<std::string> used_;
+};
+
+// What one layer reads (nullptr: absent).
+struct LayerTensors {
+  const TensorInfo *attn_norm = nullptr, *qkv = nullptr, *q = nullptr, *k = nullptr, *v = nullptr, *qkv_b = nullptr,
+                   *q_b = nullptr, *k_b = nullptr, *v_b = nullptr, *q_norm = nullptr, *k_norm = nullptr, *out = nullptr,
+                   *out_b = nullptr, *ffn_norm = nullptr, *gate = nullptr, *up = nullptr, *down = nullptr,
+                   *gate_b = nullptr, *up_b = nullptr, *down_b = nullptr, *router = nullptr, *gate_exps = nullptr,
+                   *up_exps = nullptr, *down_exps = nullptr;
+};
+
+struct ModelTensors {
+  const TensorInfo *embd = nullptr, *rope_freqs = nullptr, *output_norm = nullptr, *output = nullptr,
+                   *output_b = nullptr;
+  std::vector<LayerTensors> layers;
+};
+
+std::string blk(int64_t i, const char* name) { return "blk." + std::to_string(i) + "." + name; }
+
+// The architecture's table: every tensor llama.cpp's loader creates for it
+// (required, or optional and then applied), by name and shape.
+ModelTensors find_tensors(TensorFinder& F, const ModelConfig& c) {
+  const uint64_t E = uint64_t(c.n_embd), V = uint64_t(c.n_vocab), Q = uint64_t(c.q_dim()), KV = uint64_t(c.kv_dim()),
+                 HD = uint64_t(c.head_dim);
+  const bool llama = c.arch == Architecture::Llama, qwen2 = c.arch == Architecture::Qwen2,
+             qk_norm = c.arch == Architecture::Qwen3 || c.arch == Architecture::Qwen3Moe;
+  ModelTensors m;
+  m.embd = &F.require("token_embd.weight", {E, V}, "token embedding, n_embd x n_vocab");
+  if (llama) m.rope_freqs = F.optional("rope_freqs.weight", {uint64_t(c.n_rot / 2)}, "RoPE frequency factors");
+  for (int64_t i = 0; i < c.n_layer; ++i) {
+    LayerTensors L;
+    L.attn_norm = &F.require(blk(i, "attn_norm.weight"), {E}, "attention norm, n_embd");
+    // Q|K|V: one fused tensor (and its bias), or three (and theirs)
+    L.qkv = F.optional(blk(i, "attn_qkv.weight"), {E, Q + 2 * KV}, "fused QKV, n_embd x (q + 2 kv)");
+    if (L.qkv) {
+      L.qkv_b = F.optional(blk(i, "attn_qkv.bias"), {Q + 2 * KV}, "QKV bias");
+    } else {
+      L.q = &F.require(blk(i, "attn_q.weight"), {E, Q}, "query, n_embd x n_head * head_dim");
+      L.k = &F.require(blk(i, "attn_k.weight"), {E, KV}, "key, n_embd x n_head_kv * head_dim");
+      L.v = &F.require(blk(i, "attn_v.weight"), {E, KV}, "value, n_embd x n_head_kv * head_dim");
+      L.q_b = F.optional(blk(i, "attn_q.bias"), {Q}, "query bias");
+      L.k_b = F.optional(blk(i, "attn_k.bias"), {KV}, "key bias");
+      L.v_b = F.optional(blk(i, "attn_v.bias"), {KV}, "value bias");
+    }
+    if (qk_norm) {
+      L.q_norm = &F.require(blk(i, "attn_q_norm.weight"), {HD}, "query norm, head_dim");
+      L.k_norm = &F.require(blk(i, "attn_k_norm.weight"), {HD}, "key norm, head_dim");
+    }
+    L.out = &F.require(blk(i, "attn_output.weight"), {Q, E}, "attention output, q x n_embd");
+    if (llama) L.out_b = F.optional(blk(i, "attn_output.bias"), {E}, "attention output bias, n_embd");
+    L.ffn_norm = &F.require(blk(i, "ffn_norm.weight"), {E}, "FFN norm, n_embd");
+    if (c.moe()) {
+      const uint64_t X = uint64_t(c.n_expert), FF = uint64_t(c.n_ff_exp);
+      L.router = &F.require(blk(i, "ffn_gate_inp.weight"), {E, X}, "router, n_embd x n_expert");
+      L.gate_exps = &F.require(blk(i, "ffn_gate_exps.weight"), {E, FF, X}, "expert gates, n_embd x ffn x n_expert");
+      L.up_exps = &F.require(blk(i, "ffn_up_exps.weight"), {E, FF, X}, "expert ups, n_embd x ffn x n_expert");
+      L.down_exps = &F.require(blk(i, "ffn_down_exps.weight"), {FF, E, X}, "expert downs, ffn x n_embd x n_expert");
+    } else {
+      const uint64_t FF = uint64_t(c.n_ff);
+      L.gate = &F.require(blk(i, "ffn_gate.weight"), {E, FF}, "FFN gate, n_embd x ffn");
+      L.up = &F.require(blk(i, "ffn_up.weight"), {E, FF}, "FFN up, n_embd x ffn");
+      L.down = &F.require(blk(i, "ffn_down.weight"), {FF, E}, "FFN down, ffn x n_embd");
+      if (llama) {
+        L.gate_b = F.optional(blk(i, "ffn_gate.bias"), {FF}, "FFN gate bias, ffn");
+        L.up_b = F.optional(blk(i, "ffn_up.bias"), {FF}, "FFN up bias, ffn");
+        L.down_b = F.optional(blk(i, "ffn_down.bias"), {E}, "FFN down bias, n_embd");
+      }
+    }
+    m.layers.push_back(L);
+  }
+  m.output_norm = &F.require("output_norm.weight", {E}, "output norm, n_embd");
+  m.output = F.optional("output.weight", {E, V}, "output head, n_embd x n_vocab");
+  if (qwen2) m.output_b = F.optional("output.bias", {V}, "output bias, n_vocab");
+  return m;
+}
+
+// Why a tensor llama.cpp knows is not used here, for the message.
+std::string unused_reason(const std::string& name) {
+  auto ends = [&](const std::string& s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends(".input_scale") || ends(".scale")) return " (a per-tensor scale, which k100lc does not apply)";
+  return "";
+}
+
+// Stops the load at tensors the architecture does not use, unless allowed.
+void account_for_unused(const TensorSource& src, const ModelConfig& c, const std::vector<std::string>& unused,
+                        bool allow) {
+  if (unused.empty() || allow) return;
+  std::string list;
+  const size_t shown = std::min<size_t>(unused.size(), 8);
+  for (size_t i = 0; i < shown; ++i) list += (i ? ", '" : "'") + unused[i] + "'" + unused_reason(unused[i]);
+  if (unused.size() > shown) list += " and " + std::to_string(unused.size() - shown) + " more";
+  throw Error(src.origin() + ": " + std::to_string(unused.size()) +
+              (unused.size() == 1 ? " tensor is" : " tensors are") + " not used by a " + c.arch_name +
+              " model of these hyper-parameters: " + list +
+              "; allowing unused tensors (k100-generate --allow-unused) skips them");
+}
 
 class Loader {
  public:
@@ -58,18 +195,32 @@ class Loader {
     return p;
   }
 
-  // The tensor with exactly these dims (GGUF order); k100::Error naming it otherwise.
-  const TensorInfo& require(const std::string& name, const std::vector<uint64_t>& dims, const std::string& what) {
-    const TensorInfo* t = src_.tensor(name, dims, true);
-    if (!t)
-      throw Error(src_.origin() + ": tensor '" + name + "' (" + what + ", " + quant::format_dims(dims) + ") is missing");
-    check(*t, dims, what);
-    return *t;
+  // f32 values on the device (biases joined on the host).
+  uint64_t upload_host(const std::vector<float>& values) {
+    const uint64_t p = alloc(values.size() * 4);
+    if (!values.empty()) dev_.upload(p, values.data(), values.size() * 4);
+    return p;
   }
-  const TensorInfo* optional(const std::string& name, const std::vector<uint64_t>& dims, const std::string& what) {
-    const TensorInfo* t = src_.tensor(name, dims, false);
-    if (t) check(*t, dims, what);
-    return t;
+  // Biases of consecutive row ranges (n rows each) as one f32 vector, zeros
+  // for the ranges without one; empty when none has one.
+  std::vector<float> joined_bias(const std::vector<std::pair<const TensorInfo*, uint64_t>>& parts) {
+    bool any = false;
+    uint64_t n = 0;
+    for (const auto& [t, rows] : parts) {
+      any = any || t;
+      n += rows;
+    }
+    if (!any) return {};
+    std::vector<float> out(size_t(n), 0.f);
+    uint64_t at = 0;
+    for (const auto& [t, rows] : parts) {
+      if (t) {
+        const auto v = host_f32(*t);
+        std::copy(v.begin(), v.end(), out.begin() + std::ptrdiff_t(at));
+      }
+      at += rows;
+    }
+    return out;
   }
 
   // f32 copy on the device of a small tensor of any type (norms, biases).
@@ -152,11 +303,6 @@ class Loader {
   }
 
  private:
-  void check(const TensorInfo& t, const std::vector<uint64_t>& dims, const std::string& what) {
-    if (t.dims != dims)
-      throw Error(src_.origin() + ": tensor '" + t.name + "' has shape " + quant::format_dims(t.dims) + ", expected " +
-                  quant::format_dims(dims) + " (" + what + ")");
-  }
   void note(const TensorInfo& t) {
     mw_.types.emplace_back(t.name, t.type);
     mw_.bytes += t.size;
@@ -180,97 +326,65 @@ class Loader {
   bool fast_gemv_ = true;
 };
 
-std::string blk(int64_t i, const char* name) { return "blk." + std::to_string(i) + "." + name; }
-
 }  // namespace
 
 std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const TensorSource& file,
                                            const ModelConfig& c, const std::function<void(uint64_t, uint64_t)>& progress,
-                                           bool fast_gemv) {
+                                           const WeightOptions& options) {
+  TensorFinder finder(file);
+  const ModelTensors T = find_tensors(finder, c);
+  const std::vector<std::string> unused = finder.unused();
+  account_for_unused(file, c, unused, options.allow_unused);
+
   auto mw = std::make_unique<ModelWeights>();
   mw->dev = &dev;
-  Loader L(dev, ws, file, progress, *mw, fast_gemv);
-  const uint64_t E = uint64_t(c.n_embd), V = uint64_t(c.n_vocab), Q = uint64_t(c.q_dim()), KV = uint64_t(c.kv_dim()),
-                 HD = uint64_t(c.head_dim);
+  mw->skipped = unused;
+  Loader L(dev, ws, file, progress, *mw, options.fast_gemv);
+  const uint64_t Q = uint64_t(c.q_dim()), KV = uint64_t(c.kv_dim());
 
-  const TensorInfo& embd = L.require("token_embd.weight", {E, V}, "token embedding, n_embd x n_vocab");
+  const TensorInfo& embd = *T.embd;
   mw->embd_type = embd.type;
-  mw->embd_row_bytes = quant::row_bytes(embd.type, E);
+  mw->embd_row_bytes = quant::row_bytes(embd.type, uint64_t(c.n_embd));
   if (embd.type != TensorType::F32 && embd.type != TensorType::F16 && embd.type != TensorType::BF16 &&
       !quant_spec(embd.type))
     throw Error(file.origin() + ": tensor 'token_embd.weight' has type " + quant::type_name(embd.type) +
                 ", which the device cannot decode");
-  if (const TensorInfo* rf = L.optional("rope_freqs.weight", {uint64_t(c.n_rot / 2)}, "RoPE frequency factors"))
-    mw->rope_freq_factors = L.host_f32(*rf);
+  if (T.rope_freqs) mw->rope_freq_factors = L.host_f32(*T.rope_freqs);
 
   for (int64_t i = 0; i < c.n_layer; ++i) {
+    const LayerTensors& t = T.layers[size_t(i)];
     LayerWeights lw;
     const std::string tag = "blk." + std::to_string(i);
-    lw.attn_norm = L.upload_f32(L.require(blk(i, "attn_norm.weight"), {E}, "attention norm, n_embd"));
-    // Q|K|V: one fused tensor, or three
-    std::vector<const TensorInfo*> qkv;
-    const TensorInfo* fused = L.optional(blk(i, "attn_qkv.weight"), {E, Q + 2 * KV}, "fused QKV, n_embd x (q + 2 kv)");
-    std::vector<float> bias;
-    if (fused) {
-      qkv = {fused};
-      if (const TensorInfo* b = L.optional(blk(i, "attn_qkv.bias"), {Q + 2 * KV}, "QKV bias")) bias = L.host_f32(*b);
-    } else {
-      qkv = {&L.require(blk(i, "attn_q.weight"), {E, Q}, "query, n_embd x n_head * head_dim"),
-             &L.require(blk(i, "attn_k.weight"), {E, KV}, "key, n_embd x n_head_kv * head_dim"),
-             &L.require(blk(i, "attn_v.weight"), {E, KV}, "value, n_embd x n_head_kv * head_dim")};
-      const TensorInfo* bq = L.optional(blk(i, "attn_q.bias"), {Q}, "query bias");
-      const TensorInfo* bk = L.optional(blk(i, "attn_k.bias"), {KV}, "key bias");
-      const TensorInfo* bv = L.optional(blk(i, "attn_v.bias"), {KV}, "value bias");
-      if (bq || bk || bv) {
-        bias.assign(size_t(Q + 2 * KV), 0.f);
-        uint64_t at = 0;
-        for (const TensorInfo* b : {bq, bk, bv}) {
-          const uint64_t n = b == bq ? Q : KV;
-          if (b) {
-            auto v = L.host_f32(*b);
-            std::copy(v.begin(), v.end(), bias.begin() + std::ptrdiff_t(at));
-          }
-          at += n;
-        }
-      }
-    }
-    if (!bias.empty()) {
-      lw.qkv_bias = ws.upload(tag + ".qkv_bias", bias.data(), bias.size() * 4);
-    }
-    lw.qkv = L.projection(qkv, c.n_embd, tag + ".qkv");
-    const bool qk_norm = c.arch == Architecture::Qwen3 || c.arch == Architecture::Qwen3Moe;
-    if (qk_norm) {
-      lw.q_norm = L.upload_f32(L.require(blk(i, "attn_q_norm.weight"), {HD}, "query norm, head_dim"));
-      lw.k_norm = L.upload_f32(L.require(blk(i, "attn_k_norm.weight"), {HD}, "key norm, head_dim"));
-    }
-    lw.out = L.projection({&L.require(blk(i, "attn_output.weight"), {Q, E}, "attention output, q x n_embd")}, c.q_dim(),
-                          tag + ".attn_output");
-    lw.ffn_norm = L.upload_f32(L.require(blk(i, "ffn_norm.weight"), {E}, "FFN norm, n_embd"));
+    lw.attn_norm = L.upload_f32(*t.attn_norm);
+    const std::vector<float> bias =
+        t.qkv ? L.joined_bias({{t.qkv_b, Q + 2 * KV}}) : L.joined_bias({{t.q_b, Q}, {t.k_b, KV}, {t.v_b, KV}});
+    if (!bias.empty()) lw.qkv_bias = ws.upload(tag + ".qkv_bias", bias.data(), bias.size() * 4);
+    lw.qkv = L.projection(t.qkv ? std::vector<const TensorInfo*>{t.qkv} : std::vector<const TensorInfo*>{t.q, t.k, t.v},
+                          c.n_embd, tag + ".qkv");
+    if (t.q_norm) lw.q_norm = L.upload_f32(*t.q_norm);
+    if (t.k_norm) lw.k_norm = L.upload_f32(*t.k_norm);
+    lw.out = L.projection({t.out}, c.q_dim(), tag + ".attn_output");
+    if (t.out_b) lw.out_bias = L.upload_f32(*t.out_b);
+    lw.ffn_norm = L.upload_f32(*t.ffn_norm);
     if (c.moe()) {
-      const uint64_t X = uint64_t(c.n_expert), F = uint64_t(c.n_ff_exp);
-      const TensorInfo& r = L.require(blk(i, "ffn_gate_inp.weight"), {E, X}, "router, n_embd x n_expert");
-      lw.router = std::move(L.projection({&r}, c.n_embd, tag + ".router").parts.front().linear);
-      lw.gate_exps = L.experts(L.require(blk(i, "ffn_gate_exps.weight"), {E, F, X}, "expert gates, n_embd x ffn x n_expert"),
-                               c.n_ff_exp, c.n_embd, c.n_expert, tag + ".gate_exps");
-      lw.up_exps = L.experts(L.require(blk(i, "ffn_up_exps.weight"), {E, F, X}, "expert ups, n_embd x ffn x n_expert"),
-                             c.n_ff_exp, c.n_embd, c.n_expert, tag + ".up_exps");
-      lw.down_exps = L.experts(L.require(blk(i, "ffn_down_exps.weight"), {F, E, X}, "expert downs, ffn x n_embd x n_expert"),
-                               c.n_embd, c.n_ff_exp, c.n_expert, tag + ".down_exps");
+      lw.router = std::move(L.projection({t.router}, c.n_embd, tag + ".router").parts.front().linear);
+      lw.gate_exps = L.experts(*t.gate_exps, c.n_ff_exp, c.n_embd, c.n_expert, tag + ".gate_exps");
+      lw.up_exps = L.experts(*t.up_exps, c.n_ff_exp, c.n_embd, c.n_expert, tag + ".up_exps");
+      lw.down_exps = L.experts(*t.down_exps, c.n_embd, c.n_ff_exp, c.n_expert, tag + ".down_exps");
     } else {
-      const uint64_t F = uint64_t(c.n_ff);
-      lw.gate_up = L.projection({&L.require(blk(i, "ffn_gate.weight"), {E, F}, "FFN gate, n_embd x ffn"),
-                                 &L.require(blk(i, "ffn_up.weight"), {E, F}, "FFN up, n_embd x ffn")},
-                                c.n_embd, tag + ".gate_up");
-      lw.down = L.projection({&L.require(blk(i, "ffn_down.weight"), {F, E}, "FFN down, ffn x n_embd")}, c.n_ff,
-                             tag + ".ffn_down");
+      lw.gate_up = L.projection({t.gate, t.up}, c.n_embd, tag + ".gate_up");
+      lw.down = L.projection({t.down}, c.n_ff, tag + ".ffn_down");
+      const std::vector<float> gu_bias = L.joined_bias({{t.gate_b, uint64_t(c.n_ff)}, {t.up_b, uint64_t(c.n_ff)}});
+      if (!gu_bias.empty()) lw.gate_up_bias = L.upload_host(gu_bias);
+      if (t.down_b) lw.down_bias = L.upload_f32(*t.down_b);
     }
     mw->layers.push_back(std::move(lw));
   }
 
-  mw->output_norm = L.upload_f32(L.require("output_norm.weight", {E}, "output norm, n_embd"));
+  mw->output_norm = L.upload_f32(*T.output_norm);
   mw->token_embd = L.upload_raw({&embd});
-  if (const TensorInfo* out = L.optional("output.weight", {E, V}, "output head, n_embd x n_vocab")) {
-    mw->output = L.projection({out}, c.n_embd, "output");
+  if (T.output) {
+    mw->output = L.projection({T.output}, c.n_embd, "output");
   } else {
     // tied embeddings: the head reads the embedding table, or (fast GEMVs)
     // a repacked copy of it beside the table the embedding rows come from
@@ -282,6 +396,7 @@ std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const Ten
     mw->output.parts.push_back(
         {make_linear(dev, c.n_vocab, c.n_embd, DeviceWeights{embd.type, p, 1, false, fast}, &ws, "output"), 0});
   }
+  if (T.output_b) mw->output_bias = L.upload_f32(*T.output_b);
   L.finish();
   return mw;
 }

@@ -2,6 +2,12 @@
 // GGUF file: every tensor by its llama.cpp name, checked against the shape
 // the hyper-parameters imply, uploaded in its stored type (norm weights and
 // biases widened to f32), with a progress callback over the bytes.
+//
+// Every tensor of the file is accounted for: the architecture's table of
+// required and optional tensors (the ones llama.cpp's loader creates for it)
+// is matched against the file before anything is uploaded, and a tensor the
+// table does not use stops the load with its name, unless the caller allows
+// unused tensors (then they are skipped and listed).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +42,9 @@ struct Projection {
 struct LayerWeights {
   uint64_t attn_norm = 0, ffn_norm = 0;  // f32 [n_embd]
   uint64_t qkv_bias = 0;                 // f32 [q + 2 kv] or 0
+  uint64_t out_bias = 0;                 // f32 [n_embd] or 0 (llama: attn_output.bias)
+  uint64_t gate_up_bias = 0;             // f32 [2 ff] or 0 (llama: ffn_gate.bias | ffn_up.bias, zeros where absent)
+  uint64_t down_bias = 0;                // f32 [n_embd] or 0 (llama: ffn_down.bias)
   uint64_t q_norm = 0, k_norm = 0;       // f32 [head_dim] or 0
   Projection qkv, out;                   // [q + 2 kv][embd], [embd][q]
   Projection gate_up, down;              // dense: [2 ff][embd], [embd][ff]
@@ -49,10 +58,12 @@ struct ModelWeights {
   uint64_t embd_row_bytes = 0;
   uint64_t output_norm = 0;    // f32 [n_embd]
   Projection output;           // [n_vocab][n_embd] (the token embedding when tied)
+  uint64_t output_bias = 0;    // f32 [n_vocab] or 0 (qwen2: output.bias)
   bool tied = false;
   std::vector<float> rope_freq_factors;  // rope_freqs.weight, or empty
   std::vector<LayerWeights> layers;
   std::vector<std::pair<std::string, quant::TensorType>> types;
+  std::vector<std::string> skipped;  // tensors of the file the architecture does not use (allow_unused)
   uint64_t bytes = 0;
 
   // Owns every device buffer above.
@@ -61,13 +72,22 @@ struct ModelWeights {
   ~ModelWeights();
 };
 
+struct WeightOptions {
+  // Dense block-type weights repacked for the fast GEMVs (GemvLinear), else
+  // in the GGUF layout (DotLinear).
+  bool fast_gemv = true;
+  // Tensors the architecture does not use are skipped (ModelWeights::skipped)
+  // instead of stopping the load.
+  bool allow_unused = false;
+};
+
 // Reads and uploads every tensor of `cfg`'s architecture; `ws` holds the
-// constant tables the block kernels share. fast_gemv: dense block-type
-// weights are repacked for the fast GEMVs (GemvLinear), else they keep the
-// GGUF layout (DotLinear).
+// constant tables the block kernels share. k100::Error naming the tensor for
+// a missing required tensor, a wrong shape, or (without allow_unused) a
+// tensor of the source the architecture does not use.
 std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const TensorSource& source,
                                            const ModelConfig& cfg,
                                            const std::function<void(uint64_t, uint64_t)>& progress,
-                                           bool fast_gemv = true);
+                                           const WeightOptions& options = {});
 
 }  // namespace k100::model

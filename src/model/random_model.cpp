@@ -238,8 +238,14 @@ bool set_random_model_field(RandomModelSpec& spec, const std::string& value) {
   for (Architecture a : {Architecture::Llama, Architecture::Qwen2, Architecture::Qwen3, Architecture::Qwen3Moe})
     if (value == architecture_name(a)) {
       spec.arch = a;
+      spec.llama_experts = false;
       return true;
     }
+  if (value == "mixtral") {
+    spec.arch = Architecture::Llama;
+    spec.llama_experts = true;
+    return true;
+  }
   if (value == "mixed") {
     spec.mixed = true;
     return true;
@@ -256,7 +262,7 @@ void write_random_model(const std::string& path, const RandomModelSpec& s) {
   if (s.n_head <= 0 || s.n_head_kv <= 0 || s.n_head % s.n_head_kv)
     throw Error("random model: n_head_kv " + std::to_string(s.n_head_kv) + " must divide n_head " + std::to_string(s.n_head));
   if (s.n_vocab < 300) throw Error("random model: n_vocab must be at least 300 (bytes and control tokens)");
-  const bool moe = s.arch == Architecture::Qwen3Moe;
+  const bool moe = s.arch == Architecture::Qwen3Moe || (s.arch == Architecture::Llama && s.llama_experts);
   const std::string a = architecture_name(s.arch);
   quant::GgufWriter w;
   w.add("general.architecture", Value::string(a));
@@ -269,7 +275,9 @@ void write_random_model(const std::string& path, const RandomModelSpec& s) {
   w.add(a + ".context_length", u32(s.n_ctx));
   w.add(a + ".embedding_length", u32(s.n_embd));
   w.add(a + ".block_count", u32(s.n_layer));
-  w.add(a + ".feed_forward_length", u32(moe ? s.n_ff_exp * s.n_expert_used : s.n_ff));
+  // llama's experts are feed_forward_length wide; qwen3moe's have a key of their own
+  const bool llama_moe = moe && s.arch == Architecture::Llama;
+  w.add(a + ".feed_forward_length", u32(llama_moe ? s.n_ff_exp : moe ? s.n_ff_exp * s.n_expert_used : s.n_ff));
   w.add(a + ".attention.head_count", u32(s.n_head));
   w.add(a + ".attention.head_count_kv", u32(s.n_head_kv));
   w.add(a + ".attention.key_length", u32(s.head_dim));
@@ -280,7 +288,7 @@ void write_random_model(const std::string& path, const RandomModelSpec& s) {
   if (moe) {
     w.add(a + ".expert_count", u32(s.n_expert));
     w.add(a + ".expert_used_count", u32(s.n_expert_used));
-    w.add(a + ".expert_feed_forward_length", u32(s.n_ff_exp));
+    if (!llama_moe) w.add(a + ".expert_feed_forward_length", u32(s.n_ff_exp));
   }
 
   w.add("tokenizer.ggml.model", Value::string(spm ? "llama" : "gpt2"));
@@ -299,6 +307,11 @@ void write_random_model(const std::string& path, const RandomModelSpec& s) {
     w.add("tokenizer.ggml.eos_token_id", u32(nv - 1));  // <|im_end|>
     w.add("tokenizer.ggml.padding_token_id", u32(nv - 3));
     w.add("tokenizer.ggml.add_bos_token", Value::of(false));
+    // the ChatML turns its control tokens are for (as the Qwen models carry)
+    w.add("tokenizer.chat_template",
+          Value::string("{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
+                        "'<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' "
+                        "}}{% endif %}"));
   }
 
   Builder b(s);
@@ -317,7 +330,7 @@ void write_random_model(const std::string& path, const RandomModelSpec& s) {
       b.vector(w, blk(i, "attn_k.bias"), KV, 0.0, 0.2);
       b.vector(w, blk(i, "attn_v.bias"), KV, 0.0, 0.2);
     }
-    if (s.arch == Architecture::Qwen3 || moe) {
+    if (s.arch == Architecture::Qwen3 || s.arch == Architecture::Qwen3Moe) {
       b.vector(w, blk(i, "attn_q_norm.weight"), uint64_t(s.head_dim), 1.0, 0.1);
       b.vector(w, blk(i, "attn_k_norm.weight"), uint64_t(s.head_dim), 1.0, 0.1);
     }

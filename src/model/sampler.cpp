@@ -24,9 +24,31 @@ void check_row(std::span<const float> logits, bool allow_infinity) {
 
 }  // namespace
 
+std::string sampler_rule_broken(SamplerField field, double v) {
+  if (std::isnan(v)) return "must be a number";
+  switch (field) {
+    case SamplerField::Temperature:
+      return v >= 0 && std::isfinite(v) ? "" : "must be 0 (greedy) or more";
+    case SamplerField::TopK:
+      return v >= 0 && v <= double(INT32_MAX) ? "" : "must be 0 (all tokens) or more";
+    case SamplerField::TopP:
+    case SamplerField::MinP:
+      return v >= 0 && v <= 1 ? "" : "must be in [0, 1]";
+    case SamplerField::RepeatPenalty:
+      return v > 0 && std::isfinite(v) ? "" : "must be more than 0 (1 is off)";
+    case SamplerField::RepeatLastN:
+      return v >= -1 && v <= double(INT32_MAX) ? "" : "must be -1 (the whole history), 0 (off) or more";
+    case SamplerField::FrequencyPenalty:
+    case SamplerField::PresencePenalty:
+      return std::isfinite(v) ? "" : "must be a finite number";
+  }
+  return "";
+}
+
 Sampler::Sampler(SamplerParams params) : params_(params), rng_(params.seed) {
   if (std::isnan(params.temperature)) throw Error("sampler: temperature is NaN");
   if (std::isnan(params.top_p)) throw Error("sampler: top_p is NaN");
+  if (std::isnan(params.min_p)) throw Error("sampler: min_p is NaN");
   if (params.top_k < 0) throw Error("sampler: top_k " + std::to_string(params.top_k) + " is negative");
   if (!(params.repeat_penalty > 0.0f))
     throw Error("sampler: repeat_penalty " + std::to_string(params.repeat_penalty) + " must be > 0");
@@ -41,9 +63,11 @@ int64_t Sampler::greedy(std::span<const float> logits) {
   return std::max_element(logits.begin(), logits.end()) - logits.begin();  // first of equal maxima
 }
 
-int64_t Sampler::sample(std::span<const float> logits, float temperature, int32_t top_k, float top_p, Rng& rng) {
+int64_t Sampler::sample(std::span<const float> logits, float temperature, int32_t top_k, float top_p, Rng& rng,
+                        float min_p) {
   if (std::isnan(temperature)) throw Error("sampler: temperature is NaN");
   if (std::isnan(top_p)) throw Error("sampler: top_p is NaN");
+  if (std::isnan(min_p)) throw Error("sampler: min_p is NaN");
   if (top_k < 0) throw Error("sampler: top_k " + std::to_string(top_k) + " is negative");
   if (temperature <= 0.0f) return greedy(logits);
   check_row(logits, false);
@@ -83,6 +107,11 @@ int64_t Sampler::sample(std::span<const float> logits, float temperature, int32_
     }
   }
 
+  // min-p: relative to the largest probability (1 here: p is relative to the top logit)
+  if (min_p > 0.0f)
+    for (double& v : p)
+      if (v < double(min_p)) v = 0.0;
+
   // the draw: the first index whose cumulative probability exceeds u
   const double total = std::accumulate(p.begin(), p.end(), 0.0);
   const double u = rng.uniform() * total;
@@ -119,7 +148,7 @@ TokenId Sampler::next(std::span<const float> logits) {
     const std::vector<TokenId> recent(recent_.begin(), recent_.end());
     apply_penalties(row, recent, params_.repeat_penalty, params_.frequency_penalty, params_.presence_penalty);
   }
-  const TokenId id = TokenId(sample(row, params_.temperature, params_.top_k, params_.top_p, rng_));
+  const TokenId id = TokenId(sample(row, params_.temperature, params_.top_k, params_.top_p, rng_, params_.min_p));
   accept(id);
   return id;
 }

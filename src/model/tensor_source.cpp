@@ -10,6 +10,12 @@ uint64_t GgufTensorSource::total_bytes() const {
   return n;
 }
 
+std::vector<std::string> GgufTensorSource::names() const {
+  std::vector<std::string> out;
+  for (const auto& t : f_.tensors()) out.push_back(t.name);
+  return out;
+}
+
 ShapeTensorSource::ShapeTensorSource(std::function<quant::TensorType(const std::string&)> type_of, std::string origin)
     : type_of_(std::move(type_of)), origin_(std::move(origin)) {}
 

@@ -79,14 +79,40 @@ std::string rewrite(const std::string& src, const std::string& name,
 auto keep_kv = [](std::string&, quant::Value&) { return true; };
 auto keep_tensor = [](std::string&, std::vector<uint64_t>&, std::vector<uint8_t>&) { return true; };
 
-std::string load_error(const std::string& path) {
+std::string load_error(const std::string& path, LoadOptions o = {}) {
   try {
     const quant::GgufFile f = quant::GgufFile::open(path);
-    DecoderModel m(device(), f);
+    DecoderModel m(device(), f, o);
   } catch (const Error& e) {
     return e.what();
   }
   return "";
+}
+
+// A copy of `src` with one more f32 tensor of `dims`.
+std::string with_tensor(const std::string& src, const std::string& file, const std::string& name,
+                        std::vector<uint64_t> dims) {
+  const std::string out = (temp_dir() / file).string();
+  const quant::GgufFile f = quant::GgufFile::open(src);
+  quant::GgufWriter w;
+  for (const auto& kv : f.metadata()) w.add(kv.key, kv.value);
+  for (const auto& t : f.tensors()) {
+    const auto v = f.tensor(t);
+    w.add_tensor(t.name, t.type, t.dims, std::vector<uint8_t>(v.bytes.begin(), v.bytes.end()));
+  }
+  uint64_t n = 4;
+  for (uint64_t d : dims) n *= d;
+  w.add_tensor(name, quant::TensorType::F32, dims, std::vector<uint8_t>(n, 0));
+  w.write(out);
+  return out;
+}
+
+std::vector<float> logits_after(const std::string& path, const std::vector<int32_t>& seq, LoadOptions o = {}) {
+  o.context = 16;
+  const quant::GgufFile f = quant::GgufFile::open(path);
+  DecoderModel m(device(), f, o);
+  for (size_t i = 0; i < seq.size(); ++i) m.forward(seq[i], int64_t(i));
+  return m.logits();
 }
 
 TEST(Decoder, EveryArchitectureRunsAndRepeats) {
@@ -230,6 +256,92 @@ TEST(Decoder, FileErrorsNameKeyOrTensor) {
     return true;
   }, keep_tensor);
   EXPECT_NE(load_error(heads).find("'qwen3.attention.head_count_kv'"), std::string::npos) << load_error(heads);
+}
+
+// Every tensor of the file is used or refused: one the architecture does
+// not have stops the load with its name; allowed, it is skipped and listed,
+// and the model runs as the file without it.
+TEST(Decoder, UnusedTensorsAreRefusedByNameOrSkipped) {
+  const std::string src = model_path(Architecture::Llama);
+  const std::string extra = with_tensor(src, "extra.gguf", "blk.1.attn_gate.weight", {256, 256});
+  const std::string e = load_error(extra);
+  EXPECT_NE(e.find("1 tensor is not used by a llama model"), std::string::npos) << e;
+  EXPECT_NE(e.find("'blk.1.attn_gate.weight'"), std::string::npos) << e;
+  EXPECT_NE(e.find("--allow-unused"), std::string::npos) << e;
+
+  LoadOptions allow;
+  allow.allow_unused = true;
+  {
+    const quant::GgufFile f = quant::GgufFile::open(extra);
+    DecoderModel m(device(), f, allow);
+    EXPECT_EQ(m.skipped_tensors(), std::vector<std::string>{"blk.1.attn_gate.weight"});
+  }
+  const std::vector<int32_t> seq = {1, 300, 301};
+  EXPECT_EQ(logits_after(extra, seq, allow), logits_after(src, seq));
+
+  // an optional tensor of another architecture (llama's attention output bias in a qwen2 file)
+  const std::string bias = with_tensor(model_path(Architecture::Qwen2), "qwen2_out_bias.gguf",
+                                       "blk.0.attn_output.bias", {256});
+  EXPECT_NE(load_error(bias).find("'blk.0.attn_output.bias'"), std::string::npos) << load_error(bias);
+  // a fused Q|K|V beside the separate ones: the separate ones are not used
+  const std::string both = with_tensor(model_path(Architecture::Qwen3), "qwen3_both_qkv.gguf", "blk.0.attn_qkv.weight",
+                                       {256, 256 + 2 * 128});
+  const std::string b = load_error(both);
+  EXPECT_NE(b.find("3 tensors are not used"), std::string::npos) << b;
+  EXPECT_NE(b.find("'blk.0.attn_q.weight', 'blk.0.attn_k.weight', 'blk.0.attn_v.weight'"), std::string::npos) << b;
+  // a per-tensor scale (NVFP4 files) says why
+  const std::string scale = with_tensor(src, "scale.gguf", "blk.0.attn_q.scale", {1});
+  EXPECT_NE(load_error(scale).find("'blk.0.attn_q.scale' (a per-tensor scale"), std::string::npos) << load_error(scale);
+}
+
+// Mixtral-style experts in a llama file run on the routed path (no longer a
+// missing dense FFN tensor); llama.cpp and the float64 pass check the values
+// (tests/model/python/test_model_tensors.py).
+TEST(Decoder, LlamaWithExpertsRuns) {
+  const std::string p = (temp_dir() / "mixtral.gguf").string();
+  RandomModelSpec s;
+  ASSERT_TRUE(set_random_model_field(s, "mixtral"));
+  write_random_model(p, s);
+  const quant::GgufFile f = quant::GgufFile::open(p);
+  DecoderModel m(device(), f, LoadOptions{.context = 8, .progress = {}});
+  EXPECT_EQ(m.config().n_expert, 4);
+  EXPECT_EQ(m.config().n_ff_exp, 256);
+  const std::vector<int32_t> seq = {1, 300, 301};
+  for (size_t i = 0; i < seq.size(); ++i) m.forward(seq[i], int64_t(i));
+  for (float v : m.logits()) ASSERT_TRUE(std::isfinite(v));
+  // past the routing kernel's limit: an error naming it (before any tensor is read)
+  const std::string many = rewrite(p, "mixtral_300.gguf", [](std::string& k, quant::Value& v) {
+    if (k == "llama.expert_count") v = quant::Value::of(uint32_t(300));
+    return true;
+  }, keep_tensor);
+  EXPECT_NE(load_error(many).find("300 experts, 2 used per token; routing handles at most 256 experts and 64 used"),
+            std::string::npos)
+      << load_error(many);
+}
+
+// Head sizes: every multiple of 32 up to 256 runs (values: the Python oracle
+// test); others are refused naming the limit.
+TEST(Decoder, HeadSizesNameTheLimit) {
+  for (int64_t hd : {32, 96, 160, 224}) {
+    const std::string p = (temp_dir() / ("head" + std::to_string(hd) + ".gguf")).string();
+    RandomModelSpec s;
+    s.head_dim = hd;
+    s.n_head = hd == 32 ? 16 : 4;
+    s.n_head_kv = hd == 32 ? 1 : 2;
+    write_random_model(p, s);
+    const std::vector<float> l = logits_after(p, {1, 300, 301});
+    for (float v : l) ASSERT_TRUE(std::isfinite(v)) << hd;
+  }
+  for (int64_t hd : {48, 288}) {
+    const std::string p = (temp_dir() / ("head" + std::to_string(hd) + ".gguf")).string();
+    RandomModelSpec s;
+    s.head_dim = hd;
+    write_random_model(p, s);
+    EXPECT_NE(load_error(p).find("head size " + std::to_string(hd) + " is not supported (attention takes multiples "
+                                 "of 32 up to 256)"),
+              std::string::npos)
+        << load_error(p);
+  }
 }
 
 }  // namespace

@@ -491,7 +491,21 @@ TEST(Attention, FlashMultiHeadAndGrouped) {
     }
     expect_near(fa.forward(q), want, 2e-5, "flash attention");
   }
+  {  // head size 32, 16 query heads per KV head (the part kernel's half-full column block)
+    const int64_t heads = 32, kv_heads = 2, hd = 32, n = 70, max_len = 128, kvdim = kv_heads * hd;
+    FlashAttention fa(dev, heads, hd, max_len, nullptr, "fa32", kv_heads);
+    auto k = random(size_t(n * kvdim), 20), v = random(size_t(n * kvdim), 21);
+    auto q = random(size_t(heads * hd), 22, -2.f, 2.f);
+    fa.append(k, v);
+    std::vector<double> want;
+    for (int64_t h = 0; h < heads; ++h) {
+      auto o = attend(q, k, v, n, hd, h * hd, (h / (heads / kv_heads)) * hd, kvdim);
+      want.insert(want.end(), o.begin(), o.end());
+    }
+    expect_near(fa.forward(q), want, 2e-5, "flash attention, head size 32");
+  }
   EXPECT_THROW(FlashAttention(device(), 4, 64, 64, nullptr, "fa", 3), Error);
+  EXPECT_THROW(FlashAttention(device(), 4, 48, 64, nullptr, "fa", 2), Error);
 }
 
 TEST(Moe, CombineAndBucketedExperts) {

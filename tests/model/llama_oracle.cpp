@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -46,6 +47,11 @@ struct TokenDataArray {  // llama_token_data_array
   size_t size;
   int64_t selected;
   bool sorted;
+};
+
+struct ChatMessage {  // llama_chat_message
+  const char* role;
+  const char* content;
 };
 
 using LogCallback = void (*)(int level, const char* text, void* user);
@@ -94,6 +100,8 @@ struct LlamaOracle::Api {
   void (*sampler_accept)(void*, int32_t);
   void (*sampler_apply)(void*, TokenDataArray*);
   void (*sampler_free)(void*);
+  int32_t (*chat_apply_template)(const char*, const ChatMessage*, size_t, bool, char*, int32_t);
+  int32_t (*chat_builtin_templates)(const char**, size_t);
 };
 
 bool llama_oracle_required() {
@@ -137,6 +145,8 @@ const LlamaOracle* LlamaOracle::get(std::string* why) {
     resolve(hl, "llama_sampler_accept", &api.sampler_accept, &missing);
     resolve(hl, "llama_sampler_apply", &api.sampler_apply, &missing);
     resolve(hl, "llama_sampler_free", &api.sampler_free, &missing);
+    resolve(hl, "llama_chat_apply_template", &api.chat_apply_template, &missing);
+    resolve(hl, "llama_chat_builtin_templates", &api.chat_builtin_templates, &missing);
     if (!missing.empty()) {
       reason = llama + " lacks " + missing;
       return;
@@ -225,6 +235,31 @@ std::vector<float> LlamaOracle::penalties(int32_t last_n, float repeat, float fr
   std::vector<float> out(logits.size());
   for (size_t i = 0; i < arr.size; ++i) out[size_t(arr.data[i].id)] = arr.data[i].logit;
   return out;
+}
+
+std::optional<std::string> LlamaOracle::chat_apply_template(
+    const std::string& tmpl, const std::vector<std::pair<std::string, std::string>>& messages,
+    bool add_assistant) const {
+  std::vector<ChatMessage> chat;
+  for (const auto& [role, content] : messages) chat.push_back({role.c_str(), content.c_str()});
+  std::string buf(256, '\0');
+  int32_t n = api_->chat_apply_template(tmpl.c_str(), chat.data(), chat.size(), add_assistant, buf.data(),
+                                        int32_t(buf.size()));
+  if (n < 0) return std::nullopt;
+  if (size_t(n) > buf.size()) {
+    buf.assign(size_t(n), '\0');
+    n = api_->chat_apply_template(tmpl.c_str(), chat.data(), chat.size(), add_assistant, buf.data(),
+                                  int32_t(buf.size()));
+  }
+  buf.resize(size_t(n));
+  return buf;
+}
+
+std::vector<std::string> LlamaOracle::chat_builtin_templates() const {
+  const int32_t n = api_->chat_builtin_templates(nullptr, 0);
+  std::vector<const char*> names(size_t(std::max(n, 0)));
+  api_->chat_builtin_templates(names.data(), names.size());
+  return std::vector<std::string>(names.begin(), names.end());
 }
 
 }  // namespace k100::test

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,15 @@ class LlamaOracle {
   // `history` in order, then applies itself to `logits` (ids 0..n-1).
   std::vector<float> penalties(int32_t last_n, float repeat, float freq, float present,
                                const std::vector<int32_t>& history, const std::vector<float>& logits) const;
+
+  // llama_chat_apply_template: `tmpl` is a built-in name or a Jinja text
+  // (recognised by its strings); messages are {role, content}. nullopt when
+  // llama.cpp refuses the template.
+  std::optional<std::string> chat_apply_template(const std::string& tmpl,
+                                                 const std::vector<std::pair<std::string, std::string>>& messages,
+                                                 bool add_assistant) const;
+  // llama_chat_builtin_templates: the names it renders.
+  std::vector<std::string> chat_builtin_templates() const;
 
   struct Api;  // the resolved symbols
 

@@ -7,7 +7,8 @@
 //
 // Loading reads the hyper-parameters (ModelConfig) and every tensor the
 // architecture needs, checks names and shapes against them (a k100::Error
-// names the tensor, its shape and the expected one), and uploads the weights
+// names the tensor, its shape and the expected one; a tensor of the file the
+// architecture does not use is an error too, unless allowed), and uploads the weights
 // in their stored types (f32, f16, bf16 or any of the eleven block types,
 // per tensor); Q|K|V, and gate|up, of one type share one buffer and run as
 // one GEMV. Without output.weight the output projection reads the token
@@ -47,6 +48,9 @@ struct LoadOptions {
   // one-launch attention supports it (head size 128, up to 8 query heads per
   // KV head); otherwise, and by default, f32.
   bool kv_f16 = false;
+  // Tensors of the file the architecture does not use are skipped (and
+  // listed by DecoderModel::skipped_tensors) instead of stopping the load.
+  bool allow_unused = false;
 };
 
 class DecoderModel {
@@ -81,6 +85,8 @@ class DecoderModel {
   int kv_element_bytes() const;    // 4 (f32 KV cache) or 2 (f16)
   // The stored type of every weight tensor used, by name.
   std::vector<std::pair<std::string, quant::TensorType>> tensor_types() const;
+  // The file's tensors the load skipped (LoadOptions::allow_unused), in file order.
+  const std::vector<std::string>& skipped_tensors() const;
 
   struct State;
 

@@ -6,6 +6,10 @@
 // the next token on the host. Time is measured on the host clock around the
 // passes; with a ProfilingDevice under the model, the device time of every
 // launch adds up per kernel family.
+//
+// The generator remembers which tokens the model's KV cache holds (the last
+// prompt and the tokens generated after it): a prompt that starts with them
+// (the next turn of a chat, a repeated request) runs only its new tokens.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +25,8 @@ namespace k100::model {
 
 struct GenerationStats {
   int64_t prompt_tokens = 0, generated = 0;
-  double prompt_seconds = 0;   // enqueue + run of the prompt's passes, to its logits
+  int64_t reused_tokens = 0;   // prompt tokens whose KV rows were kept from the previous run
+  double prompt_seconds = 0;   // enqueue + run of the prompt's passes (the tokens not reused), to its logits
   double decode_seconds = 0;   // the passes after the prompt's (each to its logits)
   int64_t decode_passes = 0;   // generated - 1: the first token comes from the prompt's pass
   uint64_t launches_per_token = 0;  // launches of one decode pass
@@ -42,16 +47,21 @@ class Generator {
  public:
   // profiler: the ProfilingDevice the model was built on, or nullptr.
   Generator(DecoderModel& model, ProfilingDevice* profiler = nullptr) : model_(model), prof_(profiler) {}
-  // Runs the prompt (at least one token) and generates up to n tokens
-  // (fewer when on_token stops, or the context is full). Returns the
-  // generated ids.
+  // Runs the prompt (at least one token; the part it shares with the cached
+  // tokens is not run again) and generates up to n tokens (fewer when
+  // on_token stops, or the context is full). Returns the generated ids.
   std::vector<int32_t> run(std::span<const int32_t> prompt, int64_t n, const GenerationCallbacks& cb);
   const GenerationStats& stats() const { return stats_; }
+  // The tokens whose KV rows the model holds, in order.
+  const std::vector<int32_t>& cached() const { return cached_; }
+  // Forgets them (the next run starts from position 0).
+  void forget() { cached_.clear(); }
 
  private:
   DecoderModel& model_;
   ProfilingDevice* prof_;
   GenerationStats stats_;
+  std::vector<int32_t> cached_;
 };
 
 }  // namespace k100::model

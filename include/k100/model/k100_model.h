@@ -112,10 +112,10 @@ int k100m_model_config(k100m_handle* m, char* buf, size_t cap);
 int k100m_model_forward(k100m_handle* m, int32_t token, int64_t pos, uint64_t* logits);
 int k100m_model_logits(k100m_handle* m, float* out, int64_t n); /* waits */
 
-/* The generate command (k100-generate's flags). prompt NULL: tokens. Returns the exit status. */
-int k100m_generate(const char* model, const char* prompt, const int32_t* tokens, int ntokens, int64_t n,
-                   float temperature, int32_t top_k, float top_p, uint64_t seed, const char* logits_path, int ids,
-                   int ignore_eos, int64_t context);
+/* The generate command with k100-generate's flags: argv[0] names the program in messages, argv[1..argc-1]
+   are the arguments. Reads standard input in a chat; Ctrl-C stops it at the next token. Returns the exit
+   status (0, 1 error, 2 usage, 130 interrupted). */
+int k100m_generate_main(int argc, const char* const* argv);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,9 @@
 // k100lc model: the hyper-parameters of a decoder model, read from a GGUF
 // file's metadata (`<arch>.*` keys, the names llama.cpp writes).
 //
-// Architectures: llama (and models stored as llama, such as Mistral's),
-// qwen2 (attention biases), qwen3 (q/k RMSNorm per head), qwen3moe
-// (experts). Anything else, a missing required key or a value out of range is
+// Architectures: llama (and models stored as llama, such as Mistral's, and
+// Mixtral's with <arch>.expert_count experts), qwen2 (attention biases),
+// qwen3 (q/k RMSNorm per head), qwen3moe (experts). Anything else, a missing required key or a value out of range is
 // a k100::Error naming the file and the key.
 #pragma once
 
@@ -38,7 +38,7 @@ struct ModelConfig {
   double rope_freq_scale = 1.0;  // 1 / rope.scaling.factor for linear scaling
   RopeType rope_type = RopeType::Norm;
   float rms_eps = 1e-5f;
-  int64_t n_expert = 0, n_expert_used = 0, n_ff_exp = 0;
+  int64_t n_expert = 0, n_expert_used = 0, n_ff_exp = 0;  // n_ff_exp: llama's experts are feed_forward_length wide
   bool expert_weights_norm = false;  // renormalise the selected experts' weights
 
   int64_t q_dim() const { return n_head * head_dim; }

@@ -6,7 +6,8 @@
 // the hyper-parameter keys, every tensor by its llama.cpp name and shape, and
 // a vocabulary (SentencePiece for llama: <unk>, <s>, </s>, the 256 byte
 // tokens and word pieces; GPT-2 byte-level BPE with merges and the qwen2
-// pre-tokenizer for the qwen architectures, plus their control tokens).
+// pre-tokenizer for the qwen architectures, plus their control tokens and a
+// ChatML tokenizer.chat_template).
 // Weight matrices are quantised with the host codecs to the type asked for
 // (or, for a mixed file, to a different block type per tensor); norms and
 // biases stay f32.
@@ -24,7 +25,8 @@ struct RandomModelSpec {
   Architecture arch = Architecture::Llama;
   int64_t n_layer = 2, n_embd = 256, n_head = 4, n_head_kv = 2, head_dim = 64, n_ff = 512, n_vocab = 512;
   int64_t n_ctx = 256;
-  int64_t n_expert = 4, n_expert_used = 2, n_ff_exp = 256;  // qwen3moe only
+  int64_t n_expert = 4, n_expert_used = 2, n_ff_exp = 256;  // qwen3moe, and llama with experts
+  bool llama_experts = false;  // llama: Mixtral-style experts instead of the dense FFN ("mixtral")
   quant::TensorType type = quant::TensorType::F32;          // weight matrices and the embedding
   bool mixed = false;  // a different block type per tensor (q4_K, q8_0, q6_K, iq4_xs, q5_K, q4_0, ...)
   bool tied = false;   // no output.weight: the head reads the embedding
@@ -39,8 +41,8 @@ void write_random_model(const std::string& path, const RandomModelSpec& spec);
 
 // "f32", "q4_K", ... or "mixed"; inverse of parse below.
 std::string random_model_type_name(const RandomModelSpec& spec);
-// Fills arch / type / mixed from "llama", "qwen3moe", "q4_K", "mixed", ...;
-// false for a name that is neither.
+// Fills arch / type / mixed from "llama", "qwen3moe", "q4_K", "mixed", ...
+// ("mixtral": llama with experts); false for a name that is neither.
 bool set_random_model_field(RandomModelSpec& spec, const std::string& value);
 
 }  // namespace k100::model

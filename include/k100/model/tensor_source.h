@@ -28,6 +28,9 @@ class TensorSource {
   // buffer then keeps whatever it holds).
   virtual std::span<const uint8_t> bytes(const quant::TensorInfo& t) const = 0;
   virtual uint64_t total_bytes() const = 0;  // 0 when unknown
+  // The name of every tensor the source holds, which the loader accounts
+  // for; empty for a source that only makes tensors on request.
+  virtual std::vector<std::string> names() const { return {}; }
 };
 
 class GgufTensorSource final : public TensorSource {
@@ -39,6 +42,7 @@ class GgufTensorSource final : public TensorSource {
   }
   std::span<const uint8_t> bytes(const quant::TensorInfo& t) const override { return f_.tensor(t).bytes; }
   uint64_t total_bytes() const override;
+  std::vector<std::string> names() const override;
 
  private:
   const quant::GgufFile& f_;

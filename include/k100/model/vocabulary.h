@@ -48,6 +48,9 @@ struct VocabularyData {
   std::optional<uint32_t> bos, eos, eot, eom, unknown, padding;
   // tokenizer.ggml.add_bos_token, add_eos_token, add_space_prefix
   std::optional<bool> add_bos, add_eos, add_space_prefix;
+  // More ids that end generation (a Hugging Face generation_config.json's
+  // eos_token_id list); ids past the vocabulary are ignored.
+  std::vector<uint32_t> end_of_generation;
 };
 
 // The tokenizer.ggml.* keys of a GGUF file. k100::Error naming the file and

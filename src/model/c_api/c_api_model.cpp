@@ -5,6 +5,7 @@
 #include "c_api_handles.h"
 #include "k100/model/decoder.h"
 #include "k100/model/generate_command.h"
+#include "k100/model/hf_model.h"
 #include "k100/model/sampler.h"
 
 #define K100M_API extern "C" __attribute__((visibility("default")))
@@ -40,11 +41,11 @@ std::string config_json(const ModelConfig& c) {
 K100M_API k100m_handle* k100m_model_load(const char* path, int64_t context, k100m_progress_fn progress, void* user) {
   return guarded_new("k100m_model_load", [&] {
     if (!path) throw Error("path is NULL");
-    const quant::GgufFile f = quant::GgufFile::open(path);
+    const ModelFiles f = ModelFiles::open(path);  // a GGUF file or a Hugging Face directory
     LoadOptions o;
     o.context = context;
     if (progress) o.progress = [progress, user](uint64_t d, uint64_t t) { progress(d, t, user); };
-    return wrap(std::make_unique<DecoderModel>(engine_device(), f, o));
+    return wrap(std::make_unique<DecoderModel>(engine_device(), f.config(), f.tensors(), o));
   });
 }
 
@@ -91,21 +92,9 @@ K100M_API int k100m_sample(const float* logits, int64_t rows, int64_t cols, floa
   });
 }
 
-K100M_API int k100m_generate(const char* model, const char* prompt, const int32_t* tokens, int ntokens, int64_t n,
-                             float temperature, int32_t top_k, float top_p, uint64_t seed, const char* logits_path,
-                             int ids, int ignore_eos, int64_t context) {
-  GenerateRequest r;
-  r.model_path = model ? model : "";
-  if (prompt) r.prompt = prompt;
-  if (tokens && ntokens > 0) r.tokens.assign(tokens, tokens + ntokens);
-  r.n = n;
-  r.sampler.temperature = temperature;
-  r.sampler.top_k = top_k;
-  r.sampler.top_p = top_p;
-  r.sampler.seed = seed;
-  if (logits_path) r.logits_path = logits_path;
-  r.print_ids = ids != 0;
-  r.ignore_eos = ignore_eos != 0;
-  r.context = context;
-  return run_generate(engine_device(), r, stdout, stderr);
+K100M_API int k100m_generate_main(int argc, const char* const* argv) {
+  if (argc < 1 || !argv) return 2;
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i] ? argv[i] : "");
+  return generate_main(argv[0] ? argv[0] : "generate", args, []() -> Device& { return engine_device(); });
 }

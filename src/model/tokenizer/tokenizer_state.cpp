@@ -165,6 +165,8 @@ std::shared_ptr<const Tokenizer::State> build_state(VocabularyData d) {
   for (auto t : kFimEndTexts) mark(t, true);
   for (TokenId id : {s->eos, s->eot, s->eom})
     if (id != kNoToken) eog.push_back(id);
+  for (uint32_t id : d.end_of_generation)
+    if (id < n) eog.push_back(TokenId(id));
   std::sort(eog.begin(), eog.end());
   eog.erase(std::unique(eog.begin(), eog.end()), eog.end());
   s->end_of_generation = std::move(eog);

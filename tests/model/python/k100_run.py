@@ -25,7 +25,7 @@ def generate(path, prompt, n, extra=()):
                 pytest.fail("CI=true: " + reason)
             pytest.skip(reason)
         assert r.returncode == 0, r.stderr
-        last = r.stdout.strip().splitlines()[-1]
-        assert last.startswith("ids:"), r.stdout
-        ids = [int(x) for x in last.split()[1:]]
+        lines = [line for line in r.stderr.splitlines() if line.startswith("ids:")]  # --ids goes to stderr
+        assert len(lines) == 1, r.stderr
+        ids = [int(x) for x in lines[0].split()[1:]]
         return ids, np.load(npy), r.stdout

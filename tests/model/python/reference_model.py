@@ -3,8 +3,11 @@ runs, for the model tests: its own GGUF reader (no k100lc code), weights
 dequantised by ggml's dequantize_row_<type> (libggml-base from the llama
 oracle), and the llama / qwen2 / qwen3 / qwen3moe layer math written out
 from the architectures' definitions (RMSNorm, RoPE with llama's adjacent or
-neox's split pairs, grouped-query softmax attention, SwiGLU FFN, softmax
-top-k experts renormalised for qwen3moe)."""
+neox's split pairs and optional frequency factors, grouped-query softmax
+attention, SwiGLU FFN, softmax top-k experts renormalised for qwen3moe and
+for llama files with experts), with every optional tensor the architectures
+allow applied where it is present: a fused Q|K|V weight and its bias, Q/K/V
+biases, the attention output's and the FFN's biases, the output bias."""
 import ctypes
 import struct
 
@@ -23,14 +26,17 @@ class Gguf:
     def __init__(self, path):
         self.data = open(path, "rb").read()
         self.pos = 0
+        self.raw_kv = {}  # key -> its value as stored (type id and payload), for rewriting files
         magic, version = self._unpack("<4sI")
         assert magic == b"GGUF" and version in (2, 3), path
         n_tensors, n_kv = self._unpack("<QQ")
         self.meta = {}
         for _ in range(n_kv):
             key = self._string()
+            start = self.pos
             (t,) = self._unpack("<I")
             self.meta[key] = self._value(t)
+            self.raw_kv[key] = self.data[start:self.pos]
         self.tensors = {}
         for _ in range(n_tensors):
             name = self._string()
@@ -117,25 +123,38 @@ class ReferenceModel:
         self.base = m.get(f"{a}.rope.freq_base", 10000.0)
         self.eps = m[f"{a}.attention.layer_norm_rms_epsilon"]
         self.neox = a != "llama"
-        self.moe = a == "qwen3moe"
+        self.moe = m.get(f"{a}.expert_count", 0) > 0
         if self.moe:
             self.k_used = m[f"{a}.expert_used_count"]
         g = lambda n: dq(f, n)
+        opt = lambda n, default=0.0: g(n) if n in f.tensors else default
         self.embd = g("token_embd.weight")
         self.out_norm = g("output_norm.weight")
         self.out = g("output.weight") if "output.weight" in f.tensors else self.embd
+        self.out_bias = opt("output.bias")
+        self.freq_factors = opt("rope_freqs.weight", 1.0)
+        q_dim, kv_dim = self.n_head * self.hd, self.n_kv * self.hd
         self.layers = []
         for i in range(self.n_layer):
             p = f"blk.{i}."
-            L = {k: g(p + k + ".weight") for k in ["attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm"]}
-            for b in ["attn_q", "attn_k", "attn_v"]:
-                L[b + ".bias"] = g(p + b + ".bias") if p + b + ".bias" in f.tensors else 0.0
+            L = {k: g(p + k + ".weight") for k in ["attn_norm", "attn_output", "ffn_norm"]}
+            if p + "attn_qkv.weight" in f.tensors:  # fused: rows q, then k, then v
+                w = g(p + "attn_qkv.weight")
+                b = opt(p + "attn_qkv.bias", np.zeros(q_dim + 2 * kv_dim))
+                L["attn_q"], L["attn_k"], L["attn_v"] = np.split(w, [q_dim, q_dim + kv_dim])
+                L["attn_q.bias"], L["attn_k.bias"], L["attn_v.bias"] = np.split(b, [q_dim, q_dim + kv_dim])
+            else:
+                for n in ["attn_q", "attn_k", "attn_v"]:
+                    L[n] = g(p + n + ".weight")
+                    L[n + ".bias"] = opt(p + n + ".bias")
             for n in ["attn_q_norm", "attn_k_norm"]:
-                L[n] = g(p + n + ".weight") if p + n + ".weight" in f.tensors else None
+                L[n] = opt(p + n + ".weight", None)
             names = ["ffn_gate_inp", "ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"] if self.moe else \
                 ["ffn_gate", "ffn_up", "ffn_down"]
             for n in names:
                 L[n] = g(p + n + ".weight")
+            for n in ["attn_output", "ffn_gate", "ffn_up", "ffn_down"]:
+                L[n + ".bias"] = opt(p + n + ".bias")
             self.layers.append(L)
         self.reset()
 
@@ -148,7 +167,7 @@ class ReferenceModel:
         """x [heads, hd] at self.pos."""
         half = self.n_rot // 2
         i = np.arange(half)
-        theta = self.pos * self.base ** (-2.0 * i / self.n_rot)
+        theta = self.pos * self.base ** (-2.0 * i / self.n_rot) / self.freq_factors
         c, s = np.cos(theta), np.sin(theta)
         y = x.copy()
         if self.neox:
@@ -162,7 +181,9 @@ class ReferenceModel:
     def ffn(self, L, xn):
         silu = lambda z: z / (1.0 + np.exp(-z))
         if not self.moe:
-            return L["ffn_down"] @ (silu(L["ffn_gate"] @ xn) * (L["ffn_up"] @ xn))
+            gate = L["ffn_gate"] @ xn + L["ffn_gate.bias"]
+            up = L["ffn_up"] @ xn + L["ffn_up.bias"]
+            return L["ffn_down"] @ (silu(gate) * up) + L["ffn_down.bias"]
         logits = L["ffn_gate_inp"] @ xn
         p = np.exp(logits - logits.max())
         p /= p.sum()
@@ -196,10 +217,10 @@ class ReferenceModel:
                 s = K[:, g, :] @ q[h] / np.sqrt(self.hd)
                 p = np.exp(s - s.max())
                 out[h] = (p / p.sum()) @ V[:, g, :]
-            x = x + L["attn_output"] @ out.reshape(-1)
+            x = x + L["attn_output"] @ out.reshape(-1) + L["attn_output.bias"]
             x = x + self.ffn(L, rmsnorm(x, L["ffn_norm"], self.eps))
         self.pos += 1
-        return self.out @ rmsnorm(x, self.out_norm, self.eps)
+        return self.out @ rmsnorm(x, self.out_norm, self.eps) + self.out_bias
 
     def logits_of(self, tokens):
         self.reset()

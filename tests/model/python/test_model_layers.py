@@ -197,8 +197,9 @@ def test_model_binding_equals_tool_and_subcommand(rt, model_file, tmp_path):
     tool = subprocess.run([GENERATE] + args, capture_output=True, text=True, errors="replace", check=True)
     sub = subprocess.run([sys.executable, "-m", "k100lc_kernels", "generate"] + args, capture_output=True, text=True,
                          errors="replace", check=True)
-    assert tool.stdout.splitlines()[-1] == "ids: " + " ".join(map(str, ids))
-    assert sub.stdout.splitlines()[-1] == tool.stdout.splitlines()[-1]
+    ids_line = "ids: " + " ".join(map(str, ids))  # --ids goes to stderr, with the timings
+    assert ids_line in tool.stderr.splitlines(), tool.stderr
+    assert ids_line in sub.stderr.splitlines(), sub.stderr
     bad = subprocess.run([sys.executable, "-m", "k100lc_kernels", "generate", str(path), "--tokens", "1,x"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "--tokens" in bad.stderr

@@ -1,6 +1,8 @@
 """Whole models against two references: tiny random models written by our
 GGUF writer (2 layers, dim 256, 4 query / 2 KV heads, vocab 512; qwen3moe 4
-experts, 2 used) for every architecture, in several weight types.
+experts, 2 used) for every architecture, in several weight types, and llama
+files with Mixtral-style experts ("mixtral": 4 experts, 2 used, on the fast
+GEMVs for the block types).
 
 * float64 reference (reference_model.py, ggml-dequantised weights):
   k100lc's logits, activations in f32, within 1e-3 of the largest logit at
@@ -27,7 +29,7 @@ REPORT = BUILD / "tests" / "model_oracle_report.txt"
 
 def prompt_of(arch):
     # llama: BOS then word pieces; qwen: byte-level pieces (no BOS)
-    return [1, 300, 301, 302] if arch == "llama" else [300, 301, 302]
+    return [1, 300, 301, 302] if arch in ("llama", "mixtral") else [300, 301, 302]
 
 
 def row_error(a, ref):
@@ -51,7 +53,8 @@ def record(line):
         f.write(line + "\n")
 
 
-CASES = [(a, t, ()) for a in ARCHS for t in TYPES] + [("qwen2", "q8_0", ("--tied",)), ("llama", "f16", ("--tied",))]
+CASES = [(a, t, ()) for a in ARCHS for t in TYPES] + [("qwen2", "q8_0", ("--tied",)), ("llama", "f16", ("--tied",))] + \
+    [("mixtral", t, ()) for t in ["f32", "q8_0", "q4_K", "mixed"]]
 
 
 @pytest.mark.parametrize("arch,wtype,extra", CASES, ids=lambda v: " ".join(v) if isinstance(v, tuple) else v)

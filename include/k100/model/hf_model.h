@@ -1,0 +1,120 @@
+// k100lc model: Hugging Face model directories, loaded like GGUF files.
+//
+//   model::HfModelDirectory d = model::HfModelDirectory::open("Qwen3-0.6B/");
+//   model::DecoderModel m(dev, d.config(), d.tensors());
+//   model::Tokenizer tok = d.tokenizer();
+//
+// A directory holds config.json (the architecture and hyper-parameters),
+// model.safetensors or model.safetensors.index.json with its shards,
+// tokenizer.json (with tokenizer_config.json beside it when present: the
+// special tokens and the chat template) and generation_config.json
+// (optional: the ids that end generation). The
+// architectures are those the GGUF path runs: LlamaForCausalLM,
+// MistralForCausalLM, MixtralForCausalLM, Qwen2ForCausalLM,
+// Qwen3ForCausalLM, Qwen3MoeForCausalLM. Weights in BF16, F16 or F32 are
+// read from the mapped files as stored (the GEMVs take all three); the
+// tensors are found by their Hugging Face names, mapped onto the GGUF
+// loader's table (docs/SAFETENSORS.md lists the names). Llama's RoPE is
+// applied in the pairing the Hugging Face weights use (dimension j with
+// j + head_dim/2), so no row permutation is needed.
+//
+// Refused by name: another architecture, a config value the decoder does
+// not implement (another activation, sliding windows, a RoPE scaling other
+// than linear and llama3), a quantised checkpoint (compressed-tensors INT4
+// and NVFP4 are recognised and need the INT4/NVFP4 kernels; other schemes
+// are not supported), and a missing tensor, named by its Hugging Face key.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "k100/model/chat_template.h"
+#include "k100/model/model_config.h"
+#include "k100/model/tensor_source.h"
+#include "k100/model/tokenizer.h"
+
+namespace k100::model {
+
+// What config.json says beyond the hyper-parameters.
+struct HfConfig {
+  ModelConfig model;
+  std::string architecture;        // "Qwen3ForCausalLM"
+  bool tie_word_embeddings = false;
+  std::vector<float> rope_freq_factors;  // llama3 RoPE scaling: a divisor per frequency, else empty
+  std::optional<int64_t> bos_token_id;
+  std::vector<int64_t> eos_token_ids;
+};
+
+// Reads a config.json; k100::Error naming the file and the key for anything
+// unsupported or missing.
+HfConfig read_hf_config(const std::string& config_json_path);
+// The architectures read_hf_config accepts.
+std::vector<std::string> supported_hf_architectures();
+
+// generation_config.json: the ids that end generation and the defaults the
+// model's authors suggest for sampling (reported, not applied).
+struct HfGenerationConfig {
+  std::optional<int64_t> bos_token_id;
+  std::vector<int64_t> eos_token_ids;
+  std::optional<double> temperature, top_p;
+  std::optional<int64_t> top_k;
+};
+HfGenerationConfig read_generation_config(const std::string& path);
+
+class HfModelDirectory {
+ public:
+  // A directory with a config.json.
+  static bool is_model_directory(const std::string& path);
+  static HfModelDirectory open(const std::string& dir);
+
+  HfModelDirectory(HfModelDirectory&&) noexcept;
+  HfModelDirectory& operator=(HfModelDirectory&&) noexcept;
+  ~HfModelDirectory();
+
+  const std::string& path() const;
+  const HfConfig& hf_config() const;
+  const ModelConfig& config() const { return hf_config().model; }
+  const HfGenerationConfig& generation() const;  // empty when the file is absent
+  // The weights, by GGUF name on the outside and Hugging Face key inside.
+  const TensorSource& tensors() const;
+  // tokenizer.json (+ tokenizer_config.json, generation_config.json, and
+  // config.json's special ids), padded with unused tokens to the model's
+  // vocabulary. k100::Error naming the file when it is missing or unsupported.
+  Tokenizer tokenizer() const;
+  // tokenizer_config.json's chat_template: a string, or in a list of
+  // {name, template} the one named "default". No text when the file or the
+  // key is absent; k100::Error naming the file and the key for another form.
+  ChatTemplateSource chat_template_source() const;
+
+ private:
+  struct State;
+  explicit HfModelDirectory(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+};
+
+// A model on disk, whichever its form: a GGUF file or a Hugging Face
+// directory. The generate command and the C ABI load through this.
+class ModelFiles {
+ public:
+  static ModelFiles open(const std::string& path);
+  ModelFiles(ModelFiles&&) noexcept;
+  ModelFiles& operator=(ModelFiles&&) noexcept;
+  ~ModelFiles();
+
+  const std::string& path() const;
+  const ModelConfig& config() const;
+  const TensorSource& tensors() const;
+  Tokenizer tokenizer() const;
+  // Where the model keeps its chat template (ChatTemplate::for_model).
+  ChatTemplateSource chat_template_source() const;
+
+ private:
+  struct State;
+  explicit ModelFiles(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace k100::model

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "k100/codeobj/input_file.h"
 #include "k100/runtime/error.h"
 
 namespace fs = std::filesystem;
@@ -115,9 +116,16 @@ std::string resolve_package_path(const std::string& requested, bool env_override
     throw RuntimeError(ErrorCode::Package, msg);
   }
   std::error_code ec;
-  bool exists = fs::exists(requested, ec);
+  auto st = fs::status(requested, ec);
+  if (fs::is_directory(st) || fs::is_fifo(st) || fs::is_socket(st)) {
+    try {
+      codeobj::read_input_file(requested, "code object");  // words what it is, as every tool does
+    } catch (const Error& e) {
+      throw RuntimeError(ErrorCode::Package, e.what());
+    }
+  }
   throw RuntimeError(ErrorCode::Package,
-                     requested + (exists ? ": not a regular file" : ": no such file"));
+                     "code object '" + requested + "': " + (fs::exists(st) ? "not a regular file" : "no such file"));
 }
 
 std::string catalog_path_for(const std::string& package) {

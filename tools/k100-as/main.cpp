@@ -144,7 +144,7 @@ std::string show_inst(const std::vector<uint8_t>& bytes, k100::isa::Target targe
                 family_name(inst.family()), inst.desc().opcode);
   std::string out = pad + head;
   auto operand = [&](const Operand& o, const std::string& text) {
-    out += "\n" + pad + ";  <MCOperand " + ((o.is_vgpr() || o.is_sgpr()) ? "Reg:" : "Imm:") + text + ">";
+    out += "\n" + pad + ";  <MCOperand " + ((o.is_vgpr() || o.is_sgpr() || o.is_off()) ? "Reg:" : "Imm:") + text + ">";
   };
   if (inst.atomic_dst.is_vgpr()) {
     unsigned v = inst.atomic_dst.vgpr_index(), w = inst.atomic_dst.width;

@@ -71,6 +71,7 @@ from . import _engine, _paths
 from .catalog import arg_fields, explicit_args, kind_code, load_catalog, normalize
 
 _U64 = (1 << 64) - 1
+_U32 = (1 << 32) - 1
 _UNSIGNED = ("uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "uint", "bool")
 _WAIT_SLICE_MS = 50  # sync() and the waiting transfers wait in slices so Ctrl-C is seen
 _registered_exit = False
@@ -277,6 +278,14 @@ class Runtime:
             raise ValueError(f"{what} must not be negative ({n})")
         return n
 
+    @staticmethod
+    def _dim(n, what: str) -> int:
+        """A grid or workgroup size: the engine takes 32 bits (a larger one would wrap)."""
+        n = Runtime._size(n, what)
+        if n > _U32:
+            raise ValueError(f"{what} {n} does not fit 32 bits (at most {_U32})")
+        return n
+
     def _pack(self, kernel: str, argv) -> list[int]:
         if isinstance(argv, (str, bytes)) or not hasattr(argv, "__len__"):
             raise TypeError(f"{kernel}: argv must be a list of arguments, not {type(argv).__name__}")
@@ -430,8 +439,8 @@ class Runtime:
 
     def launch(self, kernel: str, grid: int, workgroup: int, argv) -> None:
         """1-D launch: `grid` workgroups of `workgroup` work-items."""
-        grid = self._size(grid, "launch: grid")
-        workgroup = self._size(workgroup, "launch: workgroup")
+        grid = self._dim(grid, "launch: grid")
+        workgroup = self._dim(workgroup, "launch: workgroup")
         values = self._pack(kernel, argv)
         if self._batch is not None:
             self._batch.append((kernel, grid, workgroup, values))
@@ -447,7 +456,8 @@ class Runtime:
 
     def launch3d(self, kernel: str, gx: int, gy: int, gz: int, wx: int, wy: int, wz: int, argv) -> None:
         """3-D launch: gx x gy x gz workgroups of wx x wy x wz work-items."""
-        dims = [self._size(v, "launch: grid/workgroup") for v in (gx, gy, gz, wx, wy, wz)]
+        dims = [self._dim(v, f"launch: {name}") for v, name in
+                zip((gx, gy, gz, wx, wy, wz), ("grid x", "grid y", "grid z", "workgroup x", "workgroup y", "workgroup z"))]
         arr, n = self._argv(self._pack(kernel, argv))
         rc = self._lib.fm_launch3d(kernel.encode(), *dims, arr, n)
         if rc != 0:
@@ -467,7 +477,8 @@ class Runtime:
         values = [_pack_value(kernel, i, v, a) for i, (v, a) in
                   enumerate(zip(argv, explicit_args(entry) + [None] * len(argv)))]
         arr, n = self._argv(values)
-        dims = [self._size(v, "launch_dyn: grid/workgroup") for v in (gx, gy, wx, wy)]
+        dims = [self._dim(v, f"launch_dyn: {name}") for v, name in
+                zip((gx, gy, wx, wy), ("grid x", "grid y", "workgroup x", "workgroup y"))]
         rc = self._lib.fm_launch_dyn(
             str(entry.get("name", kernel)).encode(), *dims, lay, len(layout) // 3,
             int(entry.get("group_segment", entry.get(".group_segment_fixed_size", 0))),
@@ -554,7 +565,7 @@ class LaunchPlan:
             values = list(argv) if packed else rt._pack(kernel, argv)
             self._offsets.append(len(words))
             self.kernels.append(kernel)
-            words += [kid, Runtime._size(grid, "grid"), Runtime._size(wg, "workgroup"), len(values)] + values
+            words += [kid, Runtime._dim(grid, "grid"), Runtime._dim(wg, "workgroup"), len(values)] + values
         self._words = np.array(words, dtype=np.uint64)
 
     def set_arg(self, rec: int, idx: int, value) -> None:
@@ -569,7 +580,7 @@ class LaunchPlan:
 
     def set_grid(self, rec: int, grid: int) -> None:
         """Replaces the workgroup count of record `rec`."""
-        self._words[self._offsets[rec] + 1] = Runtime._size(grid, "grid")
+        self._words[self._offsets[rec] + 1] = Runtime._dim(grid, "grid")
 
     def run(self) -> int:
         """Submits every record with one engine call; returns how many were launched."""

@@ -10,6 +10,14 @@
 
 namespace k100::as {
 
+std::string default_section_flags(std::string_view name) {
+  auto kind = [&](std::string_view base) { return name == base || name.rfind(std::string(base) + ".", 0) == 0; };
+  if (kind(".text")) return "ax";
+  if (kind(".rodata")) return "a";
+  if (kind(".data") || kind(".bss")) return "aw";
+  return "";
+}
+
 const Section* Program::section(std::string_view name) const {
   for (const auto& s : sections)
     if (s.name == name) return &s;
@@ -52,9 +60,11 @@ void Assembler::statement(size_t li) {
     size_t a = t.find_first_not_of(" \t\r");
     if (a != std::string::npos && t.substr(a).rfind(".end_amdgpu_metadata", 0) == 0) {
       in_metadata_ = false;
+      list_directive("\t.end_amdgpu_metadata");
       return;
     }
     prog_.metadata_yaml += std::string(raw_lines_[li]) + "\n";
+    list_directive(std::string(raw_lines_[li]));  // the YAML document as written
     return;
   }
   std::vector<Token>& toks = toks_;
@@ -78,6 +88,7 @@ void Assembler::statement(size_t li) {
     return;
   }
   if (st[1].kind == Tok::Equal) {
+    list_statement(text, st[0].col);
     assignment(li, std::string(st[0].text), st, 2);
     return;
   }
@@ -89,7 +100,11 @@ void Assembler::statement(size_t li) {
     }
   }
   if (st[0].text[0] == '.') {
-    directive(li, std::string(st[0].text), st);
+    const std::string d(st[0].text);
+    // the listing repeats what the object depends on: everything but the macro language
+    // (already expanded) and .amdgcn_target (the listing's header states the target)
+    if (!is_macro_directive(d) && !is_cond_directive(d) && d != ".amdgcn_target") list_statement(text, st[0].col);
+    directive(li, d, st);
     return;
   }
   if (in_kernel_) {
@@ -144,7 +159,7 @@ void Assembler::instruction(size_t li, const std::vector<Token>& st) {
     prog_.listing.push_back(std::move(ll));
     listing_index = prog_.listing.size() - 1;
   }
-  PendingInst p{cur_section_, off, std::move(pi), listing_index, loc(li, st[0].col), li};
+  PendingInst p{cur_section_, off, std::move(pi), listing_index, loc(li, st[0].col), li, sec().bytes.size() - off};
   pending_.push_back(std::move(p));
 }
 
@@ -158,7 +173,25 @@ void Assembler::pass2() {
     for (const auto& f : p.parsed.fixups) {
       SourceLoc l = loc(p.li, f.col);
       size_t pos = 0;
-      auto r = parse_expression(f.expr, pos, [this](const std::string& n) { return lookup(n); });
+      // sym@rel32@lo / sym@rel32@hi (clang's PC-relative addresses after s_getpc_b64):
+      // the halves of S + A - P, P the address of this literal
+      std::vector<Token> expr = f.expr;
+      std::optional<bool> rel32_high;
+      for (Token& t : expr) {
+        if (t.kind != Tok::Identifier) continue;
+        for (bool high : {false, true}) {
+          std::string_view suffix = high ? "@rel32@hi" : "@rel32@lo";
+          if (t.text.size() > suffix.size() && t.text.substr(t.text.size() - suffix.size()) == suffix) {
+            if (rel32_high) {
+              error(l, "only one @rel32 symbol per expression");
+              ok = false;
+            }
+            rel32_high = high;
+            t.text = t.text.substr(0, t.text.size() - suffix.size());
+          }
+        }
+      }
+      auto r = parse_expression(expr, pos, [this](const std::string& n) { return lookup(n); });
       override_text[size_t(f.operand)] = f.text;
       if (!r.error.empty()) {
         error(l, r.error);
@@ -190,6 +223,26 @@ void Assembler::pass2() {
           continue;
         }
         o.value = uint32_t(int32_t(delta));
+      } else if (rel32_high) {
+        if (f.kind != InstFixup::Kind::Literal || r.value->absolute()) {
+          error(l, "@rel32@lo/@rel32@hi needs a symbol in a literal operand");
+          ok = false;
+          continue;
+        }
+        const uint64_t at = p.offset + p.size - 4;  // the literal's offset in its section
+        isa::Operand& lit = inst.ops[size_t(f.operand)];
+        if (r.value->section == p.section) {
+          int64_t delta = r.value->value - int64_t(at);
+          lit.value = uint32_t(uint64_t(delta) >> (*rel32_high ? 32 : 0));
+        } else if (p.section == ".text") {
+          // the distance depends on where the file's layout puts the other section
+          prog_.text_references.push_back({at, r.value->section, r.value->value, *rel32_high, l});
+          lit.value = 0;
+        } else {
+          error(l, "@rel32 references are only supported from .text");
+          ok = false;
+          continue;
+        }
       } else {
         if (!r.value->absolute()) {
           error(l, "expected an absolute expression (no relocations in this assembler)");

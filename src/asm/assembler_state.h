@@ -4,6 +4,7 @@
 // (macro_expansion.cpp) - work on one Assembler.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -35,6 +36,7 @@ struct PendingInst {
   size_t listing_index;
   SourceLoc loc;
   size_t li;  // the statement's line (index of the executed lines)
+  size_t size = 0;  // encoded bytes (a literal fixup's literal is the last 4)
 };
 
 struct PendingData {
@@ -202,8 +204,26 @@ class Assembler {
 
   Section& sec() { return prog_.sections[cur_section_index_]; }
 
+  // A directive line of the listing (Options::listing), printed as it is.
+  void list_directive(std::string text) {
+    if (!opts_.listing) return;
+    ListingLine ll;
+    ll.kind = ListingLine::Kind::Directive;
+    ll.text = std::move(text);
+    ll.section = cur_section_;
+    ll.offset = sec().bytes.size();
+    prog_.listing.push_back(std::move(ll));
+  }
+  // The statement of `line` from column `col` (1-based) on, tab-indented.
+  void list_statement(std::string_view line, uint32_t col) {
+    if (!opts_.listing) return;
+    std::string_view s = line.substr(std::min<size_t>(col ? col - 1 : 0, line.size()));
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    list_directive("\t" + std::string(s));
+  }
+
   void switch_section(const std::string& name) {
-    if (!prog_.section(name)) prog_.sections.push_back(Section{name, {}, 1});
+    if (!prog_.section(name)) prog_.sections.push_back(Section{name, {}, 1, default_section_flags(name)});
     cur_section_ = name;
     cur_section_index_ = size_t(prog_.section(name) - prog_.sections.data());
   }
@@ -212,6 +232,7 @@ class Assembler {
     auto it = sym_index_.find(name);
     if (it != sym_index_.end()) return prog_.symbols[it->second];
     sym_index_[name] = prog_.symbols.size();
+    prog_.symbol_order.push_back(name);
     Symbol sym;
     sym.name = name;
     prog_.symbols.push_back(std::move(sym));

@@ -151,8 +151,40 @@ void Assembler::directive(size_t li, const std::string& d, const std::vector<Tok
   } else if (d == ".section") {
     std::string name = name_arg(li, st, p, "a section name");
     if (name.empty()) return;
-    while (st[p].kind != Tok::End) ++p;  // flags and types are accepted and ignored
+    // flags: "awx" or the Solaris spelling #alloc,#write,#execinstr (clang writes it); then
+    // an optional ,@progbits / ,@nobits type, which the file's layout does not depend on
+    std::optional<std::string> flags;
+    if (st[p].kind == Tok::Comma) {
+      ++p;
+      flags = "";
+      if (st[p].kind == Tok::String) {
+        for (char c : string_value(st[p++])) {
+          if (c != 'a' && c != 'w' && c != 'x' && c != 'M' && c != 'S' && c != 'G' && c != 'T' && c != 'R')
+            return error(loc(li, st[p - 1].col), std::string("unknown section flag '") + c + "'");
+          if (c == 'a' || c == 'w' || c == 'x') *flags += c;
+        }
+      } else {
+        while (st[p].kind == Tok::Identifier && st[p].text[0] == '#') {
+          std::string_view f = st[p].text;
+          if (f == "#alloc") *flags += 'a';
+          else if (f == "#write") *flags += 'w';
+          else if (f == "#execinstr") *flags += 'x';
+          else return error(loc(li, st[p].col), "unknown section flag '" + std::string(f) +
+                                                    "' (#alloc, #write, #execinstr)");
+          ++p;
+          if (st[p].kind == Tok::Comma && st[p + 1].kind == Tok::Identifier && st[p + 1].text[0] == '#') ++p;
+        }
+      }
+      if (st[p].kind == Tok::Comma) {
+        ++p;
+        if (st[p].kind != Tok::Identifier && st[p].kind != Tok::Percent)
+          return error(loc(li, st[p].col), "expected a section type such as @progbits");
+        while (st[p].kind != Tok::End) ++p;  // the type (and any entry size) does not change the layout
+      }
+    }
+    if (!expect_end(li, st, p)) return;
     switch_section(name);
+    if (flags) sec().flags = *flags;
   } else if (d == ".previous") {
     switch_section(".text");
   } else if (d == ".globl" || d == ".global" || d == ".weak" || d == ".local" || d == ".hidden" ||
@@ -162,6 +194,7 @@ void Assembler::directive(size_t li, const std::string& d, const std::vector<Tok
       if (name.empty()) return;
       Symbol& s = symbol(name);
       if (d == ".globl" || d == ".global" || d == ".weak") s.global = true;
+      if (d == ".weak") s.weak = true;
       if (d == ".local") s.global = false;
       if (d == ".hidden") s.visibility = "hidden";
       if (d == ".protected") s.visibility = "protected";
@@ -285,6 +318,7 @@ void Assembler::directive(size_t li, const std::string& d, const std::vector<Tok
     k.name = name;
     k.loc = here;
     prog_.kernels.push_back(k);
+    prog_.symbol_order.push_back(name + ".kd");  // llvm-mc creates the descriptor symbol here
     in_kernel_ = true;
     kernel_start_ = here;
   } else if (d == ".end_amdhsa_kernel") {

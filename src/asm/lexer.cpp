@@ -44,7 +44,10 @@ void lex_line(std::string_view s, std::vector<Token>& out, uint32_t first_col) {
     t.space_before = space;
     space = false;
     size_t start = i;
-    if (ident_start(c)) {
+    if (ident_start(c) || (c == '#' && i + 1 < s.size() && ident_start(s[i + 1]))) {
+      // '#alloc', '#write', '#execinstr': ELF section flags in the Solaris spelling, which
+      // clang writes (.section .rodata,#alloc); '#' starts nothing else in this syntax
+      ++i;
       while (i < s.size() && ident_char(s[i])) ++i;
       t.kind = Tok::Identifier;
     } else if (std::isdigit(uint8_t(c))) {

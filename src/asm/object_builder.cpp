@@ -1,6 +1,8 @@
 #include "k100/asm/object_builder.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "k100/base/error.h"
 #include "k100/codeobj/kernel_builder.h"
@@ -87,26 +89,70 @@ std::optional<CodeObject> build_code_object(const Program& program, const Option
   co.version = version == 4 ? CodeObjectVersion::V4 : CodeObjectVersion::V5;
   if (const Section* text = program.section(".text")) co.text = text->bytes;
 
-  // symbols of .text (local labels .L* stay out, as in llvm-mc)
-  std::vector<const Symbol*> text_syms;
-  for (const auto& s : program.symbols) {
-    if (!s.is_label || s.section != ".text" || s.name.rfind(".L", 0) == 0) continue;
-    text_syms.push_back(&s);
+  // Sections as ld.lld combines them: .rodata and .rodata.* into .rodata (after the
+  // kernel descriptors), .data and .data.* into .data, each input at its alignment.
+  std::map<std::string, std::pair<SymbolSection, uint64_t>> placed;  // section -> where it went
+  placed[".text"] = {SymbolSection::Text, 0};
+  auto kind_of = [](const std::string& name, const std::string& base) {
+    return name == base || name.rfind(base + ".", 0) == 0;
+  };
+  for (const Section& s : program.sections) {
+    if (s.name == ".text") continue;
+    auto append = [&](std::vector<uint8_t>& out, SymbolSection where) {
+      uint64_t at = (out.size() + s.alignment - 1) / s.alignment * s.alignment;
+      out.resize(at, 0);
+      out.insert(out.end(), s.bytes.begin(), s.bytes.end());
+      placed[s.name] = {where, at};
+    };
+    if (kind_of(s.name, ".rodata") && s.flags.find('w') == std::string::npos) {
+      if (s.alignment > 64)
+        err({origin, 0, 0}, "section '" + s.name + "' is aligned to " + std::to_string(s.alignment) +
+                                " bytes; .rodata allows at most 64");
+      append(co.rodata_data, SymbolSection::Data);
+    } else if (kind_of(s.name, ".data")) {
+      co.data_alignment = std::max(co.data_alignment, s.alignment);
+      append(co.data, SymbolSection::Writable);
+    } else if (s.bytes.empty()) {
+      continue;  // .AMDGPU.csdata, .note.GNU-stack: nothing to load
+    } else if (s.flags.find('a') == std::string::npos) {
+      diags.warning({origin, 0, 0}, "section '" + s.name + "' is not allocated (no \"a\" flag): its " +
+                                        std::to_string(s.bytes.size()) + " bytes are not written to the code object");
+    } else {
+      err({origin, 0, 0}, "section '" + s.name + "' (" + std::to_string(s.bytes.size()) +
+                              " bytes) is not supported: k100-as writes .text, .rodata* and .data*");
+    }
   }
-  std::sort(text_syms.begin(), text_syms.end(), [](const Symbol* a, const Symbol* b) { return a->value < b->value; });
-  for (const Symbol* s : text_syms) {
+  for (const auto& r : program.text_references) {
+    auto it = placed.find(r.section);
+    if (it == placed.end()) {
+      err(r.loc, "a reference into section '" + r.section + "', which is not written to the code object");
+      continue;
+    }
+    co.text_references.push_back({r.offset, it->second.first, it->second.second + uint64_t(r.target), r.high});
+  }
+
+  // symbols (local labels .L* stay out, as in llvm-mc)
+  std::vector<const Symbol*> syms;
+  for (const auto& s : program.symbols) {
+    if (!s.is_label || !placed.count(s.section) || s.name.rfind(".L", 0) == 0) continue;
+    syms.push_back(&s);
+  }
+  std::stable_sort(syms.begin(), syms.end(), [&](const Symbol* a, const Symbol* b) {
+    return std::tuple(int(placed[a->section].first), a->value) < std::tuple(int(placed[b->section].first), b->value);
+  });
+  for (const Symbol* s : syms) {
     codeobj::Symbol cs;
     cs.name = s->name;
-    cs.section = SymbolSection::Text;
-    cs.offset = uint64_t(s->value);
+    cs.section = placed[s->section].first;
+    cs.offset = placed[s->section].second + uint64_t(s->value);
     cs.size = s->size > 0 ? uint64_t(s->size) : 0;
     cs.type = s->type == "function" ? SymbolType::Func : s->type == "object" ? SymbolType::Object : SymbolType::NoType;
-    cs.binding = s->global ? SymbolBinding::Global : SymbolBinding::Local;
+    cs.binding = s->weak ? SymbolBinding::Weak : s->global ? SymbolBinding::Global : SymbolBinding::Local;
     cs.visibility = s->global ? SymbolVisibility::Protected : SymbolVisibility::Default;
     if (s->visibility == "hidden") cs.visibility = SymbolVisibility::Hidden;
     co.symbols.push_back(cs);
   }
-  if (const Section* ro = program.section(".rodata")) co.rodata_data = ro->bytes;
+  co.symbol_order = program.symbol_order;
 
   bool yaml = !program.metadata_yaml.empty();
   if (yaml) {
@@ -115,6 +161,24 @@ std::optional<CodeObject> build_code_object(const Program& program, const Option
     } catch (const Error& e) {
       err(program.metadata_loc, std::string("invalid .amdgpu_metadata: ") + e.what());
       return std::nullopt;
+    }
+    // A v4 document in a v5 object (or the reverse) describes another ABI than the
+    // one the file declares: say so (llvm-mc writes it silently).
+    const MetaNode* v = co.metadata.find("amdhsa.version");
+    if (v && v->is_array() && v->items().size() == 2 && v->items()[0].is_integer() && v->items()[1].is_integer() &&
+        v->items()[0].as_int() == 1) {
+      int declared = int(v->items()[1].as_int()) + 3;  // [1, 1] is v4, [1, 2] is v5
+      if ((declared == 4 || declared == 5) && declared != version) {
+        std::string how = program.code_object_version
+                              ? "by .amdhsa_code_object_version"
+                              : options.code_object_version_explicit ? "by --amdhsa-code-object-version"
+                                                                     : "the default";
+        diags.warning(program.metadata_loc,
+                      ".amdgpu_metadata is code object v" + std::to_string(declared) + " metadata (amdhsa.version [1, " +
+                          std::to_string(declared - 3) + "]) but a v" + std::to_string(version) + " object is written (" +
+                          how + "); give --amdhsa-code-object-version=" + std::to_string(declared) +
+                          " to write the version it describes");
+      }
     }
   }
   Target target = co.target;
@@ -192,6 +256,12 @@ std::optional<CodeObject> build_code_object(const Program& program, const Option
     try {
       Kernel k = build_kernel(spec, target, co.version);
       if (yaml) k.meta.reset();  // the document is written verbatim
+      // llvm-mc gives the descriptor symbol the binding and visibility written for the
+      // kernel's own symbol (clang writes .protected, hand-written code usually nothing)
+      k.kd_binding = sym->weak ? SymbolBinding::Weak : sym->global ? SymbolBinding::Global : SymbolBinding::Local;
+      k.kd_visibility = sym->visibility == "protected" ? SymbolVisibility::Protected
+                        : sym->visibility == "hidden"  ? SymbolVisibility::Hidden
+                                                       : SymbolVisibility::Default;
       co.kernels.push_back(std::move(k));
     } catch (const Error& e) {
       err(kd.loc, e.what());

@@ -41,20 +41,26 @@ CodeObject merge_code_objects(std::span<const CodeObject> inputs, const MergeOpt
   MetaNode doc = MetaNode::map();
   std::map<std::string, size_t> doc_key_origin;
   std::map<std::string, Definition> defined;
+  bool has_target_key = false;
 
   for (size_t i = 0; i < inputs.size(); ++i) {
     const CodeObject& in = inputs[i];
     const std::string who = name_of(in, i);
-    if (in.target != out.target)
+    auto target = combined_target(out.target, in.target);
+    if (!target)
       throw Error("merge: " + who + " targets " + in.target.id() + " but " + name_of(inputs[0], 0) +
                   " targets " + out.target.id());
+    out.target = *target;
     if (in.version != out.version)
       throw Error("merge: " + who + " is code object v" + std::to_string(int(in.version)) +
                   " but " + name_of(inputs[0], 0) + " is v" + std::to_string(int(out.version)));
     if (!in.read_info.unsupported.empty())
       throw Error("merge: " + who + " cannot be merged: " + in.read_info.unsupported.front());
+    // An object read from a file does not say where its code refers to its data; one
+    // assembled here lists those references (text_references) and moves them with it.
+    const bool references_unknown = !in.read_info.sections.empty();
     for (const auto& s : in.symbols)
-      if (s.section == SymbolSection::Data && s.binding != SymbolBinding::Weak)
+      if (references_unknown && s.section == SymbolSection::Data && s.binding != SymbolBinding::Weak)
         throw Error("merge: " + who + ": read-only data symbol '" + s.name +
                     "' may be addressed PC-relatively by its code; merging would move it");
 
@@ -121,11 +127,23 @@ CodeObject merge_code_objects(std::span<const CodeObject> inputs, const MergeOpt
     out.text.insert(out.text.end(), in.text.begin(), in.text.end());
     uint64_t data_base = out.rodata_data.size();
     out.rodata_data.insert(out.rodata_data.end(), in.rodata_data.begin(), in.rodata_data.end());
+    uint64_t writable_base = align_up(out.data.size(), std::max<uint32_t>(in.data_alignment, 1));
+    out.data.resize(writable_base, 0);
+    out.data.insert(out.data.end(), in.data.begin(), in.data.end());
+    out.data_alignment = std::max(out.data_alignment, in.data_alignment);
+    auto base_of = [&](SymbolSection s) {
+      return s == SymbolSection::Text ? text_base : s == SymbolSection::Data ? data_base : writable_base;
+    };
     for (Symbol s : in.symbols) {
       if (std::find(drop_here.begin(), drop_here.end(), s.name) != drop_here.end()) continue;
-      s.offset += s.section == SymbolSection::Text ? text_base : data_base;
+      s.offset += base_of(s.section);
       out.symbols.push_back(std::move(s));
       symbol_input.push_back(i);
+    }
+    for (TextReference r : in.text_references) {
+      r.text_offset += text_base;
+      r.offset += base_of(r.section);
+      out.text_references.push_back(r);
     }
     for (Kernel k : in.kernels) {
       k.code_offset += text_base;
@@ -138,6 +156,10 @@ CodeObject merge_code_objects(std::span<const CodeObject> inputs, const MergeOpt
       if (key == "amdhsa.kernels") {
         if (!value.is_array()) throw Error("merge: " + who + ": amdhsa.kernels is not an array");
         for (const auto& r : value.items()) kernel_records.push_back({r, i});
+        continue;
+      }
+      if (key == "amdhsa.target") {  // the combined target, written below
+        has_target_key = true;
         continue;
       }
       MetaNode* have = doc.find(key);
@@ -158,6 +180,7 @@ CodeObject merge_code_objects(std::span<const CodeObject> inputs, const MergeOpt
   MetaNode list = MetaNode::array();
   for (auto& r : kernel_records) list.push_back(std::move(r.first));
   doc.set("amdhsa.kernels", std::move(list));
+  if (has_target_key) doc.set("amdhsa.target", MetaNode::string(out.target.id()));
   out.metadata = std::move(doc);
   return out;
 }

@@ -1,5 +1,7 @@
 #include "k100/codeobj/reader.h"
 
+#include "k100/codeobj/input_file.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -463,14 +465,6 @@ class Reader {
   uint64_t note_at_ = 0;
 };
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(path + ": cannot open");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw Error(path + ": read failed");
-  return bytes;
-}
-
 }  // namespace
 
 CodeObject read_code_object(std::span<const uint8_t> bytes, std::string_view origin) {
@@ -478,7 +472,7 @@ CodeObject read_code_object(std::span<const uint8_t> bytes, std::string_view ori
 }
 
 CodeObject read_code_object_file(const std::string& path) {
-  std::vector<uint8_t> bytes = read_file(path);
+  std::vector<uint8_t> bytes = read_input_file(path, "code object");
   return read_code_object(bytes, path);
 }
 

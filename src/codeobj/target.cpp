@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <optional>
 
 #include "k100/base/error.h"
 
@@ -11,20 +12,37 @@ namespace {
 using FS = FeatureSetting;
 
 // EF_AMDGPU_MACH values from LLVM's AMDGPUUsage (the GFX9 family the GCN toolchain
-// shares with gfx926), plus gfx926 itself.
+// shares with gfx926, and the other processors so that a code object for one of them is
+// named by its processor when it is refused), plus gfx926 itself. xnack / sramecc: the
+// processors whose target ids take the feature.
 // gfx926 (Hygon K100_LC): mach 0x81 and "sramecc+" with xnack any (e_flags 0xD81) is what
 // the vendor toolchain writes according to public code objects; not yet confirmed on a
 // device by this project. Correct it here if the loader disagrees.
-constexpr std::array<ProcessorInfo, 9> kProcessors{{
-    {"gfx900", 0x2c, true, false, FS::Any, FS::Unsupported, false, ""},
-    {"gfx902", 0x2d, true, false, FS::Any, FS::Unsupported, false, ""},
-    {"gfx904", 0x2e, true, false, FS::Any, FS::Unsupported, false, ""},
-    {"gfx906", 0x2f, true, true, FS::Any, FS::Any, true, ""},
-    {"gfx908", 0x30, true, true, FS::Any, FS::Any, false, ""},
-    {"gfx909", 0x31, true, false, FS::Any, FS::Unsupported, false, ""},
-    {"gfx90c", 0x32, true, false, FS::Any, FS::Unsupported, false, ""},
-    {"gfx90a", 0x3f, true, true, FS::Any, FS::Any, false, ""},
-    {"gfx926", 0x81, true, true, FS::Any, FS::On, true, ".fp64_status"},
+constexpr FS U = FS::Unsupported, A = FS::Any;
+constexpr std::array<ProcessorInfo, 45> kProcessors{{
+    {"gfx600", 0x20, false, false, U, U, false, ""},  {"gfx601", 0x21, false, false, U, U, false, ""},
+    {"gfx602", 0x3a, false, false, U, U, false, ""},  {"gfx700", 0x22, false, false, U, U, false, ""},
+    {"gfx701", 0x23, false, false, U, U, false, ""},  {"gfx702", 0x24, false, false, U, U, false, ""},
+    {"gfx703", 0x25, false, false, U, U, false, ""},  {"gfx704", 0x26, false, false, U, U, false, ""},
+    {"gfx705", 0x3b, false, false, U, U, false, ""},  {"gfx801", 0x28, true, false, A, U, false, ""},
+    {"gfx802", 0x29, false, false, U, U, false, ""},  {"gfx803", 0x2a, false, false, U, U, false, ""},
+    {"gfx805", 0x3c, false, false, U, U, false, ""},  {"gfx810", 0x2b, true, false, A, U, false, ""},
+    {"gfx900", 0x2c, true, false, A, U, false, ""},   {"gfx902", 0x2d, true, false, A, U, false, ""},
+    {"gfx904", 0x2e, true, false, A, U, false, ""},   {"gfx906", 0x2f, true, true, A, A, true, ""},
+    {"gfx908", 0x30, true, true, A, A, false, ""},    {"gfx909", 0x31, true, false, A, U, false, ""},
+    {"gfx90c", 0x32, true, false, A, U, false, ""},   {"gfx90a", 0x3f, true, true, A, A, false, ""},
+    {"gfx940", 0x40, true, true, A, A, false, ""},    {"gfx941", 0x4b, true, true, A, A, false, ""},
+    {"gfx942", 0x4c, true, true, A, A, false, ""},    {"gfx1010", 0x33, true, false, A, U, false, ""},
+    {"gfx1011", 0x34, true, false, A, U, false, ""},  {"gfx1012", 0x35, true, false, A, U, false, ""},
+    {"gfx1013", 0x42, true, false, A, U, false, ""},  {"gfx1030", 0x36, false, false, U, U, false, ""},
+    {"gfx1031", 0x37, false, false, U, U, false, ""}, {"gfx1032", 0x38, false, false, U, U, false, ""},
+    {"gfx1033", 0x39, false, false, U, U, false, ""}, {"gfx1034", 0x3e, false, false, U, U, false, ""},
+    {"gfx1035", 0x3d, false, false, U, U, false, ""}, {"gfx1036", 0x45, false, false, U, U, false, ""},
+    {"gfx1100", 0x41, false, false, U, U, false, ""}, {"gfx1101", 0x46, false, false, U, U, false, ""},
+    {"gfx1102", 0x47, false, false, U, U, false, ""}, {"gfx1103", 0x44, false, false, U, U, false, ""},
+    {"gfx1150", 0x43, false, false, U, U, false, ""}, {"gfx1151", 0x4a, false, false, U, U, false, ""},
+    {"gfx1200", 0x48, false, false, U, U, false, ""}, {"gfx1201", 0x4e, false, false, U, U, false, ""},
+    {"gfx926", 0x81, true, true, A, FS::On, true, ".fp64_status"},
 }};
 
 constexpr std::string_view kTriple = "amdgcn-amd-amdhsa";
@@ -246,6 +264,41 @@ Target target_from_e_flags(uint32_t e_flags, CodeObjectVersion v) {
   if (p && !p->has_sramecc && t.sramecc != FS::Unsupported)
     throw Error(std::string("e_flags ") + hex + ": sramecc bits set for " + t.processor +
                 ", which has no sramecc");
+  return t;
+}
+
+bool is_toolkit_target(const Target& t) {
+  const ProcessorInfo* p = find_processor(t.processor);
+  return p && p->toolkit_target;
+}
+
+std::string toolkit_processors_text() {
+  std::string names;
+  for (const auto& p : kProcessors)
+    if (p.toolkit_target) names += (names.empty() ? "" : " and ") + std::string(p.name);
+  return names + " (xnack and sramecc any, on or off)";
+}
+
+void require_toolkit_target(const Target& t, const std::string& origin) {
+  if (is_toolkit_target(t)) return;
+  throw Error(origin + ": a code object for " + t.processor + " (" + t.id() +
+              "); k100lc runs and reads code for " + toolkit_processors_text());
+}
+
+std::optional<Target> combined_target(const Target& a, const Target& b) {
+  if (a.processor != b.processor) return std::nullopt;
+  // LLVM's rule: "any" (no suffix) goes with either setting; + and - exclude each other.
+  auto feature = [](FS x, FS y) -> std::optional<FS> {
+    if (x == y) return x;
+    if (x == FS::Any && (y == FS::On || y == FS::Off)) return y;
+    if (y == FS::Any && (x == FS::On || x == FS::Off)) return x;
+    return std::nullopt;
+  };
+  auto xnack = feature(a.xnack, b.xnack), sramecc = feature(a.sramecc, b.sramecc);
+  if (!xnack || !sramecc) return std::nullopt;
+  Target t = a;
+  t.xnack = *xnack;
+  t.sramecc = *sramecc;
   return t;
 }
 

@@ -19,7 +19,7 @@ struct OutSym {
   uint8_t type, binding, visibility;
   uint16_t shndx;  // filled once section indices are known
   uint64_t value, size;
-  int section;  // 0 text, 1 descriptor, 2 .dynamic, 3 data after the descriptors
+  int section;  // 0 text, 1 descriptor, 2 .dynamic, 3 data after the descriptors, 4 .data
 };
 
 uint32_t gnu_hash(std::string_view s) {
@@ -88,6 +88,8 @@ class Writer {
       fail("cannot be re-written: " + co_.read_info.unsupported.front());
     const ProcessorInfo* p = find_processor(co_.target.processor);
     if (!p) fail("unknown processor '" + co_.target.processor + "'");
+    if (!p->toolkit_target)
+      fail("processor '" + co_.target.processor + "' is not one k100lc writes code for: " + toolkit_processors_text());
     try {
       e_flags_ = e_flags_for(co_.target, co_.version);
     } catch (const Error& e) {
@@ -102,8 +104,18 @@ class Writer {
         fail("kernel '" + k.name + "': entry offset " + std::to_string(k.code_offset) +
              " is outside .text (" + std::to_string(co_.text.size()) + " bytes)");
     }
+    auto limit_of = [&](SymbolSection s) {
+      return s == SymbolSection::Text ? co_.text.size()
+             : s == SymbolSection::Data ? co_.rodata_data.size()
+                                        : co_.data.size();
+    };
+    for (const auto& r : co_.text_references)  // (S + A may lie past its section: A holds the PC's offset)
+      if (r.text_offset + 4 > co_.text.size())
+        fail("a PC-relative reference at .text offset " + std::to_string(r.text_offset) + " lies outside .text");
+    if (co_.data_alignment == 0 || (co_.data_alignment & (co_.data_alignment - 1)))
+      fail(".data alignment " + std::to_string(co_.data_alignment) + " is not a power of two");
     for (const auto& s : co_.symbols) {
-      uint64_t limit = s.section == SymbolSection::Text ? co_.text.size() : co_.rodata_data.size();
+      uint64_t limit = limit_of(s.section);
       if (s.name.empty()) fail("a symbol has no name");
       if (s.offset > limit || s.size > limit - s.offset)
         fail("symbol '" + s.name + "' (offset " + std::to_string(s.offset) + ", size " +
@@ -124,7 +136,7 @@ class Writer {
                0,
                s.offset,
                s.size,
-               s.section == SymbolSection::Text ? 0 : 3};
+               s.section == SymbolSection::Text ? 0 : s.section == SymbolSection::Data ? 3 : 4};
       bool local = s.binding == SymbolBinding::Local || s.visibility == SymbolVisibility::Hidden ||
                    s.visibility == SymbolVisibility::Internal;
       if (local) {
@@ -140,9 +152,15 @@ class Writer {
                            uint8_t(SymbolVisibility::Protected), 0, k.code_offset, k.code_size, 0});
     for (size_t i = 0; i < co_.kernels.size(); ++i) {
       const Kernel& k = co_.kernels[i];
-      globals.push_back({k.name + ".kd", uint8_t(SymbolType::Object), uint8_t(k.kd_binding),
-                         uint8_t(k.kd_visibility), 0, i * KernelDescriptor::kSize,
-                         KernelDescriptor::kSize, 1});
+      OutSym kd{k.name + ".kd", uint8_t(SymbolType::Object), uint8_t(k.kd_binding), uint8_t(k.kd_visibility), 0,
+                i * KernelDescriptor::kSize, KernelDescriptor::kSize, 1};
+      if (k.kd_binding == SymbolBinding::Local || k.kd_visibility == SymbolVisibility::Hidden ||
+          k.kd_visibility == SymbolVisibility::Internal) {
+        kd.binding = uint8_t(SymbolBinding::Local);
+        locals_.push_back(kd);
+      } else {
+        globals.push_back(kd);
+      }
     }
     std::set<std::string> seen;
     for (const auto& g : globals)
@@ -265,6 +283,8 @@ class Writer {
     const int i_dynstr = idx++;
     const int i_rodata = has_rodata ? idx++ : 0;
     const int i_text = idx++, i_dynamic = idx++;
+    const bool has_data = !co_.data.empty();
+    const int i_data = has_data ? idx++ : 0;
     const int i_comment = has_comment ? idx++ : 0;
     idx++;  // .symtab
     const int i_shstrtab = idx++, i_strtab = idx++;
@@ -274,7 +294,7 @@ class Writer {
     // Addresses of the allocated sections.
     const uint64_t dynsym_size = (globals_.size() + 1) * elf::kSymSize;
     const uint64_t dynamic_size = 7 * elf::kDynSize;
-    uint64_t off = elf::kEhdrSize + 8 * elf::kPhdrSize;
+    uint64_t off = elf::kEhdrSize + (co_.data.empty() ? 8 : 9) * elf::kPhdrSize;
     auto place = [&](uint64_t size, uint64_t align) {
       off = align_up(off, align);
       uint64_t at = off;
@@ -293,6 +313,12 @@ class Writer {
     const uint64_t text_end = a_text + co_.text.size();
     const uint64_t a_dynamic = next_segment_address(text_end, 8);
     const uint64_t o_dynamic = align_up_skew(o_text + co_.text.size(), elf::kPageSize, a_dynamic);
+    // .data: a read-write segment of its own after the RELRO one holding .dynamic
+    const uint64_t data_align = std::max<uint64_t>(co_.data_alignment, 1);
+    const uint64_t a_data = has_data ? next_segment_address(a_dynamic + dynamic_size, data_align) : 0;
+    const uint64_t o_data = has_data ? align_up_skew(o_dynamic + dynamic_size, elf::kPageSize, a_data) : 0;
+    const uint64_t a_rodata_data = a_rodata + nkd * KernelDescriptor::kSize;
+    const int nphdrs = has_data ? 9 : 8;
 
     // Descriptors with their entry offsets.
     for (size_t i = 0; i < nkd; ++i) {
@@ -309,6 +335,9 @@ class Writer {
       if (s.section == 0) {
         s.value += a_text;
         s.shndx = uint16_t(i_text);
+      } else if (s.section == 4) {
+        s.value += a_data;
+        s.shndx = uint16_t(i_data);
       } else {
         s.value += a_rodata + (s.section == 3 ? nkd * KernelDescriptor::kSize : 0);
         s.shndx = uint16_t(i_rodata);
@@ -316,6 +345,16 @@ class Writer {
     };
     for (auto& s : locals_) finish(s);
     for (auto& s : globals_) finish(s);
+
+    // PC-relative references from the code: the halves of S + A - P
+    std::vector<uint8_t> text = co_.text;
+    for (const auto& r : co_.text_references) {
+      uint64_t target = (r.section == SymbolSection::Writable ? a_data
+                         : r.section == SymbolSection::Data   ? a_rodata_data
+                                                              : a_text) + r.offset;
+      uint64_t delta = target - (a_text + r.text_offset);
+      store_u32(&text[r.text_offset], uint32_t(r.high ? delta >> 32 : delta));
+    }
 
     // .dynsym
     ByteWriter ds;
@@ -397,14 +436,15 @@ class Writer {
     add_section(alloc(".dynstr", kShtStrtab, kShfAlloc, a_dynstr, a_dynstr, 1, 0, dynstr_));
     if (has_rodata)
       add_section(alloc(".rodata", kShtProgbits, kShfAlloc, a_rodata, a_rodata, 64, 0, rodata));
-    add_section(
-        alloc(".text", kShtProgbits, kShfAlloc | kShfExec, a_text, o_text, 256, 0, co_.text));
+    add_section(alloc(".text", kShtProgbits, kShfAlloc | kShfExec, a_text, o_text, 256, 0, text));
     SectionOut s_dyn = alloc(".dynamic", kShtDynamic, kShfWrite | kShfAlloc, a_dynamic, o_dynamic,
                              8, kDynSize, dy.bytes());
     s_dyn.link = uint32_t(i_dynstr);
     add_section(std::move(s_dyn));
+    if (has_data)
+      add_section(alloc(".data", kShtProgbits, kShfWrite | kShfAlloc, a_data, o_data, data_align, 0, co_.data));
 
-    uint64_t foff = o_dynamic + dynamic_size;
+    uint64_t foff = has_data ? o_data + co_.data.size() : o_dynamic + dynamic_size;
     auto nonalloc = [&](const char* name, uint32_t type, uint64_t flags, uint64_t align,
                         uint64_t entsize, std::vector<uint8_t> data) {
       foff = align_up(foff, align);
@@ -452,7 +492,7 @@ class Writer {
     store_u32(&b[48], e_flags_);
     store_u16(&b[52], kEhdrSize);
     store_u16(&b[54], kPhdrSize);
-    store_u16(&b[56], 8);
+    store_u16(&b[56], uint16_t(nphdrs));
     store_u16(&b[58], kShdrSize);
     store_u16(&b[60], uint16_t(nsections));
     store_u16(&b[62], uint16_t(i_shstrtab));
@@ -468,11 +508,12 @@ class Writer {
       out_.u64(memsz);
       out_.u64(align);
     };
-    const uint64_t phdrs = 8 * kPhdrSize;
+    const uint64_t phdrs = uint64_t(nphdrs) * kPhdrSize;
     phdr(kPtPhdr, kPfR, kEhdrSize, kEhdrSize, phdrs, phdrs, 8);
     phdr(kPtLoad, kPfR, 0, 0, r_end, r_end, kPageSize);
     phdr(kPtLoad, kPfR | kPfX, o_text, a_text, co_.text.size(), co_.text.size(), kPageSize);
     phdr(kPtLoad, kPfR | kPfW, o_dynamic, a_dynamic, dynamic_size, dynamic_size, kPageSize);
+    if (has_data) phdr(kPtLoad, kPfR | kPfW, o_data, a_data, co_.data.size(), co_.data.size(), kPageSize);
     phdr(kPtDynamic, kPfR | kPfW, o_dynamic, a_dynamic, dynamic_size, dynamic_size, 8);
     phdr(kPtGnuRelro, kPfR, o_dynamic, a_dynamic, dynamic_size,
          align_up(o_dynamic + dynamic_size, kPageSize) - o_dynamic, 1);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -176,6 +177,11 @@ struct DispatchShared {
   const TraceOptions* trace = nullptr;
   std::atomic<uint64_t> budget{0};
   uint64_t budget_total = 0;
+  // The notice of a long dispatch (DispatchOptions::notice_after_seconds), checked
+  // whenever a worker takes more budget.
+  std::chrono::steady_clock::time_point start;
+  double notice_after = 0;
+  std::atomic<bool> noticed{false};
   std::atomic<bool> stop{false};
   std::mutex fault_mutex;
   std::optional<Fault> fault;

@@ -227,6 +227,7 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
   d.observer = options.observer;
   d.budget.store(options.instruction_budget);
   d.budget_total = options.instruction_budget;
+  d.notice_after = options.notice_after_seconds;
   d.dispatch_id = impl_->next_dispatch_id.fetch_add(1);
   // MODE from COMPUTE_PGM_RSRC1: rounding, denormals, DX10 clamp, IEEE.
   uint32_t r1 = k->rsrc1;
@@ -355,6 +356,7 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
       d.observer->dispatch_begin(observed);
     }
     auto start = std::chrono::steady_clock::now();
+    d.start = start;
     {
       std::shared_lock lock(impl_->mutex);
       auto worker = [&](unsigned t) {

@@ -68,11 +68,19 @@ void refill_budget(Exec& e) {
   do {
     if (cur == 0)
       raise(FaultKind::BudgetExceeded, "instruction budget of " + std::to_string(e.d.budget_total) +
-                                           " wave-instructions exhausted (runaway loop?); raise it with "
-                                           "DispatchOptions::instruction_budget or k100-run --budget");
+                                           " wave-instructions exhausted (runaway loop?); " + budget_hint());
     take = std::min<uint64_t>(cur, 1 << 16);
   } while (!e.d.budget.compare_exchange_weak(cur, cur - take, std::memory_order_relaxed));
   e.budget_local = take;
+  if (e.d.notice_after > 0 && !e.d.noticed.load(std::memory_order_relaxed)) {
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - e.d.start).count();
+    if (s >= e.d.notice_after && !e.d.noticed.exchange(true)) {
+      // taken from the budget so far, less the chunk this worker has not run yet
+      std::string text = long_dispatch_notice(e.d.kernel->name, s, e.d.budget_total - cur, e.d.budget_total);
+      std::fputs(text.c_str(), stderr);
+      std::fflush(stderr);
+    }
+  }
 }
 
 // lds_direct as a VALU source (Vega ISA: LDS direct read, src0 only): one

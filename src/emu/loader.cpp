@@ -8,7 +8,9 @@
 #include <iterator>
 
 #include "k100/base/error.h"
+#include "k100/codeobj/input_file.h"
 #include "k100/codeobj/reader.h"
+#include "k100/codeobj/target.h"
 
 namespace k100::emu {
 
@@ -27,6 +29,7 @@ T rd(std::span<const uint8_t> b, uint64_t at, const std::string& origin) {
 
 CodeImage image_from_code_object(std::span<const uint8_t> elf, std::string origin) {
   codeobj::CodeObject co = codeobj::read_code_object(elf, origin);
+  codeobj::require_toolkit_target(co.target, "emu: " + origin);
   CodeImage img;
   img.origin = origin;
   // Program headers: map every PT_LOAD at its virtual address.
@@ -100,10 +103,7 @@ CodeImage image_from_code_object(std::span<const uint8_t> elf, std::string origi
 }
 
 CodeImage image_from_code_object_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("emu: cannot open code object '" + path + "'");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return image_from_code_object(bytes, path);
+  return image_from_code_object(codeobj::read_input_file(path, "emu: code object"), path);
 }
 
 }  // namespace k100::emu

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "k100/emu/device.h"
 #include "k100/emu/fault.h"
 #include "k100/emu/profile.h"
 
@@ -14,6 +15,22 @@ std::string hex(uint64_t v) {
   return buf;
 }
 }  // namespace
+
+std::string budget_hint() {
+  return "raise or lower it with K100_EMU_BUDGET=N (environment), Runtime.instruction_budget = N "
+         "(Python), fm_set_budget(N) (C), k100::Runtime::set_instruction_budget(N) or "
+         "emu::DispatchOptions::instruction_budget (C++), k100-run --budget N";
+}
+
+std::string long_dispatch_notice(const std::string& kernel, double seconds, uint64_t wave_instructions,
+                                 uint64_t budget) {
+  char head[512];
+  std::snprintf(head, sizeof head,
+                "k100 emu: kernel '%s' is still running after %.1f s on the emulator: %llu of its budget of "
+                "%llu wave-instructions executed so far; it stops with a fault when the budget is spent.\n",
+                kernel.c_str(), seconds, (unsigned long long)wave_instructions, (unsigned long long)budget);
+  return head + std::string("k100 emu: the budget: ") + budget_hint() + "\n";
+}
 
 const char* fault_kind_name(FaultKind k) {
   switch (k) {

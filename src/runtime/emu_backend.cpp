@@ -87,6 +87,7 @@ struct EmuBackend::Impl {
     opts.fill_hidden_args = !d.caller_layout;
     opts.checks = checks.checks;
     opts.schedule = checks.schedule;
+    opts.notice_after_seconds = checks.notice_after_seconds;  // K100_EMU_NOTICE
     try {
       emu::DispatchResult r = device.dispatch(*program, d.symbol, cfg, d.kernarg, opts);
       if (r.fault && r.fault->kind == emu::FaultKind::Cancelled)

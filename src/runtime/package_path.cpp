@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "k100/codeobj/input_file.h"
 #include "k100/runtime/error.h"
 
 namespace fs = std::filesystem;
@@ -94,11 +95,31 @@ std::string default_package_path(const std::string& installed) {
   throw RuntimeError(ErrorCode::Package, msg);
 }
 
+namespace {
+
+// Why `path` is not a package: what it is (a directory, a FIFO: the words every tool
+// uses, from read_input_file) or that it does not exist. `what` names where it came from.
+[[noreturn]] void not_a_package(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  if (fs::is_directory(st) || fs::is_fifo(st) || fs::is_socket(st)) {
+    try {
+      codeobj::read_input_file(path, what);
+    } catch (const Error& e) {
+      throw RuntimeError(ErrorCode::Package, e.what());
+    }
+  }
+  throw RuntimeError(ErrorCode::Package,
+                     what + " '" + path + "': " + (fs::exists(st) ? "not a regular file" : "no such file"));
+}
+
+}  // namespace
+
 std::string resolve_package_path(const std::string& requested, bool env_override, const std::string& installed) {
   std::string rt_hsaco = env_override ? env("RT_HSACO") : std::string();
   if (!rt_hsaco.empty()) {
     if (is_file(rt_hsaco)) return rt_hsaco;
-    throw RuntimeError(ErrorCode::Package, "RT_HSACO=" + rt_hsaco + ": no such file");
+    not_a_package(rt_hsaco, "RT_HSACO code object");
   }
   if (requested.empty()) return default_package_path(installed);
   if (is_file(requested)) return requested;
@@ -114,10 +135,7 @@ std::string resolve_package_path(const std::string& requested, bool env_override
         "directory, or name a package with RT_HSACO";
     throw RuntimeError(ErrorCode::Package, msg);
   }
-  std::error_code ec;
-  bool exists = fs::exists(requested, ec);
-  throw RuntimeError(ErrorCode::Package,
-                     requested + (exists ? ": not a regular file" : ": no such file"));
+  not_a_package(requested, "code object");
 }
 
 std::string catalog_path_for(const std::string& package) {

@@ -14,6 +14,7 @@
 #include "allocation_tracker.h"
 #include "k100/base/closest_match.h"
 #include "k100/codeobj/catalog.h"
+#include "k100/codeobj/input_file.h"
 #include "k100/codeobj/reader.h"
 #include "k100/runtime/package_path.h"
 
@@ -34,11 +35,11 @@ uint64_t thread_token() {
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw RuntimeError(ErrorCode::Package, path + ": cannot open the code object");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw RuntimeError(ErrorCode::Package, path + ": read error");
-  return bytes;
+  try {
+    return codeobj::read_input_file(path, "code object");
+  } catch (const Error& e) {
+    throw RuntimeError(ErrorCode::Package, e.what());
+  }
 }
 
 std::string dim_text(const Dim3& d) {
@@ -122,6 +123,7 @@ struct Runtime::Impl {
     std::vector<KernelInfo> kernels;
     try {
       co = codeobj::read_code_object(elf, origin);
+      codeobj::require_toolkit_target(co.target, origin);  // before any backend decodes it
       kernels = kernels_of(co);
     } catch (const RuntimeError&) {
       throw;

@@ -75,10 +75,41 @@ TEST(Target, ParseErrorsNameTheText) {
 }
 
 TEST(Target, UnknownMachIsReadableButNotWritable) {
-  Target t = target_from_e_flags(0x541, V5);
-  EXPECT_EQ(t.processor, "mach-0x41");
+  Target t = target_from_e_flags(0x57e, V5);
+  EXPECT_EQ(t.processor, "mach-0x7e");
   EXPECT_THROW(e_flags_for(t, V5), Error);
   EXPECT_THROW(target_from_e_flags(0x52C | 0x400, V4), Error);  // gfx900 has no sramecc
+}
+
+TEST(Target, OtherProcessorsAreNamedAndRefused) {
+  EXPECT_EQ(target_from_e_flags(0x36, V4).processor, "gfx1030");
+  EXPECT_EQ(target_from_e_flags(0x41, V5).processor, "gfx1100");
+  EXPECT_EQ(target_from_e_flags(0x530, V4).processor, "gfx908");
+  EXPECT_TRUE(is_toolkit_target(default_target("gfx906")));
+  EXPECT_TRUE(is_toolkit_target(parse_target_id("gfx926:sramecc-:xnack+")));
+  for (const char* id : {"gfx900", "gfx908", "gfx90a", "gfx1030", "gfx1100", "mach-0x7e"}) {
+    Target t;
+    t.processor = id;
+    EXPECT_FALSE(is_toolkit_target(t)) << id;
+    try {
+      require_toolkit_target(t, "x.hsaco");
+      ADD_FAILURE() << id << " accepted";
+    } catch (const Error& e) {
+      std::string m = e.what();
+      EXPECT_NE(m.find(std::string("x.hsaco: a code object for ") + id), std::string::npos) << m;
+      EXPECT_NE(m.find("gfx906 and gfx926"), std::string::npos) << m;
+    }
+  }
+}
+
+TEST(Target, CombinedTargetTreatsAnyAsLlvmDoes) {
+  Target plain = parse_target_id("gfx926:xnack-");  // sramecc not given: any
+  auto t = combined_target(plain, default_target("gfx926"));
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->name(), "gfx926:sramecc+:xnack-");
+  EXPECT_EQ(combined_target(default_target("gfx906"), default_target("gfx906"))->name(), "gfx906");
+  EXPECT_FALSE(combined_target(parse_target_id("gfx906:xnack+"), parse_target_id("gfx906:xnack-")));
+  EXPECT_FALSE(combined_target(default_target("gfx906"), default_target("gfx926")));
 }
 
 TEST(Target, VersionsAndAbi) {

@@ -141,6 +141,8 @@ TEST(Writer, RejectsInconsistentInput) {
   EXPECT_NE(err(c3).find("duplicate symbol 'scale.kd'"), std::string::npos);
   CodeObject c4 = base;
   c4.target.processor = "gfx1100";
+  EXPECT_NE(err(c4).find("processor 'gfx1100' is not one k100lc writes code for"), std::string::npos);
+  c4.target.processor = "gfx999";
   EXPECT_NE(err(c4).find("unknown processor"), std::string::npos);
   CodeObject c5 = base;
   c5.kernels[0].meta.reset();

@@ -4,6 +4,7 @@
 #include "k100/runtime/runtime.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -104,6 +105,20 @@ TEST(Runtime, Grids2DAnd3DIncludingWorkgroupsPastTheFirstRow) {
     check_ids(rt, {3, 2, 2}, {8, 4, 2}, dynamic);
     check_ids(rt, {1, 5, 3}, {64, 1, 1}, dynamic);
   }
+}
+
+// What a test process in another PID namespace with this process's id did
+// when the package directory was named after the id: it removed the
+// directory at its start and at its exit. The packages must not be in it.
+TEST(Runtime, PackagesOfThisProcessAreNotInADirectoryAnotherProcessCanName) {
+  namespace fs = std::filesystem;
+  std::string path = package_file("runtime_test");
+  const fs::path by_pid = fs::temp_directory_path() / ("k100_runtime_test_" + std::to_string(::getpid()));
+  EXPECT_NE(fs::path(path).parent_path(), by_pid);
+  std::error_code ec;
+  fs::remove_all(by_pid, ec);
+  Runtime rt(emu_options());  // reads the package from `path` again
+  check_ids(rt, {3, 2, 2}, {8, 4, 2}, false);
 }
 
 TEST(Runtime, LaunchesRunInOrderWithoutSync) {

@@ -37,9 +37,13 @@ const std::vector<uint8_t>& package(const std::string& name) {
 }
 
 // The packages this process wrote, in a directory of its own that goes
-// away when the process ends. A directory left by an earlier process with
-// the same id (ids are reused) may hold another build's package: every file
-// is written by this process before it is used, never taken as found.
+// away when the process ends. The directory is made by mkdtemp, not named
+// after the process id: test processes in other PID namespaces (containers
+// sharing /tmp) have the same ids at the same time, and one that named its
+// directory k100_runtime_test_<pid> removed another's package at its start
+// and its end, so that a later Runtime of the other process could not read
+// it (or read another build's package) - an intermittent failure of
+// whichever test came next, often Runtime.Grids2DAnd3D...
 namespace {
 struct PackageFiles {
   std::mutex m;
@@ -64,10 +68,9 @@ std::string package_file(const std::string& name) {
   std::lock_guard lock(files.m);
   if (auto it = files.written.find(name); it != files.written.end()) return it->second;
   if (files.dir.empty()) {
-    files.dir = fs::temp_directory_path() / ("k100_runtime_test_" + std::to_string(::getpid()));
-    std::error_code ec;
-    fs::remove_all(files.dir, ec);
-    fs::create_directories(files.dir);
+    std::string dir = (fs::temp_directory_path() / "k100_runtime_test_XXXXXX").string();
+    if (!::mkdtemp(dir.data())) throw std::runtime_error("cannot create a directory like " + dir);
+    files.dir = dir;
     files.owner = ::getpid();
   }
   const fs::path p = files.dir / (name + ".hsaco");

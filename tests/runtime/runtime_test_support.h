@@ -15,6 +15,7 @@ namespace k100::runtime::test {
 // Assembles tests/runtime/kernels/<name>.s into code-object bytes (cached).
 const std::vector<uint8_t>& package(const std::string& name);
 // The same bytes in a file under the test's temporary directory.
+// The package written to a file in a directory only this process uses (removed at exit).
 std::string package_file(const std::string& name);
 
 // A runtime on the emulator with the "runtime_test" package loaded.

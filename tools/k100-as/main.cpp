@@ -1,7 +1,11 @@
 // k100-as: assembler and disassembler with llvm-mc compatible flags.
 //
-//   k100-as [--mcpu=gfx926|gfx906] [--show-encoding] [-I DIR]... [-filetype=obj|asm] [-o OUT] [FILE]
+//   k100-as [--mcpu=gfx926|gfx906] [--show-encoding] [--show-inst] [-I DIR]... [-filetype=obj|asm|null]
+//           [-o OUT] [FILE]
 //   k100-as --disassemble [--show-encoding] [FILE]      (llvm-mc's byte-list input)
+//   k100-as -mcpu=help                                  (the processors and features)
+// The -filetype=asm listing keeps every directive, so it assembles again to
+// the same code object.
 // The options are listed in one table (main); `k100-as --help` prints it.
 #include <cstdio>
 #include <cstring>
@@ -14,6 +18,7 @@
 #include "k100/asm/disassembler.h"
 #include "k100/asm/object_builder.h"
 #include "k100/base/error.h"
+#include "k100/codeobj/input_file.h"
 #include "k100/codeobj/target.h"
 #include "k100/codeobj/writer.h"
 #include "k100/isa/codec.h"
@@ -84,14 +89,13 @@ bool read_source(const std::string& input, std::string& text) {
     ss << std::cin.rdbuf();
     text = ss.str();
   } else {
-    std::ifstream f(input, std::ios::binary);
-    if (!f) {
-      std::fprintf(stderr, "k100-as: cannot open '%s'\n", input.c_str());
+    try {
+      std::vector<uint8_t> bytes = k100::codeobj::read_input_file(input, "source");
+      text.assign(bytes.begin(), bytes.end());
+    } catch (const k100::Error& e) {
+      std::fprintf(stderr, "k100-as: error: %s\n", e.what());
       return false;
     }
-    std::stringstream ss;
-    ss << f.rdbuf();
-    text = ss.str();
   }
   std::string name = input == "-" ? "<stdin>" : input;
   if (text.size() >= 4 && text.compare(0, 4, "\x7f" "ELF") == 0) {
@@ -125,17 +129,58 @@ std::string target_with_features(const std::string& processor, const std::string
   return id;
 }
 
+// llvm-mc -show-inst's operand dump of a listed instruction, in its shape
+// (the instruction table's row and name in place of LLVM's opcode enum).
+std::string show_inst(const std::vector<uint8_t>& bytes, k100::isa::Target target) {
+  using namespace k100::isa;
+  Decoded d = decode(bytes, target);
+  std::string pad(40, ' ');
+  if (!d.ok) return pad + "; <MCInst (not decodable)>\n";
+  const Inst& inst = d.inst;
+  const char* form = inst.encoding == Encoding::E64 ? " (e64)" : inst.encoding == Encoding::SDWA ? " (sdwa)"
+                     : inst.encoding == Encoding::DPP ? " (dpp)" : "";
+  char head[160];
+  std::snprintf(head, sizeof head, "; <MCInst #%u %s%s %s opcode 0x%x", inst.id, inst.desc().name.c_str(), form,
+                family_name(inst.family()), inst.desc().opcode);
+  std::string out = pad + head;
+  auto operand = [&](const Operand& o, const std::string& text) {
+    out += "\n" + pad + ";  <MCOperand " + ((o.is_vgpr() || o.is_sgpr() || o.is_off()) ? "Reg:" : "Imm:") + text + ">";
+  };
+  if (inst.atomic_dst.is_vgpr()) {
+    unsigned v = inst.atomic_dst.vgpr_index(), w = inst.atomic_dst.width;
+    operand(inst.atomic_dst, w > 1 ? "v[" + std::to_string(v) + ":" + std::to_string(v + w - 1) + "]"
+                                   : "v" + std::to_string(v));
+  }
+  for (int i = 0; i < inst.num_operands; ++i) operand(inst.ops[size_t(i)], print_operand(inst, i));
+  return out + ">\n";
+}
+
+// -mcpu=help, as llvm-mc prints it: the processors, then the features.
+void print_cpu_help() {
+  std::string out = "Available CPUs for this target:\n\n";
+  for (const auto& p : k100::codeobj::processors())
+    if (p.toolkit_target) out += "  " + std::string(p.name) + " - Select the " + std::string(p.name) + " processor.\n";
+  out += "\nAvailable features for this target:\n\n"
+         "  sramecc - Enable SRAMECC (code object target id gfx9NN:sramecc+; -sramecc: sramecc-).\n"
+         "  xnack   - Enable XNACK support (target id :xnack+; -xnack: xnack-).\n\n"
+         "Use +feature to enable a feature, or -feature to disable it (-mattr=+sramecc,-xnack).\n"
+         "Without either, the code object says \"any\" and runs with the feature on or off.\n";
+  std::fputs(out.c_str(), stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace k100;
   using tools::OptionTable;
   isa::Target target = isa::Target::gfx926;
-  bool show = false, disasm = false, raw = false, target_explicit = false, table = false;
+  bool show = false, disasm = false, raw = false, target_explicit = false, table = false, show_instructions = false,
+       cpu_help = false;
   std::string input = "-", output, filetype, mattr;
   std::vector<std::string> include_dirs;
   std::vector<std::pair<std::string, int64_t>> defsyms;
   int cov = 5;
+  bool cov_explicit = false;
   size_t max_errors = 100;
   int inputs = 0;
   OptionTable opts_table("k100-as", "assembles AMDGPU (gfx926/gfx906) assembly into code objects, and disassembles "
@@ -144,8 +189,17 @@ int main(int argc, char** argv) {
   opts_table
       .value({"--mcpu"}, "gfx926|gfx906", "target processor (default gfx926)",
              [&](const std::string& v) {
+               if (v == "help") {
+                 cpu_help = true;
+                 return;
+               }
                auto t = isa::parse_target(v);
-               if (!t) throw OptionTable::UsageProblem{"unknown --mcpu '" + v + "' (expected gfx926 or gfx906)"};
+               if (!t) {
+                 const auto* p = codeobj::find_processor(v);
+                 throw OptionTable::UsageProblem{"unknown --mcpu '" + v + "'" +
+                                                 (p ? " (a processor k100lc does not write code for)" : "") +
+                                                 "; expected gfx926 or gfx906 (-mcpu=help lists them)"};
+               }
                target = *t;
                target_explicit = true;
              })
@@ -156,9 +210,12 @@ int main(int argc, char** argv) {
              })
       .value({"--mattr"}, "+F,-F", "target features of the code object's target id: xnack, sramecc",
              [&](const std::string& v) { mattr = v; })
-      .value({"--filetype"}, "obj|asm", "obj: write a code object; asm: print the listing (default: obj with -o, else asm)",
+      .value({"--filetype"}, "obj|asm|null",
+             "obj: write a code object; asm: print the listing, which assembles again to the same object;\n"
+             "null: check the input (errors and warnings) and write nothing (default: obj with -o, else asm)",
              [&](const std::string& v) {
-               if (v != "obj" && v != "asm") throw OptionTable::UsageProblem{"-filetype must be obj or asm, not '" + v + "'"};
+               if (v != "obj" && v != "asm" && v != "null")
+                 throw OptionTable::UsageProblem{"-filetype must be obj, asm or null, not '" + v + "'"};
                filetype = v;
              })
       .value({"-o"}, "FILE", "output file; '-' is standard output", [&](const std::string& v) { output = v; })
@@ -179,6 +236,8 @@ int main(int argc, char** argv) {
       .value({"-I", "--include-dir"}, "DIR", "where .include looks after the including file's folder (repeatable)",
              [&](const std::string& v) { include_dirs.push_back(v); })
       .flag({"--show-encoding"}, "print each instruction with its encoding", [&] { show = true; })
+      .flag({"--show-inst"}, "print each instruction's operands as llvm-mc -show-inst does (table row and name "
+            "instead of LLVM's opcode number)", [&] { show_instructions = true; })
       .flag({"--disassemble"}, "read byte lists ([0x..,...] groups or a stream) and print assembly",
             [&] { disasm = true; })
       .flag({"--raw"}, "with -filetype=obj: write the .text bytes instead of a code object", [&] { raw = true; })
@@ -191,6 +250,7 @@ int main(int argc, char** argv) {
              [&](const std::string& v) {
                cov = std::atoi(v.c_str());
                if (cov != 4 && cov != 5) throw OptionTable::UsageProblem{"code object version must be 4 or 5"};
+               cov_explicit = true;
              })
       .flag({"--dump-table"}, "print the instruction table, one JSON object per row", [&] { table = true; })
       .epilog("FILE is assembly source ('-' or nothing: standard input). Without -o (or with -filetype=asm)\n"
@@ -205,12 +265,17 @@ int main(int argc, char** argv) {
     ++inputs;
   });
   if (rc >= 0) return rc;
+  if (cpu_help) {
+    print_cpu_help();
+    return 0;
+  }
   if (inputs > 1) return opts_table.usage_error("one input file at a time");
   if (table) {
     dump_table();
     return 0;
   }
-  bool write_object = filetype == "obj" || (filetype.empty() && !output.empty());
+  const bool check_only = filetype == "null";
+  bool write_object = filetype == "obj" || check_only || (filetype.empty() && !output.empty());
   std::string text;
   std::string name = input == "-" ? "<stdin>" : input;
   if (!read_source(input, text)) return 1;
@@ -237,6 +302,7 @@ int main(int argc, char** argv) {
   opts.target = target;
   opts.target_explicit = target_explicit;
   opts.code_object_version = cov;
+  opts.code_object_version_explicit = cov_explicit;
   opts.error_limit = max_errors;
   opts.include_dirs = include_dirs;
   opts.predefined_symbols = defsyms;
@@ -256,16 +322,30 @@ int main(int argc, char** argv) {
   size_t prog_errors = diags.error_count();
   std::string target_id = codeobj::default_target(isa::target_name(target)).id();
   out += "\t.amdgcn_target \"" + (prog.amdgcn_target.empty() ? target_id : prog.amdgcn_target) + "\"\n";
+  // what the command line said, so that the listing assembles again to the same object
+  if (cov_explicit && !prog.code_object_version) out += "\t.amdhsa_code_object_version " + std::to_string(cov) + "\n";
+  for (const auto& [sym, value] : defsyms) out += "\t.set " + sym + ", " + std::to_string(value) + "\n";
   for (const auto& l : prog.listing) {
     if (l.kind == as::ListingLine::Kind::Label) {
       out += l.text + ":\n";
       continue;
     }
+    if (l.kind == as::ListingLine::Kind::Directive) {
+      out += l.text + "\n";
+      continue;
+    }
     if (show) {
       out += as::show_encoding_line(l.text, l.bytes, l.fixup_byte) + "\n";
       if (!l.fixup_note.empty()) out += std::string(40, ' ') + ";   " + l.fixup_note + "\n";
+    } else if (show_instructions) {
+      std::string line = "\t" + l.text;
+      out += line + std::string(line.size() < 40 ? 40 - line.size() : 1, ' ');
     } else {
       out += "\t" + l.text + "\n";
+    }
+    if (show_instructions) {
+      std::string dump = show_inst(l.bytes, target);
+      out += show ? dump : dump.substr(dump.find(';'));
     }
   }
   std::fputs(diags.format_all().c_str(), stderr);
@@ -291,6 +371,7 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
+    if (check_only) return 0;
     return write_bytes(output.empty() ? "-" : output, std::string(bytes.begin(), bytes.end())) ? 0 : 1;
   }
   return write_text(output, out) ? 0 : 1;

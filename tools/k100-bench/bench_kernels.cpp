@@ -19,6 +19,9 @@
 // the fork); each worker takes the next kernel not yet taken and writes its
 // report to a file of its own, and the output is assembled in the order of
 // the registry, as without -j.
+//
+// A run longer than a few seconds shows its progress on standard error
+// (run_progress.h), and the text report ends with a summary table.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -46,6 +49,7 @@
 #include "k100/timing/simulator.h"
 #include "kernel_measure.h"
 #include "parameter_override.h"
+#include "run_progress.h"
 
 namespace {
 
@@ -203,24 +207,41 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-// One kernel's finished report: its text block (printed as it finishes
-// without -j), its JSON object and its check.
+// One kernel's finished report: its JSON object and its summary row (the
+// text block is printed as it finishes without -j).
 struct Finished {
   bool finished = false, pass = false;
   std::string json;
+  SummaryRow row;
 };
+
+SummaryRow summary_row(const Report& r) {
+  SummaryRow s;
+  s.lookup = r.lookup;
+  s.family = r.family;
+  s.finished = true;
+  s.pass = r.pass;
+  if (r.timed) {
+    s.modeled_s = r.modeled;
+    s.limiter = timing::limiter_name(r.timing.limiter);
+    if (r.ideal_bytes) s.peak_fraction = r.peak_fraction;
+  }
+  return s;
+}
 
 using Work = std::vector<std::pair<const KernelDef*, Case>>;
 
 std::vector<Finished> run_in_process(const Work& work, kernels::EmuTestDevice& dev, const timing::MachineParams& m,
-                                     TextOptions text) {
+                                     TextOptions text, RunProgress& progress) {
   std::vector<Finished> done(work.size());
   for (size_t i = 0; i < work.size(); ++i) {
     Report r = measure(*work[i].first, dev, work[i].second, m);
     if (!text.json) print_text(stdout, r, text.timeline);
     std::fflush(stdout);
-    done[i] = {true, r.pass, to_json(r)};
+    done[i] = {true, r.pass, to_json(r), summary_row(r)};
+    progress.finished(r.lookup);
   }
+  progress.done();
   return done;
 }
 
@@ -233,11 +254,12 @@ std::string read_file(const std::string& path, bool& found) {
 }
 
 // Forks `jobs` workers that share a counter of the next kernel to take. A
-// worker writes kernel i's text block to <dir>/i.txt and "1" or "0" (its
-// check) plus its JSON object to <dir>/i.json, the JSON file last, so that
-// a report counts as finished only when both exist.
+// worker writes kernel i's text block to <dir>/i.txt and its summary row (a
+// line) plus its JSON object to <dir>/i.json, the JSON file last (renamed
+// into place), so that a report counts as finished only when both exist;
+// the parent watches those files for the progress line.
 std::vector<Finished> run_in_workers(const Work& work, kernels::EmuTestDevice& dev, const timing::MachineParams& m,
-                                     int jobs, TextOptions text) {
+                                     int jobs, TextOptions text, RunProgress& progress) {
   char dir_template[] = "/tmp/k100-bench-kernels-XXXXXX";
   if (!mkdtemp(dir_template)) throw Error("k100-bench kernels -j: cannot create a directory under /tmp");
   const std::string dir = dir_template;
@@ -265,7 +287,7 @@ std::vector<Finished> run_in_workers(const Work& work, kernels::EmuTestDevice& d
           }
         }
         std::string tmp = path(i, ".part");
-        std::ofstream(tmp, std::ios::binary) << (r.pass ? '1' : '0') << to_json(r);
+        std::ofstream(tmp, std::ios::binary) << summary_row(r).encode() << '\n' << to_json(r);
         std::rename(tmp.c_str(), path(i, ".json").c_str());
       }
       std::fflush(nullptr);
@@ -276,19 +298,41 @@ std::vector<Finished> run_in_workers(const Work& work, kernels::EmuTestDevice& d
   if (workers.empty()) {
     munmap(shared, sizeof(std::atomic<size_t>));
     ::rmdir(dir.c_str());
-    return run_in_process(work, dev, m, text);
+    return run_in_process(work, dev, m, text, progress);
   }
-  for (pid_t pid : workers) {
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  std::vector<bool> seen(work.size(), false);
+  auto watch = [&] {  // reports that appeared since the last look
+    for (size_t i = 0; i < work.size(); ++i)
+      if (!seen[i] && ::access(path(i, ".json").c_str(), F_OK) == 0) {
+        seen[i] = true;
+        progress.finished(work[i].first->lookup);
+      }
+  };
+  for (size_t running = workers.size(); running;) {
+    for (pid_t& pid : workers) {
+      if (pid <= 0) continue;
+      int status = 0;
+      pid_t r = waitpid(pid, &status, WNOHANG);
+      if (r == pid || (r < 0 && errno != EINTR)) {
+        pid = 0;
+        --running;
+      }
     }
+    watch();
+    if (running) ::usleep(200000);
   }
+  watch();
+  progress.done();
   munmap(shared, sizeof(std::atomic<size_t>));
   std::vector<Finished> done(work.size());
   for (size_t i = 0; i < work.size(); ++i) {
     bool found = false;
     std::string j = read_file(path(i, ".json"), found);
-    if (found && !j.empty()) done[i] = {true, j[0] == '1', j.substr(1)};
+    size_t eol = j.find('\n');
+    if (found && eol != std::string::npos) {
+      SummaryRow row = SummaryRow::decode(j.substr(0, eol));
+      done[i] = {row.finished, row.pass, j.substr(eol + 1), row};
+    }
     bool has_text = false;
     const std::string block = read_file(path(i, ".txt"), has_text);
     if (!text.json && has_text) std::fputs(block.c_str(), stdout);
@@ -305,19 +349,24 @@ int usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage: k100-bench kernels [--only a,b] [--group g,h] [--dims n=4096,k=4096] [--json] [--plot roofline.png]\n"
                "                          [--package file.hsaco] [--list] [--set name=value ...] [--timeline] [-j N]\n"
+               "                          [--no-progress | --progress-after SECONDS]\n"
                "Runs each kernel's benchmark case on the emulator with detailed profiling and prints traffic,\n"
                "instruction mix, occupancy, the MODELED K100_LC time of the timing model with its limiter, and the\n"
                "plain roofline as a bound (both explained in the header). --set changes one timing-model parameter\n"
                "(names: k100/timing/machine.h) for a sensitivity study. --timeline adds each dispatch's\n"
                "execution per microsecond (HBM and host-link busy, waves started and ended: the ramp and the\n"
-               "tail). -j N runs N kernels at a time in worker processes (same output, in the same order).\n");
+               "tail). -j N runs N kernels at a time in worker processes (same output, in the same order).\n"
+               "A run longer than 10 s (--progress-after) shows a progress line on standard error (kernels\n"
+               "done, time spent, an estimate of the time left; --no-progress turns it off), and the text\n"
+               "report ends with a summary table: each kernel's check, MODELED time, limiter and %% of 896 GB/s.\n");
   return code;
 }
 
 int run(int argc, char** argv) {
   std::vector<std::string> only, groups;
   std::map<std::string, int64_t> dims_override;
-  bool json = false, list = false, timeline = false;
+  bool json = false, list = false, timeline = false, show_progress = true;
+  double progress_after = 10;
   int jobs = 1;
   std::string plot, package;
   timing::MachineParams machine = timing::k100_lc();
@@ -349,6 +398,16 @@ int run(int argc, char** argv) {
       json = true;
     } else if (a == "--timeline") {
       timeline = true;
+    } else if (a == "--no-progress") {
+      show_progress = false;
+    } else if (a == "--progress-after") {
+      std::string v = value("--progress-after");
+      char* end = nullptr;
+      progress_after = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || !(progress_after >= 0)) {
+        std::fprintf(stderr, "k100-bench kernels: --progress-after wants seconds (0 or more), got '%s'\n", v.c_str());
+        return 2;
+      }
     } else if (a == "--plot") {
       plot = value("--plot");
     } else if (a == "--package") {
@@ -371,7 +430,8 @@ int run(int argc, char** argv) {
     } else {
       std::fprintf(stderr, "k100-bench kernels: %s\n",
                    k100::tools::unknown_option(a, {"--only", "--group", "--dims", "--json", "--plot", "--package",
-                                                   "--list", "--set", "--timeline", "-j", "--help"}).c_str());
+                                                   "--list", "--set", "--timeline", "-j", "--no-progress",
+                                                   "--progress-after", "--help"}).c_str());
       return usage(2);
     }
   }
@@ -431,10 +491,11 @@ int run(int argc, char** argv) {
     }
     if (!json) std::printf("%s", kModelHeader);
     std::fflush(stdout);
+    RunProgress progress(work.size(), show_progress, progress_after);
     std::vector<Finished> done =
         jobs > 1 && work.size() > 1
-            ? run_in_workers(work, *dev, machine, jobs, {json, timeline})
-            : run_in_process(work, *dev, machine, {json, timeline});
+            ? run_in_workers(work, *dev, machine, jobs, {json, timeline}, progress)
+            : run_in_process(work, *dev, machine, {json, timeline}, progress);
     std::string all = "{\"model\":\"" + json_escape(kModelHeader) + "\",\"kernels\":[";
     bool ok = true, first = true;
     for (size_t i = 0; i < done.size(); ++i) {
@@ -450,6 +511,18 @@ int run(int argc, char** argv) {
     }
     all += "\n]}\n";
     if (json) std::printf("%s", all.c_str());
+    if (!json) {
+      std::vector<SummaryRow> rows;
+      for (size_t i = 0; i < done.size(); ++i) {
+        SummaryRow row = done[i].row;
+        if (!done[i].finished) {
+          row.lookup = work[i].first->lookup;
+          row.family = work[i].first->family;
+        }
+        rows.push_back(row);
+      }
+      print_summary(stdout, rows);
+    }
     if (!plot.empty()) {
       std::string tmp = plot + ".json";
       std::ofstream(tmp) << all;

@@ -29,6 +29,7 @@
 #include "k100/model/decoder.h"
 #include "k100/model/device.h"
 #include "k100/model/tensor_source.h"
+#include "k100/runtime/package_path.h"
 #include "k100/timing/machine.h"
 #include "k100/timing/simulator.h"
 #include "k100/timing/trace.h"
@@ -221,8 +222,7 @@ int run_shape(const Shape& s, quant::TensorType type, kernels::EmuTestDevice& em
 int run(int argc, char** argv) {
   std::vector<std::string> shapes = {"27b", "8b"};
   std::vector<quant::TensorType> types = {quant::TensorType::Q4_K, quant::TensorType::Q8_0};
-  const char* build = std::getenv("K100_BUILD_DIR");
-  std::string package = std::string(build && *build ? build : "build") + "/k100lc_kernels.hsaco";
+  std::string package;  // default: the package every other tool finds (RT_HSACO, K100_BUILD_DIR, the install, ...)
   timing::MachineParams m = timing::k100_lc();
   bool kv_f16 = false;
   for (int i = 1; i < argc; ++i) {
@@ -264,7 +264,8 @@ int run(int argc, char** argv) {
                   "                        [--set name=value]\n"
                   "MODELED K100_LC decode speed (timing model) of dense model shapes, one token at a full context,\n"
                   "beside the bandwidth bound (which counts the KV cache in its element type, f32 by default);\n"
-                  "launches per token.\n");
+                  "launches per token. Without --package, the kernel package is found as every k100 tool finds it\n"
+                  "(RT_HSACO, K100_BUILD_DIR, the installed package, this build tree), from any directory.\n");
       return 0;
     } else {
       throw Error("unknown option '" + a + "' (see k100-bench model --help)");
@@ -273,6 +274,7 @@ int run(int argc, char** argv) {
   std::printf("MODELED K100_LC decode speed (not a measurement): the k100lc decoder's dispatches of one token,\n"
               "emulated with the timing model's recorder and scheduled by the timing model (k100/timing,\n"
               "calibrated by k100-bench calibrate); t = sum over dispatches of (dispatch floor + execution).\n");
+  if (package.empty()) package = runtime::default_package_path();
   kernels::EmuTestDevice emu(package);
   for (const std::string& key : shapes) {
     const Shape* s = nullptr;

@@ -11,6 +11,7 @@
 #include "k100/base/error.h"
 #include "k100/codeobj/catalog.h"
 #include "k100/codeobj/reader.h"
+#include "k100/codeobj/target.h"
 #include "option_table.h"
 
 namespace {
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   if (inputs != 1) return table.usage_error(inputs ? "more than one input given" : "no code object given");
   try {
     k100::codeobj::CodeObject co = k100::codeobj::read_code_object_file(input);
+    k100::codeobj::require_toolkit_target(co.target, input);
     auto entries = k100::codeobj::make_catalog(co);
     std::string json = k100::codeobj::catalog_json(entries);
     if (json_out.empty())
@@ -51,7 +53,7 @@ int main(int argc, char** argv) {
     else
       write_text(json_out, json);
     if (!header_out.empty()) write_text(header_out, k100::codeobj::catalog_header(entries, input));
-  } catch (const k100::Error& e) {
+  } catch (const std::exception& e) {
     std::cerr << "k100-catalog: error: " << e.what() << "\n";
     return 1;
   }

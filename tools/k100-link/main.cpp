@@ -17,7 +17,9 @@
 #include "k100/base/error.h"
 #include "k100/codeobj/merge.h"
 #include "option_table.h"
+#include "k100/codeobj/input_file.h"
 #include "k100/codeobj/reader.h"
+#include "k100/codeobj/target.h"
 #include "k100/codeobj/writer.h"
 
 int main(int argc, char** argv) {
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
       .value({"--amdhsa-code-object-version"}, "4|5", "code object version of the .s inputs (default 5)",
              [&](const std::string& v) {
                opts.code_object_version = std::atoi(v.c_str());
+               opts.code_object_version_explicit = true;
                if (opts.code_object_version != 4 && opts.code_object_version != 5)
                  throw OptionTable::UsageProblem{"code object version must be 4 or 5"};
              })
@@ -56,19 +59,20 @@ int main(int argc, char** argv) {
   std::vector<codeobj::CodeObject> objects;
   bool failed = false;
   for (const auto& in : inputs) {
-    std::ifstream f(in, std::ios::binary);
-    if (!f) {
-      std::fprintf(stderr, "k100-link: cannot open '%s'\n", in.c_str());
+    std::string data;
+    try {
+      std::vector<uint8_t> bytes = codeobj::read_input_file(in, "input");
+      data.assign(bytes.begin(), bytes.end());
+    } catch (const Error& e) {
+      std::fprintf(stderr, "k100-link: error: %s\n", e.what());
       failed = true;
       continue;
     }
-    std::stringstream ss;
-    ss << f.rdbuf();
-    std::string data = ss.str();
     if (data.size() >= 4 && data.compare(0, 4, "\x7f" "ELF") == 0) {
       try {
         objects.push_back(codeobj::read_code_object(
             std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(data.data()), data.size()), in));
+        codeobj::require_toolkit_target(objects.back().target, in);
       } catch (const Error& e) {
         std::fprintf(stderr, "k100-link: %s\n", e.what());
         failed = true;

@@ -1,6 +1,7 @@
-// The ELF64 section headers and symbol table of a file, read as they are
-// (bounds-checked), for k100-objdump's -h, -t, -s and -j: the code-object
-// reader keeps only what the runtime needs, these options show the file.
+// The ELF64 header fields, program headers, section headers, symbol tables
+// and dynamic section of a file, read as they are (bounds-checked), for
+// k100-objdump's -f, -p, -h, -t, -T, -r, -s and -j: the code-object reader
+// keeps only what the runtime needs, these options show the file.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +25,17 @@ struct ElfView {
     uint8_t info = 0, other = 0;
     uint16_t section = 0;
   };
+  struct ProgramHeader {
+    uint32_t type = 0, flags = 0;
+    uint64_t offset = 0, vaddr = 0, paddr = 0, filesz = 0, memsz = 0, align = 0;
+  };
   std::vector<Section> sections;
-  std::vector<Symbol> symbols;
-  uint16_t machine = 0;
+  std::vector<Symbol> symbols;          // .symtab (without the null entry)
+  std::vector<Symbol> dynamic_symbols;  // .dynsym (without the null entry)
+  std::vector<ProgramHeader> program_headers;
+  std::vector<std::pair<int64_t, uint64_t>> dynamic;  // .dynamic entries up to DT_NULL
+  uint16_t machine = 0, type = 0;
+  uint64_t entry = 0;
 
   // Throws k100::Error naming `origin` for a file that is not ELF64 little-endian
   // or whose tables point outside it.
@@ -41,7 +50,16 @@ struct ElfView {
     auto u32 = [&](uint64_t o) { return u16(o) | u16(o + 2) << 16; };
     auto u64 = [&](uint64_t o) { return u32(o) | u32(o + 4) << 32; };
     ElfView v;
+    v.type = uint16_t(u16(16));
     v.machine = uint16_t(u16(18));
+    v.entry = u64(24);
+    uint64_t phoff = u64(0x20), phentsize = u16(0x36), phnum = u16(0x38);
+    if (phnum && phentsize < 56) bad("program header size " + std::to_string(phentsize) + " is too small");
+    for (uint64_t i = 0; i < phnum; ++i) {
+      uint64_t h = phoff + i * phentsize;
+      v.program_headers.push_back({uint32_t(u32(h)), uint32_t(u32(h + 4)), u64(h + 8), u64(h + 16), u64(h + 24),
+                                   u64(h + 32), u64(h + 40), u64(h + 48)});
+    }
     uint64_t shoff = u64(0x28), shentsize = u16(0x3a), shnum = u16(0x3c), shstrndx = u16(0x3e);
     if (shnum && shentsize < 64) bad("section header size " + std::to_string(shentsize) + " is too small");
     for (uint64_t i = 0; i < shnum; ++i) {
@@ -67,7 +85,7 @@ struct ElfView {
     if (shstrndx < v.sections.size())
       for (uint64_t i = 0; i < shnum; ++i) v.sections[i].name = str(v.sections[shstrndx], u32(shoff + i * shentsize));
     for (const Section& s : v.sections) {
-      if (s.type != 2 || s.link >= v.sections.size()) continue;  // 2: SYMTAB
+      if ((s.type != 2 && s.type != 11) || s.link >= v.sections.size()) continue;  // SYMTAB, DYNSYM
       for (uint64_t o = s.offset + 24; o + 24 <= s.offset + s.size; o += 24) {  // entry 0 is the null symbol
         Symbol y;
         y.name = str(v.sections[s.link], u32(o));
@@ -76,7 +94,15 @@ struct ElfView {
         y.section = uint16_t(u16(o + 6));
         y.value = u64(o + 8);
         y.size = u64(o + 16);
-        v.symbols.push_back(y);
+        (s.type == 2 ? v.symbols : v.dynamic_symbols).push_back(y);
+      }
+    }
+    for (const Section& s : v.sections) {
+      if (s.type != 6) continue;  // DYNAMIC
+      for (uint64_t o = s.offset; o + 16 <= s.offset + s.size; o += 16) {
+        int64_t tag = int64_t(u64(o));
+        if (tag == 0) break;
+        v.dynamic.emplace_back(tag, u64(o + 8));
       }
     }
     return v;

@@ -1,28 +1,37 @@
-// k100-objdump: disassembler and inspector for code objects and raw code.
+// k100-objdump: disassembler and inspector for code objects and raw code,
+// with llvm-objdump's options and llvm-objdump-15's output layout.
 //
-//   k100-objdump -d FILE...        disassemble (.text of a code object, kernel symbols as labels,
-//                                  branch targets as <symbol+offset>); --raw reads raw code
-//   k100-objdump -h / -t / -s [-j NAME] / -D   sections, symbols, contents, all sections
-//   k100-objdump --notes FILE      the metadata note as YAML (like llvm-readelf -n)
-//   k100-objdump --kernels FILE    each kernel's descriptor fields and metadata record
+//   k100-objdump -d FILE...        disassemble .text (symbols as labels, branch targets as
+//                                  <symbol+offset>); --raw reads raw code
+//   -D                             every allocated section decoded as code
+//   -f -p -h -t -T -r -s [-j NAME] file header, program headers and dynamic section, section
+//                                  headers, symbols, dynamic symbols, relocations, contents
+//   -x                             -f -p -h -t -r together
+//   -C, -S, --no-show-raw-insn, --disassemble-symbols=A,B, --start-address=X,
+//   --stop-address=X, --triple=amdgcn-amd-amdhsa: as in llvm-objdump
+//   --notes FILE                   the metadata note as YAML (like llvm-readelf -n)
+//   --kernels FILE                 each kernel's descriptor fields and metadata record
 //   [--mcpu=gfx926|gfx906]         target for raw code (code objects name their own)
-#include <cstdio>
+// One-letter flags group as in llvm-objdump: -dr, -ht, -sj.rodata.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "elf_view.h"
+#include "header_dump.h"
 #include "k100/asm/disassembler.h"
 #include "k100/base/error.h"
+#include "k100/codeobj/input_file.h"
 #include "k100/codeobj/kernel_descriptor.h"
 #include "k100/codeobj/metadata_node.h"
 #include "k100/codeobj/reader.h"
+#include "k100/codeobj/target.h"
 #include "k100/isa/codec.h"
-#include "elf_view.h"
 #include "option_table.h"
 
 namespace {
@@ -31,46 +40,63 @@ using k100::tools::ElfView;
 
 struct Request {
   bool disasm = false, disasm_all = false, notes = false, kernels = false, headers = false, syms = false,
-       contents = false, raw = false;
-  std::vector<std::string> only;  // -j NAME...
+       dyn_syms = false, contents = false, raw = false, file_header = false, private_headers = false,
+       relocs = false, demangle = false;
+  std::vector<std::string> only;     // -j NAME...
+  std::vector<std::string> symbols;  // --disassemble-symbols
+  std::optional<uint64_t> start, stop;
   bool wanted(const std::string& section) const {
     return only.empty() || std::find(only.begin(), only.end(), section) != only.end();
   }
 };
 
+using Labels = std::map<uint64_t, std::vector<std::string>>;
+
 // "name" or "name+0x1c" for an address, from the symbols at or before it.
-std::string symbolize(const std::map<uint64_t, std::vector<std::string>>& labels, uint64_t offset) {
-  auto it = labels.upper_bound(offset);
+std::string symbolize(const Labels& labels, uint64_t address) {
+  auto it = labels.upper_bound(address);
   if (it == labels.begin()) return "";
   --it;
   char buf[32];
-  std::snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(offset - it->first));
-  return it->second.front() + (offset == it->first ? "" : buf);
+  std::snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(address - it->first));
+  return it->second.front() + (address == it->first ? "" : buf);
 }
 
-// Offset a branch at `offset` jumps to, if the line is a branch.
-bool branch_target(const k100::as::DisasmLine& l, k100::isa::Target target, uint64_t offset, uint64_t& to) {
+// The address a branch at `address` jumps to, if the line is a branch.
+bool branch_target(const k100::as::DisasmLine& l, k100::isa::Target target, uint64_t address, uint64_t& to) {
   if (!l.ok) return false;
   k100::isa::Decoded d = k100::isa::decode(l.bytes, target);
   if (!d.ok) return false;
   const auto& specs = d.inst.specs();
   for (size_t i = 0; i < specs.size(); ++i)
     if (specs[i].type == k100::isa::OpType::Label) {
-      to = uint64_t(int64_t(offset) + 4 + int64_t(int32_t(d.inst.ops[i].value)) * 4);
+      to = uint64_t(int64_t(address) + 4 + int64_t(int32_t(d.inst.ops[i].value)) * 4);
       return true;
     }
   return false;
 }
 
+// llvm-objdump's AMDGPU line: the instruction left-justified to 60 columns
+// (its tab included), then "// ADDRESS:" and the instruction's dwords; a word
+// that decodes to nothing is ".long 0x..." padded the way llvm pads it.
 void print_line(const k100::as::DisasmLine& l, uint64_t address, const std::string& target_label) {
-  std::string line = "\t" + l.text;
-  if (l.text.size() < 60) line += std::string(60 - l.text.size(), ' ');
-  char addr[32];
-  std::snprintf(addr, sizeof addr, " // %012llX:", (unsigned long long)address);
-  line += addr;
-  for (size_t i = 0; i < l.bytes.size(); i += 4) {
+  std::string line;
+  if (l.ok) {
+    line = "\t" + l.text;
+    if (line.size() < 60) line += std::string(60 - line.size(), ' ');
+  } else {
     uint32_t w = 0;
-    for (size_t k = 0; k < 4 && i + k < l.bytes.size(); ++k) w |= uint32_t(l.bytes[i + k]) << (8 * k);
+    for (size_t k = 0; k < 4 && k < l.bytes.size(); ++k) w |= uint32_t(l.bytes[k]) << (8 * k);
+    char b[32];
+    std::snprintf(b, sizeof b, "\t.long 0x%08x ", w);
+    line = b + std::string(42, ' ');
+  }
+  char addr[32];
+  std::snprintf(addr, sizeof addr, "// %012llX:", (unsigned long long)address);
+  line += addr;
+  for (size_t i = 0; i + 4 <= l.bytes.size(); i += 4) {
+    uint32_t w = 0;
+    for (size_t k = 0; k < 4; ++k) w |= uint32_t(l.bytes[i + k]) << (8 * k);
     char b[16];
     std::snprintf(b, sizeof b, " %08X", w);
     line += b;
@@ -79,79 +105,78 @@ void print_line(const k100::as::DisasmLine& l, uint64_t address, const std::stri
   std::printf("%s\n", line.c_str());
 }
 
-void disassemble_range(std::span<const uint8_t> code, k100::isa::Target target, uint64_t base,
-                       const std::map<uint64_t, std::vector<std::string>>& labels) {
+// Disassembles [base, base + code.size()) with a header at each label, as llvm-objdump
+// does: a range that starts inside a symbol is headed by that symbol's own address.
+// Returns the names of `r.symbols` found.
+std::vector<std::string> disassemble_range(std::span<const uint8_t> code, k100::isa::Target target, uint64_t base,
+                                           const std::string& section, const Labels& labels, const Request& r) {
+  std::vector<std::string> found;
+  const Labels* headed = &labels;
+  Labels section_label;
+  if (labels.empty() || labels.begin()->first > base) {  // llvm heads unlabelled code with the section
+    section_label = labels;
+    section_label[base].push_back(section);
+    headed = &section_label;
+  }
+  bool selected = r.symbols.empty();
+  uint64_t last_header = UINT64_MAX;
   for (const auto& l : k100::as::disassemble(code, target, 0)) {
-    auto it = labels.find(l.offset);
-    if (it != labels.end())
+    const uint64_t at = base + l.offset;
+    auto it = headed->upper_bound(at);
+    const bool labelled = it != headed->begin();
+    if (labelled) --it;
+    if (labelled && it->first == at && !r.symbols.empty()) {
+      selected = false;
       for (const auto& name : it->second)
-        std::printf("\n%016llx <%s>:\n", (unsigned long long)(base + l.offset), name.c_str());
+        if (std::find(r.symbols.begin(), r.symbols.end(), name) != r.symbols.end()) {
+          selected = true;
+          found.push_back(name);
+        }
+    }
+    if (!selected || (r.start && at < *r.start) || (r.stop && at >= *r.stop)) continue;
+    if (labelled && it->first != last_header) {
+      last_header = it->first;
+      std::printf("\n%016llx <%s>:\n", (unsigned long long)it->first,
+                  k100::tools::display_name(it->second.front(), r.demangle).c_str());
+    }
     uint64_t to = 0;
     std::string where;
-    if (branch_target(l, target, l.offset, to)) where = symbolize(labels, to);
-    print_line(l, base + l.offset, where);
+    if (branch_target(l, target, at, to)) where = k100::tools::display_name(symbolize(labels, to), r.demangle);
+    print_line(l, at, where);
   }
+  return found;
 }
 
-void section_headers(const ElfView& v) {
-  std::printf("\nSections:\nIdx Name                 Size     VMA              Type\n");
-  for (size_t i = 0; i < v.sections.size(); ++i) {
-    const auto& s = v.sections[i];
-    const char* type = s.type == 1 ? ((s.flags & 4) ? "TEXT" : (s.flags & 2) ? "DATA" : "")
-                       : s.type == 8 ? "BSS" : "";
-    std::printf("%3zu %-20s %08llx %016llx %s\n", i, s.name.c_str(), (unsigned long long)s.size,
-                (unsigned long long)s.address, type);
-  }
-}
-
-void symbol_table(const ElfView& v) {
-  std::printf("\nSYMBOL TABLE:\n");
-  for (const auto& y : v.symbols) {
-    int bind = y.info >> 4, type = y.info & 15;
-    std::string sec = y.section == 0 ? "*UND*" : y.section == 0xfff1 ? "*ABS*"
-                      : y.section < v.sections.size() ? v.sections[y.section].name : "?";
-    std::printf("%016llx %c     %c %-12s %016llx %s\n", (unsigned long long)y.value,
-                bind == 0 ? 'l' : bind == 2 ? 'w' : 'g', type == 2 ? 'F' : type == 1 ? 'O' : ' ', sec.c_str(),
-                (unsigned long long)y.size, y.name.c_str());
-  }
-}
-
-void section_contents(const ElfView& v, const std::vector<uint8_t>& b, const Request& r) {
-  for (const auto& s : v.sections) {
-    if (s.name.empty() || s.type == 8 || s.size == 0 || !r.wanted(s.name)) continue;
-    std::printf("Contents of section %s:\n", s.name.c_str());
-    for (uint64_t o = 0; o < s.size; o += 16) {
-      std::string hex, text;
-      for (uint64_t k = 0; k < 16; ++k) {
-        if (o + k < s.size) {
-          uint8_t c = b[s.offset + o + k];
-          char h[4];
-          std::snprintf(h, sizeof h, "%02x", c);
-          hex += h;
-          text += (c >= 32 && c < 127) ? char(c) : '.';
-        } else {
-          hex += "  ";
-        }
-        if (k % 4 == 3) hex += ' ';
-      }
-      std::printf(" %04llx %s %s\n", (unsigned long long)(s.address + o), hex.c_str(), text.c_str());
+// Labels of a section: the function, object and untyped symbols defined in it.
+Labels labels_of(const ElfView& v, size_t section) {
+  Labels labels;
+  for (const auto* table : {&v.symbols, &v.dynamic_symbols})
+    for (const auto& y : *table) {
+      int type = y.info & 15;
+      if (y.section != section || type == 3 || type == 4 || y.name.empty()) continue;  // SECTION, FILE
+      auto& names = labels[y.value];
+      if (std::find(names.begin(), names.end(), y.name) == names.end()) names.push_back(y.name);
     }
-  }
+  return labels;
 }
 
 // One file, as llvm-objdump does it: returns false after reporting an error.
-bool dump_file(const std::string& input, const Request& r, k100::isa::Target raw_target, bool several) {
+bool dump_file(const std::string& input, const Request& r, k100::isa::Target raw_target,
+               std::vector<std::string>& sections_seen, std::vector<std::string>& symbols_seen) {
   using namespace k100;
-  std::ifstream f(input, std::ios::binary);
-  if (!f) {
-    std::fprintf(stderr, "k100-objdump: error: '%s': cannot open the file\n", input.c_str());
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = codeobj::read_input_file(input, "input");
+  } catch (const Error& e) {
+    std::fprintf(stderr, "k100-objdump: error: %s\n", e.what());
     return false;
   }
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (r.raw) {
-    std::printf("\n%s:\tfile format raw (%s)\n\nDisassembly of section .text:\n\n", input.c_str(),
+    std::printf("\n%s:\tfile format raw (%s)\n\nDisassembly of section .text:\n", input.c_str(),
                 isa::target_name(raw_target));
-    disassemble_range(bytes, raw_target, 0, {});
+    sections_seen.push_back(".text");
+    auto found = disassemble_range(bytes, raw_target, 0, ".text", {}, r);
+    symbols_seen.insert(symbols_seen.end(), found.begin(), found.end());
     return true;
   }
   ElfView view;
@@ -161,24 +186,26 @@ bool dump_file(const std::string& input, const Request& r, k100::isa::Target raw
     if (view.machine != 224)
       throw Error(input + ": ELF machine " + std::to_string(view.machine) + " is not AMDGPU (EM_AMDGPU = 224)");
     co = codeobj::read_code_object(bytes, input);
+    codeobj::require_toolkit_target(co.target, input);
   } catch (const Error& e) {
     std::string why = e.what();
     if (why.find("not an ELF file") != std::string::npos) why += " (--raw reads raw code)";
     std::fprintf(stderr, "k100-objdump: error: %s\n", why.c_str());
     return false;
   }
-  auto t = isa::parse_target(co.target.processor);
-  if (!t) {
-    std::fprintf(stderr, "k100-objdump: error: %s: processor %s is not one k100lc disassembles (gfx906, gfx926)\n",
-                 input.c_str(), co.target.processor.c_str());
-    return false;
-  }
-  (void)several;
-  std::printf("\n%s:\tfile format elf64-amdgpu (%s)\n", input.c_str(), co.target.id().c_str());
-  if (r.headers) section_headers(view);
-  if (r.syms) symbol_table(view);
-  if (r.contents) section_contents(view, bytes, r);
-  if (r.notes) std::printf("code object v%d\n%s", int(co.version), codeobj::to_yaml(co.metadata).c_str());
+  const isa::Target t = *isa::parse_target(co.target.processor);  // a toolkit target: one the decoder knows
+  for (const auto& s : view.sections) sections_seen.push_back(s.name);
+  std::printf("\n%s:\tfile format elf64-amdgpu\n", input.c_str());
+  if (r.file_header) k100::tools::print_file_header(view);
+  if (r.private_headers) k100::tools::print_private_headers(view);
+  if (r.headers) k100::tools::print_section_headers(view);
+  if (r.syms) k100::tools::print_symbol_table(view, false, r.demangle);
+  if (r.dyn_syms) k100::tools::print_symbol_table(view, true, r.demangle);
+  if (r.relocs) k100::tools::print_relocations(view, bytes);
+  if (r.contents) k100::tools::print_contents(view, bytes, r.only);
+  if (r.notes)
+    std::printf("code object v%d, target %s (e_flags 0x%X)\n%s", int(co.version), co.target.id().c_str(),
+                co.read_info.e_flags, codeobj::to_yaml(co.metadata).c_str());
   if (r.kernels) {
     for (const auto& k : co.kernels) {
       std::printf("kernel %s: code at .text+0x%llx, %llu bytes\n", k.name.c_str(),
@@ -196,28 +223,57 @@ bool dump_file(const std::string& input, const Request& r, k100::isa::Target raw
     }
   }
   if (r.disasm || r.disasm_all) {
-    std::map<uint64_t, std::vector<std::string>> labels;
-    for (const auto& s : co.symbols)
-      if (s.section == codeobj::SymbolSection::Text) labels[s.offset].push_back(s.name);
-    for (const auto& k : co.kernels) {
-      auto& v = labels[k.code_offset];
-      if (std::find(v.begin(), v.end(), k.name) == v.end()) v.push_back(k.name);
-    }
-    if (r.wanted(".text")) {
-      std::printf("\nDisassembly of section .text:\n");
-      disassemble_range(co.text, *t, co.read_info.text_address, labels);
-    }
-    if (r.disasm_all) {
-      // -D: every other allocated section with contents, decoded as code too
-      for (const auto& s : view.sections) {
-        if (s.name == ".text" || s.name.empty() || s.type == 8 || !(s.flags & 2) || s.size == 0 || !r.wanted(s.name))
-          continue;
-        std::printf("\nDisassembly of section %s:\n", s.name.c_str());
-        disassemble_range(std::span<const uint8_t>(bytes.data() + s.offset, size_t(s.size)), *t, s.address, {});
-      }
+    for (size_t i = 0; i < view.sections.size(); ++i) {
+      const auto& s = view.sections[i];
+      const bool code = (s.flags & 4) != 0;  // SHF_EXECINSTR
+      // -d: executable sections; -D: every allocated section with contents, decoded as code too
+      if (s.name.empty() || s.type == 8 || s.size == 0 || !(s.flags & 2) || !r.wanted(s.name)) continue;
+      if (!code && !r.disasm_all) continue;
+      std::printf("\nDisassembly of section %s:\n", s.name.c_str());
+      auto found = disassemble_range(std::span<const uint8_t>(bytes.data() + s.offset, size_t(s.size)), t,
+                                     s.address, s.name, labels_of(view, i), r);
+      symbols_seen.insert(symbols_seen.end(), found.begin(), found.end());
     }
   }
   return true;
+}
+
+// -dr -> -d -r; -sj.rodata -> -s -j .rodata: one-letter flags written together,
+// the last of them possibly taking the rest of the argument as its value.
+std::vector<std::string> ungroup(int argc, char** argv) {
+  const std::string flags = "dDhtTsrpfxCSn", with_value = "j";
+  std::vector<std::string> out;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    bool grouped = a.size() > 2 && a[0] == '-' && a[1] != '-' && flags.find(a[1]) != std::string::npos;
+    for (size_t k = 2; grouped && k < a.size(); ++k)
+      if (flags.find(a[k]) == std::string::npos) {
+        grouped = with_value.find(a[k]) != std::string::npos;
+        break;
+      }
+    if (!grouped) {
+      out.push_back(a);
+      continue;
+    }
+    for (size_t k = 1; k < a.size(); ++k) {
+      out.push_back(std::string("-") + a[k]);
+      if (with_value.find(a[k]) != std::string::npos) {
+        if (k + 1 < a.size()) out.push_back(a.substr(k + 1));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+uint64_t parse_address(const std::string& v, const char* what) {
+  try {
+    size_t used = 0;
+    uint64_t x = std::stoull(v, &used, 0);
+    if (used == v.size()) return x;
+  } catch (...) {
+  }
+  throw k100::tools::OptionTable::UsageProblem{std::string(what) + ": '" + v + "' is not an address"};
 }
 
 }  // namespace
@@ -229,16 +285,42 @@ int main(int argc, char** argv) {
   Request r;
   std::vector<std::string> inputs;
   OptionTable table("k100-objdump", "prints AMDGPU code objects (gfx926/gfx906): disassembly, sections, symbols, "
-                    "metadata, kernel descriptors, with llvm-objdump's options",
+                    "metadata, kernel descriptors, with llvm-objdump's options and layout",
                     {"k100-objdump [options] FILE..."});
-  table.flag({"-d", "--disassemble"}, "disassemble .text (kernel and function symbols as labels)", [&] { r.disasm = true; })
+  table.flag({"-d", "--disassemble"}, "disassemble executable sections (symbols as labels)", [&] { r.disasm = true; })
       .flag({"-D", "--disassemble-all"}, "disassemble every allocated section", [&] { r.disasm_all = true; })
+      .value({"--disassemble-symbols"}, "A,B", "disassemble only these symbols (implies -d)",
+             [&](const std::string& v) {
+               r.disasm = true;
+               for (size_t p = 0; p <= v.size();) {
+                 size_t e = std::min(v.find(',', p), v.size());
+                 if (e > p) r.symbols.push_back(v.substr(p, e - p));
+                 p = e + 1;
+               }
+             })
+      .value({"--start-address"}, "ADDRESS", "disassemble from this address on",
+             [&](const std::string& v) { r.start = parse_address(v, "--start-address"); })
+      .value({"--stop-address"}, "ADDRESS", "disassemble up to (not including) this address",
+             [&](const std::string& v) { r.stop = parse_address(v, "--stop-address"); })
+      .flag({"-S", "--source"}, "disassemble with source lines (code objects carry none: as -d)",
+            [&] { r.disasm = true; })
+      .flag({"--no-show-raw-insn"},
+            "accepted as llvm-objdump accepts it; for AMDGPU llvm-objdump-15 prints the encoding comment anyway, "
+            "and so does this tool", [] {})
+      .flag({"-C", "--demangle"}, "demangle C++ symbol names", [&] { r.demangle = true; })
+      .flag({"-f", "--file-headers"}, "the file header: architecture and start address", [&] { r.file_header = true; })
+      .flag({"-p", "--private-headers"}, "program headers and the dynamic section", [&] { r.private_headers = true; })
       .flag({"-h", "--section-headers", "--headers"}, "section headers", [&] { r.headers = true; })
       .flag({"-t", "--syms"}, "symbol table", [&] { r.syms = true; })
+      .flag({"-T", "--dynamic-syms"}, "dynamic symbol table", [&] { r.dyn_syms = true; })
+      .flag({"-r", "--reloc"}, "relocation records (a linked code object has none)", [&] { r.relocs = true; })
+      .flag({"-x", "--all-headers"}, "-f -p -h -t -r", [&] {
+        r.file_header = r.private_headers = r.headers = r.syms = r.relocs = true;
+      })
       .flag({"-s", "--full-contents"}, "contents of every section in hex", [&] { r.contents = true; })
-      .value({"-j", "--section"}, "NAME", "only this section (repeatable) for -d, -D and -s",
-             [&](const std::string& v) { r.only.push_back(v); })
-      .flag({"--notes", "-n"}, "the metadata note as YAML", [&] { r.notes = true; })
+      .value({"-j", "--section"}, "NAME", "only this section (repeatable) for -d, -D and -s; a name no file has is "
+             "an error", [&](const std::string& v) { r.only.push_back(v); })
+      .flag({"--notes", "-n"}, "the target and the metadata note as YAML", [&] { r.notes = true; })
       .flag({"--kernels"}, "kernel descriptors (decoded) and metadata per kernel", [&] { r.kernels = true; })
       .flag({"--raw"}, "read FILE as raw code (no ELF header) and disassemble it", [&] { r.raw = true; })
       .value({"--mcpu"}, "gfx926|gfx906", "target of raw code (a code object names its own)",
@@ -247,19 +329,44 @@ int main(int argc, char** argv) {
                if (!t) throw OptionTable::UsageProblem{"unknown --mcpu '" + v + "' (expected gfx926 or gfx906)"};
                target = *t;
              })
-      .epilog("Every FILE is dumped in turn; a file that cannot be read is reported and the others still\n"
-              "are. Input that is not an AMDGPU ELF file is refused unless --raw is given.\n\n"
+      .value({"--triple", "--arch-name"}, "TRIPLE", "amdgcn-amd-amdhsa (or amdgcn): the only target this tool reads",
+             [&](const std::string& v) {
+               if (v != "amdgcn" && v.rfind("amdgcn-", 0) != 0)
+                 throw OptionTable::UsageProblem{"unsupported triple '" + v + "' (expected amdgcn-amd-amdhsa)"};
+             })
+      .epilog("One-letter flags may be grouped (-dr, -ht, -sj.rodata). Every FILE is dumped in turn; a file\n"
+              "that cannot be read is reported and the others still are. Input that is not an AMDGPU ELF\n"
+              "file is refused unless --raw is given, and so is a code object for another processor.\n\n"
               "examples:\n"
               "  k100-objdump -d vadd.hsaco\n"
-              "  k100-objdump -h -t a.hsaco b.hsaco\n"
-              "  k100-objdump -s -j .rodata vadd.hsaco\n\n"
-              "exit status: 0 success, 1 a file could not be read, 2 usage error\n");
-  int rc = table.parse(argc, argv, [&](const std::string& a) { inputs.push_back(a); });
+              "  k100-objdump -ht a.hsaco b.hsaco\n"
+              "  k100-objdump -s -j .rodata vadd.hsaco\n"
+              "  k100-objdump -d --disassemble-symbols=vadd --start-address=0x1000 vadd.hsaco\n\n"
+              "exit status: 0 success, 1 a file could not be read or a -j section or symbol was not found,\n"
+              "2 usage error\n");
+  std::vector<std::string> args = ungroup(argc, argv);
+  std::vector<char*> argp{argv[0]};
+  for (auto& a : args) argp.push_back(a.data());
+  int rc = table.parse(int(argp.size()), argp.data(), [&](const std::string& a) { inputs.push_back(a); });
   if (rc >= 0) return rc;
-  if (!(r.disasm || r.disasm_all || r.notes || r.kernels || r.headers || r.syms || r.contents))
-    return table.usage_error("nothing to print: give at least one of -d, -D, -h, -t, -s, --notes, --kernels");
+  if (!(r.disasm || r.disasm_all || r.notes || r.kernels || r.headers || r.syms || r.dyn_syms || r.contents ||
+        r.file_header || r.private_headers || r.relocs))
+    return table.usage_error("nothing to print: give at least one of -d, -D, -f, -p, -h, -t, -T, -r, -s, -x, "
+                             "--notes, --kernels");
   if (inputs.empty()) return table.usage_error("no input file");
   bool ok = true;
-  for (const auto& in : inputs) ok &= dump_file(in, r, target, inputs.size() > 1);
+  std::vector<std::string> sections, symbols;
+  for (const auto& in : inputs) ok &= dump_file(in, r, target, sections, symbols);
+  for (const auto& name : r.only)
+    if (std::find(sections.begin(), sections.end(), name) == sections.end()) {
+      std::fprintf(stderr, "k100-objdump: error: section '%s' given with -j is in no input file\n", name.c_str());
+      ok = false;
+    }
+  for (const auto& name : r.symbols)
+    if (std::find(symbols.begin(), symbols.end(), name) == symbols.end()) {
+      std::fprintf(stderr, "k100-objdump: error: symbol '%s' given with --disassemble-symbols is in no "
+                   "disassembled section\n", name.c_str());
+      ok = false;
+    }
   return ok ? 0 : 1;
 }

@@ -8,7 +8,7 @@
 //   in:FILE             buffer initialised from the file's bytes
 //   out:NBYTES:FILE     zeroed buffer of NBYTES, written to FILE after the run
 //   io:FILE:OUTFILE     buffer initialised from FILE, written to OUTFILE after the run
-//   u32:V i32:V u64:V i64:V f32:V   scalars
+//   u32:V i32:V u64:V i64:V f16:V f32:V f64:V   scalars
 // --grid counts workgroups (grid = groups x workgroup); --global is the HSA
 // grid size in work-items (the last workgroup may be partial).
 // --trace prints each executed instruction and the registers it wrote;
@@ -17,7 +17,8 @@
 // The emulator checks missing waits, hazards and LDS races (a report is a
 // fault); --no-check turns them off. --schedule=random[:SEED] interleaves the
 // waves of a workgroup randomly between barriers.
-// Exit status: 0 success, 1 fault (report on stderr), 2 usage or input error.
+// Exit status: 0 success, 1 fault (report on stderr) or an unusable input, 2 usage error.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +35,7 @@
 #include "k100/emu/device.h"
 #include "k100/emu/loader.h"
 #include "k100/base/closest_match.h"
+#include "k100/codeobj/input_file.h"
 #include "k100/codeobj/reader.h"
 #include "option_table.h"
 
@@ -46,6 +48,27 @@ namespace {
 struct UsageError : Error {
   using Error::Error;
 };
+
+// IEEE binary16 bits of x, rounded to nearest even (f16: arguments).
+uint16_t f16_bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  uint32_t sign = (b >> 16) & 0x8000u, exp = (b >> 23) & 0xff, man = b & 0x7fffffu;
+  if (exp == 0xff) return uint16_t(sign | 0x7c00u | (man ? 0x200u : 0));  // inf, NaN
+  int e = int(exp) - 127 + 15;
+  if (e >= 31) return uint16_t(sign | 0x7c00u);  // overflow: inf
+  if (e <= 0) {                                   // subnormal or zero
+    if (e < -10) return uint16_t(sign);
+    man |= 0x800000u;
+    uint32_t shift = uint32_t(14 - e);
+    uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1))) ++h;
+    return uint16_t(sign | h);
+  }
+  uint32_t h = uint32_t(e) << 10 | man >> 13, rem = man & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) ++h;  // may carry into the exponent: still right
+  return uint16_t(sign | h);
+}
 
 uint64_t parse_uint(const std::string& s, const std::string& what) {
   try {
@@ -87,15 +110,13 @@ Dim3 parse_dims(const std::string& s, const std::string& what) {
 }
 
 std::vector<uint8_t> read_all(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw UsageError("k100-run: cannot read '" + path + "'");
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return codeobj::read_input_file(path, "input file");
 }
 
 void write_all(const std::string& path, const std::vector<uint8_t>& b) {
   std::ofstream f(path, std::ios::binary);
-  if (!f) throw UsageError("k100-run: cannot write '" + path + "'");
-  f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+  if (!f || !f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size())))
+    throw Error("cannot write output file '" + path + "'");
 }
 
 uint64_t parse_lanes(const std::string& s) {
@@ -186,8 +207,43 @@ std::string strip_prefix(std::string m) {
   return m;
 }
 
+// What a by-value argument's type name says it is. Only names that are
+// certainly one or the other count: a typedef (clang writes PolyBench's
+// DATA_TYPE as it is spelled) or a struct says nothing, and then every typed
+// form of the argument's size is taken.
+enum class ScalarClass { Floating, Integer, Unknown };
+
+ScalarClass scalar_class(const std::string& type) {
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : type + " ") {
+    if (std::isalnum(uint8_t(c)) || c == '_') {
+      w += c;
+    } else if (!w.empty()) {
+      if (w != "const" && w != "volatile" && w != "restrict" && w != "__restrict") words.push_back(w);
+      w.clear();
+    }
+  }
+  if (words.empty()) return ScalarClass::Unknown;
+  static const char* const kFloating[] = {"float", "double", "half", "_Float16", "__fp16", "bf16", "bfloat16",
+                                          "__bf16", "f16", "f32", "f64"};
+  static const char* const kInteger[] = {"char", "short", "int", "long", "unsigned", "signed", "bool", "_Bool",
+                                         "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "uchar",
+                                         "ushort", "uint", "ulong", "i8", "u8", "i16", "u16", "i32", "u32", "i64",
+                                         "u64", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
+                                         "int64_t", "uint64_t"};
+  auto in = [](const std::string& x, const auto& list) {
+    return std::find(std::begin(list), std::end(list), x) != std::end(list);
+  };
+  if (words.size() == 1 && in(words[0], kFloating)) return ScalarClass::Floating;
+  for (const auto& x : words)
+    if (!in(x, kInteger)) return ScalarClass::Unknown;
+  return ScalarClass::Integer;
+}
+
 // A command-line value's kind against the kernel's metadata record: a buffer
-// for a pointer, f32: for a floating-point scalar, an integer kind otherwise.
+// for a pointer, f16:/f32:/f64: for a floating-point scalar, an integer kind for
+// an integer one, any kind of the argument's size for a type name it does not know.
 void check_kind(const std::string& kind, const codeobj::ArgMeta& m, const std::string& where) {
   std::string arg = m.name ? " '" + *m.name + "'" : "";
   std::string type = m.type_name.value_or("");
@@ -195,7 +251,7 @@ void check_kind(const std::string& kind, const codeobj::ArgMeta& m, const std::s
   bool pointer = m.value_kind == codeobj::ValueKind::GlobalBuffer || m.value_kind == codeobj::ValueKind::DynamicSharedPointer ||
                  type.find('*') != std::string::npos;
   if (kind != "in" && kind != "out" && kind != "io" && kind != "u32" && kind != "i32" && kind != "u64" &&
-      kind != "i64" && kind != "f32")
+      kind != "i64" && kind != "f16" && kind != "f32" && kind != "f64")
     return;  // reported as an unknown kind below
   // u64: stays allowed for a pointer: a raw address (u64:0 tests a kernel's null-pointer handling)
   if (pointer && !buffer_kind && kind != "u64")
@@ -204,14 +260,22 @@ void check_kind(const std::string& kind, const codeobj::ArgMeta& m, const std::s
     throw UsageError(where + ": kernel argument" + arg + " is a " + (type.empty() ? "scalar" : type) +
                      " value, not a buffer");
   if (pointer || type.empty()) return;
-  // C spellings (float, double, half) and the package's (f32, f16, bf16)
-  bool floating = type.find("float") != std::string::npos || type.find("double") != std::string::npos ||
-                  type.find("half") != std::string::npos || type.find("bf16") != std::string::npos ||
-                  (type.size() >= 2 && type[0] == 'f' && std::isdigit(uint8_t(type[1])));
-  if (kind == "f32" && !floating)
-    throw UsageError(where + ": kernel argument" + arg + " is " + type + ", an integer: give i32:/u32:/i64:/u64:");
-  if (kind != "f32" && floating)
-    throw UsageError(where + ": kernel argument" + arg + " is " + type + ": give f32:");
+  // the size is checked against the metadata where the value is placed
+  bool float_kind = kind == "f16" || kind == "f32" || kind == "f64";
+  switch (scalar_class(type)) {
+    case ScalarClass::Integer:
+      if (float_kind)
+        throw UsageError(where + ": kernel argument" + arg + " is " + type +
+                         ", an integer: give i32:/u32:/i64:/u64:");
+      break;
+    case ScalarClass::Floating:
+      if (!float_kind)
+        throw UsageError(where + ": kernel argument" + arg + " is " + type + ": give " +
+                         (m.size == 8 ? "f64:" : m.size == 2 ? "f16:" : "f32:"));
+      break;
+    case ScalarClass::Unknown:
+      break;
+  }
 }
 
 int run(int argc, char** argv) {
@@ -219,7 +283,11 @@ int run(int argc, char** argv) {
   bool profile = false, json = false, have_grid = false, have_global = false, have_wg = false;
   Dim3 grid, wg;
   DispatchOptions opt;
-  apply_environment(opt);  // K100_EMU_CHECK, K100_EMU_SCHEDULE; the options below win
+  try {
+    apply_environment(opt);  // K100_EMU_CHECK, _SCHEDULE, _BUDGET, _NOTICE; the options below win
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
   std::optional<ScheduleOptions> schedule;
   bool no_check = false;
   TraceOptions trace;
@@ -254,7 +322,8 @@ int run(int argc, char** argv) {
       .value({"--global"}, "NX[,NY[,NZ]]", "HSA grid size in work-items (the last workgroup may be partial)",
              dims("--global", grid, have_global))
       .value({"--wg"}, "WX[,WY[,WZ]]", "workgroup size in work-items (required)", dims("--wg", wg, have_wg))
-      .value({"--budget"}, "N", "instruction budget per wave; a kernel that runs longer is stopped with a fault",
+      .value({"--budget"}, "N", "instruction budget of the dispatch in wave-instructions (default: K100_EMU_BUDGET or "
+             "4 Gi); a kernel that runs longer is stopped with a fault",
              number("--budget", budget))
       .value({"--threads"}, "N", "host threads that run workgroups (default: all cores)", number("--threads", opt.threads))
       .value({"--dynamic-lds"}, "BYTES", "LDS bytes added to the kernel's static LDS", number("--dynamic-lds", dynamic_lds))
@@ -281,20 +350,34 @@ int run(int argc, char** argv) {
               "  in:FILE             a buffer holding FILE's bytes (read by the kernel)\n"
               "  out:NBYTES:FILE     a zeroed buffer of NBYTES, written to FILE after the run\n"
               "  io:FILE:OUTFILE     a buffer holding FILE's bytes, written to OUTFILE after the run\n"
-              "  u32:V i32:V u64:V i64:V f32:V   a scalar; its kind must match the kernel's metadata\n"
-              "    (f32: for a float argument, the integer kinds for integer ones; u64: also for a\n"
-              "    pointer, as a raw address)\n\n"
+              "  u32:V i32:V u64:V i64:V f16:V f32:V f64:V   a scalar of that type; its size must be the\n"
+              "    argument's, and its kind must match a type name the metadata gives (f16:/f32:/f64: for\n"
+              "    float, half, double; the integer kinds for integer types; any kind for a type name such\n"
+              "    as a typedef that says neither; u64: also for a pointer, as a raw address)\n\n"
               "--grid counts workgroups (grid = groups x workgroup in each dimension); --global gives the\n"
               "grid in work-items, as the HSA dispatch packet does. Give exactly one of them.\n\n"
               "example:\n"
               "  k100-run vadd.hsaco vadd --grid 4 --wg 64 in:a.bin in:b.bin out:1024:c.bin u32:256\n\n"
-              "exit status: 0 the kernel ran, 1 it faulted (report on standard error), 2 usage or input error\n");
+              "exit status: 0 the kernel ran, 1 it faulted (report on standard error) or an input could not\n"
+              "be read or used, 2 usage error\n");
   int rc = table.parse(argc, argv, [&](const std::string& a) { pos.push_back(a); });
   if (rc >= 0) return rc;
   opt.instruction_budget = budget;
   if (pos.size() < 2) return table.usage_error("missing OBJ or KERNEL");
   if (have_grid == have_global) throw UsageError("k100-run: give exactly one of --grid and --global");
   if (!have_wg) throw UsageError("k100-run: --wg is required");
+  if (have_grid) {
+    // the dispatch's grid is groups x workgroup in work-items: 32 bits per dimension
+    const uint32_t g[3] = {grid.x, grid.y, grid.z}, w[3] = {wg.x, wg.y, wg.z};
+    for (int i = 0; i < 3; ++i)
+      if (uint64_t(g[i]) * w[i] > 0xffffffffull)
+        throw UsageError("k100-run: --grid " + std::to_string(g[i]) + " x --wg " + std::to_string(w[i]) + " in " +
+                         "xyz"[i] + " is " + std::to_string(uint64_t(g[i]) * w[i]) +
+                         " work-items, over the dispatch's 2^32-1");
+  }
+  if (uint64_t(wg.x) * wg.y * wg.z > 1024)
+    throw UsageError("k100-run: --wg " + std::to_string(wg.x) + "," + std::to_string(wg.y) + "," +
+                     std::to_string(wg.z) + " is over 1024 work-items per workgroup");
 
   Device dev;
   auto prog = dev.load_code_object_file(pos[0]);
@@ -382,18 +465,29 @@ int run(int argc, char** argv) {
       scalar(parse_uint(rest, where), 8);
     } else if (kind == "i64") {
       scalar(uint64_t(parse_int(rest, where)), 8);
-    } else if (kind == "f32") {
-      float f;
+    } else if (kind == "f16" || kind == "f32" || kind == "f64") {
+      double x;
       try {
-        f = std::stof(rest);
+        size_t used = 0;
+        x = std::stod(rest, &used);
+        if (used != rest.size()) throw 0;
       } catch (...) {
-        throw UsageError(where + ": not a float");
+        throw UsageError(where + ": '" + rest + "' is not a number");
       }
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      scalar(bits, 4);
+      if (kind == "f64") {
+        uint64_t bits;
+        std::memcpy(&bits, &x, 8);
+        scalar(bits, 8);
+      } else if (kind == "f32") {
+        float f = float(x);
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        scalar(bits, 4);
+      } else {
+        scalar(f16_bits(float(x)), 2);
+      }
     } else {
-      throw UsageError(where + ": unknown kind '" + kind + "' (in, out, io, u32, i32, u64, i64, f32)");
+      throw UsageError(where + ": unknown kind '" + kind + "' (in, out, io, u32, i32, u64, i64, f16, f32, f64)");
     }
     size_t offset;
     if (by_meta) {
@@ -441,8 +535,11 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
-  } catch (const std::exception& e) {
+  } catch (const UsageError& e) {
     std::cerr << "k100-run: " << strip_prefix(e.what()) << "\n";
     return 2;
+  } catch (const std::exception& e) {  // an input that cannot be read or used
+    std::cerr << "k100-run: error: " << strip_prefix(e.what()) << "\n";
+    return 1;
   }
 }

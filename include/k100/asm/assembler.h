@@ -29,6 +29,7 @@ struct Options {
   // encodings of gfx906 and gfx926 are the same); true: it must agree with `target`
   bool target_explicit = false;
   int code_object_version = 5;
+  bool code_object_version_explicit = false;  // given by the user (messages say so)
   size_t error_limit = 100;
   bool listing = true;  // fill Program::listing (printed text per instruction)
   // Where `.include "name"` looks after the directory of the including file
@@ -42,7 +43,14 @@ struct Section {
   std::string name;  // ".text", ".rodata", ...
   std::vector<uint8_t> bytes;
   uint32_t alignment = 1;
+  // ELF flags as .section's "awx" letters: allocated, writable, executable (the
+  // defaults of the name's kind when .section gives none: .text "ax", .rodata "a",
+  // .data "aw", others none)
+  std::string flags;
 };
+
+// "ax" for .text and .text.*, "a" for .rodata*, "aw" for .data* and .bss*, "" otherwise.
+std::string default_section_flags(std::string_view name);
 
 struct Symbol {
   std::string name;
@@ -50,16 +58,18 @@ struct Symbol {
   int64_t value = 0;    // offset in the section, or the absolute value
   bool is_label = false;
   bool global = false;
+  bool weak = false;    // .weak
   std::string type;     // "function", "object" or ""
   std::string visibility;  // "protected", "hidden" or ""
   int64_t size = -1;    // from .size, -1 when not given
   SourceLoc loc;
 };
 
-// One line of an llvm-mc style listing (--show-encoding).
+// One line of an llvm-mc style listing (--show-encoding, -filetype=asm): with
+// its directives, a listing assembles again to the same code object.
 struct ListingLine {
-  enum class Kind { Label, Instruction } kind = Kind::Instruction;
-  std::string text;              // printed instruction, or the label name
+  enum class Kind { Label, Instruction, Directive } kind = Kind::Instruction;
+  std::string text;              // printed instruction, the label name, or the directive line as printed
   std::vector<uint8_t> bytes;
   std::vector<bool> fixup_byte;  // bytes printed as 'A' (resolved later by the linker in llvm-mc)
   std::string fixup_note;        // llvm-mc's "fixup A - ..." comment, "" when none
@@ -92,6 +102,20 @@ struct Program {
   std::string metadata_yaml;            // body of .amdgpu_metadata, "" when absent
   SourceLoc metadata_loc;
   int code_object_version = 0;          // .amdhsa_code_object_version, 0 when absent
+  // Symbol names in the order llvm-mc creates them (first directive, label or use;
+  // a kernel's descriptor symbol NAME.kd at its .amdhsa_kernel): the order of the
+  // code object's symbol tables.
+  std::vector<std::string> symbol_order;
+  // References from .text to symbols the file's layout places (sym@rel32@lo/hi of a
+  // symbol outside .text): resolved by the code-object writer.
+  struct TextReference {
+    uint64_t offset = 0;  // of the 32-bit literal in .text
+    std::string section;  // where S + A is
+    int64_t target = 0;   // S + A as an offset into that section
+    bool high = false;    // @rel32@hi: the upper 32 bits of S + A - P
+    SourceLoc loc;
+  };
+  std::vector<TextReference> text_references;
 
   const Section* section(std::string_view name) const;
   Section* section(std::string_view name);

@@ -27,8 +27,21 @@ enum class SymbolVisibility : uint8_t { Default = 0, Internal = 1, Hidden = 2, P
 
 // Which part of the file a symbol points into.
 enum class SymbolSection : uint8_t {
-  Text,  // offset from the start of .text
-  Data,  // offset from the start of CodeObject::rodata_data
+  Text,      // offset from the start of .text
+  Data,      // offset from the start of CodeObject::rodata_data
+  Writable,  // offset from the start of CodeObject::data (.data)
+};
+
+// A 32-bit half of a PC-relative distance in .text (clang's sym@rel32@lo / @rel32@hi
+// after s_getpc_b64) to a place in another section: the writer stores the half of
+// S + A - P, S + A being `offset` into `section` and P the literal's own address.
+struct TextReference {
+  uint64_t text_offset = 0;  // of the 32-bit literal
+  SymbolSection section = SymbolSection::Data;
+  uint64_t offset = 0;
+  bool high = false;  // the upper 32 bits (else the lower)
+
+  bool operator==(const TextReference&) const = default;
 };
 
 struct Symbol {
@@ -92,6 +105,12 @@ struct CodeObject {
   // Read-only data placed after the descriptors in .rodata (e.g. HIP's weak
   // __HIP_Coordinates objects); Data symbols point into it.
   std::vector<uint8_t> rodata_data;
+  // Writable data (.data, e.g. an OpenCL program-scope global), in a read-write
+  // segment of its own after .dynamic as ld.lld places it; Writable symbols point into it.
+  std::vector<uint8_t> data;
+  uint32_t data_alignment = 1;
+  // PC-relative references from .text to rodata_data and data (resolved by the writer).
+  std::vector<TextReference> text_references;
   // The NT_AMDGPU_METADATA document, written verbatim (keys sorted). Nil: built with
   // make_metadata_document() from the kernels' `meta`.
   MetaNode metadata;

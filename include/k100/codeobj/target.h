@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -81,5 +82,21 @@ uint32_t e_flags_for(const Target& target, CodeObjectVersion v);
 // The target an e_flags value describes. For a mach value not in the table the processor
 // is "mach-0xNN" (so any object can be read); feature fields with reserved values throw.
 Target target_from_e_flags(uint32_t e_flags, CodeObjectVersion v);
+
+// Whether the toolkit runs and disassembles code for t's processor (gfx906, gfx926).
+bool is_toolkit_target(const Target& t);
+// "gfx906 and gfx926 (xnack and sramecc any, on or off)": the processors of the table's
+// toolkit targets, for messages.
+std::string toolkit_processors_text();
+// Throws k100::Error "<origin>: a code object for gfx1030 (amdgcn-amd-amdhsa--gfx1030);
+// k100lc runs and reads code for gfx906 and gfx926 (...)" unless is_toolkit_target(t).
+// Every loader and tool calls it before using code: an encoding of another processor must
+// never be run or printed as if it were gfx9's.
+void require_toolkit_target(const Target& t, const std::string& origin);
+
+// The target of code built for both `a` and `b`, as LLVM combines target ids: the same
+// processor, and per feature "any" with either setting (gfx926 beside gfx926:sramecc+ is
+// gfx926:sramecc+), equal settings with themselves. nullopt when they exclude each other.
+std::optional<Target> combined_target(const Target& a, const Target& b);
 
 }  // namespace k100::codeobj

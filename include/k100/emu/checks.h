@@ -24,6 +24,8 @@
 //   K100_EMU_CHECK=0|off|none            turn every check off
 //   K100_EMU_CHECK=waits,hazards,races   only the listed checks
 //   K100_EMU_SCHEDULE=random[:SEED]|in-order
+//   K100_EMU_BUDGET=N                    instruction budget per dispatch in wave-instructions
+//   K100_EMU_NOTICE=SECONDS             say so after a dispatch has run this long (default 5, 0 never)
 #pragma once
 
 #include <cstdint>
@@ -56,8 +58,8 @@ std::optional<ScheduleOptions> parse_schedule(std::string_view text);
 std::optional<CheckOptions> parse_checks(std::string_view text);
 
 struct DispatchOptions;
-// Applies K100_EMU_CHECK and K100_EMU_SCHEDULE. Throws k100::Error naming the
-// variable when a value is not understood.
+// Applies K100_EMU_CHECK, K100_EMU_SCHEDULE, K100_EMU_BUDGET and K100_EMU_NOTICE. Throws
+// k100::Error naming the variable when a value is not understood.
 void apply_environment(DispatchOptions& options);
 
 }  // namespace k100::emu

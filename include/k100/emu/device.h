@@ -90,7 +90,20 @@ struct DispatchOptions {
   CheckOptions checks;        // missing waits, hazards, LDS races (checks.h); all on by default
   ScheduleOptions schedule;   // wave interleaving within a workgroup
   ExecutionObserver* observer = nullptr;  // receives per-wave execution events (observer.h)
+  // A dispatch still running after this many seconds says so once on standard error
+  // (kernel, wave-instructions so far, how to change the budget); 0: never.
+  // K100_EMU_NOTICE=SECONDS sets it (apply_environment).
+  double notice_after_seconds = 5.0;
 };
+
+// How to raise or lower the instruction budget from every interface (C, C++,
+// Python, the environment, k100-run), for the budget fault and the notice of a
+// long dispatch.
+std::string budget_hint();
+// The notice of a dispatch of `kernel` still running after `seconds`, having
+// executed about `wave_instructions` of its `budget`.
+std::string long_dispatch_notice(const std::string& kernel, double seconds, uint64_t wave_instructions,
+                                 uint64_t budget);
 
 struct DispatchResult {
   std::optional<Fault> fault;

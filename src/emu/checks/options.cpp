@@ -57,6 +57,20 @@ void apply_environment(DispatchOptions& options) {
                   "' is not understood (0, off, 1, all, or a comma list of waits, hazards, races)");
     options.checks = *c;
   }
+  if (const char* v = std::getenv("K100_EMU_BUDGET")) {
+    char* end = nullptr;
+    unsigned long long n = std::strtoull(v, &end, 0);
+    if (end == v || *end || n == 0)
+      throw Error(std::string("K100_EMU_BUDGET=") + v + " is not a positive number of wave-instructions");
+    options.instruction_budget = n;
+  }
+  if (const char* v = std::getenv("K100_EMU_NOTICE")) {
+    char* end = nullptr;
+    double s = std::strtod(v, &end);
+    if (!*v || *end || !(s >= 0))
+      throw Error(std::string("K100_EMU_NOTICE='") + v + "' is not a number of seconds (0: no notice)");
+    options.notice_after_seconds = s;
+  }
   if (const char* v = std::getenv("K100_EMU_SCHEDULE")) {
     auto s = parse_schedule(v);
     if (!s) throw Error(std::string("K100_EMU_SCHEDULE='") + v + "' is not understood (random, random:SEED, in-order)");

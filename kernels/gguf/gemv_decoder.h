@@ -1,4 +1,4 @@
-// The fast decode GEMVs (`*_gemv_k`): one skeleton (gemv_skeleton.cpp) shared
+// The fast decode GEMVs (`*_gemv_k`): one skeleton (gemv_skeleton.h and its files) shared
 // by the eleven block types, and per type a decoder that turns the codes of
 // the GEMV layout (k100/quant/gemv_layout.h) into products with x.
 //

@@ -50,9 +50,11 @@ from . import _paths
 __all__ = ["open", "GGUFFile", "TensorInfo", "GGUFError", "dequantize", "quantize", "type_info",
            "type_id", "iq_table", "IQ_TABLES", "library_path", "dequantize_on_device", "DEVICE_DECODERS"]
 
-IQ_TABLES = ("iq2s_grid", "iq3s_grid", "iq3xxs_grid", "ksigns_iq2xs", "kmask_iq2xs", "kvalues_iq4nl")
+IQ_TABLES = ("iq2s_grid", "iq3s_grid", "iq3xxs_grid", "ksigns_iq2xs", "kmask_iq2xs", "kvalues_iq4nl",
+             "iq2xxs_grid", "iq2xs_grid", "iq1s_grid", "kvalues_mxfp4")
 _TABLE_DTYPES = {"iq2s_grid": "<u8", "iq3s_grid": "<u4", "iq3xxs_grid": "<u4", "ksigns_iq2xs": "u1",
-                 "kmask_iq2xs": "u1", "kvalues_iq4nl": "i1"}
+                 "kmask_iq2xs": "u1", "kvalues_iq4nl": "i1", "iq2xxs_grid": "<u8", "iq2xs_grid": "<u8",
+                 "iq1s_grid": "<u8", "kvalues_mxfp4": "i1"}
 
 # GGUF metadata value type codes and NumPy dtypes of the fixed-size ones
 _U8, _I8, _U16, _I16, _U32, _I32, _F32, _BOOL, _STRING, _ARRAY, _U64, _I64, _F64 = range(13)
@@ -234,6 +236,13 @@ DEVICE_DECODERS = {
     "q5_K": ("q5k_dequant", (), False), "q6_K": ("q6k_dequant", (), False),
     "iq2_s": ("iq2s_dequant_k", ("iq2s_grid",), True), "iq3_s": ("iq3s_dequant_k", ("iq3s_grid",), True),
     "iq3_xxs": ("iq3xxs_dequant_k", ("iq3xxs_grid", "ksigns_iq2xs"), True),
+    "q4_1": ("q4_1_dequant_k", (), True), "q5_0": ("q5_0_dequant_k", (), True),
+    "q5_1": ("q5_1_dequant_k", (), True), "mxfp4": ("mxfp4_dequant_k", (), True),
+    "q2_K": ("q2k_dequant_k", (), True), "q3_K": ("q3k_dequant_k", (), True),
+    "iq2_xxs": ("iq2xxs_dequant_k", ("iq2xxs_grid", "ksigns_iq2xs"), True),
+    "iq2_xs": ("iq2xs_dequant_k", ("iq2xs_grid", "ksigns_iq2xs"), True),
+    "iq1_s": ("iq1s_dequant_k", ("iq1s_grid",), True), "iq1_m": ("iq1m_dequant_k", ("iq1s_grid",), True),
+    "tq1_0": ("tq1_0_dequant_k", (), True), "tq2_0": ("tq2_0_dequant_k", (), True),
     "f16": ("f16_to_f32_k", (), False), "bf16": ("bf16_to_f32_k", (), False),
 }
 _CHUNK_VALUES = 1 << 24  # values decoded per launch

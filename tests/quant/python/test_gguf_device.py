@@ -47,11 +47,11 @@ def gguf_with_tensor(path, type_id, n, data):
 
 
 def test_check_fails_a_tensor_without_a_device_decoder(tmp_path):
-    p = tmp_path / "q4_1.gguf"
-    gguf_with_tensor(p, gguf.type_id("q4_1"), 32, bytes(20))
+    p = tmp_path / "q8_1.gguf"
+    gguf_with_tensor(p, gguf.type_id("q8_1"), 32, bytes(36))
     r = run_tool("check", p)
     assert r.returncode == 1
-    assert "FAIL t q4_1 32: no device decoder for type q4_1" in r.stdout
+    assert "FAIL t q8_1 32: no device decoder for type q8_1" in r.stdout
     assert r.stdout.strip().splitlines()[-1] == "0 passed, 1 failed"
 
 
@@ -79,7 +79,7 @@ def test_dequantize_on_device_checks_its_input(samples):
     with gguf.open(samples / "weights.gguf") as f:
         raw = f.raw("w.q6_K")
         np.testing.assert_array_equal(bits(gguf.dequantize_on_device("q6_K", raw)), bits(gguf.dequantize("q6_K", raw)))
-    with pytest.raises(ValueError, match="no device decoder for type q4_1"):
-        gguf.dequantize_on_device("q4_1", bytes(20))
+    with pytest.raises(ValueError, match="no device decoder for type q8_1"):
+        gguf.dequantize_on_device("q8_1", bytes(36))
     with pytest.raises(ValueError, match="whole number"):
         gguf.dequantize_on_device("q4_0", bytes(19))

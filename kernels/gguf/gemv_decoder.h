@@ -1,5 +1,5 @@
 // The fast decode GEMVs (`*_gemv_k`): one skeleton (gemv_skeleton.h and its files) shared
-// by the eleven block types, and per type a decoder that turns the codes of
+// by the block types, and per type a decoder that turns the codes of
 // the GEMV layout (k100/quant/gemv_layout.h) into products with x.
 //
 // The skeleton owns the wave's work: one lane per row of a 64-row tile, the
@@ -122,10 +122,12 @@ inline void copy_dwords(Kernel& k, VGPR dst, VGPR src, int n) {
 std::unique_ptr<GemvDecoder> make_decoder(quant::TensorType type);
 
 // Decoders by family (gemv_decode_*.cpp).
-std::unique_ptr<GemvDecoder> make_legacy_decoder(quant::TensorType type);  // Q4_0, Q8_0, Q2_0, IQ4_NL
-std::unique_ptr<GemvDecoder> make_kquant_decoder(quant::TensorType type);  // Q4_K, Q5_K, Q6_K
-std::unique_ptr<GemvDecoder> make_iquant_decoder(quant::TensorType type);  // IQ4_XS, IQ2_S, IQ3_S, IQ3_XXS
-std::unique_ptr<GemvDecoder> make_grid_decoder(quant::TensorType type);    // IQ2_S, IQ3_S, IQ3_XXS
+std::unique_ptr<GemvDecoder> make_legacy_decoder(quant::TensorType type);      // Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_0, IQ4_NL, MXFP4
+std::unique_ptr<GemvDecoder> make_kquant_decoder(quant::TensorType type);      // Q4_K, Q5_K, Q6_K
+std::unique_ptr<GemvDecoder> make_low_kquant_decoder(quant::TensorType type);  // Q2_K, Q3_K
+std::unique_ptr<GemvDecoder> make_iquant_decoder(quant::TensorType type);      // IQ4_XS and the grid types
+std::unique_ptr<GemvDecoder> make_grid_decoder(quant::TensorType type);        // IQ2_XXS, IQ2_XS, IQ2_S, IQ3_S, IQ3_XXS
+std::unique_ptr<GemvDecoder> make_iq1_decoder(quant::TensorType type);         // IQ1_S, IQ1_M
 
 // The kernel of one type: signature and generator. The types whose kernels
 // share tiles (GemvDecoder::shares_tiles) take one more argument, the

@@ -37,6 +37,16 @@ std::string kernel_name(TensorType t) {
     case TensorType::IQ2_S: return "iq2s_gemv_k";
     case TensorType::IQ3_S: return "iq3s_gemv_k";
     case TensorType::IQ3_XXS: return "iq3xxs_gemv_k";
+    case TensorType::Q4_1: return "q4_1_gemv_k";
+    case TensorType::Q5_0: return "q5_0_gemv_k";
+    case TensorType::Q5_1: return "q5_1_gemv_k";
+    case TensorType::MXFP4: return "mxfp4_gemv_k";
+    case TensorType::Q2_K: return "q2k_gemv_k";
+    case TensorType::Q3_K: return "q3k_gemv_k";
+    case TensorType::IQ2_XXS: return "iq2xxs_gemv_k";
+    case TensorType::IQ2_XS: return "iq2xs_gemv_k";
+    case TensorType::IQ1_S: return "iq1s_gemv_k";
+    case TensorType::IQ1_M: return "iq1m_gemv_k";
     default: throw Error("gemv: no fast GEMV for type " + quant::type_name(t));
   }
 }

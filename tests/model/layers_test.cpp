@@ -391,6 +391,15 @@ TEST(Linear, DivMagicAndErrors) {
   EXPECT_THROW(make_linear(device(), 4, 32, DeviceWeights{quant::TensorType::Q4_1, 0, 1, false}, nullptr, "t"), Error);
   EXPECT_EQ(quant_spec(quant::TensorType::Q4_K)->dot_kernel, std::string("q4k_dot_k"));
   EXPECT_EQ(quant_spec("iq3xxs")->tables.size(), 2u);
+  // a format's ggml name finds its spec too; the types without a fused dot are refused by name
+  EXPECT_EQ(quant_spec("q4_K"), quant_spec(quant::TensorType::Q4_K));
+  EXPECT_EQ(quant_spec("IQ2_XXS")->dequant_kernel, std::string("iq2xxs_dequant_k"));
+  try {
+    make_linear(device(), 4, 32, DeviceWeights{quant::TensorType::Q5_0, 0, 1, false}, nullptr, "t");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("q5_0 has no fused dot kernel"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Norm, RmsNormSwiGLUAndMlp) {

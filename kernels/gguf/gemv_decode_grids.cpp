@@ -60,7 +60,11 @@ class Grid final : public GemvDecoder {
   // 52.6 -> 48.5 us). IQ3_S and IQ3_XXS keep the HBM busy to the end
   // already, and the sharing workgroups' reads in flight cost them row
   // activations (58.2 -> 69.1 and 51.5 -> 57.2 us).
-  bool shares_tiles() const override { return type_ == TensorType::IQ2_S; }
+  // IQ2_XXS and IQ2_XS alike (their u64 grid reads bound a CU's LDS):
+  // 56.21 -> 48.09 and 57.70 -> 49.45 us.
+  bool shares_tiles() const override {
+    return type_ == TensorType::IQ2_S || type_ == TensorType::IQ2_XXS || type_ == TensorType::IQ2_XS;
+  }
   // The next group's header late in the group (slice 12, 15 or 14 of 16,
   // the best of 0, 4, 8, 12, 14, 15 at 17408 x 5120, MODELED): with it
   // loaded at the group's start, the HBM queues hold more than the open rows

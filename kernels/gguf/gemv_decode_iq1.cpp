@@ -18,6 +18,7 @@
 // nibbles are the f16 d).
 #include <algorithm>
 
+#include "gemv_crumb_products.h"
 #include "gemv_decoder.h"
 #include "k100/base/error.h"
 
@@ -100,15 +101,11 @@ class Iq1 final : public GemvDecoder {
     }
     for (int i = 0; i < units; ++i) {
       const int u = first + i, l = u % 4;
-      for (int a = 0; a < 4; ++a) k.v_and_b32(pairs_[a], 0x00030003u << (2 * a), entry_[i]);
       // IQ1_M: a scale's run is 16 elements, IQ1_S: 32
       const bool run_start = m_ ? u % 2 == 0 : l == 0, run_end = m_ ? u % 2 == 1 : l == 3;
-      for (int m = 0; m < e.M; ++m) {
-        const VGPR acc = acc_[size_t(m)];
-        for (int a = 0; a < 4; ++a)
-          for (int h = 0; h < 2; ++h) e.fma_half(acc[a], pairs_[a], h, m, 8 * i + 2 * a + h, run_start && h == 0);
-        if (m_) k.v_fmac_f32(acc[0], e.sumx(m, 8 * j + u), off_[i]);  // this group's delta
-      }
+      crumb_unit(e, pairs_, entry_[i], acc_, 8 * i, run_start);
+      if (m_)
+        for (int m = 0; m < e.M; ++m) k.v_fmac_f32(acc_[size_t(m)][0], e.sumx(m, 8 * j + u), off_[i]);  // this group's delta
       if (!run_end) continue;
       if (!m_) delta_offset(k, off_[0], data[2], 16 * (u / 4) + 15);
       // the run's scale 2 s + 1
@@ -120,9 +117,7 @@ class Iq1 final : public GemvDecoder {
       const bool block_start = m_ ? j == 0 && u == 1 : j % 4 == 0 && u == 3;
       for (int m = 0; m < e.M; ++m) {
         const VGPR a = acc_[size_t(m)], gt = gt_[size_t(m)];
-        k.v_fmac_f32(a[0], 0.25f, a[1]);
-        k.v_fmac_f32(a[0], 0.0625f, a[2]);
-        k.v_fmac_f32(a[0], 0.015625f, a[3]);
+        fold_crumb_classes(k, a);
         if (!m_) k.v_fmac_f32(a[0], e.sumx(m, 2 * j + u / 4), off_[0]);  // the sub-block's delta
         if (block_start) k.v_mul_f32(gt, dl_, a[0]);
         else k.v_fmac_f32(gt, dl_, a[0]);

@@ -19,6 +19,7 @@
 // x, times its scale (sc - 32); the block's d multiplies the block's sum.
 #include <algorithm>
 
+#include "gemv_crumb_products.h"
 #include "gemv_decoder.h"
 #include "k100/base/error.h"
 
@@ -78,20 +79,14 @@ class TwoBit final : public GemvDecoder {
         k.v_lshrrev_b32(shifted_, 8, src);
         src = shifted_;
       }
-      for (int a = 0; a < 4; ++a) k.v_and_b32(pairs_[a], 0x00030003u << (2 * a), src);
-      for (int m = 0; m < e.M; ++m)
-        for (int a = 0; a < 4; ++a)
-          for (int h = 0; h < 2; ++h)
-            e.fma_half(acc_[size_t(m)][a], pairs_[a], h, m, 8 * i + 2 * a + h, u % 2 == 0 && h == 0);
+      crumb_unit(e, pairs_, src, acc_, 8 * i, u % 2 == 0);
       if (u % 2 == 0) continue;
       const int r = 2 * j + u / 2;  // run of the block
       u8_to_f32(k, sc_, sc_bytes_[r / 4], r % 4);
       u8_to_f32(k, mn_, mn_bytes_[r / 4], r % 4);
       for (int m = 0; m < e.M; ++m) {
         const VGPR a = acc_[size_t(m)], gt = gt_[size_t(m)], gm = gm_[size_t(m)];
-        k.v_fmac_f32(a[0], 0.25f, a[1]);
-        k.v_fmac_f32(a[0], 0.0625f, a[2]);
-        k.v_fmac_f32(a[0], 0.015625f, a[3]);
+        fold_crumb_classes(k, a);
         if (r == 0) {
           k.v_mul_f32(gt, sc_, a[0]);
           k.v_mul_f32(gm, e.sumx(m, r), mn_);
@@ -181,12 +176,7 @@ class ThreeBit final : public GemvDecoder {
       const int p = first + i;
       const VGPR dst = pairs_[i];
       if (p == 15) {
-        k.v_lshrrev_b32(dst, 15, data[0]);
-        k.v_and_b32(dst, 0x00010001u, dst);
-        for (int b = 1; b < 3; ++b) {
-          k.v_lshrrev_b32(t_, 15 - b, data[b]);
-          k.v_and_or_b32(dst, t_, bit_mask_[b], dst);
-        }
+        gather_top_bits(k, dst, data, 3, t_, bit_mask_);
         cls[i] = 0;
         continue;
       }

@@ -12,6 +12,7 @@
 // applied by one more v_fma_mix_f32. IQ4_NL turns each code byte into two
 // signed half-words with one LDS read of a 256-entry table. Q8_0 converts
 // its int8 codes to f32 (SDWA) and multiplies with v_fmac_f32.
+#include "gemv_crumb_products.h"
 #include "gemv_decoder.h"
 #include "gemv_five_bit_products.h"
 #include "gemv_nibble_products.h"
@@ -108,11 +109,7 @@ class Crumbs final : public GemvDecoder {
         k.v_lshrrev_b32(shifted_, 8, src);
         src = shifted_;
       }
-      for (int a = 0; a < 4; ++a) k.v_and_b32(pairs_[a], 0x00030003u << (2 * a), src);
-      for (int m = 0; m < e.M; ++m)
-        for (int a = 0; a < 4; ++a)
-          for (int h = 0; h < 2; ++h)
-            e.fma_half(acc_[size_t(m)][a], pairs_[a], h, m, 8 * i + 2 * a + h, j % 2 == 0 && u == 0 && h == 0);
+      crumb_unit(e, pairs_, src, acc_, 8 * i, j % 2 == 0 && u == 0);
     }
   }
 
@@ -122,9 +119,7 @@ class Crumbs final : public GemvDecoder {
     const int b = j / 2;
     for (int m = 0; m < e.M; ++m) {
       const VGPR a = acc_[size_t(m)];
-      k.v_fmac_f32(a[0], 0.25f, a[1]);
-      k.v_fmac_f32(a[0], 0.0625f, a[2]);
-      k.v_fmac_f32(a[0], 0.015625f, a[3]);
+      fold_crumb_classes(k, a);
       k.v_fmac_f32(a[0], e.sumx(m, b), offset_);
       apply_scale(k, totals[size_t(m)], scales_, b, a[0]);
     }

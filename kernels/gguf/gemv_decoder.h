@@ -119,6 +119,19 @@ inline void copy_dwords(Kernel& k, VGPR dst, VGPR src, int n) {
   for (int i = 0; i < n; ++i) k.v_mov_b32(dst[i], src[i]);
 }
 
+// The pair whose code bits are bit 15 (element 2p) and bit 31 (element
+// 2p + 1) of data[0..n), bit b of the codes from data[b] (the sixteenth
+// pair of Q5_K's, Q5_0's, Q5_1's and Q3_K's slices), as two f16 denormals
+// in dst; masks[b] = 0x00010001 << b (b >= 1, SGPRs).
+inline void gather_top_bits(Kernel& k, VGPR dst, VGPR data, int n, VGPR scratch, const SGPR* masks) {
+  k.v_lshrrev_b32(dst, 15, data[0]);
+  k.v_and_b32(dst, 0x00010001u, dst);
+  for (int b = 1; b < n; ++b) {
+    k.v_lshrrev_b32(scratch, 15 - b, data[b]);
+    k.v_and_or_b32(dst, scratch, masks[b], dst);
+  }
+}
+
 std::unique_ptr<GemvDecoder> make_decoder(quant::TensorType type);
 
 // Decoders by family (gemv_decode_*.cpp).

@@ -23,12 +23,7 @@ void FiveBitProducts::begin(GemvEmitter& e) {
 
 bool FiveBitProducts::pair(Kernel& k, VGPR dst, VGPR data, int p) {
   if (p == 15) {
-    k.v_lshrrev_b32(dst, 15, data[0]);
-    k.v_and_b32(dst, 0x00010001u, dst);
-    for (int b = 1; b < 5; ++b) {
-      k.v_lshrrev_b32(shifted_, 15 - b, data[b]);
-      k.v_and_or_b32(dst, shifted_, bit_mask_[b], dst);
-    }
+    gather_top_bits(k, dst, data, 5, shifted_, bit_mask_);
     return false;
   }
   const VGPR d = data[p / 3];

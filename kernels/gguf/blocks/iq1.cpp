@@ -46,36 +46,53 @@ VGPR run_scale(Kernel& k, VGPR d, VGPR src, int first) {
   return dl;
 }
 
+// Sub-block ib: its index low bytes (dword at byte idx_at) and its qh u16
+// (byte qh_at), and the grid entries of its four groups, group l's three
+// high index bits at qh bits `stride` l.
+struct SubBlock {
+  VGPR qh;
+  VGPR entry[4];
+};
+SubBlock sub_block(Kernel& k, const BlockInput& in, int idx_at, int qh_at, int stride) {
+  SubBlock sb;
+  const VGPR idx = k.vgpr(1, "index bytes");
+  sb.qh = k.vgpr(1, "qh");
+  load(k, in, idx, idx_at);
+  load_u16(k, in, sb.qh, qh_at);
+  for (int l = 0; l < 4; ++l) {
+    const VGPR index = k.vgpr(1, "grid index"), top = k.vgpr(1, "index high bits");
+    k.v_bfe_u32(index, idx, 8 * l, 8);
+    k.v_bfe_u32(top, sb.qh, stride * l, 3);
+    k.v_lshl_or_b32(index, top, 8, index);
+    sb.entry[l] = k.vgpr(2, "grid entry");
+    load_entry(k, in.tables.at(0), index, sb.entry[l]);
+  }
+  return sb;
+}
+
+// The sub-block's 32 values in two batches of 16, group l with its delta and scale.
+template <class Delta, class Scale>
+void sub_block_values(Kernel& k, const BlockSink& sink, int ib, const SubBlock& sb, Delta&& delta, Scale&& scale) {
+  for (int p = 0; p < 2; ++p) {
+    const int e = 32 * ib + 16 * p;
+    RunBatch b(k, sink, {e, e + 4, e + 8, e + 12});
+    for (int g = 0; g < 2; ++g) group_values(k, b, size_t(2 * g), sb.entry[2 * p + g], delta(2 * p + g), scale(2 * p + g));
+    b.finish();
+  }
+}
+
 }  // namespace
 
 void decode_iq1s(Kernel& k, const BlockInput& in, const BlockSink& sink) {
-  const SGPR grid = in.tables.at(0);
   const VGPR d = load_half(k, in, 0, "d");
   for (int ib = 0; ib < 8; ++ib) {
-    const VGPR idx = k.vgpr(1, "index bytes"), qh = k.vgpr(1, "qh");
-    load(k, in, idx, 2 + 4 * ib);
-    load_u16(k, in, qh, 34 + 2 * ib);
-    VGPR entry[4];
-    for (int l = 0; l < 4; ++l) {
-      const VGPR index = k.vgpr(1, "grid index"), top = k.vgpr(1, "index high bits");
-      k.v_bfe_u32(index, idx, 8 * l, 8);
-      k.v_bfe_u32(top, qh, 3 * l, 3);
-      k.v_lshl_or_b32(index, top, 8, index);
-      entry[l] = k.vgpr(2, "grid entry");
-      load_entry(k, grid, index, entry[l]);
-    }
-    const VGPR dl = run_scale(k, d, qh, 12), delta = delta_of(k, qh, 15);
-    for (int p = 0; p < 2; ++p) {
-      const int e = 32 * ib + 16 * p;
-      RunBatch b(k, sink, {e, e + 4, e + 8, e + 12});
-      for (int g = 0; g < 2; ++g) group_values(k, b, size_t(2 * g), entry[2 * p + g], delta, dl);
-      b.finish();
-    }
+    const SubBlock sb = sub_block(k, in, 2 + 4 * ib, 34 + 2 * ib, 3);
+    const VGPR dl = run_scale(k, d, sb.qh, 12), delta = delta_of(k, sb.qh, 15);
+    sub_block_values(k, sink, ib, sb, [&](int) { return delta; }, [&](int) { return dl; });
   }
 }
 
 void decode_iq1m(Kernel& k, const BlockInput& in, const BlockSink& sink) {
-  const SGPR grid = in.tables.at(0);
   const VGPR sc = k.vgpr(2, "scales");
   load(k, in, sc, 48);
   // d's bits: the top nibble of each of the four u16 (words 0, 1 of sc[0], sc[1])
@@ -89,30 +106,12 @@ void decode_iq1m(Kernel& k, const BlockInput& in, const BlockSink& sink) {
   k.v_lshl_or_b32(d, t, 12, d);
   f16_to_f32(k, d, d, 0);
   for (int ib = 0; ib < 8; ++ib) {
-    const VGPR idx = k.vgpr(1, "index bytes"), qh = k.vgpr(1, "qh");
-    load(k, in, idx, 4 * ib);
-    load_u16(k, in, qh, 32 + 2 * ib);
-    VGPR entry[4];
-    for (int l = 0; l < 4; ++l) {
-      const VGPR index = k.vgpr(1, "grid index"), top = k.vgpr(1, "index high bits");
-      k.v_bfe_u32(index, idx, 8 * l, 8);
-      k.v_bfe_u32(top, qh, 4 * l, 3);
-      k.v_lshl_or_b32(index, top, 8, index);
-      entry[l] = k.vgpr(2, "grid entry");
-      load_entry(k, grid, index, entry[l]);
-    }
-    // scale word ib / 2 (half ib / 4 % 2... of sc[ib / 4]): bits 6 (ib % 2) and 6 (ib % 2) + 3
+    const SubBlock sb = sub_block(k, in, 4 * ib, 32 + 2 * ib, 4);
+    // scale word ib / 2 (half (ib / 2) % 2 of sc[ib / 4]): bits 6 (ib % 2) and 6 (ib % 2) + 3
     const int word = 16 * ((ib / 2) % 2) + 6 * (ib % 2);
     const VGPR dl[2] = {run_scale(k, d, sc[ib / 4], word), run_scale(k, d, sc[ib / 4], word + 3)};
-    for (int p = 0; p < 2; ++p) {
-      const int e = 32 * ib + 16 * p;
-      RunBatch b(k, sink, {e, e + 4, e + 8, e + 12});
-      for (int g = 0; g < 2; ++g) {
-        const int l = 2 * p + g;
-        group_values(k, b, size_t(2 * g), entry[l], delta_of(k, qh, 4 * l + 3), dl[p]);
-      }
-      b.finish();
-    }
+    sub_block_values(
+        k, sink, ib, sb, [&](int l) { return delta_of(k, sb.qh, 4 * l + 3); }, [&](int l) { return dl[l / 2]; });
   }
 }
 

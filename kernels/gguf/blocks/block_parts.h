@@ -47,6 +47,12 @@ Codebook codebook_of(codegen::Kernel& k, std::span<const int8_t, 16> values);
 Codebook iq4_codebook(codegen::Kernel& k);
 void codebook_lookup(codegen::Kernel& k, const Codebook& cb, codegen::VGPR codes, codegen::VGPR out);
 
+// The 32 values of 16 bytes of codebook nibbles (4 dwords `qs`, Q4_0's
+// order: byte j low nibble -> element j, high -> j + 16), elements first ..
+// first + 31 of the block, each scale * codebook value, in two batches.
+void codebook_values(codegen::Kernel& k, const BlockSink& sink, int first, codegen::VGPR qs, const Codebook& cb,
+                     codegen::VGPR scale);
+
 // The 32 values of i-quant sub-block ib from 8 words of 4 grid magnitudes
 // (word n: elements 32 ib + 4 n .. + 3), in two batches: value = scale(n) *
 // magnitude, negated where bit sign(n).second + c of sign(n).first is set.

@@ -21,21 +21,7 @@ void decode_mxfp4(Kernel& k, const BlockInput& in, const BlockSink& sink) {
   k.v_lshlrev_b32(low, e, low);
   k.v_cmp_gt_u32(as::vcc, 2, e);
   k.v_cndmask_b32(d, d, low, as::vcc);
-  const Codebook cb = codebook_of(k, quant::kvalues_mxfp4());
-  for (int h = 0; h < 2; ++h) {
-    RunBatch b(k, sink, {8 * h, 8 * h + 4, 16 + 8 * h, 20 + 8 * h});
-    for (int j = 0; j < 2; ++j) {
-      const VGPR lo = k.vgpr(1, "low nibbles"), hi = k.vgpr(1, "high nibbles");
-      split_nibbles(k, qs[2 * h + j], lo, hi);
-      codebook_lookup(k, cb, lo, lo);
-      codebook_lookup(k, cb, hi, hi);
-      signed_bytes_to_f32(k, b[size_t(j)], lo);
-      signed_bytes_to_f32(k, b[size_t(2 + j)], hi);
-      scale_values(k, b[size_t(j)], d);
-      scale_values(k, b[size_t(2 + j)], d);
-    }
-    b.finish();
-  }
+  codebook_values(k, sink, 0, qs, codebook_of(k, quant::kvalues_mxfp4()), d);
 }
 
 }  // namespace k100::kernels::gguf

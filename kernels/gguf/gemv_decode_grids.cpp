@@ -92,6 +92,10 @@ class Grid final : public GemvDecoder {
       high_bytes_ = k.vgpr(2, "ninth index bits as bytes");
       index_pair_ = k.vgpr(1, "two 9-bit indices");
     }
+    if (type_ == TensorType::IQ2_XXS || type_ == TensorType::IQ2_XS) {
+      grid_at_ = k.sgpr(1, "grid");
+      k.s_mov_b32(grid_at_, e.table_offset());
+    }
     if (code_signs()) {
       code_signs_at_ = k.sgpr(1, "sign table");
       k.s_mov_b32(code_signs_at_, e.table_offset() + grid_bytes());
@@ -208,15 +212,12 @@ class Grid final : public GemvDecoder {
         k.v_bfe_u32(bits_, hdr_[5 + 2 * b + ib / 4], 8 * (ib % 4) + 2 * l, 2);
         k.v_lshl_or_b32(ga, bits_, 11, ga);
         k.ds_read_b64(g, ga, as::offset(grid_at));
-      } else if (type_ == TensorType::IQ2_XXS) {
+      } else if (type_ == TensorType::IQ2_XXS || type_ == TensorType::IQ2_XS) {
         const VGPR ga = gaddr_;
-        sdwa_byte_shift(k, ga, 3, data[u / 4], u % 4);
-        k.ds_read_b64(g, ga, as::offset(grid_at));
-      } else if (type_ == TensorType::IQ2_XS) {
-        const VGPR ga = gaddr_;
-        k.v_bfe_u32(ga, data[u / 2], 16 * (u % 2), 9);
-        k.v_lshlrev_b32(ga, 3, ga);
-        k.ds_read_b64(g, ga, as::offset(grid_at));
+        if (type_ == TensorType::IQ2_XXS) k.v_bfe_u32(ga, data[u / 4], 8 * (u % 4), 8);
+        else k.v_bfe_u32(ga, data[u / 2], 16 * (u % 2), 9);
+        k.v_mad_u32_u24(ga, ga, 12, grid_at_);
+        k.ds_read2_b32(g, ga, as::offset0(0), as::offset1(1));
       } else if (type_ == TensorType::IQ3_S) {
         // Index bytes 2u, 2u + 1 with their ninth bits: one v_perm_b32 makes
         // the two 16-bit indices, each then times 4 (SDWA word select).
@@ -272,7 +273,10 @@ class Grid final : public GemvDecoder {
   float total_factor() const override { return factor_ * kDenormalScale; }
 
  private:
-  uint32_t grid_bytes() const { return uint32_t(entries_ * entry_elems_); }
+  // The IQ2_XXS / IQ2_XS grids take 12 bytes an entry (8 magnitudes, 4 zero
+  // bytes): a half-wave's random entries then spread over all 32 banks.
+  uint32_t entry_bytes() const { return code_signs() && entry_elems_ == 8 ? 12 : uint32_t(entry_elems_); }
+  uint32_t grid_bytes() const { return uint32_t(entries_) * entry_bytes(); }
   // Sign halves by a 7-bit code (ggml's ksigns with its parity bit), not by sign nibbles.
   bool code_signs() const {
     return type_ == TensorType::IQ3_XXS || type_ == TensorType::IQ2_XXS || type_ == TensorType::IQ2_XS;
@@ -288,7 +292,7 @@ class Grid final : public GemvDecoder {
   int batch_ = 4, entry_elems_ = 0, entries_ = 0, header_ = 0, run_ = 0, runs_ = 0, sign_at_ = 0, sign_dwords_ = 0, per_block_ = 0;
   float factor_ = 1.0f;
   VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_, nibble_addr_, high_bytes_, index_pair_;
-  SGPR select_[2], code_signs_at_;
+  SGPR select_[2], code_signs_at_, grid_at_;
   std::vector<VGPR> acc_, gt_;
 };
 

@@ -439,7 +439,7 @@ const TypeDoc kDocs[] = {
     {TensorType::IQ3_S, "per 8 elements two LDS reads of grid entries (index with its ninth bit) and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) * d per sub-block", 256, 4},
     {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries and one ds_read2_b32 of both sign halves from a 128-entry table by the 7-bit code (ggml's ksigns with its parity bit; 12-byte entries); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 4 * d per sub-block", 256, 4},
     {TensorType::Q4_1, "4-bit codes become f16 denormals by one AND per pair; d * code + m with the block's sum of x", 256, 1},
-    {TensorType::Q5_0, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; d * (code - 16) with the block's sum of x", 256, 2},
+    {TensorType::Q5_0, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; d * (code - 16) with the block's sum of x", 256, 1},
     {TensorType::Q5_1, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; d * code + m with the block's sum of x", 256, 1},
     {TensorType::MXFP4, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry table of the doubled E2M1 values; the block's sum scaled by v_ldexp_f32 with e - 128", 512, 2},
     {TensorType::Q2_K, "2-bit codes become f16 denormals by one AND per pair (four scale classes); d * sc * code - dmin * m per 16-element run with its sum of x", 256, 4},

@@ -597,8 +597,9 @@ std::vector<uint8_t> gemv_table(TensorType type) {
     case TensorType::MXFP4: append_codebook(out, kvalues_mxfp4()); break;
     case TensorType::IQ2_XXS:
     case TensorType::IQ2_XS:
+      // 12 bytes an entry (the kernels' reads of random entries spread over all banks)
       for (uint64_t e : type == TensorType::IQ2_XXS ? std::span<const uint64_t>(iq2xxs_grid()) : iq2xs_grid())
-        append_dword(out, uint32_t(e)), append_dword(out, uint32_t(e >> 32));
+        append_dword(out, uint32_t(e)), append_dword(out, uint32_t(e >> 32)), append_dword(out, 0);
       append_code_signs(out);
       break;
     case TensorType::IQ1_S:

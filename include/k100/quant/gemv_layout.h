@@ -87,7 +87,8 @@ std::vector<uint8_t> repack_for_gemv(TensorType type, int64_t rows, int64_t cols
 // and MXFP4 256 dwords, entry b = the two codebook values of the nibbles of
 // byte b as f16 sign-magnitude denormals (value * 2^-24; low nibble in the
 // low half); IQ2_XXS, IQ2_XS, IQ2_S, IQ3_S, IQ3_XXS their ggml grids (u64 /
-// u32 entries of magnitude bytes) followed by a sign table, byte j of an
+// u32 entries of magnitude bytes; IQ2_XXS's and IQ2_XS's each followed by
+// four zero bytes) followed by a sign table, byte j of an
 // entry = 0x80 when sign j is set: IQ2_S / IQ3_S 16 four-byte entries by a
 // sign nibble (either nibble of a sign byte), IQ2_XXS, IQ2_XS, IQ3_XXS 128
 // twelve-byte entries by the 7-bit sign code (signs 0-7 of ggml's ksigns,

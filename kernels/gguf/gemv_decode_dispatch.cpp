@@ -28,6 +28,7 @@ std::unique_ptr<GemvDecoder> make_decoder(quant::TensorType type) {
     case TensorType::IQ3_XXS: return make_iquant_decoder(type);
     case TensorType::IQ1_S:
     case TensorType::IQ1_M: return make_iq1_decoder(type);
+    case TensorType::TQ2_0: return make_ternary_decoder(type);
     default: throw Error("gemv: no fast GEMV decoder for type " + quant::type_name(type));
   }
 }

@@ -70,7 +70,7 @@ class GemvEmitter {
 class GemvDecoder {
  public:
   virtual ~GemvDecoder() = default;
-  // Elements per x-sum run (0: the decoder needs no sums of x).
+  // Elements per x-sum run: 8, 16, 32, 64 or 256 (0: the decoder needs no sums of x).
   virtual int sumx_run() const { return 0; }
   // Bytes of the type's table (quant::gemv_table, at the start of the
   // weights) the skeleton copies into LDS at table_offset().
@@ -141,6 +141,7 @@ std::unique_ptr<GemvDecoder> make_low_kquant_decoder(quant::TensorType type);  /
 std::unique_ptr<GemvDecoder> make_iquant_decoder(quant::TensorType type);      // IQ4_XS and the grid types
 std::unique_ptr<GemvDecoder> make_grid_decoder(quant::TensorType type);        // IQ2_XXS, IQ2_XS, IQ2_S, IQ3_S, IQ3_XXS
 std::unique_ptr<GemvDecoder> make_iq1_decoder(quant::TensorType type);         // IQ1_S, IQ1_M
+std::unique_ptr<GemvDecoder> make_ternary_decoder(quant::TensorType type);     // TQ2_0
 
 // The kernel of one type: signature and generator. The types whose kernels
 // share tiles (GemvDecoder::shares_tiles) take one more argument, the

@@ -47,6 +47,7 @@ std::string kernel_name(TensorType t) {
     case TensorType::IQ2_XS: return "iq2xs_gemv_k";
     case TensorType::IQ1_S: return "iq1s_gemv_k";
     case TensorType::IQ1_M: return "iq1m_gemv_k";
+    case TensorType::TQ2_0: return "tq2_0_gemv_k";
     default: throw Error("gemv: no fast GEMV for type " + quant::type_name(t));
   }
 }

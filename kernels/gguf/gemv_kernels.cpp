@@ -448,6 +448,7 @@ const TypeDoc kDocs[] = {
     {TensorType::IQ2_XS, "per 8 elements one LDS read of the u64 grid entry by its 9-bit index and one ds_read2_b32 of both sign halves by the 7-bit code; one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run", 256, 4},
     {TensorType::IQ1_S, "per 8 elements one LDS read of the grid entry (g + 1 of 8 elements as 2-bit fields) by its 11-bit index, four ANDs make the pairs at four scale classes; d * (2s + 1) * (g + delta) per sub-block with its sum of x", 256, 4},
     {TensorType::IQ1_M, "per 8 elements one LDS read of the grid entry (g + 1 of 8 elements as 2-bit fields) by its 11-bit index, four ANDs make the pairs at four scale classes; d * (2s + 1) * (g + delta) per 16 elements, delta per 8 with its sum of x", 256, 4},
+    {TensorType::TQ2_0, "2-bit codes become f16 denormals by one AND per pair (four scale classes, folded once per block); d * (code - 1) with the block's sum of x", 256, 4},
 };
 
 // A fused variant of the type's GEMV: the plain kernel's documentation with its form added.

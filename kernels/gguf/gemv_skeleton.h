@@ -135,8 +135,9 @@ class Body final : public GemvEmitter {
     return xbuf_[b][size_t(m)][size_t(e / xchunk())][e % xchunk()];
   }
   SGPR sumx(int m, int run) override {
+    // runs of 8..64 elements: every lane of a run's group holds its sum; 256: lane 63 (lane_reduce)
     const int lanes = dec_.sumx_run() / 4;
-    const int chunk = run * dec_.sumx_run() / 256, lane = (run * lanes) % 64;
+    const int chunk = run * dec_.sumx_run() / 256, lane = lanes == 64 ? 63 : (run * lanes) % 64;
     k.v_readlane_b32(sum_out_, sum_[size_t(m)][size_t(chunk)], lane);
     return sum_out_;
   }

@@ -35,6 +35,7 @@ constexpr GemvKernel kGemvKernels[] = {
     {TensorType::Q2_K, "q2k_gemv_k", 256, 4},           {TensorType::Q3_K, "q3k_gemv_k", 256, 2},
     {TensorType::IQ2_XXS, "iq2xxs_gemv_k", 256, 4, true}, {TensorType::IQ2_XS, "iq2xs_gemv_k", 256, 4, true},
     {TensorType::IQ1_S, "iq1s_gemv_k", 256, 4, true},   {TensorType::IQ1_M, "iq1m_gemv_k", 256, 4, true},
+    {TensorType::TQ2_0, "tq2_0_gemv_k", 256, 4, true},
 };
 
 const GemvKernel* gemv_kernel(TensorType t) {

@@ -30,6 +30,8 @@
 //   Q5_0, Q5_1   a slice is one block, its 5-bit codes as Q5_K's slices.
 //   Q2_K         slice dword t holds the 16-element run 2j + t of slice j,
 //                pairs as Q2_0's; the header is (d, dmin), then the 16 scale bytes.
+//   TQ2_0        as Q2_K's codes, two blocks a group (whole dwords), the
+//                header their two d.
 //   Q3_K         3-bit codes (the two low bits and the hmask bit, value
 //                code - 4); slice dword t holds pairs 5t..5t+4 of its 32
 //                elements in bits {3k..3k+2, 16+3k..16+3k+2}, k = 0..4
@@ -75,7 +77,7 @@ const GemvGeometry* gemv_geometry(TensorType type) {
       {TensorType::Q4_1, 8, 8, 4, 8},    {TensorType::Q5_0, 8, 4, 5, 8},   {TensorType::Q5_1, 8, 8, 5, 8},
       {TensorType::MXFP4, 8, 2, 4, 8},   {TensorType::Q2_K, 1, 5, 2, 8},   {TensorType::Q3_K, 2, 7, 3, 16},
       {TensorType::IQ2_XXS, 2, 1, 2, 16}, {TensorType::IQ2_XS, 2, 5, 2, 16}, {TensorType::IQ1_S, 2, 1, 3, 8},
-      {TensorType::IQ1_M, 1, 2, 3, 4}};
+      {TensorType::IQ1_M, 1, 2, 3, 4},     {TensorType::TQ2_0, 2, 1, 2, 16}};
   for (const auto& g : kTable)
     if (g.type == type) return &g;
   return nullptr;
@@ -331,6 +333,15 @@ FieldList build_q2_k() {
   return f;
 }
 
+FieldList build_tq2_0() {
+  FieldList f;
+  half_scales(f, 2, 66, 64);
+  for (uint32_t b = 0; b < 2; ++b)
+    for (int e = 0; e < 256; ++e)
+      f.add(crumb_bit(66 * b, e), kDword * (1 + 16 * b + uint32_t(e / 16)) + kCrumbPos[e % 16], 2);
+  return f;
+}
+
 FieldList build_q3_k() {
   FieldList f;
   half_scales(f, 2, 110, 108);
@@ -400,7 +411,7 @@ constexpr TensorType kOrder[] = {
     TensorType::Q6_K,  TensorType::IQ4_NL, TensorType::IQ4_XS, TensorType::IQ2_S,  TensorType::IQ3_S,
     TensorType::IQ3_XXS, TensorType::Q4_1, TensorType::Q5_0,   TensorType::Q5_1,   TensorType::MXFP4,
     TensorType::Q2_K,  TensorType::Q3_K,  TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ1_S,
-    TensorType::IQ1_M};
+    TensorType::IQ1_M, TensorType::TQ2_0};
 constexpr size_t kTypes = std::size(kOrder);
 
 int type_index(TensorType type) {
@@ -416,7 +427,7 @@ const std::vector<Field>& fields_of(TensorType type) {
       build_iq2_s().fields(),     build_iq3_s().fields(),   build_iq3_xxs().fields(),  build_q4_1().fields(),
       build_q5(false).fields(),   build_q5(true).fields(),  build_mxfp4().fields(),    build_q2_k().fields(),
       build_q3_k().fields(),      build_iq2_xxs().fields(), build_iq2_xs().fields(),   build_iq1_s().fields(),
-      build_iq1_m().fields()};
+      build_iq1_m().fields(),     build_tq2_0().fields()};
   return lists[size_t(type_index(type))];
 }
 

@@ -179,7 +179,8 @@ TEST(Linear, GemvEveryTypeLaunches) {
       {TensorType::IQ3_S, "iq3s_gemv_k"},    {TensorType::IQ3_XXS, "iq3xxs_gemv_k"}, {TensorType::Q4_1, "q4_1_gemv_k"},
       {TensorType::Q5_0, "q5_0_gemv_k"},     {TensorType::Q5_1, "q5_1_gemv_k"},   {TensorType::MXFP4, "mxfp4_gemv_k"},
       {TensorType::Q2_K, "q2k_gemv_k"},      {TensorType::Q3_K, "q3k_gemv_k"},    {TensorType::IQ2_XXS, "iq2xxs_gemv_k"},
-      {TensorType::IQ2_XS, "iq2xs_gemv_k"},  {TensorType::IQ1_S, "iq1s_gemv_k"},  {TensorType::IQ1_M, "iq1m_gemv_k"}};
+      {TensorType::IQ2_XS, "iq2xs_gemv_k"},  {TensorType::IQ1_S, "iq1s_gemv_k"},  {TensorType::IQ1_M, "iq1m_gemv_k"},
+      {TensorType::TQ2_0, "tq2_0_gemv_k"}};
   for (const auto& [t, name] : types) {
     const std::string what = quant::type_name(t);
     if (dev.kernel_id(name) < 0) GTEST_SKIP() << name << " is not in the kernel package (kernels/gguf)";

@@ -8,7 +8,7 @@
 //                inside the dot product, reduce_blocks_k sums each row
 //   GemvLinear   the block types with a fast GEMV (those eleven and Q4_1,
 //                Q5_0, Q5_1, MXFP4, Q2_K, Q3_K, IQ1_S, IQ1_M, IQ2_XXS,
-//                IQ2_XS) repacked at load (quant::repack_for_gemv):
+//                IQ2_XS, TQ2_0) repacked at load (quant::repack_for_gemv):
 //                <type>_gemv_k, one launch for up to four rows, y written
 //                directly (the model's decode path)
 //

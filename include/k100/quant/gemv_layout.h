@@ -67,7 +67,7 @@ struct GemvLayout {
 
 // The block types the GEMVs read: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_0, Q2_K,
 // Q3_K, Q4_K, Q5_K, Q6_K, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS,
-// IQ3_S, IQ4_NL, IQ4_XS, MXFP4.
+// IQ3_S, IQ4_NL, IQ4_XS, MXFP4, TQ2_0.
 bool has_gemv_layout(TensorType type);
 
 // The layout of a rows x cols matrix; k100::Error for another type, a column

@@ -1,6 +1,7 @@
 """A tiny model per block type beyond the first eleven (the types llama.cpp's
 quantiser writes for Q2_K / Q3_K / IQ1 / IQ2 files, its fallbacks for rows
-that are not a multiple of 256, and gpt-oss's MXFP4), every weight and the
+that are not a multiple of 256, gpt-oss's MXFP4 and the ternary TQ2_0),
+every weight and the
 token embedding in that type (written by our GGUF writer and quantisers),
 against the float64 forward of reference_model.py over ggml's dequantisers
 and against llama.cpp, as test_model_oracle.py does for the others: k100lc's
@@ -19,9 +20,10 @@ from reference_model import ReferenceModel
 # the types' ggml ids and block geometry, for the reference's own GGUF reader
 reference_model.TYPES.update({3: ("q4_1", 32, 20), 6: ("q5_0", 32, 22), 7: ("q5_1", 32, 24), 39: ("mxfp4", 32, 17),
                               10: ("q2_K", 256, 84), 11: ("q3_K", 256, 110), 16: ("iq2_xxs", 256, 66),
-                              17: ("iq2_xs", 256, 74), 19: ("iq1_s", 256, 50), 29: ("iq1_m", 256, 56)})
+                              17: ("iq2_xs", 256, 74), 19: ("iq1_s", 256, 50), 29: ("iq1_m", 256, 56),
+                              35: ("tq2_0", 256, 66)})
 
-TYPES = ["q4_1", "q5_0", "q5_1", "mxfp4", "q2_K", "q3_K", "iq2_xxs", "iq2_xs", "iq1_s", "iq1_m"]
+TYPES = ["q4_1", "q5_0", "q5_1", "mxfp4", "q2_K", "q3_K", "iq2_xxs", "iq2_xs", "iq1_s", "iq1_m", "tq2_0"]
 PROMPT = [1, 300, 301, 302]
 
 

@@ -90,7 +90,7 @@ def test_dequantize_on_device_checks_its_input(samples):
 
 @pytest.mark.parametrize("fmt", ["q4_0", "q8_0", "q2_0", "q4_K", "q5_K", "q6_K", "iq4_nl", "iq4_xs", "iq2_s",
                                  "iq3_s", "iq3_xxs", "q4_1", "q5_0", "q5_1", "q2_K", "q3_K", "iq1_s", "iq1_m",
-                                 "iq2_xxs", "iq2_xs", "mxfp4"])
+                                 "iq2_xxs", "iq2_xs", "mxfp4", "tq2_0"])
 def test_every_fast_gemv_from_python(fmt):
     # the path of docs/KERNEL_CALLING.md: quantise (or take a file's blocks), repack, launch by format name
     from k100lc_kernels import Runtime

@@ -3,6 +3,12 @@
 
 namespace k100::kernels::gguf_gemv {
 
+VGPR crumb_unit_bits(Kernel& k, VGPR data, int u, VGPR shifted) {
+  if (u % 2 == 0) return data[u / 2];
+  k.v_lshrrev_b32(shifted, 8, data[u / 2]);
+  return shifted;
+}
+
 void crumb_unit(GemvEmitter& e, VGPR pairs, VGPR src, const std::vector<VGPR>& acc, int first_elem, bool first) {
   Kernel& k = e.k;
   for (int a = 0; a < 4; ++a) k.v_and_b32(pairs[a], 0x00030003u << (2 * a), src);

@@ -12,6 +12,10 @@
 
 namespace k100::kernels::gguf_gemv {
 
+// The bits of unit u (8 elements) of a slice of such codes: half u % 2 of
+// dword u / 2, its high half moved down by 8 into `shifted` for odd u.
+VGPR crumb_unit_bits(Kernel& k, VGPR data, int u, VGPR shifted);
+
 // The unit's four pairs into pairs[0..3], then for every row m its 8
 // products into acc[m][a] (x elements first_elem .. first_elem + 7 of the
 // step); `first`: the accumulators start with this unit.

@@ -74,11 +74,7 @@ class TwoBit final : public GemvDecoder {
     const int units = e.step_elems / 8, first_unit = q * units;
     for (int i = 0; i < units; ++i) {
       const int u = first_unit + i;
-      VGPR src = data[u / 2];
-      if (u % 2) {
-        k.v_lshrrev_b32(shifted_, 8, src);
-        src = shifted_;
-      }
+      const VGPR src = crumb_unit_bits(k, data, u, shifted_);
       crumb_unit(e, pairs_, src, acc_, 8 * i, u % 2 == 0);
       if (u % 2 == 0) continue;
       const int r = 2 * j + u / 2;  // run of the block

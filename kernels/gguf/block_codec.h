@@ -1,13 +1,14 @@
 // The device decoding of the GGUF block types, emitted into kernels.
 //
-// Each of the eleven types has one emitter (blocks/<type>.cpp): given the
+// Each block type has one emitter (blocks/<type>.cpp): given the
 // per-lane address of a block, it loads the block's bytes, decodes every
 // element with the float operations of ggml's reference dequantiser in the
 // same order (so a decoder kernel is bit-exact with ggml), and hands the
 // values on in runs of four consecutive elements. The type's decoder kernel
-// (gguf_decode_kernels.cpp) stores the runs, its fused dot kernel
-// (gguf_dot_kernels.cpp) multiplies them with the activations; both call the
-// same emitter, so they cannot decode differently.
+// (gguf_decode_kernels.cpp) stores the runs, and for the eleven types of
+// KERNELS.md its fused dot kernel (gguf_dot_kernels.cpp) multiplies them with
+// the activations; both call the same emitter, so they cannot decode
+// differently.
 //
 // Every lane owns one block; blocks may sit at any byte address (the loads
 // are unaligned dword loads, which GFX9 serves in the unaligned memory mode
@@ -79,6 +80,7 @@ struct BlockFormat {
   BlockEmitter decode = nullptr;
   std::string decoding;  // one sentence for the docs: how the kernel decodes it
   bool resident = false;  // the kernels load the whole block first (BlockInput::resident)
+  bool dot = true;        // a fused dot kernel (`<prefix>_dot_k`): the eleven types of KERNELS.md
 };
 
 // Occupancy asked for by a kernel that keeps the block resident: up to 28
@@ -86,7 +88,8 @@ struct BlockFormat {
 // blocks (Q5_K, Q6_K) at 2.
 int resident_waves(const BlockFormat& f);
 
-// The eleven types in catalog order; lookup by type (k100::Error for others).
+// The types in catalog order (the eleven of KERNELS.md, then the others);
+// lookup by type (k100::Error for others).
 const std::vector<BlockFormat>& block_formats();
 const BlockFormat& block_format(quant::TensorType type);
 
@@ -102,6 +105,18 @@ void decode_q6k(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink)
 void decode_iq2s(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
 void decode_iq3s(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
 void decode_iq3xxs(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_q4_1(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_q5_0(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_q5_1(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_mxfp4(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_q2k(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_q3k(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_iq2xxs(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_iq2xs(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_iq1s(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_iq1m(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_tq1_0(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
+void decode_tq2_0(codegen::Kernel& k, const BlockInput& in, const BlockSink& sink);
 
 // IQ4_NL as int8 codebook values (iq4nl_to_i8_k and decode_iq4nl share it):
 // the block's scale as f32 and, per qs dword j (bytes 4j .. 4j+3), the int8

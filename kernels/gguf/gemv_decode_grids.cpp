@@ -1,19 +1,23 @@
-// Decoders of the grid i-quants for the fast GEMVs: IQ2_S, IQ3_S, IQ3_XXS.
+// Decoders of the grid i-quants for the fast GEMVs: IQ2_XXS, IQ2_XS, IQ2_S,
+// IQ3_S, IQ3_XXS.
 //
 // A group is two 256-element blocks; the header is their f16 d and the
 // blocks' sub-block scales and high index bits, a slice holds the grid
-// indices, then the sign bytes (IQ3_XXS: the scale/sign word), of one
-// 32-element sub-block, and one slice per wave is in flight. The kernel's
+// indices, then the sign bytes (IQ3_XXS, IQ2_XXS: the scale/sign word; IQ2_XS:
+// the index/sign u16 of each 8 elements), of one 32-element sub-block, and
+// one slice per wave is in flight. The kernel's
 // LDS holds the type's table (quant::gemv_table): the ggml grid, then per
 // sign nibble four bytes of 0x00 / 0x80 (16 entries: a half-wave's reads
 // never conflict; IQ3_XXS's high half by its 7-bit code, 128 entries, for
-// the parity bit). Per 8 elements: the grid entries (one ds_read_b64 for
-// IQ2_S, two ds_read_b32 for IQ3) and the two sign halves (ds_read_b32) are read, and one v_perm_b32 per pair of elements puts
+// the parity bit; IQ2_XXS and IQ2_XS alike). Per 8 elements: the grid entries
+// (one ds_read_b64 for the IQ2 types, two ds_read_b32 for IQ3) and the two
+// sign halves (ds_read_b32, or one ds_read2_b32 by a 7-bit code) are read,
+// and one v_perm_b32 per pair of elements puts
 // two magnitude bytes in the low bytes of the two half-words and two sign
 // bytes in their high bytes: two signed f16 denormals (magnitude * 2^-24)
 // that v_fma_mix_f32 multiplies by x. The odd integer 2s + 1 of each
 // sub-block scale multiplies its run's sum, the block's d the block's sum,
-// and 2^24 times the constant (1/4 IQ3_XXS, 1/8 IQ2_S) the total. IQ3_S's
+// and 2^24 times the constant (1/4 IQ3_XXS, 1/8 the IQ2 types) the total. IQ3_S's
 // ninth index bits: per sub-block its qh byte spread to one byte per index
 // (0 or 1), so that one v_perm_b32 per two indices puts them beside their
 // index bytes as two 16-bit indices. The waves of a tile share a row by
@@ -40,10 +44,12 @@ class Grid final : public GemvDecoder {
     switch (t) {
       case TensorType::IQ2_S: entry_elems_ = 8, entries_ = 1024, header_ = 9, run_ = 16, factor_ = 0.125f, header_slice_ = 12; break;
       case TensorType::IQ3_S: entry_elems_ = 4, entries_ = 512, header_ = 7, run_ = 32, factor_ = 1.0f, header_slice_ = 15; break;
+      case TensorType::IQ2_XXS: entry_elems_ = 8, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.125f, header_slice_ = 14; break;
+      case TensorType::IQ2_XS: entry_elems_ = 8, entries_ = 512, header_ = 5, run_ = 16, factor_ = 0.125f, header_slice_ = 12; break;
       default: entry_elems_ = 4, entries_ = 256, header_ = 1, run_ = 32, factor_ = 0.25f, header_slice_ = 14; break;
     }
   }
-  uint32_t lds_table_bytes() const override { return grid_bytes() + (type_ == TensorType::IQ3_XXS ? 12 * 128 : 64); }
+  uint32_t lds_table_bytes() const override { return grid_bytes() + (code_signs() ? 12 * 128 : 64); }
   // One slice ahead (512 or 768 bytes per wave): at 4 waves per tile the
   // reads in flight stay under the HBM's open rows (more in flight costs
   // row activations, docs/PERFORMANCE.md).
@@ -54,7 +60,11 @@ class Grid final : public GemvDecoder {
   // 52.6 -> 48.5 us). IQ3_S and IQ3_XXS keep the HBM busy to the end
   // already, and the sharing workgroups' reads in flight cost them row
   // activations (58.2 -> 69.1 and 51.5 -> 57.2 us).
-  bool shares_tiles() const override { return type_ == TensorType::IQ2_S; }
+  // IQ2_XXS and IQ2_XS alike (their u64 grid reads bound a CU's LDS):
+  // 56.21 -> 48.09 and 57.70 -> 49.45 us.
+  bool shares_tiles() const override {
+    return type_ == TensorType::IQ2_S || type_ == TensorType::IQ2_XXS || type_ == TensorType::IQ2_XS;
+  }
   // The next group's header late in the group (slice 12, 15 or 14 of 16,
   // the best of 0, 4, 8, 12, 14, 15 at 17408 x 5120, MODELED): with it
   // loaded at the group's start, the HBM queues hold more than the open rows
@@ -71,18 +81,22 @@ class Grid final : public GemvDecoder {
     gaddr_ = k.vgpr(1, "grid address");  // one each: an LDS read takes its address at issue
     saddr_ = k.vgpr(1, "sign address");
     bits_ = k.vgpr(1, "high index bits");
-    // The slice's sign dwords (IQ3_XXS: scale/sign words) end it: two per 64
-    // elements for IQ2_S, one per 32-element sub-block for IQ3.
-    sign_dwords_ = e.shape.slice_elems() / 32;
+    // The slice's sign dwords (IQ3_XXS, IQ2_XXS: scale/sign words) end it:
+    // one per 32-element sub-block (IQ2_XS has its signs in the index words).
+    sign_dwords_ = type_ == TensorType::IQ2_XS ? 0 : e.shape.slice_elems() / 32;
     sign_at_ = e.shape.slice_dwords - sign_dwords_;
     per_block_ = 256 / e.shape.slice_elems();
-    if (type_ != TensorType::IQ3_XXS) nibble_addr_ = k.vgpr(2 * sign_dwords_, "sign nibble addresses");
+    if (!code_signs()) nibble_addr_ = k.vgpr(2 * sign_dwords_, "sign nibble addresses");
     if (type_ == TensorType::IQ3_S) {
       if (e.shape.slice_elems() != 32) throw Error("gemv: IQ3_S slices are one 32-element sub-block");
       high_bytes_ = k.vgpr(2, "ninth index bits as bytes");
       index_pair_ = k.vgpr(1, "two 9-bit indices");
     }
-    if (type_ == TensorType::IQ3_XXS) {
+    if (type_ == TensorType::IQ2_XXS || type_ == TensorType::IQ2_XS) {
+      grid_at_ = k.sgpr(1, "grid");
+      k.s_mov_b32(grid_at_, e.table_offset());
+    }
+    if (code_signs()) {
       code_signs_at_ = k.sgpr(1, "sign table");
       k.s_mov_b32(code_signs_at_, e.table_offset() + grid_bytes());
     }
@@ -138,8 +152,11 @@ class Grid final : public GemvDecoder {
     }
     for (int r = 0; r < runs_; ++r) {
       const VGPR s = scale_[r];
-      if (type_ == TensorType::IQ3_XXS) {
+      if (type_ == TensorType::IQ3_XXS || type_ == TensorType::IQ2_XXS) {
         k.v_bfe_u32(s, data[sign_at_ + r], 28, 4);
+      } else if (type_ == TensorType::IQ2_XS) {
+        const int b = j / per_block_, ib = j % per_block_;
+        k.v_bfe_u32(s, hdr_[1 + 2 * b + ib / 4], 8 * (ib % 4) + 4 * r, 4);
       } else if (type_ == TensorType::IQ3_S) {
         const int b = j / per_block_, ib = runs_ * (j % per_block_) + r;
         k.v_bfe_u32(s, hdr_[1 + b], 4 * ib, 4);
@@ -164,12 +181,13 @@ class Grid final : public GemvDecoder {
     for (int i = 0; i < units; ++i) {
       const int u = first + i;
       const VGPR g = grid_.sub(2 * i, 2), sv = signs_v_.sub(2 * i, 2);
-      // The sign halves: elements 0-3, then 4-7. IQ3_XXS: both from one
-      // 12-byte entry of its 7-bit code (a stride of three dwords spreads
-      // the entries over all 32 banks).
-      if (type_ == TensorType::IQ3_XXS) {
+      // The sign halves: elements 0-3, then 4-7. IQ3_XXS, IQ2_XXS, IQ2_XS:
+      // both from one 12-byte entry of its 7-bit code (a stride of three
+      // dwords spreads the entries over all 32 banks).
+      if (code_signs()) {
         const VGPR sa = saddr_;
-        k.v_bfe_u32(sa, data[sign_at_ + u / 4], 7 * (u % 4), 7);
+        if (type_ == TensorType::IQ2_XS) k.v_bfe_u32(sa, data[u / 2], 16 * (u % 2) + 9, 7);
+        else k.v_bfe_u32(sa, data[sign_at_ + u / 4], 7 * (u % 4), 7);
         k.v_mad_u32_u24(sa, sa, 12, code_signs_at_);
         k.ds_read2_b32(sv, sa, as::offset0(0), as::offset1(1));
       } else {
@@ -194,6 +212,12 @@ class Grid final : public GemvDecoder {
         k.v_bfe_u32(bits_, hdr_[5 + 2 * b + ib / 4], 8 * (ib % 4) + 2 * l, 2);
         k.v_lshl_or_b32(ga, bits_, 11, ga);
         k.ds_read_b64(g, ga, as::offset(grid_at));
+      } else if (type_ == TensorType::IQ2_XXS || type_ == TensorType::IQ2_XS) {
+        const VGPR ga = gaddr_;
+        if (type_ == TensorType::IQ2_XXS) k.v_bfe_u32(ga, data[u / 4], 8 * (u % 4), 8);
+        else k.v_bfe_u32(ga, data[u / 2], 16 * (u % 2), 9);
+        k.v_mad_u32_u24(ga, ga, 12, grid_at_);
+        k.ds_read2_b32(g, ga, as::offset0(0), as::offset1(1));
       } else if (type_ == TensorType::IQ3_S) {
         // Index bytes 2u, 2u + 1 with their ninth bits: one v_perm_b32 makes
         // the two 16-bit indices, each then times 4 (SDWA word select).
@@ -249,7 +273,14 @@ class Grid final : public GemvDecoder {
   float total_factor() const override { return factor_ * kDenormalScale; }
 
  private:
-  uint32_t grid_bytes() const { return uint32_t(entries_ * entry_elems_); }
+  // The IQ2_XXS / IQ2_XS grids take 12 bytes an entry (8 magnitudes, 4 zero
+  // bytes): a half-wave's random entries then spread over all 32 banks.
+  uint32_t entry_bytes() const { return code_signs() && entry_elems_ == 8 ? 12 : uint32_t(entry_elems_); }
+  uint32_t grid_bytes() const { return uint32_t(entries_) * entry_bytes(); }
+  // Sign halves by a 7-bit code (ggml's ksigns with its parity bit), not by sign nibbles.
+  bool code_signs() const {
+    return type_ == TensorType::IQ3_XXS || type_ == TensorType::IQ2_XXS || type_ == TensorType::IQ2_XS;
+  }
   // dst = byte `byte` of src << shift.
   static void sdwa_byte_shift(Kernel& k, VGPR dst, int shift, VGPR src, int byte) {
     k.v_lshlrev_b32(dst, shift, src, as::sdwa_sel("dst_sel", "DWORD"), as::sdwa_sel("dst_unused", "UNUSED_PAD"),
@@ -261,7 +292,7 @@ class Grid final : public GemvDecoder {
   int batch_ = 4, entry_elems_ = 0, entries_ = 0, header_ = 0, run_ = 0, runs_ = 0, sign_at_ = 0, sign_dwords_ = 0, per_block_ = 0;
   float factor_ = 1.0f;
   VGPR hdr_, pairs_, grid_, signs_v_, gaddr_, saddr_, bits_, scale_, nibble_addr_, high_bytes_, index_pair_;
-  SGPR select_[2], code_signs_at_;
+  SGPR select_[2], code_signs_at_, grid_at_;
   std::vector<VGPR> acc_, gt_;
 };
 
@@ -269,6 +300,8 @@ class Grid final : public GemvDecoder {
 
 std::unique_ptr<GemvDecoder> make_grid_decoder(TensorType type) {
   switch (type) {
+    case TensorType::IQ2_XXS:
+    case TensorType::IQ2_XS:
     case TensorType::IQ2_S:
     case TensorType::IQ3_S:
     case TensorType::IQ3_XXS: return std::make_unique<Grid>(type);

@@ -1,6 +1,6 @@
 // Decoders of the i-quant super-blocks for the fast GEMVs: IQ4_XS here (a
-// 16-level codebook under 6-bit sub-block scales); the grid types IQ2_S,
-// IQ3_S and IQ3_XXS in gemv_decode_grids.cpp.
+// 16-level codebook under 6-bit sub-block scales); the grid types IQ2_XXS,
+// IQ2_XS, IQ2_S, IQ3_S and IQ3_XXS in gemv_decode_grids.cpp.
 //
 // IQ4_XS: a group is one 256-element block; the header is d with scales_h
 // (dword 0) and scales_l (dword 1), slice j is sub-block j. The codes become
@@ -74,6 +74,8 @@ class CodebookSuper final : public GemvDecoder {
 std::unique_ptr<GemvDecoder> make_iquant_decoder(TensorType type) {
   switch (type) {
     case TensorType::IQ4_XS: return std::make_unique<CodebookSuper>();
+    case TensorType::IQ2_XXS:
+    case TensorType::IQ2_XS:
     case TensorType::IQ2_S:
     case TensorType::IQ3_S:
     case TensorType::IQ3_XXS: return make_grid_decoder(type);

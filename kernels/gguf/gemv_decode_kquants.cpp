@@ -8,9 +8,7 @@
 // by sc_j and its sum of x by m_j, into two block sums that the block's f16
 // d and dmin multiply at the end of the block:
 //   block = d * sum_j sc_j * sum(code * x) - dmin * sum_j m_j * sum(x).
-// Q5_K's 5-bit codes: three pairs per dword (bits 0-4, 5-9 as code * 32,
-// 10-14 after a shift) and the sixteenth pair gathered from bit 15 / 31 of
-// the slice's five dwords.
+// Q5_K's 5-bit codes: gemv_five_bit_products.h.
 //
 // Q6_K: a group is two blocks; the header is their f16 d and their sixteen
 // int8 scales each, slice j is 32 elements (two scales of 16). Per 8
@@ -19,6 +17,7 @@
 // (code - 32): each 16-element run's products lose 32 * its sum of x, are
 // scaled by its int8 scale, and the block's d multiplies the block's sum.
 #include "gemv_decoder.h"
+#include "gemv_five_bit_products.h"
 #include "gemv_nibble_products.h"
 #include "k100/base/error.h"
 
@@ -50,22 +49,8 @@ class AffineSuper final : public GemvDecoder {
       gt_.push_back(k.vgpr(1, "block code sum"));
       gm_.push_back(k.vgpr(1, "block min sum"));
     }
-    if (!five_) {
-      nibbles_.begin(e);
-      return;
-    }
-    pairs_ = k.vgpr(e.step_elems / 2, "pairs");
-    shifted_ = k.vgpr(1, "shifted");
-    acc1_.clear();
-    acc32_.clear();
-    for (int m = 0; m < e.M; ++m) {
-      acc1_.push_back(k.vgpr(1, "slice sum"));
-      acc32_.push_back(k.vgpr(1, "slice sum x32"));
-    }
-    for (int b = 1; b < 5; ++b) {
-      bit_mask_[b] = k.sgpr(1, "bit mask");
-      k.s_mov_b32(bit_mask_[b], 0x00010001u << b);
-    }
+    if (five_) fives_.begin(e);
+    else nibbles_.begin(e);
   }
 
   // scales[0..3] = A & 63, mins[0..3] = B & 63, scales[4..7] = (C & 15) | (A >> 6) << 4,
@@ -87,22 +72,16 @@ class AffineSuper final : public GemvDecoder {
   }
 
   void step(GemvEmitter& e, int, int q, VGPR data) override {
-    if (!five_) nibbles_.step(e, q, data);
-    else five_step(e, q, data);
+    if (five_) fives_.step(e, q, data);
+    else nibbles_.step(e, q, data);
   }
 
   void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) override {
     Kernel& k = e.k;
-    byte_to_f32(k, sc_, unpack_[j < 4 ? 0 : 2], j % 4);
-    byte_to_f32(k, mn_, unpack_[j < 4 ? 1 : 3], j % 4);
+    u8_to_f32(k, sc_, unpack_[j < 4 ? 0 : 2], j % 4);
+    u8_to_f32(k, mn_, unpack_[j < 4 ? 1 : 3], j % 4);
     for (int m = 0; m < e.M; ++m) {
-      VGPR a;
-      if (five_) {
-        a = acc1_[size_t(m)];
-        k.v_fmac_f32(a, 0.03125f, acc32_[size_t(m)]);
-      } else {
-        a = nibbles_.fold(e, m);
-      }
+      const VGPR a = five_ ? fives_.fold(e, m) : nibbles_.fold(e, m);
       const VGPR gt = gt_[size_t(m)], gm = gm_[size_t(m)];
       if (j == 0) {
         k.v_mul_f32(gt, sc_, a);
@@ -122,57 +101,11 @@ class AffineSuper final : public GemvDecoder {
 
 
  private:
-  static void byte_to_f32(Kernel& k, VGPR dst, VGPR src, int byte) {
-    switch (byte) {
-      case 0: k.v_cvt_f32_ubyte0(dst, src); break;
-      case 1: k.v_cvt_f32_ubyte1(dst, src); break;
-      case 2: k.v_cvt_f32_ubyte2(dst, src); break;
-      default: k.v_cvt_f32_ubyte3(dst, src); break;
-    }
-  }
-
-  // Pair p of a Q5_K slice (elements 2p, 2p + 1) as two f16 denormals into `dst`;
-  // returns whether they are code * 32.
-  bool five_pair(Kernel& k, VGPR dst, VGPR data, int p) {
-    if (p == 15) {
-      k.v_lshrrev_b32(dst, 15, data[0]);
-      k.v_and_b32(dst, 0x00010001u, dst);
-      for (int b = 1; b < 5; ++b) {
-        k.v_lshrrev_b32(shifted_, 15 - b, data[b]);
-        k.v_and_or_b32(dst, shifted_, bit_mask_[b], dst);
-      }
-      return false;
-    }
-    const VGPR d = data[p / 3];
-    switch (p % 3) {
-      case 0: k.v_and_b32(dst, 0x001F001Fu, d); return false;
-      case 1: k.v_and_b32(dst, 0x03E003E0u, d); return true;
-      default:
-        k.v_lshrrev_b32(dst, 10, d);
-        k.v_and_b32(dst, 0x001F001Fu, dst);
-        return false;
-    }
-  }
-
-  void five_step(GemvEmitter& e, int q, VGPR data) {
-    Kernel& k = e.k;
-    const int pairs = e.step_elems / 2, first = q * pairs;
-    bool x32[16];
-    for (int i = 0; i < pairs; ++i) x32[i] = five_pair(k, pairs_[i], data, first + i);
-    for (int m = 0; m < e.M; ++m)
-      for (int i = 0; i < pairs; ++i)
-        for (int h = 0; h < 2; ++h) {
-          const int p = first + i;
-          e.fma_half(x32[i] ? acc32_[size_t(m)] : acc1_[size_t(m)], pairs_[i], h, m, 2 * i + h,
-                     h == 0 && (p == 0 || p == 1));
-        }
-  }
-
   bool five_;
   NibbleProducts nibbles_;
-  VGPR sc_, mn_, dd_, unpack_, c30_, pairs_, shifted_, scratch_;
-  SGPR bit_mask_[5];
-  std::vector<VGPR> gt_, gm_, acc1_, acc32_;
+  FiveBitProducts fives_;
+  VGPR sc_, mn_, dd_, unpack_, c30_, scratch_;
+  std::vector<VGPR> gt_, gm_;
 };
 
 // Q6_K.

@@ -1,5 +1,6 @@
 // Decoders of the 32- and 64-element block types for the fast GEMVs: Q4_0,
-// Q2_0 (codes with an offset), IQ4_NL (a 16-level codebook) and Q8_0.
+// Q2_0 (codes with an offset), IQ4_NL (a 16-level codebook) and Q8_0; and
+// (Block32, below) Q4_1, Q5_0, Q5_1 and MXFP4.
 //
 // Groups hold 8 blocks (Q2_0: 4); the header is the blocks' f16 scales, one
 // slice is one block (Q2_0: half a block). Codes become f16 half-words with one AND each (the
@@ -11,7 +12,9 @@
 // applied by one more v_fma_mix_f32. IQ4_NL turns each code byte into two
 // signed half-words with one LDS read of a 256-entry table. Q8_0 converts
 // its int8 codes to f32 (SDWA) and multiplies with v_fmac_f32.
+#include "gemv_crumb_products.h"
 #include "gemv_decoder.h"
+#include "gemv_five_bit_products.h"
 #include "gemv_nibble_products.h"
 #include "k100/base/error.h"
 
@@ -101,16 +104,8 @@ class Crumbs final : public GemvDecoder {
     const int units = e.step_elems / 8, first_unit = q * units;
     for (int i = 0; i < units; ++i) {
       const int u = first_unit + i;
-      VGPR src = data[u / 2];
-      if (u % 2) {
-        k.v_lshrrev_b32(shifted_, 8, src);
-        src = shifted_;
-      }
-      for (int a = 0; a < 4; ++a) k.v_and_b32(pairs_[a], 0x00030003u << (2 * a), src);
-      for (int m = 0; m < e.M; ++m)
-        for (int a = 0; a < 4; ++a)
-          for (int h = 0; h < 2; ++h)
-            e.fma_half(acc_[size_t(m)][a], pairs_[a], h, m, 8 * i + 2 * a + h, j % 2 == 0 && u == 0 && h == 0);
+      const VGPR src = crumb_unit_bits(k, data, u, shifted_);
+      crumb_unit(e, pairs_, src, acc_, 8 * i, j % 2 == 0 && u == 0);
     }
   }
 
@@ -120,9 +115,7 @@ class Crumbs final : public GemvDecoder {
     const int b = j / 2;
     for (int m = 0; m < e.M; ++m) {
       const VGPR a = acc_[size_t(m)];
-      k.v_fmac_f32(a[0], 0.25f, a[1]);
-      k.v_fmac_f32(a[0], 0.0625f, a[2]);
-      k.v_fmac_f32(a[0], 0.015625f, a[3]);
+      fold_crumb_classes(k, a);
       k.v_fmac_f32(a[0], e.sumx(m, b), offset_);
       apply_scale(k, totals[size_t(m)], scales_, b, a[0]);
     }
@@ -171,6 +164,79 @@ class Bytes final : public GemvDecoder {
   std::vector<VGPR> acc_;
 };
 
+
+// Q4_1 (d * q + m, 4-bit codes), Q5_0 (d * (q - 16)), Q5_1 (d * q + m,
+// 5-bit codes) and MXFP4 (kv[q] * 2^(e - 128), the codebook by LDS as
+// IQ4_NL's): groups of 8 blocks, one block per slice. The header is the
+// blocks' (d, m) pairs (Q4_1, Q5_1: dword b), d halves (Q5_0: half b % 2 of
+// dword b / 2) or exponent bytes (MXFP4: byte b). The code products of a
+// block (f16 denormals, gemv_nibble_products.h / gemv_five_bit_products.h)
+// fold into one sum that Q5_0's offset -16 takes its sum of x from; the
+// block's d multiplies it (v_fma_mix_f32), and m the block's sum of x times
+// 2^-24; MXFP4's sum goes by v_ldexp_f32 with e - 128.
+class Block32 final : public GemvDecoder {
+ public:
+  explicit Block32(TensorType t) : type_(t), nibbles_(t == TensorType::MXFP4) {}
+  int sumx_run() const override { return type_ == TensorType::MXFP4 ? 0 : 32; }
+  uint32_t lds_table_bytes() const override { return type_ == TensorType::MXFP4 ? 1024 : 0; }
+
+  void begin(GemvEmitter& e) override {
+    Kernel& k = e.k;
+    hdr_ = k.vgpr(e.shape.header_dwords, "block scales");
+    if (five()) fives_.begin(e);
+    else nibbles_.begin(e);
+    if (type_ == TensorType::Q5_0) {
+      offset_ = k.vgpr(1, "-16 * 2^-24");
+      k.v_mov_b32(offset_, -16.0f / kDenormalScale);
+    }
+    if (type_ == TensorType::MXFP4) exponent_ = k.vgpr(1, "e - 128");
+    if (type_ == TensorType::Q4_1 || type_ == TensorType::Q5_1) {
+      scaled_sum_ = k.vgpr(1, "sum of x * 2^-24");
+      inv_scale_ = k.vgpr(1, "2^-24");
+      k.v_mov_b32(inv_scale_, 1.0f / kDenormalScale);
+    }
+  }
+
+  void header(GemvEmitter& e, VGPR header) override { copy_dwords(e.k, hdr_, header, e.shape.header_dwords); }
+
+  void step(GemvEmitter& e, int, int q, VGPR data) override {
+    if (five()) fives_.step(e, q, data);
+    else nibbles_.step(e, q, data);
+  }
+
+  void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) override {
+    Kernel& k = e.k;
+    if (type_ == TensorType::MXFP4) {
+      k.v_bfe_u32(exponent_, hdr_[j / 4], 8 * (j % 4), 8);
+      k.v_subrev_u32(exponent_, 128, exponent_);
+    }
+    for (int m = 0; m < e.M; ++m) {
+      const VGPR a = five() ? fives_.fold(e, m) : nibbles_.fold(e, m), total = totals[size_t(m)];
+      switch (type_) {
+        case TensorType::MXFP4:
+          k.v_ldexp_f32(a, a, exponent_);
+          k.v_add_f32(total, total, a);
+          break;
+        case TensorType::Q5_0:
+          k.v_fmac_f32(a, e.sumx(m, j), offset_);
+          apply_scale(k, total, hdr_, j, a);
+          break;
+        default:  // (d, m) in dword j
+          k.v_fma_mix_f32(total, hdr_[j], a, total, as::op_sel({0, 0, 0}), as::op_sel_hi({1, 0, 0}));
+          k.v_mul_f32(scaled_sum_, e.sumx(m, j), inv_scale_);
+          k.v_fma_mix_f32(total, hdr_[j], scaled_sum_, total, as::op_sel({1, 0, 0}), as::op_sel_hi({1, 0, 0}));
+      }
+    }
+  }
+
+ private:
+  bool five() const { return type_ == TensorType::Q5_0 || type_ == TensorType::Q5_1; }
+  TensorType type_;
+  NibbleProducts nibbles_;
+  FiveBitProducts fives_;
+  VGPR hdr_, offset_, exponent_, scaled_sum_, inv_scale_;
+};
+
 }  // namespace
 
 std::unique_ptr<GemvDecoder> make_legacy_decoder(TensorType type) {
@@ -179,6 +245,10 @@ std::unique_ptr<GemvDecoder> make_legacy_decoder(TensorType type) {
     case TensorType::IQ4_NL: return std::make_unique<Nibbles>(true);
     case TensorType::Q2_0: return std::make_unique<Crumbs>();
     case TensorType::Q8_0: return std::make_unique<Bytes>();
+    case TensorType::Q4_1:
+    case TensorType::Q5_0:
+    case TensorType::Q5_1:
+    case TensorType::MXFP4: return std::make_unique<Block32>(type);
     default: throw Error("gemv: " + quant::type_name(type) + " is not a 32- or 64-element block type");
   }
 }

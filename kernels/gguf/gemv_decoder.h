@@ -1,5 +1,5 @@
-// The fast decode GEMVs (`*_gemv_k`): one skeleton (gemv_skeleton.cpp) shared
-// by the eleven block types, and per type a decoder that turns the codes of
+// The fast decode GEMVs (`*_gemv_k`): one skeleton (gemv_skeleton.h and its files) shared
+// by the block types, and per type a decoder that turns the codes of
 // the GEMV layout (k100/quant/gemv_layout.h) into products with x.
 //
 // The skeleton owns the wave's work: one lane per row of a 64-row tile, the
@@ -70,7 +70,7 @@ class GemvEmitter {
 class GemvDecoder {
  public:
   virtual ~GemvDecoder() = default;
-  // Elements per x-sum run (0: the decoder needs no sums of x).
+  // Elements per x-sum run: 8, 16, 32, 64 or 256 (0: the decoder needs no sums of x).
   virtual int sumx_run() const { return 0; }
   // Bytes of the type's table (quant::gemv_table, at the start of the
   // weights) the skeleton copies into LDS at table_offset().
@@ -119,13 +119,29 @@ inline void copy_dwords(Kernel& k, VGPR dst, VGPR src, int n) {
   for (int i = 0; i < n; ++i) k.v_mov_b32(dst[i], src[i]);
 }
 
+// The pair whose code bits are bit 15 (element 2p) and bit 31 (element
+// 2p + 1) of data[0..n), bit b of the codes from data[b] (the sixteenth
+// pair of Q5_K's, Q5_0's, Q5_1's and Q3_K's slices), as two f16 denormals
+// in dst; masks[b] = 0x00010001 << b (b >= 1, SGPRs).
+inline void gather_top_bits(Kernel& k, VGPR dst, VGPR data, int n, VGPR scratch, const SGPR* masks) {
+  k.v_lshrrev_b32(dst, 15, data[0]);
+  k.v_and_b32(dst, 0x00010001u, dst);
+  for (int b = 1; b < n; ++b) {
+    k.v_lshrrev_b32(scratch, 15 - b, data[b]);
+    k.v_and_or_b32(dst, scratch, masks[b], dst);
+  }
+}
+
 std::unique_ptr<GemvDecoder> make_decoder(quant::TensorType type);
 
 // Decoders by family (gemv_decode_*.cpp).
-std::unique_ptr<GemvDecoder> make_legacy_decoder(quant::TensorType type);  // Q4_0, Q8_0, Q2_0, IQ4_NL
-std::unique_ptr<GemvDecoder> make_kquant_decoder(quant::TensorType type);  // Q4_K, Q5_K, Q6_K
-std::unique_ptr<GemvDecoder> make_iquant_decoder(quant::TensorType type);  // IQ4_XS, IQ2_S, IQ3_S, IQ3_XXS
-std::unique_ptr<GemvDecoder> make_grid_decoder(quant::TensorType type);    // IQ2_S, IQ3_S, IQ3_XXS
+std::unique_ptr<GemvDecoder> make_legacy_decoder(quant::TensorType type);      // Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_0, IQ4_NL, MXFP4
+std::unique_ptr<GemvDecoder> make_kquant_decoder(quant::TensorType type);      // Q4_K, Q5_K, Q6_K
+std::unique_ptr<GemvDecoder> make_low_kquant_decoder(quant::TensorType type);  // Q2_K, Q3_K
+std::unique_ptr<GemvDecoder> make_iquant_decoder(quant::TensorType type);      // IQ4_XS and the grid types
+std::unique_ptr<GemvDecoder> make_grid_decoder(quant::TensorType type);        // IQ2_XXS, IQ2_XS, IQ2_S, IQ3_S, IQ3_XXS
+std::unique_ptr<GemvDecoder> make_iq1_decoder(quant::TensorType type);         // IQ1_S, IQ1_M
+std::unique_ptr<GemvDecoder> make_ternary_decoder(quant::TensorType type);     // TQ2_0
 
 // The kernel of one type: signature and generator. The types whose kernels
 // share tiles (GemvDecoder::shares_tiles) take one more argument, the

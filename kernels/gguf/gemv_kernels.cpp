@@ -14,6 +14,7 @@
 #include "gemv_reference.h"
 #include "k100/kernels/registry.h"
 #include "k100/kernels/test_support.h"
+#include "k100/quant/block_scales.h"
 #include "k100/quant/codec.h"
 #include "k100/quant/gemv_layout.h"
 #include "k100/quant/gemv_tile_shares.h"
@@ -30,40 +31,28 @@ int64_t dim(const Case& c, const std::string& key, int64_t fallback) {
   return it == c.dims.end() ? fallback : it->second;
 }
 
-// Byte offsets of the f16 scale fields (d, dmin) of one block.
-std::vector<int> scale_fields(TensorType t) {
-  switch (t) {
-    case TensorType::Q4_K:
-    case TensorType::Q5_K: return {0, 2};
-    case TensorType::Q6_K: return {208};
-    default: return {0};
-  }
-}
-
 // Random blocks for `rows` rows of `cols` elements, every value finite, rows
 // scaled to RMS 1 / sqrt(cols) (all scale fields multiplied by one factor).
 std::vector<uint8_t> random_matrix(TensorType t, int64_t rows, int64_t cols, Rng& rng) {
   const auto& tr = quant::traits(t);
   const int64_t nblocks = rows * cols / tr.block_elems;
   std::vector<uint8_t> bytes = rng.bytes(size_t(nblocks * tr.block_bytes));
-  auto set_scales = [&](auto&& value_of) {
-    for (int64_t b = 0; b < nblocks; ++b)
-      for (int off : scale_fields(t)) {
-        uint16_t h = quant::f32_to_f16(value_of(b, off));
-        std::memcpy(&bytes[size_t(b * tr.block_bytes + off)], &h, 2);
-      }
-  };
   std::uniform_real_distribution<float> u(0.5f, 1.0f);
   std::vector<float> drawn(size_t(nblocks) * 2);
   for (auto& d : drawn) d = u(rng.engine());
-  set_scales([&](int64_t b, int off) { return drawn[size_t(2 * b + (off == 2))]; });
+  auto set_scales = [&](float factor) {
+    for (int64_t b = 0; b < nblocks; ++b)
+      quant::set_block_scales(t, &bytes[size_t(b * tr.block_bytes)], drawn[size_t(2 * b)] * factor,
+                              drawn[size_t(2 * b + 1)] * factor);
+  };
+  set_scales(1.0f);
   std::vector<float> v(size_t(rows * cols));
   quant::dequantize_row(t, bytes.data(), v.data(), rows * cols);
   double ss = 0;
   for (float f : v) ss += double(f) * f;
   const double rms = std::sqrt(ss / double(v.size()));
   const float factor = rms > 0 ? float(1.0 / std::sqrt(double(cols)) / rms) : 1.0f;
-  set_scales([&](int64_t b, int off) { return drawn[size_t(2 * b + (off == 2))] * factor; });
+  set_scales(factor);
   return bytes;
 }
 
@@ -449,6 +438,17 @@ const TypeDoc kDocs[] = {
     {TensorType::IQ2_S, "per 8 elements one LDS read of the grid entry and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run", 256, 4},
     {TensorType::IQ3_S, "per 8 elements two LDS reads of grid entries (index with its ninth bit) and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) * d per sub-block", 256, 4},
     {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries and one ds_read2_b32 of both sign halves from a 128-entry table by the 7-bit code (ggml's ksigns with its parity bit; 12-byte entries); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 4 * d per sub-block", 256, 4},
+    {TensorType::Q4_1, "4-bit codes become f16 denormals by one AND per pair; d * code + m with the block's sum of x", 256, 1},
+    {TensorType::Q5_0, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; d * (code - 16) with the block's sum of x", 256, 1},
+    {TensorType::Q5_1, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; d * code + m with the block's sum of x", 256, 1},
+    {TensorType::MXFP4, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry table of the doubled E2M1 values; the block's sum scaled by v_ldexp_f32 with e - 128", 512, 2},
+    {TensorType::Q2_K, "2-bit codes become f16 denormals by one AND per pair (four scale classes); d * sc * code - dmin * m per 16-element run with its sum of x", 256, 4},
+    {TensorType::Q3_K, "3-bit codes (the hmask bit over the two low bits) become f16 denormals by one AND (and a shift) per pair at three scale classes, the sixteenth pair gathered from bits 15 / 31; d * (sc - 32) * (code - 4) per 16-element run with its sum of x", 256, 2},
+    {TensorType::IQ2_XXS, "per 8 elements one LDS read of the u64 grid entry and one ds_read2_b32 of both sign halves by the 7-bit code (ggml's ksigns with its parity bit); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per sub-block", 256, 4},
+    {TensorType::IQ2_XS, "per 8 elements one LDS read of the u64 grid entry by its 9-bit index and one ds_read2_b32 of both sign halves by the 7-bit code; one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run", 256, 4},
+    {TensorType::IQ1_S, "per 8 elements one LDS read of the grid entry (g + 1 of 8 elements as 2-bit fields) by its 11-bit index, four ANDs make the pairs at four scale classes; d * (2s + 1) * (g + delta) per sub-block with its sum of x", 256, 4},
+    {TensorType::IQ1_M, "per 8 elements one LDS read of the grid entry (g + 1 of 8 elements as 2-bit fields) by its 11-bit index, four ANDs make the pairs at four scale classes; d * (2s + 1) * (g + delta) per 16 elements, delta per 8 with its sum of x", 256, 4},
+    {TensorType::TQ2_0, "2-bit codes become f16 denormals by one AND per pair (four scale classes, folded once per block); d * (code - 1) with the block's sum of x", 256, 4},
 };
 
 // A fused variant of the type's GEMV: the plain kernel's documentation with its form added.

@@ -9,6 +9,7 @@
 #include "gguf/gguf_generators.h"
 #include "k100/codegen/division.h"
 #include "k100/kernels/test_support.h"
+#include "k100/quant/block_scales.h"
 #include "k100/quant/codec.h"
 #include "k100/quant/half.h"
 #include "k100/quant/iq_tables.h"
@@ -50,12 +51,6 @@ std::vector<uint32_t> bits_of(const std::vector<float>& v) {
   std::vector<uint32_t> b(v.size());
   std::memcpy(b.data(), v.data(), v.size() * 4);
   return b;
-}
-
-std::vector<int> half_fields(TensorType t) {
-  if (t == TensorType::Q4_K || t == TensorType::Q5_K) return {0, 2};
-  if (t == TensorType::Q6_K) return {208};
-  return {0};
 }
 
 struct Tables {
@@ -111,11 +106,12 @@ std::vector<uint8_t> random_blocks(const BlockFormat& f, size_t count, uint32_t 
   for (auto& x : b) x = uint8_t(rng());
   if (finite_scales) {
     std::normal_distribution<float> scale(0.0f, 0.05f);
-    for (size_t i = 0; i < count; ++i)
-      for (int at : half_fields(f.type)) {
-        const uint16_t h = quant::f32_to_f16(scale(rng));
-        std::memcpy(&b[i * size_t(f.bytes) + size_t(at)], &h, 2);
-      }
+    const int fields = quant::block_scale_count(f.type);
+    for (size_t i = 0; i < count; ++i) {
+      const float d = scale(rng);
+      const float dmin = fields > 1 ? scale(rng) : 0.0f;
+      quant::set_block_scales(f.type, &b[i * size_t(f.bytes)], d, dmin);
+    }
   }
   return b;
 }

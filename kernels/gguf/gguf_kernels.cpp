@@ -1,6 +1,6 @@
-// GGUF block kernels: the twelve decoders of KERNELS.md 3.4, the eleven
-// fused dot products and reduce_blocks_k of 3.3, and the f16 / bf16 tensor
-// converters; registered with their documentation, test cases (host codecs
+// GGUF block kernels: the twelve decoders of KERNELS.md 3.4 and those of the
+// other block types, the eleven fused dot products and reduce_blocks_k of
+// 3.3, and the f16 / bf16 tensor converters; registered with their documentation, test cases (host codecs
 // of the `quant` module as the reference) and benchmark cases.
 #include "gguf/gguf_cases.h"
 #include "gguf/gguf_generators.h"
@@ -29,8 +29,8 @@ const char* const kAnyAddress =
 KernelDef dequant_def(const BlockFormat& f) {
   KernelDef d = generated_kernel("gguf", dequant_signature(f), [&f](isa::Target t) { return build_dequant(t, f); });
   const std::string e = n_str(f.elems);
-  d.description = f.title + " -> f32, one " + n_str(f.bytes) + "-byte block (" + e +
-                  " values) per work-item, decoded by the same emitter as " + dot_lookup(f) + ": " + f.decoding +
+  d.description = f.title + " -> f32, one " + n_str(f.bytes) + "-byte block (" + e + " values) per work-item" +
+                  (f.dot ? ", decoded by the same emitter as " + dot_lookup(f) : std::string()) + ": " + f.decoding +
                   ". Every value is formed with ggml's float operations in ggml's order, so the output is bit-exact "
                   "with ggml's dequantiser. Each lane stores its values with 16-byte stores.";
   if (!f.tables.empty()) d.description += " Tables: " + table_text(f) + ".";
@@ -142,7 +142,8 @@ KernelDef half_def(HalfKind kind) {
 void register_gguf_kernels(Registry& r) {
   for (const BlockFormat& f : block_formats()) r.add(dequant_def(f));
   r.add(iq4nl_to_i8_def());
-  for (const BlockFormat& f : block_formats()) r.add(dot_def(f));
+  for (const BlockFormat& f : block_formats())
+    if (f.dot) r.add(dot_def(f));
   r.add(reduce_def());
   r.add(half_def(HalfKind::F16));
   r.add(half_def(HalfKind::BF16));

@@ -1,6 +1,9 @@
-"""python3 -m k100lc_kernels [list [SUBSTR] | info NAME | selftest [flags] | generate -m MODEL.gguf|DIR [flags]]
+"""python3 -m k100lc_kernels [list [SUBSTR | FORMAT] | info NAME | selftest [flags] | generate -m MODEL.gguf|DIR [flags]]
 
 ``generate`` is k100-generate's command with its flags (``generate --help``).
+
+``list FORMAT`` (a block format's name, "q4_K", "iq2_xxs") lists that format's
+kernels, whose lookups use a short prefix ("q4k_dequant", "q4k_gemv_k").
 
 ``info NAME`` prints the catalog entry as indented JSON, with what the kernel
 library's registry says of it (``family``, ``description``, ``semantics``,
@@ -21,7 +24,11 @@ def main(argv: list[str]) -> int:
         if len(argv) > 2:
             return usage()
         try:
-            entries = kernels(argv[1] if len(argv) == 2 else "")
+            pattern = argv[1] if len(argv) == 2 else ""
+            prefix = _format_prefix(pattern)
+            entries = kernels(prefix + "_") if prefix else kernels(pattern)
+            if prefix:
+                print(f"# the kernels of format {pattern}: lookups {prefix}_*", file=sys.stderr)
         except FileNotFoundError as e:
             print(f"k100lc_kernels: {e}", file=sys.stderr)
             return 1
@@ -54,6 +61,19 @@ def main(argv: list[str]) -> int:
         print(json.dumps(entry, indent=2, ensure_ascii=False))
         return 0
     return usage()
+
+
+def _format_prefix(pattern: str):
+    """The kernel prefix when `pattern` is a block format's name ("q4_K" -> "q4k"; lookups use the
+    short prefix), else None (also when the quant library cannot be loaded)."""
+    if not pattern:
+        return None
+    try:
+        from . import gguf
+
+        return gguf.kernel_prefix_of(pattern)
+    except Exception:  # the listing works without libk100_quant.so
+        return None
 
 
 def usage() -> int:

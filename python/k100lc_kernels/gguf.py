@@ -39,6 +39,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+import warnings
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,11 +49,14 @@ import numpy as np
 from . import _paths
 
 __all__ = ["open", "GGUFFile", "TensorInfo", "GGUFError", "dequantize", "quantize", "type_info",
-           "type_id", "iq_table", "IQ_TABLES", "library_path", "dequantize_on_device", "DEVICE_DECODERS"]
+           "type_id", "iq_table", "IQ_TABLES", "library_path", "dequantize_on_device", "DEVICE_DECODERS",
+           "format_name", "kernel_prefix", "kernel_prefix_of", "repack_for_gemv", "gemv_kernel", "GEMV_TYPES"]
 
-IQ_TABLES = ("iq2s_grid", "iq3s_grid", "iq3xxs_grid", "ksigns_iq2xs", "kmask_iq2xs", "kvalues_iq4nl")
+IQ_TABLES = ("iq2s_grid", "iq3s_grid", "iq3xxs_grid", "ksigns_iq2xs", "kmask_iq2xs", "kvalues_iq4nl",
+             "iq2xxs_grid", "iq2xs_grid", "iq1s_grid", "kvalues_mxfp4")
 _TABLE_DTYPES = {"iq2s_grid": "<u8", "iq3s_grid": "<u4", "iq3xxs_grid": "<u4", "ksigns_iq2xs": "u1",
-                 "kmask_iq2xs": "u1", "kvalues_iq4nl": "i1"}
+                 "kmask_iq2xs": "u1", "kvalues_iq4nl": "i1", "iq2xxs_grid": "<u8", "iq2xs_grid": "<u8",
+                 "iq1s_grid": "<u8", "kvalues_mxfp4": "i1"}
 
 # GGUF metadata value type codes and NumPy dtypes of the fixed-size ones
 _U8, _I8, _U16, _I16, _U32, _I32, _F32, _BOOL, _STRING, _ARRAY, _U64, _I64, _F64 = range(13)
@@ -102,6 +106,8 @@ _SIGNATURES = {
     "k100q_quantize": (ctypes.c_int, [ctypes.c_uint32, _P, _I64, _P, ctypes.c_uint64]),
     "k100q_row_bytes": (_I64, [ctypes.c_uint32, _I64]),
     "k100q_table": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_uint64)]),
+    "k100q_gemv_layout_bytes": (_I64, [ctypes.c_uint32, _I64, _I64]),
+    "k100q_repack_for_gemv": (ctypes.c_int, [ctypes.c_uint32, _I64, _I64, _P, ctypes.c_uint64, _P, ctypes.c_uint64]),
 }
 
 _lock = threading.Lock()
@@ -178,6 +184,38 @@ def type_id(t: int | str) -> int:
     return rc
 
 
+def format_name(t: int | str) -> str:
+    """A format's one name, ggml's spelling ("q4_K", "iq3_xxs"), from a type id, a ggml name in any case,
+    or the short name the kernel lookups and ``model.QUANT_SPECS`` use ("q4k", "iq3xxs": accepted, with
+    a ``FutureWarning`` naming the format's name)."""
+    if isinstance(t, str):
+        short = _BY_PREFIX.get(t)
+        if short is not None and short != t:
+            warnings.warn(f"'{t}' is the kernels' short name of the format; its name is '{short}'", FutureWarning,
+                          stacklevel=2)
+            return short
+    return type_info(t)["name"]
+
+
+def kernel_prefix_of(name: str):
+    """The kernel prefix of a ggml format name ("q4_K" -> "q4k", any case), or None for a name that is
+    not a format with device kernels (no warning, no error: for lookups that try several spellings)."""
+    lib = _load()
+    tid = lib.k100q_type_from_name(name.encode()) if isinstance(name, str) else -1
+    if tid < 0:
+        return None
+    return _BY_FORMAT.get(type_info(tid)["name"])
+
+
+def kernel_prefix(t: int | str) -> str:
+    """The prefix of a format's kernel lookup names: "q4k" for q4_K (``q4k_dequant``, ``q4k_gemv_k``),
+    "q4_0" for q4_0. ``ValueError`` for a format without device kernels."""
+    name = format_name(t)
+    if name not in _BY_FORMAT:
+        raise ValueError(f"no device kernels for type {name}; formats: {', '.join(_BY_FORMAT)}")
+    return _BY_FORMAT[name]
+
+
 def dequantize(t: int | str, data, n: int | None = None) -> np.ndarray:
     """Decodes ``n`` elements (all of them by default) of type ``t`` from the bytes of ``data``
     (bytes, bytearray, memoryview or an array) with the host codecs; returns a 1-D float32 array."""
@@ -234,8 +272,19 @@ DEVICE_DECODERS = {
     "q5_K": ("q5k_dequant", (), False), "q6_K": ("q6k_dequant", (), False),
     "iq2_s": ("iq2s_dequant_k", ("iq2s_grid",), True), "iq3_s": ("iq3s_dequant_k", ("iq3s_grid",), True),
     "iq3_xxs": ("iq3xxs_dequant_k", ("iq3xxs_grid", "ksigns_iq2xs"), True),
+    "q4_1": ("q4_1_dequant_k", (), True), "q5_0": ("q5_0_dequant_k", (), True),
+    "q5_1": ("q5_1_dequant_k", (), True), "mxfp4": ("mxfp4_dequant_k", (), True),
+    "q2_K": ("q2k_dequant_k", (), True), "q3_K": ("q3k_dequant_k", (), True),
+    "iq2_xxs": ("iq2xxs_dequant_k", ("iq2xxs_grid", "ksigns_iq2xs"), True),
+    "iq2_xs": ("iq2xs_dequant_k", ("iq2xs_grid", "ksigns_iq2xs"), True),
+    "iq1_s": ("iq1s_dequant_k", ("iq1s_grid",), True), "iq1_m": ("iq1m_dequant_k", ("iq1s_grid",), True),
+    "tq1_0": ("tq1_0_dequant_k", (), True), "tq2_0": ("tq2_0_dequant_k", (), True),
     "f16": ("f16_to_f32_k", (), False), "bf16": ("bf16_to_f32_k", (), False),
 }
+# format name -> kernel prefix (the decoder's lookup name without its suffix), and back
+_BY_FORMAT = {t: k.removesuffix("_dequant_k").removesuffix("_dequant") for t, (k, _, _) in DEVICE_DECODERS.items()
+              if k.endswith(("_dequant_k", "_dequant"))}
+_BY_PREFIX = {p: t for t, p in _BY_FORMAT.items()}
 _CHUNK_VALUES = 1 << 24  # values decoded per launch
 _default_runtime = None
 _device_tables = weakref.WeakKeyDictionary()  # runtime -> {table name: device pointer}
@@ -259,6 +308,54 @@ def _table_on(rt, name: str) -> int:
         rt.upload(p, table)
         tables[name] = p
     return tables[name]
+
+
+def _gemv_types() -> tuple:
+    lib = _load()
+    out = []
+    for tid in range(64):
+        name, elems = ctypes.c_char_p(), ctypes.c_uint32()
+        if lib.k100q_type_info(tid, ctypes.byref(name), ctypes.byref(elems), None, None) < 0:
+            continue
+        if lib.k100q_gemv_layout_bytes(tid, 1, elems.value) >= 0:
+            out.append(name.value.decode())
+    return tuple(out)
+
+
+def __getattr__(name):
+    # GEMV_TYPES: the formats with a fast decode GEMV, from the library
+    if name == "GEMV_TYPES":
+        return _gemv_types()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def repack_for_gemv(t: int | str, n: int, k: int, data) -> np.ndarray:
+    """The GEMV layout of an n x k matrix of type ``t`` (GGUF bytes: n rows of k elements, as in a file)
+    that the fast decode GEMVs read (``gemv_kernel(t)``, docs/GGUF.md "The load-time repack"): a uint8
+    array of the layout's bytes, to upload as their ``w``. ``ValueError`` for a type without a fast GEMV,
+    a k that is not a whole number of blocks, or data that is not the n x k matrix."""
+    lib = _load()
+    tid = type_id(t) if not isinstance(t, str) else type_id(format_name(t))
+    buf = np.ascontiguousarray(data).reshape(-1).view(np.uint8) if isinstance(data, np.ndarray) \
+        else np.frombuffer(data, dtype=np.uint8)
+    size = lib.k100q_gemv_layout_bytes(tid, int(n), int(k))
+    if size < 0:
+        raise ValueError(_error(lib))
+    out = np.empty(size, dtype=np.uint8)
+    if lib.k100q_repack_for_gemv(tid, int(n), int(k), buf.ctypes.data, buf.size, out.ctypes.data, out.size) < 0:
+        raise ValueError(_error(lib))
+    return out
+
+
+def gemv_kernel(t: int | str, form: str = "") -> str:
+    """The lookup name of a format's fast decode GEMV (``form`` "", "acc", "rms" or "swiglu" for the
+    fused forms): gemv_kernel("q4_K") == "q4k_gemv_k", gemv_kernel("q4_K", "acc") == "q4k_gemv_acc_k"."""
+    name = format_name(t)
+    if name not in _gemv_types():
+        raise ValueError(f"no fast GEMV for type {name}; types: {', '.join(_gemv_types())}")
+    if form not in ("", "acc", "rms", "swiglu"):
+        raise ValueError(f"form {form!r} is not '', 'acc', 'rms' or 'swiglu'")
+    return kernel_prefix(name) + ("_gemv_" + form + "_k" if form else "_gemv_k")
 
 
 def dequantize_on_device(t: int | str, data, n: int | None = None, runtime=None) -> np.ndarray:

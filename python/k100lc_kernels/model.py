@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-from . import _engine, _paths
+from . import _engine, _paths, gguf
 
 __all__ = ["Workspace", "F32Linear", "DotLinear", "GemvLinear", "FloatLinear", "RMSNorm", "SwiGLU", "MLP", "MoECombine",
            "MoEExperts", "KVCache", "Attention", "FlashAttention", "RoPE", "Sampler", "TransformerLayer",
@@ -324,6 +324,8 @@ class DotLinear(_Linear):
     """GGUF block weights decoded inside the dot product (PYTHON_API.md 7.2)."""
 
     def __init__(self, rt, n, k, kind, weight_bytes, tables=(), ws=None, tag=None):
+        if kind not in _specs() and isinstance(kind, str) and gguf.kernel_prefix_of(kind) in _specs():
+            kind = gguf.kernel_prefix_of(kind)      # a format's ggml name ("q4_K") -> its spec ("q4k")
         if kind not in _specs():
             raise ValueError(f"kind {kind!r} is not one of {sorted(_specs())}")
         _, elems, _, ntables = _specs()[kind]
@@ -348,16 +350,21 @@ class DotLinear(_Linear):
 
 
 class GemvLinear(_Linear):
-    """GGUF block weights repacked once into the GEMV layout and run on the fast
-    decode GEMVs (``<type>_gemv_k``; docs/MODEL.md): the dense projections of
-    ``Model``. ``kind`` as for DotLinear (``"q4k"``, ``"q8_0"``, ...), weight_bytes
-    the GGUF blocks of ``groups`` matrices of [n, k]. ``forward`` and
-    ``forward_device`` as for every linear layer (up to four rows per launch);
-    the fused forms below take one row and device pointers only."""
+    """GGUF block weights repacked once into the GEMV layout (``gguf.repack_for_gemv``) and run on
+    the fast decode GEMVs (``gguf.gemv_kernel(kind)``; docs/MODEL.md): the dense projections of
+    ``Model``. ``kind`` is the format's name (``"q4_K"``, ``"q8_0"``, ``"iq2_xxs"``, ...: one of
+    ``gguf.GEMV_TYPES``; the short names of ``QUANT_SPECS``, ``"q4k"``, are accepted with a
+    ``FutureWarning``), weight_bytes the GGUF blocks of ``groups`` matrices of [n, k]. ``forward`` and
+    ``forward_device`` as for every linear layer (up to four rows per launch); the fused forms below
+    take one row and device pointers only."""
 
     def __init__(self, rt, n, k, kind, weight_bytes, ws=None, tag=None, groups=1):
-        if kind not in _specs():
-            raise ValueError(f"kind {kind!r} is not one of {sorted(_specs())}")
+        try:
+            kind = gguf.format_name(kind)
+        except ValueError:
+            pass
+        if kind not in gguf.GEMV_TYPES:
+            raise ValueError(f"kind {kind!r} is not one of {sorted(gguf.GEMV_TYPES)}")
         self.rt, self.ws, self.tag, self.kind = rt, _ws(rt, ws), tag if tag is not None else "gemvlinear", kind
         raw = np.frombuffer(memoryview(weight_bytes).cast("B"), np.uint8)
         self._h = _new("k100m_gemv_linear_new", n, k, kind.encode(), _ptr(raw), raw.nbytes, groups, self.ws._h,

@@ -30,6 +30,12 @@ constexpr GemvKernel kGemvKernels[] = {
     {TensorType::IQ4_NL, "iq4nl_gemv_k", 512, 2},       {TensorType::IQ4_XS, "iq4xs_gemv_k", 512, 2},
     {TensorType::IQ2_S, "iq2s_gemv_k", 256, 4, true},   {TensorType::IQ3_S, "iq3s_gemv_k", 256, 4},
     {TensorType::IQ3_XXS, "iq3xxs_gemv_k", 256, 4},
+    {TensorType::Q4_1, "q4_1_gemv_k", 256, 1},          {TensorType::Q5_0, "q5_0_gemv_k", 256, 1},
+    {TensorType::Q5_1, "q5_1_gemv_k", 256, 1},          {TensorType::MXFP4, "mxfp4_gemv_k", 512, 2},
+    {TensorType::Q2_K, "q2k_gemv_k", 256, 4},           {TensorType::Q3_K, "q3k_gemv_k", 256, 2},
+    {TensorType::IQ2_XXS, "iq2xxs_gemv_k", 256, 4, true}, {TensorType::IQ2_XS, "iq2xs_gemv_k", 256, 4, true},
+    {TensorType::IQ1_S, "iq1s_gemv_k", 256, 4, true},   {TensorType::IQ1_M, "iq1m_gemv_k", 256, 4, true},
+    {TensorType::TQ2_0, "tq2_0_gemv_k", 256, 4, true},
 };
 
 const GemvKernel* gemv_kernel(TensorType t) {

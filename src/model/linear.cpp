@@ -231,15 +231,39 @@ std::span<const QuantSpec> quant_specs() {
   return specs;
 }
 
+// The block types without a fused dot kernel: their device decoders (token
+// embeddings) and, through GemvLinear, their fast GEMVs.
+std::span<const QuantSpec> decoder_only_specs() {
+  static const std::vector<QuantSpec> specs = {
+      {TensorType::Q4_1, "q4_1", nullptr, "q4_1_dequant_k", true, 32, 20, {}},
+      {TensorType::Q5_0, "q5_0", nullptr, "q5_0_dequant_k", true, 32, 22, {}},
+      {TensorType::Q5_1, "q5_1", nullptr, "q5_1_dequant_k", true, 32, 24, {}},
+      {TensorType::MXFP4, "mxfp4", nullptr, "mxfp4_dequant_k", true, 32, 17, {}},
+      {TensorType::Q2_K, "q2k", nullptr, "q2k_dequant_k", true, 256, 84, {}},
+      {TensorType::Q3_K, "q3k", nullptr, "q3k_dequant_k", true, 256, 110, {}},
+      {TensorType::IQ2_XXS, "iq2xxs", nullptr, "iq2xxs_dequant_k", true, 256, 66, {"iq2xxs_grid", "ksigns_iq2xs"}},
+      {TensorType::IQ2_XS, "iq2xs", nullptr, "iq2xs_dequant_k", true, 256, 74, {"iq2xs_grid", "ksigns_iq2xs"}},
+      {TensorType::IQ1_S, "iq1s", nullptr, "iq1s_dequant_k", true, 256, 50, {"iq1s_grid"}},
+      {TensorType::IQ1_M, "iq1m", nullptr, "iq1m_dequant_k", true, 256, 56, {"iq1s_grid"}},
+      {TensorType::TQ1_0, "tq1_0", nullptr, "tq1_0_dequant_k", true, 256, 54, {}},
+      {TensorType::TQ2_0, "tq2_0", nullptr, "tq2_0_dequant_k", true, 256, 66, {}},
+  };
+  return specs;
+}
+
 const QuantSpec* quant_spec(TensorType type) {
   for (const auto& s : quant_specs())
+    if (s.type == type) return &s;
+  for (const auto& s : decoder_only_specs())
     if (s.type == type) return &s;
   return nullptr;
 }
 
+// The QUANT_SPECS names ("q4k"), or a format's ggml name ("q4_K").
 const QuantSpec* quant_spec(std::string_view kind) {
   for (const auto& s : quant_specs())
     if (kind == s.kind) return &s;
+  if (const auto t = quant::type_from_name(kind)) return quant_spec(*t);
   return nullptr;
 }
 
@@ -285,6 +309,8 @@ void DotLinear::init(std::vector<uint64_t> tables) {
   if (tables.empty())
     for (const char* t : spec_->tables) tables.push_back(quant_table(*ws_, t));
   tables_ = std::move(tables);
+  if (!spec_->dot_kernel)
+    throw Error(tag_ + ": " + quant::type_name(w_.type) + " has no fused dot kernel; its fast GEMV runs it (GemvLinear)");
   dot_ = dev_.kernel(spec_->dot_kernel, tag_);
   reduce_ = dev_.kernel("reduce_blocks_k", tag_);
   add_ = dev_.kernel("add_inplace_k", tag_);

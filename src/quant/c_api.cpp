@@ -9,6 +9,7 @@
 
 #include "k100/base/error.h"
 #include "k100/quant/codec.h"
+#include "k100/quant/gemv_layout.h"
 #include "k100/quant/gguf_reader.h"
 #include "k100/quant/iq_tables.h"
 
@@ -296,4 +297,43 @@ K100Q_EXPORT int k100q_table(const char* name, const void** data, uint64_t* byte
   *data = b.data();
   *bytes = b.size();
   return 0;
+}
+
+namespace {
+// The layout of a matrix, or the error code (k100q_last_error set).
+int layout_of(uint32_t type, int64_t rows, int64_t cols, const char* fn, GemvLayout* out) {
+  if (!find_type(type)) return fail(K100Q_ERR_ARG, std::string(fn) + ": tensor type " + std::to_string(type) + " is not defined");
+  if (!has_gemv_layout(TensorType(type)))
+    return fail(K100Q_ERR_ARG, std::string(fn) + ": tensor type " + type_name(type) + " has no fast GEMV");
+  const int e = guarded([&] {
+    *out = gemv_layout(TensorType(type), rows, cols);
+    return 0;
+  });
+  return e ? K100Q_ERR_ARG : 0;
+}
+}  // namespace
+
+K100Q_EXPORT int64_t k100q_gemv_layout_bytes(uint32_t type, int64_t rows, int64_t cols) {
+  GemvLayout l;
+  if (const int e = layout_of(type, rows, cols, "k100q_gemv_layout_bytes", &l)) return e;
+  return l.bytes();
+}
+
+K100Q_EXPORT int k100q_repack_for_gemv(uint32_t type, int64_t rows, int64_t cols, const void* src, uint64_t src_bytes,
+                                       void* dst, uint64_t dst_bytes) {
+  GemvLayout l;
+  if (const int e = layout_of(type, rows, cols, "k100q_repack_for_gemv", &l)) return e;
+  const uint64_t want = uint64_t(rows) * uint64_t(l.blocks_per_row) * uint64_t(l.block_bytes);
+  if (src_bytes != want)
+    return fail(K100Q_ERR_ARG, "k100q_repack_for_gemv: a " + std::to_string(rows) + " x " + std::to_string(cols) + " " +
+                                   type_name(type) + " matrix has " + std::to_string(want) + " bytes, not " +
+                                   std::to_string(src_bytes));
+  if (dst_bytes < uint64_t(l.bytes()))
+    return fail(K100Q_ERR_ARG, "k100q_repack_for_gemv: the layout takes " + std::to_string(l.bytes()) +
+                                   " bytes, the buffer has " + std::to_string(dst_bytes));
+  if (!src || !dst) return fail(K100Q_ERR_ARG, "k100q_repack_for_gemv: src and dst must not be NULL");
+  return guarded([&] {
+    repack_for_gemv(l, src, dst);
+    return 0;
+  });
 }

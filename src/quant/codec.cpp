@@ -85,6 +85,18 @@ void dequantize_row(TensorType type, const void* src, float* dst, int64_t n) {
     case TensorType::IQ2_S: return decode_blocks<BlockIQ2_S>(src, dst, n);
     case TensorType::IQ3_S: return decode_blocks<BlockIQ3_S>(src, dst, n);
     case TensorType::IQ3_XXS: return decode_blocks<BlockIQ3_XXS>(src, dst, n);
+    case TensorType::Q4_1: return decode_blocks<BlockQ4_1>(src, dst, n);
+    case TensorType::Q5_0: return decode_blocks<BlockQ5_0>(src, dst, n);
+    case TensorType::Q5_1: return decode_blocks<BlockQ5_1>(src, dst, n);
+    case TensorType::MXFP4: return decode_blocks<BlockMXFP4>(src, dst, n);
+    case TensorType::Q2_K: return decode_blocks<BlockQ2_K>(src, dst, n);
+    case TensorType::Q3_K: return decode_blocks<BlockQ3_K>(src, dst, n);
+    case TensorType::IQ2_XXS: return decode_blocks<BlockIQ2_XXS>(src, dst, n);
+    case TensorType::IQ2_XS: return decode_blocks<BlockIQ2_XS>(src, dst, n);
+    case TensorType::IQ1_S: return decode_blocks<BlockIQ1_S>(src, dst, n);
+    case TensorType::IQ1_M: return decode_blocks<BlockIQ1_M>(src, dst, n);
+    case TensorType::TQ1_0: return decode_blocks<BlockTQ1_0>(src, dst, n);
+    case TensorType::TQ2_0: return decode_blocks<BlockTQ2_0>(src, dst, n);
     default: break;
   }
   throw Error("dequantize_row: no host codec for tensor type " + type_name(type));
@@ -115,6 +127,18 @@ void quantize_row(TensorType type, const float* src, void* dst, int64_t n) {
     case TensorType::IQ2_S: return encode_blocks<BlockIQ2_S>(src, dst, n);
     case TensorType::IQ3_S: return encode_blocks<BlockIQ3_S>(src, dst, n);
     case TensorType::IQ3_XXS: return encode_blocks<BlockIQ3_XXS>(src, dst, n);
+    case TensorType::Q4_1: return encode_blocks<BlockQ4_1>(src, dst, n);
+    case TensorType::Q5_0: return encode_blocks<BlockQ5_0>(src, dst, n);
+    case TensorType::Q5_1: return encode_blocks<BlockQ5_1>(src, dst, n);
+    case TensorType::MXFP4: return encode_blocks<BlockMXFP4>(src, dst, n);
+    case TensorType::Q2_K: return encode_blocks<BlockQ2_K>(src, dst, n);
+    case TensorType::Q3_K: return encode_blocks<BlockQ3_K>(src, dst, n);
+    case TensorType::IQ2_XXS: return encode_blocks<BlockIQ2_XXS>(src, dst, n);
+    case TensorType::IQ2_XS: return encode_blocks<BlockIQ2_XS>(src, dst, n);
+    case TensorType::IQ1_S: return encode_blocks<BlockIQ1_S>(src, dst, n);
+    case TensorType::IQ1_M: return encode_blocks<BlockIQ1_M>(src, dst, n);
+    case TensorType::TQ1_0: return encode_blocks<BlockTQ1_0>(src, dst, n);
+    case TensorType::TQ2_0: return encode_blocks<BlockTQ2_0>(src, dst, n);
     default: break;
   }
   throw Error("quantize_row: no host codec for tensor type " + type_name(type));

@@ -1,5 +1,7 @@
 #include "codec_common.h"
 
+#include <algorithm>
+
 namespace k100::quant::detail {
 namespace {
 
@@ -63,6 +65,43 @@ float fit_scale(const float* x, int n, const float* levels, int nlevels, bool ro
     return 0.0f;
   }
   return best_d;
+}
+
+void fit_affine(const float* x, int n, int qmax, bool nonneg_offset, float* s_out, float* o_out) {
+  float lo = *std::min_element(x, x + n), hi = *std::max_element(x, x + n);
+  if (nonneg_offset) lo = std::min(lo, 0.0f);
+  float s = (hi - lo) / float(qmax), o = -lo;
+  auto error = [&](float s_, float o_) {
+    double e = 0.0;
+    for (int i = 0; i < n; ++i) {
+      const int q = s_ > 0.0f ? round_clamp((x[i] + o_) / s_, 0, qmax) : 0;
+      const double r = double(x[i]) - (double(s_) * q - o_);
+      e += r * r;
+    }
+    return e;
+  };
+  double best = error(s, o);
+  for (int iter = 0; iter < 4 && s > 0.0f; ++iter) {
+    double sq = 0, sqq = 0, sx = 0, sxq = 0;
+    for (int i = 0; i < n; ++i) {
+      const int q = round_clamp((x[i] + o) / s, 0, qmax);
+      sq += q, sqq += double(q) * q, sx += x[i], sxq += double(x[i]) * q;
+    }
+    const double det = n * sqq - sq * sq;
+    if (det <= 0.0) break;
+    double ns = (n * sxq - sq * sx) / det;
+    double no = (ns * sq - sx) / n;
+    if (nonneg_offset && no < 0.0) {  // the offset cannot go negative: refit the scale alone
+      no = 0.0;
+      ns = sqq > 0.0 ? sxq / sqq : 0.0;
+    }
+    if (!(ns > 0.0)) break;
+    const double e = error(float(ns), float(no));
+    if (e >= best) break;
+    best = e, s = float(ns), o = float(no);
+  }
+  *s_out = s;
+  *o_out = o;
 }
 
 }  // namespace k100::quant::detail

@@ -30,45 +30,6 @@ void pack_scale_min(const int* sc, const int* m, uint8_t* scales) {
   }
 }
 
-// x ~ s * q - o with q in [0, qmax], s >= 0, o >= 0: start from the range,
-// then alternate code assignment and a least-squares refit of (s, o).
-void fit_affine(const float* x, int n, int qmax, float* s_out, float* o_out) {
-  float lo = *std::min_element(x, x + n), hi = *std::max_element(x, x + n);
-  lo = std::min(lo, 0.0f);
-  float s = (hi - lo) / float(qmax), o = -lo;
-  auto error = [&](float s_, float o_) {
-    double e = 0.0;
-    for (int i = 0; i < n; ++i) {
-      const int q = s_ > 0.0f ? round_clamp((x[i] + o_) / s_, 0, qmax) : 0;
-      const double r = double(x[i]) - (double(s_) * q - o_);
-      e += r * r;
-    }
-    return e;
-  };
-  double best = error(s, o);
-  for (int iter = 0; iter < 4 && s > 0.0f; ++iter) {
-    double sq = 0, sqq = 0, sx = 0, sxq = 0;
-    for (int i = 0; i < n; ++i) {
-      const int q = round_clamp((x[i] + o) / s, 0, qmax);
-      sq += q, sqq += double(q) * q, sx += x[i], sxq += double(x[i]) * q;
-    }
-    const double det = n * sqq - sq * sq;
-    if (det <= 0.0) break;
-    double ns = (n * sxq - sq * sx) / det;
-    double no = (ns * sq - sx) / n;
-    if (no < 0.0) {  // the offset cannot go negative: refit the scale alone
-      no = 0.0;
-      ns = sqq > 0.0 ? sxq / sqq : 0.0;
-    }
-    if (!(ns > 0.0)) break;
-    const double e = error(float(ns), float(no));
-    if (e >= best) break;
-    best = e, s = float(ns), o = float(no);
-  }
-  *s_out = s;
-  *o_out = o;
-}
-
 // Shared by Q4_K and Q5_K: super-scales, 6-bit pairs and the codes (0..qmax)
 // of the 256 elements.
 void quantize_affine_superblock(const float* src, int qmax, uint16_t* d_bits, uint16_t* dmin_bits,
@@ -76,7 +37,7 @@ void quantize_affine_superblock(const float* src, int qmax, uint16_t* d_bits, ui
   float x[kSuperBlock];
   detail::load_finite(src, kSuperBlock, x);
   float s[8], o[8];
-  for (int j = 0; j < 8; ++j) fit_affine(x + 32 * j, 32, qmax, &s[j], &o[j]);
+  for (int j = 0; j < 8; ++j) detail::fit_affine(x + 32 * j, 32, qmax, true, &s[j], &o[j]);
   const auto d = detail::half_scale(*std::max_element(s, s + 8) / 63.0f);
   const auto dmin = detail::half_scale(*std::max_element(o, o + 8) / 63.0f);
   int sc[8], m[8];

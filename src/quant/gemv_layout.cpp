@@ -26,7 +26,7 @@ bool has_gemv_layout(TensorType type) { return detail::gemv_geometry(type) != nu
 
 GemvLayout gemv_layout(TensorType type, int64_t rows, int64_t cols) {
   const detail::GemvGeometry* g = detail::gemv_geometry(type);
-  if (!g) throw Error("gemv layout: type " + type_name(type) + " has no GEMV layout (the eleven GGUF block types do)");
+  if (!g) throw Error("gemv layout: type " + type_name(type) + " has no GEMV layout (the block types with a fast GEMV do)");
   const TypeTraits& t = traits(type);
   if (rows <= 0 || cols <= 0)
     throw Error("gemv layout: a " + std::to_string(rows) + " x " + std::to_string(cols) + " " + type_name(type) +

@@ -25,6 +25,24 @@
 //                3(q/2)+t, bits {6-7,22-23} for even q, {14-15,30-31} for odd q).
 //   IQ4_NL, IQ4_XS  slice dword t, byte j: element 8t+2j (low nibble), 8t+2j+1.
 //   Q8_0         the 32 int8 codes in order.
+//   Q4_1, MXFP4  as Q4_0 and IQ4_NL (MXFP4: codes in natural order); the
+//                header holds Q4_1's (d, m) pairs, MXFP4's exponent bytes.
+//   Q5_0, Q5_1   a slice is one block, its 5-bit codes as Q5_K's slices.
+//   Q2_K         slice dword t holds the 16-element run 2j + t of slice j,
+//                pairs as Q2_0's; the header is (d, dmin), then the 16 scale bytes.
+//   TQ2_0        as Q2_K's codes, two blocks a group (whole dwords), the
+//                header their two d.
+//   Q3_K         3-bit codes (the two low bits and the hmask bit, value
+//                code - 4); slice dword t holds pairs 5t..5t+4 of its 32
+//                elements in bits {3k..3k+2, 16+3k..16+3k+2}, k = 0..4
+//                (x1, x8, x64, then after >>9 x1, x8); pair 15: bit b of
+//                its codes is bit 15 / 31 of dword b. The header is the two
+//                blocks' d, then their 12 scale bytes each.
+//   IQ2_XXS, IQ2_XS  a slice is one 32-element sub-block: IQ2_XXS's 4 index
+//                bytes and scale/sign word, IQ2_XS's 4 index/sign u16.
+//   IQ1_S, IQ1_M a slice is two 32-element sub-blocks: their index low
+//                bytes (a dword each), then their qh (IQ1_S: the two u16;
+//                IQ1_M: the four nibble bytes).
 //   IQ2_S, IQ3_S, IQ3_XXS  a slice is one 32-element sub-block: the GGUF
 //                bytes of its grid indices, then of its signs (IQ3_XXS: its
 //                scale/sign word), gathered from the block; one load of
@@ -36,6 +54,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "gemv_transcode.h"
@@ -54,7 +73,11 @@ const GemvGeometry* gemv_geometry(TensorType type) {
       {TensorType::Q4_0, 8, 4, 4, 8},    {TensorType::Q8_0, 8, 4, 8, 8},   {TensorType::Q2_0, 4, 2, 2, 8},
       {TensorType::Q4_K, 1, 4, 4, 8},    {TensorType::Q5_K, 1, 4, 5, 8},   {TensorType::Q6_K, 2, 9, 6, 16},
       {TensorType::IQ4_NL, 8, 4, 4, 8},  {TensorType::IQ4_XS, 1, 2, 4, 8}, {TensorType::IQ2_S, 2, 9, 2, 16},
-      {TensorType::IQ3_S, 2, 7, 3, 16},   {TensorType::IQ3_XXS, 2, 1, 3, 16}};
+      {TensorType::IQ3_S, 2, 7, 3, 16},   {TensorType::IQ3_XXS, 2, 1, 3, 16},
+      {TensorType::Q4_1, 8, 8, 4, 8},    {TensorType::Q5_0, 8, 4, 5, 8},   {TensorType::Q5_1, 8, 8, 5, 8},
+      {TensorType::MXFP4, 8, 2, 4, 8},   {TensorType::Q2_K, 1, 5, 2, 8},   {TensorType::Q3_K, 2, 7, 3, 16},
+      {TensorType::IQ2_XXS, 2, 1, 2, 16}, {TensorType::IQ2_XS, 2, 5, 2, 16}, {TensorType::IQ1_S, 2, 1, 3, 8},
+      {TensorType::IQ1_M, 1, 2, 3, 4},     {TensorType::TQ2_0, 2, 1, 2, 16}};
   for (const auto& g : kTable)
     if (g.type == type) return &g;
   return nullptr;
@@ -106,14 +129,40 @@ void half_scales(FieldList& f, int blocks, uint32_t block_bytes, uint32_t at) {
 // Element e of a 32-element Q4_0 / IQ4_NL style nibble array (byte e % 16, low nibble for e < 16).
 uint32_t split_nibble_bit(uint32_t qs_byte, int e) { return 8 * (qs_byte + uint32_t(e % 16)) + 4 * uint32_t(e / 16); }
 
+// The 4-bit codes of 8 blocks of 32 (nibble order as Q4_0: byte e % 16,
+// high nibble for e >= 16) at byte `qs` of each block, one block per slice
+// of 4 dwords from lane dword `first` on; `natural`: element 8t + j at bits
+// 4j of slice dword t (codebook types), else at kNibblePos.
+void nibble_slices(FieldList& f, uint32_t block_bytes, uint32_t qs, uint32_t first, bool natural) {
+  for (uint32_t b = 0; b < 8; ++b)
+    for (int e = 0; e < 32; ++e) {
+      const uint32_t dw = first + 4 * b + uint32_t(e / 8);
+      f.add(split_nibble_bit(block_bytes * b + qs, e), kDword * dw + (natural ? 4 * uint32_t(e % 8) : kNibblePos[e % 8]), 4);
+    }
+}
+
+// 5-bit codes of one 32-element block as a 5-dword slice at lane dword
+// `slice` (Q5_K's arrangement, see above): `nib(e)` and `high(e)` are the
+// bit offsets of element e's low nibble and fifth bit.
+template <class Nibble, class High>
+void five_bit_slice(FieldList& f, uint32_t slice, Nibble&& nib, High&& high) {
+  for (int e = 0; e < 32; ++e) {
+    const int p = e / 2, hi = e % 2;
+    if (p < 15) {
+      const uint32_t at = kDword * (slice + uint32_t(p / 3)) + (hi ? 16 : 0) + 5 * uint32_t(p % 3);
+      f.add(nib(e), at, 4);
+      f.add(high(e), at + 4, 1);
+    } else {
+      for (uint32_t b = 0; b < 4; ++b) f.add(nib(e) + b, kDword * (slice + b) + (hi ? 31 : 15), 1);
+      f.add(high(e), kDword * (slice + 4) + (hi ? 31 : 15), 1);
+    }
+  }
+}
+
 FieldList build_q4_0(bool natural) {
   FieldList f;
   half_scales(f, 8, 18, 0);
-  for (int b = 0; b < 8; ++b)
-    for (int e = 0; e < 32; ++e) {
-      const uint32_t dw = 4 + 4 * uint32_t(b) + uint32_t(e / 8);
-      f.add(split_nibble_bit(18 * uint32_t(b) + 2, e), kDword * dw + (natural ? 4 * uint32_t(e % 8) : kNibblePos[e % 8]), 4);
-    }
+  nibble_slices(f, 18, 2, 4, natural);
   return f;
 }
 
@@ -152,18 +201,14 @@ FieldList build_q4_k() {
 FieldList build_q5_k() {
   FieldList f;
   f.bytes(0, 0, 16);
-  for (int e = 0; e < 256; ++e) {
-    const int c = e / 64, i = e % 64, s = e / 32, p = (e % 32) / 2, hi = e % 2;
-    const uint32_t nib = kquant_nibble_bit(48, e), high = 8 * (16 + uint32_t(i % 32)) + uint32_t(2 * c + i / 32);
-    const uint32_t slice = 4 + 5 * uint32_t(s);
-    if (p < 15) {
-      const uint32_t at = kDword * (slice + uint32_t(p / 3)) + (hi ? 16 : 0) + 5 * uint32_t(p % 3);
-      f.add(nib, at, 4);
-      f.add(high, at + 4, 1);
-    } else {
-      for (uint32_t b = 0; b < 4; ++b) f.add(nib + b, kDword * (slice + b) + (hi ? 31 : 15), 1);
-      f.add(high, kDword * (slice + 4) + (hi ? 31 : 15), 1);
-    }
+  for (int sub = 0; sub < 8; ++sub) {
+    auto element = [sub](int e) { return 32 * sub + e; };
+    five_bit_slice(
+        f, 4 + 5 * uint32_t(sub), [&](int e) { return kquant_nibble_bit(48, element(e)); },
+        [&](int e) {
+          const int c = element(e) / 64, i = element(e) % 64;
+          return 8 * (16 + uint32_t(i % 32)) + uint32_t(2 * c + i / 32);
+        });
   }
   return f;
 }
@@ -248,22 +293,141 @@ FieldList build_iq3_xxs() {
   return f;
 }
 
+FieldList build_q4_1() {
+  FieldList f;
+  for (uint32_t b = 0; b < 8; ++b) f.add(8 * 20 * b, kDword * b, 32);  // (d, m) of block b: header dword b
+  nibble_slices(f, 20, 4, 8, false);
+  return f;
+}
+
+FieldList build_mxfp4() {
+  FieldList f;
+  for (uint32_t b = 0; b < 8; ++b) f.bytes(17 * b, b, 1);  // exponent of block b: header byte b
+  nibble_slices(f, 17, 1, 2, true);
+  return f;
+}
+
+// Q5_0 (block 22 bytes: d, qh @2, qs @6) and Q5_1 (24 bytes: d, m, qh @4, qs @8).
+FieldList build_q5(bool with_min) {
+  FieldList f;
+  const uint32_t bb = with_min ? 24 : 22, qh = with_min ? 4 : 2, qs = qh + 4, header = with_min ? 8 : 4;
+  for (uint32_t b = 0; b < 8; ++b) {
+    if (with_min) f.add(8 * bb * b, kDword * b, 32);
+    else f.add(8 * bb * b, 16 * b, 16);
+    five_bit_slice(
+        f, header + 5 * b, [&](int e) { return split_nibble_bit(bb * b + qs, e); },
+        [&](int e) { return 8 * (bb * b + qh) + uint32_t(e); });
+  }
+  return f;
+}
+
+// Element e of a 256-element Q2_K / Q3_K block: its 2-bit code's bit offset
+// in the qs bytes at `qs`.
+uint32_t crumb_bit(uint32_t qs, int e) { return 8 * (qs + uint32_t(32 * (e / 128) + e % 32)) + 2 * uint32_t(e % 128 / 32); }
+
+FieldList build_q2_k() {
+  FieldList f;
+  f.bytes(80, 0, 4);   // d, dmin
+  f.bytes(0, 4, 16);   // scales
+  for (int e = 0; e < 256; ++e) f.add(crumb_bit(16, e), kDword * (5 + uint32_t(e / 16)) + kCrumbPos[e % 16], 2);
+  return f;
+}
+
+FieldList build_tq2_0() {
+  FieldList f;
+  half_scales(f, 2, 66, 64);
+  for (uint32_t b = 0; b < 2; ++b)
+    for (int e = 0; e < 256; ++e)
+      f.add(crumb_bit(66 * b, e), kDword * (1 + 16 * b + uint32_t(e / 16)) + kCrumbPos[e % 16], 2);
+  return f;
+}
+
+FieldList build_q3_k() {
+  FieldList f;
+  half_scales(f, 2, 110, 108);
+  for (uint32_t b = 0; b < 2; ++b) f.bytes(110 * b + 96, 4 * (1 + 3 * b), 12);
+  for (uint32_t j = 0; j < 16; ++j) {
+    const uint32_t b = j / 8, slice = 7 + 3 * j;
+    for (int i = 0; i < 32; ++i) {
+      const int e = 32 * int(j % 8) + i, p = i / 2, hi = i % 2;
+      const uint32_t low = crumb_bit(110 * b + 32, e);
+      const uint32_t high = 8 * (110 * b + uint32_t(e % 32)) + uint32_t(4 * (e / 128) + e % 128 / 32);
+      if (p < 15) {
+        const uint32_t at = kDword * (slice + uint32_t(p / 5)) + (hi ? 16 : 0) + 3 * uint32_t(p % 5);
+        f.add(low, at, 2);
+        f.add(high, at + 2, 1);
+      } else {
+        for (uint32_t c = 0; c < 2; ++c) f.add(low + c, kDword * (slice + c) + (hi ? 31 : 15), 1);
+        f.add(high, kDword * (slice + 2) + (hi ? 31 : 15), 1);
+      }
+    }
+  }
+  return f;
+}
+
+FieldList build_iq2_xxs() {
+  FieldList f;
+  half_scales(f, 2, 66, 0);
+  // Slice j: sub-block j % 8 of block j / 8, its 4 index bytes and its scale/sign word.
+  for (uint32_t j = 0; j < 16; ++j) f.bytes(66 * (j / 8) + 2 + 8 * (j % 8), 4 * (1 + 2 * j), 8);
+  return f;
+}
+
+FieldList build_iq2_xs() {
+  FieldList f;
+  half_scales(f, 2, 74, 0);
+  for (uint32_t b = 0; b < 2; ++b) f.bytes(74 * b + 66, 4 * (1 + 2 * b), 8);  // scales
+  // Slice j: sub-block j % 8 of block j / 8, its 4 u16 (index and signs).
+  for (uint32_t j = 0; j < 16; ++j) f.bytes(74 * (j / 8) + 2 + 8 * (j % 8), 4 * (5 + 2 * j), 8);
+  return f;
+}
+
+FieldList build_iq1_s() {
+  FieldList f;
+  half_scales(f, 2, 50, 0);
+  // Slice j: sub-blocks 2 (j % 4) and 2 (j % 4) + 1 of block j / 4: their index bytes, then their qh.
+  for (uint32_t j = 0; j < 8; ++j) {
+    const uint32_t b = j / 4, ib = 2 * (j % 4), slice = 4 * (1 + 3 * j);
+    f.bytes(50 * b + 2 + 4 * ib, slice, 8);
+    f.bytes(50 * b + 34 + 2 * ib, slice + 8, 4);
+  }
+  return f;
+}
+
+FieldList build_iq1_m() {
+  FieldList f;
+  f.bytes(48, 0, 8);  // scales, with the super-scale's nibbles
+  // Slice j: sub-blocks 2j, 2j + 1: their index bytes, then their qh bytes.
+  for (uint32_t j = 0; j < 4; ++j) {
+    f.bytes(8 * j, 4 * (2 + 3 * j), 8);
+    f.bytes(32 + 4 * j, 4 * (4 + 3 * j), 4);
+  }
+  return f;
+}
+
 // The types in the order of the per-type tables below.
-constexpr TensorType kOrder[11] = {TensorType::Q4_0, TensorType::Q8_0,   TensorType::Q2_0,  TensorType::Q4_K,
-                                            TensorType::Q5_K, TensorType::Q6_K,   TensorType::IQ4_NL, TensorType::IQ4_XS,
-                                            TensorType::IQ2_S, TensorType::IQ3_S, TensorType::IQ3_XXS};
+constexpr TensorType kOrder[] = {
+    TensorType::Q4_0,  TensorType::Q8_0,  TensorType::Q2_0,    TensorType::Q4_K,   TensorType::Q5_K,
+    TensorType::Q6_K,  TensorType::IQ4_NL, TensorType::IQ4_XS, TensorType::IQ2_S,  TensorType::IQ3_S,
+    TensorType::IQ3_XXS, TensorType::Q4_1, TensorType::Q5_0,   TensorType::Q5_1,   TensorType::MXFP4,
+    TensorType::Q2_K,  TensorType::Q3_K,  TensorType::IQ2_XXS, TensorType::IQ2_XS, TensorType::IQ1_S,
+    TensorType::IQ1_M, TensorType::TQ2_0};
+constexpr size_t kTypes = std::size(kOrder);
 
 int type_index(TensorType type) {
-  for (int i = 0; i < 11; ++i)
-    if (kOrder[i] == type) return i;
+  for (size_t i = 0; i < kTypes; ++i)
+    if (kOrder[i] == type) return int(i);
   throw Error("gemv layout: type " + type_name(type) + " has no GEMV layout");
 }
 
 const std::vector<Field>& fields_of(TensorType type) {
-  static const std::array<std::vector<Field>, 11> lists = {
-      build_q4_0(false).fields(), build_q8_0().fields(),   build_q2_0().fields(),    build_q4_k().fields(),
-      build_q5_k().fields(),      build_q6_k().fields(),   build_q4_0(true).fields(), build_iq4_xs().fields(),
-      build_iq2_s().fields(),     build_iq3_s().fields(),  build_iq3_xxs().fields()};
+  static const std::array<std::vector<Field>, kTypes> lists = {
+      build_q4_0(false).fields(), build_q8_0().fields(),    build_q2_0().fields(),     build_q4_k().fields(),
+      build_q5_k().fields(),      build_q6_k().fields(),    build_q4_0(true).fields(), build_iq4_xs().fields(),
+      build_iq2_s().fields(),     build_iq3_s().fields(),   build_iq3_xxs().fields(),  build_q4_1().fields(),
+      build_q5(false).fields(),   build_q5(true).fields(),  build_mxfp4().fields(),    build_q2_k().fields(),
+      build_q3_k().fields(),      build_iq2_xxs().fields(), build_iq2_xs().fields(),   build_iq1_s().fields(),
+      build_iq1_m().fields(),     build_tq2_0().fields()};
   return lists[size_t(type_index(type))];
 }
 
@@ -336,7 +500,7 @@ void run(const Program& p, const uint8_t* in, uint32_t* out) {
 // Encoding (forward) or decoding program of a type, built once.
 const Program& program_of(TensorType type, bool forward) {
   static const auto programs = [] {
-    std::array<std::array<Program, 2>, 11> out;
+    std::array<std::array<Program, 2>, kTypes> out;
     for (const TensorType g : kOrder) {
       const detail::GemvGeometry& geo = geometry_of(g);
       const int dwords = geo.header_dwords + geo.slices * geo.slice_dwords;
@@ -416,21 +580,48 @@ void append_sign_bytes(std::vector<uint8_t>& out, uint32_t entries, int first, S
     for (int j = 0; j < 4; ++j) out.push_back(uint8_t(((signs(c) >> (first + j)) & 1) << 7));
 }
 
+// By the 7-bit sign code of ggml's ksigns: 12 bytes, signs 0-3, signs 4-7
+// (the eighth the parity), four zero bytes (a three-dword stride puts the
+// entries of a half-wave's codes in distinct banks).
+void append_code_signs(std::vector<uint8_t>& out) {
+  const auto ks = ksigns_iq2xs();
+  for (uint32_t c = 0; c < 128; ++c) {
+    for (int j = 0; j < 8; ++j) out.push_back(uint8_t(((ks[c] >> j) & 1) << 7));
+    for (int j = 0; j < 4; ++j) out.push_back(0);
+  }
+}
+
+// A 16-level codebook: entry b = the two values of the nibbles of byte b
+// as f16 sign-magnitude denormals (low nibble in the low half).
+void append_codebook(std::vector<uint8_t>& out, std::span<const int8_t, 16> kv) {
+  auto half = [](int v) { return uint32_t(v < 0 ? 0x8000 | -v : v); };
+  for (uint32_t b = 0; b < 256; ++b) append_dword(out, half(kv[b & 15]) | half(kv[b >> 4]) << 16);
+}
+
 }  // namespace
 
 std::vector<uint8_t> gemv_table(TensorType type) {
   std::vector<uint8_t> out;
   switch (type) {
     case TensorType::IQ4_NL:
-    case TensorType::IQ4_XS: {
-      const auto kv = kvalues_iq4nl();
-      auto half = [](int v) { return uint32_t(v < 0 ? 0x8000 | -v : v); };
-      for (uint32_t b = 0; b < 256; ++b) {
-        const uint32_t e = half(kv[b & 15]) | half(kv[b >> 4]) << 16;
-        append_dword(out, e);
+    case TensorType::IQ4_XS: append_codebook(out, kvalues_iq4nl()); break;
+    case TensorType::MXFP4: append_codebook(out, kvalues_mxfp4()); break;
+    case TensorType::IQ2_XXS:
+    case TensorType::IQ2_XS:
+      // 12 bytes an entry (the kernels' reads of random entries spread over all banks)
+      for (uint64_t e : type == TensorType::IQ2_XXS ? std::span<const uint64_t>(iq2xxs_grid()) : iq2xs_grid())
+        append_dword(out, uint32_t(e)), append_dword(out, uint32_t(e >> 32)), append_dword(out, 0);
+      append_code_signs(out);
+      break;
+    case TensorType::IQ1_S:
+    case TensorType::IQ1_M:
+      // grid value + 1 (0, 1, 2) of element j at bits kCrumbPos[j]: pairs by one AND each, as Q2_0's codes
+      for (uint64_t e : iq1s_grid()) {
+        uint32_t w = 0;
+        for (int j = 0; j < 8; ++j) w |= uint32_t(int8_t(uint8_t(e >> (8 * j))) + 1) << kCrumbPos[j];
+        append_dword(out, w);
       }
       break;
-    }
     case TensorType::IQ2_S:
     case TensorType::IQ3_S:
       if (type == TensorType::IQ2_S)
@@ -439,18 +630,10 @@ std::vector<uint8_t> gemv_table(TensorType type) {
         for (uint32_t e : iq3s_grid()) append_dword(out, e);
       append_sign_bytes(out, 16, 0, [](uint32_t v) { return v; });  // by either nibble of a sign byte
       break;
-    case TensorType::IQ3_XXS: {
+    case TensorType::IQ3_XXS:
       for (uint32_t e : iq3xxs_grid()) append_dword(out, e);
-      // By the 7-bit sign code: 12 bytes, signs 0-3, signs 4-7 (ggml's
-      // ksigns, the eighth the parity), four zero bytes (a three-dword
-      // stride puts the entries of a half-wave's codes in distinct banks).
-      const auto ks = ksigns_iq2xs();
-      for (uint32_t c = 0; c < 128; ++c) {
-        for (int j = 0; j < 8; ++j) out.push_back(uint8_t(((ks[c] >> j) & 1) << 7));
-        for (int j = 0; j < 4; ++j) out.push_back(0);
-      }
+      append_code_signs(out);
       break;
-    }
     default: break;
   }
   return out;

@@ -32,6 +32,10 @@ constexpr Table kTables[] = {
     {"ksigns_iq2xs", "u8", "uint8_t", "kKsignsIq2xs", 128},
     {"kmask_iq2xs", "u8", "uint8_t", "kKmaskIq2xs", 8},
     {"kvalues_iq4nl", "i8", "int8_t", "kKvaluesIq4nl", 16},
+    {"iq2xxs_grid", "u64", "uint64_t", "kIq2xxsGrid", 256},
+    {"iq2xs_grid", "u64", "uint64_t", "kIq2xsGrid", 512},
+    {"iq1s_grid", "u64", "uint64_t", "kIq1sGrid", 2048},
+    {"kvalues_mxfp4", "i8", "int8_t", "kKvaluesMxfp4", 16},
 };
 
 [[noreturn]] void fail(const std::string& msg) {

@@ -1,7 +1,7 @@
 // The GGUF block kernels on the emulator against ggml (llama.cpp's tensor
 // library, the test oracle of tests/quant): every decoder bit for bit with
 // ggml's dequantiser on random blocks, blocks with any scale bits and blocks
-// ggml's own quantiser wrote; every fused dot and its reduce_blocks_k row
+// ggml's own quantiser wrote (every block type); every fused dot and its reduce_blocks_k row
 // sums within the stated tolerance of double-precision dots over ggml's
 // decode, at dense and MoE shapes with tails; iq4nl_to_i8_k and the f16 /
 // bf16 converters likewise. The same runs against the host codecs are the
@@ -70,7 +70,9 @@ TEST_P(GgufKernelVsGgml, DecoderIsBitExactWithGgmlOnBlocksGgmlQuantised) {
   expect_pass(combine({compare_bits(got.values, want), got.guard}), "ggml-quantised rows");
 }
 
-TEST_P(GgufKernelVsGgml, DotIsWithinToleranceOfDoubleDotOverGgmlDecode) {
+class GgufDotVsGgml : public GgufKernelVsGgml {};
+
+TEST_P(GgufDotVsGgml, DotIsWithinToleranceOfDoubleDotOverGgmlDecode) {
   K100_REQUIRE_GGML(g);
   const BlockFormat& f = format();
   for (const Case& c : dot_cases(f, false)) expect_pass(run_dot(device(), f, c, ggml_decode(g)), c.describe());
@@ -90,7 +92,16 @@ std::vector<quant::TensorType> block_types() {
   return out;
 }
 
+// The types with a fused dot kernel (the eleven of KERNELS.md).
+std::vector<quant::TensorType> dot_types() {
+  std::vector<quant::TensorType> out;
+  for (const BlockFormat& f : block_formats())
+    if (f.dot) out.push_back(f.type);
+  return out;
+}
+
 INSTANTIATE_TEST_SUITE_P(BlockType, GgufKernelVsGgml, ::testing::ValuesIn(block_types()), type_param_name);
+INSTANTIATE_TEST_SUITE_P(BlockType, GgufDotVsGgml, ::testing::ValuesIn(dot_types()), type_param_name);
 
 TEST(GgufKernelVsGgmlPlain, Iq4nlToI8MatchesGgmlDecode) {
   K100_REQUIRE_GGML(g);

@@ -176,7 +176,11 @@ TEST(Linear, GemvEveryTypeLaunches) {
       {TensorType::Q4_0, "q4_0_gemv_k"},     {TensorType::Q8_0, "q8_0_gemv_k"},   {TensorType::Q2_0, "q2_0_gemv_k"},
       {TensorType::Q4_K, "q4k_gemv_k"},      {TensorType::Q5_K, "q5k_gemv_k"},    {TensorType::Q6_K, "q6k_gemv_k"},
       {TensorType::IQ4_NL, "iq4nl_gemv_k"},  {TensorType::IQ4_XS, "iq4xs_gemv_k"}, {TensorType::IQ2_S, "iq2s_gemv_k"},
-      {TensorType::IQ3_S, "iq3s_gemv_k"},    {TensorType::IQ3_XXS, "iq3xxs_gemv_k"}};
+      {TensorType::IQ3_S, "iq3s_gemv_k"},    {TensorType::IQ3_XXS, "iq3xxs_gemv_k"}, {TensorType::Q4_1, "q4_1_gemv_k"},
+      {TensorType::Q5_0, "q5_0_gemv_k"},     {TensorType::Q5_1, "q5_1_gemv_k"},   {TensorType::MXFP4, "mxfp4_gemv_k"},
+      {TensorType::Q2_K, "q2k_gemv_k"},      {TensorType::Q3_K, "q3k_gemv_k"},    {TensorType::IQ2_XXS, "iq2xxs_gemv_k"},
+      {TensorType::IQ2_XS, "iq2xs_gemv_k"},  {TensorType::IQ1_S, "iq1s_gemv_k"},  {TensorType::IQ1_M, "iq1m_gemv_k"},
+      {TensorType::TQ2_0, "tq2_0_gemv_k"}};
   for (const auto& [t, name] : types) {
     const std::string what = quant::type_name(t);
     if (dev.kernel_id(name) < 0) GTEST_SKIP() << name << " is not in the kernel package (kernels/gguf)";
@@ -388,6 +392,15 @@ TEST(Linear, DivMagicAndErrors) {
   EXPECT_THROW(make_linear(device(), 4, 32, DeviceWeights{quant::TensorType::Q4_1, 0, 1, false}, nullptr, "t"), Error);
   EXPECT_EQ(quant_spec(quant::TensorType::Q4_K)->dot_kernel, std::string("q4k_dot_k"));
   EXPECT_EQ(quant_spec("iq3xxs")->tables.size(), 2u);
+  // a format's ggml name finds its spec too; the types without a fused dot are refused by name
+  EXPECT_EQ(quant_spec("q4_K"), quant_spec(quant::TensorType::Q4_K));
+  EXPECT_EQ(quant_spec("IQ2_XXS")->dequant_kernel, std::string("iq2xxs_dequant_k"));
+  try {
+    make_linear(device(), 4, 32, DeviceWeights{quant::TensorType::Q5_0, 0, 1, false}, nullptr, "t");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("q5_0 has no fused dot kernel"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Norm, RmsNormSwiGLUAndMlp) {

@@ -17,10 +17,13 @@ namespace {
 
 using test::GgmlOracle;
 
-// The eleven block types, with their ggml names.
-const TensorType kBlockTypes[] = {TensorType::Q4_0,  TensorType::Q8_0,   TensorType::Q2_0,  TensorType::Q4_K,
-                                  TensorType::Q5_K,  TensorType::Q6_K,   TensorType::IQ4_NL, TensorType::IQ4_XS,
-                                  TensorType::IQ2_S, TensorType::IQ3_S,  TensorType::IQ3_XXS};
+// Every block type with a host codec.
+std::vector<TensorType> block_types() {
+  std::vector<TensorType> out;
+  for (TensorType t : host_codec_types())
+    if (traits(t).block_elems > 1) out.push_back(t);
+  return out;
+}
 
 class BlockType : public ::testing::TestWithParam<TensorType> {};
 
@@ -109,10 +112,11 @@ TEST_P(BlockType, GgmlQuantisedBlocksDecodeBitExactlyAndOurErrorIsNearGgmls) {
   ASSERT_EQ(written, blocks.size());
   const auto theirs = ggml_decode(g, t, blocks);
   EXPECT_EQ(first_difference(dequantize(t, blocks), theirs, false), -1) << type_name(t);
-  // ggml's reference quantiser (its i-quant tables are set up by now)
+  // ggml's reference quantiser (its i-quant tables are set up by now), for the types that have one
   std::vector<uint8_t> ref(blocks.size());
-  g->quantize_ref(ggml_id(g, t), x.data(), ref.data(), int64_t(x.size()));
-  EXPECT_EQ(first_difference(dequantize(t, ref), ggml_decode(g, t, ref), false), -1) << type_name(t);
+  if (g->quantize_ref(ggml_id(g, t), x.data(), ref.data(), int64_t(x.size()))) {
+    EXPECT_EQ(first_difference(dequantize(t, ref), ggml_decode(g, t, ref), false), -1) << type_name(t);
+  }
 
   // the error comparison on ordinary rows only (the special rows measure the
   // format's limits, not the quantiser)
@@ -136,7 +140,7 @@ TEST_P(BlockType, GgmlDecodesOurBlocksAsWeDo) {
   EXPECT_EQ(first_difference(dequantize(t, q), ggml_decode(g, t, q), false), -1) << type_name(t);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ggml, BlockType, ::testing::ValuesIn(kBlockTypes), param_name);
+INSTANTIATE_TEST_SUITE_P(Ggml, BlockType, ::testing::ValuesIn(block_types()), param_name);
 
 TEST(TypeTable, EveryTypeHasGgmlsIdNameAndGeometry) {
   K100_REQUIRE_GGML(g);

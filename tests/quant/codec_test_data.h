@@ -6,21 +6,14 @@
 #include <random>
 #include <vector>
 
+#include "k100/quant/block_scales.h"
 #include "k100/quant/half.h"
 #include "k100/quant/tensor_type.h"
 
 namespace k100::test {
 
-// Byte offsets of the f16 scale fields in one block of a type.
-inline std::vector<int> half_fields(quant::TensorType t) {
-  using T = quant::TensorType;
-  if (t == T::Q4_K || t == T::Q5_K) return {0, 2};
-  if (t == T::Q6_K) return {208};
-  return {0};
-}
-
-// `blocks` blocks of random bytes. With `finite_scales`, every f16 scale is
-// replaced by a random finite value of moderate size (so the bit-exact
+// `blocks` blocks of random bytes. With `finite_scales`, every block-wide
+// scale (quant/block_scales.h) is a random finite value of moderate size (so the bit-exact
 // comparison is not about NaN payloads); without, scales stay random bits.
 inline std::vector<uint8_t> random_blocks(quant::TensorType t, size_t blocks, uint32_t seed, bool finite_scales) {
   const auto& tr = quant::traits(t);
@@ -29,12 +22,12 @@ inline std::vector<uint8_t> random_blocks(quant::TensorType t, size_t blocks, ui
   for (auto& x : b) x = uint8_t(rng());
   if (finite_scales) {
     std::normal_distribution<float> scale(0.0f, 0.05f);
-    for (size_t i = 0; i < blocks; ++i)
-      for (int off : half_fields(t)) {
-        const uint16_t h = quant::f32_to_f16(scale(rng));
-        b[i * tr.block_bytes + size_t(off)] = uint8_t(h & 0xff);
-        b[i * tr.block_bytes + size_t(off) + 1] = uint8_t(h >> 8);
-      }
+    const int fields = quant::block_scale_count(t);
+    for (size_t i = 0; i < blocks; ++i) {
+      const float d = scale(rng);
+      const float dmin = fields > 1 ? scale(rng) : 0.0f;
+      quant::set_block_scales(t, &b[i * tr.block_bytes], d, dmin);
+    }
   }
   return b;
 }

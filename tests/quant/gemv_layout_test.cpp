@@ -15,9 +15,13 @@
 namespace k100::quant {
 namespace {
 
-const TensorType kTypes[] = {TensorType::Q4_0,   TensorType::Q8_0,   TensorType::Q2_0,  TensorType::Q4_K,
-                             TensorType::Q5_K,   TensorType::Q6_K,   TensorType::IQ4_NL, TensorType::IQ4_XS,
-                             TensorType::IQ2_S,  TensorType::IQ3_S,  TensorType::IQ3_XXS};
+// Every type with a GEMV layout.
+std::vector<TensorType> gemv_types() {
+  std::vector<TensorType> out;
+  for (const TypeTraits& t : all_types())
+    if (has_gemv_layout(t.type)) out.push_back(t.type);
+  return out;
+}
 
 std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
   std::mt19937 g(seed);
@@ -52,7 +56,8 @@ TEST_P(GemvLayoutType, ByteRunsAreTheTranscodingOfTheByteMovingTypes) {
   const TensorType t = GetParam();
   const std::vector<GemvByteRun> runs = gemv_byte_runs(t);
   const bool moves_bytes = t == TensorType::Q8_0 || t == TensorType::IQ2_S || t == TensorType::IQ3_S ||
-                           t == TensorType::IQ3_XXS;
+                           t == TensorType::IQ3_XXS || t == TensorType::IQ2_XXS || t == TensorType::IQ2_XS ||
+                           t == TensorType::IQ1_S || t == TensorType::IQ1_M;
   ASSERT_EQ(runs.empty(), !moves_bytes) << type_name(t);
   if (runs.empty()) return;
   const GemvLayout l = gemv_layout(t, 1, traits(t).block_elems);
@@ -109,7 +114,7 @@ TEST_P(GemvLayoutType, PiecesOfTheRowsAreAdjacent) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, GemvLayoutType, ::testing::ValuesIn(kTypes),
+INSTANTIATE_TEST_SUITE_P(All, GemvLayoutType, ::testing::ValuesIn(gemv_types()),
                          [](const auto& info) { return type_name(info.param); });
 
 TEST(GemvLayout, RejectsBadShapes) {

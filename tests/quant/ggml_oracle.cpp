@@ -210,12 +210,23 @@ void GgmlOracle::dequantize(int type, const void* src, float* dst, int64_t n) co
   std::memcpy(dst, src, size_t(n) * 4);
 }
 
-void GgmlOracle::quantize_ref(int type, const float* src, void* dst, int64_t n) const {
-  api_->get_type_traits(type)->from_float_ref(src, dst, n);
+bool GgmlOracle::quantize_ref(int type, const float* src, void* dst, int64_t n) const {
+  const auto ref = api_->get_type_traits(type)->from_float_ref;
+  if (!ref) return false;
+  ref(src, dst, n);
+  return true;
+}
+
+bool GgmlOracle::takes_importance(int type) const {
+  const std::string n = type_name(type);
+  return n == "iq2_xxs" || n == "iq2_xs" || n == "iq1_s" || n == "iq1_m";
 }
 
 size_t GgmlOracle::quantize_chunk(int type, const float* src, void* dst, int64_t nrows, int64_t n_per_row) const {
-  return api_->quantize_chunk(type, src, dst, 0, nrows, n_per_row, nullptr);
+  // the i-quants of 1 and 2 bits with an importance matrix of ones (ggml
+  // refuses IQ2_XXS, IQ2_XS and IQ1_S without one; IQ1_M alike, for one rule)
+  const std::vector<float> ones(size_t(n_per_row), 1.0f);
+  return api_->quantize_chunk(type, src, dst, 0, nrows, n_per_row, takes_importance(type) ? ones.data() : nullptr);
 }
 
 float GgmlOracle::fp16_to_fp32(uint16_t h) const { return api_->fp16_to_fp32(h); }

@@ -27,10 +27,14 @@ class GgmlOracle {
   size_t type_size(int type) const;
   const char* type_name(int type) const;
 
-  // ggml's reference dequantiser (the type's to_float) and quantisers.
+  // ggml's reference dequantiser (the type's to_float) and quantisers:
+  // from_float_ref (false for the types without one: IQ1_S, IQ1_M, IQ2_XXS,
+  // IQ2_XS), and ggml_quantize_chunk, which for those four takes an
+  // importance matrix of ones (takes_importance).
   void dequantize(int type, const void* src, float* dst, int64_t n) const;
-  void quantize_ref(int type, const float* src, void* dst, int64_t n) const;  // from_float_ref
+  bool quantize_ref(int type, const float* src, void* dst, int64_t n) const;
   size_t quantize_chunk(int type, const float* src, void* dst, int64_t nrows, int64_t n_per_row) const;
+  bool takes_importance(int type) const;
   float fp16_to_fp32(uint16_t h) const;
   float bf16_to_fp32(uint16_t h) const;
   void fp32_to_fp16_row(const float* src, uint16_t* dst, int64_t n) const;

@@ -143,7 +143,7 @@ TEST(GgufWriterChecks, RejectsWhatCouldNotBeReadBack) {
   EXPECT_THROW(w.add_tensor(std::string(64, 'n'), TensorType::F32, {1}, std::vector<uint8_t>(4)), Error);
   w.add_tensor("t", TensorType::F32, {1}, std::vector<uint8_t>(4));
   EXPECT_THROW(w.add_tensor("t", TensorType::F32, {1}, std::vector<uint8_t>(4)), Error);
-  EXPECT_THROW(w.add_tensor_from_f32("u", TensorType::Q4_1, {32}, std::vector<float>(32)), Error);  // no codec
+  EXPECT_THROW(w.add_tensor_from_f32("u", TensorType::Q8_1, {32}, std::vector<float>(32)), Error);  // no codec
   // nine levels of arrays are one too many
   Value v = Value::array(std::span<const uint8_t>());
   for (int i = 0; i < 7; ++i) v = Value::array_of({v});

@@ -12,8 +12,8 @@ namespace {
 
 using quant::TensorType;
 
-// The catalog's decoder of each type (KERNELS.md 3.4; the f16 / bf16
-// converters are the package's own) and its lookup tables, in argument
+// The catalog's decoder of each type (KERNELS.md 3.4 and the package's
+// decoders of the other block types and the f16 / bf16 converters) and its lookup tables, in argument
 // order. Kernels with a group_size argument take it after nblocks; the
 // others index by global id.
 struct DecodeKernel {
@@ -36,6 +36,18 @@ const std::vector<DecodeKernel>& decode_kernels() {
       {TensorType::IQ2_S, "iq2s_dequant_k", {"iq2s_grid"}, true},
       {TensorType::IQ3_S, "iq3s_dequant_k", {"iq3s_grid"}, true},
       {TensorType::IQ3_XXS, "iq3xxs_dequant_k", {"iq3xxs_grid", "ksigns_iq2xs"}, true},
+      {TensorType::Q4_1, "q4_1_dequant_k", {}, true},
+      {TensorType::Q5_0, "q5_0_dequant_k", {}, true},
+      {TensorType::Q5_1, "q5_1_dequant_k", {}, true},
+      {TensorType::MXFP4, "mxfp4_dequant_k", {}, true},
+      {TensorType::Q2_K, "q2k_dequant_k", {}, true},
+      {TensorType::Q3_K, "q3k_dequant_k", {}, true},
+      {TensorType::IQ2_XXS, "iq2xxs_dequant_k", {"iq2xxs_grid", "ksigns_iq2xs"}, true},
+      {TensorType::IQ2_XS, "iq2xs_dequant_k", {"iq2xs_grid", "ksigns_iq2xs"}, true},
+      {TensorType::IQ1_S, "iq1s_dequant_k", {"iq1s_grid"}, true},
+      {TensorType::IQ1_M, "iq1m_dequant_k", {"iq1s_grid"}, true},
+      {TensorType::TQ1_0, "tq1_0_dequant_k", {}, true},
+      {TensorType::TQ2_0, "tq2_0_dequant_k", {}, true},
       {TensorType::F16, "f16_to_f32_k", {}, false},
       {TensorType::BF16, "bf16_to_f32_k", {}, false},
   };

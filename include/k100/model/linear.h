@@ -6,7 +6,9 @@
 //   FloatLinear  f16 or bf16 weights: gemv_grouped_{f16,bf16}_k
 //   DotLinear    the eleven GGUF block types: <type>_dot_k decodes the blocks
 //                inside the dot product, reduce_blocks_k sums each row
-//   GemvLinear   the same types repacked at load (quant::repack_for_gemv):
+//   GemvLinear   the block types with a fast GEMV (those eleven and Q4_1,
+//                Q5_0, Q5_1, MXFP4, Q2_K, Q3_K, IQ1_S, IQ1_M, IQ2_XXS,
+//                IQ2_XS, TQ2_0) repacked at load (quant::repack_for_gemv):
 //                <type>_gemv_k, one launch for up to four rows, y written
 //                directly (the model's decode path)
 //
@@ -130,15 +132,18 @@ class FloatLinear final : public Linear {
 struct QuantSpec {
   quant::TensorType type;
   const char* kind;
-  const char* dot_kernel;
+  const char* dot_kernel;  // nullptr: no fused dot kernel (DotLinear refuses the type; GemvLinear runs it)
   const char* dequant_kernel;
   bool dequant_takes_group_size;  // (w, y, nblocks, 64) rather than (w, y, nblocks)
   uint32_t elems, bytes;
   std::vector<const char*> tables;
 };
-// nullptr for a type the device kernels do not decode.
+// nullptr for a type the device kernels do not decode. The kind is a
+// QUANT_SPECS name ("q4k") or a format's ggml name ("q4_K", any case).
 const QuantSpec* quant_spec(quant::TensorType type);
 const QuantSpec* quant_spec(std::string_view kind);
+// The fused dot kernels' types (PYTHON_API QUANT_SPECS); quant_spec also
+// finds the block types without one (decoders and fast GEMVs only).
 std::span<const QuantSpec> quant_specs();
 
 // Device copies of the constant tables, uploaded on first use and kept

@@ -5,9 +5,10 @@
 // encodes f32 values into blocks with a plain round-to-nearest search (the
 // result is a valid block of the type, decoded identically by ggml, but not
 // necessarily the same bytes ggml's quantiser would choose). They cover the
-// eleven block types Q4_0, Q8_0, Q2_0, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS,
-// IQ2_S, IQ3_S, IQ3_XXS and the plain F32, F16, BF16 types; any other type is
-// a k100::Error naming it. These are what the device kernels' host references,
+// block types Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_0, Q2_K, Q3_K, Q4_K, Q5_K,
+// Q6_K, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ4_NL, IQ4_XS,
+// MXFP4, TQ1_0, TQ2_0 and the plain F32, F16, BF16 types (host_codec_types());
+// any other type is a k100::Error naming it. These are what the device kernels' host references,
 // the model loader and the tools decode with.
 #pragma once
 
@@ -47,6 +48,18 @@ void dequantize(const BlockQ6_K* blocks, size_t count, float* dst);
 void dequantize(const BlockIQ2_S* blocks, size_t count, float* dst);
 void dequantize(const BlockIQ3_S* blocks, size_t count, float* dst);
 void dequantize(const BlockIQ3_XXS* blocks, size_t count, float* dst);
+void dequantize(const BlockQ4_1* blocks, size_t count, float* dst);
+void dequantize(const BlockQ5_0* blocks, size_t count, float* dst);
+void dequantize(const BlockQ5_1* blocks, size_t count, float* dst);
+void dequantize(const BlockMXFP4* blocks, size_t count, float* dst);
+void dequantize(const BlockQ2_K* blocks, size_t count, float* dst);
+void dequantize(const BlockQ3_K* blocks, size_t count, float* dst);
+void dequantize(const BlockIQ2_XXS* blocks, size_t count, float* dst);
+void dequantize(const BlockIQ2_XS* blocks, size_t count, float* dst);
+void dequantize(const BlockIQ1_S* blocks, size_t count, float* dst);
+void dequantize(const BlockIQ1_M* blocks, size_t count, float* dst);
+void dequantize(const BlockTQ1_0* blocks, size_t count, float* dst);
+void dequantize(const BlockTQ2_0* blocks, size_t count, float* dst);
 
 // And the encoders: `count` blocks from count * Block::elems floats.
 void quantize(const float* src, size_t count, BlockQ4_0* blocks);
@@ -60,5 +73,17 @@ void quantize(const float* src, size_t count, BlockQ6_K* blocks);
 void quantize(const float* src, size_t count, BlockIQ2_S* blocks);
 void quantize(const float* src, size_t count, BlockIQ3_S* blocks);
 void quantize(const float* src, size_t count, BlockIQ3_XXS* blocks);
+void quantize(const float* src, size_t count, BlockQ4_1* blocks);
+void quantize(const float* src, size_t count, BlockQ5_0* blocks);
+void quantize(const float* src, size_t count, BlockQ5_1* blocks);
+void quantize(const float* src, size_t count, BlockMXFP4* blocks);
+void quantize(const float* src, size_t count, BlockQ2_K* blocks);
+void quantize(const float* src, size_t count, BlockQ3_K* blocks);
+void quantize(const float* src, size_t count, BlockIQ2_XXS* blocks);
+void quantize(const float* src, size_t count, BlockIQ2_XS* blocks);
+void quantize(const float* src, size_t count, BlockIQ1_S* blocks);
+void quantize(const float* src, size_t count, BlockIQ1_M* blocks);
+void quantize(const float* src, size_t count, BlockTQ1_0* blocks);
+void quantize(const float* src, size_t count, BlockTQ2_0* blocks);
 
 }  // namespace k100::quant

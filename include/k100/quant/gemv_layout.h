@@ -11,9 +11,10 @@
 // padding of the last 64-row tile (rows past the matrix are zero blocks).
 //
 // The arrangement, from the outside in:
-//   table           types whose codes index a table (IQ4_NL, IQ4_XS, IQ2_S,
-//                   IQ3_S, IQ3_XXS) start with it, in the form the kernels copy
-//                   into LDS (`gemv_table`), padded to 256 bytes
+//   table           types whose codes index a table (IQ4_NL, IQ4_XS, MXFP4,
+//                   IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_S, IQ3_XXS) start
+//                   with it, in the form the kernels copy into LDS
+//                   (`gemv_table`), padded to 256 bytes
 //   tile t          rows 64t .. 64t+63, tiles one after the other
 //   group g         blocks G·g .. G·g+G-1 of every row of the tile (G blocks
 //                   along the row, chosen so a group is a whole number of
@@ -64,8 +65,9 @@ struct GemvLayout {
   int64_t lane_dword_offset(int row, int dword) const;
 };
 
-// The eleven block types the GEMVs read: Q4_0, Q8_0, Q2_0, Q4_K, Q5_K, Q6_K,
-// IQ4_NL, IQ4_XS, IQ2_S, IQ3_S, IQ3_XXS.
+// The block types the GEMVs read: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_0, Q2_K,
+// Q3_K, Q4_K, Q5_K, Q6_K, IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS,
+// IQ3_S, IQ4_NL, IQ4_XS, MXFP4, TQ2_0.
 bool has_gemv_layout(TensorType type);
 
 // The layout of a rows x cols matrix; k100::Error for another type, a column
@@ -81,14 +83,17 @@ void unpack_from_gemv(const GemvLayout& layout, const void* src, void* dst);
 // Checked convenience: the bytes must be exactly the matrix.
 std::vector<uint8_t> repack_for_gemv(TensorType type, int64_t rows, int64_t cols, std::span<const uint8_t> bytes);
 
-// The decode table of a type (empty for types without one): IQ4_NL and IQ4_XS
-// 256 dwords, entry b = the two codebook values of the nibbles of byte b as
-// f16 sign-magnitude denormals (value * 2^-24; low nibble in the low half);
-// IQ2_S, IQ3_S, IQ3_XXS their ggml grids (u64 / u32 entries of magnitude
-// bytes) followed by a sign table, byte j of an entry = 0x80 when sign j is
-// set: IQ2_S / IQ3_S 16 four-byte entries by a sign nibble (either nibble of
-// a sign byte), IQ3_XXS 128 twelve-byte entries by its 7-bit sign code
-// (signs 0-7 of ggml's ksigns, then four zero bytes).
+// The decode table of a type (empty for types without one): IQ4_NL, IQ4_XS
+// and MXFP4 256 dwords, entry b = the two codebook values of the nibbles of
+// byte b as f16 sign-magnitude denormals (value * 2^-24; low nibble in the
+// low half); IQ2_XXS, IQ2_XS, IQ2_S, IQ3_S, IQ3_XXS their ggml grids (u64 /
+// u32 entries of magnitude bytes; IQ2_XXS's and IQ2_XS's each followed by
+// four zero bytes) followed by a sign table, byte j of an
+// entry = 0x80 when sign j is set: IQ2_S / IQ3_S 16 four-byte entries by a
+// sign nibble (either nibble of a sign byte), IQ2_XXS, IQ2_XS, IQ3_XXS 128
+// twelve-byte entries by the 7-bit sign code (signs 0-7 of ggml's ksigns,
+// then four zero bytes); IQ1_S and IQ1_M the 2048 grid entries as dwords,
+// grid value + 1 (0..2) of element j in bits {0, 16, 2, 18, 4, 20, 6, 22}[j].
 std::vector<uint8_t> gemv_table(TensorType type);
 // Its size rounded up to 256 bytes (0 without one).
 int64_t gemv_table_bytes(TensorType type);
@@ -99,8 +104,8 @@ int64_t gemv_table_bytes(TensorType type);
 void encode_gemv_group(TensorType type, const uint8_t* blocks, int present, uint32_t* lane);
 void decode_gemv_group(TensorType type, const uint32_t* lane, uint8_t* blocks);
 
-// The types whose transcoding only moves whole bytes (Q8_0, IQ2_S, IQ3_S,
-// IQ3_XXS) as runs: `bytes` bytes from byte `group_byte` of a row's G GGUF
+// The types whose transcoding only moves whole bytes (Q8_0, IQ1_S, IQ1_M,
+// IQ2_XXS, IQ2_XS, IQ2_S, IQ3_S, IQ3_XXS) as runs: `bytes` bytes from byte `group_byte` of a row's G GGUF
 // blocks to byte `lane_byte` of its lane dwords; a run never crosses a lane
 // dword, and the runs cover every lane byte once. Empty for the other types
 // (their fields are 2- to 6-bit codes). The device repack kernels

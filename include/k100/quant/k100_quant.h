@@ -93,8 +93,18 @@ int k100q_quantize(uint32_t type, const float* src, int64_t n, void* dst, uint64
 int64_t k100q_row_bytes(uint32_t type, int64_t n);
 
 /* The i-quant tables as raw bytes ("iq2s_grid", "iq3s_grid", "iq3xxs_grid",
- * "ksigns_iq2xs", "kmask_iq2xs", "kvalues_iq4nl"), for device uploads. */
+ * "ksigns_iq2xs", "kmask_iq2xs", "kvalues_iq4nl", "iq2xxs_grid", "iq2xs_grid",
+ * "iq1s_grid", "kvalues_mxfp4"), for device uploads. */
 int k100q_table(const char* name, const void** data, uint64_t* bytes);
+
+/* The GEMV layout of the fast decode GEMVs (k100/quant/gemv_layout.h): the
+ * bytes of a rows x cols matrix of a type in it (K100Q_ERR_ARG for a type
+ * without a fast GEMV, cols not a whole number of blocks, an empty matrix),
+ * and the repack of the matrix's GGUF bytes (src_bytes exactly rows x the row
+ * size) into dst (dst_bytes at least k100q_gemv_layout_bytes). */
+int64_t k100q_gemv_layout_bytes(uint32_t type, int64_t rows, int64_t cols);
+int k100q_repack_for_gemv(uint32_t type, int64_t rows, int64_t cols, const void* src, uint64_t src_bytes, void* dst,
+                          uint64_t dst_bytes);
 
 #ifdef __cplusplus
 }

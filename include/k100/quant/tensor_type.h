@@ -85,9 +85,10 @@ uint64_t row_bytes(TensorType type, uint64_t n);
 // All defined types in id order (for listings and tests).
 std::span<const TypeTraits> all_types();
 
-// The types the host codecs handle: the eleven block-quantised types
-// (Q4_0, Q8_0, Q2_0, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, IQ2_S, IQ3_S, IQ3_XXS)
-// followed by F32, F16 and BF16.
+// The types the host codecs handle: the eleven block types of the spec
+// (Q4_0, Q8_0, Q2_0, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, IQ2_S, IQ3_S, IQ3_XXS),
+// the twelve more that GGUF files use (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, IQ1_S,
+// IQ1_M, IQ2_XXS, IQ2_XS, MXFP4, TQ1_0, TQ2_0), then F32, F16 and BF16.
 std::span<const TensorType> host_codec_types();
 
 }  // namespace k100::quant

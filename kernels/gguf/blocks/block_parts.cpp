@@ -89,15 +89,42 @@ void apply_signs(Kernel& k, VGPR out, VGPR signs, int first_bit) {
   }
 }
 
-Codebook iq4_codebook(Kernel& k) {
-  Codebook cb{k.vgpr(4, "iq4 codebook")};
-  const auto kv = quant::kvalues_iq4nl();
+Codebook codebook_of(Kernel& k, std::span<const int8_t, 16> values) {
+  Codebook cb{k.vgpr(4, "codebook")};
   for (int w = 0; w < 4; ++w) {
     uint32_t word;
-    std::memcpy(&word, kv.data() + 4 * w, 4);
+    std::memcpy(&word, values.data() + 4 * w, 4);
     k.v_mov_b32(cb.table[w], word);
   }
   return cb;
+}
+
+Codebook iq4_codebook(Kernel& k) { return codebook_of(k, quant::kvalues_iq4nl()); }
+
+void codebook_values(Kernel& k, const BlockSink& sink, int first, VGPR qs, const Codebook& cb, VGPR scale) {
+  for (int h = 0; h < 2; ++h) {
+    const int base = first + 8 * h;
+    RunBatch b(k, sink, {base, base + 4, base + 16, base + 20});
+    for (int j = 0; j < 2; ++j) {
+      const VGPR lo = k.vgpr(1, "low nibbles"), hi = k.vgpr(1, "high nibbles");
+      split_nibbles(k, qs[2 * h + j], lo, hi);
+      codebook_lookup(k, cb, lo, lo);
+      codebook_lookup(k, cb, hi, hi);
+      signed_bytes_to_f32(k, b[size_t(j)], lo);
+      signed_bytes_to_f32(k, b[size_t(2 + j)], hi);
+      scale_values(k, b[size_t(j)], scale);
+      scale_values(k, b[size_t(2 + j)], scale);
+    }
+    b.finish();
+  }
+}
+
+void spread_bits(Kernel& k, VGPR dst, VGPR src, int first, int shift) {
+  // n * 0x204081 puts bit i of a 4-bit n at bit 8i (the copies do not overlap)
+  k.v_bfe_u32(dst, src, first, 4);
+  k.v_mul_u32_u24(dst, 0x204081u, dst);
+  k.v_and_b32(dst, 0x01010101u, dst);
+  if (shift) k.v_lshlrev_b32(dst, shift, dst);
 }
 
 void codebook_lookup(Kernel& k, const Codebook& cb, VGPR codes, VGPR out) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -36,14 +37,21 @@ void scale_values(codegen::Kernel& k, codegen::VGPR out, codegen::VGPR scale);
 // out with the other sign bit).
 void apply_signs(codegen::Kernel& k, codegen::VGPR out, codegen::VGPR signs, int first_bit);
 
-// The 16-entry IQ4_NL codebook (KERNELS.md 4.2) as int8 bytes in 4 VGPRs,
-// and the lookup of four 4-bit codes (one per byte of `codes`) into four int8
-// values with two byte permutes and a bitfield select.
+// A 16-entry int8 codebook (IQ4_NL's of KERNELS.md 4.2, MXFP4's) as int8
+// bytes in 4 VGPRs, and the lookup of four 4-bit codes (one per byte of
+// `codes`) into four int8 values with two byte permutes and a bitfield select.
 struct Codebook {
   codegen::VGPR table;  // 4 dwords: values 0-3, 4-7, 8-11, 12-15
 };
+Codebook codebook_of(codegen::Kernel& k, std::span<const int8_t, 16> values);
 Codebook iq4_codebook(codegen::Kernel& k);
 void codebook_lookup(codegen::Kernel& k, const Codebook& cb, codegen::VGPR codes, codegen::VGPR out);
+
+// The 32 values of 16 bytes of codebook nibbles (4 dwords `qs`, Q4_0's
+// order: byte j low nibble -> element j, high -> j + 16), elements first ..
+// first + 31 of the block, each scale * codebook value, in two batches.
+void codebook_values(codegen::Kernel& k, const BlockSink& sink, int first, codegen::VGPR qs, const Codebook& cb,
+                     codegen::VGPR scale);
 
 // The 32 values of i-quant sub-block ib from 8 words of 4 grid magnitudes
 // (word n: elements 32 ib + 4 n .. + 3), in two batches: value = scale(n) *
@@ -51,6 +59,9 @@ void codebook_lookup(codegen::Kernel& k, const Codebook& cb, codegen::VGPR codes
 void signed_grid_values(codegen::Kernel& k, const BlockSink& sink, int ib, const codegen::VGPR (&words)[8],
                         const std::function<codegen::VGPR(int n)>& scale,
                         const std::function<std::pair<codegen::VGPR, int>(int n)>& sign);
+
+// dst byte c (c < 4) = bit first + c of src, shifted left by `shift` (0..7).
+void spread_bits(codegen::Kernel& k, codegen::VGPR dst, codegen::VGPR src, int first, int shift);
 
 // f32 from the unsigned bitfield [first, first + bits) of src (a new register).
 codegen::VGPR field_f32(codegen::Kernel& k, codegen::VGPR src, int first, int bits, const char* name);

@@ -28,21 +28,7 @@ void decode_iq4xs(Kernel& k, const BlockInput& in, const BlockSink& sink) {
     k.v_cvt_f32_i32(ls, ls);
     const VGPR dl = k.vgpr(1, "dl");
     k.v_mul_f32(dl, d, ls);
-    for (int h = 0; h < 2; ++h) {
-      const int base = 32 * ib + 8 * h;
-      RunBatch b(k, sink, {base, base + 4, base + 16, base + 20});
-      for (int j = 0; j < 2; ++j) {
-        const VGPR lo = k.vgpr(1, "low nibbles"), hi = k.vgpr(1, "high nibbles");
-        split_nibbles(k, qs[2 * h + j], lo, hi);
-        codebook_lookup(k, cb, lo, lo);
-        codebook_lookup(k, cb, hi, hi);
-        signed_bytes_to_f32(k, b[size_t(j)], lo);
-        signed_bytes_to_f32(k, b[size_t(2 + j)], hi);
-        scale_values(k, b[size_t(j)], dl);
-        scale_values(k, b[size_t(2 + j)], dl);
-      }
-      b.finish();
-    }
+    codebook_values(k, sink, 32 * ib, qs, cb, dl);
   }
 }
 

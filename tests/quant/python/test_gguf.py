@@ -15,11 +15,14 @@ from k100lc_kernels import gguf
 SOURCE = Path(os.environ.get("K100_SOURCE_DIR", Path(__file__).resolve().parents[3]))
 TOOLS = Path(os.environ.get("K100_TOOLS_BIN", SOURCE / "build/bin"))
 CODEC_TYPES = ["q4_0", "q8_0", "q2_0", "q4_K", "q5_K", "q6_K", "iq4_nl", "iq4_xs", "iq2_s", "iq3_s",
-               "iq3_xxs", "f32", "f16", "bf16"]
+               "iq3_xxs", "q4_1", "q5_0", "q5_1", "q2_K", "q3_K", "iq1_s", "iq1_m", "iq2_xxs", "iq2_xs",
+               "mxfp4", "tq1_0", "tq2_0", "f32", "f16", "bf16"]
 # relative RMS error bounds of the host quantisers on weight-like rows (as in codec_test.cpp)
 ERROR_BOUND = {"f32": 0.0, "f16": 1e-3, "bf16": 5e-3, "q8_0": 0.012, "q6_K": 0.035, "q5_K": 0.065,
                "q4_K": 0.13, "q4_0": 0.15, "iq4_nl": 0.15, "iq4_xs": 0.15, "iq3_s": 0.25, "iq3_xxs": 0.32,
-               "iq2_s": 0.5, "q2_0": 0.6}
+               "iq2_s": 0.5, "q2_0": 0.6, "q5_1": 0.065, "q5_0": 0.1, "q4_1": 0.13, "mxfp4": 0.21,
+               "q3_K": 0.26, "q2_K": 0.4, "iq2_xs": 0.52, "iq2_xxs": 0.66, "iq1_m": 0.66, "iq1_s": 0.8,
+               "tq2_0": 0.87, "tq1_0": 1.0}
 
 
 def bf16_round(x: np.ndarray) -> np.ndarray:
@@ -100,8 +103,8 @@ def test_module_codecs_reproduce_the_writer_bytes(samples):
             np.testing.assert_array_equal(gguf.dequantize(t, f.raw(f"w.{t}")), f.read(f"w.{t}").reshape(-1))
     with pytest.raises(ValueError, match="not a whole number"):
         gguf.quantize("q4_K", np.zeros(100, np.float32))
-    with pytest.raises(ValueError, match="q4_1"):
-        gguf.dequantize("q4_1", bytes(20))
+    with pytest.raises(ValueError, match="q8_1"):
+        gguf.dequantize("q8_1", bytes(36))
     with pytest.raises(ValueError, match="unknown tensor type name"):
         gguf.type_id("q9_9")
 

@@ -174,7 +174,7 @@ class Lowering {
         const MInst* w = nullptr;
         for (const MInst& m : f_.blocks[size_t(b)].insts)
           if (m.pseudo == Pseudo::WholeWave) w = &m;
-        fail(w->note + " needs the whole wave, but it lies inside a divergent region (if_ on lanes, or a loop_ "
+        fail(f_.notes[size_t(w->note)] + " needs the whole wave, but it lies inside a divergent region (if_ on lanes, or a loop_ "
                        "that lanes leave one by one): lanes EXEC leaves off would be read");
       }
   }

@@ -42,8 +42,7 @@ struct ExecState {
 };
 
 bool writes_exec(const MFunction& f, const MInst& m) {
-  AccessList acc;
-  accesses(f, m, acc);
+  const AccessList& acc = accesses(f, m);
   for (const Access& a : acc.list())
     if (a.write && !a.is_virtual() && isa::RegRange{a.code(), a.width}.overlaps(isa::kExecRange)) return true;
   return false;
@@ -120,7 +119,7 @@ void check_whole_wave(MFunction& f) {
       const MInst& m = f.blocks[b].insts[i];
       if (m.pseudo == Pseudo::WholeWave && cur.reached && cur.exec == kNarrow) {
         const MInst* by = instruction_number(f, cur.narrowed_by);
-        throw Error("kernel '" + f.name + "': " + m.note + " needs the whole wave, but EXEC may be narrowed here by " +
+        throw Error("kernel '" + f.name + "': " + f.notes[size_t(m.note)] + " needs the whole wave, but EXEC may be narrowed here by " +
                     (by ? "instruction " + std::to_string(cur.narrowed_by) + " (" + print_inst(f, *by) + ")"
                         : std::string("an earlier instruction")) +
                     "; restore it (or write s_mov_b64 exec, -1) first");

@@ -70,8 +70,7 @@ bool exec_operand(const MInst& m, int i) {
 }
 
 bool writes_exec(const MFunction& f, const MInst& m) {
-  AccessList acc;
-  accesses(f, m, acc);
+  const AccessList& acc = accesses(f, m);
   for (const Access& a : acc.list())
     if (a.write && !a.is_virtual() && isa::RegRange{a.code(), a.width}.overlaps(isa::kExecRange)) return true;
   return false;

@@ -62,7 +62,7 @@ Interference build_interference(const MFunction& f, const Dwords& d, const Liven
 
   std::vector<char> seen(ig.n, 0);
   std::vector<int> live_regs;
-  AccessList acc;
+  DwordSet all(d.total);
   for (size_t b = 0; b < f.blocks.size(); ++b) {
     live.walk(int(b), [&](int i, const MInst& m, const LiveState& after) {
       const int point = block_first[b] + i;
@@ -76,7 +76,7 @@ Interference build_interference(const MFunction& f, const Dwords& d, const Liven
           live_regs.push_back(r);
         }
       };
-      DwordSet all = after.all();
+      after.all_into(all);
       all.for_each(note);
       int pv = int(all.count_masked(d.vgpr)), ps = int(all.count_masked(d.sgpr));
       if (record_live) ig.live_at[size_t(point)] = live_regs;
@@ -85,7 +85,7 @@ Interference build_interference(const MFunction& f, const Dwords& d, const Liven
         ig.live_points[size_t(r)]++;
         ig.first_point[size_t(r)] = std::min(ig.first_point[size_t(r)], point);
       }
-      accesses(f, m, acc);
+      const AccessList& acc = accesses(f, m);
       int cdst = -1, csrc = -1;
       const bool copy = copy_of(f, m, &cdst, &csrc);
       const bool clobber = early_clobber(m);

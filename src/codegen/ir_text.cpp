@@ -38,7 +38,7 @@ std::string physical_text(int fixed, const VirtualReg& r) {
 std::string print_inst(const MFunction& f, const MInst& m) {
   if (m.is_pseudo()) {
     std::string t = pseudo_name(m.pseudo);
-    if (m.pseudo == Pseudo::WholeWave) return t + " \"" + m.note + "\"";
+    if (m.pseudo == Pseudo::WholeWave) return t + " \"" + f.notes[size_t(m.note)] + "\"";
     if (m.cond == Cond::Lanes) t += " " + mask_text(f, m);
     else if (m.cond != Cond::None) t += std::string(" ") + cond_name(m.cond);
     return t;
@@ -230,7 +230,8 @@ class Parser {
       if (w == word) m.pseudo = p;
     if (m.pseudo == Pseudo::WholeWave) {
       if (rest.size() < 2 || rest.front() != '"' || rest.back() != '"') fail(col_of(rest), "expected \"what\"");
-      m.note = std::string(rest.substr(1, rest.size() - 2));
+      f_.notes.emplace_back(rest.substr(1, rest.size() - 2));
+      m.note = int32_t(f_.notes.size() - 1);
     } else if (m.pseudo == Pseudo::If || m.pseudo == Pseudo::Break || m.pseudo == Pseudo::Continue) {
       static const std::pair<std::string_view, Cond> kConds[] = {
           {"scc0", Cond::Scc0}, {"scc1", Cond::Scc1}, {"vccz", Cond::Vccz}, {"vccnz", Cond::Vccnz}};

@@ -10,7 +10,8 @@
 
 namespace k100::codegen {
 
-Kernel::Kernel(Signature sig, isa::Target target, KernelOptions options) : sig_(std::move(sig)), options_(options) {
+Kernel::Kernel(Signature sig, isa::Target target, KernelOptions options)
+    : sig_(std::move(sig)), target_(target), options_(options) {
   fn_.name = sig_.kernel();
   fn_.target = target;
   fn_.blocks.emplace_back();
@@ -343,7 +344,8 @@ void Kernel::loop_(const std::function<void()>& body) {
 void Kernel::require_whole_wave(std::string what) {
   MInst m;
   m.pseudo = Pseudo::WholeWave;
-  m.note = std::move(what);
+  fn_.notes.push_back(std::move(what));
+  m.note = int32_t(fn_.notes.size() - 1);
   append(std::move(m));
 }
 

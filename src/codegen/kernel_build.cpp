@@ -1,11 +1,13 @@
 // Kernel::build: the kernel's end and entry loads, the passes in order, then
 // the code object with the signature's settings and metadata.
 #include <algorithm>
+#include <type_traits>
 
 #include "inst_factory.h"
 #include "k100/base/error.h"
 #include "k100/codegen/kernarg_loads.h"
 #include "k100/codegen/kernel.h"
+#include "k100/codegen/ir_text.h"
 #include "k100/codegen/passes.h"
 #include "k100/codeobj/kernel_builder.h"
 #include "k100/codeobj/target.h"
@@ -16,6 +18,63 @@ namespace k100::codegen {
 namespace {
 
 thread_local BuildOverrides g_overrides;
+thread_local BuildCache* g_cache = nullptr;
+
+// Everything the passes read of a kernel's IR, field by field: equal bytes,
+// equal result.
+class Fingerprint {
+ public:
+  template <class T>
+  Fingerprint& operator<<(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    out_.append(reinterpret_cast<const char*>(&v), sizeof v);
+    return *this;
+  }
+  Fingerprint& operator<<(const std::string& v) { return *this << v.size(), out_.append(v), *this; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+void add_inst(Fingerprint& fp, const MInst& m) {
+  const isa::Inst& i = m.inst;
+  fp << i.id << i.encoding << i.num_operands;
+  for (int k = 0; k < i.num_operands; ++k) fp << i.ops[size_t(k)].code << i.ops[size_t(k)].width << i.ops[size_t(k)].value;
+  fp << i.atomic_dst.code << i.atomic_dst.width << i.atomic_dst.value;
+  const isa::Modifiers& d = i.mods;
+  fp << d.neg << d.abs << d.sext << d.op_sel << d.op_sel_hi << d.neg_hi << d.clamp << d.omod << d.dst_sel << d.src0_sel
+     << d.src1_sel << d.dst_unused << d.dpp_ctrl << d.row_mask << d.bank_mask << d.bound_ctrl << d.offset << d.offset0
+     << d.offset1 << d.glc << d.slc << d.lds << d.tfe << d.gds << d.offen << d.idxen << d.nv << d.dfmt << d.nfmt;
+  for (const VRef& v : m.vref) fp << v.id << v.offset << v.width;
+  fp << m.atomic_dst.id << m.atomic_dst.offset << m.atomic_dst.width << m.pseudo << m.cond << m.label
+     << m.label_operand << m.flags << m.group << m.indirect << m.scope << m.note;
+}
+
+std::string fingerprint(const MFunction& f) {
+  Fingerprint fp;
+  fp << f.name << f.regs.size();
+  for (const VirtualReg& r : f.regs) fp << r.file << r.width << r.align << r.fixed << r.entry_value << r.linear;
+  fp << f.blocks.size();
+  for (const MBlock& b : f.blocks) {
+    fp << b.label << b.logical_override << b.logical_labels.size();
+    for (int l : b.logical_labels) fp << l;
+    fp << b.insts.size();
+    for (const MInst& m : b.insts) add_inst(fp, m);
+  }
+  fp << f.label_block.size();
+  for (int l : f.label_block) fp << l;
+  fp << f.indirect.size();
+  for (const IndirectTargets& it : f.indirect) {
+    fp << it.labels.size();
+    for (int l : it.labels) fp << l;
+  }
+  fp << f.distances.size();
+  for (const PcDistance& d : f.distances) fp << d.from << d.to << d.bytes;
+  fp << f.scopes.size() << f.groups.size() << f.notes.size();
+  for (const std::string& n : f.notes) fp << n;
+  return fp.take();
+}
 
 void set(codeobj::DescriptorSettings& s, const codeobj::Target& t, std::string_view key, int64_t value) {
   codeobj::set_amdhsa_directive(s, key, value, t);
@@ -54,6 +113,19 @@ void check_glued(const MFunction& f, bool waits, bool states) {
 
 ScopedBuildOverrides::ScopedBuildOverrides(BuildOverrides o) : saved_(g_overrides) { g_overrides = o; }
 ScopedBuildOverrides::~ScopedBuildOverrides() { g_overrides = saved_; }
+
+std::shared_ptr<const Kernel::Compiled> BuildCache::find(const std::string& key) const {
+  auto it = entries_.find(key);
+  return it == entries_.end() ? nullptr : it->second;
+}
+void BuildCache::store(const std::string& key, std::shared_ptr<const Kernel::Compiled> c) { entries_[key] = std::move(c); }
+ScopedBuildCache::ScopedBuildCache(BuildCache& c) : saved_(g_cache) { g_cache = &c; }
+ScopedBuildCache::~ScopedBuildCache() { g_cache = saved_; }
+
+const std::string& Kernel::assembly() const {
+  if (assembly_.empty() && compiled_) assembly_ = assembly_text(*compiled_->final_ir);
+  return assembly_;
+}
 
 void Kernel::plan_entry_loads() {
   if (loads_.empty()) return;
@@ -117,13 +189,6 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   plan_entry_loads();
   const bool waits = options_.automatic_waits && !g_overrides.no_automatic_waits;
   const bool states = options_.automatic_wait_states && !g_overrides.no_automatic_wait_states;
-  dump_after(fn_, "writing");
-  lower_control_flow(fn_);
-  build_cfg(fn_);
-  dump_after(fn_, "lower_control_flow");
-  check_whole_wave(fn_);
-  strip_whole_wave(fn_);
-  check_special_registers(fn_);
   AllocationOptions ao;
   ao.vgpr_budget = vgpr_budget(options_.waves_per_simd);
   ao.sgpr_budget = sgpr_budget(options_.waves_per_simd);
@@ -131,37 +196,61 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   ao.lds_bytes = options_.lds_bytes;
   ao.max_workgroup = options_.max_workgroup;
   ao.scratch_offset_sgpr = group_code_ + options_.workgroup_dims;
-  const AllocationResult ar = allocate_registers(fn_, ao);
-  build_cfg(fn_);
-  dump_after(fn_, "allocate_registers");
-  if (waits) {
-    insert_waits(fn_);
-    dump_after(fn_, "insert_waits");
+  // gfx906 and gfx926 share one encoding: a kernel whose generator wrote the
+  // same IR for both is compiled once per package build (BuildCache).
+  std::string key;
+  if (g_cache) {
+    key = fingerprint(fn_) + "|" + std::to_string(ao.vgpr_budget) + "," + std::to_string(ao.sgpr_budget) + "," +
+          std::to_string(ao.spill) + "," + std::to_string(ao.scratch_offset_sgpr) + "," + std::to_string(waits) + "," +
+          std::to_string(states);
+    if (auto hit = g_cache->find(key)) compiled_ = hit;
   }
-  if (states) {
-    insert_wait_states(fn_);
-    dump_after(fn_, "insert_wait_states");
-  }
-  report_.relaxed_branches = relax_branches(fn_, ar.allocation, ao.sgpr_budget);
-  if (report_.relaxed_branches) {
-    if (states) insert_wait_states(fn_);
+  if (!compiled_) {
+    dump_after(fn_, "writing");
+    lower_control_flow(fn_);
     build_cfg(fn_);
-    dump_after(fn_, "relax_branches");
+    dump_after(fn_, "lower_control_flow");
+    check_whole_wave(fn_);
+    strip_whole_wave(fn_);
+    check_special_registers(fn_);
+    auto c = std::make_shared<Compiled>();
+    c->allocation = allocate_registers(fn_, ao);
+    build_cfg(fn_);
+    dump_after(fn_, "allocate_registers");
+    if (waits) {
+      insert_waits(fn_);
+      dump_after(fn_, "insert_waits");
+    }
+    if (states) {
+      insert_wait_states(fn_);
+      dump_after(fn_, "insert_wait_states");
+    }
+    c->relaxed = relax_branches(fn_, c->allocation.allocation, ao.sgpr_budget);
+    if (c->relaxed) {
+      if (states) insert_wait_states(fn_);
+      build_cfg(fn_);
+      dump_after(fn_, "relax_branches");
+    }
+    check_glued(fn_, waits, states);
+    c->code = encode(fn_).code;
+    c->usage = usage_of(fn_);
+    c->final_ir = std::make_shared<const MFunction>(std::move(fn_));
+    fn_ = MFunction{};
+    compiled_ = c;
+    if (g_cache) g_cache->store(key, c);
   }
-  check_glued(fn_, waits, states);
-  const Encoded enc = encode(fn_);
-
+  const AllocationResult& ar = compiled_->allocation;
   report_.allocation = ar.allocation;
   report_.sgpr_spills = ar.sgpr_spills;
   report_.vgpr_spills = ar.vgpr_spills;
   report_.scratch_bytes = ar.scratch_bytes;
-  report_.assembly = assembly_text(fn_);
+  report_.relaxed_branches = compiled_->relaxed;
 
   codeobj::CodeObject co;
   co.origin = "kernel builder '" + name() + "'";
-  co.target = codeobj::default_target(isa::target_name(fn_.target));
+  co.target = codeobj::default_target(isa::target_name(target_));
   co.version = version;
-  co.text = enc.code;
+  co.text = compiled_->code;
   codeobj::KernelSpec spec;
   spec.name = name();
   const codeobj::Target& t = co.target;
@@ -181,7 +270,7 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   set(spec.settings, t, ".amdhsa_kernarg_size", sig_.kernarg_size());
   spec.args = sig_.explicit_args();
   spec.layout.hidden = sig_.hidden();
-  spec.usage = usage_of(fn_);
+  spec.usage = compiled_->usage;
   spec.code_offset = 0;
   spec.code_size = co.text.size();
   spec.max_flat_workgroup_size = options_.max_workgroup;

@@ -59,6 +59,16 @@ Dwords::Dwords(const MFunction& f) {
     }
 }
 
+void LiveState::clear() {
+  for (DwordSet& l : level) l.clear();
+  cross.clear();
+}
+
+void LiveState::all_into(DwordSet& out) const {
+  out = cross;
+  for (const DwordSet& l : level) out.merge(l);
+}
+
 bool LiveState::merge(const LiveState& o, const DwordSet& mask) {
   for (int k = 0; k < kExecLevels; ++k) level[size_t(k)].merge_masked(o.level[size_t(k)], mask);
   cross.merge_masked(o.cross, mask);
@@ -66,8 +76,7 @@ bool LiveState::merge(const LiveState& o, const DwordSet& mask) {
 }
 
 void Liveness::transfer(const MFunction& f, const Dwords& d, const MInst& m, LiveState& s) {
-  AccessList acc;
-  accesses(f, m, acc);
+  const AccessList& acc = accesses(f, m);
   for (const Access& a : acc.list()) {
     if (!a.write || !a.is_virtual()) continue;
     for (int k = 0; k < a.width; ++k) {
@@ -103,9 +112,7 @@ void Liveness::transfer(const MFunction& f, const Dwords& d, const MInst& m, Liv
 
 namespace {
 void add_writes(const MFunction& f, const Dwords& d, const MInst& m, DwordSet& reached) {
-  AccessList acc;
-  accesses(f, m, acc);
-  for (const Access& a : acc.list())
+  for (const Access& a : accesses(f, m).list())
     if (a.write && a.is_virtual())
       for (int k = 0; k < a.width; ++k) reached.set(size_t(d.base[size_t(a.reg)] + a.offset + k));
 }
@@ -161,18 +168,19 @@ Liveness::Liveness(const MFunction& f, const Dwords& d) : f_(f), d_(d) {
     }
   }
   bool changed = true;
+  LiveState cur(d.total);
   while (changed) {
     changed = false;
     for (size_t bi = nb; bi-- > 0;) {
       const MBlock& b = f.blocks[bi];
-      LiveState out(d.total);
+      LiveState& out = out_[bi];
+      out.clear();
       for (int s : b.logical_succ) out.merge(in_[size_t(s)], d.logical);
       for (int s : b.succ) out.merge(in_[size_t(s)], linear);
-      LiveState cur = out;
+      cur = out;
       for (size_t i = b.insts.size(); i-- > 0;) transfer(f, d, b.insts[i], cur);
-      out_[bi] = std::move(out);
       if (!(cur == in_[bi])) {
-        in_[bi] = std::move(cur);
+        std::swap(in_[bi], cur);
         changed = true;
       }
     }
@@ -187,16 +195,23 @@ DwordSet Liveness::live_in(int block) const {
 
 void Liveness::walk(int b, const std::function<void(int, const MInst&, const LiveState&)>& visit) const {
   const MBlock& blk = f_.blocks[size_t(b)];
-  // what writes reach after each instruction
-  std::vector<DwordSet> reached(blk.insts.size(), DwordSet(d_.total));
-  DwordSet r = reached_in_[size_t(b)];
-  for (size_t i = 0; i < blk.insts.size(); ++i) {
-    add_writes(f_, d_, blk.insts[i], r);
-    reached[i] = r;
-  }
+  // A dword no write reaches at the block's start becomes reached at its
+  // first write in the block: going backward, it is unreached again before it.
+  std::vector<std::pair<size_t, size_t>> first;  // (instruction, dword) of first writes
+  DwordSet seen = reached_in_[size_t(b)];
+  for (size_t i = 0; i < blk.insts.size(); ++i)
+    for (const Access& a : accesses(f_, blk.insts[i]).list())
+      if (a.write && a.is_virtual())
+        for (int k = 0; k < a.width; ++k) {
+          const size_t dw = size_t(d_.base[size_t(a.reg)] + a.offset + k);
+          if (!seen.test(dw)) seen.set(dw), first.emplace_back(i, dw);
+        }
+  DwordSet reached = seen;  // after the last instruction
+  size_t next = first.size();
   LiveState cur = out_[size_t(b)];
   for (size_t i = blk.insts.size(); i-- > 0;) {
-    limit(cur, reached[i]);
+    while (next > 0 && first[next - 1].first > i) reached.reset(first[--next].second);
+    limit(cur, reached);
     visit(int(i), blk.insts[i], cur);
     transfer(f_, d_, blk.insts[i], cur);
   }

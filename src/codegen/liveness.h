@@ -68,6 +68,8 @@ struct LiveState {
     return a;
   }
   bool merge(const LiveState& o, const DwordSet& mask);
+  void clear();
+  void all_into(DwordSet& out) const;
   bool operator==(const LiveState& o) const { return level == o.level && cross == o.cross; }
 };
 

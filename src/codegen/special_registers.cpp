@@ -92,8 +92,7 @@ class Checker {
   }
 
   void step(const MInst& m, int number, SpecialState& s, bool report) const {
-    AccessList acc;
-    accesses(f_, m, acc);
+    const AccessList& acc = accesses(f_, m);
     bool reads = false, writes = false;
     for (const Access& a : acc.list())
       if (!a.is_virtual() && isa::RegRange{a.code(), a.width}.overlaps(reg_)) (a.read ? reads : writes) = true;

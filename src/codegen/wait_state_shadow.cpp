@@ -48,8 +48,7 @@ bool depends(const isa::Effects& a, const isa::Effects& b) {
 // The wait states missing in instructions [from, to) of block b (a move
 // between them changes nothing outside: the longest rule's window after `to`
 // is part of the range the caller gives).
-int block_states(const MFunction& f, int b, size_t from, size_t to) {
-  MissingStates ms(f);
+int block_states(const MFunction& f, const MissingStates& ms, int b, size_t from, size_t to) {
   int total = 0;
   to = std::min(to, f.blocks[size_t(b)].insts.size());
   for (size_t i = from; i < to; ++i) total += ms.missing(b, int(i));
@@ -62,13 +61,14 @@ constexpr int kTries = 6;       // candidates tried per hazard
 }  // namespace
 
 void shadow_fill(MFunction& f) {
+  const MissingStates ms(f);  // nothing planned: what each instruction lacks as the code stands
   for (size_t b = 0; b < f.blocks.size(); ++b) {
     std::vector<MInst>& insts = f.blocks[b].insts;
     if (insts.size() < 3 || insts.size() > 4000) continue;
     const size_t window = size_t(longest_hazard_window()) + 1;
-    if (block_states(f, int(b), 0, insts.size()) == 0) continue;
+    if (block_states(f, ms, int(b), 0, insts.size()) == 0) continue;
     for (size_t i = 0; i < insts.size(); ++i) {
-      if (MissingStates(f).missing(int(b), int(i)) == 0) continue;
+      if (ms.missing(int(b), int(i)) == 0) continue;
       int tries = 0;
       const isa::Effects ei = isa::effects_of(insts[i].inst);
       (void)ei;
@@ -80,14 +80,14 @@ void shadow_fill(MFunction& f) {
         for (size_t k = i; k < j && independent; ++k) independent = !depends(isa::effects_of(insts[k].inst), ej);
         if (!independent) continue;
         ++tries;
-        const int current = block_states(f, int(b), i, j + 1 + window);
+        const int current = block_states(f, ms, int(b), i, j + 1 + window);
         MInst moved = std::move(insts[j]);
         insts.erase(insts.begin() + ptrdiff_t(j));
         insts.insert(insts.begin() + ptrdiff_t(i), std::move(moved));
-        const int after = block_states(f, int(b), i, j + 1 + window);
+        const int after = block_states(f, ms, int(b), i, j + 1 + window);
         if (after < current) {
           ++i;  // the hazard's instruction moved one down
-          if (MissingStates(f).missing(int(b), int(i)) == 0) break;
+          if (ms.missing(int(b), int(i)) == 0) break;
           j = i;  // look again after it
           continue;
         }

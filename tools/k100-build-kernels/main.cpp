@@ -95,6 +95,8 @@ int main(int argc, char** argv) {
           if (ec) throw Error("cannot remove the earlier " + path + ": " + ec.message());
         }
     std::vector<std::pair<isa::Target, kernels::Package>> built;
+    codegen::BuildCache cache;  // both targets: one compilation of a kernel whose IR is the same
+    const codegen::ScopedBuildCache use_cache(cache);
     for (isa::Target t : targets) {
       kernels::Package pkg = kernels::build_package(kernels::registry(), t, kernels_dir, codeobj::CodeObjectVersion::V5, false, off);
       if (t == isa::Target::gfx926 && (!docs.empty() || !check_docs.empty())) {

@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <memory>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +34,8 @@
 #include "k100/asm/builder.h"
 #include "k100/codegen/allocation.h"
 #include "k100/codegen/machine_ir.h"
+#include "k100/codegen/passes.h"
+#include "k100/codeobj/descriptor_settings.h"
 #include "k100/codegen/registers.h"
 #include "k100/codegen/signature.h"
 #include "k100/codeobj/code_object.h"
@@ -151,8 +155,9 @@ struct BuildReport {
   int sgpr_spills = 0, vgpr_spills = 0;  // dwords spilled (to VGPR lanes, to scratch or LDS)
   uint32_t scratch_bytes = 0;            // per lane
   int relaxed_branches = 0;
-  std::string assembly;                  // the kernel in llvm syntax
 };
+
+class BuildCache;
 
 class Kernel {
  public:
@@ -163,7 +168,7 @@ class Kernel {
 
   const std::string& name() const { return sig_.kernel(); }
   const Signature& signature() const { return sig_; }
-  isa::Target target() const { return fn_.target; }
+  isa::Target target() const { return target_; }
   const KernelOptions& options() const { return options_; }
 
   VGPR vgpr(int width = 1, std::string name = {});
@@ -273,9 +278,19 @@ class Kernel {
   // After build(): the allocation, spills and the kernel's text in llvm syntax.
   const Allocation& allocation() const { return report_.allocation; }
   const BuildReport& report() const { return report_; }
-  const std::string& assembly() const { return report_.assembly; }
-  // The machine IR as written so far (before build()) or as built.
-  const MFunction& function() const { return fn_; }
+  const std::string& assembly() const;
+  // The machine IR as written so far (before build()), or as built.
+  const MFunction& function() const { return compiled_ ? *compiled_->final_ir : fn_; }
+
+  // What the passes made of the IR: shared between kernels of one package
+  // build whose IR is the same (BuildCache).
+  struct Compiled {
+    AllocationResult allocation;
+    int relaxed = 0;
+    std::vector<uint8_t> code;
+    codeobj::RegisterUsage usage;
+    std::shared_ptr<const MFunction> final_ir;
+  };
 
  private:
   struct EntryLoad {
@@ -297,6 +312,7 @@ class Kernel {
   std::string where(std::string_view what) const;
 
   Signature sig_;
+  isa::Target target_;
   KernelOptions options_;
   MFunction fn_;
   int current_block_ = 0;
@@ -314,6 +330,31 @@ class Kernel {
   std::optional<VGPR> entry_vgpr_[3];
   bool built_ = false;
   BuildReport report_;
+  std::shared_ptr<const Compiled> compiled_;
+  mutable std::string assembly_;
+};
+
+// Compiled kernels by their IR, for the builds made while a ScopedBuildCache
+// is in scope on this thread: k100-build-kernels builds both targets under
+// one, so a kernel whose generator writes the same IR for gfx906 and gfx926
+// runs the passes once.
+class BuildCache {
+ public:
+  std::shared_ptr<const Kernel::Compiled> find(const std::string& key) const;
+  void store(const std::string& key, std::shared_ptr<const Kernel::Compiled> c);
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<const Kernel::Compiled>> entries_;
+};
+class ScopedBuildCache {
+ public:
+  explicit ScopedBuildCache(BuildCache& c);
+  ~ScopedBuildCache();
+  ScopedBuildCache(const ScopedBuildCache&) = delete;
+  ScopedBuildCache& operator=(const ScopedBuildCache&) = delete;
+
+ private:
+  BuildCache* saved_;
 };
 
 }  // namespace k100::codegen

@@ -105,7 +105,7 @@ struct MInst {
   // An author's EXEC write: +1 narrows EXEC, -n widens it back to what it
   // was n narrowings earlier, kExecUnknown anything else (annotate_exec_changes).
   int8_t exec_change = 0;
-  std::string note;          // WholeWave: what needs the whole wave
+  int32_t note = -1;         // WholeWave: what needs the whole wave (MFunction::notes)
 
   // what accesses() computed, until an operand changes (changed())
   mutable AccessList access_cache;
@@ -173,6 +173,7 @@ struct MFunction {
   std::vector<FarJump> far_jumps;
   std::vector<std::string> scopes;  // building blocks, by MInst::scope
   std::vector<std::string> groups;  // load groups, by MInst::group
+  std::vector<std::string> notes;   // by MInst::note
   bool cfg_valid = false;
 
   int add_reg(VirtualReg r);

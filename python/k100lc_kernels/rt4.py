@@ -33,6 +33,7 @@ FORMAT = "RT4-v1"
 
 @dataclass(frozen=True)
 class RT4Tensor:
+    """One manifest entry: name, kind ('i4' is decoded), shape [N, K], group, byte offsets of q and scales."""
     name: str
     kind: str
     shape: tuple
@@ -43,18 +44,22 @@ class RT4Tensor:
 
     @property
     def rows(self) -> int:
+        """N, the output rows."""
         return self.shape[0]
 
     @property
     def cols(self) -> int:
+        """K, the input length."""
         return self.shape[1]
 
     @property
     def q_bytes(self) -> int:
+        """Bytes of the int4 codes: N*K/2."""
         return self.rows * self.cols // 2
 
     @property
     def s_bytes(self) -> int:
+        """Bytes of the f16 scales: N*(K/group)*2."""
         return self.rows * (self.cols // self.group) * 2
 
 
@@ -73,6 +78,8 @@ def _int(entry: dict, key: str, where: str, default=None) -> int:
 
 
 class RT4File:
+    """An RT4 file mapped read-only with its manifest; use as a context manager or call close()."""
+
     def __init__(self, path):
         path = os.fspath(path)
         if not path.endswith(".rt4"):
@@ -105,8 +112,8 @@ class RT4File:
         self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if size else None
         self._bytes = np.frombuffer(self._map, dtype=np.uint8) if self._map else np.zeros(0, np.uint8)
 
-    # the mapping stays open until close() (or the end of a with block)
     def close(self) -> None:
+        """Unmaps the file; views handed out keep the mapping alive until they go."""
         self._bytes = np.zeros(0, np.uint8)
         if self._map is not None:
             try:
@@ -125,11 +132,13 @@ class RT4File:
         self.close()
 
     def tensor(self, name: str) -> RT4Tensor:
+        """The entry named `name`; KeyError naming the file if there is none."""
         if name not in self._tensors:
             raise KeyError(f"{self.path}: no tensor {name!r}")
         return self._tensors[name]
 
     def names(self, kind=None) -> list:
+        """Tensor names in manifest order, optionally only those of `kind`."""
         return [n for n, t in self._tensors.items() if kind is None or t.kind == kind]
 
     def weight_bytes(self, t: RT4Tensor):

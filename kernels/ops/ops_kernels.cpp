@@ -6,7 +6,8 @@ namespace k100::kernels {
 void register_ops_kernels(Registry& r) {
   register_ops_norm_row_kernels(r);
   register_ops_norm_softmax_kernels(r);
-  register_ops_norm_select_kernels(r);
+  register_ops_topk_kernels(r);
+  register_ops_argmax_kernels(r);
   register_ops_elementwise_stream_kernels(r);
   register_ops_elementwise_concat_kernels(r);
   register_ops_elementwise_embed_kernels(r);

@@ -10,7 +10,8 @@ namespace k100::kernels {
 
 void register_ops_norm_row_kernels(Registry& r);            // rmsnorm_*, layernorm_k, l2norm_k
 void register_ops_norm_softmax_kernels(Registry& r);        // softmax_k, softmax_vec_k
-void register_ops_norm_select_kernels(Registry& r);         // topk_k, router_top10_k, argmax_*
+void register_ops_topk_kernels(Registry& r);                // topk_k, router_top10_k
+void register_ops_argmax_kernels(Registry& r);              // argmax_k, argmax_part_k, argmax_comb_k
 void register_ops_elementwise_stream_kernels(Registry& r);  // fill_k, add_inplace_k, scale_mul_k, *_mul_k
 void register_ops_elementwise_concat_kernels(Registry& r);  // concat2_k
 void register_ops_elementwise_embed_kernels(Registry& r);   // embed_f16_k, embed_k

@@ -19,7 +19,8 @@ import tempfile
 GTEST_ORACLES = ["MetadataOracle.YamlToMessagePackMatchesLlvmMcAndPrintingMatchesReadelf",
                  "MacroDifferential.ParametersDefaultsNamedVarargAndUniqueLabels",
                  "EmuFault.OutOfBoundsStore"]
-SCRIPT_ORACLES = ["isa.asm_differential_llvm", "isa.disasm_differential_llvm", "asm.codeobj_differential_lld"]
+SCRIPT_ORACLES = ["isa.asm_differential_llvm", "isa.disasm_differential_llvm", "asm.codeobj_differential_lld",
+                  "asm.clang_differential_lld", "tools.objdump_differential_llvm"]
 LLVM = re.compile(r"^(llvm-|ld\.lld|clang)")
 
 

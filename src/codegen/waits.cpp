@@ -12,17 +12,20 @@
 // of the group has returned. Waits the author wrote are followed, never
 // dropped; one inserted right before an author wait is folded into it.
 //
-// Relaxing (when asked): an author's wait protects the instructions up to the
-// next wait or the end of its block (what comes later gets waits of its own
-// from this pass). Its counts become the weakest that the registers those
-// instructions read or overwrite need, per counter, never stricter than the
-// author's. What the scores cannot see keeps the author's counts: an
-// s_barrier (other waves read what this one wrote), s_endpgm, cache, message,
-// sleep and jump instructions keep the whole wait; a memory write, or a
-// memory read while a write of this wave may be in flight, keeps vmcnt and
-// lgkmcnt (the accesses may alias). Relaxing one wait leaves more in flight
-// at later ones, so the counts are found again until none changes (after the
-// first round they only get stricter, so this ends).
+// Relaxing (when asked): an author's wait followed by another in its block
+// protects the instructions between the two (what comes later gets waits of
+// its own from this pass). Its counts become the weakest that the registers
+// those instructions read or overwrite need, per counter, never stricter than
+// the author's. What the scores cannot see keeps the author's counts: a wait
+// with no other after it in its block (what the next blocks rely on is not
+// seen), or one before an s_barrier (other waves read what this one wrote),
+// s_endpgm, cache, message, sleep or jump instructions stays whole; a memory
+// write, or a memory read while a write of this wave may be in flight, keeps
+// vmcnt and lgkmcnt (the accesses may alias) at no more than were in flight
+// there with the author's waits (relaxed waits before may leave more).
+// Relaxing one wait leaves more in flight at later ones, so the counts are
+// found again until none changes (after the first round they only get
+// stricter, so this ends).
 #include <algorithm>
 #include <array>
 
@@ -68,8 +71,10 @@ bool merge_slot(Slot& a, const Slot& b) {
 
 struct State {
   std::array<int, 3> pending{};  // operations that may be outstanding, per counter
+  std::array<int, 3> least{};    // the same on the path where the fewest may be
   int lds_pending = 0;
   Slots writes{};  // the latest memory write (store, atomic), per counter
+  std::array<bool, 3> unordered{};  // an operation that returns out of order may be outstanding
   std::array<Slots, 512> regs{};
   std::vector<Slots> groups;
   bool reached = false;
@@ -85,9 +90,15 @@ struct State {
     auto up = [&](int& a, int b) {
       if (b > a) a = b, changed = true;
     };
-    for (int c = 0; c < 3; ++c) up(pending[size_t(c)], o.pending[size_t(c)]);
+    for (int c = 0; c < 3; ++c) {
+      up(pending[size_t(c)], o.pending[size_t(c)]);
+      if (o.least[size_t(c)] < least[size_t(c)]) least[size_t(c)] = o.least[size_t(c)], changed = true;
+    }
     up(lds_pending, o.lds_pending);
-    for (int c = 0; c < 3; ++c) changed |= merge_slot(writes[size_t(c)], o.writes[size_t(c)]);
+    for (int c = 0; c < 3; ++c) {
+      changed |= merge_slot(writes[size_t(c)], o.writes[size_t(c)]);
+      if (o.unordered[size_t(c)] && !unordered[size_t(c)]) unordered[size_t(c)] = true, changed = true;
+    }
     for (size_t r = 0; r < regs.size(); ++r)
       for (int c = 0; c < 3; ++c) changed |= merge_slot(regs[r][size_t(c)], o.regs[r][size_t(c)]);
     for (size_t g = 0; g < groups.size(); ++g)
@@ -105,8 +116,10 @@ struct State {
     for (int c = 0; c < 3; ++c) {
       if (n[c] >= kMax[c]) continue;
       pending[size_t(c)] = std::min(pending[size_t(c)], n[c]);
+      least[size_t(c)] = std::min(least[size_t(c)], n[c]);
       for (auto& r : regs) clear_if(r[size_t(c)], c, n[c]);
       clear_if(writes[size_t(c)], c, n[c]);
+      if (n[c] == 0) unordered[size_t(c)] = false;
       for (auto& g : groups) clear_if(g[size_t(c)], c, n[c]);
     }
     if (int(w.lgkmcnt) < kMax[kLgkm]) lds_pending = std::min(lds_pending, int(w.lgkmcnt));
@@ -122,11 +135,13 @@ struct State {
       if (!u.uses(kCounterBit[c])) continue;
       const int inc = c == kLgkm ? std::max<int>(1, u.lgkm_increment) : 1;
       pending[size_t(c)] = std::min(kMax[c], pending[size_t(c)] + inc);
+      least[size_t(c)] = std::min(kMax[c], least[size_t(c)] + inc);
       for (auto& r : regs) later(r[size_t(c)], c, u);
       for (auto& g : groups) later(g[size_t(c)], c, u);
       later(writes[size_t(c)], c, u);
       const bool zero = !u.in_order(kCounterBit[c]) || u.cls == ReturnClass::Flat;
       if (writes_memory && c != kExp) writes[size_t(c)] = Slot{0, uint8_t(u.cls), zero};
+      if (zero) unordered[size_t(c)] = true;
       if (c != kExp)
         for (const isa::RegRange& rr : u.return_list())
           for (int k = 0; k < rr.count; ++k) regs[size_t(rr.first + k)][size_t(c)] = Slot{0, uint8_t(u.cls), zero};
@@ -214,25 +229,41 @@ bool is_relaxable(const MInst& m) {
 }
 
 // The counts the author's wait at insts[i] may relax to in state `s` (the
-// state before it): see the file's comment.
+// state before it); `before` is what may be outstanding after it with every
+// wait as the author wrote it. See the file's comment.
 isa::Waitcnt relaxed(const State& s, const MBlock& b, const std::vector<Prepared>& prep, size_t i,
-                     const isa::Waitcnt& author) {
+                     const isa::Waitcnt& author, const std::array<int, 3>& before) {
   isa::Waitcnt w;
-  bool keep_memory = false;
+  bool keep_memory = false, next_wait = false;
   bool write_in_flight = false;
   for (int c = 0; c < 2; ++c) write_in_flight |= s.writes[size_t(c)].later >= 0;
-  for (size_t j = i + 1; j < b.insts.size(); ++j) {
+  for (size_t j = i + 1; j < b.insts.size() && !next_wait; ++j) {
     const MInst& m = b.insts[j];
-    if (is_waitcnt(m)) break;
+    if (is_waitcnt(m)) {
+      next_wait = true;
+      break;
+    }
     const Prepared& p = prep[j];
     if (p.keeps_waits) return author;
     w = isa::stricter(w, needed(s, m, p.effects, p.use));
     if ((p.use.uses(isa::kVmCnt) || p.use.uses(isa::kLgkmCnt)) && (p.writes_memory || write_in_flight))
       keep_memory = true;
   }
+  // What follows in other blocks is not seen here: a stretch that leaves the
+  // block keeps the wait.
+  if (!next_wait) return author;
+  // A count kept for ordering keeps what it made complete: relaxed waits
+  // before it may leave more in flight than the author's did, so it counts
+  // no more than were outstanding with the author's waits on any path (zero
+  // when some may return out of order).
+  auto kept = [&](int c, unsigned a) {
+    if (a >= unsigned(kMax[c])) return a;  // the author does not wait on it
+    if (s.unordered[size_t(c)]) return 0u;
+    return std::min(a, unsigned(std::max(0, before[size_t(c)])));
+  };
   isa::Waitcnt r;
-  r.vmcnt = keep_memory ? author.vmcnt : std::max(w.vmcnt, author.vmcnt);
-  r.lgkmcnt = keep_memory ? author.lgkmcnt : std::max(w.lgkmcnt, author.lgkmcnt);
+  r.vmcnt = keep_memory ? kept(kVm, author.vmcnt) : std::max(w.vmcnt, author.vmcnt);
+  r.lgkmcnt = keep_memory ? kept(kLgkm, author.lgkmcnt) : std::max(w.lgkmcnt, author.lgkmcnt);
   r.expcnt = std::max(w.expcnt, author.expcnt);
   return r;
 }
@@ -279,6 +310,7 @@ void relax_author_waits(MFunction& f, const std::vector<std::vector<Prepared>>& 
   struct Site {
     size_t block, inst;
     isa::Waitcnt author;
+    std::array<int, 3> before{};  // outstanding after it with the author's waits
   };
   std::vector<Site> sites;
   for (size_t b = 0; b < f.blocks.size(); ++b)
@@ -305,7 +337,12 @@ void relax_author_waits(MFunction& f, const std::vector<std::vector<Prepared>>& 
         const isa::Waitcnt w = needed(cur, m, prep[b][i].effects, prep[b][i].use);
         cur.wait(w);
         if (k < sites.size() && sites[k].block == b && sites[k].inst == i) {
-          const isa::Waitcnt r = relaxed(cur, blk, prep[b], i, sites[k].author);
+          if (round == 0) {
+            State after = cur;
+            after.wait(sites[k].author);
+            sites[k].before = after.least;
+          }
+          const isa::Waitcnt r = relaxed(cur, blk, prep[b], i, sites[k].author, sites[k].before);
           found.emplace_back(k++, r);
         }
         if (is_waitcnt(m) && !(m.flags & kWaitGroup)) cur.wait(isa::Waitcnt::decode(uint16_t(m.inst.ops[0].value)));

@@ -70,7 +70,18 @@ TEST(WaitRelaxation, LdsReadsReturnInOrderToo) {
   EXPECT_EQ(waits_of(body, true), (Waits{"s_waitcnt lgkmcnt(1)", "s_waitcnt lgkmcnt(0)"}));
 }
 
-TEST(WaitRelaxation, AWaitNothingAfterItNeedsGoesAndLaterReadsGetTheirOwn) {
+TEST(WaitRelaxation, AWaitNothingUpToTheNextNeedsGoes) {
+  const std::string body = std::string(kFourLoads) +
+                           "  s_waitcnt vmcnt(0)\n"
+                           "  v_mov_b32 v6, 0\n"
+                           "  s_waitcnt vmcnt(0)\n"
+                           "  v_add_f32 v5, v2, v6\n"
+                           "  s_endpgm\n";
+  EXPECT_EQ(waits_of(body, true), (Waits{"s_waitcnt vmcnt(0)"}));
+}
+
+TEST(WaitRelaxation, AWaitWhoseStretchLeavesTheBlockStays) {
+  // what the next blocks rely on is not seen from here
   const std::string body = std::string(kFourLoads) +
                            "  s_waitcnt vmcnt(0)\n"
                            "  v_mov_b32 v6, 0\n"
@@ -79,8 +90,23 @@ TEST(WaitRelaxation, AWaitNothingAfterItNeedsGoesAndLaterReadsGetTheirOwn) {
                            "  v_add_f32 v5, v2, v6\n"
                            "  s_waitcnt vmcnt(0)\n"
                            "  s_endpgm\n";
-  // the first is gone; v2's read at bb1 gets the wait it needs
-  EXPECT_EQ(waits_of(body, true), (Waits{"s_waitcnt vmcnt(2)", "s_waitcnt vmcnt(0)"}));
+  EXPECT_EQ(waits_of(body, true), (Waits{"s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(0)"}));
+}
+
+TEST(WaitRelaxation, ACountKeptBeforeAStoreStillCompletesWhatTheAuthorsWaitsDid) {
+  // with the first wait as written, only the third load is in flight at the
+  // second; relaxed, the second load is too: the second wait becomes vmcnt(1)
+  const std::string body =
+      "  global_load_dword v1, v0, s[4:5]\n"
+      "  global_load_dword v2, v0, s[4:5] offset:4\n"
+      "  s_waitcnt vmcnt(0)\n"
+      "  v_add_f32 v5, v1, v1\n"
+      "  global_load_dword v3, v0, s[4:5] offset:8\n"
+      "  s_waitcnt vmcnt(2)\n"
+      "  global_store_dword v0, v5, s[4:5] offset:64\n"
+      "  s_waitcnt vmcnt(0)\n"
+      "  s_endpgm\n";
+  EXPECT_EQ(waits_of(body, true), (Waits{"s_waitcnt vmcnt(1)", "s_waitcnt vmcnt(1)", "s_waitcnt vmcnt(0)"}));
 }
 
 TEST(WaitRelaxation, AWaitBeforeABarrierStays) {

@@ -12,20 +12,21 @@
 // of the group has returned. Waits the author wrote are followed, never
 // dropped; one inserted right before an author wait is folded into it.
 //
-// Relaxing (when asked): an author's wait followed by another in its block
-// protects the instructions between the two (what comes later gets waits of
-// its own from this pass). Its counts become the weakest that the registers
-// those instructions read or overwrite need, per counter, never stricter than
-// the author's. What the scores cannot see keeps the author's counts: a wait
-// with no other after it in its block (what the next blocks rely on is not
-// seen), or one before an s_barrier (other waves read what this one wrote),
-// s_endpgm, cache, message, sleep or jump instructions stays whole; a memory
-// write, or a memory read while a write of this wave may be in flight, keeps
-// vmcnt and lgkmcnt (the accesses may alias) at no more than were in flight
-// there with the author's waits (relaxed waits before may leave more).
-// Relaxing one wait leaves more in flight at later ones, so the counts are
-// found again until none changes (after the first round they only get
-// stricter, so this ends).
+// Relaxing (when asked): an author's wait protects, per counter it waits on,
+// the instructions up to the author's next wait on that counter in its block
+// (what comes later gets waits of its own from this pass). Its counts become
+// the weakest that the registers those instructions read or overwrite need,
+// never stricter than the author's. What the scores cannot see keeps the
+// author's counts: a counter not waited on again in the block keeps its count
+// (what the next blocks rely on is not seen); an s_barrier (other waves read
+// what this one wrote), s_endpgm, cache, message, sleep or jump instruction
+// in the stretch keeps the whole wait; a memory write, or a memory read while
+// a write of this wave may be in flight, keeps vmcnt and lgkmcnt (the accesses
+// may alias). A kept count is no more than were in flight there with the
+// author's waits on any path (relaxed waits before may leave more). Relaxing
+// one wait leaves more in flight at later ones, so the counts are found again
+// until none changes (after the first round they only get stricter, so this
+// ends).
 #include <algorithm>
 #include <array>
 
@@ -229,43 +230,57 @@ bool is_relaxable(const MInst& m) {
 }
 
 // The counts the author's wait at insts[i] may relax to in state `s` (the
-// state before it); `before` is what may be outstanding after it with every
-// wait as the author wrote it. See the file's comment.
+// state before it); `least` is what may be outstanding after it with every
+// wait as the author wrote it, `author_of(j)` the author's counts of a wait
+// at insts[j]. See the file's comment.
+template <class AuthorOf>
 isa::Waitcnt relaxed(const State& s, const MBlock& b, const std::vector<Prepared>& prep, size_t i,
-                     const isa::Waitcnt& author, const std::array<int, 3>& before) {
-  isa::Waitcnt w;
-  bool keep_memory = false, next_wait = false;
+                     const isa::Waitcnt& author, const std::array<int, 3>& least, AuthorOf&& author_of) {
+  const unsigned a[3] = {author.vmcnt, author.lgkmcnt, author.expcnt};
+  unsigned need[3] = {unsigned(kMax[kVm]), unsigned(kMax[kLgkm]), unsigned(kMax[kExp])};
+  bool open[3], keep[3] = {false, false, false};
+  for (int c = 0; c < 3; ++c) open[c] = a[c] < unsigned(kMax[c]);
+  if (!open[kVm] && !open[kLgkm] && !open[kExp]) return author;
   bool write_in_flight = false;
   for (int c = 0; c < 2; ++c) write_in_flight |= s.writes[size_t(c)].later >= 0;
-  for (size_t j = i + 1; j < b.insts.size() && !next_wait; ++j) {
+  for (size_t j = i + 1; j < b.insts.size() && (open[kVm] || open[kLgkm] || open[kExp]); ++j) {
     const MInst& m = b.insts[j];
-    if (is_waitcnt(m)) {
-      next_wait = true;
-      break;
+    if (is_waitcnt(m) && !(m.flags & kWaitGroup)) {
+      // a later wait of the author's on a counter takes that counter over
+      const isa::Waitcnt o = author_of(j);
+      const unsigned n[3] = {o.vmcnt, o.lgkmcnt, o.expcnt};
+      for (int c = 0; c < 3; ++c)
+        if (n[c] < unsigned(kMax[c])) open[c] = false;
+      continue;
     }
     const Prepared& p = prep[j];
     if (p.keeps_waits) return author;
-    w = isa::stricter(w, needed(s, m, p.effects, p.use));
+    const isa::Waitcnt w = needed(s, m, p.effects, p.use);
+    const unsigned n[3] = {w.vmcnt, w.lgkmcnt, w.expcnt};
+    for (int c = 0; c < 3; ++c)
+      if (open[c]) need[c] = std::min(need[c], n[c]);
     if ((p.use.uses(isa::kVmCnt) || p.use.uses(isa::kLgkmCnt)) && (p.writes_memory || write_in_flight))
-      keep_memory = true;
+      for (int c : {kVm, kLgkm}) keep[c] = keep[c] || open[c];
   }
-  // What follows in other blocks is not seen here: a stretch that leaves the
-  // block keeps the wait.
-  if (!next_wait) return author;
+  // What follows in other blocks is not seen here: a counter the author waits
+  // on and does not wait on again in the block keeps its count.
+  for (int c = 0; c < 3; ++c) keep[c] = keep[c] || open[c];
   // A count kept for ordering keeps what it made complete: relaxed waits
   // before it may leave more in flight than the author's did, so it counts
   // no more than were outstanding with the author's waits on any path (zero
   // when some may return out of order).
-  auto kept = [&](int c, unsigned a) {
-    if (a >= unsigned(kMax[c])) return a;  // the author does not wait on it
-    if (s.unordered[size_t(c)]) return 0u;
-    return std::min(a, unsigned(std::max(0, before[size_t(c)])));
-  };
-  isa::Waitcnt r;
-  r.vmcnt = keep_memory ? kept(kVm, author.vmcnt) : std::max(w.vmcnt, author.vmcnt);
-  r.lgkmcnt = keep_memory ? kept(kLgkm, author.lgkmcnt) : std::max(w.lgkmcnt, author.lgkmcnt);
-  r.expcnt = std::max(w.expcnt, author.expcnt);
-  return r;
+  unsigned r[3];
+  for (int c = 0; c < 3; ++c) {
+    if (a[c] >= unsigned(kMax[c])) r[c] = a[c];
+    else if (!keep[c]) r[c] = std::max(need[c], a[c]);
+    else if (s.unordered[size_t(c)]) r[c] = 0;
+    else r[c] = std::min(a[c], unsigned(std::max(0, least[size_t(c)])));
+  }
+  isa::Waitcnt out;
+  out.vmcnt = r[kVm];
+  out.lgkmcnt = r[kLgkm];
+  out.expcnt = r[kExp];
+  return out;
 }
 
 // Runs one block from `in`: per instruction, the wait it needs; the state after.
@@ -342,7 +357,14 @@ void relax_author_waits(MFunction& f, const std::vector<std::vector<Prepared>>& 
             after.wait(sites[k].author);
             sites[k].before = after.least;
           }
-          const isa::Waitcnt r = relaxed(cur, blk, prep[b], i, sites[k].author, sites[k].before);
+          const isa::Waitcnt r =
+              relaxed(cur, blk, prep[b], i, sites[k].author, sites[k].before, [&](size_t j) {
+                auto at = std::lower_bound(sites.begin(), sites.end(), std::pair{b, j}, [](const Site& x, auto key) {
+                  return std::pair{x.block, x.inst} < key;
+                });
+                if (at != sites.end() && at->block == b && at->inst == j) return at->author;
+                return isa::Waitcnt::decode(uint16_t(blk.insts[j].inst.ops[0].value));
+              });
           found.emplace_back(k++, r);
         }
         if (is_waitcnt(m) && !(m.flags & kWaitGroup)) cur.wait(isa::Waitcnt::decode(uint16_t(m.inst.ops[0].value)));

@@ -58,6 +58,19 @@ TEST(WaitRelaxation, TheWaitCoversEveryReadUpToTheNextWait) {
   EXPECT_EQ(waits_of(body, true), (Waits{"s_waitcnt vmcnt(1)", "s_waitcnt vmcnt(0)"}));
 }
 
+TEST(WaitRelaxation, EachCounterIsCoveredUpToTheNextWaitOnIt) {
+  // the lgkmcnt wait between does not take the vector loads over
+  const std::string body = std::string(kFourLoads) +
+                           "  ds_read_b32 v6, v0\n"
+                           "  s_waitcnt vmcnt(0)\n"
+                           "  v_add_f32 v5, v1, v1\n"
+                           "  s_waitcnt lgkmcnt(0)\n"
+                           "  v_add_f32 v5, v6, v2\n"
+                           "  s_waitcnt vmcnt(0)\n"
+                           "  s_endpgm\n";
+  EXPECT_EQ(waits_of(body, true), (Waits{"s_waitcnt vmcnt(2)", "s_waitcnt lgkmcnt(0)", "s_waitcnt vmcnt(0)"}));
+}
+
 TEST(WaitRelaxation, LdsReadsReturnInOrderToo) {
   const std::string body =
       "  ds_read_b32 v1, v0\n"

@@ -56,11 +56,12 @@ AllocationResult allocate_registers(MFunction& f, const AllocationOptions& optio
 // waits.cpp: s_waitcnt before every read or overwrite of a register a memory
 // operation still writes (the weakest that makes it safe), load-group waits
 // filled in, author waits kept. `relax_author_waits`: an author's wait is
-// relaxed to what the instructions up to the next wait in its block need,
-// per counter, unless ordering the scores cannot see may depend on it (no
-// next wait in the block, or a barrier, s_endpgm, cache, message or jump
-// instruction before it, keep it whole; a memory write, or a memory read
-// while a write may be in flight, keeps vmcnt and lgkmcnt).
+// relaxed, per counter, to what the instructions up to the author's next
+// wait on that counter in its block need, unless ordering the scores cannot
+// see may depend on it (a counter not waited on again in the block keeps its
+// count; a barrier, s_endpgm, cache, message or jump instruction in the
+// stretch keeps the whole wait; a memory write, or a memory read while a
+// write may be in flight, keeps vmcnt and lgkmcnt).
 void insert_waits(MFunction& f, bool relax_author_waits = false);
 
 // wait_states.cpp: the GFX9 required wait states (isa/hazards.h): an

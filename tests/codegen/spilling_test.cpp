@@ -64,31 +64,29 @@ void build_vgpr_kernel(Kernel& k, int values) {
   k.global_store_dword(addr, acc, k.arg("y"));
 }
 
-k100::codeobj::CodeObject build_vgprs(k100::isa::Target target) {
-  Kernel k(Signature("spill_vgpr_k", kSig.params()), target, {.waves_per_simd = 8});
-  build_vgpr_kernel(k, kValues);
+// Builds `values` live VGPR values under `options`, keeping the report in `into`.
+k100::codeobj::CodeObject build_values(k100::isa::Target target, const char* name, KernelOptions options, int values,
+                                       Built& into) {
+  Kernel k(Signature(name, kSig.params()), target, options);
+  build_vgpr_kernel(k, values);
   auto co = k.build();
-  g_vgpr.report = k.report();
+  into.report = k.report();
   return co;
+}
+
+k100::codeobj::CodeObject build_vgprs(k100::isa::Target target) {
+  return build_values(target, "spill_vgpr_k", {.waves_per_simd = 8}, kValues, g_vgpr);
 }
 
 // 4 waves per SIMD, workgroups of up to 256: 16 KiB of LDS per workgroup
 // keep that occupancy, 16 slots per lane.
 k100::codeobj::CodeObject build_lds(k100::isa::Target target) {
-  Kernel k(Signature("spill_lds_k", kSig.params()), target, {.waves_per_simd = 4});
-  build_vgpr_kernel(k, kLdsValues);
-  auto co = k.build();
-  g_lds.report = k.report();
-  return co;
+  return build_values(target, "spill_lds_k", {.waves_per_simd = 4}, kLdsValues, g_lds);
 }
 
 // The same with 16 KiB of the kernel's own LDS: no room left.
 k100::codeobj::CodeObject build_no_room(k100::isa::Target target) {
-  Kernel k(Signature("spill_no_room_k", kSig.params()), target, {.waves_per_simd = 4, .lds_bytes = 16384});
-  build_vgpr_kernel(k, kLdsValues);
-  auto co = k.build();
-  g_no_room.report = k.report();
-  return co;
+  return build_values(target, "spill_no_room_k", {.waves_per_simd = 4, .lds_bytes = 16384}, kLdsValues, g_no_room);
 }
 
 k100::codeobj::CodeObject build_sgprs(k100::isa::Target target) {

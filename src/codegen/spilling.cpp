@@ -168,20 +168,11 @@ class Rewriter {
     s_.sgpr_spills += width;
   }
 
-  // The register holding 4 x the flat local id, written first thing.
+  // The register holding 4 x the flat local id, written first thing: the
+  // local id x, or in a one-wave workgroup of more dimensions the lane's
+  // index in the wave (v_mbcnt of all lanes below it).
   int lds_address() {
     if (s_.lds_address_reg >= 0) return s_.lds_address_reg;
-    int local = -1;
-    for (size_t r = 0; r < f_.regs.size(); ++r)
-      if (f_.regs[r].file == RegFile::Vector && f_.regs[r].fixed == 0 && f_.regs[r].entry_value) local = int(r);
-    if (local < 0) {
-      VirtualReg l;
-      l.file = RegFile::Vector;
-      l.name = "local_id_x";
-      l.fixed = 0;
-      l.entry_value = true;
-      local = f_.add_reg(std::move(l));
-    }
     VirtualReg a;
     a.file = RegFile::Vector;
     a.name = "lds_spill_address";
@@ -189,13 +180,35 @@ class Rewriter {
     s_.lds_address_reg = f_.add_reg(std::move(a));
     s_.no_spill.resize(f_.regs.size(), 0);
     s_.no_spill[size_t(s_.lds_address_reg)] = 1;
-    s_.no_spill[size_t(local)] = 1;
-    MInst m = make_inst(f_, "v_lshlrev_b32",
-                        {PassOperand::v(VRef{s_.lds_address_reg, 0, 1}), PassOperand::imm(2),
-                         PassOperand::v(VRef{local, 0, 1})},
-                        s_.scope);
+    const VRef addr{s_.lds_address_reg, 0, 1};
+    std::vector<MInst> code;
+    if (s_.lds_by_lane) {
+      code.push_back(make_inst(f_, "v_mbcnt_lo_u32_b32", {PassOperand::v(addr), PassOperand::imm(-1), PassOperand::imm(0)},
+                               s_.scope));
+      code.push_back(make_inst(f_, "v_mbcnt_hi_u32_b32",
+                               {PassOperand::v(addr), PassOperand::imm(-1), PassOperand::v(addr)}, s_.scope));
+      code.push_back(make_inst(f_, "v_lshlrev_b32", {PassOperand::v(addr), PassOperand::imm(2), PassOperand::v(addr)},
+                               s_.scope));
+    } else {
+      int local = -1;
+      for (size_t r = 0; r < f_.regs.size(); ++r)
+        if (f_.regs[r].file == RegFile::Vector && f_.regs[r].fixed == 0 && f_.regs[r].entry_value) local = int(r);
+      if (local < 0) {
+        VirtualReg l;
+        l.file = RegFile::Vector;
+        l.name = "local_id_x";
+        l.fixed = 0;
+        l.entry_value = true;
+        local = f_.add_reg(std::move(l));
+        s_.no_spill.resize(f_.regs.size(), 0);
+      }
+      s_.no_spill[size_t(local)] = 1;
+      code.push_back(make_inst(f_, "v_lshlrev_b32",
+                               {PassOperand::v(addr), PassOperand::imm(2), PassOperand::v(VRef{local, 0, 1})},
+                               s_.scope));
+    }
     std::vector<MInst>& entry = f_.blocks.front().insts;
-    entry.insert(entry.begin(), std::move(m));
+    entry.insert(entry.begin(), std::make_move_iterator(code.begin()), std::make_move_iterator(code.end()));
     return s_.lds_address_reg;
   }
 
@@ -278,9 +291,14 @@ class Rewriter {
 
 void plan_lds_spills(const AllocationOptions& o, SpillState& s) {
   s.lds_base = s.lds_end = s.lds_stride = 0;
-  if (o.workitem_dims != 1 || o.max_workgroup == 0 || o.lds_bytes >= 65536) return;
+  if (o.max_workgroup == 0 || o.lds_bytes >= 65536) return;
   constexpr uint32_t kLds = 65536, kGranule = 512, kMaxGroupsPerCu = 16;
   const uint32_t waves = (o.max_workgroup + 63) / 64;
+  // The flat id: the local id x of a one-dimensional workgroup, the lane of a
+  // one-wave one; otherwise it takes the workgroup's sizes, which the code
+  // does not have.
+  if (o.workitem_dims != 1 && waves != 1) return;
+  s.lds_by_lane = o.workitem_dims != 1;
   // Workgroups one CU holds at the occupancy asked for (4 SIMDs), and as
   // many as the kernel's own LDS lets in: the spill area may not lower that.
   uint32_t groups = std::max(1u, uint32_t(4 * std::max(1, o.waves_per_simd)) / waves);

@@ -92,12 +92,22 @@ TEST(SpillPlacement, WithNoLdsToSpareVgprSpillsGoToScratch) {
   EXPECT_NE(p.text.find("buffer_load_dword"), std::string::npos) << p.text;
 }
 
-TEST(SpillPlacement, TwoDimensionalWorkgroupsSpillToScratch) {
+TEST(SpillPlacement, TwoDimensionalWorkgroupsOfManyWavesSpillToScratch) {
   // the local id x alone does not tell the work-items of a 2D workgroup apart
-  const Placed p = allocate(0, 64, 2);
+  const Placed p = allocate(0, 256, 2);
   ASSERT_GT(p.result.vgpr_spills, 0);
   EXPECT_EQ(p.result.vgpr_spills_to_lds, 0);
   EXPECT_EQ(p.text.find("ds_"), std::string::npos) << p.text;
+}
+
+TEST(SpillPlacement, AOneWaveWorkgroupOfMoreDimensionsAddressesLdsByLane) {
+  const Placed p = allocate(0, 64, 3);
+  ASSERT_GT(p.result.vgpr_spills, 0);
+  EXPECT_EQ(p.result.vgpr_spills_to_lds, p.result.vgpr_spills);
+  EXPECT_NE(p.text.find("bb0:\n  v_mbcnt_lo_u32_b32 v1, -1, 0\n  v_mbcnt_hi_u32_b32 v1, -1, v1\n  v_lshlrev_b32_e32 v1, 2, v1\n"),
+            std::string::npos)
+      << p.text;
+  EXPECT_NE(p.text.find("ds_write_b32 v1, "), std::string::npos) << p.text;
 }
 
 TEST(SpillPlacement, WhatLdsCannotHoldGoesToScratch) {

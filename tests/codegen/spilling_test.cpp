@@ -1,8 +1,8 @@
 // Spilling and long branches on the emulator (its checks on, LDS races
 // included): 300 VGPR values live at once under the 8-wave budget go to the
 // LDS the workgroup has room for, then to scratch; a kernel whose spills fit
-// in LDS uses no scratch, the same kernel with no LDS to spare spills to
-// scratch; 150 SGPR values go to VGPR lanes, and a loop body of 40,000
+// in LDS uses no scratch (also in a 2D workgroup of one wave), the same
+// kernel with no LDS to spare spills to scratch; 150 SGPR values go to VGPR lanes, and a loop body of 40,000
 // instructions branches back through a long jump; each kernel's result is
 // checked per lane (four waves per workgroup) against the host.
 #include <gtest/gtest.h>
@@ -45,13 +45,20 @@ uint32_t sgpr_model(uint32_t n) {
 struct Built {
   BuildReport report;
 };
-Built g_vgpr, g_sgpr, g_long, g_lds, g_no_room;
+Built g_vgpr, g_sgpr, g_long, g_lds, g_no_room, g_lds_2d;
 
-void build_vgpr_kernel(Kernel& k, int values) {
+// The work-item's flat id: the local id x, or x + width y in a 2D workgroup
+// `width` wide.
+void build_vgpr_kernel(Kernel& k, int values, int width = 0) {
+  VGPR tid = k.local_id();
+  if (width) {
+    tid = k.vgpr(1, "flat id");
+    k.v_mad_u32_u24(tid, k.local_id(1), width, k.local_id(0));
+  }
   std::vector<VGPR> v;
   for (int i = 0; i < values; ++i) {
     v.push_back(k.vgpr(1, "v" + std::to_string(i)));
-    k.v_add_u32(v.back(), 13 * i, k.local_id());
+    k.v_add_u32(v.back(), 13 * i, tid);
   }
   const VGPR acc = k.vgpr(1, "acc"), t = k.vgpr(1, "t"), addr = k.vgpr(1, "address");
   k.v_mov_b32(acc, 0);
@@ -60,15 +67,15 @@ void build_vgpr_kernel(Kernel& k, int values) {
     k.v_add_u32(acc, acc, t);
     k.v_add_u32(acc, acc, v[size_t(i)]);
   }
-  k.v_lshlrev_b32(addr, 2, k.local_id());
+  k.v_lshlrev_b32(addr, 2, tid);
   k.global_store_dword(addr, acc, k.arg("y"));
 }
 
 // Builds `values` live VGPR values under `options`, keeping the report in `into`.
 k100::codeobj::CodeObject build_values(k100::isa::Target target, const char* name, KernelOptions options, int values,
-                                       Built& into) {
+                                       Built& into, int width = 0) {
   Kernel k(Signature(name, kSig.params()), target, options);
-  build_vgpr_kernel(k, values);
+  build_vgpr_kernel(k, values, width);
   auto co = k.build();
   into.report = k.report();
   return co;
@@ -87,6 +94,12 @@ k100::codeobj::CodeObject build_lds(k100::isa::Target target) {
 // The same with 16 KiB of the kernel's own LDS: no room left.
 k100::codeobj::CodeObject build_no_room(k100::isa::Target target) {
   return build_values(target, "spill_no_room_k", {.waves_per_simd = 4, .lds_bytes = 16384}, kLdsValues, g_no_room);
+}
+
+// A 2D workgroup of one wave (8 x 8): LDS slots by lane.
+k100::codeobj::CodeObject build_lds_2d(k100::isa::Target target) {
+  return build_values(target, "spill_lds_2d_k", {.waves_per_simd = 4, .max_workgroup = 64, .workitem_dims = 2},
+                      kLdsValues, g_lds_2d, 8);
 }
 
 k100::codeobj::CodeObject build_sgprs(k100::isa::Target target) {
@@ -141,18 +154,19 @@ class Spilling : public ::testing::Test {
     registry_->add(launched_here(Signature("long_branch_k", kSig.params()), build_long));
     registry_->add(launched_here(Signature("spill_lds_k", kSig.params()), build_lds));
     registry_->add(launched_here(Signature("spill_no_room_k", kSig.params()), build_no_room));
+    registry_->add(launched_here(Signature("spill_lds_2d_k", kSig.params()), build_lds_2d));
     dev_ = new EmuTestDevice(*registry_, std::string(K100_SOURCE_DIR) + "/kernels");
   }
   static void TearDownTestSuite() {
     delete dev_;
     delete registry_;
   }
-  // One workgroup of `lanes` work-items, every emulator check on.
-  static std::vector<uint32_t> run(const std::string& kernel, uint32_t n, uint32_t lanes = 64) {
+  // One workgroup of `lanes` work-items (`rows` rows of them), every emulator check on.
+  static std::vector<uint32_t> run(const std::string& kernel, uint32_t n, uint32_t lanes = 64, uint32_t rows = 1) {
     DeviceBuffer<uint32_t> dy(*dev_, lanes);
     dev_->options().checks = {};
     EXPECT_TRUE(dev_->options().checks.lds_races && dev_->options().checks.waits);
-    dev_->launch(kernel, {lanes}, {lanes}, kSig.pack({dy.addr(), int64_t(n)}));
+    dev_->launch(kernel, {lanes / rows, rows}, {lanes / rows, rows}, kSig.pack({dy.addr(), int64_t(n)}));
     return dy.download();
   }
   static Registry* registry_;
@@ -188,6 +202,16 @@ TEST_F(Spilling, VgprSpillsThatFitInTheWorkgroupsLdsUseNoScratch) {
     const auto y = run("spill_lds_k", 0, lanes);
     for (uint32_t lane = 0; lane < lanes; ++lane) ASSERT_EQ(y[lane], vgpr_model(lane, kLdsValues)) << lane;
   }
+}
+
+TEST_F(Spilling, AOneWaveTwoDimensionalWorkgroupSpillsToLdsByLane) {
+  ASSERT_TRUE(dev_->broken().empty()) << dev_->broken()[0].second;
+  const BuildReport& r = g_lds_2d.report;
+  EXPECT_GE(r.vgpr_spills, kLdsValues - 64);
+  EXPECT_EQ(r.vgpr_spills_to_lds, r.vgpr_spills);
+  EXPECT_EQ(r.scratch_bytes, 0u);
+  const auto y = run("spill_lds_2d_k", 0, 64, 8);
+  for (uint32_t lane = 0; lane < 64; ++lane) ASSERT_EQ(y[lane], vgpr_model(lane, kLdsValues)) << lane;
 }
 
 TEST_F(Spilling, WithNoLdsToSpareVgprSpillsGoToScratch) {

@@ -39,7 +39,8 @@ struct AllocationOptions {
   // workgroup has: spilled VGPRs go to LDS while the LDS a workgroup may have
   // (spilling.h: without lowering the occupancy waves_per_simd asks for)
   // holds them, else to scratch. Only for one-dimensional workgroups
-  // (workitem_dims 1: the local id x is the work-item's flat id).
+  // (workitem_dims 1: the local id x is the work-item's flat id) or
+  // workgroups of one wave (max_workgroup <= 64: the lane is).
   uint32_t lds_bytes = 0;
   uint32_t max_workgroup = 256;
   int waves_per_simd = 8;

@@ -1,6 +1,8 @@
 // Kernel::build: the kernel's end and entry loads, the passes in order, then
 // the code object with the signature's settings and metadata.
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <type_traits>
 
 #include "inst_factory.h"
@@ -189,19 +191,29 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   plan_entry_loads();
   const bool waits = options_.automatic_waits && !g_overrides.no_automatic_waits;
   const bool states = options_.automatic_wait_states && !g_overrides.no_automatic_wait_states;
+  // K100_CODEGEN_RELAX_WAITS=0: every hand wait as written (to compare).
+  static const bool relax_env_off = [] {
+    const char* v = std::getenv("K100_CODEGEN_RELAX_WAITS");
+    return v && std::string_view(v) == "0";
+  }();
+  const bool relax = waits && options_.relax_waits && !g_overrides.no_wait_relaxation && !relax_env_off;
   AllocationOptions ao;
   ao.vgpr_budget = vgpr_budget(options_.waves_per_simd);
   ao.sgpr_budget = sgpr_budget(options_.waves_per_simd);
   ao.spill = options_.spill;
   ao.lds_bytes = options_.lds_bytes;
   ao.max_workgroup = options_.max_workgroup;
+  ao.waves_per_simd = options_.waves_per_simd;
+  ao.workitem_dims = options_.workitem_dims;
   ao.scratch_offset_sgpr = group_code_ + options_.workgroup_dims;
   // gfx906 and gfx926 share one encoding: a kernel whose generator wrote the
   // same IR for both is compiled once per package build (BuildCache).
   std::string key;
   if (g_cache) {
     key = fingerprint(fn_) + "|" + std::to_string(ao.vgpr_budget) + "," + std::to_string(ao.sgpr_budget) + "," +
-          std::to_string(ao.spill) + "," + std::to_string(ao.scratch_offset_sgpr) + "," + std::to_string(waits) + "," +
+          std::to_string(ao.spill) + "," + std::to_string(ao.scratch_offset_sgpr) + "," + std::to_string(waits) + "," + std::to_string(relax) + "," +
+          std::to_string(ao.lds_bytes) + "," + std::to_string(ao.max_workgroup) + "," +
+          std::to_string(ao.workitem_dims) + "," + std::to_string(ao.waves_per_simd) + "," +
           std::to_string(states);
     if (auto hit = g_cache->find(key)) compiled_ = hit;
   }
@@ -218,7 +230,7 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
     build_cfg(fn_);
     dump_after(fn_, "allocate_registers");
     if (waits) {
-      insert_waits(fn_);
+      insert_waits(fn_, relax);
       dump_after(fn_, "insert_waits");
     }
     if (states) {
@@ -244,6 +256,8 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   report_.sgpr_spills = ar.sgpr_spills;
   report_.vgpr_spills = ar.vgpr_spills;
   report_.scratch_bytes = ar.scratch_bytes;
+  report_.vgpr_spills_to_lds = ar.vgpr_spills_to_lds;
+  report_.lds_spill_bytes = ar.lds_spill_bytes;
   report_.relaxed_branches = compiled_->relaxed;
 
   codeobj::CodeObject co;
@@ -266,7 +280,8 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   }
   if (options_.workitem_dims > 1) set(spec.settings, t, ".amdhsa_system_vgpr_workitem_id", options_.workitem_dims - 1);
   if (options_.f32_denormals) set(spec.settings, t, ".amdhsa_float_denorm_mode_32", 3);
-  if (options_.lds_bytes) set(spec.settings, t, ".amdhsa_group_segment_fixed_size", options_.lds_bytes);
+  const uint32_t lds = ar.lds_spill_bytes ? ar.lds_spill_base + ar.lds_spill_bytes : options_.lds_bytes;
+  if (lds) set(spec.settings, t, ".amdhsa_group_segment_fixed_size", lds);
   set(spec.settings, t, ".amdhsa_kernarg_size", sig_.kernarg_size());
   spec.args = sig_.explicit_args();
   spec.layout.hidden = sig_.hidden();

@@ -224,6 +224,7 @@ AllocationResult allocate_registers(MFunction& f, const AllocationOptions& o) {
   AllocationResult res;
   SpillState spill;
   spill.scratch_offset_code = o.scratch_offset_sgpr;
+  plan_lds_spills(o, spill);
   build_cfg(f);
   annotate_exec_changes(f);  // spill code never writes EXEC: once is enough
   for (int round = 0;; ++round) {
@@ -249,6 +250,9 @@ AllocationResult allocate_registers(MFunction& f, const AllocationOptions& o) {
       res.sgpr_spills = spill.sgpr_spills;
       res.vgpr_spills = spill.vgpr_spills;
       res.scratch_bytes = spill.scratch_dwords * 4;
+      res.vgpr_spills_to_lds = spill.vgpr_spills_to_lds;
+      res.lds_spill_base = spill.lds_base;
+      res.lds_spill_bytes = spill.lds_slots * spill.lds_stride;
       res.rematerialised = spill.remats > 0;
       return res;
     }

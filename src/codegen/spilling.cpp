@@ -168,6 +168,81 @@ class Rewriter {
     s_.sgpr_spills += width;
   }
 
+  // The register holding 4 x the flat local id, written first thing: the
+  // local id x, or in a one-wave workgroup of more dimensions the lane's
+  // index in the wave (v_mbcnt of all lanes below it).
+  int lds_address() {
+    if (s_.lds_address_reg >= 0) return s_.lds_address_reg;
+    VirtualReg a;
+    a.file = RegFile::Vector;
+    a.name = "lds_spill_address";
+    a.linear = true;  // read by spill code wherever it is, whatever EXEC holds
+    s_.lds_address_reg = f_.add_reg(std::move(a));
+    s_.no_spill.resize(f_.regs.size(), 0);
+    s_.no_spill[size_t(s_.lds_address_reg)] = 1;
+    const VRef addr{s_.lds_address_reg, 0, 1};
+    std::vector<MInst> code;
+    if (s_.lds_by_lane) {
+      code.push_back(make_inst(f_, "v_mbcnt_lo_u32_b32", {PassOperand::v(addr), PassOperand::imm(-1), PassOperand::imm(0)},
+                               s_.scope));
+      code.push_back(make_inst(f_, "v_mbcnt_hi_u32_b32",
+                               {PassOperand::v(addr), PassOperand::imm(-1), PassOperand::v(addr)}, s_.scope));
+      code.push_back(make_inst(f_, "v_lshlrev_b32", {PassOperand::v(addr), PassOperand::imm(2), PassOperand::v(addr)},
+                               s_.scope));
+    } else {
+      int local = -1;
+      for (size_t r = 0; r < f_.regs.size(); ++r)
+        if (f_.regs[r].file == RegFile::Vector && f_.regs[r].fixed == 0 && f_.regs[r].entry_value) local = int(r);
+      if (local < 0) {
+        VirtualReg l;
+        l.file = RegFile::Vector;
+        l.name = "local_id_x";
+        l.fixed = 0;
+        l.entry_value = true;
+        local = f_.add_reg(std::move(l));
+        s_.no_spill.resize(f_.regs.size(), 0);
+      }
+      s_.no_spill[size_t(local)] = 1;
+      code.push_back(make_inst(f_, "v_lshlrev_b32",
+                               {PassOperand::v(addr), PassOperand::imm(2), PassOperand::v(VRef{local, 0, 1})},
+                               s_.scope));
+    }
+    std::vector<MInst>& entry = f_.blocks.front().insts;
+    entry.insert(entry.begin(), std::make_move_iterator(code.begin()), std::make_move_iterator(code.end()));
+    return s_.lds_address_reg;
+  }
+
+  // A VGPR to LDS slots when they are free: true when it went there.
+  bool to_lds(int r) {
+    const int width = f_.regs[size_t(r)].width;
+    if (s_.lds_end <= s_.lds_base || s_.lds_base + (s_.lds_slots + uint32_t(width)) * s_.lds_stride > s_.lds_end)
+      return false;
+    // the address is written once, before anything runs: not in a block
+    // that is also a branch target
+    if (s_.lds_address_reg < 0 && !f_.blocks.front().pred.empty()) return false;
+    const int addr = lds_address();
+    const uint32_t first = s_.lds_slots;
+    s_.lds_slots += uint32_t(width);
+    auto offset = [&](int k) { return int64_t(s_.lds_base + (first + uint32_t(k)) * s_.lds_stride); };
+    per_access(
+        r, "reload",
+        [&](int t, int k) {
+          return make_inst(f_, "ds_read_b32",
+                           {PassOperand::v(VRef{t, uint8_t(k), 1}), PassOperand::v(VRef{addr, 0, 1}),
+                            PassOperand::mod(as::offset(offset(k)))},
+                           s_.scope);
+        },
+        [&](int t, int k) {
+          return make_inst(f_, "ds_write_b32",
+                           {PassOperand::v(VRef{addr, 0, 1}), PassOperand::v(VRef{t, uint8_t(k), 1}),
+                            PassOperand::mod(as::offset(offset(k)))},
+                           s_.scope);
+        });
+    s_.vgpr_spills += width;
+    s_.vgpr_spills_to_lds += width;
+    return true;
+  }
+
   bool to_scratch(int r) {
     if (s_.scratch_offset_code < 0) return false;
     if (s_.rsrc_reg < 0) {
@@ -214,6 +289,28 @@ class Rewriter {
 
 }  // namespace
 
+void plan_lds_spills(const AllocationOptions& o, SpillState& s) {
+  s.lds_base = s.lds_end = s.lds_stride = 0;
+  if (o.max_workgroup == 0 || o.lds_bytes >= 65536) return;
+  constexpr uint32_t kLds = 65536, kGranule = 512, kMaxGroupsPerCu = 16;
+  const uint32_t waves = (o.max_workgroup + 63) / 64;
+  // The flat id: the local id x of a one-dimensional workgroup, the lane of a
+  // one-wave one; otherwise it takes the workgroup's sizes, which the code
+  // does not have.
+  if (o.workitem_dims != 1 && waves != 1) return;
+  s.lds_by_lane = o.workitem_dims != 1;
+  // Workgroups one CU holds at the occupancy asked for (4 SIMDs), and as
+  // many as the kernel's own LDS lets in: the spill area may not lower that.
+  uint32_t groups = std::max(1u, uint32_t(4 * std::max(1, o.waves_per_simd)) / waves);
+  if (waves > 1) groups = std::min(groups, kMaxGroupsPerCu);
+  const uint32_t own = (o.lds_bytes + kGranule - 1) / kGranule * kGranule;
+  if (own) groups = std::max(1u, std::min(groups, kLds / own));
+  const uint32_t limit = kLds / groups / kGranule * kGranule;
+  s.lds_base = (o.lds_bytes + 3) & ~3u;
+  s.lds_stride = 4 * 64 * waves;
+  s.lds_end = std::max(s.lds_base, limit);
+}
+
 bool spill_registers(MFunction& f, const Interference& ig, RegFile file, int budget, int failing, SpillState& s) {
   if (s.scope < 0) {
     f.scopes.push_back("spilling");
@@ -227,7 +324,7 @@ bool spill_registers(MFunction& f, const Interference& ig, RegFile file, int bud
   const std::vector<const MInst*> constant = constant_defs(f);
   auto eligible = [&](int r) {
     return f.regs[size_t(r)].file == file && !no[size_t(r)] && !chosen[size_t(r)] &&
-           (file == RegFile::Scalar || s.scratch_offset_code >= 0 || constant[size_t(r)]);
+           (file == RegFile::Scalar || s.scratch_offset_code >= 0 || s.lds_end > s.lds_base || constant[size_t(r)]);
   };
   auto cost = [&](int r) {
     const double c = double(ig.uses[size_t(r)]) / double(std::max(1, ig.live_points[size_t(r)]));
@@ -275,7 +372,7 @@ bool spill_registers(MFunction& f, const Interference& ig, RegFile file, int bud
       w.remat(r, remat_defs[size_t(r)]);
     } else if (file == RegFile::Scalar) {
       w.to_lanes(r);
-    } else if (!w.to_scratch(r)) {
+    } else if (!w.to_lds(r) && !w.to_scratch(r)) {
       return false;
     }
   }

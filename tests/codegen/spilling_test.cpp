@@ -1,7 +1,10 @@
-// Spilling and long branches on the emulator (its checks on): 300 VGPR values
-// live at once under the 8-wave budget go to scratch, 150 SGPR values to
-// VGPR lanes, and a loop body of 40,000 instructions branches back through a
-// long jump; each kernel's result is checked per lane against the host.
+// Spilling and long branches on the emulator (its checks on, LDS races
+// included): 300 VGPR values live at once under the 8-wave budget go to the
+// LDS the workgroup has room for, then to scratch; a kernel whose spills fit
+// in LDS uses no scratch (also in a 2D workgroup of one wave), the same
+// kernel with no LDS to spare spills to scratch; 150 SGPR values go to VGPR lanes, and a loop body of 40,000
+// instructions branches back through a long jump; each kernel's result is
+// checked per lane (four waves per workgroup) against the host.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -22,10 +25,13 @@ using namespace k100::kernels;
 const Signature kSig("spill_k", {out("y", "u32"), value("n", "u32")});
 constexpr int kValues = 300, kScalars = 150, kBody = 40000;
 
-// v[i] = tid + 13 i for i < 300, then acc = 3 acc + v[i] from the last to the first.
-uint32_t vgpr_model(uint32_t tid) {
+// Values that fit in LDS at 4 waves per SIMD (64 VGPRs; 16 slots per lane).
+constexpr int kLdsValues = 72;
+
+// v[i] = tid + 13 i for i < values, then acc = 3 acc + v[i] from the last to the first.
+uint32_t vgpr_model(uint32_t tid, int values = kValues) {
   uint32_t acc = 0;
-  for (int i = kValues - 1; i >= 0; --i) acc = 3 * acc + (tid + 13u * uint32_t(i));
+  for (int i = values - 1; i >= 0; --i) acc = 3 * acc + (tid + 13u * uint32_t(i));
   return acc;
 }
 
@@ -39,27 +45,61 @@ uint32_t sgpr_model(uint32_t n) {
 struct Built {
   BuildReport report;
 };
-Built g_vgpr, g_sgpr, g_long;
+Built g_vgpr, g_sgpr, g_long, g_lds, g_no_room, g_lds_2d;
 
-k100::codeobj::CodeObject build_vgprs(k100::isa::Target target) {
-  Kernel k(Signature("spill_vgpr_k", kSig.params()), target, {.waves_per_simd = 8});
+// The work-item's flat id: the local id x, or x + width y in a 2D workgroup
+// `width` wide.
+void build_vgpr_kernel(Kernel& k, int values, int width = 0) {
+  VGPR tid = k.local_id();
+  if (width) {
+    tid = k.vgpr(1, "flat id");
+    k.v_mad_u32_u24(tid, k.local_id(1), width, k.local_id(0));
+  }
   std::vector<VGPR> v;
-  for (int i = 0; i < kValues; ++i) {
+  for (int i = 0; i < values; ++i) {
     v.push_back(k.vgpr(1, "v" + std::to_string(i)));
-    k.v_add_u32(v.back(), 13 * i, k.local_id());
+    k.v_add_u32(v.back(), 13 * i, tid);
   }
   const VGPR acc = k.vgpr(1, "acc"), t = k.vgpr(1, "t"), addr = k.vgpr(1, "address");
   k.v_mov_b32(acc, 0);
-  for (int i = kValues - 1; i >= 0; --i) {
+  for (int i = values - 1; i >= 0; --i) {
     k.v_lshlrev_b32(t, 1, acc);
     k.v_add_u32(acc, acc, t);
     k.v_add_u32(acc, acc, v[size_t(i)]);
   }
-  k.v_lshlrev_b32(addr, 2, k.local_id());
+  k.v_lshlrev_b32(addr, 2, tid);
   k.global_store_dword(addr, acc, k.arg("y"));
+}
+
+// Builds `values` live VGPR values under `options`, keeping the report in `into`.
+k100::codeobj::CodeObject build_values(k100::isa::Target target, const char* name, KernelOptions options, int values,
+                                       Built& into, int width = 0) {
+  Kernel k(Signature(name, kSig.params()), target, options);
+  build_vgpr_kernel(k, values, width);
   auto co = k.build();
-  g_vgpr.report = k.report();
+  into.report = k.report();
   return co;
+}
+
+k100::codeobj::CodeObject build_vgprs(k100::isa::Target target) {
+  return build_values(target, "spill_vgpr_k", {.waves_per_simd = 8}, kValues, g_vgpr);
+}
+
+// 4 waves per SIMD, workgroups of up to 256: 16 KiB of LDS per workgroup
+// keep that occupancy, 16 slots per lane.
+k100::codeobj::CodeObject build_lds(k100::isa::Target target) {
+  return build_values(target, "spill_lds_k", {.waves_per_simd = 4}, kLdsValues, g_lds);
+}
+
+// The same with 16 KiB of the kernel's own LDS: no room left.
+k100::codeobj::CodeObject build_no_room(k100::isa::Target target) {
+  return build_values(target, "spill_no_room_k", {.waves_per_simd = 4, .lds_bytes = 16384}, kLdsValues, g_no_room);
+}
+
+// A 2D workgroup of one wave (8 x 8): LDS slots by lane.
+k100::codeobj::CodeObject build_lds_2d(k100::isa::Target target) {
+  return build_values(target, "spill_lds_2d_k", {.waves_per_simd = 4, .max_workgroup = 64, .workitem_dims = 2},
+                      kLdsValues, g_lds_2d, 8);
 }
 
 k100::codeobj::CodeObject build_sgprs(k100::isa::Target target) {
@@ -112,16 +152,21 @@ class Spilling : public ::testing::Test {
     registry_->add(launched_here(Signature("spill_vgpr_k", kSig.params()), build_vgprs));
     registry_->add(launched_here(Signature("spill_sgpr_k", kSig.params()), build_sgprs));
     registry_->add(launched_here(Signature("long_branch_k", kSig.params()), build_long));
+    registry_->add(launched_here(Signature("spill_lds_k", kSig.params()), build_lds));
+    registry_->add(launched_here(Signature("spill_no_room_k", kSig.params()), build_no_room));
+    registry_->add(launched_here(Signature("spill_lds_2d_k", kSig.params()), build_lds_2d));
     dev_ = new EmuTestDevice(*registry_, std::string(K100_SOURCE_DIR) + "/kernels");
   }
   static void TearDownTestSuite() {
     delete dev_;
     delete registry_;
   }
-  static std::vector<uint32_t> run(const std::string& kernel, uint32_t n) {
-    DeviceBuffer<uint32_t> dy(*dev_, 64);
+  // One workgroup of `lanes` work-items (`rows` rows of them), every emulator check on.
+  static std::vector<uint32_t> run(const std::string& kernel, uint32_t n, uint32_t lanes = 64, uint32_t rows = 1) {
+    DeviceBuffer<uint32_t> dy(*dev_, lanes);
     dev_->options().checks = {};
-    dev_->launch(kernel, {1}, {64}, kSig.pack({dy.addr(), int64_t(n)}));
+    EXPECT_TRUE(dev_->options().checks.lds_races && dev_->options().checks.waits);
+    dev_->launch(kernel, {lanes / rows, rows}, {lanes / rows, rows}, kSig.pack({dy.addr(), int64_t(n)}));
     return dy.download();
   }
   static Registry* registry_;
@@ -130,13 +175,54 @@ class Spilling : public ::testing::Test {
 Registry* Spilling::registry_ = nullptr;
 EmuTestDevice* Spilling::dev_ = nullptr;
 
-TEST_F(Spilling, ThreeHundredLiveVgprValuesGoToScratchAndStayRight) {
+TEST_F(Spilling, ThreeHundredLiveVgprValuesGoToLdsThenScratchAndStayRight) {
   ASSERT_TRUE(dev_->broken().empty()) << dev_->broken()[0].second;
-  EXPECT_LE(g_vgpr.report.allocation.vgprs, 32);
-  EXPECT_GE(g_vgpr.report.vgpr_spills, kValues - 32);
-  EXPECT_GT(g_vgpr.report.scratch_bytes, 0u);
-  const auto y = run("spill_vgpr_k", 0);
-  for (uint32_t lane = 0; lane < 64; ++lane) ASSERT_EQ(y[lane], vgpr_model(lane)) << lane;
+  const BuildReport& r = g_vgpr.report;
+  EXPECT_LE(r.allocation.vgprs, 32);
+  EXPECT_GE(r.vgpr_spills, kValues - 32);
+  // 8 waves per SIMD, 4 waves per workgroup: 8 KiB of LDS per workgroup, 8 slots per lane
+  EXPECT_EQ(r.vgpr_spills_to_lds, 8);
+  EXPECT_EQ(r.lds_spill_bytes, 8u * 4 * 256);
+  EXPECT_EQ(r.scratch_bytes, 4u * uint32_t(r.vgpr_spills - r.vgpr_spills_to_lds));
+  for (uint32_t lanes : {64u, 256u}) {
+    const auto y = run("spill_vgpr_k", 0, lanes);
+    for (uint32_t lane = 0; lane < lanes; ++lane) ASSERT_EQ(y[lane], vgpr_model(lane)) << lane;
+  }
+}
+
+TEST_F(Spilling, VgprSpillsThatFitInTheWorkgroupsLdsUseNoScratch) {
+  ASSERT_TRUE(dev_->broken().empty()) << dev_->broken()[0].second;
+  const BuildReport& r = g_lds.report;
+  EXPECT_LE(r.allocation.vgprs, 64);
+  EXPECT_GE(r.vgpr_spills, kLdsValues - 64);
+  EXPECT_EQ(r.vgpr_spills_to_lds, r.vgpr_spills);
+  EXPECT_EQ(r.lds_spill_bytes, uint32_t(r.vgpr_spills) * 4 * 256);
+  EXPECT_EQ(r.scratch_bytes, 0u);
+  for (uint32_t lanes : {64u, 200u, 256u}) {
+    const auto y = run("spill_lds_k", 0, lanes);
+    for (uint32_t lane = 0; lane < lanes; ++lane) ASSERT_EQ(y[lane], vgpr_model(lane, kLdsValues)) << lane;
+  }
+}
+
+TEST_F(Spilling, AOneWaveTwoDimensionalWorkgroupSpillsToLdsByLane) {
+  ASSERT_TRUE(dev_->broken().empty()) << dev_->broken()[0].second;
+  const BuildReport& r = g_lds_2d.report;
+  EXPECT_GE(r.vgpr_spills, kLdsValues - 64);
+  EXPECT_EQ(r.vgpr_spills_to_lds, r.vgpr_spills);
+  EXPECT_EQ(r.scratch_bytes, 0u);
+  const auto y = run("spill_lds_2d_k", 0, 64, 8);
+  for (uint32_t lane = 0; lane < 64; ++lane) ASSERT_EQ(y[lane], vgpr_model(lane, kLdsValues)) << lane;
+}
+
+TEST_F(Spilling, WithNoLdsToSpareVgprSpillsGoToScratch) {
+  ASSERT_TRUE(dev_->broken().empty()) << dev_->broken()[0].second;
+  const BuildReport& r = g_no_room.report;
+  EXPECT_GE(r.vgpr_spills, kLdsValues - 64);
+  EXPECT_EQ(r.vgpr_spills_to_lds, 0);
+  EXPECT_EQ(r.lds_spill_bytes, 0u);
+  EXPECT_EQ(r.scratch_bytes, 4u * uint32_t(r.vgpr_spills));
+  const auto y = run("spill_no_room_k", 0, 256);
+  for (uint32_t lane = 0; lane < 256; ++lane) ASSERT_EQ(y[lane], vgpr_model(lane, kLdsValues)) << lane;
 }
 
 TEST_F(Spilling, SgprPressureSpillsToVgprLanes) {

@@ -35,11 +35,16 @@ struct Allocation {
 struct AllocationOptions {
   int vgpr_budget = 256, sgpr_budget = 102;
   bool spill = true;
-  // LDS bytes per workgroup the kernel itself uses and the most waves a
-  // workgroup has: spilled VGPRs go to LDS when the rest of the 64 KiB holds
-  // them, else to scratch.
+  // LDS bytes per workgroup the kernel itself uses and the most work-items a
+  // workgroup has: spilled VGPRs go to LDS while the LDS a workgroup may have
+  // (spilling.h: without lowering the occupancy waves_per_simd asks for)
+  // holds them, else to scratch. Only for one-dimensional workgroups
+  // (workitem_dims 1: the local id x is the work-item's flat id) or
+  // workgroups of one wave (max_workgroup <= 64: the lane is).
   uint32_t lds_bytes = 0;
   uint32_t max_workgroup = 256;
+  int waves_per_simd = 8;
+  int workitem_dims = 1;
   // The SGPR where the hardware puts the wave's scratch offset when the
   // kernel asks for it (VGPR spills need it; -1: VGPRs cannot spill).
   int scratch_offset_sgpr = -1;

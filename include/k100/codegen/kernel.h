@@ -125,9 +125,14 @@ struct KernelOptions {
   bool f32_denormals = true;    // IEEE f32 denormals (no flushing)
   bool automatic_waits = true;        // s_waitcnt before every use of a pending load (passes.h: insert_waits)
   bool automatic_wait_states = true;  // s_nop where the GFX9 hazard table asks for wait states
-  // Over budget: spill (SGPRs to VGPR lanes, VGPRs to scratch) or fail with
-  // an error naming what is live where it does not fit.
+  // Over budget: spill (SGPRs to VGPR lanes, VGPRs to LDS while the
+  // workgroup's LDS has room, then to scratch) or fail with an error naming
+  // what is live where it does not fit.
   bool spill = true;
+  // Waits the author wrote are relaxed to what the instructions up to the
+  // next wait need (passes.h: insert_waits), except where ordering the
+  // scores cannot see may matter. false: every hand wait stays as written.
+  bool relax_waits = true;
 };
 
 // What a package build asks of every kernel built while it is in scope (on
@@ -137,6 +142,7 @@ struct KernelOptions {
 struct BuildOverrides {
   bool no_automatic_waits = false;
   bool no_automatic_wait_states = false;
+  bool no_wait_relaxation = false;  // every hand wait as written
 };
 class ScopedBuildOverrides {
  public:
@@ -153,7 +159,9 @@ class ScopedBuildOverrides {
 struct BuildReport {
   Allocation allocation;
   int sgpr_spills = 0, vgpr_spills = 0;  // dwords spilled (to VGPR lanes, to scratch or LDS)
+  int vgpr_spills_to_lds = 0;            // of vgpr_spills, the dwords in LDS (the rest in scratch)
   uint32_t scratch_bytes = 0;            // per lane
+  uint32_t lds_spill_bytes = 0;          // per workgroup, after the kernel's own LDS
   int relaxed_branches = 0;
 };
 

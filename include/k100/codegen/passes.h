@@ -45,7 +45,9 @@ void check_special_registers(const MFunction& f);
 struct AllocationResult {
   Allocation allocation;
   int sgpr_spills = 0, vgpr_spills = 0;  // dwords
+  int vgpr_spills_to_lds = 0;            // of vgpr_spills, the dwords in LDS (the rest in scratch)
   uint32_t scratch_bytes = 0;            // per lane
+  uint32_t lds_spill_base = 0;           // where the LDS spill area begins (after the kernel's own LDS)
   uint32_t lds_spill_bytes = 0;          // per workgroup
   bool rematerialised = false;
 };
@@ -53,8 +55,14 @@ AllocationResult allocate_registers(MFunction& f, const AllocationOptions& optio
 
 // waits.cpp: s_waitcnt before every read or overwrite of a register a memory
 // operation still writes (the weakest that makes it safe), load-group waits
-// filled in, author waits kept.
-void insert_waits(MFunction& f);
+// filled in, author waits kept. `relax_author_waits`: an author's wait is
+// relaxed, per counter, to what the instructions up to the author's next
+// wait on that counter in its block need, unless ordering the scores cannot
+// see may depend on it (a counter not waited on again in the block keeps its
+// count; a barrier, s_endpgm, cache, message or jump instruction in the
+// stretch keeps the whole wait; a memory write, or a memory read while a
+// write may be in flight, keeps vmcnt and lgkmcnt).
+void insert_waits(MFunction& f, bool relax_author_waits = false);
 
 // wait_states.cpp: the GFX9 required wait states (isa/hazards.h): an
 // independent later instruction of the block moved into the shadow when one

@@ -371,6 +371,7 @@ void register_gemv_kernels(Registry& r) {
     d.geometry =
         "grid = ceil(nrows/group_size), wg = group_size (any wg works; the package examples' grid = nrows, wg = 64 "
         "is correct with idle workgroups)";
+    d.launch = "sizes nrows\nworkgroup = 64\ngrid = ceil_div(nrows, 64)";
     d.limits =
         "any nrows >= 1, nchunks >= 0 (nchunks < 2^25); group_size = rows per workgroup, 0 means the workgroup size; "
         "grid * group_size must cover nrows; wg <= 256";
@@ -396,6 +397,7 @@ void register_gemv_kernels(Registry& r) {
     d.geometry =
         "grid = ceil(nrows/group_size), wg = group_size (any wg works; the docs' grid = nrows, wg = 64 is correct "
         "with idle workgroups)";
+    d.launch = "sizes nrows\nworkgroup = 64\ngrid = ceil_div(nrows, 64)";
     d.limits =
         "any nrows >= 1, ngroups >= 0 (ngroups < 2^25); rowbytes >= 32 * ngroups and ws_stride >= 4 * ngroups, both "
         "multiples of 4 (w, ws, x 4-byte aligned); group_size = rows per workgroup, 0 means the workgroup size; grid "

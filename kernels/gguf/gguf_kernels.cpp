@@ -42,6 +42,7 @@ KernelDef dequant_def(const BlockFormat& f) {
     d.limits = std::string("nblocks < 2^32; items past nblocks do nothing; ") + kAnyAddress;
   } else {
     d.geometry = "grid = ceil(nblocks/group_size), wg = group_size (64; work-item i = workgroup * group_size + local id)";
+    d.launch = "sizes nblocks\nworkgroup = 64\ngrid = ceil_div(nblocks, 64)";
     d.limits = std::string("group_size = the workgroup size; nblocks < 2^32; items past nblocks do nothing; ") + kAnyAddress;
   }
   d.tolerance = Tolerance{};

@@ -72,7 +72,7 @@ TEST(GemvContract, ModelFollowsThePackagesContract) {
   const int64_t n = 64 * 272, k = 64;  // 272 tiles: the split stays the contract's
   std::mt19937 g(7);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> wf(size_t(n * k)), x(size_t(k));
+  std::vector<float> wf(static_cast<size_t>(n * k)), x(static_cast<size_t>(k));
   for (float& v : wf) v = u(g);
   for (float& v : x) v = u(g);
   const std::vector<uint8_t> bytes = quant::quantize(quant::TensorType::Q4_0, wf);

@@ -254,7 +254,7 @@ void register_argmax(Registry& r) {
       "the hidden block); every workgroup scans the whole row and writes the same result. LDS 128 bytes (the spec's 256 is an implementation detail).";
   d.semantics = "out[0] = min { i : x[i] = max_j x[j] } (NaN as -inf); n = 0 gives -1";
   d.geometry = "grid = 1 (any: every workgroup writes the same value), wg = 64 ... 1024 (multiple of 64)";
-  d.launch = "sizes n\nworkgroup = 64\ngrid = 1";
+  d.launch = "sizes n\nworkgroup = 256\ngrid = 1\narg n = n";
   d.limits = "0 <= n < 2^31 (larger n is clamped to 2^31 - 1, negative n to 0); workgroup size a multiple of 64";
   d.cases = [](bool sweep) {
     std::vector<Case> c = case_table({"n", "wg", "kind", "grid"}, {{1, 64, 0, 1}, {1000, 64, 1, 1}, {4099, 1024, 2, 1},

@@ -14,7 +14,7 @@ import pytest
 SOURCE = Path(os.environ.get("K100_SOURCE_DIR", Path(__file__).resolve().parents[3]))
 sys.path.insert(0, str(SOURCE / "python"))
 
-from k100lc_kernels import Runtime, catalog, gguf  # noqa: E402
+from k100lc_kernels import catalog  # noqa: E402
 from k100lc_kernels.launch_contract import LaunchContract, tile_shares  # noqa: E402
 
 GEMV_LIKE = [
@@ -101,30 +101,40 @@ def test_package_catalog_carries_contracts():
     assert "ws" in iq2s.args and iq2s.evaluate({"n": 17408, "k": 5120, "m": 1, "groups": 1}, {"wg": 64}).workspaces["ws"] > 0
 
 
+# The engine is one per process (its packages are process-wide): the launch runs in a child.
+GEMV_BY_CONTRACT = """
+import numpy as np
+from k100lc_kernels import Runtime, gguf
+# Q8_0 blocks by hand: f16 scale d, 32 int8 codes; y = W x against NumPy
+n, k = 130, 96
+rng = np.random.default_rng(3)
+d = rng.uniform(0.01, 0.02, size=(n, k // 32)).astype(np.float16)
+q = rng.integers(-127, 128, size=(n, k // 32, 32), dtype=np.int8)
+blocks = np.zeros((n, k // 32, 34), np.uint8)
+blocks[:, :, 0:2] = d.view(np.uint8).reshape(n, k // 32, 2)
+blocks[:, :, 2:] = q.view(np.uint8)
+w = (d.astype(np.float64)[:, :, None] * q).reshape(n, k)
+x = rng.uniform(-1, 1, size=k).astype(np.float32)
+packed = gguf.repack_for_gemv("q8_0", n, k, blocks.tobytes())
+rt = Runtime()
+pw, px, py = rt.alloc(packed.nbytes), rt.alloc(x.nbytes), rt.alloc(4 * n)
+rt.upload(pw, packed)
+rt.upload(px, x)
+for split in (1, 2):
+    plan = rt.launch_by_contract("q8_0_gemv_k", {"n": n, "k": k, "m": 1, "groups": 1},
+                                 {"w": pw, "x": px, "y": py, "ids": 0, "x_stride": 0}, {"split": split})
+    assert plan.workgroup == 256 and plan.args["split"] == split, plan
+    y = rt.download(py, n)
+    np.testing.assert_allclose(y, w @ x.astype(np.float64), rtol=1e-5, atol=1e-5)
+print("ok")
+"""
+
+
 def test_gemv_launched_by_its_contract():
-    # Q8_0 blocks by hand: f16 scale d, 32 int8 codes; y = W x against NumPy
-    n, k = 130, 96
-    rng = np.random.default_rng(3)
-    d = rng.uniform(0.01, 0.02, size=(n, k // 32)).astype(np.float16)
-    q = rng.integers(-127, 128, size=(n, k // 32, 32), dtype=np.int8)
-    blocks = np.zeros((n, k // 32, 34), np.uint8)
-    blocks[:, :, 0:2] = d.view(np.uint8).reshape(n, k // 32, 2)
-    blocks[:, :, 2:] = q.view(np.uint8)
-    w = (d.astype(np.float64)[:, :, None] * q).reshape(n, k)
-    x = rng.uniform(-1, 1, size=k).astype(np.float32)
-    packed = gguf.repack_for_gemv("q8_0", n, k, blocks.tobytes())
-    rt = Runtime()
-    pw, px, py = rt.alloc(packed.nbytes), rt.alloc(x.nbytes), rt.alloc(4 * n)
-    rt.upload(pw, packed)
-    rt.upload(px, x)
-    for split in (1, 2):
-        plan = rt.launch_by_contract("q8_0_gemv_k", {"n": n, "k": k, "m": 1, "groups": 1},
-                                     {"w": pw, "x": px, "y": py, "ids": 0, "x_stride": 0}, {"split": split})
-        assert plan.workgroup == 256 and plan.args["split"] == split
-        y = rt.download(py, n)
-        np.testing.assert_allclose(y, w @ x.astype(np.float64), rtol=1e-5, atol=1e-5)
-    for p in (pw, px, py):
-        rt.free(p)
+    import subprocess
+    env = dict(os.environ, PYTHONPATH=str(SOURCE / "python"))
+    r = subprocess.run([sys.executable, "-c", GEMV_BY_CONTRACT], capture_output=True, text=True, env=env, timeout=240)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
 
 
 def test_k100_catalog_shows_contracts():

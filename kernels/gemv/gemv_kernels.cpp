@@ -255,6 +255,7 @@ void register_gemv_kernels(Registry& r) {
         "LDS 0 (the reference build declared 1024 bytes for an LDS tree reduction).";
     d.semantics = "y[n] = sum_k w[n][k] * x[k], w row-major [nrows][k]";
     d.geometry = "grid = nrows (rows past nrows do nothing), wg = 64";
+    d.launch = "sizes nrows\nworkgroup = 64\ngrid = nrows";
     d.limits = one_wave_limits;
     d.cases = wave_cases;
     d.run = [](TestDevice& dev, const Case& c) { return run_wave(dev, c, WaveGemv::Plain); };
@@ -270,6 +271,7 @@ void register_gemv_kernels(Registry& r) {
         "build declared 1024 bytes).";
     d.semantics = "y[n] += sum_k w[n][k] * x[k], w row-major [nrows][k]";
     d.geometry = "grid = nrows (rows past nrows do nothing), wg = 64";
+    d.launch = "sizes nrows\nworkgroup = 64\ngrid = nrows";
     d.limits = one_wave_limits;
     d.cases = wave_cases;
     d.run = [](TestDevice& dev, const Case& c) { return run_wave(dev, c, WaveGemv::Acc); };
@@ -287,6 +289,7 @@ void register_gemv_kernels(Registry& r) {
         "LDS 0 (the reference build declared 1024 bytes).";
     d.semantics = "y[n] += sum_k w[n][k] * silu(gate[k]) * up[k], silu(g) = g / (1 + e^-g), w row-major [nrows][k]";
     d.geometry = "grid = nrows (rows past nrows do nothing), wg = 64";
+    d.launch = "sizes nrows\nworkgroup = 64\ngrid = nrows";
     d.limits = one_wave_limits;
     d.tolerance = Tolerance{1e-4, 2e-5};  // silu(gate) * up reaches 4: sums twice as wide as the plain GEMV's
     d.cases = wave_cases;
@@ -309,6 +312,7 @@ void register_gemv_kernels(Registry& r) {
     d.description = std::string("f32 GEMV with ") + rows8_how;
     d.semantics = "y[n] = sum_k w[n][k] * x[k], w row-major [nrows][k]";
     d.geometry = "grid = ceil(nrows/8) (nrows/8 when nrows % 8 = 0), wg = 64";
+    d.launch = "sizes nrows\nworkgroup = 64\ngrid = ceil_div(nrows, 8)";
     d.limits = rows8_limits;
     d.cases = rows8_cases;
     d.run = [](TestDevice& dev, const Case& c) { return run_rows8(dev, c, false); };
@@ -321,6 +325,7 @@ void register_gemv_kernels(Registry& r) {
     d.description = std::string("Accumulating f32 GEMV (residual folded in, y[n] += ...) with ") + rows8_how;
     d.semantics = "y[n] += sum_k w[n][k] * x[k], w row-major [nrows][k]";
     d.geometry = "grid = ceil(nrows/8) (nrows/8 when nrows % 8 = 0), wg = 64";
+    d.launch = "sizes nrows\nworkgroup = 64\ngrid = ceil_div(nrows, 8)";
     d.limits = rows8_limits;
     d.cases = rows8_cases;
     d.run = [](TestDevice& dev, const Case& c) { return run_rows8(dev, c, true); };
@@ -342,6 +347,7 @@ void register_gemv_kernels(Registry& r) {
         "part[n * 2^sh + s] = sum_(c in slice s) w[n * stride + c] * x[c], slice s = columns [s * L, min(k, (s+1) * "
         "L)), L = 128 * ceil(ceil(k/128) / 2^sh); sum_s part[n * 2^sh + s] = sum_(c<k) w[n * stride + c] * x[c]";
     d.geometry = "grid = ceil(nrows/8) << sh, wg = 64";
+    d.launch = "sizes nrows splits\nworkgroup = 64\ngrid = ceil_div(nrows, 8) * splits";
     d.limits =
         "any nrows >= 1, any k >= 0 and stride < 2^27, stride >= k in the usual case (w must hold (nrows-1) * stride + k "
         "floats), sh <= 24 (larger sh writes nothing); part holds nrows * 2^sh floats; any workgroup size works";
@@ -365,6 +371,7 @@ void register_gemv_kernels(Registry& r) {
     d.geometry =
         "grid = ceil(nrows/group_size), wg = group_size (any wg works; the package examples' grid = nrows, wg = 64 "
         "is correct with idle workgroups)";
+    d.launch = "sizes nrows\nworkgroup = 64\ngrid = ceil_div(nrows, 64)";
     d.limits =
         "any nrows >= 1, nchunks >= 0 (nchunks < 2^25); group_size = rows per workgroup, 0 means the workgroup size; "
         "grid * group_size must cover nrows; wg <= 256";
@@ -390,6 +397,7 @@ void register_gemv_kernels(Registry& r) {
     d.geometry =
         "grid = ceil(nrows/group_size), wg = group_size (any wg works; the docs' grid = nrows, wg = 64 is correct "
         "with idle workgroups)";
+    d.launch = "sizes nrows\nworkgroup = 64\ngrid = ceil_div(nrows, 64)";
     d.limits =
         "any nrows >= 1, ngroups >= 0 (ngroups < 2^25); rowbytes >= 32 * ngroups and ws_stride >= 4 * ngroups, both "
         "multiples of 4 (w, ws, x 4-byte aligned); group_size = rows per workgroup, 0 means the workgroup size; grid "

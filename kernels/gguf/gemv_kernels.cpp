@@ -12,6 +12,7 @@
 
 #include "gemv_decoder.h"
 #include "gemv_reference.h"
+#include "k100/base/error.h"
 #include "k100/kernels/registry.h"
 #include "k100/kernels/test_support.h"
 #include "k100/quant/block_scales.h"
@@ -61,23 +62,11 @@ std::vector<uint8_t> random_matrix(TensorType t, int64_t rows, int64_t cols, Rng
 // offsets of Q4_0 / Q2_0 / Q6_K and the mins of Q4_K / Q5_K taken off per block.
 Tolerance gemv_tolerance() { return Tolerance{2e-5, 2e-5}; }
 
+// The sizes of a case (the launch contract's), and what the test does around the launch.
 struct Geometry {
-  int64_t n, k, m, groups, experts, wg, split;
+  int64_t n, k, m, groups, experts;
   bool moe, shared_x;
-  // The plain kernels' shared tiles (dims "shares" = P, "shared" = R; none
-  // by default), launched `launches` times on one workspace.
-  quant::GemvTileShares shares;
-  int64_t launches = 1;
-  int64_t tiles() const { return (n + 63) / 64; }
-  // Workgroups along x: the tiles, (wg / 64) / split of them per workgroup.
-  uint32_t grid_x() const { return uint32_t(((n + 63) / 64 + per_group() - 1) / per_group()); }
-  int64_t per_group() const { return std::max<int64_t>(1, wg / 64 / split); }
-  // SwiGlu: 2 split waves per tile.
-  uint32_t grid_swiglu(bool swiglu) const {
-    if (!swiglu) return grid_x();
-    const int64_t per = std::max<int64_t>(1, wg / 64 / (2 * split));
-    return uint32_t(((n + 63) / 64 + per - 1) / per);
-  }
+  int64_t launches = 1;  // launched that many times on one workspace
 };
 
 Geometry geometry_of(const Case& c) {
@@ -89,18 +78,90 @@ Geometry geometry_of(const Case& c) {
   g.moe = dim(c, "moe", 0) != 0;
   g.experts = g.moe ? g.groups + 1 : g.groups;
   g.shared_x = dim(c, "shared_x", 0) != 0;
-  g.wg = dim(c, "wg", 64);
-  g.split = dim(c, "split", 1);
-  g.shares = {int(dim(c, "shares", 1)), int(dim(c, "shared", 0))};
   g.launches = dim(c, "launches", 1);
   return g;
 }
 
+// The fast GEMVs' per-type launch defaults (workgroup threads, split waves
+// per tile): the benchmark geometry at 17408 x 5120 (docs/PERFORMANCE.md),
+// which the model starts from. Read only by gemv_launch below.
+struct LaunchDefaults {
+  TensorType type;
+  int wg, split;
+};
+constexpr LaunchDefaults kLaunchDefaults[] = {
+    {TensorType::Q4_0, 256, 1},    {TensorType::Q8_0, 256, 1},    {TensorType::Q2_0, 256, 4},
+    {TensorType::Q4_K, 256, 1},    {TensorType::Q5_K, 256, 2},    {TensorType::Q6_K, 256, 1},
+    {TensorType::IQ4_NL, 512, 2},  {TensorType::IQ4_XS, 512, 2},  {TensorType::IQ2_S, 256, 4},
+    {TensorType::IQ3_S, 256, 4},   {TensorType::IQ3_XXS, 256, 4}, {TensorType::Q4_1, 256, 1},
+    {TensorType::Q5_0, 256, 1},    {TensorType::Q5_1, 256, 1},    {TensorType::MXFP4, 512, 2},
+    {TensorType::Q2_K, 256, 4},    {TensorType::Q3_K, 256, 2},    {TensorType::IQ2_XXS, 256, 4},
+    {TensorType::IQ2_XS, 256, 4},  {TensorType::IQ1_S, 256, 4},   {TensorType::IQ1_M, 256, 4},
+    {TensorType::TQ2_0, 256, 4},
+};
+
+// The launch contract of a type's plain kernel or fused form: W = wg / 64
+// waves, `split` of them per 64-row tile, W / split tiles per workgroup
+// (SwiGlu: 2 split waves per tile); the kernels that share tiles
+// (gemv_shares_tiles, the one place that says so) plan the shares for one
+// tile per workgroup and take their workspace `ws`.
+std::string gemv_launch(TensorType t, std::optional<gguf_gemv::GemvFusion> f) {
+  const LaunchDefaults* d = nullptr;
+  for (const LaunchDefaults& x : kLaunchDefaults)
+    if (x.type == t) d = &x;
+  if (!d) throw Error("gemv: no launch defaults for " + quant::type_name(t));
+  std::string s = "sizes n k m groups\nchoose wg = " + std::to_string(d->wg) + "\nchoose split = " +
+                  std::to_string(d->split) + "\nlet tiles = ceil_div(n, 64)\n";
+  if (f == gguf_gemv::GemvFusion::SwiGlu) {
+    // the plain kernel's workgroup, its split halved where the workgroup cannot hold 2 split waves per tile
+    s += "let plain = max(wg, 64 * split)\nlet halves = max(1, min(split, plain / 128))\n"
+         "workgroup = max(plain, 128 * halves)\nlet per = max(1, workgroup / 64 / (2 * halves))\n"
+         "grid = ceil_div(tiles, per), groups\narg split = halves\n";
+  } else {
+    s += "workgroup = max(wg, 64 * split)\nlet per = max(1, workgroup / 64 / split)\n";
+    if (gguf_gemv::gemv_shares_tiles(t, f))
+      s += "choose parts = select(per == 1, tile_share_parts(tiles), 1)\n"
+           "choose shared = select(parts > 1, tile_share_tiles(tiles), 0)\n"
+           "grid = ceil_div(tiles, per) + select(per == 1, shared * (parts - 1), 0), groups\n"
+           "arg split = split + select(parts > 1, 256 * parts + 65536 * shared, 0)\n"
+           "workspace ws = select(parts > 1, groups * shared * (parts * 1024 + 64), 0)\n";
+    else
+      s += "grid = ceil_div(tiles, per), groups\narg split = split\n";
+  }
+  return s + "arg n = n\narg k = k\narg m = m";
+}
+
+// A case's launch by the device's contract of `lookup`: the sizes, and the
+// geometry the case names (wg; split 1 unless named; shares "shares" = P,
+// "shared" = R, none unless named); a case naming no wg (the benchmark's)
+// takes the contract's defaults.
+Launch case_launch(TestDevice& dev, const std::string& lookup, const Case& c, LaunchContract* contract = nullptr) {
+  const LaunchContract lc = dev.launch_contract(lookup);
+  const Geometry g = geometry_of(c);
+  std::map<std::string, int64_t> choices;
+  if (c.dims.count("wg")) {
+    choices = {{"wg", c["wg"]}, {"split", dim(c, "split", 1)}};
+    if (lc.has_choice("parts")) {
+      choices["parts"] = dim(c, "shares", 1);
+      choices["shared"] = dim(c, "shared", 0);
+    }
+  }
+  Launch l = lc.evaluate({{"n", g.n}, {"k", g.k}, {"m", g.m}, {"groups", g.groups}}, choices);
+  if (contract) *contract = lc;
+  return l;
+}
+
+// Whether a launch shares tiles (its shared tiles' counters must be zero after it).
+bool shares_whole(const Launch& l) {
+  return l.values.count("parts") && l.values.at("parts") > 1 && l.values.at("shared") > 0 && l.values.at("per") == 1;
+}
+
 // A failed result when a shared tile's counter is not back at zero after the launches.
-std::optional<CaseResult> counters_left(const DeviceBuffer<uint8_t>& ws, const Geometry& g) {
+std::optional<CaseResult> counters_left(const DeviceBuffer<uint8_t>& ws, const Launch& l, const Geometry& g) {
   const std::vector<uint8_t> bytes = ws.download();
-  const uint64_t rb = g.shares.record_bytes();
-  for (int64_t r = 0; r < g.groups * g.shares.tiles; ++r) {
+  const quant::GemvTileShares shares{int(l.values.at("parts")), int(l.values.at("shared"))};
+  const uint64_t rb = shares.record_bytes();
+  for (int64_t r = 0; r < g.groups * shares.tiles; ++r) {
     uint32_t count;
     std::memcpy(&count, bytes.data() + r * rb + rb - 64, 4);
     if (count) {
@@ -113,17 +174,8 @@ std::optional<CaseResult> counters_left(const DeviceBuffer<uint8_t>& ws, const G
   return std::nullopt;
 }
 
-// The benchmark case at 17408 x 5120, m = 1; in a kernel that shares tiles,
-// with one tile per workgroup, the last ones shared as for the K100_LC's CUs.
-std::map<std::string, int64_t> bench_dims(bool shares_tiles, int64_t wg, int64_t split) {
-  std::map<std::string, int64_t> dims = {{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", wg}, {"split", split}};
-  if (shares_tiles && wg == 64 * split) {
-    const quant::GemvTileShares s = quant::gemv_tile_shares(17408 / 64, quant::kGemvComputeUnits);
-    dims["shares"] = s.parts;
-    dims["shared"] = s.tiles;
-  }
-  return dims;
-}
+// The benchmark case at 17408 x 5120, m = 1, at the contract's default geometry.
+Case bench_case() { return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}}); }
 
 // The documentation of a kernel that shares tiles: the plain one's, or a fused form's.
 void document_shares(KernelDef& d) {
@@ -164,28 +216,26 @@ CaseResult gguf_gemv::run_gemv_case(TestDevice& dev, const Case& c, TensorType t
   DeviceBuffer<float> dx(dev, x);
   DeviceBuffer<uint32_t> dids(dev, ids);
   DeviceBuffer<float> dy(dev, std::vector<float>(size_t(g.groups * g.m * g.n), std::numeric_limits<float>::quiet_NaN()));
+  // Geometry, derived arguments and the workspace from the launch contract.
   // Shared tiles (kernels that share them): the workspace zero once; every
   // launch after the first finds the counters back at zero. With several
   // tiles per workgroup every tile is taken whole (the shares are ignored).
-  const bool sharing = gguf_gemv::gemv_shares_tiles(t);
-  const bool shared = sharing && !g.shares.none() && g.per_group() == 1;
-  DeviceBuffer<uint8_t> dws(dev, std::vector<uint8_t>(std::max<size_t>(64, g.shares.workspace_bytes(g.groups)), 0));
-  const uint32_t grid = shared ? g.shares.workgroups(g.tiles()) : g.grid_x();
+  LaunchContract lc;
+  const std::string lookup = gguf_gemv::gemv_signature(t).kernel();
+  const Launch lh = case_launch(dev, lookup, c, &lc);
+  const uint64_t ws_bytes = lh.workspace("ws");
+  DeviceBuffer<uint8_t> dws(dev, std::vector<uint8_t>(std::max<uint64_t>(64, ws_bytes), 0));
   const uint64_t idp = g.moe ? dids.addr() : uint64_t(0), xstride = uint64_t(g.shared_x ? 0 : g.m * g.k);
-  const uint64_t wsp = g.shares.none() ? uint64_t(0) : dws.addr();
-  const uint32_t split = sharing ? g.shares.split_arg(uint32_t(g.split)) : uint32_t(g.split);
+  std::map<std::string, uint64_t> given = {{"w", dw.addr()}, {"x", dx.addr()}, {"y", dy.addr()}, {"ids", idp},
+                                           {"x_stride", xstride}};
+  if (lc.has_workspace("ws")) given["ws"] = ws_bytes ? dws.addr() : 0;
+  const std::vector<uint64_t> argv = lc.argv(lh, given);
   for (int64_t l = 0; l < g.launches; ++l) {
     if (l) dy.upload(std::vector<float>(size_t(g.groups * g.m * g.n), std::numeric_limits<float>::quiet_NaN()));
-    const codegen::Signature sig = gguf_gemv::gemv_signature(t);
-    if (sharing)
-      launch(dev, sig, {grid, uint32_t(g.groups)}, {uint32_t(g.wg)},
-             {dw.addr(), dx.addr(), dy.addr(), idp, g.n, g.k, g.m, xstride, split, wsp});
-    else
-      launch(dev, sig, {grid, uint32_t(g.groups)}, {uint32_t(g.wg)},
-             {dw.addr(), dx.addr(), dy.addr(), idp, g.n, g.k, g.m, xstride, split});
+    launch(dev, lookup, lh, argv);
   }
-  if (shared)
-    if (std::optional<CaseResult> bad = counters_left(dws, g)) return *bad;
+  if (shares_whole(lh))
+    if (std::optional<CaseResult> bad = counters_left(dws, lh, g)) return *bad;
   // Reference: double dot over the dequantised weights.
   std::vector<float> want(size_t(g.groups * g.m * g.n));
   std::vector<float> w(size_t(g.k));
@@ -315,42 +365,31 @@ CaseResult run_fused_case(TestDevice& dev, const Case& c, TensorType t, GemvFusi
   DeviceBuffer<float> dss(dev, f == GemvFusion::Accumulate ? std::vector<float>(size_t(g.groups * g.m * tiles), nan) : ss);
   const uint64_t ids_arg = g.moe ? dids.addr() : uint64_t(0), xs = g.shared_x ? 0 : uint64_t(g.m * g.k);
   // shared tiles (Accumulate and RmsScale of the types that share them), as for the plain kernel
-  const bool sharing = gguf_gemv::gemv_shares_tiles(t, f);
-  const bool shared = sharing && !g.shares.none() && g.per_group() == 1;
-  DeviceBuffer<uint8_t> dws(dev, std::vector<uint8_t>(std::max<size_t>(64, g.shares.workspace_bytes(g.groups)), 0));
-  const uint64_t wsp = g.shares.none() ? uint64_t(0) : dws.addr();
-  const uint32_t split = sharing ? g.shares.split_arg(uint32_t(g.split)) : uint32_t(g.split);
-  const Dim3 grid{shared ? g.shares.workgroups(g.tiles()) : g.grid_swiglu(f == GemvFusion::SwiGlu), uint32_t(g.groups)};
-  const codegen::Signature sig = gguf_gemv::gemv_fused_signature(t, f);
+  LaunchContract lc;
+  const std::string lookup = gguf_gemv::gemv_fused_name(t, f);
+  const Launch lh = case_launch(dev, lookup, c, &lc);
+  const uint64_t ws_bytes = lh.workspace("ws");
+  DeviceBuffer<uint8_t> dws(dev, std::vector<uint8_t>(std::max<uint64_t>(64, ws_bytes), 0));
+  std::map<std::string, uint64_t> given = {{"w", dw.addr()}, {"x", dx.addr()}, {"y", dy.addr()}, {"ids", ids_arg},
+                                           {"x_stride", xs}};
+  if (lc.has_workspace("ws")) given["ws"] = ws_bytes ? dws.addr() : 0;
   switch (f) {
     case GemvFusion::Accumulate:
-      if (sharing)
-        launch(dev, sig, grid, {uint32_t(g.wg)},
-               {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, split, dscale.addr(),
-                optional ? dz.addr() : uint64_t(0), optional ? dss.addr() : uint64_t(0), wsp});
-      else
-        launch(dev, sig, grid, {uint32_t(g.wg)},
-               {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, split, dscale.addr(),
-                optional ? dz.addr() : uint64_t(0), optional ? dss.addr() : uint64_t(0)});
-      break;
-    case GemvFusion::RmsScale:
-      if (sharing)
-        launch(dev, sig, grid, {uint32_t(g.wg)},
-               {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, split,
-                optional ? dss.addr() : uint64_t(0), eps, wsp});
-      else
-        launch(dev, sig, grid, {uint32_t(g.wg)},
-               {dw.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, split,
-                optional ? dss.addr() : uint64_t(0), eps});
+      given["scale"] = dscale.addr();
+      given["y_scaled"] = optional ? dz.addr() : uint64_t(0);
+      given["ss"] = optional ? dss.addr() : uint64_t(0);
       break;
     case GemvFusion::SwiGlu:
-      launch(dev, sig, grid, {uint32_t(g.wg)},
-             {dw.addr(), dup.addr(), dx.addr(), dy.addr(), ids_arg, g.n, g.k, g.m, xs, g.split,
-              optional ? dss.addr() : uint64_t(0), eps});
+      given["up"] = dup.addr();
+      [[fallthrough]];
+    case GemvFusion::RmsScale:
+      given["ss"] = optional ? dss.addr() : uint64_t(0);
+      given["eps"] = f32(eps);
       break;
   }
-  if (shared)
-    if (std::optional<CaseResult> bad = counters_left(dws, g)) return *bad;
+  launch(dev, lookup, lh, lc.argv(lh, given));
+  if (shares_whole(lh))
+    if (std::optional<CaseResult> bad = counters_left(dws, lh, g)) return *bad;
   // Reference: double dots over the dequantised rows.
   std::vector<float> want(static_cast<size_t>(ny)), want_z(static_cast<size_t>(ny));
   std::vector<float> w(size_t(g.k));
@@ -423,32 +462,31 @@ const char* fusion_doc(GemvFusion f) {
 struct TypeDoc {
   TensorType type;
   const char* decode;  // how the decoder turns codes into products
-  int64_t bench_wg, bench_split;  // the benchmark's workgroup (threads) and split (see docs/PERFORMANCE.md)
 };
 
 const TypeDoc kDocs[] = {
-    {TensorType::Q4_0, "4-bit codes become f16 denormals by one AND per pair; d * (code - 8) with the block's sum of x", 256, 1},
-    {TensorType::Q8_0, "int8 codes converted to f32 (SDWA) and multiplied with v_fmac_f32; d per block", 256, 1},
-    {TensorType::Q2_0, "2-bit codes become f16 denormals by one AND per pair (four scale classes); d * (code - 1) with the block's sum of x", 256, 4},
-    {TensorType::Q4_K, "4-bit codes become f16 denormals by one AND per pair; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x", 256, 1},
-    {TensorType::Q5_K, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x", 256, 2},
-    {TensorType::Q6_K, "6-bit codes become f16 denormals by one AND (and a shift) per pair, every fourth pair gathered from three 2-bit pieces; d * sc * (code - 32) with each 16-element run's sum of x", 256, 1},
-    {TensorType::IQ4_NL, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table", 512, 2},
-    {TensorType::IQ4_XS, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table; the 6-bit sub-block scales unpacked once per block", 512, 2},
-    {TensorType::IQ2_S, "per 8 elements one LDS read of the grid entry and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run", 256, 4},
-    {TensorType::IQ3_S, "per 8 elements two LDS reads of grid entries (index with its ninth bit) and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) * d per sub-block", 256, 4},
-    {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries and one ds_read2_b32 of both sign halves from a 128-entry table by the 7-bit code (ggml's ksigns with its parity bit; 12-byte entries); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 4 * d per sub-block", 256, 4},
-    {TensorType::Q4_1, "4-bit codes become f16 denormals by one AND per pair; d * code + m with the block's sum of x", 256, 1},
-    {TensorType::Q5_0, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; d * (code - 16) with the block's sum of x", 256, 1},
-    {TensorType::Q5_1, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; d * code + m with the block's sum of x", 256, 1},
-    {TensorType::MXFP4, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry table of the doubled E2M1 values; the block's sum scaled by v_ldexp_f32 with e - 128", 512, 2},
-    {TensorType::Q2_K, "2-bit codes become f16 denormals by one AND per pair (four scale classes); d * sc * code - dmin * m per 16-element run with its sum of x", 256, 4},
-    {TensorType::Q3_K, "3-bit codes (the hmask bit over the two low bits) become f16 denormals by one AND (and a shift) per pair at three scale classes, the sixteenth pair gathered from bits 15 / 31; d * (sc - 32) * (code - 4) per 16-element run with its sum of x", 256, 2},
-    {TensorType::IQ2_XXS, "per 8 elements one LDS read of the u64 grid entry and one ds_read2_b32 of both sign halves by the 7-bit code (ggml's ksigns with its parity bit); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per sub-block", 256, 4},
-    {TensorType::IQ2_XS, "per 8 elements one LDS read of the u64 grid entry by its 9-bit index and one ds_read2_b32 of both sign halves by the 7-bit code; one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run", 256, 4},
-    {TensorType::IQ1_S, "per 8 elements one LDS read of the grid entry (g + 1 of 8 elements as 2-bit fields) by its 11-bit index, four ANDs make the pairs at four scale classes; d * (2s + 1) * (g + delta) per sub-block with its sum of x", 256, 4},
-    {TensorType::IQ1_M, "per 8 elements one LDS read of the grid entry (g + 1 of 8 elements as 2-bit fields) by its 11-bit index, four ANDs make the pairs at four scale classes; d * (2s + 1) * (g + delta) per 16 elements, delta per 8 with its sum of x", 256, 4},
-    {TensorType::TQ2_0, "2-bit codes become f16 denormals by one AND per pair (four scale classes, folded once per block); d * (code - 1) with the block's sum of x", 256, 4},
+    {TensorType::Q4_0, "4-bit codes become f16 denormals by one AND per pair; d * (code - 8) with the block's sum of x"},
+    {TensorType::Q8_0, "int8 codes converted to f32 (SDWA) and multiplied with v_fmac_f32; d per block"},
+    {TensorType::Q2_0, "2-bit codes become f16 denormals by one AND per pair (four scale classes); d * (code - 1) with the block's sum of x"},
+    {TensorType::Q4_K, "4-bit codes become f16 denormals by one AND per pair; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x"},
+    {TensorType::Q5_K, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; the 6-bit scales and mins unpacked once per block; d * sc * code - dmin * m with each sub-block's sum of x"},
+    {TensorType::Q6_K, "6-bit codes become f16 denormals by one AND (and a shift) per pair, every fourth pair gathered from three 2-bit pieces; d * sc * (code - 32) with each 16-element run's sum of x"},
+    {TensorType::IQ4_NL, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table"},
+    {TensorType::IQ4_XS, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry codebook table; the 6-bit sub-block scales unpacked once per block"},
+    {TensorType::IQ2_S, "per 8 elements one LDS read of the grid entry and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run"},
+    {TensorType::IQ3_S, "per 8 elements two LDS reads of grid entries (index with its ninth bit) and two of 16-entry sign-nibble tables (four 0x00 / 0x80 bytes each); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) * d per sub-block"},
+    {TensorType::IQ3_XXS, "per 8 elements two LDS reads of grid entries and one ds_read2_b32 of both sign halves from a 128-entry table by the 7-bit code (ggml's ksigns with its parity bit; 12-byte entries); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 4 * d per sub-block"},
+    {TensorType::Q4_1, "4-bit codes become f16 denormals by one AND per pair; d * code + m with the block's sum of x"},
+    {TensorType::Q5_0, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; d * (code - 16) with the block's sum of x"},
+    {TensorType::Q5_1, "5-bit codes become f16 denormals by one AND (and a shift) per pair, the sixteenth pair gathered from bits 15 / 31; d * code + m with the block's sum of x"},
+    {TensorType::MXFP4, "each code byte becomes two signed f16 half-words by one LDS read of a 256-entry table of the doubled E2M1 values; the block's sum scaled by v_ldexp_f32 with e - 128"},
+    {TensorType::Q2_K, "2-bit codes become f16 denormals by one AND per pair (four scale classes); d * sc * code - dmin * m per 16-element run with its sum of x"},
+    {TensorType::Q3_K, "3-bit codes (the hmask bit over the two low bits) become f16 denormals by one AND (and a shift) per pair at three scale classes, the sixteenth pair gathered from bits 15 / 31; d * (sc - 32) * (code - 4) per 16-element run with its sum of x"},
+    {TensorType::IQ2_XXS, "per 8 elements one LDS read of the u64 grid entry and one ds_read2_b32 of both sign halves by the 7-bit code (ggml's ksigns with its parity bit); one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per sub-block"},
+    {TensorType::IQ2_XS, "per 8 elements one LDS read of the u64 grid entry by its 9-bit index and one ds_read2_b32 of both sign halves by the 7-bit code; one v_perm_b32 per pair makes two signed f16 denormals; (2s + 1) / 8 * d per 16-element run"},
+    {TensorType::IQ1_S, "per 8 elements one LDS read of the grid entry (g + 1 of 8 elements as 2-bit fields) by its 11-bit index, four ANDs make the pairs at four scale classes; d * (2s + 1) * (g + delta) per sub-block with its sum of x"},
+    {TensorType::IQ1_M, "per 8 elements one LDS read of the grid entry (g + 1 of 8 elements as 2-bit fields) by its 11-bit index, four ANDs make the pairs at four scale classes; d * (2s + 1) * (g + delta) per 16 elements, delta per 8 with its sum of x"},
+    {TensorType::TQ2_0, "2-bit codes become f16 denormals by one AND per pair (four scale classes, folded once per block); d * (code - 1) with the block's sum of x"},
 };
 
 // A fused variant of the type's GEMV: the plain kernel's documentation with its form added.
@@ -499,11 +537,8 @@ void register_fused(Registry& r, const TypeDoc& td, GemvFusion f) {
     return uint64_t(mats * g.groups * g.n * (g.k / tr.block_elems) * tr.block_bytes +
                     4 * (xrows * g.k + g.groups * g.m * g.n + extra));
   };
-  d.bench_case = [t, wg = td.bench_wg, split = td.bench_split, f] {
-    const int64_t w = f == GemvFusion::SwiGlu ? std::max<int64_t>(wg, 128) : wg;
-    return make_case(bench_dims(gguf_gemv::gemv_shares_tiles(t, f), w,
-                                f == GemvFusion::SwiGlu ? std::min<int64_t>(split, w / 128) : split));
-  };
+  d.launch = gemv_launch(t, f);
+  d.bench_case = bench_case;
   r.add(std::move(d));
 }
 
@@ -545,9 +580,8 @@ void register_gguf_gemv_kernels(Registry& r) {
       const int64_t xrows = g.shared_x ? g.m : g.groups * g.m;
       return uint64_t(g.groups * g.n * (g.k / tr.block_elems) * tr.block_bytes + 4 * (xrows * g.k + g.groups * g.m * g.n));
     };
-    d.bench_case = [t, wg = td.bench_wg, split = td.bench_split] {
-      return make_case(bench_dims(gguf_gemv::gemv_shares_tiles(t), wg, split));
-    };
+    d.launch = gemv_launch(t, std::nullopt);
+    d.bench_case = bench_case;
     r.add(std::move(d));
     for (GemvFusion f : {GemvFusion::Accumulate, GemvFusion::RmsScale, GemvFusion::SwiGlu})
       register_fused(r, td, f);

@@ -165,6 +165,7 @@ void register_gguf_gemv_repack_kernels(Registry& r) {
     d.semantics = "y[tile bytes] = repack_for_gemv(w)[table_bytes ..], rows past nrows zero";
     d.geometry = "grid = ceil(nrows/64) * ceil(nbpr/G), wg = 64 (G = " + std::to_string(blocks_per_group(t)) +
                  " blocks per group; a row's last group may hold fewer, the rest of it is zero as on the host)";
+    d.launch = "sizes nrows groups\nworkgroup = 64\ngrid = ceil_div(nrows, 64) * groups";
     d.limits = "nbpr >= 1; nrows * nbpr * block bytes < 2^32";
     d.tolerance = Tolerance{};
     d.cases = [t](bool sweep) { return repack_cases(t, sweep); };

@@ -38,9 +38,11 @@ KernelDef dequant_def(const BlockFormat& f) {
   if (dequant_by_global_id(f)) {
     d.geometry = "grid = ceil(nblocks/64), wg = 64 (work-item i = global id; any grid covering nblocks works, e.g. "
                  "the package examples' grid = nblocks)";
+    d.launch = "sizes nblocks\nworkgroup = 64\ngrid = ceil_div(nblocks, 64)";
     d.limits = std::string("nblocks < 2^32; items past nblocks do nothing; ") + kAnyAddress;
   } else {
     d.geometry = "grid = ceil(nblocks/group_size), wg = group_size (64; work-item i = workgroup * group_size + local id)";
+    d.launch = "sizes nblocks\nworkgroup = 64\ngrid = ceil_div(nblocks, 64)";
     d.limits = std::string("group_size = the workgroup size; nblocks < 2^32; items past nblocks do nothing; ") + kAnyAddress;
   }
   d.tolerance = Tolerance{};
@@ -60,6 +62,7 @@ KernelDef iq4nl_to_i8_def() {
       "f32 goes to scale[i]; out * scale equals the f32 decode bit for bit.";
   d.semantics = "out[32 i + j] = kvalues_iq4nl[nibble j of block i], scale[i] = f32(d of block i)";
   d.geometry = "grid = ceil(nblocks/group_size), wg = group_size (64; work-item i = workgroup * group_size + local id)";
+  d.launch = "sizes nblocks\nworkgroup = 64\ngrid = ceil_div(nblocks, 64)";
   d.limits = std::string("group_size = the workgroup size; nblocks < 2^27; ") + kAnyAddress;
   d.tolerance = Tolerance{};
   d.cases = dequant_cases;
@@ -84,6 +87,7 @@ KernelDef dot_def(const BlockFormat& f) {
                 "e = q1 / rows_per_exp, ew = q1 / rows_per_w, local = (q1 - ew * rows_per_w) * nbpr + b, block i at "
                 "w + ids[ew] * stride + local * " + bytes + "; x is [groups][nbpr * " + e + "] f32";
   d.geometry = "grid = ceil(nblocks/64), wg = 64 (= group_size; work-item i = workgroup * group_size + local id)";
+  d.launch = "sizes nblocks\nworkgroup = 64\ngrid = ceil_div(nblocks, 64)";
   d.limits =
       "magic_nbpr, magic_rpe, magic_rpw = floor(2^32 / d) + 1 must be exact over the dividends (i < nblocks, q1 < "
       "nrows; codegen::magic_multiplier computes and checks them), so nbpr, rows_per_exp and rows_per_w are >= 2 unless their dividends are all 0 (a "
@@ -108,6 +112,7 @@ KernelDef reduce_def() {
       "in index order, bit-stable.";
   d.semantics = "y[r] = sum_(b<nbpr) partial[r * nbpr + b] (f32, from 0, in index order)";
   d.geometry = "grid = ceil(nrows/64), wg = 64 (lane = row; waves past the first do nothing)";
+  d.launch = "sizes nrows\nworkgroup = 64\ngrid = ceil_div(nrows, 64)";
   d.limits = "nbpr < 2^30; nbpr = 0 gives 0; rows past nrows do nothing";
   d.tolerance = Tolerance{};
   d.cases = reduce_cases;
@@ -127,6 +132,7 @@ KernelDef half_def(HalfKind kind) {
                          "widened by v_cvt_f32_f16 (f16 denormals kept) and a NaN made quiet with its payload, as the host codecs and ggml widen it; exact.";
   d.semantics = "y[i] = f32(x[i]), i < n";
   d.geometry = "grid = ceil(n/64), wg = 64 (work-item = global id; any grid covering n works)";
+  d.launch = "sizes n\nworkgroup = 64\ngrid = ceil_div(n, 64)";
   d.limits = "n < 2^32; x 2-byte aligned";
   d.tolerance = Tolerance{};
   d.cases = half_cases;

@@ -61,6 +61,7 @@ void add_embed(Registry& reg, bool bf16) {
   d.semantics = std::string("y[r][d] = ") + (bf16 ? "f32(table[ids[r]][d])" : "table[ids[r]][d]") +
                 " for r < rows, d < dim";
   d.geometry = "grid = rows (workgroups past rows do nothing), wg = 64 (any)";
+  d.launch = "sizes rows\nworkgroup = 64\ngrid = rows";
   d.limits = "ids[r] < vocab (not checked: the table size is not an argument)";
   d.tolerance = Tolerance{};
   d.cases = [](bool sweep) {

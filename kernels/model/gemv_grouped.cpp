@@ -284,6 +284,7 @@ void add_grouped(Registry& reg, WeightType type) {
   d.semantics = "s = r / rows_per_w; W_r = ids ? row (r - s rows_per_w) of (w + ids[s] w_stride bytes) : row r of "
                 "w; y[r] = (acc ? y[r] : 0) + sum_{c<k} W_r[c] x[s x_stride + c]";
   d.geometry = "grid = ceil(nrows / (wg / 64)), wg = 64 (any multiple of 64 up to 1024)";
+  d.launch = "sizes nrows\nchoose wg = 64\nworkgroup = wg\ngrid = ceil_div(nrows, wg / 64)";
   d.limits = "ids != 0: rows_per_w >= 1; addresses are 64-bit (ids[s] * w_stride may exceed 4 GiB)";
   d.tolerance = grouped_tolerance();
   d.cases = grouped_cases;

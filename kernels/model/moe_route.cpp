@@ -203,6 +203,7 @@ void add_route(Registry& reg) {
   d.semantics = "ids[r][t] = t-th largest logit's expert; weights[r][t] = p[ids[r][t]] / (norm ? sum_t p[ids[r][t]] "
                 ": 1), p = softmax(logits[r])";
   d.geometry = "grid = rows, wg = 64 (waves past the first do nothing)";
+  d.launch = "sizes rows\nworkgroup = 64\ngrid = rows";
   d.limits = "n_expert <= 256, k <= min(n_expert, 64) (otherwise nothing is written); logits not NaN";
   d.tolerance = route_tolerance();
   d.cases = [](bool sweep) {

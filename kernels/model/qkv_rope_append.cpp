@@ -438,6 +438,7 @@ void add_qkv_rope(Registry& reg) {
                 "vc[pos n_kv dh + g dh + d] = x (v head g); mode bit 1 (blocked): kt[(g max_len + (pos & ~63)) dh + "
                 "64 d + (pos & 63)], vc[(g max_len + pos) dh + d]";
   d.geometry = "grid = n_head + 2 n_kv, wg = 64 (waves past the first do nothing)";
+  d.launch = "sizes n_head n_kv\nworkgroup = 64\ngrid = n_head + 2 * n_kv";
   d.limits = "dh <= 256 and even (larger dh writes nothing), n_rot even and <= dh, pos < max_len; blocked: max_len % 64 == 0; bit 2 only with bit 1";
   d.tolerance = rope_tolerance();
   d.cases = [](bool sweep) {

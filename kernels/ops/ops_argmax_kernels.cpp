@@ -254,6 +254,7 @@ void register_argmax(Registry& r) {
       "the hidden block); every workgroup scans the whole row and writes the same result. LDS 128 bytes (the spec's 256 is an implementation detail).";
   d.semantics = "out[0] = min { i : x[i] = max_j x[j] } (NaN as -inf); n = 0 gives -1";
   d.geometry = "grid = 1 (any: every workgroup writes the same value), wg = 64 ... 1024 (multiple of 64)";
+  d.launch = "sizes n\nworkgroup = 256\ngrid = 1\narg n = n";
   d.limits = "0 <= n < 2^31 (larger n is clamped to 2^31 - 1, negative n to 0); workgroup size a multiple of 64";
   d.cases = [](bool sweep) {
     std::vector<Case> c = case_table({"n", "wg", "kind", "grid"}, {{1, 64, 0, 1}, {1000, 64, 1, 1}, {4099, 1024, 2, 1},
@@ -294,6 +295,7 @@ void register_argmax_part(Registry& r) {
       "nothing. LDS 128 bytes (the spec's 256 is an implementation detail).";
   d.semantics = "C = ceil(n / nb); val[b] = max x[bC .. min(n, (b+1)C)), idx[b] = its lowest index";
   d.geometry = "grid = nb (extra workgroups do nothing), wg = 64 ... 256 (any multiple of 64 up to 1024)";
+  d.launch = "sizes nb\nworkgroup = 64\ngrid = nb";
   d.limits = "0 <= n < 2^31 (clamped like argmax_k); nb >= 1 (nb <= 0: nothing written); val and idx hold nb "
              "entries; workgroup size a multiple of 64";
   d.cases = [](bool sweep) {
@@ -338,6 +340,7 @@ void register_argmax_comb(Registry& r) {
       "32 LDS slots); any workgroup size that is a multiple of 64. LDS 128 bytes (the spec's 256 is an implementation detail).";
   d.semantics = "out[0] = idx[b*] with b* maximising (val[b], -idx[b]) over b with idx[b] >= 0; -1 when none";
   d.geometry = "grid = 1, wg = 64 (any multiple of 64 up to 1024)";
+  d.launch = "sizes nb\nworkgroup = 64\ngrid = 1";
   d.limits = "nb >= 0 (nb = 0 or all pairs empty: out[0] = -1); workgroup size a multiple of 64";
   d.cases = [](bool sweep) {
     std::vector<Case> c = case_table({"nb", "wg"}, {{1, 64}, {37, 64}, {200, 128}, {0, 64}});

@@ -104,6 +104,7 @@ void register_ops_elementwise_concat_kernels(Registry& reg) {
       "for i < n, r = i / pre, d = i % pre: y[2i - d] = a[i], y[2i - d + L] = b[i], L = pre for whole rows and "
       "n % pre in the short last row";
   d.geometry = "grid = ceil(n/64), wg = 64 (any grid and workgroup size is correct)";
+  d.launch = "sizes n\nworkgroup = 64\ngrid = ceil_div(n, 64)";
   d.limits = "y holds 2n floats; 0 < n < 2^31 (otherwise nothing is written)";
   d.cases = [](bool sweep) {
     std::vector<Case> c = case_table({"n", "pre", "grid"}, {{1, 1, 0}, {640, 128, 0}, {1000, 96, 3}, {77, 0, 0},

@@ -176,6 +176,7 @@ void add_embed_f16(Registry& reg) {
       "any other dim goes one half per thread. Any workgroup size (read from the hidden block).";
   d.semantics = "y[r][d] = f32(table[ids[r]][d]) for r < rows, d < dim";
   d.geometry = "grid = rows (workgroups past rows do nothing), wg = 64 (any)";
+  d.launch = "sizes rows\nworkgroup = 64\ngrid = rows";
   d.limits = "ids[r] < vocab (not checked: the table size is not an argument); dim * 4 bytes < 4 GiB";
   d.cases = [](bool sweep) {
     std::vector<Case> c = case_table({"rows", "dim", "vocab", "wg", "grid"}, {{1, 4, 3, 64, 1}, {5, 640, 40, 64, 5},
@@ -236,6 +237,7 @@ void add_embed_int4(Registry& reg) {
       "original was never reverse-engineered; this is the documented formula.";
   d.semantics = "y[r][d] = sext4((tbl[ids[r]][d/8] >> 4 (d%8)) & 15) * f32(sc[ids[r]][d/G]), r < grid, d < D";
   d.geometry = "grid = number of tokens, wg = 256 (any workgroup size)";
+  d.launch = "sizes tokens\nworkgroup = 256\ngrid = tokens";
   d.limits = "D % 8 == 0, G >= 1, D % G == 0 (otherwise nothing is written); 0 <= ids[r] < V (not checked)";
   d.cases = [](bool sweep) {
     std::vector<Case> c = case_table({"tokens", "D", "G", "vocab", "wg"}, {{1, 8, 8, 2, 256}, {3, 640, 32, 20, 256},

@@ -173,6 +173,7 @@ void add_moe(Registry& reg, bool gather) {
     d.limits = "n_exp = 0 gives zeros; tolerance stated for n_exp <= 64, |w|, |x| <= 1";
   }
   d.geometry = "grid = rows (workgroups past rows do nothing), wg = 64";
+  d.launch = "sizes rows dim\nworkgroup = 64\ngrid = rows\narg rows = rows\narg dim = dim";
   d.tolerance = moe_tolerance();
   d.cases = moe_cases;
   d.run = [gather](TestDevice& dev, const Case& c) {

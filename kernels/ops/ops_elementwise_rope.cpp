@@ -290,6 +290,7 @@ void add_rope_apply(Registry& reg) {
       "half = dim/2, t = (r >> tsh) + tbase; for j < half: y[r][j] = a c - b s, y[r][j+half] = a s + b c with "
       "a = x[r][j], b = x[r][j+half], c = cos[t][j], s = sin[t][j]; odd dim: y[r][dim-1] = x[r][dim-1]";
   d.geometry = "grid = rows (workgroups past rows do nothing), wg = 64 (any workgroup size)";
+  d.launch = "sizes rows dim\nworkgroup = 64\ngrid = rows\narg rows = rows\narg dim = dim";
   d.limits = "table rows (r >> tsh) + tbase must exist (not checked); tsh >= 32 acts as r >> tsh = 0";
   d.cases = [](bool sweep) {
     std::vector<Case> c = case_table({"rows", "dim", "tsh", "tbase", "wg"}, {{1, 128, 0, 0, 64}, {5, 64, 0, 3, 64},
@@ -354,6 +355,7 @@ void add_rope(Registry& reg) {
       "for every head row h of q and k (token = h / heads) and i < rot/2: a = x[h][i], b = x[h][i + rot/2], "
       "ang = p(token) * theta^(-2i/rot); x[h][i] = a cos - b sin, x[h][i + rot/2] = a sin + b cos";
   d.geometry = "grid-stride: grid = ceil(total/256), wg = 256 (any grid and workgroup size)";
+  d.launch = "sizes total\nworkgroup = 256\ngrid = ceil_div(total, 256)";
   d.limits =
       "2 <= rot <= D (otherwise nothing is written); theta > 0; each part below 2^32 pairs and q, k below 2^32 "
       "floats; pos[token] must exist for token < max(n_q, n_kv) when pos is not null; tolerance stated for positions "

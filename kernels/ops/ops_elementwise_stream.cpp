@@ -229,6 +229,7 @@ void add_stream(Registry& reg, StreamOp op) {
   const StreamShape sh = shape_of(op);
   KernelDef d = generated_kernel("ops", stream_signature(op), [op](isa::Target t) { return build_stream(t, op); });
   d.geometry = "grid-stride: any grid and workgroup size (grid = ceil(n/64), wg = 64 typical)";
+  d.launch = "sizes n\nworkgroup = 64\ngrid = ceil_div(n, 64)";
   d.limits = "0 <= n < 2^34 (a negative or larger n writes nothing); pointers 4-byte aligned";
   d.cases = stream_cases;
   const char* common =
@@ -335,6 +336,7 @@ void add_gelu(Registry& reg) {
   d.semantics = "y[i] = gelu_tanh(gate[i]) * up[i], gelu_tanh(g) = 0.5 g (1 + tanh(sqrt(2/pi) (g + 0.044715 g^3))), "
                 "for i = workgroup * 64 + lane < n";
   d.geometry = "grid = ceil(n/64), wg = 64 (64 elements per workgroup, no stride loop; any wg gives the same result)";
+  d.launch = "sizes n\nworkgroup = 64\ngrid = ceil_div(n, 64)";
   d.limits =
       "the grid must cover n (ceil(n/64) workgroups); group_size is ignored, as in the original (pass 64); "
       "n < 2^32";

@@ -331,6 +331,7 @@ void register_rms_plain(Registry& r, const std::string& lookup, const std::strin
       "workgroup exit. No LDS (the spec's 1024 bytes are an implementation detail of the original).";
   d.semantics = "y[r][i] = x[r][i] * (sum_j x[r][j]^2 / dim + eps)^(-1/2) * w[i]";
   d.geometry = "grid = rows, wg = 64 (larger workgroups: waves past the first do nothing)";
+  d.launch = "sizes rows dim\nworkgroup = 64\ngrid = rows\narg dim = dim";
   d.limits = "1 <= dim < 2^31 (dim = 0: nothing written); any dim, no alignment requirement beyond 4 bytes; "
              "y may equal x (in place)";
   d.tolerance = rms_tolerance();
@@ -369,6 +370,7 @@ void register_ops_norm_row_kernels(Registry& r) {
     d.semantics = "y[r][i] = x[r][i] * (sum_j x[r][j]^2 / D + eps)^(-1/2) * w[i] * silu(gate[r][i]), "
                   "silu(g) = g / (1 + e^-g)";
     d.geometry = "grid = rows, wg = 64 (any multiple of 64 up to 1024)";
+    d.launch = "sizes rows dim\nworkgroup = 64\ngrid = rows\narg D = dim";
     d.limits = "1 <= D < 2^31 (D <= 0: nothing written); workgroup size a multiple of 64; gate has the layout of x";
     d.tolerance = Tolerance{2e-6, 6e-6};
     d.cases = [](bool sweep) { return row_cases(sweep, true, 2560); };
@@ -399,6 +401,7 @@ void register_ops_norm_row_kernels(Registry& r) {
         "block). LDS 64 bytes (the spec's 128 is an implementation detail).";
     d.semantics = "y[r][i] = x[r][i] * (sum_j x[r][j]^2 / D + eps)^(-1/2) * W[i], W = w (zc = 0) or 1 + w (zc != 0)";
     d.geometry = "grid = rows, wg = 64 or 256 (any multiple of 64 up to 1024)";
+    d.launch = "sizes rows dim\nworkgroup = 64\ngrid = rows\narg D = dim";
     d.limits = "pass zc = 0 for standard RMSNorm; 1 <= D < 2^31 (D <= 0: nothing written); workgroup size a "
                "multiple of 64; y may equal x";
     d.tolerance = rms_tolerance();
@@ -433,6 +436,7 @@ void register_ops_norm_row_kernels(Registry& r) {
         "of 64 (read from the hidden block). LDS 64 bytes (the spec's 128 is an implementation detail).";
     d.semantics = "x[r][i] *= (sum_j x[r][j]^2 + eps)^(-1/2)";
     d.geometry = "grid = rows, wg = 64 or 128 (any multiple of 64 up to 1024)";
+    d.launch = "sizes rows\nworkgroup = 64\ngrid = rows";
     d.limits = "1 <= S < 2^31 (S <= 0: nothing written); workgroup size a multiple of 64";
     d.tolerance = rms_tolerance();
     d.cases = [](bool sweep) { return row_cases(sweep, true, 128); };
@@ -461,6 +465,7 @@ void register_ops_norm_row_kernels(Registry& r) {
         "nothing. No LDS (the spec's 1024 bytes are an implementation detail).";
     d.semantics = "y[r][i] = (x[r][i] - mean_r) / sqrt(var_r + eps) * w[i] + b[i], var_r biased (divided by cols)";
     d.geometry = "grid = rows (extra workgroups do nothing), wg = 64";
+    d.launch = "sizes rows\nworkgroup = 64\ngrid = rows";
     d.limits = "1 <= cols < 2^31 (the spec's cols % 64 == 0 is lifted); group_size is ignored";
     d.tolerance = layer_tolerance();
     d.cases = [](bool sweep) {

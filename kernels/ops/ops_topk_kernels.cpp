@@ -370,6 +370,7 @@ void register_topk(Registry& r) {
       "+0.";
   d.semantics = "val[r][0..k-1] = the k largest x[r][c], descending (stable: earlier c first on ties), idx = their c";
   d.geometry = "grid = ceil(rows / 64), wg = 64";
+  d.launch = "sizes rows\nworkgroup = 64\ngrid = ceil_div(rows, 64)";
   d.limits = "1 <= k <= 16 (k = 0: nothing written; k > 16: idx -1 / val NaN); cols < 2^24; NaN counts as -inf";
   d.cases = [](bool sweep) {
     std::vector<Case> c = case_table({"rows", "cols", "k", "kind"}, {{1, 64, 1, 0}, {70, 37, 10, 1}, {5, 259, 16, 2},
@@ -415,6 +416,7 @@ void register_router(Registry& r) {
   d.semantics = "ids[r][0..9] = columns of the 10 largest logits[r][:], descending (earlier first on ties); "
                 "weights[r][j] = exp(l_j - l_0) / sum_i exp(l_i - l_0) over those 10";
   d.geometry = "grid = ceil(rows / 64) (the docs' grid = rows also works: extra lanes and groups idle), wg = 64";
+  d.launch = "sizes rows\nworkgroup = 64\ngrid = ceil_div(rows, 64)";
   d.limits = "n_experts < 2^24 (n_experts < 10: missing slots id -1, weight 0); a row of all -inf logits gives "
              "NaN weights";
   d.tolerance = Tolerance{1e-7, 2e-6};

@@ -186,6 +186,7 @@ void register_vt_scatter(Registry& r) {
   d.geometry =
       "grid = ceil(rows/64) * 2^cshift, wg = 64; workgroup id -> d tile = id & (2^cshift - 1), row tile = "
       "id >> cshift; cshift = log2(dim/64) (any cshift with 64 * 2^cshift >= dim)";
+  d.launch = "sizes rows dim\nworkgroup = 64\ngrid = ceil_div(rows, 64) * ceil_div(dim, 64)";
   d.limits = "y0 + rows <= ystride; vstride >= dim; dim <= 64 * 2^cshift; wg must be at least 64";
   d.cases = [](bool sweep) { return tile_cases(sweep, 500); };
   d.run = [](TestDevice& dev, const Case& c) {
@@ -219,6 +220,7 @@ void register_vt_scatter_v(Registry& r) {
   d.geometry =
       "grid = ceil(rows/64) * 2^cshift, wg = 64; workgroup id -> d tile = id & (2^cshift - 1), row tile = "
       "id >> cshift; cshift = log2(dim/64) (any cshift with 64 * 2^cshift >= dim)";
+  d.launch = "sizes rows dim\nworkgroup = 64\ngrid = ceil_div(rows, 64) * ceil_div(dim, 64)";
   d.limits =
       "y0 + rows <= ystride (vt) and <= the row count of vc; kstride, vstride >= dim; dim <= 64 * 2^cshift; "
       "wg must be at least 64";
@@ -255,6 +257,7 @@ void register_vt_scatter_v1(Registry& r) {
       "dword per cache row (inherent to the layout). Any dim (the grid covers ceil(dim/64)).";
   d.semantics = "vt[d*ystride + y0] = k[d]; vc[y0*dim + d] = v[d] for d < dim";
   d.geometry = "grid = ceil(dim/64) (workgroups past it do nothing), wg = 64";
+  d.launch = "sizes dim\nworkgroup = 64\ngrid = ceil_div(dim, 64)";
   d.limits = "y0 < ystride (vt) and < the row count of vc; wg must be at least 64";
   d.cases = [](bool sweep) {
     std::vector<Case> c = case_table({"dim", "ystride", "y0", "seed"}, {{128, 64, 0, 701}, {64, 100, 99, 702},

@@ -124,6 +124,16 @@ def info(name: str) -> dict:
     return e
 
 
+def launch_contract(name: str):
+    """The kernel's launch contract (``launch_contract.LaunchContract``) from the package's
+    catalog; ValueError when its entry carries none."""
+    from .launch_contract import LaunchContract
+    e = info(name)
+    if not e.get("launch"):
+        raise ValueError(f"kernel {name!r} has no launch contract in the catalog")
+    return LaunchContract(e["launch"], e.get("lookup", name))
+
+
 _docs_cache: dict[str, dict] | None = None
 
 

@@ -69,6 +69,7 @@ except ModuleNotFoundError as e:
 
 from . import _engine, _paths
 from .catalog import arg_fields, explicit_args, kind_code, load_catalog, normalize
+from .launch_contract import Launch, LaunchContract
 
 _U64 = (1 << 64) - 1
 _U32 = (1 << 32) - 1
@@ -449,6 +450,43 @@ class Runtime:
         rc = self._lib.fm_launch(kernel.encode(), grid, workgroup, arr, n)
         if rc != 0:
             raise RuntimeError(f"fm_launch({kernel}) failed: {self._error()}")
+
+    def launch_contract(self, kernel: str) -> LaunchContract:
+        """The kernel's launch contract as the loaded package's catalog carries it
+        (``launch_contract.LaunchContract``); ValueError when the catalog has none."""
+        entry = self._entry(kernel)
+        if entry is None or not entry.get("launch"):
+            raise ValueError(f"kernel {kernel!r} has no launch contract in the loaded package's catalog")
+        return LaunchContract(entry["launch"], entry.get("lookup", kernel))
+
+    def launch_by_contract(self, kernel: str, sizes: dict, args: dict, choices: dict | None = None) -> Launch:
+        """Launches `kernel` at the workgroup and grid its launch contract gives for `sizes` (and
+        `choices`), with the arguments it derives and `args` (the others, by name); a workspace
+        argument not in `args` gets a zeroed buffer of its bytes for this launch (pointer 0 for 0
+        bytes). Returns the evaluated ``Launch``."""
+        contract = self.launch_contract(kernel)
+        plan = contract.evaluate(sizes, choices)
+        given, owned = dict(args), []
+        for name, nbytes in plan.workspaces.items():
+            if name not in given:
+                ptr = 0
+                if nbytes and self._batch is not None:
+                    raise ValueError(f"launch_by_contract: {kernel} needs its workspace {name!r} given in a batch")
+                if nbytes:
+                    ptr = self.alloc(nbytes)
+                    owned.append(ptr)
+                    self.memset(ptr, 0, nbytes)
+                given[name] = ptr
+        try:
+            argv = contract.argv(plan, given)
+            if plan.grid[1:] == (1, 1):
+                self.launch(kernel, plan.grid[0], plan.workgroup, argv)
+            else:
+                self.launch3d(kernel, *plan.grid, plan.workgroup, 1, 1, argv)
+        finally:
+            for ptr in owned:
+                self.free(ptr)  # waits for the launch
+        return plan
 
     def launch2d(self, kernel: str, gx: int, gy: int, wx: int, wy: int, argv) -> None:
         """2-D launch: gx x gy workgroups of wx x wy work-items."""

@@ -73,6 +73,8 @@ std::vector<CatalogEntry> make_catalog(const CodeObject& co) {
     e.private_segment = m.private_segment_fixed_size;
     e.sgpr_count = m.sgpr_count;
     e.vgpr_count = m.vgpr_count;
+    if (const MetaNode* l = m.extra.find(".k100_launch"); l && l->is_array())
+      for (const MetaNode& line : l->items()) e.launch.push_back(line.as_string());
     out.push_back(std::move(e));
   }
   std::sort(out.begin(), out.end(),
@@ -110,6 +112,7 @@ std::string catalog_json(const std::vector<CatalogEntry>& entries) {
     k["private_segment"] = e.private_segment;
     k["sgpr_count"] = e.sgpr_count;
     k["vgpr_count"] = e.vgpr_count;
+    if (!e.launch.empty()) k["launch"] = e.launch;
     kernels.push_back(std::move(k));
   }
   J doc = J::object();

@@ -65,6 +65,12 @@ std::string kernels_markdown(const Registry& registry, const std::vector<codeobj
       o << "\n### " << d.lookup << "\n\n" << d.description << "\n\n";
       o << "- **Semantics:** " << d.semantics << "\n";
       o << "- **Launch:** " << d.geometry << "\n";
+      if (!e.launch.empty()) {
+        // the launch contract the catalog carries (docs/DESIGN.md "Launch contracts")
+        o << "- **Launch contract:** ";
+        for (size_t i = 1; i < e.launch.size(); ++i) o << (i > 1 ? "; " : "") << "`" << cell(e.launch[i]) << "`";
+        o << "\n";
+      }
       o << "- **Limits:** " << (d.limits.empty() ? "none beyond the launch geometry" : d.limits) << "\n";
       if (e.name != e.lookup) o << "- **Symbol:** `" << e.name << "`\n";
       o << "- **Resources:** " << e.vgpr_count << " VGPRs, " << e.sgpr_count << " SGPRs, " << e.group_segment

@@ -17,7 +17,10 @@ EmuTestDevice::EmuTestDevice(const Registry& registry, const std::string& kernel
   broken_ = pkg.broken;
   auto bytes = codeobj::write_code_object(pkg.code_object);
   program_ = device_.load_code_object(bytes, "k100lc_kernels (built in process)");
-  for (const auto& e : pkg.catalog) lookup_to_symbol_.emplace_back(e.lookup, e.name);
+  for (const auto& e : pkg.catalog) {
+    lookup_to_symbol_.emplace_back(e.lookup, e.name);
+    launch_lines_[e.lookup] = e.launch;
+  }
 }
 
 EmuTestDevice::EmuTestDevice(const Registry& registry, const std::string& kernels_dir, OnFirstLaunch,
@@ -41,6 +44,7 @@ const EmuTestDevice::Loaded& EmuTestDevice::loaded(const std::string& lookup) {
   Package pkg = build_package(one, target_, kernels_dir_);
   auto bytes = codeobj::write_code_object(pkg.code_object);
   Loaded l{device_.load_code_object(bytes, "kernel " + lookup + " (built in process)"), pkg.catalog.at(0).name};
+  launch_lines_[lookup] = pkg.catalog.at(0).launch;
   return lazy_.emplace(lookup, std::move(l)).first->second;
 }
 
@@ -57,7 +61,18 @@ EmuTestDevice::EmuTestDevice(const std::string& package_path) {
   emu::apply_environment(options_);
   program_ = device_.load_code_object_file(package_path);
   codeobj::CodeObject co = codeobj::read_code_object_file(package_path);
-  for (const auto& e : codeobj::make_catalog(co)) lookup_to_symbol_.emplace_back(e.lookup, e.name);
+  for (const auto& e : codeobj::make_catalog(co)) {
+    lookup_to_symbol_.emplace_back(e.lookup, e.name);
+    launch_lines_[e.lookup] = e.launch;
+  }
+}
+
+LaunchContract EmuTestDevice::launch_contract(const std::string& lookup) {
+  if (lazy_registry_) loaded(lookup);
+  auto it = launch_lines_.find(lookup);
+  if (it == launch_lines_.end() || it->second.empty())
+    throw Error("kernel '" + lookup + "' has no launch contract in the emulator's package");
+  return LaunchContract::from_lines(it->second, lookup);
 }
 
 uint64_t EmuTestDevice::alloc(size_t bytes) { return device_.alloc(bytes); }

@@ -6,9 +6,27 @@
 
 #include "k100/asm/object_builder.h"
 #include "k100/base/error.h"
+#include "k100/codeobj/demangle.h"
 #include "k100/codeobj/merge.h"
 
 namespace k100::kernels {
+
+namespace {
+
+// The kernel's launch contract into its metadata (`.k100_launch`, one string
+// per line), which the catalog and the runtime read back.
+void attach_launch_contract(codeobj::CodeObject& co, const KernelDef& def) {
+  codeobj::MetaNode lines = codeobj::MetaNode::array();
+  for (const std::string& l : def.contract().text_lines()) lines.push_back(codeobj::MetaNode::string(l));
+  for (codeobj::Kernel& k : co.kernels)
+    if (k.meta && codeobj::lookup_name(k.name) == def.lookup) {
+      k.meta->extra.set(".k100_launch", lines);
+      return;
+    }
+  throw Error("no kernel '" + def.lookup + "' in its generated code object for its launch contract");
+}
+
+}  // namespace
 
 Package build_package(const Registry& registry, isa::Target target, const std::string& kernels_dir,
                       codeobj::CodeObjectVersion version, bool skip_broken, codegen::BuildOverrides overrides) {
@@ -38,6 +56,7 @@ Package build_package(const Registry& registry, isa::Target target, const std::s
         const codegen::ScopedBuildOverrides scoped(overrides);
         codeobj::CodeObject co = def.generate(target);
         if (co.version != version) throw Error("generator produced code object v" + std::to_string(int(co.version)));
+        if (!def.launch.empty()) attach_launch_contract(co, def);
         parts.push_back(std::move(co));
       }
     } catch (const std::exception& e) {

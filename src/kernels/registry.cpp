@@ -51,7 +51,22 @@ void Registry::add(KernelDef def) {
   if (!def.cases || !def.run) throw Error("kernel registry: '" + def.lookup + "' has no test");
   if (def.signature && def.signature->kernel() != def.lookup)
     throw Error("kernel registry: '" + def.lookup + "' has the signature of '" + def.signature->kernel() + "'");
+  if (!def.launch.empty()) (void)def.contract();  // refused here, naming the kernel, when it does not parse
   defs_.push_back(std::move(def));
+}
+
+LaunchContract KernelDef::contract() const {
+  if (launch.empty()) throw Error("kernel '" + lookup + "' declares no launch contract");
+  std::vector<std::string> args;
+  if (signature)
+    for (const codegen::Param& p : signature->params()) args.push_back(p.name);
+  return LaunchContract::parse(launch, lookup, std::move(args));
+}
+
+LaunchContract TestDevice::launch_contract(const std::string& lookup) {
+  const KernelDef* d = registry().find(lookup);
+  if (!d) throw Error("no kernel '" + lookup + "' in the registry");
+  return d->contract();
 }
 
 const KernelDef* Registry::find(const std::string& lookup) const {

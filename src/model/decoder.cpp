@@ -62,6 +62,10 @@ struct DecoderModel::State {
   bool kv_f16 = false;
   std::vector<uint64_t> kt, vc;
   KernelRef embed, norm, rope, part, comb, silu, gated, route, combine, add;
+  // from the package's launch contracts: the norm of one row of n_embd (its
+  // launch fixed), the add's contract (its length varies)
+  kernels::LaunchContract norm_contract, add_contract;
+  kernels::Launch norm_launch;
   std::vector<uint64_t> embed_tables;
   float inv_sqrt_hd = 0;
 
@@ -88,6 +92,8 @@ struct DecoderModel::State {
   void resolve_kernels() {
     norm = dev.kernel(cfg.n_embd >= kRmsNormDeepMin && dev.has("rmsnorm_deep_k") ? "rmsnorm_deep_k" : "rmsnorm_fast_k",
                       "the decoder");
+    norm_contract = dev.contract(norm);
+    norm_launch = norm_contract.evaluate({{"rows", 1}, {"dim", cfg.n_embd}});
     rope = dev.kernel("qkv_rope_append_k", "the decoder");
     part = dev.kernel("flash_dec_gqa_part_k", "the decoder");
     comb = dev.kernel("flash_dec_comb_k", "the decoder");
@@ -99,6 +105,7 @@ struct DecoderModel::State {
     else if ((cfg.head_dim == 64 || cfg.head_dim == 128) && group <= 8 && dev.has("flash_dec_gqa_rope_k"))
       attend = dev.kernel("flash_dec_gqa_rope_k", "the decoder");
     add = dev.kernel("add_inplace_k", "the decoder");
+    add_contract = dev.contract(add);
     if (cfg.moe()) {
       route = dev.kernel("moe_route_k", "MoE routing");
       combine = dev.kernel("moe_combine_k", "MoE routing");
@@ -240,13 +247,13 @@ struct DecoderModel::State {
 
   // y[0..n) += x[0..n)
   void add_into(uint64_t y, uint64_t x, int64_t n) {
-    const uint64_t argv[] = {y, x, uint64_t(n)};
-    dev.launch(add, uint32_t((n + 63) / 64), 64, argv);
+    const kernels::Launch l = add_contract.evaluate({{"n", n}});
+    dev.launch(add, l.grid[0], l.workgroup, add_contract.argv(l, {{"y", y}, {"x", x}, {"n", uint64_t(n)}}));
   }
 
   void rmsnorm(uint64_t y, uint64_t x, uint64_t weight) {
-    const uint64_t argv[] = {y, x, weight, uint64_t(cfg.n_embd), f32_bits(cfg.rms_eps)};
-    dev.launch(norm, 1, 64, argv);
+    dev.launch(norm, norm_launch.grid[0], norm_launch.workgroup,
+               norm_contract.argv(norm_launch, {{"y", y}, {"x", x}, {"w", weight}, {"eps", f32_bits(cfg.rms_eps)}}));
   }
 
   void embed_token(int32_t token, int64_t p) {

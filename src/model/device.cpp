@@ -49,6 +49,21 @@ void RuntimeDevice::copy(uint64_t dst, uint64_t src, size_t bytes) { rt_.copy(ds
 void RuntimeDevice::memset(uint64_t dst, int value, size_t bytes) { rt_.memset(dst, value, bytes); }
 int RuntimeDevice::kernel_id(std::string_view lookup) const { return rt_.kernel_id(lookup); }
 
+std::vector<std::string> Device::launch_contract(int) const { return {}; }
+
+kernels::LaunchContract Device::contract(const KernelRef& k) const {
+  const std::vector<std::string> lines = launch_contract(k.id);
+  if (lines.empty())
+    throw Error("kernel '" + k.name + "' has no launch contract in the loaded kernel packages; rebuild the package "
+                "(cmake --build build) or load one that has it");
+  return kernels::LaunchContract::from_lines(lines, k.name);
+}
+
+std::vector<std::string> RuntimeDevice::launch_contract(int kernel) const {
+  const std::optional<runtime::KernelInfo> k = rt_.kernel_by_id(kernel);
+  return k ? k->launch : std::vector<std::string>{};
+}
+
 const runtime::KernelInfo& RuntimeDevice::info(int kernel) {
   std::lock_guard lock(impl_->mutex);
   if (kernel < 0) throw Error("launch of an unresolved kernel (id " + std::to_string(kernel) + ")");

@@ -6,7 +6,6 @@
 #include "k100/base/error.h"
 #include "k100/model/linear.h"
 #include "k100/quant/gemv_layout.h"
-#include "k100/quant/gemv_tile_shares.h"
 
 namespace k100::model {
 
@@ -14,34 +13,11 @@ using quant::TensorType;
 
 namespace {
 
-struct GemvKernel {
-  TensorType type;
-  const char* name;
-  uint32_t workgroup, split;  // the benchmark geometry at 17408 x 5120 (docs/PERFORMANCE.md)
-  // The kernel shares tiles among workgroups (k100/quant/gemv_tile_shares.h)
-  // and takes the workspace `ws` after `split`.
-  bool shares_tiles = false;
-};
-
-constexpr GemvKernel kGemvKernels[] = {
-    {TensorType::Q4_0, "q4_0_gemv_k", 256, 1},          {TensorType::Q8_0, "q8_0_gemv_k", 256, 1},
-    {TensorType::Q2_0, "q2_0_gemv_k", 256, 4},          {TensorType::Q4_K, "q4k_gemv_k", 256, 1},
-    {TensorType::Q5_K, "q5k_gemv_k", 256, 2},           {TensorType::Q6_K, "q6k_gemv_k", 256, 1},
-    {TensorType::IQ4_NL, "iq4nl_gemv_k", 512, 2},       {TensorType::IQ4_XS, "iq4xs_gemv_k", 512, 2},
-    {TensorType::IQ2_S, "iq2s_gemv_k", 256, 4, true},   {TensorType::IQ3_S, "iq3s_gemv_k", 256, 4},
-    {TensorType::IQ3_XXS, "iq3xxs_gemv_k", 256, 4},
-    {TensorType::Q4_1, "q4_1_gemv_k", 256, 1},          {TensorType::Q5_0, "q5_0_gemv_k", 256, 1},
-    {TensorType::Q5_1, "q5_1_gemv_k", 256, 1},          {TensorType::MXFP4, "mxfp4_gemv_k", 512, 2},
-    {TensorType::Q2_K, "q2k_gemv_k", 256, 4},           {TensorType::Q3_K, "q3k_gemv_k", 256, 2},
-    {TensorType::IQ2_XXS, "iq2xxs_gemv_k", 256, 4, true}, {TensorType::IQ2_XS, "iq2xs_gemv_k", 256, 4, true},
-    {TensorType::IQ1_S, "iq1s_gemv_k", 256, 4, true},   {TensorType::IQ1_M, "iq1m_gemv_k", 256, 4, true},
-    {TensorType::TQ2_0, "tq2_0_gemv_k", 256, 4, true},
-};
-
-const GemvKernel* gemv_kernel(TensorType t) {
-  for (const auto& g : kGemvKernels)
-    if (g.type == t) return &g;
-  return nullptr;
+// A type's fast GEMV: "<QUANT_SPECS name>_gemv_k" (q4k_gemv_k) for the types with a GEMV layout.
+std::string gemv_name(TensorType t) {
+  const QuantSpec* spec = quant_spec(t);
+  if (!spec || !quant::has_gemv_layout(t)) return {};
+  return std::string(spec->kind) + "_gemv_k";
 }
 
 // The benchmark matrix has 272 tiles: one wave per tile and split kept the
@@ -70,14 +46,13 @@ constexpr int64_t kMaxRows = 4;
 
 }  // namespace
 
-GemvGeometry gemv_geometry(TensorType type, int64_t n) {
-  const GemvKernel* g = gemv_kernel(type);
-  if (!g) throw Error("gemv_geometry: no fast GEMV for " + quant::type_name(type));
-  GemvGeometry geo{g->workgroup, g->split};
+GemvGeometry gemv_geometry(const kernels::LaunchContract& plain, int64_t n, int64_t k) {
+  const std::map<std::string, int64_t> sizes = {{"n", n}, {"k", k}, {"m", 1}, {"groups", 1}};
+  int64_t split = plain.default_choice("split", sizes);
   const int64_t tiles = (n + quant::kGemvTileRows - 1) / quant::kGemvTileRows;
-  while (geo.split < kMaxWaves && tiles * geo.split < kBusyWaves) geo.split *= 2;
-  geo.workgroup = std::max(geo.workgroup, 64 * geo.split);
-  return geo;
+  while (split < kMaxWaves && tiles * split < kBusyWaves) split *= 2;
+  const kernels::Launch l = plain.evaluate(sizes, {{"split", split}});
+  return GemvGeometry{l.workgroup, uint32_t(split)};
 }
 
 uint64_t upload_gemv_weights(Device& dev, TensorType type, int64_t n, int64_t k, int64_t groups,
@@ -120,7 +95,7 @@ GemvLinear::GemvLinear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Works
 GemvLinear::GemvLinear(Device& dev, int64_t n, int64_t k, TensorType type, std::span<const uint8_t> bytes,
                        Workspace* ws, std::string tag, int64_t groups)
     : Linear(dev, n, k, DeviceWeights{type, 0, groups, false, true}, ws, std::move(tag)) {
-  if (!gemv_kernel(type)) throw Error(tag_ + ": no fast GEMV for " + quant::type_name(type));
+  if (gemv_name(type).empty()) throw Error(tag_ + ": no fast GEMV for " + quant::type_name(type));
   if (bytes.empty()) throw Error(tag_ + ": no weight bytes");
   w_.ptr = upload_gemv_weights(dev, type, n, k, groups, bytes, tag_);
   w_.owned = true;
@@ -128,64 +103,78 @@ GemvLinear::GemvLinear(Device& dev, int64_t n, int64_t k, TensorType type, std::
 }
 
 void GemvLinear::init() {
-  const GemvKernel* g = gemv_kernel(w_.type);
-  if (!g) throw Error(tag_ + ": no fast GEMV for " + quant::type_name(w_.type));
+  const std::string name = gemv_name(w_.type);
+  if (name.empty()) throw Error(tag_ + ": no fast GEMV for " + quant::type_name(w_.type));
   const int64_t block = quant::traits(w_.type).block_elems;
   if (k_ % block)
     throw Error(tag_ + ": k = " + std::to_string(k_) + " is not a multiple of the " + quant::type_name(w_.type) +
                 " block (" + std::to_string(block) + ")");
   if (k_ >= (int64_t(1) << 24)) throw Error(tag_ + ": k = " + std::to_string(k_) + " exceeds the GEMV's 2^24 - 1");
   group_bytes_ = uint64_t(quant::gemv_layout(w_.type, n_, k_).bytes());
-  geo_ = gemv_geometry(w_.type, n_);
-  gemv_ = dev_.kernel(g->name, tag_);
+  gemv_ = dev_.kernel(name, tag_);
+  gemv_lc_ = dev_.contract(gemv_);
+  geo_ = gemv_geometry(gemv_lc_, n_, k_);
   add_ = dev_.kernel("add_inplace_k", tag_);
   // the fused forms: "<type>_gemv_k" -> "<type>_gemv_acc_k", ...
-  const std::string stem = std::string(g->name).substr(0, std::strlen(g->name) - 1);
-  auto optional = [&](const char* form) {
-    const std::string name = stem + form + "_k";
-    return dev_.has(name) ? dev_.kernel(name, tag_) : KernelRef{};
+  const std::string stem = name.substr(0, name.size() - 1);
+  auto optional = [&](const char* form, kernels::LaunchContract& contract) {
+    const std::string fused = stem + form + "_k";
+    if (!dev_.has(fused)) return KernelRef{};
+    KernelRef k = dev_.kernel(fused, tag_);
+    contract = dev_.contract(k);
+    return k;
   };
-  acc_ = optional("acc");
-  rms_ = optional("rms");
-  swiglu_ = optional("swiglu");
-  // Shared tiles (last, so that nothing after the allocation can throw): the
-  // plan of a launch of the whole matrix (one launch for a type with a
-  // table, launch_runs), their workspace with its counters zero owned by the layer.
-  shares_ws_ = g->shares_tiles;
-  if (shares_ws_ && geo_.tiles_per_workgroup() == 1) {
-    shares_ = quant::gemv_tile_shares((n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows, quant::kGemvComputeUnits);
-    if (!shares_.none()) {
-      const size_t bytes = size_t(shares_.workspace_bytes(1));
-      shares_ptr_ = dev_.alloc(bytes);
-      try {
-        dev_.memset(shares_ptr_, 0, bytes);
-      } catch (...) {
-        dev_.free(shares_ptr_);
-        throw;
-      }
+  acc_ = optional("acc", acc_lc_);
+  rms_ = optional("rms", rms_lc_);
+  swiglu_ = optional("swiglu", swiglu_lc_);
+  // The workspace of the kernels whose contract has one (shared tiles), for
+  // a launch of the whole matrix (launch_runs), its counters zero (last, so
+  // that nothing after the allocation can throw).
+  if (gemv_lc_.has_workspace("ws")) ws_bytes_ = evaluate(gemv_lc_, n_, 1, 1, true).workspace("ws");
+  if (ws_bytes_) {
+    ws_ptr_ = dev_.alloc(size_t(ws_bytes_));
+    try {
+      dev_.memset(ws_ptr_, 0, size_t(ws_bytes_));
+    } catch (...) {
+      dev_.free(ws_ptr_);
+      throw;
     }
   }
 }
 
 GemvLinear::~GemvLinear() {
-  if (shares_ptr_) dev_.free(shares_ptr_);
+  if (ws_ptr_) dev_.free(ws_ptr_);
+}
+
+kernels::Launch GemvLinear::evaluate(const kernels::LaunchContract& c, int64_t rows, int64_t m, int64_t groups,
+                                     bool share) const {
+  std::map<std::string, int64_t> choices = {{"split", geo_.split}};
+  if (!share && c.has_choice("parts")) {
+    choices["parts"] = 1;
+    choices["shared"] = 0;
+  }
+  return c.evaluate({{"n", rows}, {"k", k_}, {"m", m}, {"groups", groups}}, choices);
 }
 
 void GemvLinear::gemv(uint64_t x, uint64_t y, int64_t m) {
   // one group (grid.y = 1, ids = 0: matrix 0); x rows adjacent, so x_stride is unused; y rows of n
-  launch_runs(gemv_, m, [&](uint64_t w, int64_t row0, int64_t rows) {
-    return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), uint64_t(m), 0,
-                                 geo_.split};
+  launch_runs(gemv_, gemv_lc_, m, [&](uint64_t w, int64_t row0, int64_t) {
+    return GivenArgs{{"w", w}, {"x", x}, {"y", y + uint64_t(row0) * 4}, {"ids", 0}, {"x_stride", 0}};
   });
 }
 
 void GemvLinear::accumulate_scaled(uint64_t x, uint64_t y, uint64_t scale, uint64_t y_scaled, uint64_t ss) {
   if (!acc_.valid()) throw Error(tag_ + ": the package has no accumulating fast GEMV for " + quant::type_name(w_.type));
-  launch_runs(acc_, 1, [&](uint64_t w, int64_t row0, int64_t rows) {
+  launch_runs(acc_, acc_lc_, 1, [&](uint64_t w, int64_t row0, int64_t) {
     const uint64_t at = uint64_t(row0) * 4;
-    return std::vector<uint64_t>{w, x, y + at, 0, uint64_t(rows), uint64_t(k_), 1, 0, geo_.split,
-                                 scale ? scale + at : 0, y_scaled ? y_scaled + at : 0,
-                                 ss ? ss + uint64_t(row0 / quant::kGemvTileRows) * 4 : 0};
+    return GivenArgs{{"w", w},
+                     {"x", x},
+                     {"y", y + at},
+                     {"ids", 0},
+                     {"x_stride", 0},
+                     {"scale", scale ? scale + at : 0},
+                     {"y_scaled", y_scaled ? y_scaled + at : 0},
+                     {"ss", ss ? ss + uint64_t(row0 / quant::kGemvTileRows) * 4 : 0}};
   });
 }
 
@@ -195,10 +184,10 @@ void GemvLinear::rms_scaled(uint64_t x, uint64_t ss, float eps, uint64_t y) {
   // wave: runs of about twice the tiles, at most kRmsRunTiles (a 151936-row
   // head as 4 launches, not 8)
   launch_runs(
-      rms_, 1,
-      [&](uint64_t w, int64_t row0, int64_t rows) {
-        return std::vector<uint64_t>{w, x, y + uint64_t(row0) * 4, 0, uint64_t(rows), uint64_t(k_), 1, 0, geo_.split, ss,
-                                     f32_bits(eps)};
+      rms_, rms_lc_, 1,
+      [&](uint64_t w, int64_t row0, int64_t) {
+        return GivenArgs{{"w", w},         {"x", x},   {"y", y + uint64_t(row0) * 4}, {"ids", 0},
+                         {"x_stride", 0}, {"ss", ss}, {"eps", f32_bits(eps)}};
       },
       kRmsRunTiles);
 }
@@ -209,22 +198,16 @@ void GemvLinear::swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y) {
                 std::to_string(n_) + ")");
   // The gate rows are tiles [0, F/64), the up rows the next F/64: `up` is
   // placed so that its table offset lands on the first up tile (the kernel
-  // reads the table at w only). 2 split waves per tile. Like gemv(), runs of
-  // about kLaunchTiles tiles (gate and up together) go as launches of their
-  // own; a type with a table keeps one.
+  // reads the table at w only). Workgroup and split from its contract at the
+  // plain kernel's split (2 split waves per tile: the contract halves the
+  // split where the plain kernel's workgroup cannot hold them; MODELED at
+  // 17408 x 5120, IQ3_S at 256 / 2 115.4 us, at 512 / 4 171.9 us; Q2_0 at
+  // 256 / 2 73.6 us, at 512 / 4 158 us: the busiest CUs held twice the
+  // waves). Like gemv(), runs of about kLaunchTiles tiles (gate and up
+  // together) go as launches of their own; a type with a table keeps one.
   const int64_t f = n_ / 2, tiles = n_ / quant::kGemvTileRows, ftiles = f / quant::kGemvTileRows;
   const uint64_t tile_bytes = (group_bytes_ - uint64_t(quant::gemv_table_bytes(w_.type))) / uint64_t(tiles);
   const uint64_t up = w_.ptr + uint64_t(ftiles) * tile_bytes;
-  // the split as for one matrix of the gate's and up's rows together: the
-  // waves of a launch are 2 x split per gate tile
-  // The workgroup stays the plain kernel's (it holds its 2 x split waves per
-  // tile by halving the split where it must: MODELED at 17408 x 5120, IQ3_S
-  // at 256 / 2 115.4 us, at 512 / 4 171.9 us; Q2_0 at 256 / 2 73.6 us, at
-  // 512 / 4 158 us: the busiest CUs held twice the waves).
-  const GemvGeometry plain = gemv_geometry(w_.type, n_);
-  const uint32_t split = std::max<uint32_t>(1, std::min<uint32_t>(plain.split, plain.workgroup / 128));
-  const GemvGeometry geo{std::max<uint32_t>(plain.workgroup, 128 * split), split};
-  const uint32_t wg = geo.workgroup, per = wg / 64 / (2 * geo.split);
   // The swiglu kernel keeps half the plain kernel's bytes in flight per
   // wave, so a launch holds twice the tiles before the reads in flight
   // outgrow the open DRAM rows (27B-class FFN: 544 tiles in one launch
@@ -235,15 +218,15 @@ void GemvLinear::swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y) {
   for (int64_t t = 0; t < ftiles; t += chunk) {
     const int64_t run = std::min(chunk, ftiles - t);
     const uint64_t at = uint64_t(t) * tile_bytes;
-    const uint64_t argv[] = {w_.ptr + at, up + at, x, y + uint64_t(t * quant::kGemvTileRows) * 4, 0,
-                             uint64_t(run * quant::kGemvTileRows), uint64_t(k_), 1, 0, geo.split, ss, f32_bits(eps)};
-    dev_.launch(swiglu_, uint32_t((run + per - 1) / per), wg, argv);
+    const kernels::Launch l = evaluate(swiglu_lc_, run * quant::kGemvTileRows, 1, 1, false);
+    const GivenArgs given = {{"w", w_.ptr + at}, {"up", up + at},   {"x", x},           {"y", y + uint64_t(t * quant::kGemvTileRows) * 4},
+                             {"ids", 0},         {"x_stride", 0},   {"ss", ss},         {"eps", f32_bits(eps)}};
+    dev_.launch(swiglu_, l.grid[0], l.workgroup, swiglu_lc_.argv(l, given));
   }
 }
 
-void GemvLinear::launch_runs(const KernelRef& kernel, int64_t m,
-                             const std::function<std::vector<uint64_t>(uint64_t, int64_t, int64_t)>& argv,
-                             int64_t max_run) {
+void GemvLinear::launch_runs(const KernelRef& kernel, const kernels::LaunchContract& contract, int64_t m,
+                             const std::function<GivenArgs(uint64_t, int64_t, int64_t)>& given, int64_t max_run) {
   // Equal runs of at least kLaunchTiles tiles (or of at most max_run), one launch each (the tiles of the
   // layout are contiguous, so rows [64a, 64b) are a matrix of their own);
   // a type with a decode table keeps one launch (its table leads the
@@ -253,24 +236,21 @@ void GemvLinear::launch_runs(const KernelRef& kernel, int64_t m,
                            : max_run > 0                              ? (tiles + max_run - 1) / max_run
                                                                       : std::max<int64_t>(1, tiles / kLaunchTiles);
   const int64_t chunk = (tiles + launches - 1) / launches;
-  const int64_t per = geo_.tiles_per_workgroup();
   const uint64_t tile_bytes = group_bytes_ / uint64_t(tiles);
   for (int64_t t = 0; t < tiles; t += chunk) {
     const int64_t run = std::min(chunk, tiles - t), row0 = t * quant::kGemvTileRows;
     const int64_t rows = std::min<int64_t>(n_ - row0, run * quant::kGemvTileRows);
-    std::vector<uint64_t> a = argv(w_.ptr + uint64_t(t) * tile_bytes, row0, rows);
-    uint32_t grid = uint32_t((run + per - 1) / per);
-    if (shares_ws_) {
-      // every kernel launched here (the plain one, the accumulating and RMS-scaled forms) of a
-      // type that shares tiles: split (argument 8) and ws for a launch of the whole matrix (init), else ws = 0
-      const bool whole = run == tiles && !shares_.none();
-      if (whole) {
-        a[8] = shares_.split_arg(uint32_t(a[8]));
-        grid = shares_.workgroups(run);
-      }
-      a.push_back(whole ? shares_ptr_ : 0);
+    // only a launch of the whole matrix shares tiles: the plan and the workspace are its (init)
+    const kernels::Launch l = evaluate(contract, rows, m, 1, run == tiles);
+    GivenArgs a = given(w_.ptr + uint64_t(t) * tile_bytes, row0, rows);
+    if (contract.has_workspace("ws")) {
+      const uint64_t bytes = l.workspace("ws");
+      if (bytes > ws_bytes_)
+        throw Error(tag_ + ": " + kernel.name + " asks for a workspace of " + std::to_string(bytes) + " bytes, the layer has " +
+                    std::to_string(ws_bytes_));
+      a["ws"] = bytes ? ws_ptr_ : 0;
     }
-    dev_.launch(kernel, grid, geo_.workgroup, a);
+    dev_.launch(kernel, l.grid[0], l.workgroup, contract.argv(l, a));
   }
 }
 
@@ -281,9 +261,9 @@ void GemvLinear::rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) {
     for (int64_t r = 0; r < rows; r += kMaxRows) {
       const int64_t m = std::min(kMaxRows, rows - r);
       const uint64_t xr = x + uint64_t(r * k_) * 4, outr = out + uint64_t(r * n_) * 4;
-      launch_runs(acc_, m, [&](uint64_t w, int64_t row0, int64_t rws) {
-        return std::vector<uint64_t>{w, xr, outr + uint64_t(row0) * 4, 0, uint64_t(rws), uint64_t(k_), uint64_t(m), 0,
-                                     geo_.split, 0, 0, 0};
+      launch_runs(acc_, acc_lc_, m, [&](uint64_t w, int64_t row0, int64_t) {
+        return GivenArgs{{"w", w},         {"x", xr},     {"y", outr + uint64_t(row0) * 4}, {"ids", 0},
+                         {"x_stride", 0}, {"scale", 0}, {"y_scaled", 0},                   {"ss", 0}};
       });
     }
     return;
@@ -307,11 +287,10 @@ void GemvLinear::selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_gr
     // (the groups' layouts one after the other), y rows n apart.
     if (!dev_.launches_2d())
       throw Error(tag_ + ": " + std::to_string(w_.groups) + " expert matrices need a device with 2-D launches");
-    const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows, per = geo_.tiles_per_workgroup();
-    std::vector<uint64_t> argv = {w_.ptr, x, out, ids, uint64_t(n_), uint64_t(k_), 1, x_per_group ? uint64_t(k_) : 0,
-                                  geo_.split};
-    if (shares_ws_) argv.push_back(0);  // ws: the experts' tiles taken whole
-    dev_.launch_2d(gemv_, uint32_t((tiles + per - 1) / per), uint32_t(count), geo_.workgroup, argv);
+    const kernels::Launch l = evaluate(gemv_lc_, n_, 1, count, false);  // the experts' tiles taken whole
+    GivenArgs given = {{"w", w_.ptr}, {"x", x}, {"y", out}, {"ids", ids}, {"x_stride", x_per_group ? uint64_t(k_) : 0}};
+    if (gemv_lc_.has_workspace("ws")) given["ws"] = 0;
+    dev_.launch_2d(gemv_, l.grid[0], l.grid[1], l.workgroup, gemv_lc_.argv(l, given));
     return;
   }
   // One group: every id selects it, so the selection is `count` rows of the

@@ -8,6 +8,7 @@ MoECombine::MoECombine(Device& dev, int64_t rows, int64_t dim, int64_t n_exp, Wo
     : dev_(dev), rows_(rows), dim_(dim), n_exp_(n_exp), ws_(dev, ws), tag_(std::move(tag)) {
   if (rows <= 0 || dim <= 0 || n_exp <= 0) throw Error(tag_ + ": MoECombine needs positive rows, dim and n_exp");
   kernel_ = dev.kernel("moe_combine_k", tag_);
+  launch_ = dev.contract(kernel_);
   exp_out_ = ws_->buffer(tag_ + ".exp_out", size_t(n_exp * rows * dim) * 4);
   weights_ = ws_->buffer(tag_ + ".weights", size_t(rows * n_exp) * 4);
   out_ = ws_->buffer(tag_ + ".out", size_t(rows * dim) * 4);
@@ -19,9 +20,10 @@ uint64_t MoECombine::slot(int64_t e) const {
 }
 
 uint64_t MoECombine::forward_device(uint64_t weights_dev) {
-  const uint64_t argv[] = {out_, exp_out_, weights_dev ? weights_dev : weights_, uint64_t(n_exp_), uint64_t(rows_),
-                           uint64_t(dim_)};
-  dev_.launch(kernel_, uint32_t(rows_), 64, argv);
+  const kernels::Launch l = launch_.evaluate({{"rows", rows_}, {"dim", dim_}});
+  dev_.launch(kernel_, l.grid[0], l.workgroup,
+              launch_.argv(l, {{"y", out_}, {"exp_out", exp_out_}, {"weights", weights_dev ? weights_dev : weights_},
+                               {"n_exp", uint64_t(n_exp_)}}));
   return out_;
 }
 

@@ -22,13 +22,14 @@ void RMSNorm::init() {
     throw Error(tag_ + ": RMSNorm needs dim % 64 == 0 (dim = " + std::to_string(dim_) + ")");
   kernel_ = dev_.kernel(dim_ >= kRmsNormDeepMinDim && dev_.has("rmsnorm_deep_k") ? "rmsnorm_deep_k" : "rmsnorm_fast_k",
                         tag_);
+  launch_ = dev_.contract(kernel_);
 }
 
 uint64_t RMSNorm::forward_device(uint64_t x, int64_t rows, uint64_t out) {
   if (rows <= 0) throw Error(tag_ + ": forward of " + std::to_string(rows) + " rows");
   if (!out) out = ws_->buffer(tag_ + ".out", size_t(rows * dim_) * 4);
-  const uint64_t argv[] = {out, x, w_, uint64_t(dim_), f32_bits(eps_)};
-  dev_.launch(kernel_, uint32_t(rows), 64, argv);
+  const kernels::Launch l = launch_.evaluate({{"rows", rows}, {"dim", dim_}});
+  dev_.launch(kernel_, l.grid[0], l.workgroup, launch_.argv(l, {{"y", out}, {"x", x}, {"w", w_}, {"eps", f32_bits(eps_)}}));
   return out;
 }
 

@@ -11,6 +11,7 @@ RoPE::RoPE(Device& dev, int64_t dim, int64_t max_len, double base, Workspace* ws
   if (dim <= 0 || dim % 2) throw Error(tag_ + ": RoPE needs a positive even dim (got " + std::to_string(dim) + ")");
   if (max_len <= 0) throw Error(tag_ + ": RoPE needs max_len > 0");
   kernel_ = dev.kernel("rope_apply_k", tag_);
+  launch_ = dev.contract(kernel_);
   const int64_t half = dim / 2;
   std::vector<float> c(size_t(max_len * half)), s(c.size());
   for (int64_t j = 0; j < half; ++j) {
@@ -30,8 +31,10 @@ uint64_t RoPE::forward_device(uint64_t x, int64_t rows, int64_t pos, uint64_t ou
     throw Error(tag_ + ": positions " + std::to_string(pos) + " + " + std::to_string(rows) + " rows pass max_len " +
                 std::to_string(max_len_));
   if (!out) out = ws_->buffer(tag_ + ".out", size_t(rows * dim_) * 4);
-  const uint64_t argv[] = {out, x, cos_, sin_, uint64_t(rows), uint64_t(dim_), uint64_t(tsh), uint64_t(pos)};
-  dev_.launch(kernel_, uint32_t(rows), 64, argv);
+  const kernels::Launch l = launch_.evaluate({{"rows", rows}, {"dim", dim_}});
+  dev_.launch(kernel_, l.grid[0], l.workgroup,
+              launch_.argv(l, {{"y", out}, {"x", x}, {"cos", cos_}, {"sin", sin_}, {"tsh", uint64_t(tsh)},
+                               {"tbase", uint64_t(pos)}}));
   return out;
 }
 

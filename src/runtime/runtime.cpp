@@ -290,6 +290,7 @@ std::string Runtime::catalog_json(const std::string& origin) const {
     e.private_segment = k.private_segment;
     e.sgpr_count = k.sgpr_count;
     e.vgpr_count = k.vgpr_count;
+    e.launch = k.launch;
     for (const auto& a : k.args) {
       codeobj::CatalogArg c;
       if (!a.name.empty()) c.name = a.name;

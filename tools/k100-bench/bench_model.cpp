@@ -93,6 +93,9 @@ class TracingDevice final : public model::Device {
     names_.push_back(name);
     return ids_[name] = int(names_.size() - 1);
   }
+  std::vector<std::string> launch_contract(int kernel) const override {
+    return emu_.launch_contract(names_.at(size_t(kernel))).text_lines();
+  }
   void launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) override {
     recorder_.clear();
     emu_.launch(names_.at(size_t(kernel)), {grid, 1, 1}, {workgroup, 1, 1}, std::vector<uint64_t>(argv.begin(), argv.end()));

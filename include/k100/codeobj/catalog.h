@@ -34,6 +34,9 @@ struct CatalogEntry {
   uint64_t private_segment = 0;
   uint32_t sgpr_count = 0;
   uint32_t vgpr_count = 0;
+  // The kernel's launch contract (metadata `.k100_launch`, k100/kernels/launch_contract.h),
+  // one declaration per line; empty when the code object has none.
+  std::vector<std::string> launch;
 };
 
 constexpr uint32_t kMaxKernarg = 1024;
@@ -44,7 +47,7 @@ constexpr uint32_t kMaxKernarg = 1024;
 std::vector<CatalogEntry> make_catalog(const CodeObject& co);
 
 // {"version":1,"kernels":[{name, lookup, args:[{name?, off, size, kind, type?}], kernarg_size,
-//  group_segment, private_segment, sgpr_count, vgpr_count}]}, indented by 2, newline-terminated.
+//  group_segment, private_segment, sgpr_count, vgpr_count, launch?: [lines]}]}, indented by 2, newline-terminated.
 std::string catalog_json(const std::vector<CatalogEntry>& entries);
 
 // Kind code of PYTHON_API.md §8: 0 explicit (every non-hidden kind), 1-3 block count x/y/z,

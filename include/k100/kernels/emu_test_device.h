@@ -37,6 +37,8 @@ class EmuTestDevice : public TestDevice {
   void fill(uint64_t dst, uint8_t value, size_t bytes) override;
   void launch(const std::string& lookup, Dim3 grid, Dim3 workgroup, const std::vector<uint64_t>& argv) override;
   std::string backend() const override { return "emu"; }
+  // The contract the package carries (its catalog's "launch").
+  LaunchContract launch_contract(const std::string& lookup) override;
 
   // Every constructor starts the options from the environment
   // (K100_EMU_CHECK, K100_EMU_SCHEDULE), as the runtime's emulator backend does.
@@ -66,6 +68,7 @@ class EmuTestDevice : public TestDevice {
   isa::Target target_ = isa::Target::gfx926;
   std::map<std::string, Loaded> lazy_;
   std::vector<std::pair<std::string, std::string>> lookup_to_symbol_;
+  std::map<std::string, std::vector<std::string>> launch_lines_;  // lookup -> launch contract lines
   std::vector<std::pair<std::string, std::string>> broken_;
   emu::DispatchOptions options_;
   emu::Profile last_profile_;

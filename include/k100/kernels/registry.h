@@ -22,6 +22,7 @@
 #include "k100/codegen/signature.h"
 #include "k100/codeobj/code_object.h"
 #include "k100/isa/codec.h"
+#include "k100/kernels/launch_contract.h"
 
 namespace k100::kernels {
 
@@ -43,6 +44,9 @@ class TestDevice {
   // grid counts workgroups in every dimension
   virtual void launch(const std::string& lookup, Dim3 grid, Dim3 workgroup, const std::vector<uint64_t>& argv) = 0;
   virtual std::string backend() const = 0;
+  // The launch contract of a kernel as the device's package carries it; the
+  // default: the library registry's (devices over a package override it).
+  virtual LaunchContract launch_contract(const std::string& lookup);
 };
 
 struct Tolerance {
@@ -87,6 +91,11 @@ struct KernelDef {
   std::string description;  // one paragraph for docs/KERNELS.md
   std::string semantics;    // the formula
   std::string geometry;     // launch geometry, e.g. "grid = nrows, wg = 64"
+  // The launch contract (k100/kernels/launch_contract.h): default workgroup
+  // and grid over the named sizes, workspaces, derived arguments. Checked
+  // against the signature when registered; written into the package's
+  // metadata and catalog. "" when the kernel declares none yet.
+  std::string launch;
   std::string limits;       // documented limits ("cols % 64 == 0", ...)
   Tolerance tolerance;
   // Test cases; `sweep` asks for a wide spread of sizes (k100-selftest --sweep).
@@ -99,6 +108,9 @@ struct KernelDef {
   std::function<uint64_t(const Case&)> ideal_bytes;
   // The case the benchmark runs (k100-bench kernels); empty: the first test case.
   std::function<Case()> bench_case;
+
+  // The parsed launch contract (a k100::Error naming the kernel when it has none).
+  LaunchContract contract() const;
 };
 
 // The entry of a generated kernel: lookup and signature from `sig`, the

@@ -4,6 +4,7 @@
 // launch that caused it.
 #pragma once
 
+#include "k100/base/error.h"
 #include "k100/kernels/registry.h"
 #include "k100/runtime/runtime.h"
 
@@ -23,6 +24,12 @@ class RuntimeTestDevice : public TestDevice {
     rt_.sync();
   }
   std::string backend() const override { return rt_.backend_name(); }
+  // The contract of the loaded package (its catalog's "launch").
+  LaunchContract launch_contract(const std::string& lookup) override {
+    const runtime::KernelInfo k = rt_.kernel(lookup);
+    if (k.launch.empty()) throw Error("kernel '" + lookup + "' has no launch contract in the loaded package");
+    return LaunchContract::from_lines(k.launch, k.lookup);
+  }
 
  private:
   runtime::Runtime& rt_;

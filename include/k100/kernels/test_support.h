@@ -31,6 +31,11 @@ inline void launch(TestDevice& dev, const codegen::Signature& sig, Dim3 grid, Di
   dev.launch(sig.kernel(), grid, workgroup, sig.pack(args));
 }
 
+// Launches a kernel at the geometry its launch contract gave (`l`), with `argv` in argument order.
+inline void launch(TestDevice& dev, const std::string& lookup, const Launch& l, const std::vector<uint64_t>& argv) {
+  dev.launch(lookup, {l.grid[0], l.grid[1], l.grid[2]}, {l.workgroup}, argv);
+}
+
 // Device memory owned by a test; freed when it goes out of scope.
 template <class T>
 class DeviceBuffer {

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "k100/kernels/launch_contract.h"
+
 namespace k100 {
 namespace runtime {
 class Runtime;
@@ -52,6 +54,10 @@ class Device {
 
   // -1 when no loaded package has the kernel.
   virtual int kernel_id(std::string_view lookup) const = 0;
+  // The kernel's launch contract as its package's catalog carries it
+  // (k100/kernels/launch_contract.h, one declaration per line); empty when
+  // the package has none (the default).
+  virtual std::vector<std::string> launch_contract(int kernel) const;
   // Asynchronous, in order; grid counts workgroups.
   virtual void launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) = 0;
   // A grid of grid_x x grid_y workgroups (1-D workgroups), where launches_2d()
@@ -72,6 +78,8 @@ class Device {
   bool has(std::string_view lookup) const { return kernel_id(lookup) >= 0; }
   // The kernel, or a k100::Error naming it and what needs it.
   KernelRef kernel(std::string_view lookup, std::string_view needed_by = {}) const;
+  // Its launch contract as the package carries it, or a k100::Error naming the kernel.
+  kernels::LaunchContract contract(const KernelRef& k) const;
   void launch(const KernelRef& k, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) {
     launch(k.id, grid, workgroup, argv);
   }
@@ -105,6 +113,7 @@ class RuntimeDevice final : public Device {
   void copy(uint64_t dst, uint64_t src, size_t bytes) override;
   void memset(uint64_t dst, int value, size_t bytes) override;
   int kernel_id(std::string_view lookup) const override;
+  std::vector<std::string> launch_contract(int kernel) const override;
   void launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) override;
   bool launches_2d() const override { return true; }
   void launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,

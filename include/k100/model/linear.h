@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -31,7 +32,6 @@
 
 #include "k100/model/device.h"
 #include "k100/model/workspace.h"
-#include "k100/quant/gemv_tile_shares.h"
 #include "k100/quant/tensor_type.h"
 
 namespace k100::model {
@@ -181,15 +181,16 @@ class DotLinear final : public Linear {
   int64_t nbpr_ = 0;
 };
 
-// The workgroup (threads) and split of a fast GEMV over an n x k matrix of
-// `type`: the kernel's benchmark geometry (docs/PERFORMANCE.md "GGUF fast
-// GEMVs"), with the split raised (up to 8 waves per tile) while a matrix has
-// too few 64-row tiles to give the device a few hundred waves.
+// The workgroup (threads) and split of a fast GEMV over an n x k matrix: the
+// kernel's launch contract's defaults (its benchmark geometry,
+// docs/PERFORMANCE.md "GGUF fast GEMVs"), with the split raised (up to 8
+// waves per tile) while a matrix has too few 64-row tiles to give the device
+// a few hundred waves, and the contract's workgroup for that split.
 struct GemvGeometry {
   uint32_t workgroup = 64, split = 1;
   uint32_t tiles_per_workgroup() const { return workgroup / 64 / split; }
 };
-GemvGeometry gemv_geometry(quant::TensorType type, int64_t n);
+GemvGeometry gemv_geometry(const kernels::LaunchContract& plain, int64_t n, int64_t k);
 
 // The eleven block types through <type>_gemv_k over weights in the GEMV
 // layout (DeviceWeights::gemv_layout). Rows run four at a time (m = 1..4);
@@ -232,27 +233,33 @@ class GemvLinear final : public Linear {
 
  private:
   void init();
-  // One launch of `kernel` per run of tiles (see gemv_linear.cpp); argv(w, row0, rows) for each;
+  // The arguments a launch gives (pointers and caller values, by name); the
+  // launch contract derives the rest.
+  using GivenArgs = std::map<std::string, uint64_t>;
+  // One launch of `kernel` per run of tiles (see gemv_linear.cpp); given(w, row0, rows) for each;
   // max_run 0: runs of at least the plain kernel's length, else runs of at most max_run tiles.
-  // In a type that shares tiles, each launch gets ws (and, for the whole
-  // matrix, the shares in argv's split).
-  void launch_runs(const KernelRef& kernel, int64_t m,
-                   const std::function<std::vector<uint64_t>(uint64_t w, int64_t row0, int64_t rows)>& argv,
+  // A kernel whose contract has a workspace `ws` gets the layer's (shared
+  // tiles: only a launch of the whole matrix shares them).
+  void launch_runs(const KernelRef& kernel, const kernels::LaunchContract& contract, int64_t m,
+                   const std::function<GivenArgs(uint64_t w, int64_t row0, int64_t rows)>& given,
                    int64_t max_run = 0);
+  // The contract evaluated for `rows` rows at the layer's split; shares only when `share`.
+  kernels::Launch evaluate(const kernels::LaunchContract& c, int64_t rows, int64_t m, int64_t groups,
+                           bool share) const;
   void row(uint64_t x, uint64_t y, bool accumulate) override;
   void rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) override;
   void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) override;
   // y[j] = W x[j] for j < m (1..4), rows adjacent.
   void gemv(uint64_t x, uint64_t y, int64_t m);
   KernelRef gemv_, add_, acc_, rms_, swiglu_;
+  // their launch contracts, from the package (empty for a kernel the package lacks)
+  kernels::LaunchContract gemv_lc_, acc_lc_, rms_lc_, swiglu_lc_;
   GemvGeometry geo_;
   uint64_t group_bytes_ = 0;
-  // A type whose kernels share tiles (the plain one and the accumulating and
-  // RMS-scaled forms take `ws`): the plan of the one-launch matrix and its
-  // workspace (none: every tile whole, ws = 0).
-  bool shares_ws_ = false;
-  quant::GemvTileShares shares_;
-  uint64_t shares_ptr_ = 0;
+  // The workspace `ws` of the kernels whose contract has one (shared tiles)
+  // for a launch of the whole matrix, its counters zero, owned by the layer
+  // (0: none needed).
+  uint64_t ws_ptr_ = 0, ws_bytes_ = 0;
 };
 
 // Uploads [groups][n][k] GGUF bytes of a block type repacked for the fast

@@ -32,6 +32,7 @@ class MoECombine {
   std::string tag_;
   uint64_t exp_out_ = 0, weights_ = 0, out_ = 0;
   KernelRef kernel_;
+  kernels::LaunchContract launch_;  // kernel_'s, from the package
 };
 
 struct MoERoute {

@@ -38,6 +38,7 @@ class RMSNorm {
   std::string tag_;
   uint64_t w_ = 0;
   KernelRef kernel_;
+  kernels::LaunchContract launch_;  // kernel_'s, from the package
 };
 
 }  // namespace k100::model

@@ -51,6 +51,7 @@ class ProfilingDevice final : public Device {
   void copy(uint64_t dst, uint64_t src, size_t bytes) override { inner_.copy(dst, src, bytes); }
   void memset(uint64_t dst, int value, size_t bytes) override { inner_.memset(dst, value, bytes); }
   int kernel_id(std::string_view lookup) const override;
+  std::vector<std::string> launch_contract(int kernel) const override { return inner_.launch_contract(kernel); }
   void launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) override;
   bool launches_2d() const override { return inner_.launches_2d(); }
   void launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,

@@ -32,6 +32,7 @@ class RoPE {
   std::string tag_;
   uint64_t cos_ = 0, sin_ = 0;
   KernelRef kernel_;
+  kernels::LaunchContract launch_;  // kernel_'s, from the package
 };
 
 }  // namespace k100::model

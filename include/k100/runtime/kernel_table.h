@@ -43,6 +43,7 @@ struct KernelInfo {
   uint32_t group_segment = 0;
   uint32_t private_segment = 0;
   uint32_t sgpr_count = 0, vgpr_count = 0;
+  std::vector<std::string> launch;  // the launch contract's lines (catalog "launch"), empty when none
 
   std::vector<LayoutEntry> layout() const;
   // "gemv_f32_warp_k(w: const f32*, x: const f32*, y: f32*, nrows: u32, k: u32, wg: u32)"

@@ -1,5 +1,7 @@
 #include "engine_device.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -65,6 +67,25 @@ int EngineDevice::kernel_id(std::string_view lookup) const {
     names_.emplace(id, name);
   }
   return id;
+}
+
+std::vector<std::string> EngineDevice::launch_contract(int kernel) const {
+  std::lock_guard lock(mutex_);
+  auto name = names_.find(kernel);
+  if (name == names_.end()) return {};
+  if (!contracts_.count(name->second)) {
+    // the catalog of every loaded package (read again for a kernel of a package loaded since), its "launch" lines
+    const int size = fm_catalog_json(nullptr, nullptr, 0);
+    if (size < 0) fail("fm_catalog_json");
+    std::string json(size_t(size) + 1, '\0');
+    if (fm_catalog_json(nullptr, json.data(), json.size()) < 0) fail("fm_catalog_json");
+    json.resize(size_t(size));
+    const nlohmann::json doc = nlohmann::json::parse(json);
+    for (const auto& k : doc.at("kernels"))
+      if (k.contains("launch")) contracts_[k.at("lookup").get<std::string>()] = k.at("launch").get<std::vector<std::string>>();
+  }
+  auto it = contracts_.find(name->second);
+  return it == contracts_.end() ? std::vector<std::string>{} : it->second;
 }
 
 void EngineDevice::launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,

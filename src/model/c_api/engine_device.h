@@ -21,6 +21,8 @@ class EngineDevice final : public Device {
   void copy(uint64_t dst, uint64_t src, size_t bytes) override;
   void memset(uint64_t dst, int value, size_t bytes) override;
   int kernel_id(std::string_view lookup) const override;
+  // From the engine's catalog (fm_catalog_json), read once per kernel.
+  std::vector<std::string> launch_contract(int kernel) const override;
   void launch(int kernel, uint32_t grid, uint32_t workgroup, std::span<const uint64_t> argv) override;
   bool launches_2d() const override { return true; }
   void launch_2d(int kernel, uint32_t grid_x, uint32_t grid_y, uint32_t workgroup,
@@ -37,6 +39,7 @@ class EngineDevice final : public Device {
   // Lookup names by id (fm_launch2d takes a name; kernel_id records them).
   mutable std::mutex mutex_;
   mutable std::map<int, std::string> names_;
+  mutable std::map<std::string, std::vector<std::string>> contracts_;  // lookup -> lines, once read
 };
 
 // The one engine device of the process.

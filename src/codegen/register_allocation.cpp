@@ -2,6 +2,7 @@
 #include <climits>
 #include <numeric>
 
+#include "costly_sharing.h"
 #include "interference.h"
 #include "k100/base/error.h"
 #include "k100/codegen/ir_text.h"
@@ -87,7 +88,10 @@ struct Placement {
 
 enum class Order { FirstPoint, Crowded };
 
-Placement place(const MFunction& f, const Interference& ig, Groups& g, int vbudget, int sbudget, Order order) {
+// `costly[r]`: registers r should not share a physical register with when a
+// free one of the same count allows (costly_sharing.h).
+Placement place(const MFunction& f, const Interference& ig, Groups& g, int vbudget, int sbudget, Order order,
+                const std::vector<std::vector<int>>& costly) {
   Placement p;
   p.base.assign(ig.n, -1);
   std::vector<int> roots;
@@ -133,11 +137,31 @@ Placement place(const MFunction& f, const Interference& ig, Groups& g, int vbudg
         for (int k = 0; k < f.regs[size_t(o)].width; ++k)
           if (size_t(p.base[size_t(o)] + k) < busy.size()) busy[size_t(p.base[size_t(o)] + k)] = 1;
       }
-      for (int b = 0; b + vr.width <= budget && at < 0; b += vr.align) {
+      // The first free base, unless a later one below the file's count so far
+      // avoids a costly sharing.
+      const int top = vec ? p.vgprs : p.sgprs;
+      auto costly_at = [&](int b) {
+        for (int m : g.members(r))
+          for (int o : costly[size_t(m)]) {
+            const int ob = p.base[size_t(o)];
+            if (ob >= 0 && f.regs[size_t(o)].file == vr.file && ob < b + vr.width && b < ob + f.regs[size_t(o)].width)
+              return true;
+          }
+        return false;
+      };
+      int first_free = -1;
+      for (int b = 0; b + vr.width <= budget; b += vr.align) {
+        if (first_free >= 0 && b + vr.width > std::max(top, first_free + vr.width)) break;
         bool free = true;
         for (int k = 0; k < vr.width && free; ++k) free = !busy[size_t(b + k)];
-        if (free) at = b;
+        if (!free) continue;
+        if (first_free < 0) first_free = b;
+        if (!costly_at(b)) {
+          at = b;
+          break;
+        }
       }
+      if (at < 0) at = first_free;
       if (at < 0) {
         p.failed = r;
         return p;
@@ -235,11 +259,29 @@ AllocationResult allocate_registers(MFunction& f, const AllocationOptions& o) {
     const Interference ig = build_interference(f, d, live);
     Groups groups(f, ig);
     for (auto [dst, src] : ig.copies) groups.coalesce(dst, src);
-    Placement best = place(f, ig, groups, o.vgpr_budget, o.sgpr_budget, Order::FirstPoint);
-    Placement other = place(f, ig, groups, o.vgpr_budget, o.sgpr_budget, Order::Crowded);
-    if (best.failed >= 0 || (other.failed < 0 && (other.vgprs < best.vgprs ||
-                                                   (other.vgprs == best.vgprs && other.sgprs < best.sgprs))))
-      std::swap(best, other);
+    // Two orders; when one fits, the same two again avoiding costly sharings
+    // (costly_sharing.h), taken when they need no more registers.
+    std::vector<std::vector<int>> none(ig.n);
+    Placement best = place(f, ig, groups, o.vgpr_budget, o.sgpr_budget, Order::FirstPoint, none);
+    Placement other = place(f, ig, groups, o.vgpr_budget, o.sgpr_budget, Order::Crowded, none);
+    auto fewer = [](const Placement& x, const Placement& y) {
+      return x.vgprs < y.vgprs || (x.vgprs == y.vgprs && x.sgprs < y.sgprs);
+    };
+    if (best.failed >= 0 || (other.failed < 0 && fewer(other, best))) std::swap(best, other);
+    if (best.failed < 0) {
+      std::vector<std::vector<int>> costly(ig.n);
+      for (auto [x, y] : costly_sharing(f, ig)) {
+        costly[size_t(x)].push_back(y);
+        costly[size_t(y)].push_back(x);
+      }
+      for (Order order : {Order::FirstPoint, Order::Crowded}) {
+        Placement c = place(f, ig, groups, o.vgpr_budget, o.sgpr_budget, order, costly);
+        if (c.failed < 0 && !fewer(best, c)) {
+          best = std::move(c);
+          break;
+        }
+      }
+    }
     if (best.failed < 0) {
       res.allocation.base = best.base;
       res.allocation.vgprs = best.vgprs;

@@ -103,22 +103,19 @@ void Body::early_epilogue(SGPR rows_left, SGPR ybase) {
   }
   early_y_ = k.vgpr(1, "old y");
   early_scale_ = k.vgpr(1, "scale");
-  const SGPR saved = k.sgpr(2, "exec");
-  Label no_scale = k.label("no scale");
   k.v_mov_b32(early_y_, 0);
   k.v_mov_b32(early_scale_, 0);
   k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
-  k.s_and_saveexec_b64(saved, vcc);
-  k.global_load_dword(early_y_, vofs_[1], ybase);
-  const std::vector<SGPR> a = late_args({{e_.yscaled, 2}, {e_.scale, 2}});
-  k.s_cmp_eq_u64(a[0], 0);
-  k.s_cbranch_scc1(no_scale);
-  const SGPR row = k.sgpr(1, "row");
-  k.s_sub_u32(row, e_.n, rows_left);  // 64 tile
-  const SGPR sbase = offset_address(k, a[1], row, 2);
-  k.global_load_dword(early_scale_, vofs_[1], sbase);
-  k.bind(no_scale);
-  k.s_mov_b64(exec, saved);
+  k.if_(vcc, [&] {
+    k.global_load_dword(early_y_, vofs_[1], ybase);
+    const std::vector<SGPR> a = late_args({{e_.yscaled, 2}, {e_.scale, 2}});
+    k.s_cmp_lg_u64(a[0], 0);
+    k.if_(Cond::Scc1, [&] {
+      const SGPR row = k.sgpr(1, "row");
+      k.s_sub_u32(row, e_.n, rows_left);  // 64 tile
+      k.global_load_dword(early_scale_, vofs_[1], offset_address(k, a[1], row, 2));
+    });
+  });
 }
 
 // r = 1 / sqrt(sum_p ss[row][p] / k + eps) over the P = ceil(k / 64)
@@ -130,7 +127,7 @@ VGPR Body::rms_factor(int m, const std::vector<int>& in_flight) {
   const VGPR r = k.vgpr(1, "rms factor"), sum = k.vgpr(1, "sum of squares"), elem = k.vgpr(1, "partial index"),
              voff = k.vgpr(1, "offset"), t = k.vgpr(1, "t");
   const SGPR row = k.sgpr(1, "partials row"), left = k.sgpr(1, "partials left"), count = k.sgpr(1, "rounds"),
-             total = k.sgpr(1, "sum"), saved = k.sgpr(2, "exec"), p = k.sgpr(1, "partials");
+             total = k.sgpr(1, "sum"), p = k.sgpr(1, "partials");
   Label none = k.label("no rms");
   const std::vector<SGPR> a =
       late_args({{e_.s, 2}, {e_.eps, 1}, {e_.k_at, 1}, {e_.grp_at, 1}, {e_.xstride_at, 1}});
@@ -156,11 +153,10 @@ VGPR Body::rms_factor(int m, const std::vector<int>& in_flight) {
       v.push_back(k.vgpr(1, "partial"));
       k.v_mov_b32(v.back(), 0);
       if (j) k.v_add_u32(elem, 64 * j, e_.lane);
-      k.v_cmp_gt_u32(vcc, left, j ? elem : e_.lane);
-      k.s_and_saveexec_b64(saved, vcc);
-      k.v_add_u32(voff, 256 * j, vofs_[1]);
-      k.global_load_dword(v.back(), voff, base);
-      k.s_mov_b64(exec, saved);
+      if_lanes_below(k, left, j ? elem : e_.lane, [&] {
+        k.v_add_u32(voff, 256 * j, vofs_[1]);
+        k.global_load_dword(v.back(), voff, base);
+      });
     }
     for (int j = 0; j < n; ++j) k.v_add_f32(sum, sum, v[size_t(j)]);
     add64(k, base, uint32_t(256 * n), 0);

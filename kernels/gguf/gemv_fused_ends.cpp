@@ -178,61 +178,62 @@ void Body::store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes) {
   const GemvFusion f = *e_.fusion;
   if (f != GemvFusion::Accumulate)
     for (int m = 0; m < M; ++m) {
-      const VGPR r = early_r_.valid() ? early_r_ : rms_factor(m);  // needs the whole wave: before the row mask
+      const VGPR r = early_r_.valid() ? early_r_ : rms_factor(m);  // a whole-wave reduction: before the row if_
       k.v_mul_f32(totals_[size_t(m)], totals_[size_t(m)], r);
       if (f == GemvFusion::SwiGlu) k.v_mul_f32(utotals_[size_t(m)], utotals_[size_t(m)], r);
     }
-  k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
-  k.s_and_b64(exec, exec, vcc);
   const VGPR old = k.vgpr(1, "y"), t = k.vgpr(1, "t");
-  for (int m = 0; m < M; ++m) {
-    const VGPR y = totals_[size_t(m)];
-    if (m) add64(k, ybase, nbytes, 0);
-    if (f == GemvFusion::Accumulate) {
-      if (early_y_.valid()) {
-        k.v_add_f32(y, early_y_, y);
-      } else {
-        k.global_load_dword(old, vofs_[1], ybase);
-        k.v_add_f32(y, old, y);
-      }
-    } else if (f == GemvFusion::SwiGlu) {
-      // silu(g) * u = g * u / (1 + 2^(-g log2 e))
-      k.v_mul_f32(t, -1.4426950408889634f, y);
-      k.v_exp_f32(t, t);
-      k.v_add_f32(t, 1.0f, t);
-      k.v_rcp_f32(t, t);
-      k.v_mul_f32(y, y, utotals_[size_t(m)]);
-      k.v_mul_f32(y, y, t);
-    }
-    k.global_store_dword(vofs_[1], y, ybase);
-  }
-  if (f == GemvFusion::Accumulate) {
-    // y_scaled rows beside y's: (grp * M + m) * n + 64 tile; scale by the row within n
-    Label done = k.label("no scaled copy");
-    const SGPR zptr = late_arg(e_.yscaled, 2);
-    k.s_cmp_eq_u64(zptr, 0);
-    k.s_cbranch_scc1(done);
-    const SGPR row = k.sgpr(1, "row"), yrow = k.sgpr(1, "y row");
-    const SGPR n = late_arg(e_.n_at, 1);
-    k.s_sub_u32(row, n, rows_left);  // 64 tile
-    k.s_mul_i32(yrow, late_arg(e_.grp_at, 1), M);
-    k.s_mul_i32(yrow, yrow, n);
-    k.s_add_u32(yrow, yrow, row);
-    const SGPR zbase = offset_address(k, zptr, yrow, 2);
-    if (early_scale_.valid()) {
-      k.v_mov_b32(t, early_scale_);
-    } else {
-      const SGPR sbase = offset_address(k, late_arg(e_.scale, 2), row, 2);
-      k.global_load_dword(t, vofs_[1], sbase);
-    }
+  k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
+  k.if_(vcc, [&] {
     for (int m = 0; m < M; ++m) {
-      if (m) add64(k, zbase, nbytes, 0);
-      k.v_mul_f32(old, totals_[size_t(m)], t);
-      k.global_store_dword(vofs_[1], old, zbase);
+      const VGPR y = totals_[size_t(m)];
+      if (m) add64(k, ybase, nbytes, 0);
+      if (f == GemvFusion::Accumulate) {
+        if (early_y_.valid()) {
+          k.v_add_f32(y, early_y_, y);
+        } else {
+          k.global_load_dword(old, vofs_[1], ybase);
+          k.v_add_f32(y, old, y);
+        }
+      } else if (f == GemvFusion::SwiGlu) {
+        // silu(g) * u = g * u / (1 + 2^(-g log2 e))
+        k.v_mul_f32(t, -1.4426950408889634f, y);
+        k.v_exp_f32(t, t);
+        k.v_add_f32(t, 1.0f, t);
+        k.v_rcp_f32(t, t);
+        k.v_mul_f32(y, y, utotals_[size_t(m)]);
+        k.v_mul_f32(y, y, t);
+      }
+      k.global_store_dword(vofs_[1], y, ybase);
     }
-    k.bind(done);
-    partial_squares(rows_left);
-  }
+    if (f == GemvFusion::Accumulate) {
+      // y_scaled rows beside y's: (grp * M + m) * n + 64 tile; scale by the row within n
+      Label done = k.label("no scaled copy");
+      const SGPR zptr = late_arg(e_.yscaled, 2);
+      k.s_cmp_eq_u64(zptr, 0);
+      k.s_cbranch_scc1(done);
+      const SGPR row = k.sgpr(1, "row"), yrow = k.sgpr(1, "y row");
+      const SGPR n = late_arg(e_.n_at, 1);
+      k.s_sub_u32(row, n, rows_left);  // 64 tile
+      k.s_mul_i32(yrow, late_arg(e_.grp_at, 1), M);
+      k.s_mul_i32(yrow, yrow, n);
+      k.s_add_u32(yrow, yrow, row);
+      const SGPR zbase = offset_address(k, zptr, yrow, 2);
+      if (early_scale_.valid()) {
+        k.v_mov_b32(t, early_scale_);
+      } else {
+        const SGPR sbase = offset_address(k, late_arg(e_.scale, 2), row, 2);
+        k.global_load_dword(t, vofs_[1], sbase);
+      }
+      for (int m = 0; m < M; ++m) {
+        if (m) add64(k, zbase, nbytes, 0);
+        k.v_mul_f32(old, totals_[size_t(m)], t);
+        k.global_store_dword(vofs_[1], old, zbase);
+      }
+      k.bind(done);
+    }
+  });
+  if (f == GemvFusion::Accumulate) partial_squares(rows_left);
   k.s_endpgm();
 }
 
@@ -259,7 +260,6 @@ void Body::partial_squares(SGPR rows_left) {
   k.s_lshr_b32(v, v, 6);  // the tile
   k.s_add_u32(first, first, v);
   const SGPR at = offset_address(k, ss, first, 2);
-  k.s_mov_b64(exec, -1);
   k.v_mov_b32(zero, 0);
   for (int m = 0; m < M; ++m) {
     if (m) add64(k, at, step, 0);

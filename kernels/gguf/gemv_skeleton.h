@@ -206,7 +206,7 @@ class Body final : public GemvEmitter {
   std::vector<std::vector<SGPR>> xbuf_[2];  // [buffer][m][16-dword chunk]
   std::vector<std::vector<VGPR>> raw_, sum_;  // [m][chunk]
   std::vector<VGPR> totals_;
-  SGPR gbase_, pbase_, count_, last_present_, elems_left_, sum_out_, skip_;
+  SGPR gbase_, pbase_, count_, last_present_, elems_left_, sum_out_, saved_exec_, skip_;
   // With block_shares(): per block b > 0 of a group, where the full group's
   // body (entry_[0][b]) and the last group's (entry_[1][b]) decode it.
   std::vector<Label> entry_[2];

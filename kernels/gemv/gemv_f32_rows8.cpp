@@ -47,7 +47,7 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   const SGPR sPitch = s1("pitch"), sCols = s1("cols"), sValid = s1("valid rows"), sCnt = s1("chunks"),
              sWb = k.sgpr(2, "w block"), sXb = k.sgpr(2, "x block"), sOb = k.sgpr(2, "out block"), sT = s1("t"),
-             sT2 = s1("t2"), sSave = k.sgpr(2, "saved exec"), sSave2 = k.sgpr(2, "saved exec 2"), sRow0 = s1("row0"),
+             sT2 = s1("t2"), sRow0 = s1("row0"),
              sBlk = s1("block"), sSlice = s1("slice"), sMask = s1("slice mask"), sV = k.sgpr(2, "v"),
              sColBeg = s1("column begin"), sCps = s1("chunks per slice");
   auto v1 = [&](const char* n) { return k.vgpr(1, n); };
@@ -101,10 +101,10 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
   // w at sWb, x at sXb, output at sOb + vOutOff. Entered and left with all
   // lanes enabled.
   auto block_body = [&]() {
-    Label loop = k.label("chunk"), tail = k.label("tail"), tail_loop = k.label("tail_loop"),
-          tail_done = k.label("tail_done"), reduce = k.label("reduce");
+    Label loop = k.label("chunk"), tail = k.label("tail");
+    // rows past the end do nothing, loads included (by hand, not an if_: its saved EXEC costs an SGPR here)
     k.v_cmp_gt_u32(vcc, sValid, vQ);
-    k.s_and_saveexec_b64(sSave, vcc);  // rows past the end do nothing, loads included
+    k.s_and_b64(exec, exec, vcc);
     for (int c = 0; c < 16; ++c) k.v_mov_b32(vPart[c], 0);
     k.v_add_u32(vOffW, vRowOff, vR16);
     k.v_mov_b32(vOffX, vR16);
@@ -126,39 +126,29 @@ codeobj::CodeObject build_rows8_gemv(isa::Target target, Rows8Gemv kind) {
     k.s_cbranch_scc1(loop);
     // Columns [128 * chunks, sCols): lane r takes base + r + 8 j.
     k.bind(tail);
-    k.s_and_b32(sT, sCols, 127);
-    k.s_cmp_eq_u32(sT, 0);
-    k.s_cbranch_scc1(reduce);
     k.s_and_b32(sT, sCols, 0xffffff80u);
     k.v_add_u32(vCol, sT, vR);
     k.v_lshlrev_b32(vTX, 2, vCol);
     k.v_add_u32(vTW, vRowOff, vTX);
-    k.bind(tail_loop);
-    k.v_cmp_gt_u32(vcc, sCols, vCol);
-    k.s_and_saveexec_b64(sSave2, vcc);
-    k.s_cbranch_execz(tail_done);
-    k.global_load_dword(vWd(0)[0], vTW, sWb);
-    k.global_load_dword(vXd(0)[0], vTX, sXb);
-    k.v_fmac_f32(vPart[0], vWd(0)[0], vXd(0)[0]);
-    k.s_mov_b64(exec, sSave2);
-    k.v_add_u32(vCol, 8, vCol);
-    k.v_add_u32(vTW, 32, vTW);
-    k.v_add_u32(vTX, 32, vTX);
-    k.s_branch(tail_loop);
-    k.bind(tail_done);
-    k.s_mov_b64(exec, sSave2);
-    k.bind(reduce);
+    lane_walk(k, vCol, sCols, 8, [&] {
+      k.global_load_dword(vWd(0)[0], vTW, sWb);
+      k.global_load_dword(vXd(0)[0], vTX, sXb);
+      k.v_fmac_f32(vPart[0], vWd(0)[0], vXd(0)[0]);
+      k.v_add_u32(vTW, 32, vTW);
+      k.v_add_u32(vTX, 32, vTX);
+    });
     for (int half = 8; half >= 2; half /= 2)
       for (int c = 0; c < half; ++c) k.v_add_f32(vPart[c], vPart[c], vPart[c + half]);
     k.v_add_f32(vAcc, vPart[0], vPart[1]);
     lane_reduce(k, {{ReduceOp::Add, vAcc}}, 8);
     k.v_cmp_eq_u32(vcc, 0, vR);
-    k.s_and_b64(exec, exec, vcc);  // lane r = 0 of each valid row
-    if (kind == Rows8Gemv::Acc) {
-      k.global_load_dword(vT, vOutOff, sOb);
-      k.v_add_f32(vAcc, vAcc, vT);
-    }
-    k.global_store_dword(vOutOff, vAcc, sOb);
+    k.if_(vcc, [&] {  // lane r = 0 of each valid row
+      if (kind == Rows8Gemv::Acc) {
+        k.global_load_dword(vT, vOutOff, sOb);
+        k.v_add_f32(vAcc, vAcc, vT);
+      }
+      k.global_store_dword(vOutOff, vAcc, sOb);
+    });
     k.s_mov_b64(exec, -1);
   };
 

@@ -34,8 +34,7 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
   const bool gated = kind == WaveGemv::GatedAcc, accumulate = kind != WaveGemv::Plain;
   Kernel k(wave_gemv_signature(kind), target, {.waves_per_simd = gated ? 6 : 8});
   const SGPR sA = k.arg(gated ? "gate" : "x"), sN = k.arg("nrows"), sK = k.arg("k"), row = k.workgroup_id();
-  const SGPR sB = gated ? k.arg("up") : SGPR{}, sCnt = k.sgpr(1, "blocks"), sCol = k.sgpr(1, "column"),
-             sSave = k.sgpr(2, "saved exec");
+  const SGPR sB = gated ? k.arg("up") : SGPR{}, sCnt = k.sgpr(1, "blocks"), sCol = k.sgpr(1, "column");
   const VGPR vOff = k.vgpr(1, "offset"), vCol = k.vgpr(1, "column"), vT = k.vgpr(1, "t");
   // Per 256-column block: w, then x (or gate, up), 4 dwords each.
   const int per_block = gated ? 3 : 2;
@@ -47,8 +46,7 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
   // chains, and a quarter of the terms per rounding chain.
   const VGPR vPart = k.vgpr(4, "partial sums");
 
-  Label exit = k.exit(), pair_loop = k.label("pair"), single = k.label("single"), tail = k.label("tail"),
-        tail_step = k.label("tail_step"), tail_done = k.label("tail_done"), reduce = k.label("reduce");
+  Label exit = k.exit(), pair_loop = k.label("pair"), single = k.label("single"), tail = k.label("tail");
 
   exit_unless_first_wave(k, exit);
   const VGPR vLane = whole_wave_lane_id(k);
@@ -99,29 +97,15 @@ codeobj::CodeObject build_wave_gemv(isa::Target target, WaveGemv kind) {
   // Columns [256 * blocks, k): lane l takes column base + l + 64 j, j = 0..3.
   k.bind(tail);
   k.s_and_b32(sCol, sK, 0xffffff00u);
-  k.s_cmp_eq_u32(sCol, sK);
-  k.s_cbranch_scc1(reduce);
   k.v_add_u32(vCol, sCol, vLane);
-  k.s_mov_b32(sCnt, 4);
-  k.bind(tail_step);
-  k.v_cmp_gt_u32(vcc, sK, vCol);  // column < k
-  k.s_and_saveexec_b64(sSave, vcc);
-  k.s_cbranch_execz(tail_done);
-  k.v_lshlrev_b32(vT, 2, vCol);
-  k.global_load_dword(block_reg(0, 0)[0], vT, sRow);
-  k.global_load_dword(block_reg(0, 1)[0], vT, sA);
-  if (gated) k.global_load_dword(block_reg(0, 2)[0], vT, sB);
-  accumulate_columns(block_reg(0, 0), block_reg(0, 1), gated ? block_reg(0, 2) : VGPR{}, 1);
-  k.s_mov_b64(exec, sSave);
-  k.v_add_u32(vCol, 64, vCol);
-  k.s_sub_u32(sCnt, sCnt, 1);
-  k.s_cmp_lg_u32(sCnt, 0);
-  k.s_cbranch_scc1(tail_step);
-  k.s_branch(reduce);
-  k.bind(tail_done);
-  k.s_mov_b64(exec, sSave);
+  lane_walk(k, vCol, sK, 64, [&] {
+    k.v_lshlrev_b32(vT, 2, vCol);
+    k.global_load_dword(block_reg(0, 0)[0], vT, sRow);
+    k.global_load_dword(block_reg(0, 1)[0], vT, sA);
+    if (gated) k.global_load_dword(block_reg(0, 2)[0], vT, sB);
+    accumulate_columns(block_reg(0, 0), block_reg(0, 1), gated ? block_reg(0, 2) : VGPR{}, 1);
+  });
 
-  k.bind(reduce);
   store_wave_sum(k, vPart, k.arg("y"), row, accumulate);
   return k.build();
 }

@@ -103,22 +103,19 @@ void Body::early_epilogue(SGPR rows_left, SGPR ybase) {
   }
   early_y_ = k.vgpr(1, "old y");
   early_scale_ = k.vgpr(1, "scale");
-  const SGPR saved = k.sgpr(2, "exec");
-  Label no_scale = k.label("no scale");
   k.v_mov_b32(early_y_, 0);
   k.v_mov_b32(early_scale_, 0);
   k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
-  k.s_and_saveexec_b64(saved, vcc);
-  k.global_load_dword(early_y_, vofs_[1], ybase);
-  const std::vector<SGPR> a = late_args({{e_.yscaled, 2}, {e_.scale, 2}});
-  k.s_cmp_eq_u64(a[0], 0);
-  k.s_cbranch_scc1(no_scale);
-  const SGPR row = k.sgpr(1, "row");
-  k.s_sub_u32(row, e_.n, rows_left);  // 64 tile
-  const SGPR sbase = offset_address(k, a[1], row, 2);
-  k.global_load_dword(early_scale_, vofs_[1], sbase);
-  k.bind(no_scale);
-  k.s_mov_b64(exec, saved);
+  k.if_(vcc, [&] {
+    k.global_load_dword(early_y_, vofs_[1], ybase);
+    const std::vector<SGPR> a = late_args({{e_.yscaled, 2}, {e_.scale, 2}});
+    k.s_cmp_lg_u64(a[0], 0);
+    k.if_(Cond::Scc1, [&] {
+      const SGPR row = k.sgpr(1, "row");
+      k.s_sub_u32(row, e_.n, rows_left);  // 64 tile
+      k.global_load_dword(early_scale_, vofs_[1], offset_address(k, a[1], row, 2));
+    });
+  });
 }
 
 // r = 1 / sqrt(sum_p ss[row][p] / k + eps) over the P = ceil(k / 64)
@@ -130,7 +127,7 @@ VGPR Body::rms_factor(int m, const std::vector<int>& in_flight) {
   const VGPR r = k.vgpr(1, "rms factor"), sum = k.vgpr(1, "sum of squares"), elem = k.vgpr(1, "partial index"),
              voff = k.vgpr(1, "offset"), t = k.vgpr(1, "t");
   const SGPR row = k.sgpr(1, "partials row"), left = k.sgpr(1, "partials left"), count = k.sgpr(1, "rounds"),
-             total = k.sgpr(1, "sum"), saved = k.sgpr(2, "exec"), p = k.sgpr(1, "partials");
+             total = k.sgpr(1, "sum"), p = k.sgpr(1, "partials");
   Label none = k.label("no rms");
   const std::vector<SGPR> a =
       late_args({{e_.s, 2}, {e_.eps, 1}, {e_.k_at, 1}, {e_.grp_at, 1}, {e_.xstride_at, 1}});
@@ -156,11 +153,10 @@ VGPR Body::rms_factor(int m, const std::vector<int>& in_flight) {
       v.push_back(k.vgpr(1, "partial"));
       k.v_mov_b32(v.back(), 0);
       if (j) k.v_add_u32(elem, 64 * j, e_.lane);
-      k.v_cmp_gt_u32(vcc, left, j ? elem : e_.lane);
-      k.s_and_saveexec_b64(saved, vcc);
-      k.v_add_u32(voff, 256 * j, vofs_[1]);
-      k.global_load_dword(v.back(), voff, base);
-      k.s_mov_b64(exec, saved);
+      if_lanes_below(k, left, j ? elem : e_.lane, [&] {
+        k.v_add_u32(voff, 256 * j, vofs_[1]);
+        k.global_load_dword(v.back(), voff, base);
+      });
     }
     for (int j = 0; j < n; ++j) k.v_add_f32(sum, sum, v[size_t(j)]);
     add64(k, base, uint32_t(256 * n), 0);
@@ -182,61 +178,62 @@ void Body::store_fused(SGPR rows_left, SGPR ybase, SGPR nbytes) {
   const GemvFusion f = *e_.fusion;
   if (f != GemvFusion::Accumulate)
     for (int m = 0; m < M; ++m) {
-      const VGPR r = early_r_.valid() ? early_r_ : rms_factor(m);  // needs the whole wave: before the row mask
+      const VGPR r = early_r_.valid() ? early_r_ : rms_factor(m);  // a whole-wave reduction: before the row if_
       k.v_mul_f32(totals_[size_t(m)], totals_[size_t(m)], r);
       if (f == GemvFusion::SwiGlu) k.v_mul_f32(utotals_[size_t(m)], utotals_[size_t(m)], r);
     }
-  k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
-  k.s_and_b64(exec, exec, vcc);
   const VGPR old = k.vgpr(1, "y"), t = k.vgpr(1, "t");
-  for (int m = 0; m < M; ++m) {
-    const VGPR y = totals_[size_t(m)];
-    if (m) add64(k, ybase, nbytes, 0);
-    if (f == GemvFusion::Accumulate) {
-      if (early_y_.valid()) {
-        k.v_add_f32(y, early_y_, y);
-      } else {
-        k.global_load_dword(old, vofs_[1], ybase);
-        k.v_add_f32(y, old, y);
-      }
-    } else if (f == GemvFusion::SwiGlu) {
-      // silu(g) * u = g * u / (1 + 2^(-g log2 e))
-      k.v_mul_f32(t, -1.4426950408889634f, y);
-      k.v_exp_f32(t, t);
-      k.v_add_f32(t, 1.0f, t);
-      k.v_rcp_f32(t, t);
-      k.v_mul_f32(y, y, utotals_[size_t(m)]);
-      k.v_mul_f32(y, y, t);
-    }
-    k.global_store_dword(vofs_[1], y, ybase);
-  }
-  if (f == GemvFusion::Accumulate) {
-    // y_scaled rows beside y's: (grp * M + m) * n + 64 tile; scale by the row within n
-    Label done = k.label("no scaled copy");
-    const SGPR zptr = late_arg(e_.yscaled, 2);
-    k.s_cmp_eq_u64(zptr, 0);
-    k.s_cbranch_scc1(done);
-    const SGPR row = k.sgpr(1, "row"), yrow = k.sgpr(1, "y row");
-    const SGPR n = late_arg(e_.n_at, 1);
-    k.s_sub_u32(row, n, rows_left);  // 64 tile
-    k.s_mul_i32(yrow, late_arg(e_.grp_at, 1), M);
-    k.s_mul_i32(yrow, yrow, n);
-    k.s_add_u32(yrow, yrow, row);
-    const SGPR zbase = offset_address(k, zptr, yrow, 2);
-    if (early_scale_.valid()) {
-      k.v_mov_b32(t, early_scale_);
-    } else {
-      const SGPR sbase = offset_address(k, late_arg(e_.scale, 2), row, 2);
-      k.global_load_dword(t, vofs_[1], sbase);
-    }
+  k.v_cmp_gt_i32(vcc, rows_left, e_.lane);
+  k.if_(vcc, [&] {
     for (int m = 0; m < M; ++m) {
-      if (m) add64(k, zbase, nbytes, 0);
-      k.v_mul_f32(old, totals_[size_t(m)], t);
-      k.global_store_dword(vofs_[1], old, zbase);
+      const VGPR y = totals_[size_t(m)];
+      if (m) add64(k, ybase, nbytes, 0);
+      if (f == GemvFusion::Accumulate) {
+        if (early_y_.valid()) {
+          k.v_add_f32(y, early_y_, y);
+        } else {
+          k.global_load_dword(old, vofs_[1], ybase);
+          k.v_add_f32(y, old, y);
+        }
+      } else if (f == GemvFusion::SwiGlu) {
+        // silu(g) * u = g * u / (1 + 2^(-g log2 e))
+        k.v_mul_f32(t, -1.4426950408889634f, y);
+        k.v_exp_f32(t, t);
+        k.v_add_f32(t, 1.0f, t);
+        k.v_rcp_f32(t, t);
+        k.v_mul_f32(y, y, utotals_[size_t(m)]);
+        k.v_mul_f32(y, y, t);
+      }
+      k.global_store_dword(vofs_[1], y, ybase);
     }
-    k.bind(done);
-    partial_squares(rows_left);
-  }
+    if (f == GemvFusion::Accumulate) {
+      // y_scaled rows beside y's: (grp * M + m) * n + 64 tile; scale by the row within n
+      Label done = k.label("no scaled copy");
+      const SGPR zptr = late_arg(e_.yscaled, 2);
+      k.s_cmp_eq_u64(zptr, 0);
+      k.s_cbranch_scc1(done);
+      const SGPR row = k.sgpr(1, "row"), yrow = k.sgpr(1, "y row");
+      const SGPR n = late_arg(e_.n_at, 1);
+      k.s_sub_u32(row, n, rows_left);  // 64 tile
+      k.s_mul_i32(yrow, late_arg(e_.grp_at, 1), M);
+      k.s_mul_i32(yrow, yrow, n);
+      k.s_add_u32(yrow, yrow, row);
+      const SGPR zbase = offset_address(k, zptr, yrow, 2);
+      if (early_scale_.valid()) {
+        k.v_mov_b32(t, early_scale_);
+      } else {
+        const SGPR sbase = offset_address(k, late_arg(e_.scale, 2), row, 2);
+        k.global_load_dword(t, vofs_[1], sbase);
+      }
+      for (int m = 0; m < M; ++m) {
+        if (m) add64(k, zbase, nbytes, 0);
+        k.v_mul_f32(old, totals_[size_t(m)], t);
+        k.global_store_dword(vofs_[1], old, zbase);
+      }
+      k.bind(done);
+    }
+  });
+  if (f == GemvFusion::Accumulate) partial_squares(rows_left);
   k.s_endpgm();
 }
 
@@ -263,7 +260,6 @@ void Body::partial_squares(SGPR rows_left) {
   k.s_lshr_b32(v, v, 6);  // the tile
   k.s_add_u32(first, first, v);
   const SGPR at = offset_address(k, ss, first, 2);
-  k.s_mov_b64(exec, -1);
   k.v_mov_b32(zero, 0);
   for (int m = 0; m < M; ++m) {
     if (m) add64(k, at, step, 0);

@@ -82,27 +82,27 @@ codeobj::CodeObject build_repack(isa::Target target, TensorType t) {
     value.push_back(k.vgpr(1, "lane dword"));
     k.v_mov_b32(value.back(), 0);
   }
-  const SGPR saved = mask_lanes_below(k, k.arg("nrows"), row);
-  for (const quant::GemvByteRun& r : runs) {
-    const int d = r.lane_byte / 4, shift = 8 * (r.lane_byte % 4), block = r.group_byte / bb;
-    Label skip = k.label("missing block");
-    if (block > 0) {
-      k.s_cmp_le_u32(present, uint32_t(block));
-      k.s_cbranch_scc1(skip);
+  if_lanes_below(k, k.arg("nrows"), row, [&] {
+    for (const quant::GemvByteRun& r : runs) {
+      const int d = r.lane_byte / 4, shift = 8 * (r.lane_byte % 4), block = r.group_byte / bb;
+      Label skip = k.label("missing block");
+      if (block > 0) {
+        k.s_cmp_le_u32(present, uint32_t(block));
+        k.s_cbranch_scc1(skip);
+      }
+      for (int at = 0; at < r.bytes;) {
+        const int n = r.bytes - at >= 4 ? 4 : r.bytes - at >= 2 ? 2 : 1;
+        const bool direct = shift + 8 * at == 0;  // the dword's low bytes load straight into it
+        const VGPR v = direct ? value[size_t(d)] : k.vgpr(1, "run");
+        if (n == 4) k.global_load_dword(v, src, k.arg("w"), offset(r.group_byte + at));
+        else if (n == 2) k.global_load_ushort(v, src, k.arg("w"), offset(r.group_byte + at));
+        else k.global_load_ubyte(v, src, k.arg("w"), offset(r.group_byte + at));
+        if (!direct) k.v_lshl_or_b32(value[size_t(d)], v, uint32_t(shift + 8 * at), value[size_t(d)]);
+        at += n;
+      }
+      k.bind(skip);
     }
-    for (int at = 0; at < r.bytes;) {
-      const int n = r.bytes - at >= 4 ? 4 : r.bytes - at >= 2 ? 2 : 1;
-      const bool direct = shift + 8 * at == 0;  // the dword's low bytes load straight into it
-      const VGPR v = direct ? value[size_t(d)] : k.vgpr(1, "run");
-      if (n == 4) k.global_load_dword(v, src, k.arg("w"), offset(r.group_byte + at));
-      else if (n == 2) k.global_load_ushort(v, src, k.arg("w"), offset(r.group_byte + at));
-      else k.global_load_ubyte(v, src, k.arg("w"), offset(r.group_byte + at));
-      if (!direct) k.v_lshl_or_b32(value[size_t(d)], v, uint32_t(shift + 8 * at), value[size_t(d)]);
-      at += n;
-    }
-    k.bind(skip);
-  }
-  restore_exec(k, saved);
+  });
   // Dword d of row l: lane_dword_offset(0, d) + 4 * l * (its piece's width).
   const VGPR lane4 = k.vgpr(1, "lane * 4"), at = k.vgpr(1, "store offset");
   k.v_lshlrev_b32(lane4, 2, lane);

@@ -30,14 +30,13 @@ std::vector<SGPR> table_args(Kernel& k, const BlockFormat& f) {
   return out;
 }
 
-// The work-item's block index i (EXEC = i < nblocks; no lane left: `exit`).
-VGPR block_index(Kernel& k, SGPR group_size, Label exit) {
+// body(i) with the work-item's block index i, in the lanes with i < nblocks.
+void for_block_index(Kernel& k, SGPR group_size, const std::function<void(VGPR i)>& body) {
   const SGPR first = k.sgpr(1, "first block");
   const VGPR i = k.vgpr(1, "block");
   k.s_mul_i32(first, k.workgroup_id(), group_size);
   k.v_add_u32(i, first, k.local_id());
-  mask_lanes_below(k, k.arg("nblocks"), i, exit);
-  return i;
+  if_lanes_below(k, k.arg("nblocks"), i, [&] { body(i); });
 }
 
 }  // namespace
@@ -61,7 +60,6 @@ Signature dequant_signature(const BlockFormat& f) {
 
 codeobj::CodeObject build_dequant(isa::Target target, const BlockFormat& f) {
   Kernel k(dequant_signature(f), target, {.waves_per_simd = decoder_waves(f)});
-  const Label exit = k.label("exit");
   SGPR group_size;
   if (dequant_by_global_id(f)) {
     const SGPR hidden = hidden_block(k);
@@ -70,16 +68,16 @@ codeobj::CodeObject build_dequant(isa::Target target, const BlockFormat& f) {
   } else {
     group_size = k.arg("group_size");
   }
-  const VGPR i = block_index(k, group_size, exit);
-  BlockInput input{lane_address(k, k.arg("w"), i, uint32_t(f.bytes)), table_args(k, f), std::nullopt};
-  if (f.resident) input.resident = load_resident(k, input.addr, f.bytes);
-  const VGPR y = lane_address(k, k.arg("y"), i, uint32_t(4 * f.elems));
-  const BlockSink store{nullptr, [&](const std::vector<ValueRun>& runs) {
-                          for (const ValueRun& r : runs) k.global_store_dwordx4(y, r.values, off, offset(4 * r.first));
-                        }};
-  f.decode(k, input, store);
-  k.bind(exit);
-  k.s_endpgm();
+  for_block_index(k, group_size, [&](VGPR i) {
+    BlockInput input{lane_address(k, k.arg("w"), i, uint32_t(f.bytes)), table_args(k, f), std::nullopt};
+    if (f.resident) input.resident = load_resident(k, input.addr, f.bytes);
+    const VGPR y = lane_address(k, k.arg("y"), i, uint32_t(4 * f.elems));
+    const BlockSink store{nullptr, [&](const std::vector<ValueRun>& runs) {
+                            for (const ValueRun& r : runs)
+                              k.global_store_dwordx4(y, r.values, off, offset(4 * r.first));
+                          }};
+    f.decode(k, input, store);
+  });
   return k.build();
 }
 
@@ -90,19 +88,17 @@ Signature iq4nl_to_i8_signature() {
 
 codeobj::CodeObject build_iq4nl_to_i8(isa::Target target) {
   Kernel k(iq4nl_to_i8_signature(), target, {.waves_per_simd = decoder_waves(block_format(quant::TensorType::IQ4_NL))});
-  const Label exit = k.label("exit");
-  const VGPR i = block_index(k, k.arg("group_size"), exit);
-  const BlockInput input{lane_address(k, k.arg("w"), i, 18u), {}, std::nullopt};
-  const Iq4nlCodes codes = iq4nl_codes(k, input);
-  // natural order: out[32 i + 4 j ..] = low codes of qs dword j, out[32 i + 16 + 4 j ..] = high codes
-  const VGPR o = lane_address(k, k.arg("out"), i, 32u), s = lane_address(k, k.arg("scale"), i, 4u);
-  for (int j = 0; j < 4; ++j) {
-    k.global_store_dword(o, codes.low[j], off, offset(4 * j));
-    k.global_store_dword(o, codes.high[j], off, offset(16 + 4 * j));
-  }
-  k.global_store_dword(s, codes.scale, off);
-  k.bind(exit);
-  k.s_endpgm();
+  for_block_index(k, k.arg("group_size"), [&](VGPR i) {
+    const BlockInput input{lane_address(k, k.arg("w"), i, 18u), {}, std::nullopt};
+    const Iq4nlCodes codes = iq4nl_codes(k, input);
+    // natural order: out[32 i + 4 j ..] = low codes of qs dword j, out[32 i + 16 + 4 j ..] = high codes
+    const VGPR o = lane_address(k, k.arg("out"), i, 32u), s = lane_address(k, k.arg("scale"), i, 4u);
+    for (int j = 0; j < 4; ++j) {
+      k.global_store_dword(o, codes.low[j], off, offset(4 * j));
+      k.global_store_dword(o, codes.high[j], off, offset(16 + 4 * j));
+    }
+    k.global_store_dword(s, codes.scale, off);
+  });
   return k.build();
 }
 

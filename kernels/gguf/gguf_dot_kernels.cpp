@@ -42,63 +42,60 @@ Signature dot_signature(const BlockFormat& f) {
 
 codeobj::CodeObject build_dot(isa::Target target, const BlockFormat& f) {
   Kernel k(dot_signature(f), target, {.waves_per_simd = dot_waves(f)});
-  const Label exit = k.label("exit");
   const SGPR first = k.sgpr(1, "first block");
   const VGPR i = k.vgpr(1, "block");
   k.s_mul_i32(first, k.workgroup_id(), k.arg("group_size"));
   k.v_add_u32(i, first, k.local_id());
-  mask_lanes_below(k, k.arg("nblocks"), i, exit);
+  if_lanes_below(k, k.arg("nblocks"), i, [&] {
+    const SGPR nbpr = k.arg("nbpr");
+    const VGPR row = k.vgpr(1, "weight row"), b = k.vgpr(1, "block in row"), e = k.vgpr(1, "activation group"),
+               ew = k.vgpr(1, "weight group"), local = k.vgpr(1, "block in group"), t = k.vgpr(1, "index temp");
+    magic_divide(k, row, i, k.arg("magic_nbpr"));
+    k.v_mul_lo_u32(t, row, nbpr);
+    k.v_sub_u32(b, i, t);
+    magic_divide(k, e, row, k.arg("magic_rpe"));
+    magic_divide(k, ew, row, k.arg("magic_rpw"));
+    k.v_mul_lo_u32(t, ew, k.arg("rows_per_w"));
+    k.v_sub_u32(t, row, t);
+    k.v_mul_lo_u32(t, t, nbpr);
+    k.v_add_u32(local, t, b);
+    // the activation block: x + (e * nbpr + b) * QK floats
+    k.v_mul_lo_u32(t, e, nbpr);
+    k.v_add_u32(t, t, b);
+    const VGPR x = lane_address(k, k.arg("x"), t, uint32_t(4 * f.elems));
+    // the weight block: w + ids[ew] * stride + local * block_bytes
+    const VGPR slot = k.vgpr(1, "slot");
+    k.v_lshlrev_b32(t, 2, ew);
+    k.global_load_dword(slot, t, k.arg("ids"));
+    const VGPR w = lane_address(k, k.arg("w"), slot, Operand(k.arg("stride")));
+    add_lane_offset(k, w, local, uint32_t(f.bytes));
 
-  const SGPR nbpr = k.arg("nbpr");
-  const VGPR row = k.vgpr(1, "weight row"), b = k.vgpr(1, "block in row"), e = k.vgpr(1, "activation group"),
-             ew = k.vgpr(1, "weight group"), local = k.vgpr(1, "block in group"), t = k.vgpr(1, "index temp");
-  magic_divide(k, row, i, k.arg("magic_nbpr"));
-  k.v_mul_lo_u32(t, row, nbpr);
-  k.v_sub_u32(b, i, t);
-  magic_divide(k, e, row, k.arg("magic_rpe"));
-  magic_divide(k, ew, row, k.arg("magic_rpw"));
-  k.v_mul_lo_u32(t, ew, k.arg("rows_per_w"));
-  k.v_sub_u32(t, row, t);
-  k.v_mul_lo_u32(t, t, nbpr);
-  k.v_add_u32(local, t, b);
-  // the activation block: x + (e * nbpr + b) * QK floats
-  k.v_mul_lo_u32(t, e, nbpr);
-  k.v_add_u32(t, t, b);
-  const VGPR x = lane_address(k, k.arg("x"), t, uint32_t(4 * f.elems));
-  // the weight block: w + ids[ew] * stride + local * block_bytes
-  const VGPR slot = k.vgpr(1, "slot");
-  k.v_lshlrev_b32(t, 2, ew);
-  k.global_load_dword(slot, t, k.arg("ids"));
-  const VGPR w = lane_address(k, k.arg("w"), slot, Operand(k.arg("stride")));
-  add_lane_offset(k, w, local, uint32_t(f.bytes));
-
-  std::vector<SGPR> tables;
-  for (const TableParam& p : f.tables) tables.push_back(k.arg(p.name));
-  const VGPR acc = k.vgpr(4, "acc");
-  for (int c = 0; c < 4; ++c) k.v_mov_b32(acc[c], 0);
-  std::vector<VGPR> pending;  // the activations of the batch in flight
-  const BlockSink dot{[&](const std::vector<int>& firsts) {
-                        for (int first : firsts) {
-                          const VGPR xv = k.vgpr(4, "x");
-                          k.global_load_dwordx4(xv, x, off, offset(4 * first));
-                          pending.push_back(xv);
-                        }
-                      },
-                      [&](const std::vector<ValueRun>& runs) {
-                        for (size_t r = 0; r < runs.size(); ++r)
-                          for (int c = 0; c < 4; ++c) k.v_fmac_f32(acc[c], runs[r].values[c], pending[r][c]);
-                        pending.clear();
-                      }};
-  BlockInput input{w, tables, std::nullopt};
-  if (f.resident) input.resident = load_resident(k, w, f.bytes);
-  f.decode(k, input, dot);
-  k.v_add_f32(acc[0], acc[0], acc[1]);
-  k.v_add_f32(acc[2], acc[2], acc[3]);
-  k.v_add_f32(acc[0], acc[0], acc[2]);
-  const VGPR p = lane_address(k, k.arg("partial"), i, 4u);
-  k.global_store_dword(p, acc[0], off);
-  k.bind(exit);
-  k.s_endpgm();
+    std::vector<SGPR> tables;
+    for (const TableParam& p : f.tables) tables.push_back(k.arg(p.name));
+    const VGPR acc = k.vgpr(4, "acc");
+    for (int c = 0; c < 4; ++c) k.v_mov_b32(acc[c], 0);
+    std::vector<VGPR> pending;  // the activations of the batch in flight
+    const BlockSink dot{[&](const std::vector<int>& firsts) {
+                          for (int first : firsts) {
+                            const VGPR xv = k.vgpr(4, "x");
+                            k.global_load_dwordx4(xv, x, off, offset(4 * first));
+                            pending.push_back(xv);
+                          }
+                        },
+                        [&](const std::vector<ValueRun>& runs) {
+                          for (size_t r = 0; r < runs.size(); ++r)
+                            for (int c = 0; c < 4; ++c) k.v_fmac_f32(acc[c], runs[r].values[c], pending[r][c]);
+                          pending.clear();
+                        }};
+    BlockInput input{w, tables, std::nullopt};
+    if (f.resident) input.resident = load_resident(k, w, f.bytes);
+    f.decode(k, input, dot);
+    k.v_add_f32(acc[0], acc[0], acc[1]);
+    k.v_add_f32(acc[2], acc[2], acc[3]);
+    k.v_add_f32(acc[0], acc[0], acc[2]);
+    const VGPR p = lane_address(k, k.arg("partial"), i, 4u);
+    k.global_store_dword(p, acc[0], off);
+  });
   return k.build();
 }
 
@@ -110,38 +107,25 @@ Signature reduce_blocks_signature() {
 codeobj::CodeObject build_reduce_blocks(isa::Target target) {
   Kernel k(reduce_blocks_signature(), target, {.waves_per_simd = 8});
   constexpr int kInFlight = 16;
-  const Label exit = k.label("exit"), batch = k.label("batch"), single = k.label("single"), done = k.label("done");
+  const Label exit = k.exit();
   exit_unless_first_wave(k, exit);
   const SGPR first = k.sgpr(1, "first row"), left = k.sgpr(1, "partials left"), pitch = k.sgpr(1, "row bytes");
   const VGPR r = k.vgpr(1, "row"), sum = k.vgpr(1, "sum"), part = k.vgpr(kInFlight, "partials");
   k.s_lshl_b32(first, k.workgroup_id(), 6);
   k.v_add_u32(r, first, lane_of_local_id(k));
-  mask_lanes_below(k, k.arg("nrows"), r, exit);
-  k.s_lshl_b32(pitch, k.arg("nbpr"), 2);
-  const VGPR p = lane_address(k, k.arg("partial"), r, Operand(pitch));
-  k.v_mov_b32(sum, 0);
-  k.s_mov_b32(left, k.arg("nbpr"));
-  k.bind(batch);
-  k.s_cmp_lt_u32(left, kInFlight);
-  k.s_cbranch_scc1(single);
-  for (int j = 0; j < kInFlight; ++j) k.global_load_dword(part[j], p, off, offset(4 * j));
-  for (int j = 0; j < kInFlight; ++j) k.v_add_f32(sum, sum, part[j]);
-  add_lane_bytes(k, p, 4 * kInFlight);
-  k.s_sub_u32(left, left, kInFlight);
-  k.s_branch(batch);
-  k.bind(single);
-  k.s_cmp_eq_u32(left, 0);
-  k.s_cbranch_scc1(done);
-  k.global_load_dword(part[0], p, off);
-  k.v_add_f32(sum, sum, part[0]);
-  add_lane_bytes(k, p, 4);
-  k.s_sub_u32(left, left, 1);
-  k.s_branch(single);
-  k.bind(done);
-  const VGPR y = lane_address(k, k.arg("y"), r, 4u);
-  k.global_store_dword(y, sum, off);
-  k.bind(exit);
-  k.s_endpgm();
+  if_lanes_below(k, k.arg("nrows"), r, [&] {
+    k.s_lshl_b32(pitch, k.arg("nbpr"), 2);
+    const VGPR p = lane_address(k, k.arg("partial"), r, Operand(pitch));
+    k.v_mov_b32(sum, 0);
+    k.s_mov_b32(left, k.arg("nbpr"));
+    countdown_groups(k, left, {kInFlight, 1}, [&](int n) {
+      for (int j = 0; j < n; ++j) k.global_load_dword(part[j], p, off, offset(4 * j));
+      for (int j = 0; j < n; ++j) k.v_add_f32(sum, sum, part[j]);
+      add_lane_bytes(k, p, 4 * n);
+    });
+    const VGPR y = lane_address(k, k.arg("y"), r, 4u);
+    k.global_store_dword(y, sum, off);
+  });
   return k.build();
 }
 

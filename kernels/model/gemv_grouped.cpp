@@ -27,7 +27,7 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::offset, as::vcc, as::exec;
+using as::offset, as::vcc;
 using namespace model_family;
 
 enum class WeightType { F32, F16, BF16 };
@@ -52,8 +52,7 @@ codeobj::CodeObject build_grouped(isa::Target target, WeightType type) {
   Kernel k(grouped_signature(type), target, options(0, half ? 6 : 8));
   const SGPR sN = k.arg("nrows"), sK = k.arg("k"), sRpw = k.arg("rows_per_w"), sIds = k.arg("ids");
   const SGPR sW = k.sgpr(2, "w row"), sX = k.sgpr(2, "x row"), sRow = k.sgpr(1, "row"), sWaves = k.sgpr(1, "waves");
-  const SGPR sCnt = k.sgpr(1, "passes"), sRem = k.sgpr(1, "tail columns"), sSteps = k.sgpr(1, "tail steps"),
-             sSave = k.sgpr(2, "saved exec");
+  const SGPR sCnt = k.sgpr(1, "passes"), sRem = k.sgpr(1, "tail columns"), sSteps = k.sgpr(1, "pairs");
   const VGPR vOffW = k.vgpr(1, "w offset"), vOffX = k.vgpr(1, "x offset"),
              vCol = k.vgpr(1, "column"), vT = k.vgpr(1, "t");
   const VGPR vPart = k.vgpr(4, "partial sums");
@@ -61,9 +60,8 @@ codeobj::CodeObject build_grouped(isa::Target target, WeightType type) {
   VGPR xb[2] = {k.vgpr(half ? 8 : 4, "x piece"), k.vgpr(half ? 8 : 4, "x piece")};
   const VGPR vWide = half ? k.vgpr(8, "widened w") : VGPR{};
 
-  Label exit = k.label("exit"), dense = k.label("dense"), have_row = k.label("have_row"), loop = k.label("pair"),
-        single = k.label("single"), tail = k.label("tail"), tail_step = k.label("tail_step"),
-        tail_done = k.label("tail_done"), reduce = k.label("reduce");
+  Label exit = k.exit(), dense = k.label("dense"), have_row = k.label("have_row"), loop = k.label("pair"),
+        single = k.label("single"), tail = k.label("tail");
 
   k.s_lshr_b32(sWaves, group_size_x(k), 6);
   k.s_max_u32(sWaves, sWaves, 1);
@@ -148,38 +146,22 @@ codeobj::CodeObject build_grouped(isa::Target target, WeightType type) {
   // Columns past the whole passes: lane l takes tail columns l, l + 64, ...
   k.bind(tail);
   k.s_and_b32(sRem, sK, cols - 1);
-  k.s_cmp_eq_u32(sRem, 0);
-  k.s_cbranch_scc1(reduce);
   k.v_mov_b32(vCol, vLane);
-  k.s_mov_b32(sSteps, cols / 64);
-  k.bind(tail_step);
-  k.v_cmp_gt_u32(vcc, sRem, vCol);
-  k.s_and_saveexec_b64(sSave, vcc);
-  k.s_cbranch_execz(tail_done);
-  k.v_lshlrev_b32(vT, eshift, vCol);
-  if (half) k.global_load_ushort(wb[0][0], vT, sW);
-  else k.global_load_dword(wb[0][0], vT, sW);
-  k.v_lshlrev_b32(vT, 2, vCol);
-  k.global_load_dword(xb[0][0], vT, sX);
-  if (half) {
-    widen(vWide[0], wb[0][0], 0);
-    k.v_fmac_f32(vPart[0], vWide[0], xb[0][0]);
-  } else {
-    k.v_fmac_f32(vPart[0], wb[0][0], xb[0][0]);
-  }
-  k.s_mov_b64(exec, sSave);
-  k.v_add_u32(vCol, 64, vCol);
-  k.s_sub_u32(sSteps, sSteps, 1);
-  k.s_cmp_lg_u32(sSteps, 0);
-  k.s_cbranch_scc1(tail_step);
-  k.s_branch(reduce);
-  k.bind(tail_done);
-  k.s_mov_b64(exec, sSave);
+  lane_walk(k, vCol, sRem, 64, [&] {
+    k.v_lshlrev_b32(vT, eshift, vCol);
+    if (half) k.global_load_ushort(wb[0][0], vT, sW);
+    else k.global_load_dword(wb[0][0], vT, sW);
+    k.v_lshlrev_b32(vT, 2, vCol);
+    k.global_load_dword(xb[0][0], vT, sX);
+    if (half) {
+      widen(vWide[0], wb[0][0], 0);
+      k.v_fmac_f32(vPart[0], vWide[0], xb[0][0]);
+    } else {
+      k.v_fmac_f32(vPart[0], wb[0][0], xb[0][0]);
+    }
+  });
 
-  k.bind(reduce);
   store_wave_sum(k, vPart, k.arg("y"), sRow, false, k.arg("acc"));
-  k.bind(exit);
-  k.s_endpgm();
   return k.build();
 }
 

@@ -24,7 +24,7 @@ namespace k100::kernels {
 namespace {
 
 using namespace codegen;
-using as::vcc, as::exec;
+using as::vcc;
 using namespace model_family;
 
 
@@ -46,8 +46,7 @@ codeobj::CodeObject build_route(isa::Target target) {
   const VGPR vOff = k.vgpr(1, "offset"), vBest = k.vgpr(1, "best"), vBestI = k.vgpr(1, "best expert"),
              vE = k.vgpr(1, "exp"), vAcc = k.vgpr(1, "acc"), vSel = k.vgpr(1, "selected ids"),
              vW = k.vgpr(1, "selected weights"), vT = k.vgpr(1, "t");
-  Label exit = k.label("exit"), round = k.label("round"), rounds_done = k.label("rounds_done"),
-        plain = k.label("plain"), scaled = k.label("scaled");
+  Label exit = k.exit();
 
   exit_unless_first_wave(k, exit);
   k.s_cmp_ge_u32(sRow, k.arg("rows"));
@@ -63,12 +62,10 @@ codeobj::CodeObject build_route(isa::Target target) {
   for (int c = 0; c < C; ++c) {
     k.v_add_u32(vIdx[c], 64 * c, vLane);
     k.v_mov_b32(vL[c], kNegInfBits);
-    k.v_cmp_gt_u32(vcc, sN, vIdx[c]);
-    const SGPR save = k.sgpr(2, "saved exec");
-    k.s_and_saveexec_b64(save, vcc);
-    k.v_lshlrev_b32(vOff, 2, vIdx[c]);
-    k.global_load_dword(vL[c], vOff, sLog);
-    k.s_mov_b64(exec, save);
+    if_lanes_below(k, sN, vIdx[c], [&] {
+      k.v_lshlrev_b32(vOff, 2, vIdx[c]);
+      k.global_load_dword(vL[c], vOff, sLog);
+    });
   }
   // softmax denominator: m = max logit, S = sum exp(l - m)
   k.v_max_f32(vBest, vL[0], vL[1]);
@@ -89,9 +86,9 @@ codeobj::CodeObject build_route(isa::Target target) {
   k.v_mov_b32(vSel, 0);
   k.v_mov_b32(vW, 0);
   k.s_mov_b32(sRound, 0);
-  k.bind(round);
+  k.loop_();
   k.s_cmp_ge_u32(sRound, sK);
-  k.s_cbranch_scc1(rounds_done);
+  k.break_(Cond::Scc1);
   k.v_mov_b32(vBest, vL[0]);
   k.v_mov_b32(vBestI, vIdx[0]);
   for (int c = 1; c < C; ++c) argmax_merge(k, vBest, vBestI, vL[c], vIdx[c]);
@@ -113,34 +110,28 @@ codeobj::CodeObject build_route(isa::Target target) {
     k.v_cndmask_b32(vL[c], vL[c], vT, vcc);
   }
   k.s_add_u32(sRound, sRound, 1);
-  k.s_branch(round);
-  k.bind(rounds_done);
+  k.end_loop();
 
   // weights: exp / S, or exp / (sum of the selected exp)
   k.s_cmp_eq_u32(k.arg("norm"), 0);
-  k.s_cbranch_scc1(plain);
-  k.v_mov_b32(vAcc, vW);
-  lane_reduce(k, {{ReduceOp::Add, vAcc}});
-  k.v_readlane_b32(sTot, vAcc, 63);
-  k.s_branch(scaled);
-  k.bind(plain);
-  k.s_mov_b32(sTot, sSum);
-  k.bind(scaled);
+  k.if_(Cond::Scc1, [&] { k.s_mov_b32(sTot, sSum); }, [&] {
+    k.v_mov_b32(vAcc, vW);
+    lane_reduce(k, {{ReduceOp::Add, vAcc}});
+    k.v_readlane_b32(sTot, vAcc, 63);
+  });
   // w = e / total, with one residual correction of the reciprocal
   k.v_mov_b32(vT, sTot);
   k.v_rcp_f32(vE, vT);
   k.v_mul_f32(vAcc, vW, vE);
   k.v_fma_f32(vT, neg(vAcc), vT, vW);
   k.v_fmac_f32(vAcc, vT, vE);
-  k.v_cmp_gt_u32(vcc, sK, vLane);
-  k.s_and_b64(exec, exec, vcc);
   k.s_mul_i32(sT, sRow, sK);
   const SGPR sIds = offset_address(k, k.arg("ids"), sT, 2), sWs = offset_address(k, k.arg("weights"), sT, 2);
   k.v_lshlrev_b32(vOff, 2, vLane);
-  k.global_store_dword(vOff, vSel, sIds);
-  k.global_store_dword(vOff, vAcc, sWs);
-  k.bind(exit);
-  k.s_endpgm();
+  if_lanes_below(k, sK, vLane, [&] {
+    k.global_store_dword(vOff, vSel, sIds);
+    k.global_store_dword(vOff, vAcc, sWs);
+  });
   return k.build();
 }
 

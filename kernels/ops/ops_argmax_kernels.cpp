@@ -108,18 +108,14 @@ std::pair<SGPR, SGPR> scan_segment(Kernel& k, const WorkgroupWaves& th, SGPR seg
   // element tail: thread t < rem takes element 4 nq + t as a fifth candidate
   k.v_mov_b32(vV4, kNegInfBits);
   k.v_mov_b32(vI4, kNoIndex);
-  Label no_tail = k.label("tail_done");
-  k.s_cmp_eq_u32(sRem, 0);
-  k.s_cbranch_scc1(no_tail);
-  const SGPR saved = mask_lanes_below(k, sRem, vT);
-  k.s_lshl_b32(sScratch, sNq, 2);  // element index 4 nq
-  k.v_add_u32(vI4, sScratch, vT);
-  k.v_lshlrev_b32(vAddr, 2, vI4);
-  k.global_load_dword(vTv, vAddr, seg);
-  k.v_cmp_o_f32(vcc, vTv, vTv);  // NaN counts as -inf
-  k.v_cndmask_b32(vV4, vV4, vTv, vcc);
-  restore_exec(k, saved);
-  k.bind(no_tail);
+  if_lanes_below(k, sRem, vT, [&] {
+    k.s_lshl_b32(sScratch, sNq, 2);  // element index 4 nq
+    k.v_add_u32(vI4, sScratch, vT);
+    k.v_lshlrev_b32(vAddr, 2, vI4);
+    k.global_load_dword(vTv, vAddr, seg);
+    k.v_cmp_o_f32(vcc, vTv, vTv);  // NaN counts as -inf
+    k.v_cndmask_b32(vV4, vV4, vTv, vcc);
+  });
   // the thread's candidates: element index = 4 chunk + c, then the tail
   for (int c = 0; c < 4; ++c) k.v_lshl_add_u32(vBc[c], vBc[c], 2, c);
   for (int c = 1; c < 4; ++c) argmax_merge(k, vBv[0], vBc[0], vBv[c], vBc[c]);
@@ -186,7 +182,7 @@ codeobj::CodeObject generate_argmax(bool part, isa::Target target) {
 codeobj::CodeObject generate_argmax_comb(isa::Target target) {
   Kernel k(kComb, target, ops::options(128));
   Label exit = k.exit();
-  const SGPR sNb = k.arg("nb"), sB = k.sgpr(1, "partial");
+  const SGPR sNb = k.arg("nb");
   const VGPR vBv = k.vgpr(2, "best values"), vBc = k.vgpr(2, "best indices"), vQ = k.vgpr(1, "q"),
              vTv = k.vgpr(1, "value"), vTi = k.vgpr(1, "index"), vAddr = k.vgpr(1, "address");
   const WorkgroupWaves th = workgroup_waves(k, exit);
@@ -194,16 +190,11 @@ codeobj::CodeObject generate_argmax_comb(isa::Target target) {
   k.v_mov_b32(vBc[0], kNoIndex);
   k.v_mov_b32(vBv[1], kNegInfBits);  // constants for the selects
   k.v_mov_b32(vBc[1], kNoIndex);
-  // thread t merges partials t, t + W, ...
-  k.s_mov_b32(sB, 0);
-  Label top = k.label("partials"), done = k.label("partials_done");
-  k.bind(top);
-  k.s_cmp_ge_i32(sB, sNb);
-  k.s_cbranch_scc1(done);
-  k.v_add_u32(vQ, sB, k.local_id());
-  k.v_cmp_gt_i32(vcc, sNb, vQ);
-  const SGPR saved = k.sgpr(2, "saved exec");
-  k.s_and_saveexec_b64(saved, vcc);
+  // thread t merges partials t, t + W, ... (none when nb <= 0)
+  k.v_mov_b32(vQ, k.local_id());
+  k.loop_();
+  k.v_cmp_le_i32(vcc, sNb, vQ);
+  k.break_(vcc);
   k.v_lshlrev_b32(vAddr, 2, vQ);
   k.global_load_dword(vTv, vAddr, k.arg("val"));
   k.global_load_dword(vTi, vAddr, k.arg("idx"));
@@ -213,10 +204,8 @@ codeobj::CodeObject generate_argmax_comb(isa::Target target) {
   k.v_cndmask_b32(vTv, vTv, vBv[1], vcc);
   k.v_cndmask_b32(vTi, vTi, vBc[1], vcc);
   argmax_merge(k, vBv[0], vBc[0], vTv, vTi);
-  restore_exec(k, saved);
-  k.s_add_u32(sB, sB, th.threads);
-  k.s_branch(top);
-  k.bind(done);
+  k.v_add_u32(vQ, th.threads, vQ);
+  k.end_loop();
   const SGPR sBestI = workgroup_argmax(k, vBv[0], vBc[0], th.wave, th.waves, th.lane, 0, exit).second;
   k.s_cmp_eq_u32(sBestI, kNoIndex);
   k.s_cselect_b32(sBestI, -1, sBestI);

@@ -146,7 +146,10 @@ codeobj::CodeObject generate_topk(bool router, isa::Target target) {
   k.s_cbranch_scc1(exit);
   k.s_lshl_b32(r0, k.workgroup_id(), 6);
   k.v_add_u32(t, r0, lane);
-  mask_lanes_below(k, rows, t, exit);
+  // EXEC by hand (not an if_): the tile loads below widen it to the whole wave and back to these rows
+  k.v_cmp_gt_u32(vcc, rows, t);
+  k.s_and_b64(exec, exec, vcc);
+  k.s_cbranch_execz(exit);
 
   if (!router) {
     // k > 16 is not supported: every slot of the row gets idx -1 and val NaN

@@ -124,20 +124,21 @@ codeobj::CodeObject build_scatter1(isa::Target target) {
   const VGPR d = k.vgpr(1, "d"), off = k.vgpr(1, "offset"), kd = k.vgpr(1, "k[d]"), vd = k.vgpr(1, "v[d]"),
              addr = k.vgpr(2, "vt address"), hi = k.vgpr(1, "base hi");
   exit_unless_first_wave(k, exit);
-  const SGPR first = workgroup_elements64(k, k.arg("dim"), exit);
-  k.v_add_u32(d, first, k.local_id());
-  k.v_lshlrev_b32(off, 2, d);
-  k.global_load_dword(kd, off, k.arg("k"));
-  k.global_load_dword(vd, off, k.arg("v"));
-  // vt + 4 (d ystride + y0) per lane, 64-bit
-  const SGPR column = offset_address(k, k.arg("vt"), k.arg("y0"), 2);
-  k.v_mad_u64_u32(addr, carry, d, k.arg("ystride"), 0);
-  k.v_lshlrev_b64(addr, 2, addr);
-  k.v_mov_b32(hi, column[1]);
-  k.v_add_co_u32(addr[0], vcc, column[0], addr[0]);
-  k.v_addc_co_u32(addr[1], vcc, hi, addr[1], vcc);
-  k.global_store_dword(addr, kd, as::off);
-  k.global_store_dword(off, vd, scaled_address(k, k.arg("vc"), k.arg("y0"), k.arg("dim"), 2));
+  workgroup_elements64(k, k.arg("dim"), exit, [&](SGPR first) {
+    k.v_add_u32(d, first, k.local_id());
+    k.v_lshlrev_b32(off, 2, d);
+    k.global_load_dword(kd, off, k.arg("k"));
+    k.global_load_dword(vd, off, k.arg("v"));
+    // vt + 4 (d ystride + y0) per lane, 64-bit
+    const SGPR column = offset_address(k, k.arg("vt"), k.arg("y0"), 2);
+    k.v_mad_u64_u32(addr, carry, d, k.arg("ystride"), 0);
+    k.v_lshlrev_b64(addr, 2, addr);
+    k.v_mov_b32(hi, column[1]);
+    k.v_add_co_u32(addr[0], vcc, column[0], addr[0]);
+    k.v_addc_co_u32(addr[1], vcc, hi, addr[1], vcc);
+    k.global_store_dword(addr, kd, as::off);
+    k.global_store_dword(off, vd, scaled_address(k, k.arg("vc"), k.arg("y0"), k.arg("dim"), 2));
+  });
   return k.build();
 }
 

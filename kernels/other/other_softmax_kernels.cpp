@@ -136,13 +136,14 @@ codeobj::CodeObject build_div_scalar(isa::Target target) {
   const VGPR off = k.vgpr(1, "offset"), y = k.vgpr(1, "y"), r = k.vgpr(1, "1/s");
   exit_unless_first_wave(k, exit);
   k.s_load_dword(divisor, k.arg("s"), 0);
-  const SGPR first = workgroup_elements64(k, k.arg("n"), exit);
-  const SGPR row = offset_address(k, k.arg("y"), first, 2);
-  k.v_lshlrev_b32(off, 2, k.local_id());
-  k.global_load_dword(y, off, row);
-  k.v_rcp_f32(r, divisor);
-  k.v_mul_f32(y, y, r);
-  k.global_store_dword(off, y, row);
+  workgroup_elements64(k, k.arg("n"), exit, [&](SGPR first) {
+    const SGPR row = offset_address(k, k.arg("y"), first, 2);
+    k.v_lshlrev_b32(off, 2, k.local_id());
+    k.global_load_dword(y, off, row);
+    k.v_rcp_f32(r, divisor);
+    k.v_mul_f32(y, y, r);
+    k.global_store_dword(off, y, row);
+  });
   return k.build();
 }
 

@@ -37,15 +37,11 @@ VGPR lane_of_local_id(Kernel& k) {
   return lane;
 }
 
-SGPR mask_lanes_below(Kernel& k, Operand limit, VGPR index, std::optional<Label> none) {
-  SGPR saved = k.sgpr(2, "saved exec");
+void if_lanes_below(Kernel& k, Operand limit, VGPR index, const std::function<void()>& body) {
+  const Kernel::Scope scope(k, "if_lanes_below");
   k.v_cmp_gt_u32(vcc, limit, index);
-  k.s_and_saveexec_b64(saved, vcc);
-  if (none) k.s_cbranch_execz(*none);
-  return saved;
+  k.if_(vcc, body);
 }
-
-void restore_exec(Kernel& k, SGPR saved) { k.s_mov_b64(exec, saved); }
 
 SGPR hidden_block(Kernel& k) { return k.kernarg(k.signature().layout().hidden_start, 8); }
 
@@ -82,16 +78,21 @@ void stride_loop(Kernel& k, SGPR count, const Grid& g, const std::function<void(
   k.end_loop();
 }
 
+void lane_walk(Kernel& k, VGPR unit, Operand count, Operand stride, const std::function<void()>& body) {
+  const Kernel::Scope scope(k, "lane_walk");
+  k.loop_();
+  k.v_cmp_le_u32(vcc, count, unit);  // this lane's units are done
+  k.break_(vcc);
+  body();
+  k.v_add_u32(unit, stride, unit);
+  k.end_loop();
+}
+
 void row_walk(Kernel& k, SGPR count, Operand stride, const std::function<void(VGPR)>& body) {
   const Kernel::Scope scope(k, "row_walk");
   VGPR unit = k.vgpr(1, "unit");
   k.v_mov_b32(unit, k.local_id());
-  k.loop_();
-  k.v_cmp_le_u32(vcc, count, unit);  // this thread's units are done
-  k.break_(vcc);
-  body(unit);
-  k.v_add_u32(unit, stride, unit);
-  k.end_loop();
+  lane_walk(k, unit, count, stride, [&] { body(unit); });
 }
 
 void batched_walk(Kernel& k, const BatchedWalk& w) {
@@ -189,15 +190,18 @@ void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches) 
   k.end_if();
 }
 
-SGPR workgroup_elements64(Kernel& k, Operand n, Label exit) {
+void workgroup_elements64(Kernel& k, Operand n, Label exit, const std::function<void(SGPR)>& body) {
+  const Kernel::Scope scope(k, "workgroup_elements64");
   SGPR first = k.sgpr(1, "first element"), left = k.sgpr(1, "elements left");
   k.s_cmp_ge_u32(k.workgroup_id(), 1u << 26);
   k.s_cbranch_scc1(exit);  // first element past 2^32 > n
   k.s_lshl_b32(first, k.workgroup_id(), 6);
   k.s_sub_u32(left, n, first);
   k.s_cbranch_scc1(exit);  // workgroup past the end (borrow)
-  mask_lanes_below(k, left, k.local_id(), exit);
-  return first;
+  if_lanes_below(k, left, k.local_id(), [&] {
+    body(first);
+    k.s_endpgm();  // the wave ends inside the region: no EXEC to restore, so no saved copy stays live through body
+  });
 }
 
 WorkgroupWaves workgroup_waves(Kernel& k, Label exit) {

@@ -129,10 +129,10 @@ SGPR workgroup_reduce(Kernel& k, ReduceOp op, VGPR value, SGPR wave_index, SGPR 
   k.s_barrier();
   k.v_mov_b32(t, identity_bits(op));
   k.v_cmp_gt_u32(vcc, waves, lane);
-  k.s_and_saveexec_b64(save, vcc);
-  k.v_lshlrev_b32(addr, 2, lane);
-  k.ds_read_b32(t, addr, offset(lds_offset));
-  k.s_mov_b64(exec, save);
+  k.if_(vcc, [&] {
+    k.v_lshlrev_b32(addr, 2, lane);
+    k.ds_read_b32(t, addr, offset(lds_offset));
+  });
   lane_reduce(k, {{op, t}});
   k.v_readlane_b32(out, t, 63);
   return out;
@@ -163,12 +163,12 @@ std::pair<SGPR, SGPR> workgroup_argmax(Kernel& k, VGPR val, VGPR idx, SGPR wave_
   k.v_mov_b32(val, identity_bits(ReduceOp::Max));
   k.v_mov_b32(idx, 0x7fffffff);  // no element
   k.v_cmp_gt_u32(vcc, waves, lane);
-  k.s_and_saveexec_b64(saved, vcc);
-  k.v_lshlrev_b32(addr, 3, lane);
-  k.ds_read_b64(pair, addr, offset(lds_offset));
-  k.v_mov_b32(val, pair[0]);
-  k.v_mov_b32(idx, pair[1]);
-  k.s_mov_b64(exec, saved);
+  k.if_(vcc, [&] {
+    k.v_lshlrev_b32(addr, 3, lane);
+    k.ds_read_b64(pair, addr, offset(lds_offset));
+    k.v_mov_b32(val, pair[0]);
+    k.v_mov_b32(idx, pair[1]);
+  });
   wave_argmax(k, val, idx);
   k.v_readlane_b32(best_v, val, 63);
   k.v_readlane_b32(best_i, idx, 63);

@@ -19,25 +19,24 @@ constexpr int kOutputs = 7;
 
 k100::codeobj::CodeObject build(k100::isa::Target target) {
   Kernel k(kConv, target);
-  Label exit = k.label("exit");
   const VGPR i = k.vgpr(1, "i"), off = k.vgpr(1, "offset"), x = k.vgpr(1, "x"), out = k.vgpr(kOutputs, "out");
   const SGPR first = k.sgpr(1, "first");
   k.s_lshl_b32(first, k.workgroup_id(), 6);
   k.v_add_u32(i, first, lane_of_local_id(k));
-  mask_lanes_below(k, k.arg("n"), i, exit);
-  k.v_lshlrev_b32(off, 2, i);
-  k.global_load_dword(x, off, k.arg("x"));
-  f32_to_bf16(k, out[0], x);
-  bf16_to_f32(k, out[1], x, 0);
-  bf16_to_f32(k, out[2], x, 1);
-  f16_to_f32(k, out[3], x, 0);
-  f16_to_f32(k, out[4], x, 1);
-  i8_to_f32(k, out[5], x, 2);
-  k.v_mov_b32(out[6], 1);
-  dot4_i8(k, out[6], x, x);
-  k.v_mul_u32_u24(off, kOutputs * 4, i);
-  for (int c = 0; c < kOutputs; ++c) k.global_store_dword(off, out[c], k.arg("y"), k100::as::offset(4 * c));
-  k.bind(exit);
+  if_lanes_below(k, k.arg("n"), i, [&] {
+    k.v_lshlrev_b32(off, 2, i);
+    k.global_load_dword(x, off, k.arg("x"));
+    f32_to_bf16(k, out[0], x);
+    bf16_to_f32(k, out[1], x, 0);
+    bf16_to_f32(k, out[2], x, 1);
+    f16_to_f32(k, out[3], x, 0);
+    f16_to_f32(k, out[4], x, 1);
+    i8_to_f32(k, out[5], x, 2);
+    k.v_mov_b32(out[6], 1);
+    dot4_i8(k, out[6], x, x);
+    k.v_mul_u32_u24(off, kOutputs * 4, i);
+    for (int c = 0; c < kOutputs; ++c) k.global_store_dword(off, out[c], k.arg("y"), k100::as::offset(4 * c));
+  });
   k.s_endpgm();
   return k.build();
 }

@@ -24,34 +24,33 @@ constexpr int kOutputs = 10;
 
 k100::codeobj::CodeObject build(k100::isa::Target target) {
   Kernel k(signature(), target);
-  Label exit = k.label("exit");
   const VGPR i = k.vgpr(1, "i"), x = k.vgpr(1, "x"), out = k.vgpr(kOutputs, "out");
   const SGPR first = k.sgpr(1, "first"), big = k.sgpr(1, "big");
   k.s_lshl_b32(first, k.workgroup_id(), 6);
   k.v_add_u32(i, first, lane_of_local_id(k));
-  mask_lanes_below(k, k.arg("n"), i, exit);
-  const VGPR xa = lane_address(k, k.arg("x"), i, 4u);
-  k.global_load_dword(x, xa, k100::as::off);
-  // byte i % 4 of x[i]: lanes differ in the byte, so pick it with a shift
-  const VGPR shifted = k.vgpr(1, "shifted");
-  k.v_and_b32(shifted, 3, i);
-  k.v_lshlrev_b32(shifted, 3, shifted);
-  k.v_lshrrev_b32(shifted, shifted, x);
-  u8_to_f32(k, out[0], shifted, 0);
-  const VGPR a = lane_address(k, k.arg("x"), i, 1000u);  // a scale that is not an inline constant
-  k.v_mov_b32(out[1], a[0]);
-  k.v_mov_b32(out[2], a[1]);
-  k.s_mov_b32(big, 0x40000001u);
-  add_lane_offset(k, a, i, Operand(big));  // products past 2^32
-  k.v_mov_b32(out[3], a[0]);
-  k.v_mov_b32(out[4], a[1]);
-  add_lane_bytes(k, a, k.arg("v0"));  // a carry into the high dword
-  k.v_mov_b32(out[5], a[0]);
-  k.v_mov_b32(out[6], a[1]);
-  for (int j = 0; j < 3; ++j) k.v_mov_b32(out[7 + j], k.arg("v" + std::to_string(11 + j)));
-  const VGPR ya = lane_address(k, k.arg("y"), i, uint32_t(4 * kOutputs));
-  for (int c = 0; c < kOutputs; ++c) k.global_store_dword(ya, out[c], k100::as::off, k100::as::offset(4 * c));
-  k.bind(exit);
+  if_lanes_below(k, k.arg("n"), i, [&] {
+    const VGPR xa = lane_address(k, k.arg("x"), i, 4u);
+    k.global_load_dword(x, xa, k100::as::off);
+    // byte i % 4 of x[i]: lanes differ in the byte, so pick it with a shift
+    const VGPR shifted = k.vgpr(1, "shifted");
+    k.v_and_b32(shifted, 3, i);
+    k.v_lshlrev_b32(shifted, 3, shifted);
+    k.v_lshrrev_b32(shifted, shifted, x);
+    u8_to_f32(k, out[0], shifted, 0);
+    const VGPR a = lane_address(k, k.arg("x"), i, 1000u);  // a scale that is not an inline constant
+    k.v_mov_b32(out[1], a[0]);
+    k.v_mov_b32(out[2], a[1]);
+    k.s_mov_b32(big, 0x40000001u);
+    add_lane_offset(k, a, i, Operand(big));  // products past 2^32
+    k.v_mov_b32(out[3], a[0]);
+    k.v_mov_b32(out[4], a[1]);
+    add_lane_bytes(k, a, k.arg("v0"));  // a carry into the high dword
+    k.v_mov_b32(out[5], a[0]);
+    k.v_mov_b32(out[6], a[1]);
+    for (int j = 0; j < 3; ++j) k.v_mov_b32(out[7 + j], k.arg("v" + std::to_string(11 + j)));
+    const VGPR ya = lane_address(k, k.arg("y"), i, uint32_t(4 * kOutputs));
+    for (int c = 0; c < kOutputs; ++c) k.global_store_dword(ya, out[c], k100::as::off, k100::as::offset(4 * c));
+  });
   k.s_endpgm();
   return k.build();
 }

@@ -35,10 +35,9 @@ struct WorkgroupWaves {
 };
 WorkgroupWaves workgroup_waves(Kernel& k, Label exit);
 
-// EXEC &= (index < limit), the old EXEC returned (for restore_exec), and a
-// branch to `none` when no lane is left (when given).
-SGPR mask_lanes_below(Kernel& k, Operand limit, VGPR index, std::optional<Label> none = std::nullopt);
-void restore_exec(Kernel& k, SGPR saved);
+// body() in a divergent if_ of the lanes whose index is below limit (skipped
+// when none is); EXEC is as before it afterwards.
+void if_lanes_below(Kernel& k, Operand limit, VGPR index, const std::function<void()>& body);
 
 // Grid geometry from the hidden block (full or compact layouts agree on its
 // first 24 bytes: block_count_x @H, group_size_x @H+12, remainder_x @H+18),
@@ -59,6 +58,11 @@ Grid grid_geometry(Kernel& k, SGPR hidden8);
 // I >= count or I would pass 2^32. EXEC is as before it afterwards.
 void stride_loop(Kernel& k, SGPR count, const Grid& g, const std::function<void(SGPR index)>& body,
                  const std::function<void()>& advance);
+
+// body() for unit, unit + stride, ... below `count` (unit holds each lane's
+// first): a divergent loop_ its lanes leave as they pass `count`; EXEC is as
+// before it afterwards.
+void lane_walk(Kernel& k, VGPR unit, Operand count, Operand stride, const std::function<void()>& body);
 
 // Thread t (local id) handles units t, t + W, t + 2W, ... below `count`
 // (W = `stride`): a divergent loop_ its threads leave as they run out; EXEC
@@ -102,10 +106,11 @@ struct ChunkWalk {
 // Emits the walk for the batch sizes given (descending, ending with 1).
 void chunk_walk(Kernel& k, const ChunkWalk& w, const std::vector<int>& batches);
 
-// One element per lane, 64 per workgroup: returns first = 64 * workgroup id
-// and leaves EXEC = the lanes whose element first + lane is below n; a
-// workgroup with none (or whose first element would pass 2^32) goes to exit.
-SGPR workgroup_elements64(Kernel& k, Operand n, Label exit);
+// One element per lane, 64 per workgroup: body(first) with first = 64 *
+// workgroup id runs in a divergent if_ of the lanes whose element first +
+// lane is below n; a workgroup with none (or whose first element would pass
+// 2^32) goes to exit. The wave ends after body (the rest of the kernel).
+void workgroup_elements64(Kernel& k, Operand n, Label exit, const std::function<void(SGPR first)>& body);
 
 // Counts `count` down in groups: for each size n of `sizes` (descending,
 // ending with 1), while count >= n, group(n) handles the next n units and

@@ -29,8 +29,8 @@ bool reads_sgpr_late_for_valu(const MInst& m) {
 std::vector<std::pair<int, int>> costly_sharing(const MFunction& f, const Interference& ig) {
   const int npoints = int(ig.points.size());
   // per point: registers written, read, and written late; VALU SGPR writes
-  std::vector<std::vector<int>> writes(size_t(npoints)), reads(size_t(npoints)), late(size_t(npoints));
-  std::vector<std::vector<int>> valu_sgpr(size_t(npoints)), hazard_reads(size_t(npoints));
+  const size_t n = ig.points.size();
+  std::vector<std::vector<int>> writes(n), reads(n), late(n), valu_sgpr(n), hazard_reads(n);
   for (int p = 0; p < npoints; ++p) {
     const PointRef at = ig.points[size_t(p)];
     const MInst& m = f.blocks[size_t(at.block)].insts[size_t(at.index)];

@@ -4,16 +4,13 @@
 #include <map>
 
 #include "k100/base/error.h"
-#include "k100/model/contract_kernel.h"
 #include "k100/model/linear.h"
 
 namespace k100::model {
 
 namespace {
 
-bool power_of_two(int64_t v) {
-  return v > 0 && (v & (v - 1)) == 0;
-}
+bool power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 // The largest power of two <= cap dividing v.
 int64_t pow2_divisor(int64_t v, int64_t cap) {
   int64_t p = 1;
@@ -25,21 +22,12 @@ int64_t pow2_divisor(int64_t v, int64_t cap) {
 
 // ---------------------------------------------------------------- Attention
 
-Attention::Attention(Device& dev, int64_t dim, int64_t max_len, Workspace* ws, std::string tag,
-                     int64_t n_split)
-    : dev_(dev),
-      dim_(dim),
-      max_len_(max_len),
-      n_split_(n_split),
-      ws_(dev, ws),
-      tag_(std::move(tag)) {
-  if (dim <= 0 || dim % 64)
-    throw Error(tag_ + ": Attention needs dim % 64 == 0 (dim = " + std::to_string(dim) + ")");
+Attention::Attention(Device& dev, int64_t dim, int64_t max_len, Workspace* ws, std::string tag, int64_t n_split)
+    : dev_(dev), dim_(dim), max_len_(max_len), n_split_(n_split), ws_(dev, ws), tag_(std::move(tag)) {
+  if (dim <= 0 || dim % 64) throw Error(tag_ + ": Attention needs dim % 64 == 0 (dim = " + std::to_string(dim) + ")");
   if (max_len <= 0 || max_len % 256)
-    throw Error(tag_ +
-                ": Attention needs max_len % 256 == 0 (max_len = " + std::to_string(max_len) + ")");
-  if (!power_of_two(n_split))
-    throw Error(tag_ + ": n_split must be a power of two (got " + std::to_string(n_split) + ")");
+    throw Error(tag_ + ": Attention needs max_len % 256 == 0 (max_len = " + std::to_string(max_len) + ")");
+  if (!power_of_two(n_split)) throw Error(tag_ + ": n_split must be a power of two (got " + std::to_string(n_split) + ")");
   k_ = ws_->buffer(tag_ + ".k", size_t(max_len * dim) * 4);
   vt_ = ws_->buffer(tag_ + ".vt", size_t(dim * max_len) * 4);
   dev.memset(k_, 0, size_t(max_len * dim) * 4);
@@ -48,19 +36,14 @@ Attention::Attention(Device& dev, int64_t dim, int64_t max_len, Workspace* ws, s
 
 void Attention::append_device(uint64_t k, uint64_t v, int64_t rows) {
   if (rows <= 0 || length_ + rows > max_len_)
-    throw Error(tag_ + ": append of " + std::to_string(rows) + " rows after " +
-                std::to_string(length_) + " (max_len " + std::to_string(max_len_) + ")");
+    throw Error(tag_ + ": append of " + std::to_string(rows) + " rows after " + std::to_string(length_) +
+                " (max_len " + std::to_string(max_len_) + ")");
   dev_.copy(k_ + uint64_t(length_ * dim_) * 4, k, size_t(rows * dim_) * 4);
   if (power_of_two(dim_ / 64) && dev_.has("vt_scatter_k")) {
     ContractKernel(dev_, "vt_scatter_k")
         .launch(dev_, {{"rows", rows}, {"dim", dim_}},
-                {{"vt", vt_},
-                 {"v", v},
-                 {"rows", uint64_t(rows)},
-                 {"dim", uint64_t(dim_)},
-                 {"vstride", uint64_t(dim_)},
-                 {"ystride", uint64_t(max_len_)},
-                 {"y0", uint64_t(length_)}});
+                {{"vt", vt_}, {"v", v}, {"rows", uint64_t(rows)}, {"dim", uint64_t(dim_)}, {"vstride", uint64_t(dim_)},
+                 {"ystride", uint64_t(max_len_)}, {"y0", uint64_t(length_)}});
   } else {
     auto host = dev_.download<float>(v, size_t(rows * dim_));
     std::vector<float> col(static_cast<size_t>(rows));
@@ -84,8 +67,7 @@ void Attention::append(std::span<const float> k, std::span<const float> v) {
 uint64_t Attention::forward_device(uint64_t q, int64_t n_kv, uint64_t out) {
   if (n_kv == 0) n_kv = length_;
   if (n_kv <= 0 || n_kv > max_len_)
-    throw Error(tag_ + ": attention over " + std::to_string(n_kv) + " rows (cached " +
-                std::to_string(length_) + ")");
+    throw Error(tag_ + ": attention over " + std::to_string(n_kv) + " rows (cached " + std::to_string(length_) + ")");
   const int64_t pad = (n_kv + 255) / 256 * 256;
   const float inv = float(1.0 / std::sqrt(double(dim_)));
   const uint64_t scores = ws_->buffer(tag_ + ".scores", size_t(max_len_) * 4),
@@ -95,9 +77,7 @@ uint64_t Attention::forward_device(uint64_t q, int64_t n_kv, uint64_t out) {
   if (pad > n_kv) {
     ContractKernel(dev_, "fill_k", tag_)
         .launch(dev_, {{"n", pad - n_kv}},
-                {{"y", scores + uint64_t(n_kv) * 4},
-                 {"value", f32_bits(-1e30f)},
-                 {"n", uint64_t(pad - n_kv)}});
+                {{"y", scores + uint64_t(n_kv) * 4}, {"value", f32_bits(-1e30f)}, {"n", uint64_t(pad - n_kv)}});
   }
   const bool split = pad >= kSplitSoftmaxMinPad && dev_.has("block_exp_sum_k");
   uint64_t l = 0;
@@ -108,53 +88,35 @@ uint64_t Attention::forward_device(uint64_t q, int64_t n_kv, uint64_t out) {
     l = ws_->buffer(tag_ + ".l", 4);
     ContractKernel(dev_, "block_max_k", tag_)
         .launch(dev_, {{"splits", nblk}}, {{"part", pmax}, {"x", scores}, {"cols", uint64_t(pad)}});
-    ContractKernel(dev_, "reduce_max1_k", tag_)
-        .launch(dev_, {{"n", nblk}}, {{"part", pmax}, {"y", m}});
+    ContractKernel(dev_, "reduce_max1_k", tag_).launch(dev_, {{"n", nblk}}, {{"part", pmax}, {"y", m}});
     ContractKernel(dev_, "block_exp_sum_k", tag_)
         .launch(dev_, {{"splits", nblk}},
-                {{"part", psum},
-                 {"y", probs},
-                 {"x", scores},
-                 {"m", m},
-                 {"cols", uint64_t(pad)},
+                {{"part", psum}, {"y", probs}, {"x", scores}, {"m", m}, {"cols", uint64_t(pad)},
                  {"inv", f32_bits(inv)}});
-    ContractKernel(dev_, "reduce_sum1_k", tag_)
-        .launch(dev_, {{"n", nblk}}, {{"part", psum}, {"y", l}});
+    ContractKernel(dev_, "reduce_sum1_k", tag_).launch(dev_, {{"n", nblk}}, {{"part", psum}, {"y", l}});
   } else {
     ContractKernel(dev_, "scale_mul_k", tag_)
         .launch(dev_, {{"n", pad}}, {{"x", scores}, {"s", f32_bits(inv)}, {"n", uint64_t(pad)}});
     ContractKernel(dev_, "softmax_vec_k", tag_)
         .launch(dev_, {{"rows", 1}},
-                {{"y", probs},
-                 {"x", scores},
-                 {"rows", 1},
-                 {"cols", uint64_t(pad)},
-                 {"group_size", 64}});
+                {{"y", probs}, {"x", scores}, {"rows", 1}, {"cols", uint64_t(pad)}, {"group_size", 64}});
   }
-  if (dim_ % 8 == 0 && pad % 128 == 0 && dev_.has("gemv_f32_rows8_split_k") &&
-      dev_.has("reduce_blocks_k")) {
+  if (dim_ % 8 == 0 && pad % 128 == 0 && dev_.has("gemv_f32_rows8_split_k") && dev_.has("reduce_blocks_k")) {
     const int64_t nsplit = pow2_divisor(pad / 128, 16);
     const uint64_t part = ws_->buffer(tag_ + ".part", size_t(dim_ * nsplit) * 4);
     ContractKernel(dev_, "gemv_f32_rows8_split_k", tag_)
         .launch(dev_, {{"nrows", dim_}, {"splits", nsplit}},
-                {{"w", vt_},
-                 {"x", probs},
-                 {"part", part},
-                 {"nrows", uint64_t(dim_)},
-                 {"k", uint64_t(pad)},
+                {{"w", vt_}, {"x", probs}, {"part", part}, {"nrows", uint64_t(dim_)}, {"k", uint64_t(pad)},
                  {"stride", uint64_t(max_len_)}});
     ContractKernel(dev_, "reduce_blocks_k", tag_)
-        .launch(
-            dev_, {{"nrows", dim_}},
-            {{"partial", part}, {"y", out}, {"nrows", uint64_t(dim_)}, {"nbpr", uint64_t(nsplit)}});
+        .launch(dev_, {{"nrows", dim_}},
+                {{"partial", part}, {"y", out}, {"nrows", uint64_t(dim_)}, {"nbpr", uint64_t(nsplit)}});
   } else {
     // one wave per V^T row over the whole pitch: probabilities past pad are 0
     if (pad < max_len_) {
       ContractKernel(dev_, "fill_k", tag_)
           .launch(dev_, {{"n", max_len_ - pad}},
-                  {{"y", probs + uint64_t(pad) * 4},
-                   {"value", f32_bits(0.f)},
-                   {"n", uint64_t(max_len_ - pad)}});
+                  {{"y", probs + uint64_t(pad) * 4}, {"value", f32_bits(0.f)}, {"n", uint64_t(max_len_ - pad)}});
     }
     gemv_f32(dev_, vt_, probs, out, dim_, max_len_);
   }
@@ -166,34 +128,25 @@ uint64_t Attention::forward_device(uint64_t q, int64_t n_kv, uint64_t out) {
 }
 
 std::vector<float> Attention::forward(std::span<const float> q, int64_t n_kv) {
-  if (int64_t(q.size()) != dim_)
-    throw Error(tag_ + ": q has " + std::to_string(q.size()) + " values, dim is " +
-                std::to_string(dim_));
+  if (int64_t(q.size()) != dim_) throw Error(tag_ + ": q has " + std::to_string(q.size()) + " values, dim is " + std::to_string(dim_));
   const uint64_t pq = ws_->upload(tag_ + ".q", q.data(), q.size_bytes());
   return dev_.download<float>(forward_device(pq, n_kv), size_t(dim_));
 }
 
 // ----------------------------------------------------------- FlashAttention
 
-FlashAttention::FlashAttention(Device& dev, int64_t n_heads, int64_t head_dim, int64_t max_len,
-                               Workspace* ws, std::string tag, int64_t n_kv_heads)
-    : dev_(dev),
-      n_heads_(n_heads),
-      head_dim_(head_dim),
-      max_len_(max_len),
-      n_kv_heads_(n_kv_heads ? n_kv_heads : n_heads),
-      ws_(dev, ws),
-      tag_(std::move(tag)) {
+FlashAttention::FlashAttention(Device& dev, int64_t n_heads, int64_t head_dim, int64_t max_len, Workspace* ws,
+                               std::string tag, int64_t n_kv_heads)
+    : dev_(dev), n_heads_(n_heads), head_dim_(head_dim), max_len_(max_len),
+      n_kv_heads_(n_kv_heads ? n_kv_heads : n_heads), ws_(dev, ws), tag_(std::move(tag)) {
   if (n_heads <= 0 || head_dim <= 0 || max_len <= 0)
     throw Error(tag_ + ": FlashAttention needs positive n_heads, head_dim and max_len");
   if (n_kv_heads_ <= 0 || n_heads % n_kv_heads_)
-    throw Error(tag_ + ": n_kv_heads " + std::to_string(n_kv_heads_) + " must divide n_heads " +
-                std::to_string(n_heads));
+    throw Error(tag_ + ": n_kv_heads " + std::to_string(n_kv_heads_) + " must divide n_heads " + std::to_string(n_heads));
   const bool gqa = n_kv_heads_ != n_heads;
   if (gqa ? (head_dim % 32 || head_dim > 256) : head_dim > 128)
     throw Error(tag_ + ": head_dim " + std::to_string(head_dim) +
-                (gqa ? " must be a multiple of 32 up to 256 with grouped KV heads"
-                     : " must be at most 128"));
+                (gqa ? " must be a multiple of 32 up to 256 with grouped KV heads" : " must be at most 128"));
   part_ = ContractKernel(dev, gqa ? "flash_dec_gqa_part_k" : "flash_dec_part_k", tag_);
   comb_ = ContractKernel(dev, "flash_dec_comb_k", tag_);
   kt_ = ws_->buffer(tag_ + ".kt", size_t(kv_dim() * max_len) * 4);
@@ -206,8 +159,7 @@ FlashAttention::FlashAttention(Device& dev, int64_t n_heads, int64_t head_dim, i
 std::tuple<int64_t, int64_t, int64_t> FlashAttention::plan(int64_t n_kv) const {
   if (n_kv == 0) n_kv = length_;
   if (n_kv <= 0) throw Error(tag_ + ": attention over " + std::to_string(n_kv) + " rows");
-  const int64_t pad = (n_kv + 255) / 256 * 256, nsplit = pow2_divisor(pad / 64, 64),
-                R = pad / nsplit;
+  const int64_t pad = (n_kv + 255) / 256 * 256, nsplit = pow2_divisor(pad / 64, 64), R = pad / nsplit;
   if (R % 64 || R > 4096)
     throw Error(tag_ + ": " + std::to_string(n_kv) + " rows need splits of " + std::to_string(R) +
                 " rows; the part kernel takes multiples of 64 up to 4096");
@@ -216,31 +168,19 @@ std::tuple<int64_t, int64_t, int64_t> FlashAttention::plan(int64_t n_kv) const {
 
 void FlashAttention::append_device(uint64_t k, uint64_t v, int64_t rows) {
   if (rows <= 0 || length_ + rows > max_len_)
-    throw Error(tag_ + ": append of " + std::to_string(rows) + " rows after " +
-                std::to_string(length_) + " (max_len " + std::to_string(max_len_) + ")");
+    throw Error(tag_ + ": append of " + std::to_string(rows) + " rows after " + std::to_string(length_) +
+                " (max_len " + std::to_string(max_len_) + ")");
   const int64_t dim = kv_dim();
   if (rows == 1 && dim % 64 == 0 && dev_.has("vt_scatter_v1_k")) {
     ContractKernel(dev_, "vt_scatter_v1_k")
         .launch(dev_, {{"dim", dim}},
-                {{"vt", kt_},
-                 {"vc", v_},
-                 {"k", k},
-                 {"v", v},
-                 {"dim", uint64_t(dim)},
-                 {"ystride", uint64_t(max_len_)},
+                {{"vt", kt_}, {"vc", v_}, {"k", k}, {"v", v}, {"dim", uint64_t(dim)}, {"ystride", uint64_t(max_len_)},
                  {"y0", uint64_t(length_)}});
   } else if (dim % 64 == 0 && power_of_two(dim / 64) && dev_.has("vt_scatter_v_k")) {
     ContractKernel(dev_, "vt_scatter_v_k")
         .launch(dev_, {{"rows", rows}, {"dim", dim}},
-                {{"vt", kt_},
-                 {"vc", v_},
-                 {"k", k},
-                 {"v", v},
-                 {"rows", uint64_t(rows)},
-                 {"dim", uint64_t(dim)},
-                 {"kstride", uint64_t(dim)},
-                 {"vstride", uint64_t(dim)},
-                 {"ystride", uint64_t(max_len_)},
+                {{"vt", kt_}, {"vc", v_}, {"k", k}, {"v", v}, {"rows", uint64_t(rows)}, {"dim", uint64_t(dim)},
+                 {"kstride", uint64_t(dim)}, {"vstride", uint64_t(dim)}, {"ystride", uint64_t(max_len_)},
                  {"y0", uint64_t(length_)}});
   } else {
     if (dim % 64 || !power_of_two(dim / 64))
@@ -248,13 +188,8 @@ void FlashAttention::append_device(uint64_t k, uint64_t v, int64_t rows) {
                   " needs (dim / 64) a power of two");
     ContractKernel(dev_, "vt_scatter_k", tag_)
         .launch(dev_, {{"rows", rows}, {"dim", dim}},
-                {{"vt", kt_},
-                 {"v", k},
-                 {"rows", uint64_t(rows)},
-                 {"dim", uint64_t(dim)},
-                 {"vstride", uint64_t(dim)},
-                 {"ystride", uint64_t(max_len_)},
-                 {"y0", uint64_t(length_)}});
+                {{"vt", kt_}, {"v", k}, {"rows", uint64_t(rows)}, {"dim", uint64_t(dim)}, {"vstride", uint64_t(dim)},
+                 {"ystride", uint64_t(max_len_)}, {"y0", uint64_t(length_)}});
     dev_.copy(v_ + uint64_t(length_ * dim) * 4, v, size_t(rows * dim) * 4);
   }
   length_ += rows;
@@ -278,19 +213,11 @@ uint64_t FlashAttention::forward_device(uint64_t q, int64_t n_kv, uint64_t out) 
   const auto [pad, nsplit, R] = plan(n_kv);
   const float inv = float(1.0 / std::sqrt(double(head_dim_)));
   if (!out) out = ws_->buffer(tag_ + ".out", size_t(dim()) * 4);
-  std::map<std::string, uint64_t> given = {{"po", po_},
-                                           {"pm", pm_},
-                                           {"pl", pl_},
-                                           {"q", q},
-                                           {"kt", kt_},
-                                           {"v", v_},
-                                           {"n_kv", uint64_t(n_kv)},
-                                           {"dh", uint64_t(head_dim_)},
-                                           {"max_len", uint64_t(max_len_)},
-                                           {"inv", f32_bits(inv)}};
+  std::map<std::string, uint64_t> given = {{"po", po_}, {"pm", pm_}, {"pl", pl_}, {"q", q}, {"kt", kt_}, {"v", v_},
+                                           {"n_kv", uint64_t(n_kv)}, {"dh", uint64_t(head_dim_)},
+                                           {"max_len", uint64_t(max_len_)}, {"inv", f32_bits(inv)}};
   if (n_kv_heads_ != n_heads_) {
-    given.insert({{"rows_per_split", uint64_t(R)},
-                  {"vstride", uint64_t(kv_dim())},
+    given.insert({{"rows_per_split", uint64_t(R)}, {"vstride", uint64_t(kv_dim())},
                   {"group", uint64_t(n_heads_ / n_kv_heads_)}});
     part_.launch(dev_, {{"n_head", n_heads_}, {"splits", nsplit}}, given);
   } else {
@@ -298,19 +225,12 @@ uint64_t FlashAttention::forward_device(uint64_t q, int64_t n_kv, uint64_t out) 
     part_.launch(dev_, {{"n_heads", n_heads_}, {"splits", nsplit}}, given);
   }
   comb_.launch(dev_, {{"n_heads", n_heads_}, {"splits", nsplit}},
-               {{"out", out},
-                {"po", po_},
-                {"pm", pm_},
-                {"pl", pl_},
-                {"dh", uint64_t(head_dim_)},
-                {"inv", f32_bits(inv)}});
+               {{"out", out}, {"po", po_}, {"pm", pm_}, {"pl", pl_}, {"dh", uint64_t(head_dim_)}, {"inv", f32_bits(inv)}});
   return out;
 }
 
 std::vector<float> FlashAttention::forward(std::span<const float> q, int64_t n_kv) {
-  if (int64_t(q.size()) != dim())
-    throw Error(tag_ + ": q has " + std::to_string(q.size()) + " values, dim is " +
-                std::to_string(dim()));
+  if (int64_t(q.size()) != dim()) throw Error(tag_ + ": q has " + std::to_string(q.size()) + " values, dim is " + std::to_string(dim()));
   const uint64_t pq = ws_->upload(tag_ + ".q", q.data(), q.size_bytes());
   return dev_.download<float>(forward_device(pq, n_kv), size_t(dim()));
 }

@@ -30,9 +30,7 @@ int64_t attention_splits(int64_t n_kv) {
 // 16, one per 256 rows; each is one workgroup for all query heads of a KV
 // head, of one wave (f32 caches) or two (f16; half the bytes in flight per
 // row, so more rows at once): what the timing model found fastest at 4096.
-uint32_t attention_waves(bool kv_f16) {
-  return kv_f16 ? 2 : 1;
-}
+uint32_t attention_waves(bool kv_f16) { return kv_f16 ? 2 : 1; }
 int64_t grouped_attention_splits(int64_t n_kv) {
   int64_t s = 1;
   while (s < 16 && s * 2 * 256 <= n_kv) s *= 2;
@@ -49,11 +47,11 @@ struct DecoderModel::State {
   std::unique_ptr<ModelWeights> w;
   int64_t pos = 0;
 
-  uint64_t h = 0, xn = 0, hn = 0, hss = 0, qkv = 0, q = 0, attn = 0, po = 0, pm = 0, pl = 0, gu = 0,
-           act = 0, logits = 0, ids = 0, cos = 0, sin = 0;
+  uint64_t h = 0, xn = 0, hn = 0, hss = 0, qkv = 0, q = 0, attn = 0, po = 0, pm = 0, pl = 0, gu = 0, act = 0, logits = 0, ids = 0,
+           cos = 0, sin = 0;
   uint64_t router = 0, sel = 0, selw = 0, eg = 0, eu = 0, ea = 0, eo = 0, moe_out = 0;
-  // attention in one launch with its RoPE/append (flash_dec_gqa_rope_k) over blocked caches of
-  // cache_len rows, or RoPE/append, part and combine
+  // attention in one launch with its RoPE/append (flash_dec_gqa_rope_k) over blocked caches of cache_len rows,
+  // or RoPE/append, part and combine
   ContractKernel attend;
   uint64_t split_count = 0;
   int64_t cache_len = 0;
@@ -68,18 +66,14 @@ struct DecoderModel::State {
   std::vector<uint64_t> embed_tables;
   float inv_sqrt_hd = 0;
 
-  State(Device& d, const ModelConfig& c, const TensorSource& f, const LoadOptions& o)
-      : dev(d), cfg(c), ws(d) {
+  State(Device& d, const ModelConfig& c, const TensorSource& f, const LoadOptions& o) : dev(d), cfg(c), ws(d) {
     ctx = o.context > 0 ? o.context : std::min<int64_t>(cfg.n_ctx_train, 4096);
     if (cfg.head_dim % 32 || cfg.head_dim > 256)
       throw Error(f.origin() + ": head size " + std::to_string(cfg.head_dim) +
                   " is not supported (attention takes multiples of 32 up to 256)");
-    if (cfg.n_embd % 64)
-      throw Error(f.origin() + ": n_embd " + std::to_string(cfg.n_embd) +
-                  " is not a multiple of 64");
+    if (cfg.n_embd % 64) throw Error(f.origin() + ": n_embd " + std::to_string(cfg.n_embd) + " is not a multiple of 64");
     if (cfg.moe() && (cfg.n_expert > 256 || cfg.n_expert_used > 64))
-      throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts, " +
-                  std::to_string(cfg.n_expert_used) +
+      throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts, " + std::to_string(cfg.n_expert_used) +
                   " used per token; routing handles at most 256 experts and 64 used");
     kv_f16 = o.kv_f16;
     resolve_kernels();
@@ -93,8 +87,7 @@ struct DecoderModel::State {
   }
 
   void resolve_kernels() {
-    norm = dev.kernel(cfg.n_embd >= kRmsNormDeepMin && dev.has("rmsnorm_deep_k") ? "rmsnorm_deep_k"
-                                                                                 : "rmsnorm_fast_k",
+    norm = dev.kernel(cfg.n_embd >= kRmsNormDeepMin && dev.has("rmsnorm_deep_k") ? "rmsnorm_deep_k" : "rmsnorm_fast_k",
                       "the decoder");
     norm_contract = dev.contract(norm);
     norm_launch = norm_contract.evaluate({{"rows", 1}, {"dim", cfg.n_embd}});
@@ -106,8 +99,7 @@ struct DecoderModel::State {
     // the one-launch attention takes the RoPE/append step itself (flash_dec_gqa_rope_k)
     if (kv_f16)
       attend = ContractKernel(dev, "flash_dec_gqa_rope_f16_k", "the decoder");
-    else if ((cfg.head_dim == 64 || cfg.head_dim == 128) && group <= 8 &&
-             dev.has("flash_dec_gqa_rope_k"))
+    else if ((cfg.head_dim == 64 || cfg.head_dim == 128) && group <= 8 && dev.has("flash_dec_gqa_rope_k"))
       attend = ContractKernel(dev, "flash_dec_gqa_rope_k", "the decoder");
     add = dev.kernel("add_inplace_k", "the decoder");
     add_contract = dev.contract(add);
@@ -121,36 +113,25 @@ struct DecoderModel::State {
 
   void resolve_embedding() {
     switch (w->embd_type) {
-      case TensorType::F32:
-        embed = ContractKernel(dev, "embed_f32_k", "the f32 token embedding");
-        break;
-      case TensorType::F16:
-        embed = ContractKernel(dev, "embed_f16_k", "the f16 token embedding");
-        break;
-      case TensorType::BF16:
-        embed = ContractKernel(dev, "embed_bf16_k", "the bf16 token embedding");
-        break;
+      case TensorType::F32: embed = ContractKernel(dev, "embed_f32_k", "the f32 token embedding"); break;
+      case TensorType::F16: embed = ContractKernel(dev, "embed_f16_k", "the f16 token embedding"); break;
+      case TensorType::BF16: embed = ContractKernel(dev, "embed_bf16_k", "the bf16 token embedding"); break;
       default: {
         const QuantSpec* s = quant_spec(w->embd_type);
-        embed = ContractKernel(
-            dev, s->dequant_kernel,
-            std::string("the ") + quant::type_name(w->embd_type) + " token embedding");
+        embed = ContractKernel(dev, s->dequant_kernel,
+                               std::string("the ") + quant::type_name(w->embd_type) + " token embedding");
         for (const char* t : s->tables) embed_tables.push_back(quant_table(ws, t));
       }
     }
     // f32 down projections take silu(gate) * up inside the GEMV
     if (!cfg.moe()) {
       bool all_f32 = true;
-      for (const auto& l : w->layers)
-        all_f32 = all_f32 && l.down.parts.size() == 1 &&
-                  l.down.parts[0].linear->type() == TensorType::F32;
+      for (const auto& l : w->layers) all_f32 = all_f32 && l.down.parts.size() == 1 && l.down.parts[0].linear->type() == TensorType::F32;
       if (all_f32) gated = ContractKernel(dev, "gemv_f32_gated_acc_k", "the f32 FFN");
     }
   }
 
-  uint64_t buf(const char* key, int64_t floats) {
-    return ws.buffer(std::string("decoder.") + key, size_t(floats) * 4);
-  }
+  uint64_t buf(const char* key, int64_t floats) { return ws.buffer(std::string("decoder.") + key, size_t(floats) * 4); }
 
   void allocate() {
     const int64_t E = cfg.n_embd, qkvn = cfg.q_dim() + 2 * cfg.kv_dim();
@@ -183,8 +164,7 @@ struct DecoderModel::State {
     cache_len = attend.valid() ? (ctx + 63) / 64 * 64 : ctx;  // blocked caches: whole 64-row tiles
     if (attend.valid()) {
       split_count = ws.buffer("decoder.split_count", size_t(cfg.n_head_kv) * 4);
-      dev.memset(split_count, 0,
-                 size_t(cfg.n_head_kv) * 4);  // the one-launch attention leaves it at 0
+      dev.memset(split_count, 0, size_t(cfg.n_head_kv) * 4);  // the one-launch attention leaves it at 0
     }
     for (int64_t i = 0; i < cfg.n_layer; ++i) {
       const std::string l = "decoder.layer" + std::to_string(i);
@@ -199,8 +179,7 @@ struct DecoderModel::State {
     const int64_t half = cfg.n_rot / 2;
     std::vector<float> c(size_t(ctx * std::max<int64_t>(half, 1))), s(c.size());
     for (int64_t i = 0; i < half; ++i) {
-      double inv =
-          cfg.rope_freq_scale * std::pow(cfg.rope_freq_base, -2.0 * double(i) / double(cfg.n_rot));
+      double inv = cfg.rope_freq_scale * std::pow(cfg.rope_freq_base, -2.0 * double(i) / double(cfg.n_rot));
       if (!w->rope_freq_factors.empty()) inv /= double(w->rope_freq_factors[size_t(i)]);
       for (int64_t p = 0; p < ctx; ++p) {
         const double theta = double(p) * inv;
@@ -233,13 +212,11 @@ struct DecoderModel::State {
   // Whether the FFN's first launch takes hn (h times the FFN norm's weight)
   // from the launch that adds the attention output.
   bool ffn_takes_hn(const LayerWeights& lw) const {
-    return swiglu_of(lw) ||
-           (!cfg.moe() && !gated.valid() && lw.gate_up_bias && fused_of(lw.gate_up));
+    return swiglu_of(lw) || (!cfg.moe() && !gated.valid() && lw.gate_up_bias && fused_of(lw.gate_up));
   }
   // The norm weight whose product with h the next consumer after layer i's FFN takes, or 0.
   uint64_t norm_after_layer(size_t i) const {
-    if (i + 1 < w->layers.size())
-      return fused_of(w->layers[i + 1].qkv) ? w->layers[i + 1].attn_norm : 0;
+    if (i + 1 < w->layers.size()) return fused_of(w->layers[i + 1].qkv) ? w->layers[i + 1].attn_norm : 0;
     return fused_of(w->output) ? w->output_norm : 0;
   }
   // y = W rmsnorm(h) * norm_weight.
@@ -269,15 +246,12 @@ struct DecoderModel::State {
   // y[0..n) += x[0..n)
   void add_into(uint64_t y, uint64_t x, int64_t n) {
     const kernels::Launch l = add_contract.evaluate({{"n", n}});
-    dev.launch(add, l.grid[0], l.workgroup,
-               add_contract.argv(l, {{"y", y}, {"x", x}, {"n", uint64_t(n)}}));
+    dev.launch(add, l.grid[0], l.workgroup, add_contract.argv(l, {{"y", y}, {"x", x}, {"n", uint64_t(n)}}));
   }
 
   void rmsnorm(uint64_t y, uint64_t x, uint64_t weight) {
-    dev.launch(
-        norm, norm_launch.grid[0], norm_launch.workgroup,
-        norm_contract.argv(norm_launch,
-                           {{"y", y}, {"x", x}, {"w", weight}, {"eps", f32_bits(cfg.rms_eps)}}));
+    dev.launch(norm, norm_launch.grid[0], norm_launch.workgroup,
+               norm_contract.argv(norm_launch, {{"y", y}, {"x", x}, {"w", weight}, {"eps", f32_bits(cfg.rms_eps)}}));
   }
 
   void embed_token(int32_t token, int64_t p) {
@@ -287,18 +261,15 @@ struct DecoderModel::State {
       case TensorType::F16:
       case TensorType::BF16: {
         const uint32_t id = uint32_t(token);
-        const uint64_t slot =
-            ids + uint64_t(p) * 4;  // one slot per position: queued passes keep theirs
+        const uint64_t slot = ids + uint64_t(p) * 4;  // one slot per position: queued passes keep theirs
         dev.upload(slot, &id, 4);
-        embed.launch(dev, {{"rows", 1}},
-                     {{"y", h}, {"ids", slot}, {"table", w->token_embd}, {"rows", 1}, {"dim", E}});
+        embed.launch(dev, {{"rows", 1}}, {{"y", h}, {"ids", slot}, {"table", w->token_embd}, {"rows", 1}, {"dim", E}});
         break;
       }
       default: {
         // the block decoder at the token's row
         const QuantSpec* s = quant_spec(w->embd_type);
-        const uint64_t row = w->token_embd + uint64_t(token) * w->embd_row_bytes,
-                       nblocks = E / s->elems;
+        const uint64_t row = w->token_embd + uint64_t(token) * w->embd_row_bytes, nblocks = E / s->elems;
         // the block decoder's arguments: w, y, its tables in order, nblocks [, group_size]
         std::map<std::string, uint64_t> given = {{"w", row}, {"y", h}, {"nblocks", nblocks}};
         if (s->dequant_takes_group_size) given["group_size"] = 64;
@@ -310,63 +281,31 @@ struct DecoderModel::State {
     }
   }
 
-  // With the one-launch attention, also the step's RoPE/append from qkv (no qkv_rope_append_k
-  // launch).
+  // With the one-launch attention, also the step's RoPE/append from qkv (no qkv_rope_append_k launch).
   void attention(size_t layer, int64_t p) {
     if (attend.valid()) {
       const LayerWeights& lw = w->layers[layer];
-      // whole 64-row tiles per split: no other split shares a cache line with the row this step
-      // appends
-      const int64_t n_kv = p + 1, ns = grouped_attention_splits(n_kv),
-                    R = ((n_kv + ns - 1) / ns + 63) / 64 * 64;
+      // whole 64-row tiles per split: no other split shares a cache line with the row this step appends
+      const int64_t n_kv = p + 1, ns = grouped_attention_splits(n_kv), R = ((n_kv + ns - 1) / ns + 63) / 64 * 64;
       attend.launch(dev, {{"n_kv_heads", cfg.n_head_kv}, {"splits", ns}},
-                    {{"out", attn},
-                     {"po", po},
-                     {"pm", pm},
-                     {"pl", pl},
-                     {"count", split_count},
-                     {"kt", kt[layer]},
-                     {"v", vc[layer]},
-                     {"qkv", qkv},
-                     {"bias", lw.qkv_bias},
-                     {"q_norm", lw.q_norm},
-                     {"k_norm", lw.k_norm},
-                     {"cos", cos},
-                     {"sin", sin},
-                     {"pos", uint64_t(p)},
-                     {"dh", uint64_t(cfg.head_dim)},
-                     {"rows_per_split", uint64_t(R)},
-                     {"max_len", uint64_t(cache_len)},
-                     {"inv", f32_bits(inv_sqrt_hd)},
-                     {"group", uint64_t(cfg.n_head / cfg.n_head_kv)},
-                     {"n_kv_heads", uint64_t(cfg.n_head_kv)},
-                     {"n_rot", uint64_t(cfg.n_rot)},
-                     {"mode", cfg.rope_type == RopeType::Neox ? 1u : 0u},
-                     {"eps", f32_bits(cfg.rms_eps)}},
+                    {{"out", attn}, {"po", po}, {"pm", pm}, {"pl", pl}, {"count", split_count}, {"kt", kt[layer]},
+                     {"v", vc[layer]}, {"qkv", qkv}, {"bias", lw.qkv_bias}, {"q_norm", lw.q_norm},
+                     {"k_norm", lw.k_norm}, {"cos", cos}, {"sin", sin}, {"pos", uint64_t(p)},
+                     {"dh", uint64_t(cfg.head_dim)}, {"rows_per_split", uint64_t(R)}, {"max_len", uint64_t(cache_len)},
+                     {"inv", f32_bits(inv_sqrt_hd)}, {"group", uint64_t(cfg.n_head / cfg.n_head_kv)},
+                     {"n_kv_heads", uint64_t(cfg.n_head_kv)}, {"n_rot", uint64_t(cfg.n_rot)},
+                     {"mode", cfg.rope_type == RopeType::Neox ? 1u : 0u}, {"eps", f32_bits(cfg.rms_eps)}},
                     {{"waves", attention_waves(kv_f16)}});
       return;
     }
     const int64_t n_kv = p + 1, ns = attention_splits(n_kv), R = (n_kv + ns - 1) / ns;
     part.launch(dev, {{"n_head", cfg.n_head}, {"splits", ns}},
-                {{"po", po},
-                 {"pm", pm},
-                 {"pl", pl},
-                 {"q", q},
-                 {"kt", kt[layer]},
-                 {"v", vc[layer]},
-                 {"n_kv", uint64_t(n_kv)},
-                 {"dh", uint64_t(cfg.head_dim)},
-                 {"rows_per_split", uint64_t(R)},
-                 {"max_len", uint64_t(ctx)},
-                 {"inv", f32_bits(inv_sqrt_hd)},
-                 {"vstride", uint64_t(cfg.kv_dim())},
+                {{"po", po}, {"pm", pm}, {"pl", pl}, {"q", q}, {"kt", kt[layer]}, {"v", vc[layer]},
+                 {"n_kv", uint64_t(n_kv)}, {"dh", uint64_t(cfg.head_dim)}, {"rows_per_split", uint64_t(R)},
+                 {"max_len", uint64_t(ctx)}, {"inv", f32_bits(inv_sqrt_hd)}, {"vstride", uint64_t(cfg.kv_dim())},
                  {"group", uint64_t(cfg.n_head / cfg.n_head_kv)}});
     comb.launch(dev, {{"n_heads", cfg.n_head}, {"splits", ns}},
-                {{"out", attn},
-                 {"po", po},
-                 {"pm", pm},
-                 {"pl", pl},
-                 {"dh", uint64_t(cfg.head_dim)},
+                {{"out", attn}, {"po", po}, {"pm", pm}, {"pl", pl}, {"dh", uint64_t(cfg.head_dim)},
                  {"inv", f32_bits(inv_sqrt_hd)}});
   }
 
@@ -380,18 +319,12 @@ struct DecoderModel::State {
       if (gated.valid()) {
         if (lw.down_bias) add_into(h, lw.down_bias, cfg.n_embd);
         gated.launch(dev, {{"nrows", cfg.n_embd}},
-                     {{"w", lw.down.parts[0].linear->weights()},
-                      {"gate", gu},
-                      {"up", gu + uint64_t(F) * 4},
-                      {"y", h},
-                      {"nrows", uint64_t(cfg.n_embd)},
-                      {"k", uint64_t(F)},
-                      {"group_size", 64}});
+                     {{"w", lw.down.parts[0].linear->weights()}, {"gate", gu}, {"up", gu + uint64_t(F) * 4}, {"y", h},
+                      {"nrows", uint64_t(cfg.n_embd)}, {"k", uint64_t(F)}, {"group_size", 64}});
         hn_ready = false;
         return;
       }
-      silu.launch(dev, {{"n", F}},
-                  {{"y", act}, {"gate", gu}, {"up", gu + uint64_t(F) * 4}, {"n", uint64_t(F)}});
+      silu.launch(dev, {{"n", F}}, {{"y", act}, {"gate", gu}, {"up", gu + uint64_t(F) * 4}, {"n", uint64_t(F)}});
     }
     residual(lw.down, act, norm_after_layer(i), lw.down_bias);
   }
@@ -400,13 +333,8 @@ struct DecoderModel::State {
     const int64_t k = cfg.n_expert_used, F = cfg.n_ff_exp, E = cfg.n_embd;
     lw.router->forward_device(xn, 1, router);
     route.launch(dev, {{"rows", 1}},
-                 {{"logits", router},
-                  {"ids", sel},
-                  {"weights", selw},
-                  {"rows", 1},
-                  {"n_expert", uint64_t(cfg.n_expert)},
-                  {"k", uint64_t(k)},
-                  {"norm", cfg.expert_weights_norm ? 1u : 0u}});
+                 {{"logits", router}, {"ids", sel}, {"weights", selw}, {"rows", 1},
+                  {"n_expert", uint64_t(cfg.n_expert)}, {"k", uint64_t(k)}, {"norm", cfg.expert_weights_norm ? 1u : 0u}});
     lw.gate_exps->forward_selected(xn, sel, k, false, eg);
     lw.up_exps->forward_selected(xn, sel, k, false, eu);
     silu.launch(dev, {{"n", k * F}}, {{"y", ea}, {"gate", eg}, {"up", eu}, {"n", uint64_t(k * F)}});
@@ -422,21 +350,10 @@ struct DecoderModel::State {
     normed(lw.qkv, lw.attn_norm, qkv);
     if (!attend.valid())
       rope.launch(dev, {{"n_head", cfg.n_head}, {"n_kv", cfg.n_head_kv}},
-                  {{"q_out", q},
-                   {"kt", kt[i]},
-                   {"vc", vc[i]},
-                   {"qkv", qkv},
-                   {"bias", lw.qkv_bias},
-                   {"q_norm", lw.q_norm},
-                   {"k_norm", lw.k_norm},
-                   {"cos", cos},
-                   {"sin", sin},
-                   {"n_head", uint64_t(cfg.n_head)},
-                   {"n_kv", uint64_t(cfg.n_head_kv)},
-                   {"dh", uint64_t(cfg.head_dim)},
-                   {"n_rot", uint64_t(cfg.n_rot)},
-                   {"max_len", uint64_t(cache_len)},
-                   {"pos", uint64_t(p)},
+                  {{"q_out", q}, {"kt", kt[i]}, {"vc", vc[i]}, {"qkv", qkv}, {"bias", lw.qkv_bias},
+                   {"q_norm", lw.q_norm}, {"k_norm", lw.k_norm}, {"cos", cos}, {"sin", sin},
+                   {"n_head", uint64_t(cfg.n_head)}, {"n_kv", uint64_t(cfg.n_head_kv)}, {"dh", uint64_t(cfg.head_dim)},
+                   {"n_rot", uint64_t(cfg.n_rot)}, {"max_len", uint64_t(cache_len)}, {"pos", uint64_t(p)},
                    {"mode", (cfg.rope_type == RopeType::Neox ? 1u : 0u) | (kv_f16 ? 4u : 0u)},
                    {"eps", f32_bits(cfg.rms_eps)}});
     attention(i, p);
@@ -451,58 +368,36 @@ struct DecoderModel::State {
 };
 
 DecoderModel::DecoderModel(Device& dev, const quant::GgufFile& file, LoadOptions options)
-    : s_(std::make_unique<State>(dev, ModelConfig::from_gguf(file), GgufTensorSource(file),
-                                 options)) {}
-DecoderModel::DecoderModel(Device& dev, const ModelConfig& config, const TensorSource& source,
-                           LoadOptions options)
+    : s_(std::make_unique<State>(dev, ModelConfig::from_gguf(file), GgufTensorSource(file), options)) {}
+DecoderModel::DecoderModel(Device& dev, const ModelConfig& config, const TensorSource& source, LoadOptions options)
     : s_(std::make_unique<State>(dev, config, source, options)) {}
 DecoderModel::~DecoderModel() = default;
 
-const ModelConfig& DecoderModel::config() const {
-  return s_->cfg;
-}
-int64_t DecoderModel::context() const {
-  return s_->ctx;
-}
-Device& DecoderModel::device() const {
-  return s_->dev;
-}
-int64_t DecoderModel::position() const {
-  return s_->pos;
-}
-uint64_t DecoderModel::weight_bytes() const {
-  return s_->w->bytes;
-}
-int DecoderModel::kv_element_bytes() const {
-  return s_->kv_f16 ? 2 : 4;
-}
-std::vector<std::pair<std::string, TensorType>> DecoderModel::tensor_types() const {
-  return s_->w->types;
-}
-const std::vector<std::string>& DecoderModel::skipped_tensors() const {
-  return s_->w->skipped;
-}
-void DecoderModel::reset() {
-  s_->pos = 0;
-}
+const ModelConfig& DecoderModel::config() const { return s_->cfg; }
+int64_t DecoderModel::context() const { return s_->ctx; }
+Device& DecoderModel::device() const { return s_->dev; }
+int64_t DecoderModel::position() const { return s_->pos; }
+uint64_t DecoderModel::weight_bytes() const { return s_->w->bytes; }
+int DecoderModel::kv_element_bytes() const { return s_->kv_f16 ? 2 : 4; }
+std::vector<std::pair<std::string, TensorType>> DecoderModel::tensor_types() const { return s_->w->types; }
+const std::vector<std::string>& DecoderModel::skipped_tensors() const { return s_->w->skipped; }
+void DecoderModel::reset() { s_->pos = 0; }
 void DecoderModel::set_position(int64_t pos) {
   if (pos < 0 || pos >= s_->ctx)
-    throw Error("position " + std::to_string(pos) + " is outside the context of " +
-                std::to_string(s_->ctx));
+    throw Error("position " + std::to_string(pos) + " is outside the context of " + std::to_string(s_->ctx));
   s_->pos = pos;
 }
 
 uint64_t DecoderModel::forward(int32_t token, int64_t pos) {
   State& s = *s_;
   if (token < 0 || token >= s.cfg.n_vocab)
-    throw Error("token " + std::to_string(token) + " is outside the vocabulary (0.." +
-                std::to_string(s.cfg.n_vocab - 1) + ")");
+    throw Error("token " + std::to_string(token) + " is outside the vocabulary (0.." + std::to_string(s.cfg.n_vocab - 1) +
+                ")");
   if (pos < 0 || pos >= s.ctx)
-    throw Error("position " + std::to_string(pos) + " is past the context of " +
-                std::to_string(s.ctx) + " tokens");
+    throw Error("position " + std::to_string(pos) + " is past the context of " + std::to_string(s.ctx) + " tokens");
   if (pos != s.pos && pos != 0)
-    throw Error("position " + std::to_string(pos) + " does not follow the sequence (next is " +
-                std::to_string(s.pos) + ")");
+    throw Error("position " + std::to_string(pos) + " does not follow the sequence (next is " + std::to_string(s.pos) +
+                ")");
   s.hn_ready = false;
   s.embed_token(token, pos);
   for (size_t i = 0; i < s.w->layers.size(); ++i) s.layer(i, pos);
@@ -512,8 +407,6 @@ uint64_t DecoderModel::forward(int32_t token, int64_t pos) {
   return s.logits;
 }
 
-std::vector<float> DecoderModel::logits() {
-  return s_->dev.download<float>(s_->logits, size_t(s_->cfg.n_vocab));
-}
+std::vector<float> DecoderModel::logits() { return s_->dev.download<float>(s_->logits, size_t(s_->cfg.n_vocab)); }
 
 }  // namespace k100::model

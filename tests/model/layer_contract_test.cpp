@@ -46,12 +46,12 @@ std::vector<uint8_t> package(bool changed) {
   return codeobj::write_code_object(p.code_object);
 }
 
-struct Run {
+struct LayerRuns {
   std::vector<float> attention, swiglu;
   RecordingDevice::Launched fill, silu, split_gemv, scatter;
 };
 
-Run run(bool changed, const std::vector<float>& k, const std::vector<float>& v, const std::vector<float>& q,
+LayerRuns run(bool changed, const std::vector<float>& k, const std::vector<float>& v, const std::vector<float>& q,
         const std::vector<float>& gate, const std::vector<float>& up) {
   runtime::RuntimeOptions o;
   o.default_package = false;
@@ -59,7 +59,7 @@ Run run(bool changed, const std::vector<float>& k, const std::vector<float>& v, 
   rt.load_package(package(changed), changed ? "changed contracts" : "library contracts");
   RuntimeDevice base(rt);
   RecordingDevice dev(base);
-  Run out;
+  LayerRuns out;
   Attention attn(dev, 64, 256, nullptr, "attn contract");
   attn.append(k, v);
   out.attention = attn.forward(q);
@@ -89,7 +89,7 @@ TEST(LayerContract, ModelFollowsThePackagesContracts) {
     return x;
   };
   const std::vector<float> k = draw(rows * dim), v = draw(rows * dim), q = draw(dim), gate = draw(n), up = draw(n);
-  const Run lib = run(false, k, v, q, gate, up), chg = run(true, k, v, q, gate, up);
+  const LayerRuns lib = run(false, k, v, q, gate, up), chg = run(true, k, v, q, gate, up);
 
   // geometry as each package's contract says: 156 padding scores, 1000 activations
   EXPECT_EQ(lib.fill.workgroup, 64u);
@@ -101,7 +101,7 @@ TEST(LayerContract, ModelFollowsThePackagesContracts) {
   EXPECT_EQ(chg.silu.workgroup, 256u);
   EXPECT_EQ(chg.silu.grid, 4u);
   // the shifts from the contracts: 2 splits of the 256 padded rows (sh 1), one 64-column tile (cshift 0)
-  for (const Run* r : {&lib, &chg}) {
+  for (const LayerRuns* r : {&lib, &chg}) {
     EXPECT_EQ(r->split_gemv.grid, 16u);
     EXPECT_EQ(r->split_gemv.argv.back(), 1u);
     EXPECT_EQ(r->scatter.grid, 2u);

@@ -45,7 +45,9 @@ class RecordingDevice final : public Device {
   int record_event() override { return inner_.record_event(); }
   double elapsed_ms(int a, int b) override { return inner_.elapsed_ms(a, b); }
   void release_event(int e) override { inner_.release_event(e); }
+  using Device::download;
   using Device::launch;
+  using Device::upload;
 
  private:
   Device& inner_;

@@ -347,7 +347,7 @@ void register_gemv_kernels(Registry& r) {
         "part[n * 2^sh + s] = sum_(c in slice s) w[n * stride + c] * x[c], slice s = columns [s * L, min(k, (s+1) * "
         "L)), L = 128 * ceil(ceil(k/128) / 2^sh); sum_s part[n * 2^sh + s] = sum_(c<k) w[n * stride + c] * x[c]";
     d.geometry = "grid = ceil(nrows/8) << sh, wg = 64";
-    d.launch = "sizes nrows splits\nworkgroup = 64\ngrid = ceil_div(nrows, 8) * splits";
+    d.launch = "sizes nrows splits\nworkgroup = 64\ngrid = ceil_div(nrows, 8) * splits\narg sh = log2_ceil(splits)";
     d.limits =
         "any nrows >= 1, any k >= 0 and stride < 2^27, stride >= k in the usual case (w must hold (nrows-1) * stride + k "
         "floats), sh <= 24 (larger sh writes nothing); part holds nrows * 2^sh floats; any workgroup size works";

@@ -87,7 +87,11 @@ KernelDef dot_def(const BlockFormat& f) {
                 "e = q1 / rows_per_exp, ew = q1 / rows_per_w, local = (q1 - ew * rows_per_w) * nbpr + b, block i at "
                 "w + ids[ew] * stride + local * " + bytes + "; x is [groups][nbpr * " + e + "] f32";
   d.geometry = "grid = ceil(nblocks/64), wg = 64 (= group_size; work-item i = workgroup * group_size + local id)";
-  d.launch = "sizes nblocks\nworkgroup = 64\ngrid = ceil_div(nblocks, 64)";
+  d.launch =
+      "sizes nblocks nbpr rows_per_exp rows_per_w\nworkgroup = 64\ngrid = ceil_div(nblocks, 64)\narg nblocks = nblocks\n"
+      "arg group_size = 64\narg nbpr = nbpr\narg magic_nbpr = select(nbpr > 1, 4294967296 / nbpr + 1, 0)\n"
+      "arg rows_per_exp = rows_per_exp\narg magic_rpe = select(rows_per_exp > 1, 4294967296 / rows_per_exp + 1, 0)\n"
+      "arg rows_per_w = rows_per_w\narg magic_rpw = select(rows_per_w > 1, 4294967296 / rows_per_w + 1, 0)";
   d.limits =
       "magic_nbpr, magic_rpe, magic_rpw = floor(2^32 / d) + 1 must be exact over the dividends (i < nblocks, q1 < "
       "nrows; codegen::magic_multiplier computes and checks them), so nbpr, rows_per_exp and rows_per_w are >= 2 unless their dividends are all 0 (a "

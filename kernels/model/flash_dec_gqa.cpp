@@ -297,7 +297,7 @@ void add_gqa_part(Registry& reg) {
   d.semantics = "g = h / group; t_j = sum_d q[h dh + d] kt[(g dh + d) max_len + j]; m = max t_j; p_j = exp((t_j - m) "
                 "inv); pm[id] = m, pl[id] = sum p_j, po[id][d] = sum p_j v[j vstride + g dh + d], j in the split";
   d.geometry = "grid = n_head << cshift, wg = 64 (waves past the first do nothing)";
-  d.launch = "sizes n_head splits\nworkgroup = 64\ngrid = n_head * splits";
+  d.launch = "sizes n_head splits\nworkgroup = 64\ngrid = n_head * splits\narg cshift = log2_ceil(splits)";
   d.limits = "dh % 32 == 0 and dh <= 256 (otherwise nothing is written), group >= 1, inv >= 0";
   d.tolerance = gqa_tolerance();
   d.cases = [](bool sweep) {

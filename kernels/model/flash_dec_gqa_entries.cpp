@@ -111,7 +111,7 @@ void add_gqa(Registry& reg, bool f16) {
   d.geometry = "grid = n_kv_heads << cshift, wg = 64 W: W = 1 or 2 waves share a split (blocks w, w + W, ..., "
                "merged in LDS; waves past the second do nothing); count[n_kv_heads] zeroed once before the first "
                "launch";
-  d.launch = "sizes n_kv_heads splits\nchoose waves = 1\nworkgroup = 64 * waves\ngrid = n_kv_heads * splits";
+  d.launch = "sizes n_kv_heads splits\nchoose waves = 1\nworkgroup = 64 * waves\ngrid = n_kv_heads * splits\narg cshift = log2_ceil(splits)";
   d.limits = std::string(f16 ? "dh 128" : "dh 64 or 128") +
              ", group 1..8, cshift <= 6 (otherwise nothing is written), max_len % 64 == 0, inv >= 0";
   d.tolerance = tolerance();

@@ -159,7 +159,7 @@ void add(Registry& reg, bool f16) {
                 "(q, kt, v, n_kv = pos + 1); pm/pl/po the split partials; count[g] unchanged (0)";
   d.geometry = "grid = n_kv_heads << cshift, wg = 64 W (W = 1 or 2 waves share a split, as flash_dec_gqa_k); "
                "count[n_kv_heads] zeroed once before the first launch";
-  d.launch = "sizes n_kv_heads splits\nchoose waves = 1\nworkgroup = 64 * waves\ngrid = n_kv_heads * splits";
+  d.launch = "sizes n_kv_heads splits\nchoose waves = 1\nworkgroup = 64 * waves\ngrid = n_kv_heads * splits\narg cshift = log2_ceil(splits)";
   d.limits = std::string(f16 ? "dh 128" : "dh 64 or 128") +
              ", group 1..8, cshift <= 6 (otherwise nothing is written), pos < max_len, rows_per_split << cshift > "
              "pos (row pos is written by the split that holds it), rows_per_split % 16 == 0 (no other split reads "

@@ -544,7 +544,7 @@ void register_flash_dec_part(Registry& r) {
       "pm[id] = m, pl[id] = sum_j p_j, po[id*dh + d] = sum_j p_j * v[j*vstride + h*dh + d]; a split without rows "
       "writes pm = -inf, pl = 0, po = 0";
   d.geometry = "grid = n_heads * 2^cshift, wg = 64 (extra waves do nothing)";
-  d.launch = "sizes n_heads splits\nworkgroup = 64\ngrid = n_heads * splits";
+  d.launch = "sizes n_heads splits\nworkgroup = 64\ngrid = n_heads * splits\narg cshift = log2_ceil(splits)";
   d.limits =
       "dh <= 512 (larger dh writes pm = pl = NaN, which the combine turns into NaN); inv >= 0 (the softmax scale, "
       "as f32 bits); any R = pad >> cshift (swept 1 ... 4096 rows per split, dh 1 ... 512); vstride >= "
@@ -573,7 +573,7 @@ void register_flash_dec_comb(Registry& r) {
       "M = max_s pm[h][s]; w_s = exp((pm[h][s] - M)*inv) (0 for pm = -inf); out[h][d] = sum_s w_s*po[h][s][d] / "
       "sum_s w_s*pl[h][s] (0 when the denominator is 0)";
   d.geometry = "grid = n_heads, wg = 64 (extra waves do nothing)";
-  d.launch = "sizes n_heads\nworkgroup = 64\ngrid = n_heads";
+  d.launch = "sizes n_heads splits\nworkgroup = 64\ngrid = n_heads\narg nsplit = splits";
   d.limits = "inv >= 0 and equal to the part kernel's; any nsplit (swept 0 ... 300) and dh (swept 1 ... 1000)";
   d.tolerance = kCombTolerance;
   d.cases = [](bool sweep) {

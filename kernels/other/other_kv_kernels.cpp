@@ -187,7 +187,7 @@ void register_vt_scatter(Registry& r) {
   d.geometry =
       "grid = ceil(rows/64) * 2^cshift, wg = 64; workgroup id -> d tile = id & (2^cshift - 1), row tile = "
       "id >> cshift; cshift = log2(dim/64) (any cshift with 64 * 2^cshift >= dim)";
-  d.launch = "sizes rows dim\nworkgroup = 64\ngrid = ceil_div(rows, 64) * ceil_div(dim, 64)";
+  d.launch = "sizes rows dim\nworkgroup = 64\ngrid = ceil_div(rows, 64) * ceil_div(dim, 64)\narg cshift = log2_ceil(ceil_div(dim, 64))";
   d.limits = "y0 + rows <= ystride; vstride >= dim; dim <= 64 * 2^cshift; wg must be at least 64";
   d.cases = [](bool sweep) { return tile_cases(sweep, 500); };
   d.run = [](TestDevice& dev, const Case& c) {
@@ -221,7 +221,7 @@ void register_vt_scatter_v(Registry& r) {
   d.geometry =
       "grid = ceil(rows/64) * 2^cshift, wg = 64; workgroup id -> d tile = id & (2^cshift - 1), row tile = "
       "id >> cshift; cshift = log2(dim/64) (any cshift with 64 * 2^cshift >= dim)";
-  d.launch = "sizes rows dim\nworkgroup = 64\ngrid = ceil_div(rows, 64) * ceil_div(dim, 64)";
+  d.launch = "sizes rows dim\nworkgroup = 64\ngrid = ceil_div(rows, 64) * ceil_div(dim, 64)\narg cshift = log2_ceil(ceil_div(dim, 64))";
   d.limits =
       "y0 + rows <= ystride (vt) and <= the row count of vc; kstride, vstride >= dim; dim <= 64 * 2^cshift; "
       "wg must be at least 64";

@@ -226,7 +226,7 @@ void register_block_max(Registry& r) {
       "chunk = cols >> sh; block b covers [b*chunk, b == 2^sh-1 ? cols : (b+1)*chunk); part[b] = max over the "
       "block (-inf for an empty block)";
   d.geometry = "grid = 2^sh (workgroups past it do nothing), wg = 64";
-  d.launch = "sizes splits\nworkgroup = 64\ngrid = splits";
+  d.launch = "sizes splits\nworkgroup = 64\ngrid = splits\narg sh = log2_ceil(splits)";
   d.limits = "sh <= 31; any cols (swept 1 ... 151936, sh 0 ... 6); part holds 2^sh floats";
   d.cases = [](bool sweep) { return block_cases(sweep, 300); };
   d.run = [](TestDevice& dev, const Case& c) {
@@ -276,7 +276,7 @@ void register_block_exp_sum(Registry& r) {
       "M = m[0]; for i in block b (see block_max_k): y[i] = exp((x[i] - M) * inv); part[b] = sum of y over the "
       "block (0 for an empty block)";
   d.geometry = "grid = 2^sh (workgroups past it do nothing), wg = 64";
-  d.launch = "sizes splits\nworkgroup = 64\ngrid = splits";
+  d.launch = "sizes splits\nworkgroup = 64\ngrid = splits\narg sh = log2_ceil(splits)";
   d.limits =
       "m is a device pointer (not a by-value float); sh <= 31; any cols (swept 1 ... 151936, sh 0 ... 6); "
       "inv >= 0 and M >= max(x) keep every exp <= 1";
@@ -326,7 +326,7 @@ void register_reduce1(Registry& r, bool is_max) {
       "is lifted by the loop. LDS: none (the reference used 256 bytes).";
   d.semantics = is_max ? "y[0] = max_{i < nbpr} part[i]  (-inf when nbpr = 0)" : "y[0] = sum_{i < nbpr} part[i]  (0 when nbpr = 0)";
   d.geometry = "grid = 1, wg = 64 (extra workgroups and waves do nothing)";
-  d.launch = "sizes n\nworkgroup = 64\ngrid = 1";
+  d.launch = "sizes n\nworkgroup = 64\ngrid = 1\narg nbpr = n";
   d.limits = "any nbpr (swept 0 ... 100003); wg must be at least 64";
   d.tolerance = is_max ? Tolerance{} : Tolerance{1e-6, 1e-5};
   d.cases = reduce1_cases;

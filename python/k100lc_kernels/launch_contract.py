@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 __all__ = ["LaunchContract", "Launch", "tile_shares"]
 
-_FUNCTIONS = {"ceil_div": 2, "min": -1, "max": -1, "select": 3, "pow2_floor": 1,
-              "tile_share_parts": 1, "tile_share_tiles": 1}
+_FUNCTIONS = {"ceil_div": 2, "min": -1, "max": -1, "select": 3, "pow2_floor": 1, "log2_ceil": 1,
+              "shl": 2, "tile_share_parts": 1, "tile_share_tiles": 1}
 _TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_]\w*)|(<=|>=|==|!=|[-+*/%(),<>]))")
 # The compute units of the K100_LC (k100/quant/gemv_tile_shares.h).
 COMPUTE_UNITS = 120
@@ -186,6 +186,16 @@ class _Expr:
                 while p * 2 <= v[0]:
                     p *= 2
                 return p
+            if name == "log2_ceil":
+                if v[0] <= 0:
+                    raise self._fail(f"log2_ceil of {v[0]}")
+                return (v[0] - 1).bit_length()
+            if name == "shl":
+                if not 0 <= v[1] <= 62:
+                    raise self._fail(f"shl by {v[1]} (0 to 62)")
+                if v[0] < 0 or v[0] > (2**63 - 1) >> v[1]:
+                    raise self._fail(f"shl({v[0]}, {v[1]}) overflows")
+                return v[0] << v[1]
             parts, shared = tile_shares(v[0])
             return parts if name == "tile_share_parts" else shared
         a, b = self._eval(t[1], env), self._eval(t[2], env)

@@ -29,7 +29,7 @@ using Op = ContractExpr::Op;
 const std::map<std::string, int>& functions() {
   static const std::map<std::string, int> f = {{"ceil_div", 2},   {"min", -1},
                                                {"max", -1},       {"select", 3},
-                                               {"pow2_floor", 1}, {"tile_share_parts", 1},
+                                               {"pow2_floor", 1}, {"log2_ceil", 1}, {"shl", 2}, {"tile_share_parts", 1},
                                                {"tile_share_tiles", 1}};
   return f;
 }
@@ -182,6 +182,20 @@ int64_t eval(const ContractExpr& e, const std::map<std::string, int64_t>& env,
     int64_t v = kid(0), p = 1;
     while (p * 2 <= v) p *= 2;
     return p;
+  }
+  if (e.name == "log2_ceil") {
+    const int64_t v = kid(0);
+    if (v <= 0) throw fail("log2_ceil of " + std::to_string(v));
+    int64_t s = 0;
+    while ((int64_t(1) << s) < v) ++s;
+    return s;
+  }
+  if (e.name == "shl") {
+    const int64_t a = kid(0), b = kid(1);
+    if (b < 0 || b > 62) throw fail("shl by " + std::to_string(b) + " (0 to 62)");
+    if (a < 0 || a > (INT64_MAX >> b))
+      throw fail("shl(" + std::to_string(a) + ", " + std::to_string(b) + ") overflows");
+    return a << b;
   }
   const int64_t tiles = kid(0);
   const quant::GemvTileShares s = quant::gemv_tile_shares(tiles, quant::kGemvComputeUnits);

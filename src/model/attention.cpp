@@ -1,6 +1,7 @@
 #include "k100/model/attention.h"
 
 #include <cmath>
+#include <map>
 
 #include "k100/base/error.h"
 #include "k100/model/linear.h"
@@ -10,11 +11,6 @@ namespace k100::model {
 namespace {
 
 bool power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-int log2_of(int64_t v) {
-  int s = 0;
-  while ((int64_t(1) << s) < v) ++s;
-  return s;
-}
 // The largest power of two <= cap dividing v.
 int64_t pow2_divisor(int64_t v, int64_t cap) {
   int64_t p = 1;
@@ -44,9 +40,10 @@ void Attention::append_device(uint64_t k, uint64_t v, int64_t rows) {
                 " (max_len " + std::to_string(max_len_) + ")");
   dev_.copy(k_ + uint64_t(length_ * dim_) * 4, k, size_t(rows * dim_) * 4);
   if (power_of_two(dim_ / 64) && dev_.has("vt_scatter_k")) {
-    const uint64_t argv[] = {vt_, v, uint64_t(rows), uint64_t(dim_), uint64_t(dim_), uint64_t(max_len_),
-                             uint64_t(length_), uint64_t(log2_of(dim_ / 64))};
-    dev_.launch(dev_.kernel("vt_scatter_k"), uint32_t((rows + 63) / 64 * (dim_ / 64)), 64, argv);
+    ContractKernel(dev_, "vt_scatter_k")
+        .launch(dev_, {{"rows", rows}, {"dim", dim_}},
+                {{"vt", vt_}, {"v", v}, {"rows", uint64_t(rows)}, {"dim", uint64_t(dim_)}, {"vstride", uint64_t(dim_)},
+                 {"ystride", uint64_t(max_len_)}, {"y0", uint64_t(length_)}});
   } else {
     auto host = dev_.download<float>(v, size_t(rows * dim_));
     std::vector<float> col(static_cast<size_t>(rows));
@@ -78,48 +75,54 @@ uint64_t Attention::forward_device(uint64_t q, int64_t n_kv, uint64_t out) {
   if (!out) out = ws_->buffer(tag_ + ".out", size_t(dim_) * 4);
   gemv_f32(dev_, k_, q, scores, pad, dim_);
   if (pad > n_kv) {
-    const uint64_t argv[] = {scores + uint64_t(n_kv) * 4, f32_bits(-1e30f), uint64_t(pad - n_kv)};
-    dev_.launch(dev_.kernel("fill_k", tag_), uint32_t((pad - n_kv + 63) / 64), 64, argv);
+    ContractKernel(dev_, "fill_k", tag_)
+        .launch(dev_, {{"n", pad - n_kv}},
+                {{"y", scores + uint64_t(n_kv) * 4}, {"value", f32_bits(-1e30f)}, {"n", uint64_t(pad - n_kv)}});
   }
   const bool split = pad >= kSplitSoftmaxMinPad && dev_.has("block_exp_sum_k");
   uint64_t l = 0;
   if (split) {
-    const int64_t nblk = pow2_divisor(pad / 256, 64), sh = log2_of(nblk);
+    const int64_t nblk = pow2_divisor(pad / 256, 64);
     const uint64_t pmax = ws_->buffer(tag_ + ".pmax", 64 * 4), m = ws_->buffer(tag_ + ".m", 4),
                    psum = ws_->buffer(tag_ + ".psum", 64 * 4);
     l = ws_->buffer(tag_ + ".l", 4);
-    const uint64_t a1[] = {pmax, scores, uint64_t(pad), uint64_t(sh)};
-    dev_.launch(dev_.kernel("block_max_k", tag_), uint32_t(nblk), 64, a1);
-    const uint64_t a2[] = {pmax, m, uint64_t(nblk)};
-    dev_.launch(dev_.kernel("reduce_max1_k", tag_), 1, 64, a2);
-    const uint64_t a3[] = {psum, probs, scores, m, uint64_t(pad), uint64_t(sh), f32_bits(inv)};
-    dev_.launch(dev_.kernel("block_exp_sum_k", tag_), uint32_t(nblk), 64, a3);
-    const uint64_t a4[] = {psum, l, uint64_t(nblk)};
-    dev_.launch(dev_.kernel("reduce_sum1_k", tag_), 1, 64, a4);
+    ContractKernel(dev_, "block_max_k", tag_)
+        .launch(dev_, {{"splits", nblk}}, {{"part", pmax}, {"x", scores}, {"cols", uint64_t(pad)}});
+    ContractKernel(dev_, "reduce_max1_k", tag_).launch(dev_, {{"n", nblk}}, {{"part", pmax}, {"y", m}});
+    ContractKernel(dev_, "block_exp_sum_k", tag_)
+        .launch(dev_, {{"splits", nblk}},
+                {{"part", psum}, {"y", probs}, {"x", scores}, {"m", m}, {"cols", uint64_t(pad)},
+                 {"inv", f32_bits(inv)}});
+    ContractKernel(dev_, "reduce_sum1_k", tag_).launch(dev_, {{"n", nblk}}, {{"part", psum}, {"y", l}});
   } else {
-    const uint64_t a1[] = {scores, f32_bits(inv), uint64_t(pad)};
-    dev_.launch(dev_.kernel("scale_mul_k", tag_), uint32_t((pad + 63) / 64), 64, a1);
-    const uint64_t a2[] = {probs, scores, 1, uint64_t(pad), 64};
-    dev_.launch(dev_.kernel("softmax_vec_k", tag_), 1, 64, a2);
+    ContractKernel(dev_, "scale_mul_k", tag_)
+        .launch(dev_, {{"n", pad}}, {{"x", scores}, {"s", f32_bits(inv)}, {"n", uint64_t(pad)}});
+    ContractKernel(dev_, "softmax_vec_k", tag_)
+        .launch(dev_, {{"rows", 1}},
+                {{"y", probs}, {"x", scores}, {"rows", 1}, {"cols", uint64_t(pad)}, {"group_size", 64}});
   }
   if (dim_ % 8 == 0 && pad % 128 == 0 && dev_.has("gemv_f32_rows8_split_k") && dev_.has("reduce_blocks_k")) {
     const int64_t nsplit = pow2_divisor(pad / 128, 16);
     const uint64_t part = ws_->buffer(tag_ + ".part", size_t(dim_ * nsplit) * 4);
-    const uint64_t a1[] = {vt_, probs, part, uint64_t(dim_), uint64_t(pad), uint64_t(max_len_), uint64_t(log2_of(nsplit))};
-    dev_.launch(dev_.kernel("gemv_f32_rows8_split_k", tag_), uint32_t(dim_ / 8 * nsplit), 64, a1);
-    const uint64_t a2[] = {part, out, uint64_t(dim_), uint64_t(nsplit)};
-    dev_.launch(dev_.kernel("reduce_blocks_k", tag_), uint32_t((dim_ + 63) / 64), 64, a2);
+    ContractKernel(dev_, "gemv_f32_rows8_split_k", tag_)
+        .launch(dev_, {{"nrows", dim_}, {"splits", nsplit}},
+                {{"w", vt_}, {"x", probs}, {"part", part}, {"nrows", uint64_t(dim_)}, {"k", uint64_t(pad)},
+                 {"stride", uint64_t(max_len_)}});
+    ContractKernel(dev_, "reduce_blocks_k", tag_)
+        .launch(dev_, {{"nrows", dim_}},
+                {{"partial", part}, {"y", out}, {"nrows", uint64_t(dim_)}, {"nbpr", uint64_t(nsplit)}});
   } else {
     // one wave per V^T row over the whole pitch: probabilities past pad are 0
     if (pad < max_len_) {
-      const uint64_t argv[] = {probs + uint64_t(pad) * 4, f32_bits(0.f), uint64_t(max_len_ - pad)};
-      dev_.launch(dev_.kernel("fill_k", tag_), uint32_t((max_len_ - pad + 63) / 64), 64, argv);
+      ContractKernel(dev_, "fill_k", tag_)
+          .launch(dev_, {{"n", max_len_ - pad}},
+                  {{"y", probs + uint64_t(pad) * 4}, {"value", f32_bits(0.f)}, {"n", uint64_t(max_len_ - pad)}});
     }
     gemv_f32(dev_, vt_, probs, out, dim_, max_len_);
   }
   if (split) {
-    const uint64_t argv[] = {out, l, uint64_t(dim_)};
-    dev_.launch(dev_.kernel("div_scalar_k", tag_), uint32_t((dim_ + 63) / 64), 64, argv);
+    ContractKernel(dev_, "div_scalar_k", tag_)
+        .launch(dev_, {{"n", dim_}}, {{"y", out}, {"s", l}, {"n", uint64_t(dim_)}});
   }
   return out;
 }
@@ -144,8 +147,8 @@ FlashAttention::FlashAttention(Device& dev, int64_t n_heads, int64_t head_dim, i
   if (gqa ? (head_dim % 32 || head_dim > 256) : head_dim > 128)
     throw Error(tag_ + ": head_dim " + std::to_string(head_dim) +
                 (gqa ? " must be a multiple of 32 up to 256 with grouped KV heads" : " must be at most 128"));
-  part_ = dev.kernel(gqa ? "flash_dec_gqa_part_k" : "flash_dec_part_k", tag_);
-  comb_ = dev.kernel("flash_dec_comb_k", tag_);
+  part_ = ContractKernel(dev, gqa ? "flash_dec_gqa_part_k" : "flash_dec_part_k", tag_);
+  comb_ = ContractKernel(dev, "flash_dec_comb_k", tag_);
   kt_ = ws_->buffer(tag_ + ".kt", size_t(kv_dim() * max_len) * 4);
   v_ = ws_->buffer(tag_ + ".v", size_t(max_len * kv_dim()) * 4);
   po_ = ws_->buffer(tag_ + ".po", size_t(n_heads * 64 * head_dim) * 4);
@@ -169,19 +172,24 @@ void FlashAttention::append_device(uint64_t k, uint64_t v, int64_t rows) {
                 " (max_len " + std::to_string(max_len_) + ")");
   const int64_t dim = kv_dim();
   if (rows == 1 && dim % 64 == 0 && dev_.has("vt_scatter_v1_k")) {
-    const uint64_t argv[] = {kt_, v_, k, v, uint64_t(dim), uint64_t(max_len_), uint64_t(length_)};
-    dev_.launch(dev_.kernel("vt_scatter_v1_k"), uint32_t(dim / 64), 64, argv);
+    ContractKernel(dev_, "vt_scatter_v1_k")
+        .launch(dev_, {{"dim", dim}},
+                {{"vt", kt_}, {"vc", v_}, {"k", k}, {"v", v}, {"dim", uint64_t(dim)}, {"ystride", uint64_t(max_len_)},
+                 {"y0", uint64_t(length_)}});
   } else if (dim % 64 == 0 && power_of_two(dim / 64) && dev_.has("vt_scatter_v_k")) {
-    const uint64_t argv[] = {kt_, v_, k, v, uint64_t(rows), uint64_t(dim), uint64_t(dim), uint64_t(dim),
-                             uint64_t(max_len_), uint64_t(length_), uint64_t(log2_of(dim / 64))};
-    dev_.launch(dev_.kernel("vt_scatter_v_k"), uint32_t((rows + 63) / 64 * (dim / 64)), 64, argv);
+    ContractKernel(dev_, "vt_scatter_v_k")
+        .launch(dev_, {{"rows", rows}, {"dim", dim}},
+                {{"vt", kt_}, {"vc", v_}, {"k", k}, {"v", v}, {"rows", uint64_t(rows)}, {"dim", uint64_t(dim)},
+                 {"kstride", uint64_t(dim)}, {"vstride", uint64_t(dim)}, {"ystride", uint64_t(max_len_)},
+                 {"y0", uint64_t(length_)}});
   } else {
     if (dim % 64 || !power_of_two(dim / 64))
       throw Error(tag_ + ": appending " + std::to_string(rows) + " rows of " + std::to_string(dim) +
                   " needs (dim / 64) a power of two");
-    const uint64_t argv[] = {kt_, k, uint64_t(rows), uint64_t(dim), uint64_t(dim), uint64_t(max_len_),
-                             uint64_t(length_), uint64_t(log2_of(dim / 64))};
-    dev_.launch(dev_.kernel("vt_scatter_k", tag_), uint32_t((rows + 63) / 64 * (dim / 64)), 64, argv);
+    ContractKernel(dev_, "vt_scatter_k", tag_)
+        .launch(dev_, {{"rows", rows}, {"dim", dim}},
+                {{"vt", kt_}, {"v", k}, {"rows", uint64_t(rows)}, {"dim", uint64_t(dim)}, {"vstride", uint64_t(dim)},
+                 {"ystride", uint64_t(max_len_)}, {"y0", uint64_t(length_)}});
     dev_.copy(v_ + uint64_t(length_ * dim) * 4, v, size_t(rows * dim) * 4);
   }
   length_ += rows;
@@ -205,18 +213,19 @@ uint64_t FlashAttention::forward_device(uint64_t q, int64_t n_kv, uint64_t out) 
   const auto [pad, nsplit, R] = plan(n_kv);
   const float inv = float(1.0 / std::sqrt(double(head_dim_)));
   if (!out) out = ws_->buffer(tag_ + ".out", size_t(dim()) * 4);
+  std::map<std::string, uint64_t> given = {{"po", po_}, {"pm", pm_}, {"pl", pl_}, {"q", q}, {"kt", kt_}, {"v", v_},
+                                           {"n_kv", uint64_t(n_kv)}, {"dh", uint64_t(head_dim_)},
+                                           {"max_len", uint64_t(max_len_)}, {"inv", f32_bits(inv)}};
   if (n_kv_heads_ != n_heads_) {
-    const uint64_t argv[] = {po_, pm_, pl_, q, kt_, v_, uint64_t(n_kv), uint64_t(head_dim_), uint64_t(R),
-                             uint64_t(max_len_), uint64_t(log2_of(nsplit)), f32_bits(inv), uint64_t(kv_dim()),
-                             uint64_t(n_heads_ / n_kv_heads_)};
-    dev_.launch(part_, uint32_t(n_heads_ * nsplit), 64, argv);
+    given.insert({{"rows_per_split", uint64_t(R)}, {"vstride", uint64_t(kv_dim())},
+                  {"group", uint64_t(n_heads_ / n_kv_heads_)}});
+    part_.launch(dev_, {{"n_head", n_heads_}, {"splits", nsplit}}, given);
   } else {
-    const uint64_t argv[] = {po_, pm_, pl_, q, kt_, v_, uint64_t(n_kv), uint64_t(head_dim_), uint64_t(pad),
-                             uint64_t(max_len_), uint64_t(log2_of(nsplit)), f32_bits(inv), uint64_t(dim())};
-    dev_.launch(part_, uint32_t(n_heads_ * nsplit), 64, argv);
+    given.insert({{"pad", uint64_t(pad)}, {"vstride", uint64_t(dim())}});
+    part_.launch(dev_, {{"n_heads", n_heads_}, {"splits", nsplit}}, given);
   }
-  const uint64_t cargv[] = {out, po_, pm_, pl_, uint64_t(head_dim_), uint64_t(nsplit), f32_bits(inv)};
-  dev_.launch(comb_, uint32_t(n_heads_), 64, cargv);
+  comb_.launch(dev_, {{"n_heads", n_heads_}, {"splits", nsplit}},
+               {{"out", out}, {"po", po_}, {"pm", pm_}, {"pl", pl_}, {"dh", uint64_t(head_dim_)}, {"inv", f32_bits(inv)}});
   return out;
 }
 

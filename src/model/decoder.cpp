@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <string_view>
 
 #include "k100/base/error.h"
+#include "k100/model/contract_kernel.h"
 #include "k100/model/workspace.h"
 #include "model_weights.h"
 
@@ -35,12 +37,6 @@ int64_t grouped_attention_splits(int64_t n_kv) {
   return s;
 }
 
-int log2_exact(int64_t v) {
-  int s = 0;
-  while ((int64_t(1) << s) < v) ++s;
-  return s;
-}
-
 }  // namespace
 
 struct DecoderModel::State {
@@ -56,12 +52,13 @@ struct DecoderModel::State {
   uint64_t router = 0, sel = 0, selw = 0, eg = 0, eu = 0, ea = 0, eo = 0, moe_out = 0;
   // attention in one launch with its RoPE/append (flash_dec_gqa_rope_k) over blocked caches of cache_len rows,
   // or RoPE/append, part and combine
-  KernelRef attend;
+  ContractKernel attend;
   uint64_t split_count = 0;
   int64_t cache_len = 0;
   bool kv_f16 = false;
   std::vector<uint64_t> kt, vc;
-  KernelRef embed, norm, rope, part, comb, silu, gated, route, combine, add;
+  KernelRef norm, add;
+  ContractKernel embed, rope, part, comb, silu, gated, route, combine;
   // from the package's launch contracts: the norm of one row of n_embd (its
   // launch fixed), the add's contract (its length varies)
   kernels::LaunchContract norm_contract, add_contract;
@@ -94,34 +91,35 @@ struct DecoderModel::State {
                       "the decoder");
     norm_contract = dev.contract(norm);
     norm_launch = norm_contract.evaluate({{"rows", 1}, {"dim", cfg.n_embd}});
-    rope = dev.kernel("qkv_rope_append_k", "the decoder");
-    part = dev.kernel("flash_dec_gqa_part_k", "the decoder");
-    comb = dev.kernel("flash_dec_comb_k", "the decoder");
+    rope = ContractKernel(dev, "qkv_rope_append_k", "the decoder");
+    part = ContractKernel(dev, "flash_dec_gqa_part_k", "the decoder");
+    comb = ContractKernel(dev, "flash_dec_comb_k", "the decoder");
     const int64_t group = cfg.n_head / cfg.n_head_kv;
     kv_f16 = kv_f16 && cfg.head_dim == 128 && group <= 8 && dev.has("flash_dec_gqa_rope_f16_k");
     // the one-launch attention takes the RoPE/append step itself (flash_dec_gqa_rope_k)
     if (kv_f16)
-      attend = dev.kernel("flash_dec_gqa_rope_f16_k", "the decoder");
+      attend = ContractKernel(dev, "flash_dec_gqa_rope_f16_k", "the decoder");
     else if ((cfg.head_dim == 64 || cfg.head_dim == 128) && group <= 8 && dev.has("flash_dec_gqa_rope_k"))
-      attend = dev.kernel("flash_dec_gqa_rope_k", "the decoder");
+      attend = ContractKernel(dev, "flash_dec_gqa_rope_k", "the decoder");
     add = dev.kernel("add_inplace_k", "the decoder");
     add_contract = dev.contract(add);
     if (cfg.moe()) {
-      route = dev.kernel("moe_route_k", "MoE routing");
-      combine = dev.kernel("moe_combine_k", "MoE routing");
+      route = ContractKernel(dev, "moe_route_k", "MoE routing");
+      combine = ContractKernel(dev, "moe_combine_k", "MoE routing");
     }
-    silu = dev.kernel("silu_mul_k", "the FFN");
+    silu = ContractKernel(dev, "silu_mul_k", "the FFN");
   }
   static constexpr int64_t kRmsNormDeepMin = 2048;
 
   void resolve_embedding() {
     switch (w->embd_type) {
-      case TensorType::F32: embed = dev.kernel("embed_f32_k", "the f32 token embedding"); break;
-      case TensorType::F16: embed = dev.kernel("embed_f16_k", "the f16 token embedding"); break;
-      case TensorType::BF16: embed = dev.kernel("embed_bf16_k", "the bf16 token embedding"); break;
+      case TensorType::F32: embed = ContractKernel(dev, "embed_f32_k", "the f32 token embedding"); break;
+      case TensorType::F16: embed = ContractKernel(dev, "embed_f16_k", "the f16 token embedding"); break;
+      case TensorType::BF16: embed = ContractKernel(dev, "embed_bf16_k", "the bf16 token embedding"); break;
       default: {
         const QuantSpec* s = quant_spec(w->embd_type);
-        embed = dev.kernel(s->dequant_kernel, std::string("the ") + quant::type_name(w->embd_type) + " token embedding");
+        embed = ContractKernel(dev, s->dequant_kernel,
+                               std::string("the ") + quant::type_name(w->embd_type) + " token embedding");
         for (const char* t : s->tables) embed_tables.push_back(quant_table(ws, t));
       }
     }
@@ -129,7 +127,7 @@ struct DecoderModel::State {
     if (!cfg.moe()) {
       bool all_f32 = true;
       for (const auto& l : w->layers) all_f32 = all_f32 && l.down.parts.size() == 1 && l.down.parts[0].linear->type() == TensorType::F32;
-      if (all_f32) gated = dev.kernel("gemv_f32_gated_acc_k", "the f32 FFN");
+      if (all_f32) gated = ContractKernel(dev, "gemv_f32_gated_acc_k", "the f32 FFN");
     }
   }
 
@@ -265,19 +263,20 @@ struct DecoderModel::State {
         const uint32_t id = uint32_t(token);
         const uint64_t slot = ids + uint64_t(p) * 4;  // one slot per position: queued passes keep theirs
         dev.upload(slot, &id, 4);
-        const uint64_t argv[] = {h, slot, w->token_embd, 1, E};
-        dev.launch(embed, 1, 64, argv);
+        embed.launch(dev, {{"rows", 1}}, {{"y", h}, {"ids", slot}, {"table", w->token_embd}, {"rows", 1}, {"dim", E}});
         break;
       }
       default: {
         // the block decoder at the token's row
         const QuantSpec* s = quant_spec(w->embd_type);
         const uint64_t row = w->token_embd + uint64_t(token) * w->embd_row_bytes, nblocks = E / s->elems;
-        std::vector<uint64_t> argv = {row, h};
-        argv.insert(argv.end(), embed_tables.begin(), embed_tables.end());
-        argv.push_back(nblocks);
-        if (s->dequant_takes_group_size) argv.push_back(64);
-        dev.launch(embed, uint32_t((nblocks + 63) / 64), 64, argv);
+        // the block decoder's arguments: w, y, its tables in order, nblocks [, group_size]
+        std::map<std::string, uint64_t> given = {{"w", row}, {"y", h}, {"nblocks", nblocks}};
+        if (s->dequant_takes_group_size) given["group_size"] = 64;
+        size_t table = 0;
+        for (const std::string& a : embed.contract.args())
+          if (!given.count(a) && table < embed_tables.size()) given[a] = embed_tables[table++];
+        embed.launch(dev, {{"nblocks", int64_t(nblocks)}}, given);
       }
     }
   }
@@ -288,32 +287,26 @@ struct DecoderModel::State {
       const LayerWeights& lw = w->layers[layer];
       // whole 64-row tiles per split: no other split shares a cache line with the row this step appends
       const int64_t n_kv = p + 1, ns = grouped_attention_splits(n_kv), R = ((n_kv + ns - 1) / ns + 63) / 64 * 64;
-      const uint64_t argv[] = {attn, po, pm, pl, split_count, kt[layer], vc[layer], qkv, lw.qkv_bias, lw.q_norm,
-                               lw.k_norm, cos, sin, uint64_t(p), uint64_t(cfg.head_dim), uint64_t(R),
-                               uint64_t(cache_len), uint64_t(log2_exact(ns)), f32_bits(inv_sqrt_hd),
-                               uint64_t(cfg.n_head / cfg.n_head_kv), uint64_t(cfg.n_head_kv), uint64_t(cfg.n_rot),
-                               cfg.rope_type == RopeType::Neox ? 1u : 0u, f32_bits(cfg.rms_eps)};
-      dev.launch(attend, uint32_t(cfg.n_head_kv * ns), attention_waves(kv_f16) * 64, argv);
+      attend.launch(dev, {{"n_kv_heads", cfg.n_head_kv}, {"splits", ns}},
+                    {{"out", attn}, {"po", po}, {"pm", pm}, {"pl", pl}, {"count", split_count}, {"kt", kt[layer]},
+                     {"v", vc[layer]}, {"qkv", qkv}, {"bias", lw.qkv_bias}, {"q_norm", lw.q_norm},
+                     {"k_norm", lw.k_norm}, {"cos", cos}, {"sin", sin}, {"pos", uint64_t(p)},
+                     {"dh", uint64_t(cfg.head_dim)}, {"rows_per_split", uint64_t(R)}, {"max_len", uint64_t(cache_len)},
+                     {"inv", f32_bits(inv_sqrt_hd)}, {"group", uint64_t(cfg.n_head / cfg.n_head_kv)},
+                     {"n_kv_heads", uint64_t(cfg.n_head_kv)}, {"n_rot", uint64_t(cfg.n_rot)},
+                     {"mode", cfg.rope_type == RopeType::Neox ? 1u : 0u}, {"eps", f32_bits(cfg.rms_eps)}},
+                    {{"waves", attention_waves(kv_f16)}});
       return;
     }
     const int64_t n_kv = p + 1, ns = attention_splits(n_kv), R = (n_kv + ns - 1) / ns;
-    const uint64_t pargv[] = {po,
-                              pm,
-                              pl,
-                              q,
-                              kt[layer],
-                              vc[layer],
-                              uint64_t(n_kv),
-                              uint64_t(cfg.head_dim),
-                              uint64_t(R),
-                              uint64_t(ctx),
-                              uint64_t(log2_exact(ns)),
-                              f32_bits(inv_sqrt_hd),
-                              uint64_t(cfg.kv_dim()),
-                              uint64_t(cfg.n_head / cfg.n_head_kv)};
-    dev.launch(part, uint32_t(cfg.n_head * ns), 64, pargv);
-    const uint64_t cargv[] = {attn, po, pm, pl, uint64_t(cfg.head_dim), uint64_t(ns), f32_bits(inv_sqrt_hd)};
-    dev.launch(comb, uint32_t(cfg.n_head), 64, cargv);
+    part.launch(dev, {{"n_head", cfg.n_head}, {"splits", ns}},
+                {{"po", po}, {"pm", pm}, {"pl", pl}, {"q", q}, {"kt", kt[layer]}, {"v", vc[layer]},
+                 {"n_kv", uint64_t(n_kv)}, {"dh", uint64_t(cfg.head_dim)}, {"rows_per_split", uint64_t(R)},
+                 {"max_len", uint64_t(ctx)}, {"inv", f32_bits(inv_sqrt_hd)}, {"vstride", uint64_t(cfg.kv_dim())},
+                 {"group", uint64_t(cfg.n_head / cfg.n_head_kv)}});
+    comb.launch(dev, {{"n_heads", cfg.n_head}, {"splits", ns}},
+                {{"out", attn}, {"po", po}, {"pm", pm}, {"pl", pl}, {"dh", uint64_t(cfg.head_dim)},
+                 {"inv", f32_bits(inv_sqrt_hd)}});
   }
 
   void ffn(const LayerWeights& lw, size_t i) {
@@ -325,14 +318,13 @@ struct DecoderModel::State {
       if (lw.gate_up_bias) add_into(gu, lw.gate_up_bias, 2 * F);
       if (gated.valid()) {
         if (lw.down_bias) add_into(h, lw.down_bias, cfg.n_embd);
-        const uint64_t argv[] = {lw.down.parts[0].linear->weights(), gu, gu + uint64_t(F) * 4, h,
-                                 uint64_t(cfg.n_embd), uint64_t(F), 64};
-        dev.launch(gated, uint32_t(cfg.n_embd), 64, argv);
+        gated.launch(dev, {{"nrows", cfg.n_embd}},
+                     {{"w", lw.down.parts[0].linear->weights()}, {"gate", gu}, {"up", gu + uint64_t(F) * 4}, {"y", h},
+                      {"nrows", uint64_t(cfg.n_embd)}, {"k", uint64_t(F)}, {"group_size", 64}});
         hn_ready = false;
         return;
       }
-      const uint64_t argv[] = {act, gu, gu + uint64_t(F) * 4, uint64_t(F)};
-      dev.launch(silu, uint32_t(std::min<int64_t>((F + 63) / 64, 1024)), 64, argv);
+      silu.launch(dev, {{"n", F}}, {{"y", act}, {"gate", gu}, {"up", gu + uint64_t(F) * 4}, {"n", uint64_t(F)}});
     }
     residual(lw.down, act, norm_after_layer(i), lw.down_bias);
   }
@@ -340,15 +332,15 @@ struct DecoderModel::State {
   void moe(const LayerWeights& lw) {
     const int64_t k = cfg.n_expert_used, F = cfg.n_ff_exp, E = cfg.n_embd;
     lw.router->forward_device(xn, 1, router);
-    const uint64_t rargv[] = {router, sel, selw, 1, uint64_t(cfg.n_expert), uint64_t(k), cfg.expert_weights_norm ? 1u : 0u};
-    dev.launch(route, 1, 64, rargv);
+    route.launch(dev, {{"rows", 1}},
+                 {{"logits", router}, {"ids", sel}, {"weights", selw}, {"rows", 1},
+                  {"n_expert", uint64_t(cfg.n_expert)}, {"k", uint64_t(k)}, {"norm", cfg.expert_weights_norm ? 1u : 0u}});
     lw.gate_exps->forward_selected(xn, sel, k, false, eg);
     lw.up_exps->forward_selected(xn, sel, k, false, eu);
-    const uint64_t sargv[] = {ea, eg, eu, uint64_t(k * F)};
-    dev.launch(silu, uint32_t(std::min<int64_t>((k * F + 63) / 64, 1024)), 64, sargv);
+    silu.launch(dev, {{"n", k * F}}, {{"y", ea}, {"gate", eg}, {"up", eu}, {"n", uint64_t(k * F)}});
     lw.down_exps->forward_selected(ea, sel, k, true, eo);
-    const uint64_t cargv[] = {moe_out, eo, selw, uint64_t(k), 1, uint64_t(E)};
-    dev.launch(combine, 1, 64, cargv);
+    combine.launch(dev, {{"rows", 1}, {"dim", E}},
+                   {{"y", moe_out}, {"exp_out", eo}, {"weights", selw}, {"n_exp", uint64_t(k)}});
     add_into(h, moe_out, E);
     hn_ready = false;
   }
@@ -356,24 +348,14 @@ struct DecoderModel::State {
   void layer(size_t i, int64_t p) {
     const LayerWeights& lw = w->layers[i];
     normed(lw.qkv, lw.attn_norm, qkv);
-    const uint64_t rargv[] = {q,
-                              kt[i],
-                              vc[i],
-                              qkv,
-                              lw.qkv_bias,
-                              lw.q_norm,
-                              lw.k_norm,
-                              cos,
-                              sin,
-                              uint64_t(cfg.n_head),
-                              uint64_t(cfg.n_head_kv),
-                              uint64_t(cfg.head_dim),
-                              uint64_t(cfg.n_rot),
-                              uint64_t(cache_len),
-                              uint64_t(p),
-                              (cfg.rope_type == RopeType::Neox ? 1u : 0u) | (attend.valid() ? 2u : 0u) | (kv_f16 ? 4u : 0u),
-                              f32_bits(cfg.rms_eps)};
-    if (!attend.valid()) dev.launch(rope, uint32_t(cfg.n_head + 2 * cfg.n_head_kv), 64, rargv);
+    if (!attend.valid())
+      rope.launch(dev, {{"n_head", cfg.n_head}, {"n_kv", cfg.n_head_kv}},
+                  {{"q_out", q}, {"kt", kt[i]}, {"vc", vc[i]}, {"qkv", qkv}, {"bias", lw.qkv_bias},
+                   {"q_norm", lw.q_norm}, {"k_norm", lw.k_norm}, {"cos", cos}, {"sin", sin},
+                   {"n_head", uint64_t(cfg.n_head)}, {"n_kv", uint64_t(cfg.n_head_kv)}, {"dh", uint64_t(cfg.head_dim)},
+                   {"n_rot", uint64_t(cfg.n_rot)}, {"max_len", uint64_t(cache_len)}, {"pos", uint64_t(p)},
+                   {"mode", (cfg.rope_type == RopeType::Neox ? 1u : 0u) | (kv_f16 ? 4u : 0u)},
+                   {"eps", f32_bits(cfg.rms_eps)}});
     attention(i, p);
     residual(lw.out, attn, ffn_takes_hn(lw) ? lw.ffn_norm : 0, lw.out_bias);
     if (cfg.moe()) {

@@ -275,8 +275,7 @@ void GemvLinear::rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) {
     const uint64_t xr = x + uint64_t(r * k_) * 4, outr = out + uint64_t(r * n_) * 4;
     gemv(xr, accumulate ? y : outr, m);
     if (accumulate) {
-      const uint64_t aargv[] = {outr, y, uint64_t(m * n_)};
-      dev_.launch(add_, uint32_t((m * n_ + 63) / 64), 64, aargv);
+      ContractKernel(dev_, add_).launch(dev_, {{"n", m * n_}}, {{"y", outr}, {"x", y}, {"n", uint64_t(m * n_)}});
     }
   }
 }

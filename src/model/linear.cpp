@@ -73,16 +73,24 @@ void Linear::forward_selected(uint64_t x, uint64_t ids, int64_t count, bool x_pe
 
 uint32_t div_magic(int64_t d, int64_t max_i, std::string_view what) {
   if (d <= 0) throw Error(std::string(what) + ": divisor " + std::to_string(d) + " must be positive");
-  if (max_i <= 0) return 0;
+  if (max_i <= 0 || d == 1) return check_div_magic(0, d, max_i, what);
+  const uint64_t m = (uint64_t(1) << 32) / uint64_t(d) + 1;
+  if (m >= (uint64_t(1) << 32)) throw Error(std::string(what) + ": no magic multiplier for " + std::to_string(d));
+  return check_div_magic(m, d, max_i, what);
+}
+
+uint32_t check_div_magic(uint64_t m, int64_t d, int64_t max_i, std::string_view what) {
+  if (d <= 0) throw Error(std::string(what) + ": divisor " + std::to_string(d) + " must be positive");
+  if (max_i <= 0) return uint32_t(m);
   if (d == 1) {
-    if (max_i <= 1) return 0;
+    if (max_i <= 1) return uint32_t(m);
     throw Error(std::string(what) + ": division by 1 has no 32-bit magic multiplier (dividends up to " +
                 std::to_string(max_i - 1) + ")");
   }
   if (max_i > (int64_t(1) << 32))
     throw Error(std::string(what) + ": dividends up to " + std::to_string(max_i) + " do not fit 32 bits");
-  const uint64_t m = (uint64_t(1) << 32) / uint64_t(d) + 1;
-  if (m >= (uint64_t(1) << 32)) throw Error(std::string(what) + ": no magic multiplier for " + std::to_string(d));
+  if (m >= (uint64_t(1) << 32))
+    throw Error(std::string(what) + ": multiplier " + std::to_string(m) + " exceeds 32 bits");
   // (i m) >> 32 == i / d for every i < max_i: the error grows with i and is
   // largest at the last dividend of each quotient, so checking those suffices.
   for (uint64_t q = 0; q * uint64_t(d) < uint64_t(max_i); ++q) {
@@ -102,8 +110,9 @@ void gemv_f32_dispatch(Device& dev, uint64_t w, uint64_t x, uint64_t y, int64_t 
   const bool rows8 = rows8_fits(nrows, k);
   const char* name = rows8 ? (acc ? "gemv_f32_rows8_acc_k" : "gemv_f32_rows8_k")
                            : (acc ? "gemv_f32_warp_acc_k" : "gemv_f32_warp_k");
-  const uint64_t argv[] = {w, x, y, uint64_t(nrows), uint64_t(k), 64};
-  dev.launch(dev.kernel(name, "gemv_f32"), uint32_t(rows8 ? nrows / 8 : nrows), 64, argv);
+  ContractKernel(dev, name, "gemv_f32")
+      .launch(dev, {{"nrows", nrows}},
+              {{"w", w}, {"x", x}, {"y", y}, {"nrows", uint64_t(nrows)}, {"k", uint64_t(k)}, {"group_size", 64}});
 }
 
 }  // namespace
@@ -128,12 +137,14 @@ const char* grouped_kernel(TensorType t) {
   }
 }
 
-// gemv_grouped_*_k: four rows per workgroup of 256.
-void launch_grouped(Device& dev, const KernelRef& kr, uint64_t w, uint64_t x, uint64_t y, int64_t nrows, int64_t k,
-                    bool acc, int64_t rows_per_w, uint64_t ids, uint64_t w_stride, uint64_t x_stride) {
-  const uint64_t argv[] = {w, x, y, uint64_t(nrows), uint64_t(k), acc ? 1u : 0u, uint64_t(rows_per_w), ids,
-                           w_stride, x_stride};
-  dev.launch(kr, uint32_t((nrows + 3) / 4), 256, argv);
+// gemv_grouped_*_k: the model runs them in workgroups of 256 (four rows each).
+constexpr int64_t kGroupedWorkgroup = 256;
+void launch_grouped(Device& dev, const ContractKernel& kr, uint64_t w, uint64_t x, uint64_t y, int64_t nrows,
+                    int64_t k, bool acc, int64_t rows_per_w, uint64_t ids, uint64_t w_stride, uint64_t x_stride) {
+  kr.launch(dev, {{"nrows", nrows}},
+            {{"w", w}, {"x", x}, {"y", y}, {"nrows", uint64_t(nrows)}, {"k", uint64_t(k)}, {"acc", acc ? 1u : 0u},
+             {"rows_per_w", uint64_t(rows_per_w)}, {"ids", ids}, {"w_stride", w_stride}, {"x_stride", x_stride}},
+            {{"wg", kGroupedWorkgroup}});
 }
 
 uint64_t group_stride(const Linear& l) {
@@ -164,18 +175,19 @@ F32Linear::F32Linear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspa
 
 void F32Linear::init() {
   rows8_ = rows8_fits(n_, k_);
-  plain_ = dev_.kernel(rows8_ ? "gemv_f32_rows8_k" : "gemv_f32_warp_k", tag_);
-  acc_ = dev_.kernel(rows8_ ? "gemv_f32_rows8_acc_k" : "gemv_f32_warp_acc_k", tag_);
-  if (w_.groups > 1) grouped_ = dev_.kernel("gemv_grouped_f32_k", tag_);
+  plain_ = ContractKernel(dev_, rows8_ ? "gemv_f32_rows8_k" : "gemv_f32_warp_k", tag_);
+  acc_ = ContractKernel(dev_, rows8_ ? "gemv_f32_rows8_acc_k" : "gemv_f32_warp_acc_k", tag_);
+  if (w_.groups > 1) grouped_ = ContractKernel(dev_, "gemv_grouped_f32_k", tag_);
 }
 
 void F32Linear::row(uint64_t x, uint64_t y, bool accumulate) {
-  const uint64_t argv[] = {w_.ptr, x, y, uint64_t(n_), uint64_t(k_), 64};
-  dev_.launch(accumulate ? acc_ : plain_, uint32_t(rows8_ ? n_ / 8 : n_), 64, argv);
+  (accumulate ? acc_ : plain_)
+      .launch(dev_, {{"nrows", n_}},
+              {{"w", w_.ptr}, {"x", x}, {"y", y}, {"nrows", uint64_t(n_)}, {"k", uint64_t(k_)}, {"group_size", 64}});
 }
 
 void F32Linear::selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) {
-  if (!grouped_.valid()) grouped_ = dev_.kernel("gemv_grouped_f32_k", tag_);
+  if (!grouped_.valid()) grouped_ = ContractKernel(dev_, "gemv_grouped_f32_k", tag_);
   launch_grouped(dev_, grouped_, w_.ptr, x, out, count * n_, k_, false, n_, ids, group_stride(*this),
                  x_per_group ? uint64_t(k_) : 0);
 }
@@ -200,7 +212,7 @@ FloatLinear::FloatLinear(Device& dev, int64_t n, int64_t k, TensorType type, std
 void FloatLinear::init() {
   const char* name = grouped_kernel(w_.type);
   if (!name) throw Error(tag_ + ": FloatLinear takes f32, f16 or bf16, not " + quant::type_name(w_.type));
-  grouped_ = dev_.kernel(name, tag_);
+  grouped_ = ContractKernel(dev_, name, tag_);
 }
 
 void FloatLinear::row(uint64_t x, uint64_t y, bool accumulate) {
@@ -311,11 +323,11 @@ void DotLinear::init(std::vector<uint64_t> tables) {
   tables_ = std::move(tables);
   if (!spec_->dot_kernel)
     throw Error(tag_ + ": " + quant::type_name(w_.type) + " has no fused dot kernel; its fast GEMV runs it (GemvLinear)");
-  dot_ = dev_.kernel(spec_->dot_kernel, tag_);
-  reduce_ = dev_.kernel("reduce_blocks_k", tag_);
-  add_ = dev_.kernel("add_inplace_k", tag_);
+  dot_ = ContractKernel(dev_, spec_->dot_kernel, tag_);
+  reduce_ = ContractKernel(dev_, "reduce_blocks_k", tag_);
+  add_ = ContractKernel(dev_, "add_inplace_k", tag_);
   nbpr_ = k_ / spec_->elems;
-  if (nbpr_ == 1) concat_ = dev_.kernel("concat2_k", tag_);
+  if (nbpr_ == 1) concat_ = ContractKernel(dev_, "concat2_k", tag_);
   std::vector<uint32_t> ids(static_cast<size_t>(n_));
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = uint32_t(i);
   ids_ = ws_->upload(tag_ + ".ids", ids.data(), ids.size() * 4);
@@ -345,8 +357,8 @@ void DotLinear::dot(uint64_t x, uint64_t partial, int64_t rows, int64_t rows_per
     unit_rpw = in_pairs(rows_per_w, "rows_per_w");
     const int64_t xgroups = rows_per_exp >= rows ? 1 : rows / rows_per_exp;
     const uint64_t twice = ws_->buffer(tag_ + ".x_twice", size_t(2 * xgroups * k_) * 4);
-    const uint64_t cargv[] = {twice, x, x, uint64_t(k_), uint64_t(xgroups * k_)};
-    dev_.launch(concat_, uint32_t((xgroups * k_ + 63) / 64), 64, cargv);
+    concat_.launch(dev_, {{"n", xgroups * k_}},
+                   {{"y", twice}, {"a", x}, {"b", x}, {"pre", uint64_t(k_)}, {"n", uint64_t(xgroups * k_)}});
     x = twice;
     nbpr = 2;
     units = pairs;
@@ -360,20 +372,27 @@ void DotLinear::dot(uint64_t x, uint64_t partial, int64_t rows, int64_t rows_per
   if (unit_rpe >= units) unit_rpe = kWholeRange;
   if (unit_rpw >= units) unit_rpw = kWholeRange;
   const int64_t nblocks = rows * nbpr_;
-  std::vector<uint64_t> argv = {
-      w_.ptr, x, partial, uint64_t(nblocks), 64, uint64_t(nbpr), div_magic(nbpr, nblocks, tag_ + " nbpr"),
-      uint64_t(unit_rpe), div_magic(unit_rpe, units, tag_ + " rows_per_exp")};
-  argv.insert(argv.end(), tables_.begin(), tables_.end());
-  argv.insert(argv.end(), {ids, stride, uint64_t(unit_rpw), div_magic(unit_rpw, units, tag_ + " rows_per_w")});
-  dev_.launch(dot_, uint32_t((nblocks + 63) / 64), 64, argv);
+  // The contract derives the counts and their magic multipliers; each is
+  // checked exact over its dividends here (an error names the layer).
+  const kernels::Launch l =
+      dot_.plan({{"nblocks", nblocks}, {"nbpr", nbpr}, {"rows_per_exp", unit_rpe}, {"rows_per_w", unit_rpw}});
+  check_div_magic(l.args.at("magic_nbpr"), nbpr, nblocks, tag_ + " nbpr");
+  check_div_magic(l.args.at("magic_rpe"), unit_rpe, units, tag_ + " rows_per_exp");
+  check_div_magic(l.args.at("magic_rpw"), unit_rpw, units, tag_ + " rows_per_w");
+  std::map<std::string, uint64_t> given = {
+      {"w", w_.ptr}, {"x", x}, {"partial", partial}, {"ids", ids}, {"stride", stride}};
+  // the type's tables, in the order of its arguments
+  size_t table = 0;
+  for (const std::string& a : dot_.contract.args())
+    if (!given.count(a) && !l.args.count(a) && table < tables_.size()) given[a] = tables_[table++];
+  dot_.launch(dev_, l, given);
   const uint64_t y = accumulate ? ws_->buffer(tag_ + ".acc", size_t(rows) * 4) : out;
   if (!paired) {
-    const uint64_t rargv[] = {partial, y, uint64_t(rows), uint64_t(nbpr_)};
-    dev_.launch(reduce_, uint32_t((rows + 63) / 64), 64, rargv);
+    reduce_.launch(dev_, {{"nrows", rows}},
+                   {{"partial", partial}, {"y", y}, {"nrows", uint64_t(rows)}, {"nbpr", uint64_t(nbpr_)}});
   }
   if (accumulate) {
-    const uint64_t aargv[] = {out, y, uint64_t(rows)};
-    dev_.launch(add_, uint32_t((rows + 63) / 64), 64, aargv);
+    add_.launch(dev_, {{"n", rows}}, {{"y", out}, {"x", y}, {"n", uint64_t(rows)}});
   }
 }
 

@@ -5,13 +5,12 @@
 namespace k100::model {
 
 SwiGLU::SwiGLU(Device& dev, Workspace* ws, std::string tag)
-    : dev_(dev), ws_(dev, ws), tag_(std::move(tag)), kernel_(dev.kernel("silu_mul_k", tag_)) {}
+    : dev_(dev), ws_(dev, ws), tag_(std::move(tag)), kernel_(dev, "silu_mul_k", tag_) {}
 
 uint64_t SwiGLU::forward_device(uint64_t gate, uint64_t up, int64_t n, uint64_t out) {
   if (n <= 0) throw Error(tag_ + ": SwiGLU over " + std::to_string(n) + " elements");
   if (!out) out = ws_->buffer(tag_ + ".out", size_t(n) * 4);
-  const uint64_t argv[] = {out, gate, up, uint64_t(n)};
-  dev_.launch(kernel_, uint32_t(std::min<int64_t>((n + 63) / 64, 1024)), 64, argv);  // grid-stride kernel
+  kernel_.launch(dev_, {{"n", n}}, {{"y", out}, {"gate", gate}, {"up", up}, {"n", uint64_t(n)}});
   return out;
 }
 

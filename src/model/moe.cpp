@@ -1,6 +1,7 @@
 #include "k100/model/moe.h"
 
 #include "k100/base/error.h"
+#include "k100/model/contract_kernel.h"
 
 namespace k100::model {
 
@@ -89,8 +90,9 @@ uint64_t MoEExperts::forward_device(uint64_t x, int64_t rows, std::span<const in
                  eb = ws_->buffer(tag_ + ".exp_bucket", cap * uint64_t(out_dim_) * 4),
                  idx = ws_->upload(tag_ + ".idx", r.bucket_rows.data(), r.bucket_rows.size() * 4);
   // the row gather: embed_f32_k is dst[r] = src[idx[r]] over rows of dim floats
-  const uint64_t gargv[] = {xb, idx, x, uint64_t(total), uint64_t(dim_)};
-  dev_.launch(dev_.kernel("embed_f32_k", tag_), uint32_t(total), 64, gargv);
+  ContractKernel(dev_, "embed_f32_k", tag_)
+      .launch(dev_, {{"rows", total}},
+              {{"y", xb}, {"ids", idx}, {"table", x}, {"rows", uint64_t(total)}, {"dim", uint64_t(dim_)}});
   std::vector<uint32_t> base(ids.size(), 0);
   for (size_t i = 0; i < ids.size(); ++i)
     if (r.valid[i]) base[i] = uint32_t(r.offsets[size_t(ids[i])] + r.pos[i]);
@@ -100,8 +102,9 @@ uint64_t MoEExperts::forward_device(uint64_t x, int64_t rows, std::span<const in
     const int64_t off = r.offsets[e], count = r.offsets[e + 1] - off;
     if (count) experts_[e]->forward_device(xb + uint64_t(off * dim_) * 4, count, eb + uint64_t(off * out_dim_) * 4);
   }
-  const uint64_t cargv[] = {y, eb, pw, pb, uint64_t(topk_), uint64_t(rows), uint64_t(out_dim_)};
-  dev_.launch(dev_.kernel("moe_combine_gather_k", tag_), uint32_t(rows), 64, cargv);
+  ContractKernel(dev_, "moe_combine_gather_k", tag_)
+      .launch(dev_, {{"rows", rows}, {"dim", out_dim_}},
+              {{"y", y}, {"exp_bucket", eb}, {"weights", pw}, {"base", pb}, {"n_sel", uint64_t(topk_)}});
   return y;
 }
 

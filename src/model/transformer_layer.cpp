@@ -38,8 +38,8 @@ TransformerLayer::TransformerLayer(Device& dev, int64_t dim, int64_t n_heads, in
   w_down_ = w.upload(tag_ + ".w_down", w_down.data(), w_down.size_bytes());
   rope_ = std::make_unique<RoPE>(dev, head_dim, max_len, 10000.0, &w, tag_ + ".rope");
   attn_ = std::make_unique<FlashAttention>(dev, n_heads, head_dim, max_len, &w, tag_ + ".attn");
-  rope_append_ = dev.kernel("qkv_rope_append_k", tag_);
-  gated_ = dev.kernel("gemv_f32_gated_acc_k", tag_);
+  rope_append_ = ContractKernel(dev, "qkv_rope_append_k", tag_);
+  gated_ = ContractKernel(dev, "gemv_f32_gated_acc_k", tag_);
 }
 
 TransformerLayer::~TransformerLayer() = default;
@@ -58,17 +58,20 @@ uint64_t TransformerLayer::forward_device(uint64_t x, int64_t pos) {
   const uint64_t xn = norm1_->forward_device(h, 1);
   qkv_->forward_device(xn, 1, qkv);
   const uint64_t shift = uint64_t(pos - col) * uint64_t(head_dim_ / 2) * 4;
-  const uint64_t rargv[] = {q, attn_->kt(), attn_->v(), qkv, 0, 0, 0, rope_->cos() + shift, rope_->sin() + shift,
-                            uint64_t(n_heads_), uint64_t(n_heads_), uint64_t(head_dim_), uint64_t(head_dim_),
-                            uint64_t(max_len_), uint64_t(col), 1, f32_bits(eps_)};
-  dev_.launch(rope_append_, uint32_t(3 * n_heads_), 64, rargv);
+  rope_append_.launch(dev_, {{"n_head", n_heads_}, {"n_kv", n_heads_}},
+                      {{"q_out", q}, {"kt", attn_->kt()}, {"vc", attn_->v()}, {"qkv", qkv}, {"bias", 0}, {"q_norm", 0},
+                       {"k_norm", 0}, {"cos", rope_->cos() + shift}, {"sin", rope_->sin() + shift},
+                       {"n_head", uint64_t(n_heads_)}, {"n_kv", uint64_t(n_heads_)}, {"dh", uint64_t(head_dim_)},
+                       {"n_rot", uint64_t(head_dim_)}, {"max_len", uint64_t(max_len_)}, {"pos", uint64_t(col)},
+                       {"mode", 1}, {"eps", f32_bits(eps_)}});
   attn_->advance(1);
   const uint64_t a = attn_->forward_device(q);
   o_->forward_device(a, 1, h, true);
   const uint64_t xn2 = norm2_->forward_device(h, 1);
   gate_up_->forward_device(xn2, 1, gu);
-  const uint64_t gargv[] = {w_down_, gu, gu + uint64_t(ffn_) * 4, h, uint64_t(dim_), uint64_t(ffn_), 64};
-  dev_.launch(gated_, uint32_t(dim_), 64, gargv);
+  gated_.launch(dev_, {{"nrows", dim_}},
+                {{"w", w_down_}, {"gate", gu}, {"up", gu + uint64_t(ffn_) * 4}, {"y", h}, {"nrows", uint64_t(dim_)},
+                 {"k", uint64_t(ffn_)}, {"group_size", 64}});
   return h;
 }
 

@@ -92,6 +92,26 @@ TEST(LaunchContract, ExpressionOperators) {
   EXPECT_EQ(l.values.at("mn"), 3);
 }
 
+TEST(LaunchContract, ShiftsForPowerOfTwoCounts) {
+  // a kernel that takes a power-of-two split count as its shift, its grid as splits << shift
+  const LaunchContract c = LaunchContract::parse(
+      "sizes n splits\nlet sh = log2_ceil(splits)\nworkgroup = 64\ngrid = shl(ceil_div(n, 8), sh)\narg cshift = sh",
+      "shift_k", {"y", "cshift"});
+  const Launch l = c.evaluate({{"n", 24}, {"splits", 16}});
+  EXPECT_EQ(l.args.at("cshift"), 4u);
+  EXPECT_EQ(l.grid[0], 48u);
+  EXPECT_EQ(c.evaluate({{"n", 8}, {"splits", 1}}).args.at("cshift"), 0u);
+  EXPECT_EQ(c.evaluate({{"n", 8}, {"splits", 5}}).args.at("cshift"), 3u);  // rounds up
+  std::string e = error_of([&] { c.evaluate({{"n", 8}, {"splits", 0}}); });
+  EXPECT_NE(e.find("log2_ceil of 0"), std::string::npos) << e;
+  EXPECT_NE(e.find("kernel 'shift_k'"), std::string::npos) << e;
+  const LaunchContract big = LaunchContract::parse("sizes a b\nworkgroup = 64\ngrid = 1\nlet s = shl(a, b)", "shl_k", {});
+  e = error_of([&] { big.evaluate({{"a", 1}, {"b", 63}}); });
+  EXPECT_NE(e.find("shl by 63"), std::string::npos) << e;
+  e = error_of([&] { big.evaluate({{"a", int64_t(1) << 40}, {"b", 30}}); });
+  EXPECT_NE(e.find("overflows"), std::string::npos) << e;
+}
+
 TEST(LaunchContract, BadContractsAreRefusedNamingKernelAndExpression) {
   auto parse = [](const char* text) {
     return error_of([&] { LaunchContract::parse(text, "bad_k", {"y", "n"}); });

@@ -23,7 +23,9 @@
 // Expressions are on 64-bit integers: numbers, names declared above, + - * /
 // % (division truncates; by zero is an error), comparisons < <= > >= == !=
 // (1 or 0), parentheses, and the functions ceil_div(a, b), min(a, ...),
-// max(a, ...), select(c, a, b) (a where c != 0, else b), pow2_floor(a), and
+// max(a, ...), select(c, a, b) (a where c != 0, else b), pow2_floor(a),
+// log2_ceil(a) (the least s with 2^s >= a; a kernel's shift for a power-of-two
+// count), shl(a, b) (a * 2^b, b in 0..62), and
 // tile_share_parts(tiles) / tile_share_tiles(tiles): the P and R of the fast
 // GEMVs' shared tiles on the K100_LC's compute units (k100/quant/gemv_tile_shares.h).
 // Every error names the kernel, the declaration and the expression.

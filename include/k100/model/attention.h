@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "k100/model/contract_kernel.h"
 #include "k100/model/device.h"
 #include "k100/model/workspace.h"
 
@@ -76,7 +77,7 @@ class FlashAttention {
   std::string tag_;
   uint64_t kt_ = 0, v_ = 0, po_ = 0, pm_ = 0, pl_ = 0;
   int64_t length_ = 0;
-  KernelRef part_, comb_;
+  ContractKernel part_, comb_;
 };
 
 }  // namespace k100::model

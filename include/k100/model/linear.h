@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "k100/model/contract_kernel.h"
 #include "k100/model/device.h"
 #include "k100/model/workspace.h"
 #include "k100/quant/tensor_type.h"
@@ -106,7 +107,7 @@ class F32Linear final : public Linear {
   void init();
   void row(uint64_t x, uint64_t y, bool accumulate) override;
   void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) override;
-  KernelRef plain_, acc_, grouped_;
+  ContractKernel plain_, acc_, grouped_;
   bool rows8_ = false;
 };
 
@@ -122,7 +123,7 @@ class FloatLinear final : public Linear {
   void init();
   void row(uint64_t x, uint64_t y, bool accumulate) override;
   void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) override;
-  KernelRef grouped_;
+  ContractKernel grouped_;
 };
 
 // The block types the device decodes: the dot kernel, the decoder of whole
@@ -175,7 +176,7 @@ class DotLinear final : public Linear {
   void dot(uint64_t x, uint64_t partial, int64_t rows, int64_t rows_per_exp, uint64_t ids, uint64_t stride,
            int64_t rows_per_w, uint64_t out, bool accumulate);
   const QuantSpec* spec_ = nullptr;
-  KernelRef dot_, reduce_, add_, concat_;  // concat_: one block per row (see dot)
+  ContractKernel dot_, reduce_, add_, concat_;  // concat_: one block per row (see dot)
   std::vector<uint64_t> tables_;
   uint64_t ids_ = 0;  // [0 .. n) for dense rows
   int64_t nbpr_ = 0;
@@ -277,6 +278,9 @@ std::unique_ptr<Linear> make_linear(Device& dev, int64_t n, int64_t k, DeviceWei
 // Exact magic multiplier for dividing every i < max_i by d (KERNELS.md 1.5),
 // or a k100::Error naming `what` (PYTHON_API.md 4.2 div_magic).
 uint32_t div_magic(int64_t d, int64_t max_i, std::string_view what = "div_magic");
+// m itself when it is that exact multiplier (a kernel's launch contract derives
+// it), else the k100::Error div_magic gives, or one naming m.
+uint32_t check_div_magic(uint64_t m, int64_t d, int64_t max_i, std::string_view what);
 
 // y = W x with the f32 dispatcher of PYTHON_API.md 4.2 (rows8 when nrows % 8
 // == 0, k % 128 == 0 and k <= 512, else one wave per row).

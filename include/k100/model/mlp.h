@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "k100/model/contract_kernel.h"
 #include "k100/model/linear.h"
 
 namespace k100::model {
@@ -20,7 +21,7 @@ class SwiGLU {
   Device& dev_;
   WorkspaceRef ws_;
   std::string tag_;
-  KernelRef kernel_;
+  ContractKernel kernel_;
 };
 
 class MLP {

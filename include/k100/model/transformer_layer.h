@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "k100/model/attention.h"
+#include "k100/model/contract_kernel.h"
 #include "k100/model/linear.h"
 #include "k100/model/norm.h"
 #include "k100/model/rope.h"
@@ -47,7 +48,7 @@ class TransformerLayer {
   uint64_t w_down_ = 0;
   std::unique_ptr<RoPE> rope_;
   std::unique_ptr<FlashAttention> attn_;
-  KernelRef rope_append_, gated_;
+  ContractKernel rope_append_, gated_;
 };
 
 }  // namespace k100::model

@@ -60,6 +60,22 @@ def test_operators():
     assert (v["q"], v["r"], v["neg"], v["lt"], v["p"], v["mn"]) == (3, 1, -7, 10, 8, 3)
 
 
+def test_shifts_for_power_of_two_counts():
+    c = LaunchContract("args y cshift; sizes n splits; let sh = log2_ceil(splits); workgroup = 64; "
+                       "grid = shl(ceil_div(n, 8), sh); arg cshift = sh", "shift_k")
+    plan = c.evaluate({"n": 24, "splits": 16})
+    assert (plan.args["cshift"], plan.grid[0]) == (4, 48)
+    assert c.evaluate({"n": 8, "splits": 1}).args["cshift"] == 0
+    assert c.evaluate({"n": 8, "splits": 5}).args["cshift"] == 3
+    with pytest.raises(ValueError, match="log2_ceil of 0"):
+        c.evaluate({"n": 8, "splits": 0})
+    big = LaunchContract("sizes a b; workgroup = 64; grid = 1; let s = shl(a, b)", "shl_k")
+    with pytest.raises(ValueError, match="shl by 63"):
+        big.evaluate({"a": 1, "b": 63})
+    with pytest.raises(ValueError, match="overflows"):
+        big.evaluate({"a": 1 << 40, "b": 30})
+
+
 @pytest.mark.parametrize("text, why", [
     ("sizes n; workgroup = 64; grid = ceil_div(nn, 64)", "expression 'ceil_div(nn, 64)': unknown name 'nn'"),
     ("sizes n; workgroup = 64; grid = ceil_dv(n, 64)", "unknown function 'ceil_dv'"),

@@ -91,6 +91,11 @@ const Registry& registry() {
     register_model_kernels(r);
     register_gguf_kernels(r);
     register_gguf_gemv_kernels(r);
+    register_int4_gemv_kernels(r);
+    register_int4_dot_kernels(r);
+    register_int4_gemm_kernels(r);
+    register_w4_activation_kernels(r);
+    register_nvfp4_kernels(r);
     return r;
   }();
   return r;

@@ -139,5 +139,10 @@ void register_other_kernels(Registry& r);
 void register_model_kernels(Registry& r);
 void register_gguf_kernels(Registry& r);
 void register_gguf_gemv_kernels(Registry& r);
+void register_int4_gemv_kernels(Registry& r);      // kernels/int4/int4_gemv_kernels.cpp
+void register_int4_dot_kernels(Registry& r);       // kernels/int4/int4_dot_kernels.cpp
+void register_int4_gemm_kernels(Registry& r);      // kernels/int4/int4_gemm_kernels.cpp
+void register_w4_activation_kernels(Registry& r);  // kernels/w4act/w4_activation_kernels.cpp
+void register_nvfp4_kernels(Registry& r);          // kernels/nvfp4/nvfp4_kernels.cpp
 
 }  // namespace k100::kernels

@@ -114,6 +114,10 @@ class ThreeBit final : public GemvDecoder {
  public:
   int sumx_run() const override { return 16; }
   int waves_per_simd() const override { return 2; }  // two 256-element chunks of x sums per row
+  // The plain kernel's lane-read SGPR otherwise shares a register with the
+  // next load's address: the hazard's s_nop (17408 x 5120, MODELED: 60.05 us
+  // sharing, 59.38 us apart).
+  GemvTuning tuning(std::optional<GemvFusion> f) const override { return {.avoid_sgpr_hazard_sharing = !f}; }
 
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;

@@ -67,6 +67,13 @@ class GemvEmitter {
   GemvEmitter(Kernel& kernel, GroupShape s, int m, int step) : k(kernel), shape(s), M(m), step_elems(step) {}
 };
 
+enum class GemvFusion;
+
+struct GemvTuning {
+  bool relax_waits = true;
+  bool avoid_sgpr_hazard_sharing = false;
+};
+
 class GemvDecoder {
  public:
   virtual ~GemvDecoder() = default;
@@ -77,6 +84,11 @@ class GemvDecoder {
   virtual uint32_t lds_table_bytes() const { return 0; }
   // Waves per SIMD the kernel's register budget is sized for (VGPRs = 256 / this).
   virtual int waves_per_simd() const { return 3; }
+  // Code generation choices measured per kernel (the argument: its fusion,
+  // none for the plain kernel), where the default left a kernel more loads
+  // in flight or more s_nop than the open DRAM rows serve well
+  // (codegen::KernelOptions).
+  virtual GemvTuning tuning(std::optional<GemvFusion>) const { return {}; }
   // Bytes of weights per wave the skeleton keeps in flight ahead of the
   // slice being decoded (whole slices, at least one).
   virtual int in_flight_bytes() const { return 2048; }

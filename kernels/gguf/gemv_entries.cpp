@@ -199,7 +199,10 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   if (args_end > uint32_t(4 * block_dwords))
     throw Error("gemv: the argument block of " + sig.kernel() + " is not " + std::to_string(4 * block_dwords) + " bytes");
   const uint32_t lds = kTableLds + dec->lds_table_bytes();
-  Kernel k(sig, target, {.waves_per_simd = dec->waves_per_simd(), .lds_bytes = lds, .max_workgroup = 64 * kMaxWaves, .workgroup_dims = 2});
+  const GemvTuning tune = dec->tuning(fusion);
+  Kernel k(sig, target,
+           {.waves_per_simd = dec->waves_per_simd(), .lds_bytes = lds, .max_workgroup = 64 * kMaxWaves, .workgroup_dims = 2,
+            .relax_waits = tune.relax_waits, .avoid_sgpr_hazard_sharing = tune.avoid_sgpr_hazard_sharing});
 
   // Arguments: wave 0 reads the explicit block (one host-link request: the
   // first 64-byte line) and passes it on through LDS: one argument read per

@@ -393,8 +393,15 @@ def dequantize_on_device(t: int | str, data, n: int | None = None, runtime=None)
                 continue
             kernel, tables, group_size = DEVICE_DECODERS[info["name"]]
             blocks = count // elems
-            argv = [pin, pout, *(_table_on(rt, name) for name in tables), blocks] + ([64] if group_size else [])
-            rt.launch(kernel, (blocks + 63) // 64, 64, argv)
+            # The grid and workgroup from the kernel's launch contract; its
+            # arguments in their order: blocks, tables, the block count and,
+            # for the kernels that take it, the workgroup size.
+            contract = rt.launch_contract(kernel)
+            sizes = {contract.sizes[0]: blocks}
+            values = [pin, pout, *(_table_on(rt, name) for name in tables), blocks]
+            if group_size:
+                values.append(contract.evaluate(sizes).workgroup)
+            rt.launch_by_contract(kernel, sizes, dict(zip(contract.args, values)))
             rt.sync()
             rt.download(pout, count, np.float32, out=out[first:first + count])
     finally:

@@ -206,6 +206,7 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
   ao.waves_per_simd = options_.waves_per_simd;
   ao.workitem_dims = options_.workitem_dims;
   ao.scratch_offset_sgpr = group_code_ + options_.workgroup_dims;
+  ao.avoid_sgpr_hazard_sharing = options_.avoid_sgpr_hazard_sharing;
   // gfx906 and gfx926 share one encoding: a kernel whose generator wrote the
   // same IR for both is compiled once per package build (BuildCache).
   std::string key;
@@ -214,7 +215,7 @@ codeobj::CodeObject Kernel::build(codeobj::CodeObjectVersion version) {
           std::to_string(ao.spill) + "," + std::to_string(ao.scratch_offset_sgpr) + "," + std::to_string(waits) + "," + std::to_string(relax) + "," +
           std::to_string(ao.lds_bytes) + "," + std::to_string(ao.max_workgroup) + "," +
           std::to_string(ao.workitem_dims) + "," + std::to_string(ao.waves_per_simd) + "," +
-          std::to_string(states);
+          std::to_string(states) + "," + std::to_string(ao.avoid_sgpr_hazard_sharing);
     if (auto hit = g_cache->find(key)) compiled_ = hit;
   }
   if (!compiled_) {

@@ -270,7 +270,7 @@ AllocationResult allocate_registers(MFunction& f, const AllocationOptions& o) {
     if (best.failed >= 0 || (other.failed < 0 && fewer(other, best))) std::swap(best, other);
     if (best.failed < 0) {
       std::vector<std::vector<int>> costly(ig.n);
-      for (auto [x, y] : costly_sharing(f, ig)) {
+      for (auto [x, y] : costly_sharing(f, ig, o.avoid_sgpr_hazard_sharing)) {
         costly[size_t(x)].push_back(y);
         costly[size_t(y)].push_back(x);
       }

@@ -48,6 +48,9 @@ struct AllocationOptions {
   // The SGPR where the hardware puts the wave's scratch offset when the
   // kernel asks for it (VGPR spills need it; -1: VGPRs cannot spill).
   int scratch_offset_sgpr = -1;
+  // Keep an SGPR a VALU writes apart from one a VMEM instruction or a lane
+  // select reads just after, where a register allows (costly_sharing.h).
+  bool avoid_sgpr_hazard_sharing = false;
 };
 
 // Largest VGPR count (per lane) that lets `waves` waves run on one SIMD, and

@@ -133,6 +133,11 @@ struct KernelOptions {
   // next wait need (passes.h: insert_waits), except where ordering the
   // scores cannot see may matter. false: every hand wait stays as written.
   bool relax_waits = true;
+  // The allocator keeps an SGPR a VALU writes apart from one a VMEM
+  // instruction or lane select reads within the GFX9 hazard's window (no
+  // s_nop between them), where a free register allows. Off by default: the
+  // s_nop it saves also paced some kernels' loads.
+  bool avoid_sgpr_hazard_sharing = false;
 };
 
 // What a package build asks of every kernel built while it is in scope (on

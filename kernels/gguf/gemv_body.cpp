@@ -89,7 +89,7 @@ void Body::group_body(bool last, Label done) {
     load_sums(true);
   }
   dec_.header(*this, hdr_);
-  const int header_at = std::clamp(dec_.next_header_slice(), 0, n - 1);
+  const int header_at = std::clamp(dec_.next_header_slice(e_.fusion), 0, n - 1);
   for (int j = 0; j < n; ++j) {
     if (block_shares() && j > 0 && j % bps == 0) k.bind(entry_[last ? 1 : 0][size_t(j / bps)]);
     if (!last && j == header_at) load_part(hdr_, true, 0, shape.header_dwords);
@@ -146,7 +146,7 @@ void Body::enter_blocks() {
     k.s_cmp_le_u32(count_, 1);
     k.s_cbranch_scc1(entry_[1][size_t(b)]);
     // the body loads the next group's header at slice header_at, before this entry or after it
-    if (std::clamp(dec_.next_header_slice(), 0, shape.slices - 1) < b * slices_per_block())
+    if (std::clamp(dec_.next_header_slice(e_.fusion), 0, shape.slices - 1) < b * slices_per_block())
       load_part(hdr_, true, 0, shape.header_dwords);
     k.s_branch(entry_[0][size_t(b)]);
   }

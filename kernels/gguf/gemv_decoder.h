@@ -106,8 +106,8 @@ class GemvDecoder {
   virtual bool shares_tiles() const { return false; }
   // The slice of a group at whose start the next group's header is loaded
   // (0: with the group's first slice). Later keeps it out of the reads in
-  // flight for most of the group.
-  virtual int next_header_slice() const { return 0; }
+  // flight for most of the group. Per fusion (none: the plain kernel).
+  virtual int next_header_slice(std::optional<GemvFusion>) const { return 0; }
   // Registers for one body (M rows); called once before the body is emitted.
   virtual void begin(GemvEmitter& e) = 0;
   // The group's header dwords (valid until the next group's are loaded, right after this).

@@ -120,9 +120,8 @@ CaseResult run_dequant(TestDevice& dev, const Case& c) {
 // Sums of 128 products (code - 8) * x, |code - 8| <= 8, |x| <= 1, scales of
 // 0.05..0.25 (weights of order 1), in four f32 accumulators against a double
 // dot; row sums add up to 40 partials in f32 (reduce_blocks_k). The default
-// cases measure at most 4.8e-6, the sweep 9.6e-6 (partials and rows); the bound
-// leaves room for
-// rows with more cancellation.
+// cases measure at most 4.8e-6, the sweep 9.6e-6 (partials and rows); the
+// bound leaves room for rows with more cancellation.
 Tolerance dot_tolerance() { return Tolerance{1e-4, 1e-5}; }
 
 std::vector<Case> dot_cases(bool sweep) {

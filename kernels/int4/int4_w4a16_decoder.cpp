@@ -4,8 +4,8 @@
 //
 // The codes become f16 denormals (code * 2^-24) by one AND per pair, as in
 // Q4_0 (gemv_nibble_products.h), only with a pair's halves holding elements
-// p and p + 4 of a word; v_fma_mix_f32 multiplies them by x from SGPRs. The
-// four slices of a block add into its sum; at its end the offset comes off
+// p and p + 4 of a word; v_fma_mix_f32 multiplies them by x from SGPRs. A
+// block is one slice (two per group); at its end the offset comes off
 // with the block's two 64-element sums of x, and the scale (the header: the
 // bf16 in the low half, widened by a shift) multiplies the block once.
 #include "gguf/gemv_nibble_products.h"
@@ -70,11 +70,13 @@ class W4A16Decoder final : public gguf_gemv::GemvDecoder {
 
 }  // namespace
 
+// Type I32: the checkpoint's dtype of the codes (only named in messages; row
+// storage has no GEMV layout or table).
 gguf_gemv::GroupShape w4a16_group_shape() {
   gguf_gemv::GroupShape s{quant::TensorType::I32, kBlockElems, 2, 1, 16, 2};
   s.rows = true;
   s.block_bytes = kBlockBytes;
-  s.scale_bytes = 2;  // G=2 experiment
+  s.scale_bytes = 2;
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 
+#include "int4/int4_dot_cases.h"
 #include "int4/int4_dot_generators.h"
 #include "k100/kernels/test_support.h"
 #include "k100/quant/half.h"
@@ -69,16 +70,7 @@ std::string launch_contract() {
 // Codes (random bytes) and bf16 scales of an n x k matrix, y of RMS ~0.58 for x uniform in [-1, 1].
 struct Matrix {
   std::vector<uint8_t> codes, scales;
-  quant::W4Matrix view(int64_t n, int64_t k) const {
-    quant::W4Matrix m;
-    m.format = &quant::kCompressedTensorsInt4;
-    m.n = n;
-    m.k = k;
-    m.codes = codes;
-    m.scales = scales;
-    m.check("int4_gemv_k test matrix");
-    return m;
-  }
+  quant::W4Matrix view(int64_t n, int64_t k) const { return ct_int4_matrix(n, k, codes, scales, "int4_gemv_k test matrix"); }
 };
 
 Matrix random_matrix(int64_t n, int64_t k, std::mt19937& rng) {

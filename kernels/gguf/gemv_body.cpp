@@ -64,22 +64,31 @@ void Body::load_header(bool next) {
   add64_to(k, pbase_, sbase_, uint32_t(next ? bytes : 0));
   if (bytes == 2) {
     k.global_load_ushort(hdr_, scale_ofs_, pbase_);
-  } else if (bytes == 4 && shape.scale_bytes == 2 && dec_.sumx_run()) {
-    // Two blocks' scales, the second only when the group has its second
-    // block: a row's last group may lack it, and its scale would lie past
-    // the row's (past the array in the last row).
-    // Where the group has both (elements left past its first block), one
-    // dword load (two loads cost 3.4 % MODELED: the scales' lines are one per lane).
-    Label halves = k.label("scales by halves"), loaded = k.label("scales loaded");
-    k.s_cmp_le_u32(elems_left_, shape.block_elems);
-    k.s_cbranch_scc1(halves);
-    k.global_load_dword(hdr_, scale_ofs_, pbase_);
+  } else if ((bytes == 4 || bytes == 8) && shape.scale_bytes == 2 && dec_.sumx_run()) {
+    // G = 2 or 4 blocks' scales: a row's last group may lack some blocks,
+    // whose scales would lie past the row's (past the array in the last
+    // row). A full group (elements left past its first G - 1 blocks) takes
+    // one load (loads by halves throughout cost 3.4 % MODELED: the scales'
+    // lines are one per lane); a partial one one 2-byte load per block it has.
+    const int G = shape.blocks_per_group;
+    Label partial = k.label("scales by halves"), loaded = k.label("scales loaded");
+    k.s_cmp_le_u32(elems_left_, (G - 1) * shape.block_elems);
+    k.s_cbranch_scc1(partial);
+    if (bytes == 4) k.global_load_dword(hdr_, scale_ofs_, pbase_);
+    else k.global_load_dwordx2(hdr_, scale_ofs_, pbase_);
     k.s_branch(loaded);
-    k.bind(halves);
-    k.global_load_ushort(hdr_, scale_ofs_, pbase_);
+    k.bind(partial);
+    for (int b = 0; b < G - 1; ++b) {
+      if (b) {
+        k.s_cmp_le_u32(elems_left_, b * shape.block_elems);
+        k.s_cbranch_scc1(loaded);
+      }
+      if (b % 2) k.global_load_short_d16_hi(hdr_.sub(b / 2, 1), scale_ofs_, pbase_, offset(2 * b));
+      else k.global_load_ushort(hdr_.sub(b / 2, 1), scale_ofs_, pbase_, offset(2 * b));
+    }
     k.bind(loaded);
   } else {
-    throw Error("gemv: row storage takes groups of one 2-byte scale, or of two with sums of x");
+    throw Error("gemv: row storage takes groups of one 2-byte scale, or of two or four with sums of x");
   }
 }
 

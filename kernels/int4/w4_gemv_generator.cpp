@@ -324,17 +324,17 @@ void W4GemvBuilder::entry() {
   const VGPR staging = k.vgpr(4, "argument staging");
   k.s_cmp_lg_u32(wave, 0);
   k.s_cbranch_scc1(read);
-  k.s_mov_b32(exec_lo, 1);
-  k.s_mov_b32(exec_hi, 0);
-  k.ds_write_b32(vZero, vZero, offset(counter_at));
-  for (int d = 0; d < dwords; d += 4) {
-    const int w = std::min(4, dwords - d);
-    for (int i = 0; i < w; ++i) k.v_mov_b32(staging[i], dword(d + i));
-    if (w == 4) k.ds_write_b128(vZero, staging, offset(4 * uint32_t(d)));
-    else
-      for (int i = 0; i < w; ++i) k.ds_write_b32(vZero, staging[i], offset(4 * uint32_t(d + i)));
-  }
-  k.s_mov_b64(exec, -1);
+  k.v_cmp_eq_u32(vcc, 0, vLane);
+  k.if_(vcc, [&] {  // lane 0 of wave 0: the counter, then the block
+    k.ds_write_b32(vZero, vZero, offset(counter_at));
+    for (int d = 0; d < dwords; d += 4) {
+      const int w = std::min(4, dwords - d);
+      for (int i = 0; i < w; ++i) k.v_mov_b32(staging[i], dword(d + i));
+      if (w == 4) k.ds_write_b128(vZero, staging, offset(4 * uint32_t(d)));
+      else
+        for (int i = 0; i < w; ++i) k.ds_write_b32(vZero, staging[i], offset(4 * uint32_t(d + i)));
+    }
+  });
   k.bind(read);
   k.s_barrier();
   k.s_cmp_eq_u32(wave, 0);
@@ -375,7 +375,13 @@ void W4GemvBuilder::emit() {
 codeobj::CodeObject build_w4_gemv(isa::Target target, const W4GemvSpec& spec) {
   const int vgpr_heavy = spec.nrow * spec.m * spec.unroll;
   const Signature sig = w4_gemv_signature(spec);
-  const uint32_t lds = sig.explicit_args().empty() ? 0 : 4 * 21;  // the argument block and the counter
+  // LDS: the argument block and the counter. Catalog kernels with two rows
+  // per wave ask for 16 KiB so that at most four workgroups share a CU: with
+  // more, the device keeps more than ~1.5 MB of weight reads in flight, which
+  // the open HBM rows do not hold (MODELED at 17408 x 5120: 43 % of the
+  // bandwidth at 5 waves per SIMD, 36 % at 2: too few).
+  const bool cap = spec.schedule == W4Schedule::Catalog && spec.nrow > 1;
+  const uint32_t lds = cap ? 16384 : 4 * 21;
   Kernel k(sig, target, {.waves_per_simd = vgpr_heavy >= 8 ? 2 : 4, .lds_bytes = lds, .max_workgroup = 1024});
   W4GemvBuilder(k, spec).emit();
   return k.build();

@@ -375,12 +375,14 @@ void W4GemvBuilder::emit() {
 codeobj::CodeObject build_w4_gemv(isa::Target target, const W4GemvSpec& spec) {
   const int vgpr_heavy = spec.nrow * spec.m * spec.unroll;
   const Signature sig = w4_gemv_signature(spec);
-  // LDS: the argument block and the counter. Catalog kernels with two rows
-  // per wave ask for 16 KiB so that at most four workgroups share a CU: with
-  // more, the device keeps more than ~1.5 MB of weight reads in flight, which
-  // the open HBM rows do not hold (MODELED at 17408 x 5120: 43 % of the
-  // bandwidth at 5 waves per SIMD, 36 % at 2: too few).
-  const bool cap = spec.schedule == W4Schedule::Catalog && spec.nrow > 1;
+  // LDS: the argument block and the counter. The two-row catalog kernels
+  // whose registers would let 5 waves per SIMD in (W4A4 r2, W4A8 M = 2) ask
+  // for 16 KiB so that at most four workgroups share a CU: with more, the
+  // device keeps several MB of reads in flight, more than the open HBM rows
+  // hold (MODELED at 17408 x 5120: 43-44 % of the bandwidth uncapped, 60-64 %
+  // capped; capped at 2 workgroups 36-39 %). W4A8 M = 3, 4 are held at 4 and
+  // 3 waves per SIMD by their registers already (the cap made them slower).
+  const bool cap = spec.schedule == W4Schedule::Catalog && spec.nrow > 1 && (spec.act == W4Act::A4 || spec.m <= 2);
   const uint32_t lds = cap ? 16384 : 4 * 21;
   Kernel k(sig, target, {.waves_per_simd = vgpr_heavy >= 8 ? 2 : 4, .lds_bytes = lds, .max_workgroup = 1024});
   W4GemvBuilder(k, spec).emit();

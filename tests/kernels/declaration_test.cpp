@@ -4,6 +4,7 @@
 // into kernarg bytes, and the argument rows of docs/KERNELS.md.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstring>
 #include <map>
 
@@ -148,7 +149,13 @@ std::vector<std::string> lookups() {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Declaration, ::testing::ValuesIn(lookups()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           // template lookups (gemv_w4a4<1>, gemv_w4a8<1,false,1>) carry characters a test name cannot
+                           std::string name = info.param;
+                           for (char& ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace k100::kernels

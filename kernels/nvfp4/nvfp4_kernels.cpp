@@ -243,7 +243,7 @@ void register_fast(Registry& r) {
   d.limits = "K % 32 = 0 (refused: k_multiple_of_32), m = 1..4 (refused: m_from_1_to_4), N >= 1";
   d.launch = "sizes n k m\nchoose wg = 256\nchoose wgs = 120\nlet k_multiple_of_32 = 1 / (k % 32 == 0)\n"
              "let m_from_1_to_4 = 1 / ((m >= 1) * (m <= 4))\nlet units = ceil_div(n, " + std::to_string(nvfp4::kFastRows) + ")\n"
-             "let per = ceil_div(units, wgs)\nworkgroup = wg\ngrid = ceil_div(units, per)\narg N = n\narg K = k\n"
+             "let wg_at_least_64 = 1 / (wg >= 64)\nlet per = (wg / 64) * ceil_div(units, wgs * (wg / 64))\nworkgroup = wg\ngrid = ceil_div(units, per)\narg N = n\narg K = k\n"
              "arg m = m + 256 * per";
   d.tolerance = nvfp4_tolerance();
   d.cases = [](bool) {

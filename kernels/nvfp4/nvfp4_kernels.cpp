@@ -189,8 +189,8 @@ void register_gemv(Registry& r, const GemvForm& f) {
   d.tolerance = nvfp4_tolerance();
   d.cases = [f](bool) {
     if (f.groups == 2)
-      return case_table({"n", "k", "wg", "raw"}, {{37, 160, 256, 0}, {70, 1056, 128, 1}, {9, 32, 64, 1}, {21, 512, 192, 0}});
-    return case_table({"n", "k", "wg", "raw"}, {{37, 160, 256, 0}, {70, 1040, 128, 1}, {9, 48, 64, 1}, {21, 512, 192, 0}});
+      return case_table({"n", "k", "wg", "raw"}, {{37, 160, 256, 0}, {70, 1056, 128, 1}, {9, 32, 64, 1}, {21, 512, 192, 0}, {50, 96, 96, 1}});
+    return case_table({"n", "k", "wg", "raw"}, {{37, 160, 256, 0}, {70, 1040, 128, 1}, {9, 48, 64, 1}, {21, 512, 192, 0}, {50, 96, 96, 1}});
   };
   d.run = [f](TestDevice& dev, const Case& c) { return run_gemv(dev, c, f); };
   d.ideal_bytes = [f](const Case& c) { return nvfp4_bytes(f.m, c["n"], c["k"]); };
@@ -255,7 +255,8 @@ void register_fast(Registry& r) {
                                                              {1000, 64, 1, 64, 0, 1},
                                                              {600, 4160, 1, 64, 0, 1},
                                                              {260, 2080, 3, 128, 20, 0},
-                                                             {150, 2592, 4, 256, 7, 1}});
+                                                             {150, 2592, 4, 256, 7, 1},
+                                                             {123, 320, 2, 96, 0, 1}});
   };
   d.run = [f](TestDevice& dev, const Case& c) {
     if (auto bad = expect_refusal(dev, f.name(), {{"n", c["n"]}, {"k", c["k"] + 16}, {"m", c["m"]}}, "k_multiple_of_32"))

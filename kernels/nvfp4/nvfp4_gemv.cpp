@@ -34,7 +34,7 @@ Signature gemv_signature(const GemvForm& f) {
                           in("asc", "f32"), out("y", "f32"), value("N", "i32"), value("K", "i32"),
                           value("inv_gscale", "f32")};
   if (!f.fast) return Signature(f.name(), p, codeobj::HiddenArgLayout::Full);
-  // The fast form: the activation row count (bits 0-7) and the units of kFastRows rows each
+  // The fast form: the activation row count (bits 0-7) and the units (of fast_rows(M) rows) each
   // workgroup takes (bits 8-31, from its launch contract); the arguments fill one 64-byte line.
   p.push_back(value("m", "u32"));
   return Signature(f.name(), p);

@@ -2,7 +2,7 @@
 // launch, at the geometry the timing model streams best (our own form beside
 // the catalog's nvfp4_gemv<M,NROW>, same arguments plus m).
 //
-// Units of kFastRows weight rows; workgroup b takes units [b P, b P + P) (P
+// Units of fast_rows(M) weight rows (1 for M = 1, else 2); workgroup b takes units [b P, b P + P) (P
 // from the argument m, bits 8-31) and its wave v the units b P + v, + W, ...
 // (W waves). A wave walks its units step by step (a step: 64 G groups of the
 // row, as in nvfp4_gemv) with the next step's loads in flight while it
@@ -176,8 +176,8 @@ void fast_body(Kernel& k, const GemvShape& sh, const Args& a, SGPR wave, SGPR wa
 }  // namespace
 
 codeobj::CodeObject build_gemv_fast(isa::Target target) {
-  const GemvForm f{1, kFastRows, 2, true};
-  Kernel k(gemv_signature(f), target, {.waves_per_simd = 3, .lds_bytes = kCountLds + 4, .max_workgroup = 1024});
+  const GemvForm f{1, 1, 2, true};
+  Kernel k(gemv_signature(f), target, {.waves_per_simd = 2, .lds_bytes = kCountLds + 4, .max_workgroup = 1024});
   Label exit = k.exit();
   const SGPR wave = wave_index(k), lanes = k.sgpr(1, "lanes"), waves = k.sgpr(1, "waves"), M = k.sgpr(1, "M"),
              per = k.sgpr(1, "units per workgroup");
@@ -192,7 +192,7 @@ codeobj::CodeObject build_gemv_fast(isa::Target target) {
     Label next = k.label("other row count");
     k.s_cmp_lg_u32(M, m);
     k.s_cbranch_scc1(next);
-    fast_body(k, GemvShape{m, kFastRows, m <= 2 ? 2 : 1}, a, wave, waves, per, lane, exit);
+    fast_body(k, GemvShape{m, fast_rows(m), m <= 2 ? 2 : 1}, a, wave, waves, per, lane, exit);
     k.bind(next);
   }
   return k.build();

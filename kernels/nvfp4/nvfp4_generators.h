@@ -22,8 +22,10 @@ codegen::Signature gemv_signature(const GemvForm& f);
 codeobj::CodeObject build_gemv(isa::Target target, const GemvForm& f);
 // nvfp4_gemv_fast.cpp
 codeobj::CodeObject build_gemv_fast(isa::Target target);
-// Weight rows per unit of the fast form (its launch contract counts units of this many rows).
-inline constexpr int kFastRows = 1;
+// Weight rows per unit of the fast form for m activation rows (its launch
+// contract counts units of this many rows): one for m = 1, two above, so the
+// activation words of a step serve two rows.
+inline constexpr int fast_rows(int m) { return m == 1 ? 1 : 2; }
 
 // The prefill GEMM: guarded (nvfp4_gemm_kernel) or not (nvfp4_gemm_kernel_ng).
 codegen::Signature gemm_signature(bool guarded);

@@ -231,22 +231,22 @@ void register_gemm(Registry& r, bool guarded) {
 }
 
 void register_fast(Registry& r) {
-  const GemvForm f{1, nvfp4::kFastRows, 2, true};
+  const GemvForm f{1, 1, 2, true};
   KernelDef d = generated_kernel("nvfp4", nvfp4::gemv_signature(f), [](isa::Target t) { return nvfp4::build_gemv_fast(t); });
   d.description =
       "Decode GEMV over NVFP4 weights for 1 to 4 activation rows in one launch (our own form beside nvfp4_gemv<M,NROW>, "
-      "the same arguments plus m): units of " + std::to_string(nvfp4::kFastRows) + " weight row(s), workgroup b takes P consecutive units (P from m), its W "
+      "the same arguments plus m): units of one weight row (M = 1) or two (M > 1, the activation words serving both), workgroup b takes P consecutive units (P from m), its W "
       "waves every W-th of them; a wave walks its units step by step (64 G groups of the row, G = 2 for M <= 2, 1 "
       "above) with the next step's loads in flight while it decodes the current one, into the next unit before the "
       "current one's lane reduction and store. Wave 0 alone reads the arguments (one 64-byte line over the host "
       "link) and hands them and the workgroup's lane count to the other waves through LDS. " + std::string(kFormatDoc);
   d.semantics = "y[j][n] = inv_gscale * sum_g 0.5 E4M3(ws[n][g]) * asc[j][g] * sum_(k in g) 2 E2M1(code[n][k]) * "
                 "q[j][k] for j < M, n < N; M = m & 255 (1..4; other values write nothing), P = m >> 8";
-  d.geometry = "grid = ceil(U / P), wg = 64 W, U = ceil(N / " + std::to_string(nvfp4::kFastRows) + ") units, P = ceil(U / wgs) (the contract's choice wgs "
+  d.geometry = "grid = ceil(U / P), wg = 64 W, U = ceil(N / R) units (R = 1 for M = 1, else 2), P = ceil(U / wgs) (the contract's choice wgs "
                "= 120: one workgroup per CU)";
   d.limits = "K % 32 = 0 (refused: k_multiple_of_32), m = 1..4 (refused: m_from_1_to_4), N >= 1";
   d.launch = "sizes n k m\nchoose wg = 256\nchoose wgs = 120\nlet k_multiple_of_32 = 1 / (k % 32 == 0)\n"
-             "let m_from_1_to_4 = 1 / ((m >= 1) * (m <= 4))\nlet units = ceil_div(n, " + std::to_string(nvfp4::kFastRows) + ")\n"
+             "let m_from_1_to_4 = 1 / ((m >= 1) * (m <= 4))\nlet units = ceil_div(n, select(m == 1, 1, 2))\n"
              "let wg_at_least_64 = 1 / (wg >= 64)\nlet per = (wg / 64) * ceil_div(units, wgs * (wg / 64))\nworkgroup = wg\ngrid = ceil_div(units, per)\narg N = n\narg K = k\n"
              "arg m = m + 256 * per";
   d.tolerance = nvfp4_tolerance();

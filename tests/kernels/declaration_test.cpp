@@ -148,9 +148,9 @@ std::vector<std::string> lookups() {
   return out;
 }
 
+// Template lookups (nvfp4_gemv<1,2>) as test names: every character gtest refuses becomes '_'.
 INSTANTIATE_TEST_SUITE_P(All, Declaration, ::testing::ValuesIn(lookups()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           // template lookups (gemv_w4a4<1>, gemv_w4a8<1,false,1>) carry characters a test name cannot
                            std::string name = info.param;
                            for (char& ch : name)
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';

@@ -12,7 +12,7 @@ ChatML template of tokenizer_config.json (each turn's prompt ids against
 llama.cpp's template and tokenizer on the GGUF), and k100-server serving a
 directory (a tensor no architecture uses skipped by --allow-unused there
 and in k100-generate). Then broken directories, each refused with a message
-naming what is wrong.
+naming what is wrong. (4-bit directories: test_hf_quantised.py.)
 
 Errors measured go to <build>/tests/model_hf_report.txt.
 """
@@ -226,16 +226,8 @@ def test_unknown_architecture_is_named(good):
     refused(good, "config.json", "'architectures'", "GPTNeoXForCausalLM", "Qwen3ForCausalLM")
 
 
-def test_quantised_checkpoints_are_recognised_and_refused(good):
-    groups = {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int", "symmetric": True,
-                                                             "group_size": 128, "strategy": "group"}}}
-    edit_config(good, quantization_config={"quant_method": "compressed-tensors", "format": "pack-quantized",
-                                           "config_groups": groups})
-    refused(good, "compressed-tensors INT4", "needs the INT4/NVFP4 kernels")
-    groups["group_0"]["weights"].update({"type": "float", "group_size": 16, "strategy": "tensor_group"})
-    edit_config(good, quantization_config={"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
-                                           "config_groups": groups})
-    refused(good, "NVFP4", "needs the INT4/NVFP4 kernels")
+def test_other_quantisation_schemes_are_named(good):
+    # compressed-tensors INT4 and NVFP4 directories run (test_hf_quantised.py); other schemes are refused by key
     edit_config(good, quantization_config={"quant_method": "gptq", "bits": 4})
     refused(good, "'quantization_config.quant_method'", "gptq")
 

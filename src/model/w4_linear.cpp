@@ -128,20 +128,25 @@ W4Linear::W4Linear(Device& dev, std::span<const W4Weight* const> parts, W4Activa
   gscale_ = kind_ == W4Kind::Nvfp4 ? 1.0f / parts.front()->matrix.global : 1.0f;
 
   const char* const* names = nullptr;
+  const char* fast = nullptr;  // the package's own GEMV of any m rows in one launch, taken when present
   if (kind_ == W4Kind::Nvfp4) {
     quant_ = ContractKernel(dev_, "nvfp4_quant_act", tag_);
     names = kNvfp4Gemv;
   } else if (act_ == W4Activations::A8) {
     quant_ = ContractKernel(dev_, "quant_act", tag_);
     names = kW4A8Gemv;
+    fast = "gemv_w4a8_fast_k";
   } else if (act_ == W4Activations::A4) {
     quant_ = ContractKernel(dev_, "quant_act4", tag_);
     names = kW4A4Gemv;
+    fast = "gemv_w4a4_fast_k";
   }
-  if (names) {
+  if (fast && dev_.has(fast)) {
+    gemv_[0] = ContractKernel(dev_, fast, tag_);
+  } else if (names) {
     for (int m = 1; m <= kMaxRows; ++m) gemv_[m] = ContractKernel(dev_, names[m], tag_);
   } else if (dev_.has("int4_gemv_k")) {
-    gemv_[1] = ContractKernel(dev_, "int4_gemv_k", tag_);  // m = 1..4 in one launch
+    gemv_[0] = ContractKernel(dev_, "int4_gemv_k", tag_);  // m = 1..4 in one launch
   } else {
     // a package without the one-launch GEMV: the block dot and the row reduction
     if (k_ == kInt4Group)
@@ -274,7 +279,7 @@ void W4Linear::gemv(uint64_t x, uint64_t y, int64_t m) {
     return;
   }
   if (quant_.valid()) quantize_rows(x, m);
-  const ContractKernel& g = quant_.valid() ? gemv_[m] : gemv_[1];
+  const ContractKernel& g = gemv_[0].valid() ? gemv_[0] : gemv_[m];
   const int64_t half = k_ / 2;
   const int64_t group = kind_ == W4Kind::Nvfp4 ? 16 : act_ == W4Activations::A4 ? 32 : kInt4Group;
   const uint64_t codes = quant_.valid() ? ws_->buffer("w4.act.codes", size_t(kMaxRows * k_)) : 0;

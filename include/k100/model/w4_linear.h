@@ -11,8 +11,10 @@
 //                                 in one launch), or int4_dot_k +
 //                                 reduce_blocks_k in a package without it
 //   INT4 a8, RT4 a8 (RT4's default)  per row quant_act (int8 per 128, even/odd
-//                                 streams, group sums), then gemv_w4a8<M,false,R>
-//   INT4 a4, RT4 a4               per row quant_act4 (int4 per 32), then gemv_w4a4<M>
+//                                 streams, group sums), then gemv_w4a8_fast_k (any
+//                                 m in one launch) or, without it, gemv_w4a8<M,false,R>
+//   INT4 a4, RT4 a4               per row quant_act4 (int4 per 32), then
+//                                 gemv_w4a4_fast_k or gemv_w4a4<M>
 //   NVFP4 a8 (its only path)      per row nvfp4_quant_act (int8 per 16), then
 //                                 nvfp4_gemv<M,NROW> with 1 / weight_global_scale
 //
@@ -58,8 +60,9 @@ class W4Linear final : public Linear {
   W4Activations act_;
   float gscale_ = 1.0f;         // NVFP4: 1 / weight_global_scale
   uint64_t codes_ = 0, scales_ = 0;
-  // the activation quantiser (a8, a4, NVFP4), the GEMV per row count, the dot path of a16 without int4_gemv_k
+  // the activation quantiser (a8, a4, NVFP4), the dot path of a16 without int4_gemv_k
   ContractKernel quant_, dot_, reduce_, add_;
+  // gemv_[0]: one kernel for every m (int4_gemv_k, gemv_w4a{8,4}_fast_k), else gemv_[m] per row count
   ContractKernel gemv_[5];
   uint64_t ids_ = 0;  // dot path: 0..n-1
 };

@@ -51,6 +51,13 @@ def expert_name(gguf, e):
     return f"model.layers.{layer}.mlp.experts.{e}.{which[tail]}.weight"
 
 
+def permute_rows(w, heads):
+    """Hugging Face rotate-half rows -> GGUF Llama's interleaved pairs (llama.cpp's converter)."""
+    rows, cols = w.shape
+    hd = rows // heads
+    return w.reshape(heads, 2, hd // 2, cols).swapaxes(1, 2).reshape(rows, cols)
+
+
 def to_bf16(a):
     """bf16 bit patterns (uint16) of float32 values, rounded to nearest even."""
     u = np.ascontiguousarray(a, dtype="<f4").view("<u4").astype(np.uint64)

@@ -31,7 +31,6 @@ import hf_write
 from chat_oracle import check_scripted_chat
 from conftest import BUILD, GENERATE, TOOLS
 from k100_run import generate
-from reference_model import Gguf
 
 REPORT = BUILD / "tests" / "model_hf_report.txt"
 N = 8
@@ -42,25 +41,6 @@ PROMPT = [300, 301, 302]
 def fresh_report():
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text("")
-
-
-@pytest.fixture(scope="module")
-def vocab(model_file):
-    """The byte-level BPE vocabulary of the project's random qwen2 model: (raw GGUF kvs, tokens, types, merges,
-    bos, eos, its ChatML chat template)."""
-    f = Gguf(model_file("qwen2", "f32"))
-    kvs = [(k, v) for k, v in f.raw_kv.items() if k.startswith("tokenizer.") and k != "tokenizer.ggml.pre"]
-    m = f.meta
-    return kvs, list(m["tokenizer.ggml.tokens"]), [int(t) for t in m["tokenizer.ggml.token_type"]], \
-        list(m["tokenizer.ggml.merges"]), int(m["tokenizer.ggml.bos_token_id"]), int(m["tokenizer.ggml.eos_token_id"]), \
-        m["tokenizer.chat_template"]
-
-
-def permute_rows(w, heads):
-    """Hugging Face rotate-half rows -> GGUF Llama's interleaved pairs (llama.cpp's converter)."""
-    rows, cols = w.shape
-    hd = rows // heads
-    return w.reshape(heads, 2, hd // 2, cols).swapaxes(1, 2).reshape(rows, cols)
 
 
 def write_model(tmp_path, arch, vocab, chat_template=None):
@@ -86,9 +66,9 @@ def write_model(tmp_path, arch, vocab, chat_template=None):
             hf[hf_write.hf_name(name)] = ("BF16", b)
         w = hf_write.from_bf16(b).reshape(a.shape)  # the values the directory holds, exactly
         if arch == "llama" and name.endswith("attn_q.weight"):
-            w = permute_rows(w, spec.n_head)
+            w = hf_write.permute_rows(w, spec.n_head)
         elif arch == "llama" and name.endswith("attn_k.weight"):
-            w = permute_rows(w, spec.n_kv)
+            w = hf_write.permute_rows(w, spec.n_kv)
         gguf_tensors[name] = w
     hf_write.write_checkpoint(directory, hf, shards=1 if arch == "llama" else 2)
     (directory / "config.json").write_text(json.dumps(hf_write.config(arch, spec, len(tokens), tied)))

@@ -49,27 +49,10 @@ def report(line):
         f.write(line + "\n")
 
 
-@pytest.fixture(scope="module")
-def vocab(model_file):
-    from reference_model import Gguf
-    f = Gguf(model_file("qwen2", "f32"))
-    kvs = [(k, v) for k, v in f.raw_kv.items() if k.startswith("tokenizer.") and k != "tokenizer.ggml.pre"]
-    m = f.meta
-    return kvs, list(m["tokenizer.ggml.tokens"]), [int(t) for t in m["tokenizer.ggml.token_type"]], \
-        list(m["tokenizer.ggml.merges"]), int(m["tokenizer.ggml.bos_token_id"]), int(m["tokenizer.ggml.eos_token_id"])
-
-
-def permute_rows(w, heads):
-    """Hugging Face rotate-half rows -> GGUF Llama's interleaved pairs (llama.cpp's converter)."""
-    rows, cols = w.shape
-    hd = rows // heads
-    return w.reshape(heads, 2, hd // 2, cols).swapaxes(1, 2).reshape(rows, cols)
-
-
 def write_quantised(tmp_path, arch, scheme, vocab):
     """(directory, gguf path) of a random `arch` model ('llama' or 'qwen3') whose linear layers are `scheme`
     ('int4' or 'nvfp4'); the GGUF holds the dequantised weights in f32."""
-    kvs_vocab, tokens, types, merges, bos, eos = vocab
+    kvs_vocab, tokens, types, merges, bos, eos, _ = vocab
     spec = gguf_write.ModelSpec(arch, seed={"llama": 21, "qwen3": 22}[arch])
     pre = "llama-bpe" if arch == "llama" else "qwen2"
     kvs, t = gguf_write.random_model(spec, kvs_vocab + [("tokenizer.ggml.pre", gguf_write.string(pre))], len(tokens))
@@ -88,9 +71,9 @@ def write_quantised(tmp_path, arch, scheme, vocab):
             w = hf_write.from_bf16(b).reshape(a.shape)
         w = np.asarray(w, np.float32)  # the values the directory holds
         if arch == "llama" and name.endswith("attn_q.weight"):
-            w = permute_rows(w, spec.n_head)
+            w = hf_write.permute_rows(w, spec.n_head)
         elif arch == "llama" and name.endswith("attn_k.weight"):
-            w = permute_rows(w, spec.n_kv)
+            w = hf_write.permute_rows(w, spec.n_kv)
         gguf_tensors[name] = w
     hf_write.write_checkpoint(directory, hf)
     config = hf_write.config(arch, spec, len(tokens), False)

@@ -51,9 +51,16 @@ struct Shape {
 // The shapes the requirement names: a 27B-class dense model (hidden 5120, 64
 // layers, FFN 17408, 40 query / 8 KV heads of 128, vocab 151936, context
 // 4096) and an 8B-class one (Llama-3-8B's: hidden 4096, 32 layers, FFN 14336,
-// 32 / 8 heads of 128, vocab 128256).
+// 32 / 8 heads of 128, vocab 128256). "q35-27b" is Qwen3.5-27B's config
+// (hidden 5120, 64 layers, FFN 17408, its full-attention layers' 24 query /
+// 4 KV heads of 256, vocab 248320) with full attention in every layer: the
+// model has Gated DeltaNet in 48 of its 64 layers, which this decoder does
+// not run, so the shape stands for its weights and attention, not its
+// recurrence.
 const Shape kShapes[] = {
     {"27b", "27B-class dense", model::Architecture::Qwen3, 5120, 64, 17408, 40, 8, 128, 151936, 4096},
+    {"q35-27b", "Qwen3.5-27B-like dense (all layers full attention)", model::Architecture::Qwen3, 5120, 64, 17408, 24,
+     4, 256, 248320, 4096},
     {"8b", "8B-class dense", model::Architecture::Llama, 4096, 32, 14336, 32, 8, 128, 128256, 4096},
 };
 
@@ -300,7 +307,7 @@ int run(int argc, char** argv) {
     } else if (a == "--set") {
       if (!bench::apply_set_option(m, "k100-bench model", value())) return 2;
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: k100-bench model [--shape 27b,8b] [--type q4_K,q8_0,w4a16,w4a8,w4a4,nvfp4] [--kv f32|f16]\n"
+      std::printf("usage: k100-bench model [--shape 27b,q35-27b,8b] [--type q4_K,q8_0,w4a16,w4a8,w4a4,nvfp4] [--kv f32|f16]\n"
                   "                        [--package file.hsaco] [--set name=value]\n"
                   "(default: q4_K and q8_0 for each shape, and w4a16, w4a8, w4a4 at 27b; the 4-bit weights are\n"
                   "the blocks' linear layers as compressed-tensors INT4 or NVFP4, embedding and head bf16)\n"
@@ -322,7 +329,7 @@ int run(int argc, char** argv) {
     const Shape* s = nullptr;
     for (const auto& c : kShapes)
       if (key == c.key) s = &c;
-    if (!s) throw Error("--shape: unknown shape '" + key + "' (27b, 8b)");
+    if (!s) throw Error("--shape: unknown shape '" + key + "' (27b, q35-27b, 8b)");
     std::vector<std::string> run = types;
     if (run.empty()) {
       run = {"q4_K", "q8_0"};

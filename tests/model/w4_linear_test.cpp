@@ -112,6 +112,7 @@ const quant::ActivationFormat* activation_format(W4Kind kind, W4Activations act)
 // The kernels a path needs, present in the package; else a skip (a failure under CI=true).
 bool has_kernels(W4Kind kind, W4Activations act) {
   Device& dev = device();
+  act = resolve_w4_activations(kind, act, "test");
   std::vector<std::vector<const char*>> any;  // each inner list: one of these
   if (kind == W4Kind::Nvfp4) any = {{"nvfp4_quant_act"}, {"nvfp4_gemv<1,1>"}};
   else if (act == W4Activations::A8) any = {{"quant_act"}, {"gemv_w4a8_fast_k", "gemv_w4a8<1,false,1>"}};

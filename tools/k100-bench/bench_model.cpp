@@ -97,7 +97,12 @@ class TracingDevice final : public model::Device {
     const std::string name(lookup);
     auto it = ids_.find(name);
     if (it != ids_.end()) return it->second;
-    if (!emu_.program().find_kernel(emu_.symbol_for(name))) return -1;
+    // a name the package lacks is -1, not an error: the model asks has() before choosing a kernel
+    try {
+      if (!emu_.program().find_kernel(emu_.symbol_for(name))) return -1;
+    } catch (const Error&) {
+      return -1;
+    }
     names_.push_back(name);
     return ids_[name] = int(names_.size() - 1);
   }

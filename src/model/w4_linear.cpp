@@ -18,6 +18,13 @@ namespace {
 constexpr int64_t kMaxRows = 4;
 // The weight group every INT4 kernel takes (scale per 128 k).
 constexpr int64_t kInt4Group = 128;
+// Rows per launch of one activation row: under the timing model a GEMV over
+// many more rows than its benchmark's 17408 keeps more reads in flight than
+// the open DRAM rows hold (MODELED, the 34816-row gate|up of a 27B-class
+// layer on int4_gemv_k in one launch: 585 us, 71 % of the HBM time opening
+// rows), so a longer matrix goes as consecutive launches of equal runs of
+// rows (the rows of every 4-bit layout are contiguous, scales likewise).
+constexpr int64_t kRunRows = 17408;
 
 // The GEMVs by activation rows (PYTHON_API.md 6: W4A8_KERNEL, W4A4_KERNEL).
 // NVFP4: one weight row per wave (NROW = 1) for every M.
@@ -305,7 +312,20 @@ void W4Linear::gemv(uint64_t x, uint64_t y, int64_t m) {
                                            {"m", uint64_t(m)},
                                            {"M", uint64_t(m)},
                                            {"inv_gscale", f32_bits(gscale_)}};
-  launch(dev_, g, contract_sizes(g, n_, k_, m, tag_), given);
+  // m > 1: one launch (the kernels' y rows are n apart)
+  const int64_t runs = m > 1 ? 1 : (n_ + kRunRows - 1) / kRunRows;
+  const int64_t chunk = (n_ / runs + 63) / 64 * 64;
+  const int64_t scale_group = kind_ == W4Kind::Nvfp4 ? 16 : kInt4Group;
+  const uint64_t scale_size = kind_ == W4Kind::Nvfp4 ? 1 : 2;
+  for (int64_t r0 = 0; r0 < n_; r0 += chunk) {
+    const int64_t rows = std::min(chunk, n_ - r0);
+    const uint64_t w = codes_ + uint64_t(r0) * K / 2, s = scales_ + uint64_t(r0) * (K / uint64_t(scale_group)) * scale_size;
+    for (const char* a : {"wq", "w"}) given[a] = w;
+    for (const char* a : {"ws", "scale"}) given[a] = s;
+    given["y"] = y + uint64_t(r0) * 4;
+    for (const char* a : {"N", "nrows"}) given[a] = uint64_t(rows);
+    launch(dev_, g, contract_sizes(g, rows, k_, m, tag_), given);
+  }
 }
 
 void W4Linear::row(uint64_t x, uint64_t y, bool accumulate) { rows(x, 1, y, accumulate); }

@@ -202,6 +202,24 @@ INSTANTIATE_TEST_SUITE_P(Paths, W4LinearPaths,
                            return n;
                          });
 
+TEST(W4Linear, LongMatricesRunAsSeveralLaunches) {
+  // more rows than one launch takes (17408): consecutive runs of rows, each at its offsets
+  REQUIRE_KERNELS(W4Kind::CompressedInt4, W4Activations::A8);
+  Device& dev = device();
+  const int64_t n = 17408 + 200, k = 128;
+  const Packed a = pack(W4Kind::CompressedInt4, n, k, 5);
+  const std::vector<const W4Weight*> parts = {&a.w};
+  const std::vector<float> x = random(size_t(k), 6);
+  for (W4Activations act : {W4Activations::A16, W4Activations::A8}) {
+    if (act == W4Activations::A16 && !dev.has("int4_gemv_k")) continue;  // the dot path has no runs
+    W4Linear lin(dev, parts, act, nullptr, "long");
+    const std::vector<float> want =
+        act == W4Activations::A16 ? quant::gemv_reference(a.w.matrix, x, 1)
+                                  : quant::gemv_quantized_reference(a.w.matrix, quant::quantize_activations(quant::kActW4A8, x, 1, k));
+    expect_close(lin.forward(x, 1), want, 1e-5, std::string("long matrix, ") + w4_activations_name(act));
+  }
+}
+
 TEST(W4Linear, PathsAFormatLacksAreRefusedNamingBoth) {
   auto message = [](W4Kind kind, W4Activations act) {
     try {

@@ -154,15 +154,16 @@ def test_quantised_activations_against_float64(arch, scheme, act, vocab, llama, 
     scale = np.abs(theirs).max(axis=1)
     ours_err = (row_error(ours, theirs) / scale).max()
     ref_err = (row_error(ref, theirs) / scale).max()
-    ours_vs_ref = (row_error(ours, ref) / scale).max()
+    rows_vs_ref = row_error(ours, ref) / np.abs(ref).max(axis=1)
     report(f"{arch:6s} {scheme:5s} --act {act}: k100lc vs llama.cpp {ours_err:.2e}, float64 with the same "
            f"activation quantisation vs llama.cpp {ref_err:.2e} (ratio {ours_err / ref_err:.3f}); k100lc vs that "
-           f"float64 pass {ours_vs_ref:.2e} of the largest logit")
+           f"float64 pass, per step: {' '.join(f'{e:.1e}' for e in rows_vs_ref)} of its largest logit")
     assert ref_err > 0
     assert ours_err <= 1.5 * ref_err, f"error {ours_err:.3e} exceeds 1.5 x the float64 pass's {ref_err:.3e}"
-    # and it is that arithmetic: far closer to the quantised-activation pass than that pass is to exact activations
-    # (a path that left the activations in f32 would be ref_err away from it)
-    assert ours_vs_ref <= 0.25 * ref_err, f"k100lc is {ours_vs_ref:.3e} from the quantised-activation pass"
+    # and it is that arithmetic: most steps agree with the quantised-activation pass to f32 rounding (a path that
+    # left the activations in f32 would be about ref_err away at every step). One activation that f32 and float64
+    # round to neighbouring codes moves every later step (its row stays in the KV cache), hence the median.
+    assert np.median(rows_vs_ref) <= 1e-4, f"k100lc is {rows_vs_ref} from the quantised-activation pass"
 
 
 def k100_rt4(*args):
@@ -188,18 +189,16 @@ def test_rt4_file_gives_the_checkpoints_tokens(act, vocab, tmp_path):
                         "--ignore-eos", "--ids", "--act", act], capture_output=True, text=True, errors="replace")
     assert r.returncode == 0, r.stderr
     assert "RT4 file" in r.stderr and f"ids: {' '.join(map(str, ids))}" in r.stderr, r.stderr
-    refused(directory, "RT4", "--act a16", "--act", "a16")
+    refused(directory, "RT4", "--act a16", extra=("--act", "a16"))
 
 
 def refused(directory, *parts, extra=()):
-    args = [a for a in parts if a.startswith("--") and " " not in a]
     r = subprocess.run([GENERATE, str(directory), "--tokens", "300,301", "-n", "1", "--temp", "0", *extra],
                        capture_output=True, text=True, errors="replace")
     assert r.returncode == 1, (r.stdout, r.stderr)
     assert "error:" in r.stderr and "Traceback" not in r.stderr
     for p in parts:
-        if p not in args:
-            assert p in r.stderr, r.stderr
+        assert p in r.stderr, r.stderr
     return r.stderr
 
 

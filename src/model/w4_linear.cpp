@@ -18,12 +18,13 @@ namespace {
 constexpr int64_t kMaxRows = 4;
 // The weight group every INT4 kernel takes (scale per 128 k).
 constexpr int64_t kInt4Group = 128;
-// Rows per launch of one activation row: under the timing model a GEMV over
-// many more rows than its benchmark's 17408 keeps more reads in flight than
-// the open DRAM rows hold (MODELED, the 34816-row gate|up of a 27B-class
-// layer on int4_gemv_k in one launch: 585 us, 71 % of the HBM time opening
-// rows), so a longer matrix goes as consecutive launches of equal runs of
-// rows (the rows of every 4-bit layout are contiguous, scales likewise).
+// Rows per int4_gemv_k launch of one activation row: under the timing model
+// a GEMV over many more rows than its benchmark's 17408 keeps more reads in
+// flight than the open DRAM rows hold (MODELED, the 34816-row gate|up of a
+// 27B-class layer in one launch: 585 us, 71 % of the HBM time opening rows;
+// as two launches 2 x 98 us), so a longer matrix goes as consecutive
+// launches of equal runs of rows (the rows of the layout are contiguous,
+// its scales likewise).
 constexpr int64_t kRunRows = 17408;
 
 // The GEMVs by activation rows (PYTHON_API.md 6: W4A8_KERNEL, W4A4_KERNEL).
@@ -312,8 +313,12 @@ void W4Linear::gemv(uint64_t x, uint64_t y, int64_t m) {
                                            {"m", uint64_t(m)},
                                            {"M", uint64_t(m)},
                                            {"inv_gscale", f32_bits(gscale_)}};
-  // m > 1: one launch (the kernels' y rows are n apart)
-  const int64_t runs = m > 1 ? 1 : (n_ + kRunRows - 1) / kRunRows;
+  // m > 1: one launch (the kernels' y rows are n apart); only int4_gemv_k
+  // gains from runs (the W4A8/W4A4 fast GEMVs are limited by their kernel
+  // arguments' host-link reads instead: the same gate|up in two launches,
+  // 2 x 150.9 us against 288.0 us in one, MODELED)
+  const bool in_runs = m == 1 && g.ref.name == "int4_gemv_k";
+  const int64_t runs = in_runs ? (n_ + kRunRows - 1) / kRunRows : 1;
   const int64_t chunk = (n_ / runs + 63) / 64 * 64;
   const int64_t scale_group = kind_ == W4Kind::Nvfp4 ? 16 : kInt4Group;
   const uint64_t scale_size = kind_ == W4Kind::Nvfp4 ? 1 : 2;

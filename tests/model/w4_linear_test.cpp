@@ -203,7 +203,8 @@ INSTANTIATE_TEST_SUITE_P(Paths, W4LinearPaths,
                          });
 
 TEST(W4Linear, LongMatricesRunAsSeveralLaunches) {
-  // more rows than one launch takes (17408): consecutive runs of rows, each at its offsets
+  // more rows than one int4_gemv_k launch takes (17408): consecutive runs of rows, each at its offsets
+  // (a8: one launch of them all, beside it)
   REQUIRE_KERNELS(W4Kind::CompressedInt4, W4Activations::A8);
   Device& dev = device();
   const int64_t n = 17408 + 200, k = 128;

@@ -129,6 +129,13 @@ def write_tokenizer(directory, tokens, types, merges, split, bos, eos, chat_temp
     (directory / "tokenizer_config.json").write_text(json.dumps(config))
 
 
+def edit_config(directory, **changes):
+    """config.json of `directory` with these keys set."""
+    c = json.loads((Path(directory) / "config.json").read_text())
+    c.update(changes)
+    (Path(directory) / "config.json").write_text(json.dumps(c))
+
+
 def config(arch, spec, n_vocab, tied):
     """config.json of a model of gguf_write.ModelSpec `spec` ("llama", "qwen3" or "qwen3moe")."""
     names = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM", "qwen3moe": "Qwen3MoeForCausalLM"}

@@ -30,7 +30,7 @@ import gguf_write
 import hf_write
 from chat_oracle import check_scripted_chat
 from conftest import BUILD, GENERATE, TOOLS
-from k100_run import generate
+from k100_run import generate, row_error
 
 REPORT = BUILD / "tests" / "model_hf_report.txt"
 N = 8
@@ -78,9 +78,6 @@ def write_model(tmp_path, arch, vocab, chat_template=None):
     gguf_write.write(path, kvs, gguf_tensors)
     return directory, path
 
-
-def row_error(a, ref):
-    return np.abs(a.astype(np.float64) - ref.astype(np.float64)).max(axis=1)
 
 
 @pytest.mark.parametrize("arch", ["llama", "qwen3", "qwen3moe"])
@@ -195,20 +192,15 @@ def good(vocab, tmp_path):
     return directory
 
 
-def edit_config(directory, **changes):
-    c = json.loads((directory / "config.json").read_text())
-    c.update(changes)
-    (directory / "config.json").write_text(json.dumps(c))
-
 
 def test_unknown_architecture_is_named(good):
-    edit_config(good, architectures=["GPTNeoXForCausalLM"])
+    hf_write.edit_config(good, architectures=["GPTNeoXForCausalLM"])
     refused(good, "config.json", "'architectures'", "GPTNeoXForCausalLM", "Qwen3ForCausalLM")
 
 
 def test_other_quantisation_schemes_are_named(good):
     # compressed-tensors INT4 and NVFP4 directories run (test_hf_quantised.py); other schemes are refused by key
-    edit_config(good, quantization_config={"quant_method": "gptq", "bits": 4})
+    hf_write.edit_config(good, quantization_config={"quant_method": "gptq", "bits": 4})
     refused(good, "'quantization_config.quant_method'", "gptq")
 
 
@@ -234,7 +226,7 @@ def test_missing_and_misshaped_tensors_are_named_by_key(good):
 
 
 def test_misshaped_tensor_is_named(good):
-    edit_config(good, intermediate_size=384)
+    hf_write.edit_config(good, intermediate_size=384)
     refused(good, "model.layers.0.mlp.gate_proj.weight", "expected")
 
 

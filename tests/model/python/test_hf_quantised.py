@@ -30,7 +30,7 @@ import pytest
 import gguf_write
 import hf_write
 from conftest import BUILD, GENERATE, TOOLS
-from k100_run import generate
+from k100_run import generate, row_error
 from reference_model import ReferenceModel
 
 REPORT = BUILD / "tests" / "model_hf_quantised_report.txt"
@@ -85,9 +85,6 @@ def write_quantised(tmp_path, arch, scheme, vocab):
     gguf_write.write(path, kvs, gguf_tensors)
     return directory, path
 
-
-def row_error(a, ref):
-    return np.abs(a.astype(np.float64) - ref.astype(np.float64)).max(axis=1)
 
 
 @pytest.mark.parametrize("arch", ["llama", "qwen3"])
@@ -211,11 +208,6 @@ def test_paths_a_format_lacks_are_refused_naming_both(vocab, tmp_path):
     assert r.returncode == 2 and "--act 'a2'" in r.stderr, r.stderr
 
 
-def edit_config(directory, **changes):
-    c = json.loads((directory / "config.json").read_text())
-    c.update(changes)
-    (directory / "config.json").write_text(json.dumps(c))
-
 
 def rewrite_checkpoint(directory, change):
     """model.safetensors with change(tensors) applied ({name: (dtype, array)}, read back with NumPy)."""
@@ -248,18 +240,18 @@ def test_bad_quantised_directories_are_named(vocab, tmp_path):
     refused(directory, f"'{key}.weight_packed'", "[N, K/8]")
     # the layer's shape against the config
     (directory / "model.safetensors").write_bytes(saved)
-    edit_config(directory, intermediate_size=384)
+    hf_write.edit_config(directory, intermediate_size=384)
     refused(directory, "model.layers.0.mlp.gate_proj.weight", "expected")
-    edit_config(directory, intermediate_size=512)
+    hf_write.edit_config(directory, intermediate_size=512)
     # packed tensors without a quantization_config
     c = json.loads((directory / "config.json").read_text())
     del c["quantization_config"]
     (directory / "config.json").write_text(json.dumps(c))
     refused(directory, "weight_packed", "quantization_config")
     # another scheme, by key
-    edit_config(directory, quantization_config={"quant_method": "gptq", "bits": 4})
+    hf_write.edit_config(directory, quantization_config={"quant_method": "gptq", "bits": 4})
     refused(directory, "'quantization_config.quant_method'", "gptq")
     q = hf_write.quantization_config("int4")
     q["config_groups"]["group_0"]["weights"]["group_size"] = 64
-    edit_config(directory, quantization_config=q)
+    hf_write.edit_config(directory, quantization_config=q)
     refused(directory, "group_size", "64")

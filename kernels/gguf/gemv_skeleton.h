@@ -38,6 +38,12 @@
 //    loaded one group ahead and reduced over the lanes of each run with DPP;
 //  * the last group of a row may hold fewer than G blocks: the body of the
 //    last group skips the missing blocks (their x is never read).
+//
+// Row storage (GroupShape::rows, the compressed-tensors INT4 GEMV): the
+// weights as the checkpoint stores them, lane l reading its own row (64
+// rows apart, not whole lines per load; the two halves of the wave one after
+// the other), the header from a scale array of its own; dense, no fused forms.
+// A row's last group then reads neither the blocks nor the scales it lacks.
 #pragma once
 
 #include <functional>

@@ -72,6 +72,18 @@ std::vector<uint8_t> random_bytes(size_t n, std::mt19937& rng) {
 
 }  // namespace
 
+quant::W4Matrix ct_int4_matrix(int64_t n, int64_t k, std::span<const uint8_t> codes, std::span<const uint8_t> scales,
+                               const std::string& what) {
+  quant::W4Matrix m;
+  m.format = &quant::kCompressedTensorsInt4;
+  m.n = n;
+  m.k = k;
+  m.codes = codes;
+  m.scales = scales;
+  m.check(what);
+  return m;
+}
+
 // ------------------------------------------------------------ dequantiser
 
 std::vector<Case> dequant_cases(bool sweep) {
@@ -103,14 +115,7 @@ CaseResult run_dequant(TestDevice& dev, const Case& c) {
   std::vector<float> got = dy.download();
   CaseResult guard = split_guard(got, size_t(words * 8));
   // reference: the blocks as a [blocks, 128] compressed-tensors matrix
-  quant::W4Matrix m;
-  m.format = &quant::kCompressedTensorsInt4;
-  m.n = blocks;
-  m.k = kBlockElems;
-  m.codes = codes;
-  m.scales = scales;
-  m.check("int4_dequant_k test matrix");
-  std::vector<float> want = m.dequantize();
+  std::vector<float> want = ct_int4_matrix(blocks, kBlockElems, codes, scales, "int4_dequant_k test matrix").dequantize();
   want.resize(size_t(words * 8));
   return combine({compare_bits(got, want), guard});
 }
@@ -120,9 +125,8 @@ CaseResult run_dequant(TestDevice& dev, const Case& c) {
 // Sums of 128 products (code - 8) * x, |code - 8| <= 8, |x| <= 1, scales of
 // 0.05..0.25 (weights of order 1), in four f32 accumulators against a double
 // dot; row sums add up to 40 partials in f32 (reduce_blocks_k). The default
-// cases measure at most 4.8e-6, the sweep 9.6e-6 (partials and rows); the bound
-// leaves room for
-// rows with more cancellation.
+// cases measure at most 4.8e-6, the sweep 9.6e-6 (partials and rows); the
+// bound leaves room for rows with more cancellation.
 Tolerance dot_tolerance() { return Tolerance{1e-4, 1e-5}; }
 
 std::vector<Case> dot_cases(bool sweep) {
@@ -210,13 +214,10 @@ CaseResult run_dot(TestDevice& dev, const Case& c) {
   std::vector<float> want_part(static_cast<size_t>(nblocks)), want_y(static_cast<size_t>(nrows));
   for (int64_t ew = 0; ew < groups; ++ew) {
     const uint64_t slot = ids[size_t(ew)];
-    quant::W4Matrix m;
-    m.format = &quant::kCompressedTensorsInt4;
-    m.n = rows;
-    m.k = K;
-    m.codes = std::span<const uint8_t>(w.data() + slot * uint64_t(stride), size_t(group_blocks * kBlockBytes));
-    m.scales = std::span<const uint8_t>(s.data() + slot * uint64_t(stride / 32), size_t(group_blocks * 2));
-    m.check("int4_dot_k test matrix");
+    const quant::W4Matrix m =
+        ct_int4_matrix(rows, K, std::span<const uint8_t>(w.data() + slot * uint64_t(stride), size_t(group_blocks * kBlockBytes)),
+                       std::span<const uint8_t>(s.data() + slot * uint64_t(stride / 32), size_t(group_blocks * 2)),
+                       "int4_dot_k test matrix");
     const int64_t e = shared ? 0 : ew;
     const std::span<const float> xe(x.data() + e * K, size_t(K));
     const std::vector<float> yr = quant::gemv_reference(m, xe, 1);

@@ -8,8 +8,14 @@
 #include <vector>
 
 #include "k100/kernels/registry.h"
+#include "k100/quant/w4_formats.h"
 
 namespace k100::kernels::int4 {
+
+// The n x k compressed-tensors INT4 matrix over these bytes (codes n k / 2,
+// bf16 scales n k / 64), checked (k100::Error naming `what`).
+quant::W4Matrix ct_int4_matrix(int64_t n, int64_t k, std::span<const uint8_t> codes, std::span<const uint8_t> scales,
+                               const std::string& what);
 
 // Dequantiser: dims words (u32 codes words; blocks = ceil(words / 16) scales),
 // wg (= group_size), grid (0: ceil(words / wg)), bits (1: scales are random

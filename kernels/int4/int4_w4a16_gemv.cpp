@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 
+#include "int4/int4_dot_cases.h"
 #include "int4/int4_dot_generators.h"
 #include "k100/kernels/test_support.h"
 #include "k100/quant/half.h"
@@ -21,7 +22,7 @@ namespace {
 // take tiles of their own): chosen by the MODELED benchmark at 17408 x 5120.
 constexpr int kSplit = 1;
 // Threads per workgroup by default.
-constexpr int kWorkgroup = 256;
+constexpr int kWorkgroup = 64;
 
 }  // namespace
 
@@ -69,16 +70,7 @@ std::string launch_contract() {
 // Codes (random bytes) and bf16 scales of an n x k matrix, y of RMS ~0.58 for x uniform in [-1, 1].
 struct Matrix {
   std::vector<uint8_t> codes, scales;
-  quant::W4Matrix view(int64_t n, int64_t k) const {
-    quant::W4Matrix m;
-    m.format = &quant::kCompressedTensorsInt4;
-    m.n = n;
-    m.k = k;
-    m.codes = codes;
-    m.scales = scales;
-    m.check("int4_gemv_k test matrix");
-    return m;
-  }
+  quant::W4Matrix view(int64_t n, int64_t k) const { return ct_int4_matrix(n, k, codes, scales, "int4_gemv_k test matrix"); }
 };
 
 Matrix random_matrix(int64_t n, int64_t k, std::mt19937& rng) {
@@ -143,13 +135,17 @@ KernelDef int4_w4a16_gemv_def() {
       "Fast decode GEMV over compressed-tensors INT4 weights (W4A16) as the checkpoint stores them (codes [N][K/8] "
       "u32, offset-binary; bf16 scales [N][K/128]; nothing repacked), for 1 to 4 activation rows in one launch: the "
       "fast GEMVs' skeleton (the GGUF *_gemv_k kernels') over row storage. Lane l of a 64-row tile owns row l (a "
-      "lane past the matrix reads the last row and stores nothing); its 128-weight blocks are its row's 64-byte "
-      "runs, read with 16-byte loads (four per block, two blocks in flight ahead), and its scale comes from the "
-      "scale array (2-byte loads) as the group's header; x is lane-uniform and read into SGPRs (s_load). Codes "
-      "become f16 denormals by one AND per pair and v_fma_mix_f32 multiplies them by x; per block the offset "
-      "(code - 8) comes off with two 64-element sums of x (DPP) and the scale multiplies the block's sum once. " +
-      std::to_string(kSplit) + " wave(s) of a workgroup per tile, the others on tiles of their own; wave 0 of a "
-      "tile writes y (no partials).";
+      "lane past the matrix reads the last row and stores nothing); a group is two 128-weight blocks, each its "
+      "row's 64-byte run, read with 16-byte loads by the wave's two halves one after the other (a lane's four "
+      "loads of its run back to back: the 64 rows' lines share few L1 sets, so a line read in pieces far apart is "
+      "gone before its last piece), one block in flight ahead; the group's two scales come from the scale array "
+      "(one dword, or one 2-byte load for a row's last group of one block) as its header; x is lane-uniform and "
+      "read into SGPRs (s_load). Codes become f16 denormals by one AND per pair and v_fma_mix_f32 multiplies them "
+      "by x; per block the offset (code - 8) comes off with two 64-element sums of x (DPP) and the scale "
+      "multiplies the block's sum once. " +
+      std::to_string(kSplit) + " wave(s) of a workgroup per tile, the others on tiles of their own (one-wave "
+      "workgroups by default: a split row or more tiles per workgroup kept more bytes in flight than the open "
+      "DRAM rows hold); wave 0 of a tile writes y (no partials). No fused forms yet.";
   d.semantics = "y[j][n] = sum_k (((w[n][k / 8] >> 4 (k % 8)) & 15) - 8) * bf16(scale[n][k / 128]) * x[j][k], j < m, "
                 "n < nrows; x is [m][k], y [m][nrows] f32";
   d.geometry = "grid = ceil(ceil(nrows/64) / per), wg = 64 W (W = 1..8 waves; the power of two at or below is used), "

@@ -12,8 +12,8 @@
 
 namespace k100::kernels::int4 {
 
-// The skeleton's view of the format: 128-weight blocks, one per group
-// (no partial group at any K % 128 = 0), four 4-dword slices, row storage
+// The skeleton's view of the format: 128-weight blocks, two per group (a
+// row's last group may hold one), one 16-dword slice per block, row storage
 // with 2-byte scales.
 gguf_gemv::GroupShape w4a16_group_shape();
 std::unique_ptr<gguf_gemv::GemvDecoder> make_w4a16_decoder();

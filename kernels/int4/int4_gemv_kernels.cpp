@@ -176,8 +176,8 @@ std::string how(const W4GemvSpec& s) {
 std::string catalog_geometry_text(const W4GemvSpec& s) {
   return "grid = ceil(N/" + std::to_string(4 * s.nrow) + "), wg = 256 (any workgroup size gives the same rows: the " +
          "workgroup owns rows [id * " + std::to_string(4 * s.nrow) + ", (id + 1) * " + std::to_string(4 * s.nrow) +
-         ") as four sets of " + std::to_string(s.nrow) + ", and its waves (wg read from the dispatch packet) take " +
-         "sets v, v + waves, ...)";
+         ") as four sets of " + std::to_string(s.nrow) + " rows, which its waves take one at a time from a counter " +
+         "in LDS; wave 0 reads the arguments and hands them to the others through LDS)";
 }
 
 KernelDef make_def(const W4GemvSpec& spec) {
@@ -258,19 +258,28 @@ void register_int4_gemv_kernels(Registry& r) {
     }
   }
   // Fast forms: 1..4 activation rows in one launch (any m in chunks of 4).
+  // The shapes were chosen by MODELED time at 17408 x 5120, M = 1 (about
+  // 1.2-1.4 MB of weight reads in flight over the whole device is best):
+  // W4A4 one row per wave with two 1 KiB pieces in flight, W4A8 two rows per
+  // wave with one piece each; 4 or 8 rows per workgroup of 4 waves.
   for (W4Act act : {W4Act::A4, W4Act::A8}) {
-    W4GemvSpec s{.name = act == W4Act::A4 ? "gemv_w4a4_fast_k" : "gemv_w4a8_fast_k",
+    const bool a4 = act == W4Act::A4;
+    W4GemvSpec s{.name = a4 ? "gemv_w4a4_fast_k" : "gemv_w4a8_fast_k",
                  .act = act,
                  .m = 4,
-                 .nrow = 2,
+                 .nrow = a4 ? 1 : 2,
                  .schedule = W4Schedule::Fast,
-                 .unroll = 2,
-                 .waves = 4};
+                 .unroll = a4 ? 2 : 1,
+                 .waves = 4,
+                 .passes = 1};
     KernelDef d = make_def(s);
     d.description = std::string("Fast decode ") + (act == W4Act::A4 ? "W4A4" : "W4A8") +
                     " GEMV (same arguments as the catalog's plus the activation row count m): any m in one launch, "
                     "taken 4 rows at a time (the last chunk by the body of its size). " +
-                    how(s) + " Two 1 KiB pieces per row are in flight before the first is used.";
+                    how(s) + " A workgroup of 4 waves owns " + std::to_string(int4_gemv::fast_rows_per_group(s)) +
+                    " rows; wave 0 reads the arguments once and hands them over through LDS, and the waves take sets "
+                    "of " + std::to_string(s.nrow) + " row(s) from a counter in LDS" +
+                    (s.unroll > 1 ? "; " + std::to_string(s.unroll) + " 1 KiB pieces of the row are in flight before the first is used." : ".");
     r.add(std::move(d));
   }
 }

@@ -2,6 +2,7 @@
 // or the .k100_arg list of a hand-written .s file) against what is built from
 // it: the catalog entry of the package, the argv packing the runtime turns
 // into kernarg bytes, and the argument rows of docs/KERNELS.md.
+#include <cctype>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -147,8 +148,14 @@ std::vector<std::string> lookups() {
   return out;
 }
 
+// Template lookups (nvfp4_gemv<1,2>) as test names: every character gtest refuses becomes '_'.
 INSTANTIATE_TEST_SUITE_P(All, Declaration, ::testing::ValuesIn(lookups()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace k100::kernels

@@ -140,6 +140,7 @@ W4Linear::W4Linear(Device& dev, std::span<const W4Weight* const> parts, W4Activa
   if (kind_ == W4Kind::Nvfp4) {
     quant_ = ContractKernel(dev_, "nvfp4_quant_act", tag_);
     names = kNvfp4Gemv;
+    fast = "nvfp4_gemv_fast_k";
   } else if (act_ == W4Activations::A8) {
     quant_ = ContractKernel(dev_, "quant_act", tag_);
     names = kW4A8Gemv;

@@ -114,7 +114,7 @@ bool has_kernels(W4Kind kind, W4Activations act) {
   Device& dev = device();
   act = resolve_w4_activations(kind, act, "test");
   std::vector<std::vector<const char*>> any;  // each inner list: one of these
-  if (kind == W4Kind::Nvfp4) any = {{"nvfp4_quant_act"}, {"nvfp4_gemv<1,1>"}};
+  if (kind == W4Kind::Nvfp4) any = {{"nvfp4_quant_act"}, {"nvfp4_gemv_fast_k", "nvfp4_gemv<1,1>"}};
   else if (act == W4Activations::A8) any = {{"quant_act"}, {"gemv_w4a8_fast_k", "gemv_w4a8<1,false,1>"}};
   else if (act == W4Activations::A4) any = {{"quant_act4"}, {"gemv_w4a4_fast_k", "gemv_w4a4<1>"}};
   else any = {{"int4_gemv_k", "int4_dot_k"}};

@@ -16,7 +16,8 @@
 //   INT4 a4, RT4 a4               per row quant_act4 (int4 per 32), then
 //                                 gemv_w4a4_fast_k or gemv_w4a4<M>
 //   NVFP4 a8 (its only path)      per row nvfp4_quant_act (int8 per 16), then
-//                                 nvfp4_gemv<M,NROW> with 1 / weight_global_scale
+//                                 nvfp4_gemv_fast_k (any m) or nvfp4_gemv<M,1>,
+//                                 with 1 / weight_global_scale
 //
 // INT4 weights on the a8/a4 paths are converted once at load to RT4 (two's
 // complement nibbles, f16 scales), as `k100-rt4 convert` writes them. A
@@ -62,7 +63,7 @@ class W4Linear final : public Linear {
   uint64_t codes_ = 0, scales_ = 0;
   // the activation quantiser (a8, a4, NVFP4), the dot path of a16 without int4_gemv_k
   ContractKernel quant_, dot_, reduce_, add_;
-  // gemv_[0]: one kernel for every m (int4_gemv_k, gemv_w4a{8,4}_fast_k), else gemv_[m] per row count
+  // gemv_[0]: one kernel for every m (int4_gemv_k, gemv_w4a{8,4}_fast_k, nvfp4_gemv_fast_k), else gemv_[m]
   ContractKernel gemv_[5];
   uint64_t ids_ = 0;  // dot path: 0..n-1
 };

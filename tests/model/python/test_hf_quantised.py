@@ -98,9 +98,13 @@ def test_int4_a16_matches_llama_cpp(arch, vocab, llama, tmp_path):
            f"{err.max():.2e} of the largest logit; tokens {'equal' if ids == lids else 'DIFFER'}")
     assert ids == lids, f"greedy tokens differ from llama.cpp's:\n{ids}\n{lids}"
     assert err.max() <= 1e-3, f"logits off by {err.max():.3e} of the largest"
-    # the Python front end runs the same command
+    python_front_end_gives(directory, ids)
+
+
+def python_front_end_gives(directory, ids, extra=()):
+    """`python3 -m k100lc_kernels generate DIR` (the same command over libk100_model.so) generates `ids`."""
     r = subprocess.run([sys.executable, "-m", "k100lc_kernels", "generate", str(directory), "--tokens",
-                        ",".join(map(str, PROMPT)), "-n", str(N), "--temp", "0", "--ignore-eos", "--ids"],
+                        ",".join(map(str, PROMPT)), "-n", str(N), "--temp", "0", "--ignore-eos", "--ids", *extra],
                        capture_output=True, text=True, errors="replace")
     assert r.returncode == 0, r.stderr
     assert [line for line in r.stderr.splitlines() if line.startswith("ids:")] == ["ids: " + " ".join(map(str, ids))]
@@ -142,6 +146,7 @@ def reference_with_quantised_activations(gguf, ggml, group, qmax):
 def test_quantised_activations_against_float64(arch, scheme, act, vocab, llama, ggml, tmp_path):
     directory, gguf = write_quantised(tmp_path, arch, scheme, vocab)
     ids, ours, _ = generate(directory, PROMPT, N, extra=("--act", act))
+    python_front_end_gives(directory, ids, ("--act", act))
     # every model along k100lc's tokens: row i is the logits after PROMPT + ids[:i]
     seq = PROMPT + ids[:-1]
     with llama.load(gguf) as m:

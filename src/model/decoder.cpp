@@ -80,7 +80,8 @@ struct DecoderModel::State {
     const char* linear = std::getenv("K100_MODEL_LINEAR");
     w = load_weights(d, ws, f, cfg, o.progress,
                      {.fast_gemv = o.fast_gemv && !(linear && std::string_view(linear) == "dot"),
-                      .allow_unused = o.allow_unused});
+                      .allow_unused = o.allow_unused,
+                      .w4_act = o.w4_act});
     resolve_embedding();
     allocate();
     rope_tables();
@@ -378,6 +379,7 @@ int64_t DecoderModel::context() const { return s_->ctx; }
 Device& DecoderModel::device() const { return s_->dev; }
 int64_t DecoderModel::position() const { return s_->pos; }
 uint64_t DecoderModel::weight_bytes() const { return s_->w->bytes; }
+W4Activations DecoderModel::w4_activations() const { return s_->w->w4_act; }
 int DecoderModel::kv_element_bytes() const { return s_->kv_f16 ? 2 : 4; }
 std::vector<std::pair<std::string, TensorType>> DecoderModel::tensor_types() const { return s_->w->types; }
 const std::vector<std::string>& DecoderModel::skipped_tensors() const { return s_->w->skipped; }

@@ -173,7 +173,7 @@ std::vector<TokenId> without_end(const Tokenizer* tok, std::vector<TokenId> ids)
 
 int generate(Device& base, const GenerateRequest& r, std::FILE* in, std::FILE* out, std::FILE* err) {
   const double t_start = now();
-  const ModelFiles files = ModelFiles::open(r.model_path);  // a GGUF file or a Hugging Face directory
+  const ModelFiles files = ModelFiles::open(r.model_path, r.rt4_path);  // a GGUF file or a Hugging Face directory
   const ModelConfig& cfg = files.config();
   std::optional<Tokenizer> tok;
   std::string tok_error;
@@ -208,6 +208,7 @@ int generate(Device& base, const GenerateRequest& r, std::FILE* in, std::FILE* o
   ProgressBar bar(err, base_name(r.model_path));
   lo.progress = [&](uint64_t done, uint64_t total) { bar.update(done, total); };
   lo.allow_unused = r.allow_unused;
+  lo.w4_act = r.w4_act;
   DecoderModel model(dev, cfg, files.tensors(), lo);
   if (const auto& skipped = model.skipped_tensors(); !skipped.empty()) {
     std::string list;
@@ -218,6 +219,8 @@ int generate(Device& base, const GenerateRequest& r, std::FILE* in, std::FILE* o
   const int64_t ctx = model.context();
   std::fprintf(err, "%s on %s, context %lld%s\n", cfg.describe().c_str(), base.backend().c_str(), (long long)ctx,
                tmpl ? (", chat template " + tmpl->name()).c_str() : "");
+  if (const std::string wf = files.weight_format(); !wf.empty())
+    std::fprintf(err, "weights: %s, activations %s\n", wf.c_str(), w4_activations_name(model.w4_activations()));
   if (r.kv_f16 && model.kv_element_bytes() != 2)
     std::fprintf(err, "warning: --cache-type f16: this model's attention (head size %lld, %lld query heads per KV "
                       "head) has no f16 KV cache path; the cache is f32\n",

@@ -156,6 +156,18 @@ int generate_main(const std::string& program, const std::vector<std::string>& ar
   t.flag({"--ignore-eos"}, "keep generating after an end-of-generation token", [&] { req.ignore_eos = true; });
   t.flag({"--allow-unused"}, "skip (and list) tensors of the file the architecture does not use",
          [&] { req.allow_unused = true; });
+  t.value({"--act"}, "A", "activations of 4-bit weights: a16, a8 or a4 (default: a16 for compressed-tensors INT4, "
+                          "a8 for NVFP4 and RT4)",
+          [&](const std::string& v) {
+            try {
+              req.w4_act = parse_w4_activations(v);
+            } catch (const Error& e) {
+              throw Problem{e.what()};
+            }
+          });
+  t.value({"--rt4"}, "FILE.rt4", "an RT4 file (k100-rt4 convert) whose layers replace a directory's INT4 layers "
+                                 "(default: DIR/model.rt4 when present)",
+          [&](const std::string& v) { req.rt4_path = v; });
   t.value({"-sys", "--system-prompt"}, "TEXT", "the system message of a chat (without -cnv: one answer to -p)",
           [&](const std::string& v) { req.system_prompt = v; });
   t.flag({"-cnv", "--conversation"}, "chat: each line of standard input is a user message, rendered with the chat "

@@ -92,12 +92,8 @@ HfConfig read_hf_config(const std::string& path) {
     for (const auto& n : supported_hf_architectures()) list += (list.empty() ? "" : ", ") + n;
     o.fail("architectures", "names '" + h.architecture + "', which is not supported (supported: " + list + ")");
   }
-  if (const auto q = o.optional_object("quantization_config")) {
-    const quant::QuantizationConfig qc = quant::read_quantization_config(*q);  // refuses other schemes by key
-    throw Error(path + ": the weights are quantised as " + quant::scheme_name(qc.scheme) +
-                ", which needs the INT4/NVFP4 kernels (not in this build); k100-rt4 convert turns INT4 "
-                "checkpoints into RT4 files");
-  }
+  // compressed-tensors INT4 and NVFP4; other schemes refused by key
+  if (const auto q = o.optional_object("quantization_config")) h.quantization = quant::read_quantization_config(*q);
 
   ModelConfig& c = h.model;
   c.arch = info->arch;

@@ -3,7 +3,10 @@
 // safetensors tensor of the matching Hugging Face key (its shape reversed
 // into GGUF order, its bytes in the mapping), stacks per-expert matrices
 // into the [experts][rows][cols] tensors the loader takes, and supplies
-// llama3 RoPE factors as rope_freqs.weight.
+// llama3 RoPE factors as rope_freqs.weight. A quantised linear layer (the
+// compressed-tensors tensors <prefix>.weight_packed, ..., or an RT4 file's
+// <prefix>.weight) is answered as a placeholder tensor of the layer's shape
+// whose 4-bit matrix w4() gives.
 #include <algorithm>
 #include <deque>
 #include <filesystem>
@@ -14,6 +17,8 @@
 #include "k100/model/hf_model.h"
 #include "k100/model/tokenizer_json.h"
 #include "k100/quant/json_document.h"
+#include "k100/quant/nvfp4.h"
+#include "k100/quant/rt4.h"
 #include "k100/quant/safetensors_checkpoint.h"
 
 namespace k100::model {
@@ -68,10 +73,27 @@ std::string hf_shape(const std::vector<uint64_t>& gguf_dims) {
   return quant::format_shape(std::vector<uint64_t>(gguf_dims.rbegin(), gguf_dims.rend()));
 }
 
+// The tensors of one compressed-tensors layer <prefix>: <prefix> + these.
+constexpr const char* kQuantisedTails[] = {".weight_packed", ".weight_scale", ".weight_shape", ".weight_global_scale",
+                                           ".input_global_scale"};
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 class HfTensorSource final : public TensorSource {
  public:
-  HfTensorSource(SafetensorsCheckpoint ckpt, const HfConfig& cfg)
-      : ckpt_(std::move(ckpt)), cfg_(cfg), experts_(cfg.architecture == "MixtralForCausalLM" ? kMixtralExperts : kQwenExperts) {}
+  HfTensorSource(SafetensorsCheckpoint ckpt, const HfConfig& cfg, std::optional<quant::Rt4File> rt4)
+      : ckpt_(std::move(ckpt)),
+        cfg_(cfg),
+        experts_(cfg.architecture == "MixtralForCausalLM" ? kMixtralExperts : kQwenExperts),
+        rt4_(std::move(rt4)) {}
+
+  const W4Weight* w4(const TensorInfo& t) const override {
+    for (const auto& [name, m] : made_)
+      if (&m.info == &t) return m.w4 ? &*m.w4 : nullptr;
+    return nullptr;
+  }
 
   const std::string& origin() const override { return ckpt_.origin(); }
   uint64_t total_bytes() const override { return ckpt_.total_bytes(); }
@@ -85,6 +107,7 @@ class HfTensorSource final : public TensorSource {
     if (layer >= 0 && (tail == "ffn_gate_exps.weight" || tail == "ffn_up_exps.weight" || tail == "ffn_down_exps.weight"))
       return stacked(name, layer, tail, expected);
     if (hf.empty()) return nullptr;  // no Hugging Face form (the fused QKV)
+    if (const TensorInfo* q = quantised(name, hf)) return q;
     const SafetensorsCheckpoint::Entry* e = ckpt_.find(hf);
     if (!e) {
       if (name == "output.weight" && !cfg_.tie_word_embeddings)
@@ -103,12 +126,14 @@ class HfTensorSource final : public TensorSource {
     return {};
   }
 
-  // Every key of the checkpoint, the experts' collapsed into their stack's name.
+  // Every key of the checkpoint, the experts' collapsed into their stack's
+  // name, a quantised layer's tensors into <prefix>.weight.
   std::vector<std::string> names() const override {
     std::vector<std::string> out;
     for (const auto& e : ckpt_.tensors()) {
       const std::string stack = stack_name_of(e.tensor->name);
-      const std::string& n = stack.empty() ? e.tensor->name : stack;
+      const std::string layer = quantised_layer_of(e.tensor->name);
+      const std::string& n = !stack.empty() ? stack : !layer.empty() ? layer : e.tensor->name;
       if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
     }
     return out;
@@ -119,7 +144,56 @@ class HfTensorSource final : public TensorSource {
     TensorInfo info;
     std::span<const uint8_t> bytes;
     std::vector<uint8_t> owned;
+    std::optional<W4Weight> w4;
   };
+
+  // "<prefix>.weight" for a tensor of a quantised layer (its .weight_packed
+  // present), else "".
+  std::string quantised_layer_of(const std::string& key) const {
+    for (const char* tail : kQuantisedTails)
+      if (ends_with(key, tail)) {
+        const std::string prefix = key.substr(0, key.size() - std::string_view(tail).size());
+        return ckpt_.find(prefix + ".weight_packed") ? prefix + ".weight" : "";
+      }
+    return "";
+  }
+
+  // The 4-bit layer `hf` (a ".weight" key): from the RT4 file, else the
+  // checkpoint's compressed-tensors tensors; nullptr when it is neither.
+  const TensorInfo* quantised(const std::string& gguf, const std::string& hf) const {
+    if (!ends_with(hf, ".weight")) return nullptr;
+    const std::string prefix = hf.substr(0, hf.size() - 7);
+    W4Weight w;
+    w.key = hf;
+    if (const quant::Rt4Tensor* t = rt4_ ? rt4_->find(hf) : nullptr) {
+      w.kind = W4Kind::Rt4;
+      w.key = rt4_->path() + ": " + hf;
+      w.matrix = rt4_->matrix(*t);
+    } else if (ckpt_.find(prefix + ".weight_packed")) {
+      if (!cfg_.quantization)
+        throw Error(origin() + ": tensor '" + prefix + ".weight_packed' is quantised, but config.json has no "
+                    "quantization_config saying how");
+      if (cfg_.quantization->scheme == quant::CompressedTensorsScheme::Nvfp4) {
+        w.kind = W4Kind::Nvfp4;
+        w.matrix = quant::find_nvfp4_layer(ckpt_, prefix).matrix;
+      } else {
+        w.kind = W4Kind::CompressedInt4;
+        w.matrix = quant::find_int4_layer(ckpt_, prefix).matrix;
+      }
+    } else {
+      return nullptr;
+    }
+    TensorInfo i;
+    i.name = hf;
+    i.type = quant::TensorType::I8;  // a placeholder: w4() gives the matrix
+    i.dims = {uint64_t(w.matrix.k), uint64_t(w.matrix.n)};
+    i.elements = uint64_t(w.matrix.n) * uint64_t(w.matrix.k);
+    i.size = w.matrix.code_bytes() + w.matrix.scale_bytes();
+    Made& m = made_[gguf];
+    m.info = std::move(i);
+    m.w4 = std::move(w);
+    return &m.info;
+  }
 
   // The Hugging Face key of a GGUF name ("" when it has none).
   std::string hf_key(const std::string& name, int64_t* layer, std::string* tail) const {
@@ -209,6 +283,9 @@ class HfTensorSource final : public TensorSource {
     for (int64_t e = 0; e < X; ++e) {
       const std::string key = expert_key(layer, e, which);
       const SafetensorsCheckpoint::Entry* entry = ckpt_.find(key);
+      if (!entry && ckpt_.find(key.substr(0, key.size() - 7) + ".weight_packed"))
+        throw Error(origin() + ": '" + key + "' is quantised; quantised expert weights are not supported "
+                    "(4-bit weights run in dense layers only)");
       if (!entry)
         throw Error(origin() + ": tensor '" + key + "' (expert " + std::to_string(e) + " of " + name + ") is missing");
       const TensorInfo t = plain(*entry);
@@ -233,13 +310,14 @@ class HfTensorSource final : public TensorSource {
   SafetensorsCheckpoint ckpt_;
   const HfConfig& cfg_;
   ExpertNames experts_;
+  std::optional<quant::Rt4File> rt4_;
   mutable std::map<std::string, Made> made_;
 };
 
 }  // namespace
 
 struct HfModelDirectory::State {
-  std::string path;
+  std::string path, rt4;
   HfConfig cfg;
   HfGenerationConfig gen;
   std::unique_ptr<HfTensorSource> source;
@@ -250,7 +328,7 @@ bool HfModelDirectory::is_model_directory(const std::string& path) {
   return fs::is_directory(path, ec) && fs::exists(fs::path(path) / "config.json", ec);
 }
 
-HfModelDirectory HfModelDirectory::open(const std::string& dir) {
+HfModelDirectory HfModelDirectory::open(const std::string& dir, const std::string& rt4) {
   auto s = std::make_unique<State>();
   s->path = dir;
   std::error_code ec;
@@ -259,7 +337,12 @@ HfModelDirectory HfModelDirectory::open(const std::string& dir) {
   if (!fs::exists(d / "config.json", ec)) throw Error(dir + ": no config.json (not a Hugging Face model directory)");
   s->cfg = read_hf_config((d / "config.json").string());
   if (fs::exists(d / "generation_config.json", ec)) s->gen = read_generation_config((d / "generation_config.json").string());
-  s->source = std::make_unique<HfTensorSource>(quant::SafetensorsCheckpoint::open(dir), s->cfg);
+  // an RT4 file named, else model.rt4 beside the checkpoint
+  std::optional<quant::Rt4File> rt4_file;
+  if (!rt4.empty()) s->rt4 = rt4;
+  else if (fs::exists(d / "model.rt4", ec)) s->rt4 = (d / "model.rt4").string();
+  if (!s->rt4.empty()) rt4_file.emplace(quant::Rt4File::open(s->rt4));
+  s->source = std::make_unique<HfTensorSource>(quant::SafetensorsCheckpoint::open(dir), s->cfg, std::move(rt4_file));
   return HfModelDirectory(std::move(s));
 }
 
@@ -269,6 +352,7 @@ HfModelDirectory& HfModelDirectory::operator=(HfModelDirectory&&) noexcept = def
 HfModelDirectory::~HfModelDirectory() = default;
 
 const std::string& HfModelDirectory::path() const { return s_->path; }
+const std::string& HfModelDirectory::rt4_path() const { return s_->rt4; }
 const HfConfig& HfModelDirectory::hf_config() const { return s_->cfg; }
 const HfGenerationConfig& HfModelDirectory::generation() const { return s_->gen; }
 const TensorSource& HfModelDirectory::tensors() const { return *s_->source; }
@@ -329,12 +413,14 @@ struct ModelFiles::State {
   std::unique_ptr<GgufTensorSource> gguf_source;
 };
 
-ModelFiles ModelFiles::open(const std::string& path) {
+ModelFiles ModelFiles::open(const std::string& path, const std::string& rt4) {
   auto s = std::make_unique<State>();
   s->path = path;
   std::error_code ec;
+  if (!fs::is_directory(path, ec) && !rt4.empty())
+    throw Error(rt4 + ": an RT4 file goes with a Hugging Face model directory, not with the GGUF file " + path);
   if (fs::is_directory(path, ec)) {
-    s->hf.emplace(HfModelDirectory::open(path));
+    s->hf.emplace(HfModelDirectory::open(path, rt4));
     s->cfg = s->hf->config();
   } else {
     s->gguf.emplace(quant::GgufFile::open(path));
@@ -354,6 +440,14 @@ const ModelConfig& ModelFiles::config() const { return s_->cfg; }
 const TensorSource& ModelFiles::tensors() const {
   return s_->hf ? s_->hf->tensors() : static_cast<const TensorSource&>(*s_->gguf_source);
 }
+std::string ModelFiles::weight_format() const {
+  if (!s_->hf) return "";
+  std::string out;
+  if (const auto& q = s_->hf->hf_config().quantization) out = quant::scheme_name(q->scheme);
+  if (!s_->hf->rt4_path().empty()) out += (out.empty() ? "" : ", ") + std::string("RT4 file ") + s_->hf->rt4_path();
+  return out;
+}
+
 Tokenizer ModelFiles::tokenizer() const { return s_->hf ? s_->hf->tokenizer() : Tokenizer::from_gguf(*s_->gguf); }
 ChatTemplateSource ModelFiles::chat_template_source() const {
   return s_->hf ? s_->hf->chat_template_source() : ChatTemplate::source_of(*s_->gguf);

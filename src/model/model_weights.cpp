@@ -4,6 +4,7 @@
 #include <set>
 
 #include "k100/base/error.h"
+#include "k100/model/w4_linear.h"
 #include "k100/quant/gemv_layout.h"
 
 namespace k100::model {
@@ -168,8 +169,9 @@ void account_for_unused(const TensorSource& src, const ModelConfig& c, const std
 class Loader {
  public:
   Loader(Device& dev, Workspace& ws, const TensorSource& src,
-         const std::function<void(uint64_t, uint64_t)>& progress, ModelWeights& mw, bool fast_gemv)
-      : dev_(dev), ws_(ws), src_(src), progress_(progress), mw_(mw), total_(src.total_bytes()), fast_gemv_(fast_gemv) {}
+         const std::function<void(uint64_t, uint64_t)>& progress, ModelWeights& mw, const WeightOptions& options)
+      : dev_(dev), ws_(ws), src_(src), progress_(progress), mw_(mw), total_(src.total_bytes()),
+        fast_gemv_(options.fast_gemv), w4_act_(options.w4_act) {}
 
   // Whether a dense weight of this type runs on the fast GEMVs (GemvLinear).
   bool gemv(TensorType type) const { return fast_gemv_ && quant::has_gemv_layout(type); }
@@ -259,7 +261,8 @@ class Loader {
   }
 
   // One projection [sum of rows][k] from tensors of `k`-element rows: the
-  // runs of equal type share a buffer and a Linear.
+  // runs of equal type share a buffer and a Linear; so do runs of 4-bit
+  // matrices of one kind (NVFP4: of one global scale).
   Projection projection(const std::vector<const TensorInfo*>& parts, int64_t k, const std::string& tag) {
     Projection pr;
     pr.k = k;
@@ -267,12 +270,29 @@ class Loader {
     while (i < parts.size()) {
       size_t j = i;
       int64_t rows = 0;
+      const std::string part_tag = tag + (i ? "." + std::to_string(i) : std::string());
+      if (const W4Weight* first = src_.w4(*parts[i])) {
+        std::vector<const W4Weight*> run;
+        for (const W4Weight* w; j < parts.size() && (w = src_.w4(*parts[j])) && w->kind == first->kind &&
+                                (w->kind != W4Kind::Nvfp4 || w->matrix.global == first->matrix.global);
+             ++j) {
+          note(*parts[j]);
+          run.push_back(w);
+        }
+        auto linear = std::make_unique<W4Linear>(dev_, run, w4_act_, &ws_, part_tag);
+        mw_.w4_act = linear->activations();
+        for (size_t p = i; p < j; ++p) advance(parts[p]->size);
+        const int64_t n = linear->n();
+        pr.parts.push_back({std::move(linear), pr.n});
+        pr.n += n;
+        i = j;
+        continue;
+      }
       std::vector<const TensorInfo*> run;
-      while (j < parts.size() && parts[j]->type == parts[i]->type) {
+      while (j < parts.size() && parts[j]->type == parts[i]->type && !src_.w4(*parts[j])) {
         rows += int64_t(parts[j]->elements / uint64_t(k));
         run.push_back(parts[j++]);
       }
-      const std::string part_tag = tag + (i ? "." + std::to_string(i) : std::string());
       const bool fast = gemv(parts[i]->type);
       const uint64_t p = fast ? upload_gemv(run, rows, k, part_tag) : upload_raw(run);
       pr.parts.push_back(
@@ -287,6 +307,9 @@ class Loader {
   // GEMVs (the experts as grid.y) on a device with 2-D launches, else in the
   // GGUF layout on the dot kernels.
   std::unique_ptr<Linear> experts(const TensorInfo& t, int64_t n, int64_t k, int64_t groups, const std::string& tag) {
+    if (const W4Weight* w = src_.w4(t))
+      throw Error(src_.origin() + ": '" + w->key + "': " + w4_kind_name(w->kind) +
+                  " expert weights are not supported (4-bit weights run in dense layers only)");
     if (gemv(t.type) && dev_.launches_2d()) {
       note(t);
       const uint64_t p = upload_gemv_weights(dev_, t.type, n, k, groups, src_.bytes(t), src_.origin() + ": " + tag);
@@ -324,6 +347,7 @@ class Loader {
   ModelWeights& mw_;
   uint64_t total_ = 0, done_ = 0;
   bool fast_gemv_ = true;
+  W4Activations w4_act_ = W4Activations::Default;
 };
 
 }  // namespace
@@ -339,7 +363,7 @@ std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const Ten
   auto mw = std::make_unique<ModelWeights>();
   mw->dev = &dev;
   mw->skipped = unused;
-  Loader L(dev, ws, file, progress, *mw, options.fast_gemv);
+  Loader L(dev, ws, file, progress, *mw, options);
   const uint64_t Q = uint64_t(c.q_dim()), KV = uint64_t(c.kv_dim());
 
   const TensorInfo& embd = *T.embd;

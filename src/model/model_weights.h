@@ -20,6 +20,7 @@
 #include "k100/model/linear.h"
 #include "k100/model/model_config.h"
 #include "k100/model/tensor_source.h"
+#include "k100/model/w4_weight.h"
 #include "k100/model/workspace.h"
 #include "k100/quant/gguf_reader.h"
 
@@ -64,6 +65,7 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
   std::vector<std::pair<std::string, quant::TensorType>> types;
   std::vector<std::string> skipped;  // tensors of the file the architecture does not use (allow_unused)
+  W4Activations w4_act = W4Activations::Default;  // the path the 4-bit layers run (Default: none has 4 bits)
   uint64_t bytes = 0;
 
   // Owns every device buffer above.
@@ -79,6 +81,8 @@ struct WeightOptions {
   // Tensors the architecture does not use are skipped (ModelWeights::skipped)
   // instead of stopping the load.
   bool allow_unused = false;
+  // The activation path of 4-bit weights (TensorSource::w4; W4Linear).
+  W4Activations w4_act = W4Activations::Default;
 };
 
 // Reads and uploads every tensor of `cfg`'s architecture; `ws` holds the

@@ -106,6 +106,20 @@ TEST(HfConfig, ExpertsOfQwen3MoeAndMixtral) {
   EXPECT_EQ(x.model.n_ff_exp, 512);
 }
 
+TEST(HfConfig, QuantisationConfigIsRead) {
+  // compressed-tensors INT4 and NVFP4: the scheme the loader runs the layers with (docs/SAFETENSORS.md)
+  const HfConfig plain = read_hf_config(write("config.json", kQwen3));
+  EXPECT_FALSE(plain.quantization.has_value());
+  const HfConfig q = read_hf_config(write(
+      "config.json", edited(kQwen3, R"("rope_scaling":null)",
+                            R"("quantization_config":{"quant_method":"compressed-tensors","format":"nvfp4-pack-quantized",
+                  "ignore":["lm_head"],
+                  "config_groups":{"g":{"weights":{"num_bits":4,"type":"float","group_size":16,"strategy":"tensor_group"}}}})")));
+  ASSERT_TRUE(q.quantization.has_value());
+  EXPECT_EQ(q.quantization->scheme, quant::CompressedTensorsScheme::Nvfp4);
+  EXPECT_EQ(q.quantization->ignore, std::vector<std::string>{"lm_head"});
+}
+
 TEST(HfConfig, RefusalsNameTheKey) {
   const auto expect = [](const std::string& text, std::vector<std::string> parts) {
     const std::string msg = error_of(text);
@@ -123,8 +137,8 @@ TEST(HfConfig, RefusalsNameTheKey) {
   expect(edited(kQwen3, R"("vocab_size":512)", R"("vocab_size":"512")"), {"'vocab_size'", "expected an integer"});
   expect(edited(kQwen3, R"("rope_scaling":null)",
                 R"("quantization_config":{"quant_method":"compressed-tensors","format":"nvfp4-pack-quantized",
-                  "config_groups":{"g":{"weights":{"num_bits":4,"type":"float","group_size":16,"strategy":"tensor_group"}}}})"),
-         {"NVFP4", "needs the INT4/NVFP4 kernels"});
+                  "config_groups":{"g":{"weights":{"num_bits":4,"type":"float","group_size":8,"strategy":"tensor_group"}}}})"),
+         {"'quantization_config.config_groups.g.weights.group_size'", "8"});
   expect(edited(kQwen3, R"("rope_scaling":null)", R"("quantization_config":{"quant_method":"awq","bits":4})"),
          {"'quantization_config.quant_method'", "awq"});
   expect("{", {"not valid JSON"});

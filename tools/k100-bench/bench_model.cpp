@@ -29,6 +29,7 @@
 #include "k100/model/decoder.h"
 #include "k100/model/device.h"
 #include "k100/model/tensor_source.h"
+#include "k100/model/w4_weight.h"
 #include "k100/runtime/package_path.h"
 #include "k100/timing/machine.h"
 #include "k100/timing/simulator.h"
@@ -50,9 +51,16 @@ struct Shape {
 // The shapes the requirement names: a 27B-class dense model (hidden 5120, 64
 // layers, FFN 17408, 40 query / 8 KV heads of 128, vocab 151936, context
 // 4096) and an 8B-class one (Llama-3-8B's: hidden 4096, 32 layers, FFN 14336,
-// 32 / 8 heads of 128, vocab 128256).
+// 32 / 8 heads of 128, vocab 128256). "q35-27b" is Qwen3.5-27B's config
+// (hidden 5120, 64 layers, FFN 17408, its full-attention layers' 24 query /
+// 4 KV heads of 256, vocab 248320) with full attention in every layer: the
+// model has Gated DeltaNet in 48 of its 64 layers, which this decoder does
+// not run, so the shape stands for its weights and attention, not its
+// recurrence.
 const Shape kShapes[] = {
     {"27b", "27B-class dense", model::Architecture::Qwen3, 5120, 64, 17408, 40, 8, 128, 151936, 4096},
+    {"q35-27b", "Qwen3.5-27B-like dense (all layers full attention)", model::Architecture::Qwen3, 5120, 64, 17408, 24,
+     4, 256, 248320, 4096},
     {"8b", "8B-class dense", model::Architecture::Llama, 4096, 32, 14336, 32, 8, 128, 128256, 4096},
 };
 
@@ -89,7 +97,12 @@ class TracingDevice final : public model::Device {
     const std::string name(lookup);
     auto it = ids_.find(name);
     if (it != ids_.end()) return it->second;
-    if (!emu_.program().find_kernel(emu_.symbol_for(name))) return -1;
+    // a name the package lacks is -1, not an error: the model asks has() before choosing a kernel
+    try {
+      if (!emu_.program().find_kernel(emu_.symbol_for(name))) return -1;
+    } catch (const Error&) {
+      return -1;
+    }
     names_.push_back(name);
     return ids_[name] = int(names_.size() - 1);
   }
@@ -157,13 +170,50 @@ Part simulate(const std::vector<const TracingDevice::Recorded*>& ds, const timin
   return p;
 }
 
-int run_shape(const Shape& s, quant::TensorType type, kernels::EmuTestDevice& emu, const timing::MachineParams& m,
+// The weights of a case: one tensor type for every matrix, or (w4a16, w4a8,
+// w4a4, nvfp4) the seven linear layers of each block in 4 bits with the
+// embedding and head in bf16, as compressed-tensors checkpoints store them
+// (lm_head left unquantised).
+struct Weights {
+  std::string label;
+  quant::TensorType type = quant::TensorType::Q4_K;  // the matrices, or (4-bit) the embedding and head
+  bool w4 = false;
+  model::W4Kind kind = model::W4Kind::CompressedInt4;
+  model::W4Activations act = model::W4Activations::Default;
+};
+
+Weights weights_of(const std::string& name) {
+  if (name == "w4a16" || name == "w4a8" || name == "w4a4")
+    return {name + " (compressed-tensors INT4, bf16 embedding and head)", quant::TensorType::BF16, true,
+            model::W4Kind::CompressedInt4, model::parse_w4_activations(name.substr(2), "--type")};
+  if (name == "nvfp4")
+    return {"nvfp4 a8 (bf16 embedding and head)", quant::TensorType::BF16, true, model::W4Kind::Nvfp4,
+            model::W4Activations::A8};
+  auto t = quant::type_from_name(name);
+  if (!t) throw Error("--type: unknown weights '" + name + "' (a tensor type, w4a16, w4a8, w4a4 or nvfp4)");
+  return {quant::type_name(*t), *t};
+}
+
+bool is_block_linear(const std::string& name) {
+  for (const char* tail : {"attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight", "ffn_gate.weight",
+                           "ffn_up.weight", "ffn_down.weight"})
+    if (name.starts_with("blk.") && name.ends_with(tail)) return true;
+  return false;
+}
+
+int run_shape(const Shape& s, const Weights& wt, kernels::EmuTestDevice& emu, const timing::MachineParams& m,
               bool kv_f16) {
   TracingDevice dev(emu);
   const model::ModelConfig cfg = config_of(s);
-  const model::ShapeTensorSource source([type](const std::string&) { return type; },
-                                        std::string(s.name) + " " + quant::type_name(type));
-  model::DecoderModel model(dev, cfg, source, model::LoadOptions{.context = s.ctx, .progress = {}, .kv_f16 = kv_f16});
+  const quant::TensorType type = wt.type;
+  const model::ShapeTensorSource source(
+      [type](const std::string&) { return type; }, std::string(s.name) + " " + wt.label,
+      [&wt](const std::string& name, model::W4Kind* kind) {
+        *kind = wt.kind;
+        return wt.w4 && is_block_linear(name);
+      });
+  model::DecoderModel model(dev, cfg, source,
+                            model::LoadOptions{.context = s.ctx, .progress = {}, .kv_f16 = kv_f16, .w4_act = wt.act});
   model.set_position(s.ctx - 1);
   dev.launches.clear();
   model.forward(1, s.ctx - 1);
@@ -189,8 +239,8 @@ int run_shape(const Shape& s, quant::TensorType type, kernels::EmuTestDevice& em
   const uint64_t bytes = uint64_t(s.n_layer) * layer_weights + head_bytes + kv_bytes;
   const double bound_s = double(bytes) / bench::kDramBytesPerSecond;
 
-  std::printf("\n== %s, %s weights (embedding and head too), one token at position %lld\n", s.name,
-              quant::type_name(type).c_str(), (long long)(s.ctx - 1));
+  std::printf("\n== %s, %s weights%s, one token at position %lld\n", s.name, wt.label.c_str(),
+              wt.w4 ? "" : " (embedding and head too)", (long long)(s.ctx - 1));
   std::printf("  shape: hidden %lld, %lld layers, FFN %lld, %lld query / %lld KV heads of %lld, vocab %lld, %s KV cache\n",
               (long long)s.n_embd, (long long)s.n_layer, (long long)s.n_ff, (long long)s.n_head,
               (long long)s.n_head_kv, (long long)s.head_dim, (long long)s.n_vocab,
@@ -224,7 +274,7 @@ int run_shape(const Shape& s, quant::TensorType type, kernels::EmuTestDevice& em
 
 int run(int argc, char** argv) {
   std::vector<std::string> shapes = {"27b", "8b"};
-  std::vector<quant::TensorType> types = {quant::TensorType::Q4_K, quant::TensorType::Q8_0};
+  std::vector<std::string> types;  // default: q4_K and q8_0 for each shape, and the 4-bit paths at 27B
   std::string package;  // default: the package every other tool finds (RT_HSACO, K100_BUILD_DIR, the install, ...)
   timing::MachineParams m = timing::k100_lc();
   bool kv_f16 = false;
@@ -249,9 +299,8 @@ int run(int argc, char** argv) {
       for (size_t p = 0; p <= v.size();) {
         size_t e = v.find(',', p);
         if (e == std::string::npos) e = v.size();
-        auto t = quant::type_from_name(v.substr(p, e - p));
-        if (!t) throw Error("--type: unknown tensor type '" + v.substr(p, e - p) + "'");
-        types.push_back(*t);
+        weights_of(v.substr(p, e - p));  // an unknown name is an error before anything runs
+        types.push_back(v.substr(p, e - p));
         p = e + 1;
       }
     } else if (a == "--kv") {
@@ -263,8 +312,10 @@ int run(int argc, char** argv) {
     } else if (a == "--set") {
       if (!bench::apply_set_option(m, "k100-bench model", value())) return 2;
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: k100-bench model [--shape 27b,8b] [--type q4_K,q8_0] [--kv f32|f16] [--package file.hsaco]\n"
-                  "                        [--set name=value]\n"
+      std::printf("usage: k100-bench model [--shape 27b,q35-27b,8b] [--type q4_K,q8_0,w4a16,w4a8,w4a4,nvfp4] [--kv f32|f16]\n"
+                  "                        [--package file.hsaco] [--set name=value]\n"
+                  "(default: q4_K and q8_0 for each shape, and w4a16, w4a8, w4a4 at 27b; the 4-bit weights are\n"
+                  "the blocks' linear layers as compressed-tensors INT4 or NVFP4, embedding and head bf16)\n"
                   "MODELED K100_LC decode speed (timing model) of dense model shapes, one token at a full context,\n"
                   "beside the bandwidth bound (which counts the KV cache in its element type, f32 by default);\n"
                   "launches per token. Without --package, the kernel package is found as every k100 tool finds it\n"
@@ -283,8 +334,13 @@ int run(int argc, char** argv) {
     const Shape* s = nullptr;
     for (const auto& c : kShapes)
       if (key == c.key) s = &c;
-    if (!s) throw Error("--shape: unknown shape '" + key + "' (27b, 8b)");
-    for (quant::TensorType t : types) run_shape(*s, t, emu, m, kv_f16);
+    if (!s) throw Error("--shape: unknown shape '" + key + "' (27b, q35-27b, 8b)");
+    std::vector<std::string> run = types;
+    if (run.empty()) {
+      run = {"q4_K", "q8_0"};
+      if (key == "27b") run.insert(run.end(), {"w4a16", "w4a8", "w4a4"});
+    }
+    for (const std::string& t : run) run_shape(*s, weights_of(t), emu, m, kv_f16);
   }
   return 0;
 }

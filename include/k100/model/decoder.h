@@ -31,6 +31,7 @@
 #include "k100/model/device.h"
 #include "k100/model/model_config.h"
 #include "k100/model/tensor_source.h"
+#include "k100/model/w4_weight.h"
 #include "k100/quant/gguf_reader.h"
 
 namespace k100::model {
@@ -51,6 +52,11 @@ struct LoadOptions {
   // Tensors of the file the architecture does not use are skipped (and
   // listed by DecoderModel::skipped_tensors) instead of stopping the load.
   bool allow_unused = false;
+  // The activations of 4-bit weights (a Hugging Face directory's
+  // compressed-tensors INT4, NVFP4 or RT4 layers; `--act`): Default takes
+  // each format's own (INT4 a16, NVFP4 and RT4 a8); a path the format does
+  // not have is refused naming both (w4_linear.h).
+  W4Activations w4_act = W4Activations::Default;
 };
 
 class DecoderModel {
@@ -82,6 +88,8 @@ class DecoderModel {
   int64_t position() const;  // positions filled so far
 
   uint64_t weight_bytes() const;  // device bytes of the weights
+  // The activations the 4-bit layers run with (Default: the model has none).
+  W4Activations w4_activations() const;
   int kv_element_bytes() const;    // 4 (f32 KV cache) or 2 (f16)
   // The stored type of every weight tensor used, by name.
   std::vector<std::pair<std::string, quant::TensorType>> tensor_types() const;

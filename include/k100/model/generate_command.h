@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "k100/model/w4_weight.h"
+
 #include "k100/model/device.h"
 #include "k100/model/sampler.h"
 
@@ -48,6 +50,8 @@ struct GenerateRequest {
   std::vector<std::string> reverse_prompts;  // -r: stop (and in -i, read the next line) where one appears
   bool ignore_eos = false;
   bool allow_unused = false;  // skip (and list) tensors the architecture does not use instead of stopping
+  W4Activations w4_act = W4Activations::Default;  // --act a16|a8|a4: the activations of 4-bit weights
+  std::string rt4_path;                           // --rt4 FILE: an RT4 file for a directory's INT4 layers
   std::optional<std::string> system_prompt;  // -sys
   bool conversation = false;                 // -cnv
   bool interactive = false;                  // -i

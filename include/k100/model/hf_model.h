@@ -18,11 +18,17 @@
 // applied in the pairing the Hugging Face weights use (dimension j with
 // j + head_dim/2), so no row permutation is needed.
 //
+// Quantised checkpoints: config.json's quantization_config names
+// compressed-tensors INT4 ("pack-quantized") or NVFP4
+// ("nvfp4-pack-quantized"); each quantised linear layer is then a W4Weight
+// (TensorSource::w4) the loader runs on W4Linear. An RT4 file (model.rt4 in
+// the directory, or the one named when opening) takes the place of the
+// layers it holds, by their Hugging Face names (`<prefix>.weight`).
+//
 // Refused by name: another architecture, a config value the decoder does
 // not implement (another activation, sliding windows, a RoPE scaling other
-// than linear and llama3), a quantised checkpoint (compressed-tensors INT4
-// and NVFP4 are recognised and need the INT4/NVFP4 kernels; other schemes
-// are not supported), and a missing tensor, named by its Hugging Face key.
+// than linear and llama3), another quantisation scheme, and a missing
+// tensor, named by its Hugging Face key.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +41,7 @@
 #include "k100/model/model_config.h"
 #include "k100/model/tensor_source.h"
 #include "k100/model/tokenizer.h"
+#include "k100/quant/compressed_tensors.h"
 
 namespace k100::model {
 
@@ -46,6 +53,7 @@ struct HfConfig {
   std::vector<float> rope_freq_factors;  // llama3 RoPE scaling: a divisor per frequency, else empty
   std::optional<int64_t> bos_token_id;
   std::vector<int64_t> eos_token_ids;
+  std::optional<quant::QuantizationConfig> quantization;  // quantization_config, when present
 };
 
 // Reads a config.json; k100::Error naming the file and the key for anything
@@ -68,13 +76,16 @@ class HfModelDirectory {
  public:
   // A directory with a config.json.
   static bool is_model_directory(const std::string& path);
-  static HfModelDirectory open(const std::string& dir);
+  // `rt4`: an RT4 file (.rt4 with its manifest) whose i4 tensors replace the
+  // checkpoint's layers of the same name; empty: DIR/model.rt4 when present.
+  static HfModelDirectory open(const std::string& dir, const std::string& rt4 = "");
 
   HfModelDirectory(HfModelDirectory&&) noexcept;
   HfModelDirectory& operator=(HfModelDirectory&&) noexcept;
   ~HfModelDirectory();
 
   const std::string& path() const;
+  const std::string& rt4_path() const;  // the RT4 file read, or empty
   const HfConfig& hf_config() const;
   const ModelConfig& config() const { return hf_config().model; }
   const HfGenerationConfig& generation() const;  // empty when the file is absent
@@ -99,7 +110,8 @@ class HfModelDirectory {
 // directory. The generate command and the C ABI load through this.
 class ModelFiles {
  public:
-  static ModelFiles open(const std::string& path);
+  // `rt4`: for a directory, HfModelDirectory::open's; a GGUF file takes none.
+  static ModelFiles open(const std::string& path, const std::string& rt4 = "");
   ModelFiles(ModelFiles&&) noexcept;
   ModelFiles& operator=(ModelFiles&&) noexcept;
   ~ModelFiles();
@@ -107,6 +119,9 @@ class ModelFiles {
   const std::string& path() const;
   const ModelConfig& config() const;
   const TensorSource& tensors() const;
+  // What the weights are stored as beyond their tensor types: "" (GGUF or
+  // unquantised), else the quantisation scheme and the RT4 file read.
+  std::string weight_format() const;
   Tokenizer tokenizer() const;
   // Where the model keeps its chat template (ChatTemplate::for_model).
   ChatTemplateSource chat_template_source() const;

@@ -75,7 +75,7 @@ class Linear {
   void forward_selected(uint64_t x, uint64_t ids, int64_t selected, bool x_per_group, uint64_t out);
 
   // Bytes the weights take on the device.
-  uint64_t weight_bytes() const;
+  virtual uint64_t weight_bytes() const;
 
  protected:
   Linear(Device& dev, int64_t n, int64_t k, DeviceWeights w, Workspace* ws, std::string tag);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "k100/model/w4_weight.h"
 #include "k100/quant/gguf_reader.h"
 
 namespace k100::model {
@@ -31,6 +32,10 @@ class TensorSource {
   // The name of every tensor the source holds, which the loader accounts
   // for; empty for a source that only makes tensors on request.
   virtual std::vector<std::string> names() const { return {}; }
+  // The 4-bit matrix behind `t` (a tensor this source returned) when the
+  // checkpoint stores it quantised, else nullptr; t's type is then only a
+  // placeholder and its size the matrix's bytes.
+  virtual const W4Weight* w4(const quant::TensorInfo&) const { return nullptr; }
 };
 
 class GgufTensorSource final : public TensorSource {
@@ -50,19 +55,24 @@ class GgufTensorSource final : public TensorSource {
 
 // Every required tensor with the expected shape: weight matrices of the type
 // `type_of(name)` returns, without contents; one-dimensional tensors (norms,
-// biases) f32 with all values 1.
+// biases) f32 with all values 1. With `w4_of`, the matrices it names
+// (returning true and setting the kind) are 4-bit weights without contents.
 class ShapeTensorSource final : public TensorSource {
  public:
   explicit ShapeTensorSource(std::function<quant::TensorType(const std::string& name)> type_of,
-                             std::string origin = "shapes");
+                             std::string origin = "shapes",
+                             std::function<bool(const std::string& name, W4Kind* kind)> w4_of = {});
   const std::string& origin() const override { return origin_; }
   const quant::TensorInfo* tensor(const std::string& name, const std::vector<uint64_t>& expected,
                                   bool required) const override;
   std::span<const uint8_t> bytes(const quant::TensorInfo& t) const override;
   uint64_t total_bytes() const override { return 0; }
+  const W4Weight* w4(const quant::TensorInfo& t) const override;
 
  private:
   std::function<quant::TensorType(const std::string&)> type_of_;
+  std::function<bool(const std::string&, W4Kind*)> w4_of_;
+  mutable std::deque<W4Weight> w4_;  // w4_[i] belongs to the i-th 4-bit tensor made
   std::string origin_;
   mutable std::deque<quant::TensorInfo> made_;
   mutable std::deque<std::vector<float>> ones_;

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import llama_cpp
+from reference_model import Gguf
 
 BUILD = llama_cpp.BUILD
 TOOLS = Path(os.environ.get("K100_TOOLS_BIN", BUILD / "bin"))
@@ -48,3 +49,15 @@ def model_file(tmp_path_factory):
         return made[key]
 
     return make
+
+
+@pytest.fixture(scope="session")
+def vocab(model_file):
+    """The byte-level BPE vocabulary of the project's random qwen2 model: (raw GGUF kvs, tokens, types, merges,
+    bos, eos, its ChatML chat template)."""
+    f = Gguf(model_file("qwen2", "f32"))
+    kvs = [(k, v) for k, v in f.raw_kv.items() if k.startswith("tokenizer.") and k != "tokenizer.ggml.pre"]
+    m = f.meta
+    return kvs, list(m["tokenizer.ggml.tokens"]), [int(t) for t in m["tokenizer.ggml.token_type"]], \
+        list(m["tokenizer.ggml.merges"]), int(m["tokenizer.ggml.bos_token_id"]), int(m["tokenizer.ggml.eos_token_id"]), \
+        m["tokenizer.chat_template"]

@@ -51,6 +51,13 @@ def expert_name(gguf, e):
     return f"model.layers.{layer}.mlp.experts.{e}.{which[tail]}.weight"
 
 
+def permute_rows(w, heads):
+    """Hugging Face rotate-half rows -> GGUF Llama's interleaved pairs (llama.cpp's converter)."""
+    rows, cols = w.shape
+    hd = rows // heads
+    return w.reshape(heads, 2, hd // 2, cols).swapaxes(1, 2).reshape(rows, cols)
+
+
 def to_bf16(a):
     """bf16 bit patterns (uint16) of float32 values, rounded to nearest even."""
     u = np.ascontiguousarray(a, dtype="<f4").view("<u4").astype(np.uint64)
@@ -122,6 +129,13 @@ def write_tokenizer(directory, tokens, types, merges, split, bos, eos, chat_temp
     (directory / "tokenizer_config.json").write_text(json.dumps(config))
 
 
+def edit_config(directory, **changes):
+    """config.json of `directory` with these keys set."""
+    c = json.loads((Path(directory) / "config.json").read_text())
+    c.update(changes)
+    (Path(directory) / "config.json").write_text(json.dumps(c))
+
+
 def config(arch, spec, n_vocab, tied):
     """config.json of a model of gguf_write.ModelSpec `spec` ("llama", "qwen3" or "qwen3moe")."""
     names = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM", "qwen3moe": "Qwen3MoeForCausalLM"}
@@ -138,3 +152,70 @@ def config(arch, spec, n_vocab, tied):
                   "moe_intermediate_size": spec.n_ff, "norm_topk_prob": True, "decoder_sparse_step": 1,
                   "mlp_only_layers": []})
     return c
+
+
+# ---------------------------------------------------------------------------
+# 4-bit checkpoints (compressed-tensors): the packers of the formats, each
+# returning the tensors of one layer and the weights they decode to (float64,
+# the values an exact engine multiplies by).
+
+QUANTISED_LINEARS = ("attn_q.weight", "attn_k.weight", "attn_v.weight", "attn_output.weight", "ffn_gate.weight",
+                     "ffn_up.weight", "ffn_down.weight")
+
+
+def pack_int4(w):
+    """compressed-tensors INT4 group 128 ("pack-quantized") of w [N, K]: ({tail: (dtype, array)}, dequantised).
+    scale = max|w| / 7 per row and 128 columns rounded to bf16 (1 for an all-zero group); code = clip(rint(w /
+    scale) + 8, 0, 15), eight offset-binary codes a little-endian int32, the smaller k in the low nibble."""
+    n, k = w.shape
+    g = w.reshape(n, k // 128, 128).astype(np.float64)
+    amax = np.abs(g).max(axis=2)
+    scale_bits = to_bf16(np.where(amax == 0, 1.0, amax / 7.0).astype(np.float32))
+    scale = from_bf16(scale_bits).astype(np.float64)
+    codes = np.clip(np.rint(g / scale[:, :, None]) + 8, 0, 15).astype(np.uint32).reshape(n, k)
+    words = np.zeros((n, k // 8), np.uint32)
+    for j in range(8):
+        words |= codes[:, j::8] << np.uint32(4 * j)
+    deq = ((codes.reshape(n, k // 128, 128).astype(np.float64) - 8) * scale[:, :, None]).reshape(n, k)
+    return {".weight_packed": ("I32", words.view("<i4")), ".weight_scale": ("BF16", scale_bits),
+            ".weight_shape": ("I64", np.array([n, k], "<i8"))}, deq
+
+
+E2M1 = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0])
+# OCP FP8 E4M3 by code 0..0x7E (0x7F is NaN): exponent bias 7, subnormals at exponent 0
+E4M3 = np.array([(m / 8) * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7)
+                 for e in range(16) for m in range(8)][:127])
+
+
+def pack_nvfp4(w):
+    """compressed-tensors NVFP4 ("nvfp4-pack-quantized") of w [N, K]: ({tail: (dtype, array)}, dequantised).
+    global = 448 * 6 / max|w| (a divisor, as the checkpoints store it); per 16 columns the E4M3 scale nearest
+    max|w| / 6 * global; codes the nearest E2M1 of w * global / scale (bit 3 the sign), even k in the low nibble;
+    w = E2M1 * E4M3 / global."""
+    n, k = w.shape
+    g = w.reshape(n, k // 16, 16).astype(np.float64)
+    amax = float(np.abs(w).max())
+    glob = np.float32(448.0 * 6.0 / amax if amax > 0 else 1.0)
+    target = np.abs(g).max(axis=2) / 6.0 * float(glob)
+    sc = np.abs(target[:, :, None] - E4M3[None, None, :]).argmin(axis=2).astype(np.uint8)
+    sval = E4M3[sc]
+    v = np.where(sval[:, :, None] > 0, g * float(glob) / np.where(sval > 0, sval, 1.0)[:, :, None], 0.0)
+    mag = np.abs(np.abs(v)[..., None] - E2M1).argmin(axis=-1)
+    codes = (mag | np.where(v < 0, 8, 0)).astype(np.uint8).reshape(n, k)
+    packed = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)
+    signed = np.where(codes & 8, -1.0, 1.0) * E2M1[codes & 7]
+    deq = (signed.reshape(n, k // 16, 16) * sval[:, :, None] / float(glob)).reshape(n, k)
+    return {".weight_packed": ("U8", packed), ".weight_scale": ("F8_E4M3", sc),
+            ".weight_global_scale": ("F32", np.array([glob], "<f4"))}, deq
+
+
+def quantization_config(scheme):
+    """config.json's quantization_config of compressed-tensors INT4 ("int4") or NVFP4 ("nvfp4"), lm_head left
+    unquantised."""
+    int4 = scheme == "int4"
+    weights = {"num_bits": 4, "type": "int" if int4 else "float", "symmetric": True,
+               "group_size": 128 if int4 else 16, "strategy": "group" if int4 else "tensor_group",
+               "dynamic": False, "actorder": None, "observer": "minmax"}
+    return {"quant_method": "compressed-tensors", "format": "pack-quantized" if int4 else "nvfp4-pack-quantized",
+            "quantization_status": "compressed", "ignore": ["lm_head"],
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights, "input_activations": None}}}

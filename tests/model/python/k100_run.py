@@ -29,3 +29,8 @@ def generate(path, prompt, n, extra=()):
         assert len(lines) == 1, r.stderr
         ids = [int(x) for x in lines[0].split()[1:]]
         return ids, np.load(npy), r.stdout
+
+
+def row_error(a, ref):
+    """max |a - ref| of each row, in float64."""
+    return np.abs(a.astype(np.float64) - ref.astype(np.float64)).max(axis=1)

@@ -12,7 +12,7 @@ ChatML template of tokenizer_config.json (each turn's prompt ids against
 llama.cpp's template and tokenizer on the GGUF), and k100-server serving a
 directory (a tensor no architecture uses skipped by --allow-unused there
 and in k100-generate). Then broken directories, each refused with a message
-naming what is wrong.
+naming what is wrong. (4-bit directories: test_hf_quantised.py.)
 
 Errors measured go to <build>/tests/model_hf_report.txt.
 """
@@ -30,8 +30,7 @@ import gguf_write
 import hf_write
 from chat_oracle import check_scripted_chat
 from conftest import BUILD, GENERATE, TOOLS
-from k100_run import generate
-from reference_model import Gguf
+from k100_run import generate, row_error
 
 REPORT = BUILD / "tests" / "model_hf_report.txt"
 N = 8
@@ -42,25 +41,6 @@ PROMPT = [300, 301, 302]
 def fresh_report():
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text("")
-
-
-@pytest.fixture(scope="module")
-def vocab(model_file):
-    """The byte-level BPE vocabulary of the project's random qwen2 model: (raw GGUF kvs, tokens, types, merges,
-    bos, eos, its ChatML chat template)."""
-    f = Gguf(model_file("qwen2", "f32"))
-    kvs = [(k, v) for k, v in f.raw_kv.items() if k.startswith("tokenizer.") and k != "tokenizer.ggml.pre"]
-    m = f.meta
-    return kvs, list(m["tokenizer.ggml.tokens"]), [int(t) for t in m["tokenizer.ggml.token_type"]], \
-        list(m["tokenizer.ggml.merges"]), int(m["tokenizer.ggml.bos_token_id"]), int(m["tokenizer.ggml.eos_token_id"]), \
-        m["tokenizer.chat_template"]
-
-
-def permute_rows(w, heads):
-    """Hugging Face rotate-half rows -> GGUF Llama's interleaved pairs (llama.cpp's converter)."""
-    rows, cols = w.shape
-    hd = rows // heads
-    return w.reshape(heads, 2, hd // 2, cols).swapaxes(1, 2).reshape(rows, cols)
 
 
 def write_model(tmp_path, arch, vocab, chat_template=None):
@@ -86,9 +66,9 @@ def write_model(tmp_path, arch, vocab, chat_template=None):
             hf[hf_write.hf_name(name)] = ("BF16", b)
         w = hf_write.from_bf16(b).reshape(a.shape)  # the values the directory holds, exactly
         if arch == "llama" and name.endswith("attn_q.weight"):
-            w = permute_rows(w, spec.n_head)
+            w = hf_write.permute_rows(w, spec.n_head)
         elif arch == "llama" and name.endswith("attn_k.weight"):
-            w = permute_rows(w, spec.n_kv)
+            w = hf_write.permute_rows(w, spec.n_kv)
         gguf_tensors[name] = w
     hf_write.write_checkpoint(directory, hf, shards=1 if arch == "llama" else 2)
     (directory / "config.json").write_text(json.dumps(hf_write.config(arch, spec, len(tokens), tied)))
@@ -98,9 +78,6 @@ def write_model(tmp_path, arch, vocab, chat_template=None):
     gguf_write.write(path, kvs, gguf_tensors)
     return directory, path
 
-
-def row_error(a, ref):
-    return np.abs(a.astype(np.float64) - ref.astype(np.float64)).max(axis=1)
 
 
 @pytest.mark.parametrize("arch", ["llama", "qwen3", "qwen3moe"])
@@ -215,28 +192,15 @@ def good(vocab, tmp_path):
     return directory
 
 
-def edit_config(directory, **changes):
-    c = json.loads((directory / "config.json").read_text())
-    c.update(changes)
-    (directory / "config.json").write_text(json.dumps(c))
-
 
 def test_unknown_architecture_is_named(good):
-    edit_config(good, architectures=["GPTNeoXForCausalLM"])
+    hf_write.edit_config(good, architectures=["GPTNeoXForCausalLM"])
     refused(good, "config.json", "'architectures'", "GPTNeoXForCausalLM", "Qwen3ForCausalLM")
 
 
-def test_quantised_checkpoints_are_recognised_and_refused(good):
-    groups = {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int", "symmetric": True,
-                                                             "group_size": 128, "strategy": "group"}}}
-    edit_config(good, quantization_config={"quant_method": "compressed-tensors", "format": "pack-quantized",
-                                           "config_groups": groups})
-    refused(good, "compressed-tensors INT4", "needs the INT4/NVFP4 kernels")
-    groups["group_0"]["weights"].update({"type": "float", "group_size": 16, "strategy": "tensor_group"})
-    edit_config(good, quantization_config={"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
-                                           "config_groups": groups})
-    refused(good, "NVFP4", "needs the INT4/NVFP4 kernels")
-    edit_config(good, quantization_config={"quant_method": "gptq", "bits": 4})
+def test_other_quantisation_schemes_are_named(good):
+    # compressed-tensors INT4 and NVFP4 directories run (test_hf_quantised.py); other schemes are refused by key
+    hf_write.edit_config(good, quantization_config={"quant_method": "gptq", "bits": 4})
     refused(good, "'quantization_config.quant_method'", "gptq")
 
 
@@ -262,7 +226,7 @@ def test_missing_and_misshaped_tensors_are_named_by_key(good):
 
 
 def test_misshaped_tensor_is_named(good):
-    edit_config(good, intermediate_size=384)
+    hf_write.edit_config(good, intermediate_size=384)
     refused(good, "model.layers.0.mlp.gate_proj.weight", "expected")
 
 

@@ -107,20 +107,7 @@ class W4Runner:
         the value (a value given where the contract derives one must agree with it); `threads`, when
         given, the workgroup size the launch must have (the contract's choice ``wg`` when it has
         one). Returns the evaluated ``Launch``."""
-        c = self.contract(kernel)
-        missing = [s for s in c.sizes if s not in sizes]
-        if missing:
-            raise ValueError(f"{kernel}: its launch contract needs the size {missing[0]!r}, which the runner "
-                             f"does not know (it knows {sorted(sizes)})")
-        choices = {}
-        if threads is not None and "wg" in c.choices():
-            choices["wg"] = threads
-        try:
-            plan = c.evaluate({s: sizes[s] for s in c.sizes}, choices)
-        except ValueError as e:
-            raise ValueError(f"{kernel}: {e}") from None
-        if threads is not None and plan.workgroup != threads:
-            raise ValueError(f"{kernel} runs with workgroups of {plan.workgroup} threads, not threads = {threads}")
+        c, plan = self._plan(kernel, sizes, threads)
         if len(argv) != len(c.args):
             raise ValueError(f"{kernel}: {len(argv)} arguments given, its contract lists {len(c.args)} "
                              f"({' '.join(c.args)})")
@@ -206,16 +193,27 @@ class W4Runner:
             self.rt.sync()
         return y
 
-    def _check_threads(self, kernel: str, sizes: dict, threads: int) -> None:
-        """ValueError before any launch when the GEMV does not run with `threads`."""
+    def _plan(self, kernel: str, sizes: dict, threads: int | None):
+        """(contract, Launch) for `sizes` with `threads` as the workgroup size; ValueError naming the
+        kernel when the contract needs a size the runner lacks, refuses the sizes or gives another
+        workgroup size."""
         c = self.contract(kernel)
-        choices = {"wg": threads} if "wg" in c.choices() else {}
+        missing = [s for s in c.sizes if s not in sizes]
+        if missing:
+            raise ValueError(f"{kernel}: its launch contract needs the size {missing[0]!r}, which the runner "
+                             f"does not know (it knows {sorted(sizes)})")
+        choices = {"wg": threads} if threads is not None and "wg" in c.choices() else {}
         try:
-            wg = c.evaluate({s: sizes[s] for s in c.sizes if s in sizes}, choices).workgroup
+            plan = c.evaluate({s: sizes[s] for s in c.sizes}, choices)
         except ValueError as e:
-            raise ValueError(f"{kernel} does not run with threads = {threads}: {e}") from None
-        if wg != threads:
-            raise ValueError(f"{kernel} runs with workgroups of {wg} threads, not threads = {threads}")
+            raise ValueError(f"{kernel}: {e}") from None
+        if threads is not None and plan.workgroup != threads:
+            raise ValueError(f"{kernel} runs with workgroups of {plan.workgroup} threads, not threads = {threads}")
+        return c, plan
+
+    def _check_threads(self, kernel: str, sizes: dict, threads: int) -> None:
+        """ValueError before any launch when the kernel does not run with `threads`."""
+        self._plan(kernel, sizes, threads)
 
     def _w4a16(self, w, scale, xp, y, n, k, rows, sizes) -> None:
         if self.rt.has(W4A16_KERNEL):

@@ -29,20 +29,12 @@ import math
 import numpy as np
 
 from . import quant
-from .w4_runner import W4Runner
+from .w4_runner import W4Runner, _count
 
 __all__ = ["Int4Linear", "RT4Linear", "NVFP4Linear"]
 
 _PATHS = ("w4a16", "w4a8", "w4a4")
 _MAX_ROWS = 4
-
-
-def _count(v, what: str) -> int:
-    if isinstance(v, np.integer):
-        v = int(v)
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise ValueError(f"{what} = {v!r}: must be a positive int")
-    return v
 
 
 def _bytes(data, nbytes: int, what: str) -> np.ndarray:

@@ -144,10 +144,11 @@ class W4Runner:
             raise ValueError(f"x must be f32 [M, K = {k}], got shape {x.shape}")
         if m is not None and m != x.shape[0]:
             raise ValueError(f"m = {m} differs from the {x.shape[0]} rows of x")
+        rows = _count(x.shape[0], "M (the rows of x)")
         p = self.scratch(name, x.nbytes)
         if upload:
             self.rt.upload(p, np.ascontiguousarray(x))
-        return p, x.shape[0]
+        return p, rows
 
     def gemv_device(self, kind, wq, ws, x, n, k, threads=256, upload=True, x_dev=None, y_dev=None, m=None,
                     sync=True) -> int:

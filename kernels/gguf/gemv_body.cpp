@@ -22,6 +22,22 @@ void add64_to(Kernel& k, SGPR dst, SGPR src, uint32_t imm) {
 }  // namespace
 
 void Body::load_part(VGPR dst, bool next, int first_dword, int dwords) {
+  if (shape.rows) {
+    // Row storage: the part is the lane's own bytes of its row, piece q 16 bytes on.
+    const int group = shape.blocks_per_group * shape.block_bytes;
+    add64_to(k, pbase_, gbase_, uint32_t((next ? group : 0) + 4 * (first_dword - shape.header_dwords)));
+    for (int q = 0; 4 * q < dwords; ++q) {
+      const int w = std::min(4, dwords - 4 * q);
+      VGPR d = dst.sub(4 * q, w);
+      switch (w) {
+        case 1: k.global_load_dword(d, row_ofs_, pbase_, offset(16 * q)); break;
+        case 2: k.global_load_dwordx2(d, row_ofs_, pbase_, offset(16 * q)); break;
+        case 3: k.global_load_dwordx3(d, row_ofs_, pbase_, offset(16 * q)); break;
+        default: k.global_load_dwordx4(d, row_ofs_, pbase_, offset(16 * q)); break;
+      }
+    }
+    return;
+  }
   // The part's pieces start at 256 * first_dword; piece q at +1024 q.
   add64_to(k, pbase_, gbase_, uint32_t((next ? shape.group_bytes() : 0) + 256 * first_dword));
   for (int q = 0; 4 * q < dwords; ++q) {
@@ -33,6 +49,18 @@ void Body::load_part(VGPR dst, bool next, int first_dword, int dwords) {
       case 3: k.global_load_dwordx3(d, vofs_[3], pbase_, offset(1024 * q)); break;
       default: k.global_load_dwordx4(d, vofs_[4], pbase_, offset(1024 * q)); break;
     }
+  }
+}
+
+void Body::load_header(bool next) {
+  if (!shape.rows) return load_part(hdr_, next, 0, shape.header_dwords);
+  // Row storage: the group's scales from the scale array (any alignment).
+  const int bytes = shape.blocks_per_group * shape.scale_bytes;
+  add64_to(k, pbase_, sbase_, uint32_t(next ? bytes : 0));
+  switch (bytes) {
+    case 2: k.global_load_ushort(hdr_, scale_ofs_, pbase_); break;
+    case 4: k.global_load_dword(hdr_, scale_ofs_, pbase_); break;
+    default: throw Error("gemv: a group's scales of " + std::to_string(bytes) + " bytes (row storage takes 2 or 4)");
   }
 }
 
@@ -92,7 +120,7 @@ void Body::group_body(bool last, Label done) {
   const int header_at = std::clamp(dec_.next_header_slice(), 0, n - 1);
   for (int j = 0; j < n; ++j) {
     if (block_shares() && j > 0 && j % bps == 0) k.bind(entry_[last ? 1 : 0][size_t(j / bps)]);
-    if (!last && j == header_at) load_part(hdr_, true, 0, shape.header_dwords);
+    if (!last && j == header_at) load_header(true);
     if (last && shape.blocks_per_group > 1 && j > 0 && j % bps == 0) {
       k.s_cmp_le_u32(last_present_, j / bps);
       k.s_cbranch_scc1(done);
@@ -126,7 +154,12 @@ void Body::group_body(bool last, Label done) {
     dec_.slice_end(*this, j, totals_);
   }
   if (!last) {
-    add64(k, gbase_, uint32_t(shape.group_bytes()), 0);
+    if (shape.rows) {
+      add64(k, gbase_, uint32_t(shape.blocks_per_group * shape.block_bytes), 0);
+      add64(k, sbase_, uint32_t(shape.blocks_per_group * shape.scale_bytes), 0);
+    } else {
+      add64(k, gbase_, uint32_t(shape.group_bytes()), 0);
+    }
     for (int m = 0; m < M; ++m) add64(k, xb_[size_t(m)], uint32_t(4 * shape.group_elems()), 0);
   }
 }
@@ -147,7 +180,7 @@ void Body::enter_blocks() {
     k.s_cbranch_scc1(entry_[1][size_t(b)]);
     // the body loads the next group's header at slice header_at, before this entry or after it
     if (std::clamp(dec_.next_header_slice(), 0, shape.slices - 1) < b * slices_per_block())
-      load_part(hdr_, true, 0, shape.header_dwords);
+      load_header(true);
     k.s_branch(entry_[0][size_t(b)]);
   }
   k.bind(start);
@@ -231,7 +264,7 @@ void Body::emit() {
 
   // Weights: w + expert * matrix_bytes + table + tile * tile_bytes + g0 * group_bytes.
   const SGPR expert = s1("expert"), tiles = s1("tiles"), tile_bytes = s1("tile bytes"), mat = s1("matrix bytes");
-  const uint32_t table = uint32_t(quant::gemv_table_bytes(shape.type));
+  const uint32_t table = shape.rows ? 0 : uint32_t(quant::gemv_table_bytes(shape.type));
   Label dense = k.label("dense");
   k.s_mov_b32(expert, e_.grp);
   k.s_cmp_eq_u64(e_.ids, 0);
@@ -243,15 +276,40 @@ void Body::emit() {
   k.s_lshr_b32(tiles, tiles, 6);
   k.s_cmp_lt_u32(e_.tile, tiles);  // a workgroup's tiles past the matrix do nothing
   k.s_cselect_b32(count_, count_, 0);
-  k.s_mul_i32(tile_bytes, ng, shape.group_bytes());
-  k.s_mul_i32(mat, tiles, tile_bytes);
-  if (table) k.s_add_u32(mat, mat, table);
-  gbase_ = scaled_address(k, e_.w, expert, mat, 0);
-  k.s_mul_i32(t, e_.tile, tile_bytes);
-  if (table) k.s_add_u32(t, t, table);
-  add64(k, gbase_, t, 0);
-  k.s_mul_i32(t, g0, shape.group_bytes());
-  add64(k, gbase_, t, 0);
+  if (shape.rows) {
+    // Row storage: row r of matrix e at w + (e n + r) row_bytes, its scales at
+    // scale + (e n + r) scale_row; a lane past the matrix reads its last row.
+    const SGPR row_bytes = s1("row bytes"), scale_row = s1("row scale bytes"), last_row = s1("last row of the tile");
+    k.s_mul_i32(row_bytes, nb, shape.block_bytes);
+    k.s_mul_i32(scale_row, nb, shape.scale_bytes);
+    k.s_mul_i32(mat, expert, e_.n);
+    k.s_lshl_b32(t, e_.tile, 6);
+    k.s_add_u32(mat, mat, t);  // the tile's first row, counted over the experts
+    gbase_ = scaled_address(k, e_.w, mat, row_bytes, 0);
+    sbase_ = scaled_address(k, e_.scales, mat, scale_row, 0);
+    k.s_mul_i32(t, g0, shape.blocks_per_group * shape.block_bytes);
+    add64(k, gbase_, t, 0);
+    k.s_mul_i32(t, g0, shape.blocks_per_group * shape.scale_bytes);
+    add64(k, sbase_, t, 0);
+    k.s_lshl_b32(t, e_.tile, 6);
+    k.s_sub_u32(last_row, e_.n, t);
+    k.s_sub_u32(last_row, last_row, 1);
+    row_ofs_ = k.vgpr(1, "row offset");
+    scale_ofs_ = k.vgpr(1, "row scale offset");
+    k.v_min_u32(row_ofs_, last_row, e_.lane);
+    k.v_mul_lo_u32(scale_ofs_, row_ofs_, scale_row);
+    k.v_mul_lo_u32(row_ofs_, row_ofs_, row_bytes);
+  } else {
+    k.s_mul_i32(tile_bytes, ng, shape.group_bytes());
+    k.s_mul_i32(mat, tiles, tile_bytes);
+    if (table) k.s_add_u32(mat, mat, table);
+    gbase_ = scaled_address(k, e_.w, expert, mat, 0);
+    k.s_mul_i32(t, e_.tile, tile_bytes);
+    if (table) k.s_add_u32(t, t, table);
+    add64(k, gbase_, t, 0);
+    k.s_mul_i32(t, g0, shape.group_bytes());
+    add64(k, gbase_, t, 0);
+  }
   pbase_ = k.sgpr(2, "part");
   // x rows: x + (grp * x_stride + m * k + g0 * group_elems) * 4.
   for (int m = 0; m < M; ++m) {
@@ -320,7 +378,7 @@ void Body::emit() {
   Label no_loads = k.label("no first loads");
   k.s_cmp_eq_u32(count_, 0);
   k.s_cbranch_scc1(no_loads);
-  load_part(hdr_, false, 0, H);
+  load_header(false);
   // The first group's slices and x from the block the share starts at (with
   // block_shares(), one path per block of a group), then the jump into the
   // group's body at that block (enter_blocks).

@@ -36,6 +36,14 @@ inline constexpr float kDenormalScale = 16777216.0f;
 struct GroupShape {
   quant::TensorType type;
   int block_elems = 0, blocks_per_group = 0, header_dwords = 0, slice_dwords = 0, slices = 0;
+  // Row storage (rows = true): the matrix as a checkpoint stores it, row n
+  // the row's blocks one after the other (block_bytes each, the lane dwords
+  // of a group = its blocks' bytes in order), the blocks' scales in an array
+  // of their own ([n][k / block_elems], scale_bytes each), which the header
+  // (header_dwords = 1: the group's scales from its low bytes) comes from.
+  // The tile's lanes then read 64 rows apart, not whole lines per load.
+  bool rows = false;
+  int block_bytes = 0, scale_bytes = 0;
   int group_elems() const { return block_elems * blocks_per_group; }
   int slice_elems() const { return group_elems() / slices; }
   int lane_dwords() const { return header_dwords + slices * slice_dwords; }
@@ -148,6 +156,14 @@ std::unique_ptr<GemvDecoder> make_ternary_decoder(quant::TensorType type);     /
 // workspace `ws` (gemv_shares_tiles below).
 codegen::Signature gemv_signature(quant::TensorType type);
 codeobj::CodeObject build_gemv(isa::Target target, quant::TensorType type);
+
+// The kernel of a format in row storage (GroupShape::rows) and its decoder,
+// with signature `sig`: w, scale, x, y, nrows, k, m (pointers, then u32s;
+// other names are the caller's). Dense, x rows k apart, y rows nrows apart,
+// `split` waves per 64-row tile (fewer when the workgroup has fewer; the
+// rest take tiles of their own).
+codeobj::CodeObject build_gemv_rows(isa::Target target, const codegen::Signature& sig, const GroupShape& shape,
+                                    GemvDecoder& dec, int split);
 
 // The fused variants (kernels of their own, `<type>_gemv_<fusion>_k`): what a
 // decode layer does around a GEMV folded into its prologue or epilogue, so

@@ -184,14 +184,18 @@ void load_kernarg_dwords(Kernel& k, SGPR dst, int at, int n) {
 }
 
 
-codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optional<GemvFusion> fusion) {
-  const GroupShape shape = group_shape(type);
-  std::unique_ptr<GemvDecoder> dec = make_decoder(type);
-  const Signature sig = fusion ? gemv_fused_signature(type, *fusion) : gemv_signature(type);
+// The kernel of `shape` and `dec` with signature `sig`. The GGUF types'
+// kernels (GEMV layout) take w, x, y, ids, n, k, m, x_stride, split (and a
+// fused form's or shared tiles' arguments); a kernel over row storage
+// (GroupShape::rows, no fusion) takes w, scale, x, y, nrows, k, m, is dense
+// (no ids), reads x rows k apart and puts `rows_split` waves on a tile.
+codeobj::CodeObject build_kernel(isa::Target target, const GroupShape& shape, GemvDecoder* dec, const Signature& sig,
+                                 std::optional<GemvFusion> fusion, int rows_split) {
+  if (shape.rows && fusion) throw Error("gemv: " + sig.kernel() + ": row storage has no fused forms");
   // The explicit arguments: 16 dwords, or 20 for a fused variant's longer list.
   // The arguments read first: all but ws (of the kernels that share tiles,
   // read at the end by the shares alone).
-  const bool shares = gemv_shares_tiles(type, fusion);
+  const bool shares = !shape.rows && gemv_shares_tiles(shape.type, fusion);
   uint32_t args_end = 0;
   for (const codegen::Param& q : sig.params())
     if (q.name != "ws") args_end = std::max(args_end, sig.offset(q.name) + sig.size(q.name));
@@ -299,17 +303,27 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   en.w = arg("w");
   en.x = arg("x");
   en.y = arg("y");
-  en.ids = arg("ids");
-  en.n = arg("n");
+  if (shape.rows) {
+    // dense, x rows k apart: no ids, x_stride 0
+    en.scales = arg("scale");
+    en.ids = k.sgpr(2, "no ids");
+    k.s_mov_b64(en.ids, 0);
+    en.xstride = k.sgpr(1, "no x stride");
+    k.s_mov_b32(en.xstride, 0);
+    en.n = arg("nrows");
+  } else {
+    en.ids = arg("ids");
+    en.n = arg("n");
+  }
   en.kcols = arg("k");
   en.m = arg("m");
-  en.xstride = arg("x_stride");
+  if (!shape.rows) en.xstride = arg("x_stride");
   en.fusion = fusion;
   en.grp_at = uint32_t(4 * block_dwords + 4);
   en.lds_dwords = uint32_t(block_dwords + 2);
-  en.n_at = sig.offset("n");
+  en.n_at = sig.offset(shape.rows ? "nrows" : "n");
   en.k_at = sig.offset("k");
-  en.xstride_at = sig.offset("x_stride");
+  if (!shape.rows) en.xstride_at = sig.offset("x_stride");
   if (fusion == GemvFusion::Accumulate) {
     en.scale = sig.offset("scale");
     en.yscaled = sig.offset("y_scaled");
@@ -338,7 +352,13 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
   k.bind(active);
   en.split = k.sgpr(1, "split");
   SGPR tiles_per_group;
-  SGPR wanted = arg("split");
+  SGPR wanted;
+  if (shape.rows) {
+    wanted = k.sgpr(1, "split");
+    k.s_mov_b32(wanted, rows_split);
+  } else {
+    wanted = arg("split");
+  }
   if (shares) {
     wanted = k.sgpr(1, "split asked for");
     k.s_and_b32(wanted, arg("split"), 0xff);  // S; the shared tiles above it
@@ -425,10 +445,20 @@ codeobj::CodeObject build_kernel(isa::Target target, TensorType type, std::optio
 
 }  // namespace
 
-codeobj::CodeObject build_gemv(isa::Target target, TensorType type) { return build_kernel(target, type, std::nullopt); }
+codeobj::CodeObject build_gemv(isa::Target target, TensorType type) {
+  std::unique_ptr<GemvDecoder> dec = make_decoder(type);
+  return build_kernel(target, group_shape(type), dec.get(), gemv_signature(type), std::nullopt, 0);
+}
 
 codeobj::CodeObject build_gemv_fused(isa::Target target, TensorType type, GemvFusion fusion) {
-  return build_kernel(target, type, fusion);
+  std::unique_ptr<GemvDecoder> dec = make_decoder(type);
+  return build_kernel(target, group_shape(type), dec.get(), gemv_fused_signature(type, fusion), fusion, 0);
+}
+
+codeobj::CodeObject build_gemv_rows(isa::Target target, const codegen::Signature& sig, const GroupShape& shape,
+                                    GemvDecoder& dec, int split) {
+  if (!shape.rows) throw Error("gemv: " + sig.kernel() + ": build_gemv_rows takes a shape of row storage");
+  return build_kernel(target, shape, &dec, sig, std::nullopt, split);
 }
 
 }  // namespace k100::kernels::gguf_gemv

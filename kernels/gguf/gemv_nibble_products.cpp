@@ -48,7 +48,8 @@ void NibbleProducts::step(GemvEmitter& e, int q, VGPR data) {
         for (int h = 0; h < 2; ++h) {
           const bool x16 = !codebook_ && pr % 2 == 1;
           const bool first = t == 0 && h == 0 && (codebook_ ? pr == 0 : pr < 2);
-          e.fma_half(x16 ? acc16_[size_t(m)] : acc1_[size_t(m)], p[pr], h, m, base + 2 * pr + h, first);
+          e.fma_half(x16 ? acc16_[size_t(m)] : acc1_[size_t(m)], p[pr], h, m, base + (natural_ ? pr + 4 * h : 2 * pr + h),
+                     first);
         }
     }
 }

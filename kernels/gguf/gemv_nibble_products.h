@@ -18,7 +18,9 @@ namespace k100::kernels::gguf_gemv {
 
 class NibbleProducts {
  public:
-  explicit NibbleProducts(bool codebook) : codebook_(codebook) {}
+  // natural_order: the codes of a dword are elements 0..7 at bits 4j..4j+3
+  // (a pair's halves hold elements p and p + 4), not the GEMV layout's order.
+  explicit NibbleProducts(bool codebook, bool natural_order = false) : codebook_(codebook), natural_(natural_order) {}
   void begin(GemvEmitter& e);
   // x-step q of a slice whose dwords are `data`.
   void step(GemvEmitter& e, int q, VGPR data);
@@ -26,7 +28,7 @@ class NibbleProducts {
   VGPR fold(GemvEmitter& e, int m);
 
  private:
-  bool codebook_;
+  bool codebook_, natural_;
   VGPR pairs_, shifted_, addr_;
   std::vector<VGPR> acc1_, acc16_;
 };

@@ -70,6 +70,7 @@ constexpr int kMaxWaves = 8;
 
 struct Entry {
   SGPR w, x, y, ids, n, kcols, m, xstride;  // arguments
+  SGPR scales;                              // row storage (GroupShape::rows): the scale array
   SGPR split;                               // waves per tile (S)
   SGPR wave, part, tile, grp;               // wave in the workgroup, its share of the row, its tile
   // The row's blocks and block groups, and the units (groups, or blocks for
@@ -186,6 +187,8 @@ class Body final : public GemvEmitter {
   int chunks() const { return std::max(1, shape.group_elems() / 256); }
   // A part of the current group (next = false) or of the next one.
   void load_part(VGPR dst, bool next, int first_dword, int dwords);
+  // The header of the current group (next = false) or of the next one.
+  void load_header(bool next);
   void load_slice(int j, bool next) {
     load_part(ring_[size_t(j % ring_size_)], next, shape.header_dwords + j * shape.slice_dwords, shape.slice_dwords);
   }
@@ -201,6 +204,10 @@ class Body final : public GemvEmitter {
   // Slices in flight while slice j is decoded (whole slices; even and odd j may differ).
   int ahead(int j) const { return j % 2 ? ahead_odd_ : ahead_; }
   VGPR hdr_;
+  // Row storage: the lane's row (the tile's last one past the matrix) in
+  // bytes of codes and of scales, and the current group's scales.
+  VGPR row_ofs_, scale_ofs_;
+  SGPR sbase_;
   std::vector<VGPR> ring_;
   VGPR vofs_[5];
   std::vector<std::vector<SGPR>> xbuf_[2];  // [buffer][m][16-dword chunk]

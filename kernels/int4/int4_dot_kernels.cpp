@@ -3,6 +3,7 @@
 // decode GEMV int4_gemv_k (int4_w4a16_gemv.h).
 #include "int4/int4_dot_cases.h"
 #include "int4/int4_dot_generators.h"
+#include "int4/int4_w4a16_gemv.h"
 #include "k100/kernels/registry.h"
 #include "k100/kernels/test_support.h"
 
@@ -75,6 +76,7 @@ KernelDef dot_def() {
 void register_int4_dot_kernels(Registry& r) {
   r.add(dequant_def());
   r.add(dot_def());
+  r.add(int4_w4a16_gemv_def());
 }
 
 }  // namespace k100::kernels

@@ -6,8 +6,8 @@ device quantisers must produce) and the GEMVs over quantised activations
 (integer dot per group, the rest in float64).
 
 Each quantised GEMV returns (y, bound): y in float64 and a bound on the f32
-rounding a device result may add, ``n_terms * 2^-23 * sum |terms|`` over the
-per-group products (f32 accumulation of exact integer group dots)."""
+rounding a device result may add, ``4 (n_terms + 4) 2^-23 sum |terms|`` over
+the scaled products of exact integer dots of 32 k (f32 accumulation)."""
 import numpy as np
 
 EPS32 = 2.0 ** -23
@@ -103,17 +103,24 @@ def pack_int4_codes(q):
 
 # ------------------------------------------------------------------ GEMVs
 
-def gemv_grouped(wcodes, wscale, q, ascale, group, global_mul=1.0):
+def gemv_grouped(wcodes, wscale, q, ascale, group, global_mul=1.0, piece=32):
     """y[m, n] = global_mul * sum_g ws[n, g'] as[m, g] sum_{k in g} w[n, k] q[m, k] for activation
-    groups of `group` (the weight's scale group g' = k // wgroup). (y f64 [M, N], f32 bound)."""
+    groups of `group` (the weight's scale group g' = k // wgroup). (y f64 [M, N], f32 bound).
+
+    The bound allows the group's dot to be taken in integer pieces of `piece` k (at most the group)
+    that are scaled and summed in f32: a device may split a group across lanes, and the pieces of
+    one group can cancel, so the rounding is relative to the sum of the pieces' magnitudes."""
     n, k = wcodes.shape
     m = q.shape[0]
-    ng = k // group
+    piece = min(piece, group)
+    ng, npc = k // group, k // piece
     wg = k // wscale.shape[1]
-    idot = np.einsum("ngj,mgj->mng", wcodes.reshape(n, ng, group), q.reshape(m, ng, group))   # exact integers
-    ws = wscale[:, (np.arange(ng) * group) // wg]                                            # [n, ng]
-    terms = idot * ws[None, :, :] * ascale.astype(np.float64)[:, None, :] * global_mul
-    bound = (ng + 4) * EPS32 * np.abs(terms).sum(axis=2) * 4
+    idot = np.einsum("npj,mpj->mnp", wcodes.reshape(n, npc, piece), q.reshape(m, npc, piece))  # exact integers
+    first = np.arange(npc) * piece
+    ws = wscale[:, first // wg]                                                               # [n, npc]
+    asc = ascale.astype(np.float64)[:, first // group]                                        # [m, npc]
+    terms = idot * ws[None, :, :] * asc[:, None, :] * global_mul
+    bound = (npc + 4) * EPS32 * np.abs(terms).sum(axis=2) * 4
     return terms.sum(axis=2), bound
 
 

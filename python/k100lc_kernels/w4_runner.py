@@ -69,6 +69,8 @@ class W4Runner:
         self._scratch: dict[tuple, int] = {}
         self._contracts: dict[str, object] = {}
         self._ids: dict[int, int] = {}   # n -> device [0, 1, ..., n-1] (u32), the dot kernels' row ids
+        # "w4a16" takes int4_gemv_k when the package has it; False: always int4_dot_k + reduce_blocks_k
+        self.use_int4_gemv = True
 
     # ------------------------------------------------------------ buffers and launches
     def scratch(self, name: str, nbytes: int) -> int:
@@ -217,7 +219,7 @@ class W4Runner:
         self._plan(kernel, sizes, threads)
 
     def _w4a16(self, w, scale, xp, y, n, k, rows, sizes) -> None:
-        if self.rt.has(W4A16_KERNEL):
+        if self.use_int4_gemv and self.rt.has(W4A16_KERNEL):
             self.launch(W4A16_KERNEL, sizes, [w, scale, xp, y, n, k, rows])
             return
         # The fused dot kernel, one work-item per 128-block, and the per-row sum (PYTHON_API.md 7.2).

@@ -90,11 +90,17 @@ def test_w4a4_gemv(rt, run, weights, m):
     assert np.all(np.abs(y - want) <= bound), np.abs(y - want).max()
 
 
-@pytest.mark.parametrize("m", [1, 4])
-def test_w4a16_gemv(run, weights, m):
+@pytest.mark.parametrize("m, fast", [(1, True), (4, True), (3, False)])
+def test_w4a16_gemv(rt, run, weights, m, fast):
+    if fast and not rt.has("int4_gemv_k"):
+        pytest.skip("the package has no int4_gemv_k")
     x = activations(np.random.default_rng(20 + m), m, K)
     d = weights["dev"]
-    y = run.gemv("w4a16", d["ct"], d["bf16"], x, N, K)
+    run.use_int4_gemv = fast     # False: int4_dot_k and reduce_blocks_k per row
+    try:
+        y = run.gemv("w4a16", d["ct"], d["bf16"], x, N, K)
+    finally:
+        run.use_int4_gemv = True
     want, bound = ref.gemv_f32_acts(*weights["ct"], x)
     assert np.all(np.abs(y - want) <= bound), np.abs(y - want).max()
 

@@ -100,7 +100,7 @@ std::vector<uint32_t> as_words(const std::vector<uint8_t>& bytes) {
 
 CaseResult run_gemv(TestDevice& dev, const Case& c, const GemvForm& f) {
   const int64_t n = c["n"], k = c["k"], m = f.fast ? c["m"] : f.m;
-  if (f.groups == 2)
+  if (f.groups == 2 && !f.fast)
     if (auto bad = expect_refusal(dev, f.name(), {{"n", n}, {"k", k + 16}}, "k_multiple_of_32")) return *bad;
   const Weights w = make_weights(n, k, c.dims.count("raw") && c["raw"], c.seed);
   const quant::QuantizedActivations a = make_activations(m, k, c.seed + 1000);
@@ -110,7 +110,8 @@ CaseResult run_gemv(TestDevice& dev, const Case& c, const GemvForm& f) {
   DeviceBuffer<int8_t> de(dev, a.even), dodd(dev, a.odd);
   DeviceBuffer<float> dsc(dev, a.scale), dy(dev, std::vector<float>(size_t(m * n), std::nanf("")));
   std::map<std::string, int64_t> choices;
-  if (c.dims.count("wg")) choices["wg"] = c["wg"];
+  for (const char* choice : {"wg", "wgs"})
+    if (c.dims.count(choice) && c[choice]) choices[choice] = c[choice];
   std::map<std::string, int64_t> sizes = {{"n", n}, {"k", k}};
   if (f.fast) sizes["m"] = m;
   const LaunchContract lc = dev.launch_contract(f.name());
@@ -225,9 +226,52 @@ void register_gemm(Registry& r, bool guarded) {
   r.add(std::move(d));
 }
 
+void register_fast(Registry& r) {
+  const GemvForm f{1, nvfp4::kFastRows, 2, true};
+  KernelDef d = generated_kernel("nvfp4", nvfp4::gemv_signature(f), [](isa::Target t) { return nvfp4::build_gemv_fast(t); });
+  d.description =
+      "Decode GEMV over NVFP4 weights for 1 to 4 activation rows in one launch (our own form beside nvfp4_gemv<M,NROW>, "
+      "the same arguments plus m): units of 2 weight rows, workgroup b takes P consecutive units (P from m), its W "
+      "waves every W-th of them; a wave walks its units step by step (64 G groups of the row, G = 2 for M <= 2, 1 "
+      "above) with the next step's loads in flight while it decodes the current one, into the next unit before the "
+      "current one's lane reduction and store. Wave 0 alone reads the arguments (one 64-byte line over the host "
+      "link) and hands them and the workgroup's lane count to the other waves through LDS. " + std::string(kFormatDoc);
+  d.semantics = "y[j][n] = inv_gscale * sum_g 0.5 E4M3(ws[n][g]) * asc[j][g] * sum_(k in g) 2 E2M1(code[n][k]) * "
+                "q[j][k] for j < M, n < N; M = m & 255 (1..4; other values write nothing), P = m >> 8";
+  d.geometry = "grid = ceil(U / P), wg = 64 W, U = ceil(N / 2) units, P = ceil(U / wgs) (the contract's choice wgs "
+               "= 120: one workgroup per CU)";
+  d.limits = "K % 32 = 0 (refused: k_multiple_of_32), m = 1..4 (refused: m_from_1_to_4), N >= 1";
+  d.launch = "sizes n k m\nchoose wg = 256\nchoose wgs = 120\nlet k_multiple_of_32 = 1 / (k % 32 == 0)\n"
+             "let m_from_1_to_4 = 1 / ((m >= 1) * (m <= 4))\nlet units = ceil_div(n, 2)\n"
+             "let per = ceil_div(units, wgs)\nworkgroup = wg\ngrid = ceil_div(units, per)\narg N = n\narg K = k\n"
+             "arg m = m + 256 * per";
+  d.tolerance = nvfp4_tolerance();
+  d.cases = [](bool) {
+    // several steps per unit (the last one partial) and several units per wave: n = 600, 260
+    return case_table({"n", "k", "m", "wg", "wgs", "raw"}, {{37, 160, 1, 256, 0, 0},
+                                                             {70, 1056, 2, 128, 0, 1},
+                                                             {301, 96, 3, 256, 0, 0},
+                                                             {21, 512, 4, 192, 0, 1},
+                                                             {1000, 64, 1, 64, 0, 1},
+                                                             {600, 4160, 1, 64, 0, 1},
+                                                             {260, 2080, 3, 128, 20, 0},
+                                                             {150, 2592, 4, 256, 7, 1}});
+  };
+  d.run = [f](TestDevice& dev, const Case& c) {
+    if (auto bad = expect_refusal(dev, f.name(), {{"n", c["n"]}, {"k", c["k"] + 16}, {"m", c["m"]}}, "k_multiple_of_32"))
+      return *bad;
+    if (auto bad = expect_refusal(dev, f.name(), {{"n", c["n"]}, {"k", c["k"]}, {"m", 5}}, "m_from_1_to_4")) return *bad;
+    return run_gemv(dev, c, f);
+  };
+  d.ideal_bytes = [](const Case& c) { return nvfp4_bytes(c["m"], c["n"], c["k"]); };
+  d.bench_case = [] { return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}}); };
+  r.add(std::move(d));
+}
+
 }  // namespace
 
 void register_nvfp4_kernels(Registry& r) {
+  register_fast(r);
   register_gemm(r, true);
   register_gemm(r, false);
   for (int m = 1; m <= 4; ++m)

@@ -170,10 +170,13 @@ class NVFP4Linear(_W4Layer):
     ([n, k/2] bytes, even k in the low nibble), `scale_e4m3` the block scales ([n, k/16] bytes),
     `global_scale` the tensor's ``weight_global_scale`` (a divisor: w = E2M1 * E4M3 /
     global_scale). Activations are quantised per row and block of 16 to int8 (``nvfp4_quant_act``),
-    then ``nvfp4_gemv<M,NROW>`` takes up to four rows a launch with 1 / global_scale as its
-    multiplier. ``NROW`` (weight rows per wave) is a class attribute."""
+    then one GEMV takes up to four rows a launch with 1 / global_scale as its multiplier:
+    ``nvfp4_gemv_fast_k`` when the package has it, k % 32 == 0 and ``use_fast`` (an attribute,
+    True by default), else ``nvfp4_gemv<M,NROW>`` (``NROW``, weight rows per wave, a class
+    attribute)."""
 
     NROW = 1
+    FAST = "nvfp4_gemv_fast_k"
 
     def __init__(self, rt, n, k, packed_u8, scale_e4m3, global_scale, ws=None, tag=None, runner=None):
         self._setup(rt, n, k, ws, tag, runner, "nvfp4linear")
@@ -187,9 +190,12 @@ class NVFP4Linear(_W4Layer):
         self.wq = self.ws.upload(f"{self.tag}.wq", _bytes(packed_u8, self.n * self.k // 2, f"{self.tag}: packed_u8"))
         self.wscale = self.ws.upload(f"{self.tag}.wscale", _bytes(scale_e4m3, self.n * (self.k // quant.NVFP4_BLOCK),
                                                                   f"{self.tag}: scale_e4m3"))
+        self.use_fast = True
 
     def kernel(self, m: int) -> str:
-        """The GEMV for m activation rows."""
+        """The GEMV for m activation rows (1..4)."""
+        if self.use_fast and self.k % 32 == 0 and self.rt.has(self.FAST):
+            return self.FAST
         return f"nvfp4_gemv<{m},{self.NROW}>"
 
     def forward_device(self, x_dev, rows, sync=False, out_dev=None) -> int:
@@ -209,8 +215,9 @@ class NVFP4Linear(_W4Layer):
                 self.runner.launch("nvfp4_quant_act", one, [x_dev + (r0 + r) * k * 4, a + r * k // 2, b + r * k // 2,
                                                             s + r * g * 4, 1, k])
             sizes = dict(one, m=m, M=m, rows=m)
-            self.runner.launch(self.kernel(m), sizes, [self.wq, self.wscale, a, b, s, out + r0 * self.n * 4, self.n,
-                                                       k, self.inv_global_scale])
+            kernel = self.kernel(m)
+            argv = [self.wq, self.wscale, a, b, s, out + r0 * self.n * 4, self.n, k, self.inv_global_scale]
+            self.runner.launch(kernel, sizes, argv + [None] if kernel == self.FAST else argv)  # m: derived
         if sync:
             self.rt.sync()
         return out

@@ -97,9 +97,11 @@ def test_rt4_linear_from_a_file(rt, runner, tmp_path):
         rt.free(ws)
 
 
-@pytest.mark.parametrize("rows", [1, 2, 5])
-def test_nvfp4_linear(rt, runner, rows):
-    n, k = 24, 96                          # 6 blocks of 16 a row
+@pytest.mark.parametrize("rows, fast", [(1, False), (2, False), (5, False), (1, True), (6, True)])
+def test_nvfp4_linear(rt, runner, rows, fast):
+    if fast and not rt.has(model.NVFP4Linear.FAST):
+        pytest.skip("the package has no " + model.NVFP4Linear.FAST)
+    n, k = 24, 96                          # 6 blocks of 16 a row (3 of 32: the fast GEMV takes it)
     rng = np.random.default_rng(40 + rows)
     w = rng.normal(0, 0.05, (n, k)).astype(np.float32)
     w[2] *= 1e-5                           # its blocks get subnormal E4M3 scales
@@ -108,6 +110,8 @@ def test_nvfp4_linear(rt, runner, rows):
     vals, scales = ref.nvfp4(packed, sc, n, k)
     assert np.any((sc & 0x78) == 0) and np.any(sc != 0)   # subnormal scales occur
     lin = model.NVFP4Linear(rt, n, k, packed, sc, gs, runner=runner, tag=f"fp4.{rows}")
+    lin.use_fast = fast
+    assert (lin.kernel(1) == lin.FAST) == fast
     x = rng.normal(0, 1, (rows, k)).astype(np.float32)
     q, sa = ref.quantize(x, 16, 127)
     # E2M1 values are multiples of 1/2: twice them are the exact integers of the dot

@@ -15,9 +15,11 @@
 // LDS is double-buffered (2 x 16 KiB): while a group is computed from one
 // buffer, the next group's operands are loaded from global memory (three
 // 16-byte loads and one scale per thread) and written into the other; one
-// barrier per group. 32 KiB of LDS and at most 128 VGPRs keep two
-// workgroups on a CU, so each SIMD has a second wave to issue from while one
-// waits on LDS.
+// barrier per group. Within a group the LDS reads are software-pipelined:
+// the next two dwords' pairs are in flight while the current ones are
+// multiplied, and the previous group's scaling (96 VALU) fills the wait for
+// a group's first pairs. 32 KiB of LDS and at most 128 VGPRs keep two
+// workgroups on a CU, so each SIMD has a second wave to issue from.
 #include "int4/gemm_w4a4.h"
 
 namespace k100::kernels::int4 {
@@ -183,25 +185,57 @@ codeobj::CodeObject build_gemm_w4a4(isa::Target target, GemmGrid grid) {
   };
 
   VGPR acc[8][4], sum[8][4];
-  for (int i = 0; i < 8; ++i)
+  const VGPR sa = k.vgpr(8, "row scales"), sb = k.vgpr(4, "column scales"), f = v1("dot f32");
+  for (int i = 0; i < 8; ++i) {
+    k.v_mov_b32(sa[i], 0);
+    if (i < 4) k.v_mov_b32(sb[i], 0);
     for (int j = 0; j < 4; ++j) {
       acc[i][j] = v1("dot");
       sum[i][j] = v1("c");
+      k.v_mov_b32(acc[i][j], 0);
       k.v_mov_b32(sum[i][j], 0);
     }
-  // One group from LDS buffer `buf`.
-  auto compute = [&](uint32_t buf) {
-    for (int kc = 0; kc < 8; ++kc) {
-      VGPR fa[8], fb[4];
+  }
+  // The previous group's dots, scaled, into the sums (zeros before the first group).
+  auto scale_sums = [&] {
+    for (int i = 0; i < 8; ++i)
       for (int j = 0; j < 4; ++j) {
-        fb[j] = k.vgpr(2, "w pair");
-        k.ds_read_b64(fb[j], rB, offset(buf + uint32_t(j) * 16 * kRowBytes + uint32_t(kc) * 8));
+        k.v_cvt_f32_i32(f, acc[i][j]);  // exact: |dot| <= 128 * 64
+        k.v_mul_f32(f, f, sb[j]);
+        k.v_fmac_f32(sum[i][j], f, sa[i]);
+      }
+  };
+  auto read_b = [&](uint32_t buf, int kc, VGPR* fb) {
+    for (int j = 0; j < 4; ++j) {
+      fb[j] = k.vgpr(2, "w pair");
+      k.ds_read_b64(fb[j], rB, offset(buf + uint32_t(j) * 16 * kRowBytes + uint32_t(kc) * 8));
+    }
+  };
+  auto read_a = [&](uint32_t buf, int kc, int i) {
+    const VGPR fa = k.vgpr(2, "a pair");
+    k.ds_read_b64(fa, rA, offset(buf + uint32_t(i) * 16 * kRowBytes + uint32_t(kc) * 8));
+    return fa;
+  };
+  // One group from LDS buffer `buf`, software-pipelined: the next two dwords'
+  // pairs are read while these are multiplied (a row's activation pair as
+  // soon as its dots are issued), the previous group's scaling fills the
+  // wait for the first pairs, and the group's scales are read during its last
+  // step (for the next group's scale_sums).
+  auto compute = [&](uint32_t buf) {
+    VGPR fa[8], fb[4];
+    read_b(buf, 0, fb);
+    for (int i = 0; i < 8; ++i) fa[i] = read_a(buf, 0, i);
+    scale_sums();
+    for (int kc = 0; kc < 8; ++kc) {
+      VGPR next_b[4];
+      if (kc < 7) {
+        read_b(buf, kc + 1, next_b);
+      } else {
+        k.ds_read_b128(sb, rSb, offset(buf + kSbOff));
+        k.ds_read_b128(sa.sub(0, 4), rSa, offset(buf + kSaOff));
+        k.ds_read_b128(sa.sub(4, 4), rSa, offset(buf + kSaOff + 16));
       }
       for (int i = 0; i < 8; ++i) {
-        fa[i] = k.vgpr(2, "a pair");
-        k.ds_read_b64(fa[i], rA, offset(buf + uint32_t(i) * 16 * kRowBytes + uint32_t(kc) * 8));
-      }
-      for (int i = 0; i < 8; ++i)
         for (int j = 0; j < 4; ++j) {
           if (kc == 0)
             k.v_dot8_i32_i4(acc[i][j], fa[i][0], fb[j][0], 0);
@@ -209,17 +243,11 @@ codeobj::CodeObject build_gemm_w4a4(isa::Target target, GemmGrid grid) {
             k.v_dot8_i32_i4(acc[i][j], fa[i][0], fb[j][0], acc[i][j]);
           k.v_dot8_i32_i4(acc[i][j], fa[i][1], fb[j][1], acc[i][j]);
         }
-    }
-    const VGPR sa = k.vgpr(8, "row scales"), sb = k.vgpr(4, "column scales"), f = v1("dot f32");
-    k.ds_read_b128(sb, rSb, offset(buf + kSbOff));
-    k.ds_read_b128(sa.sub(0, 4), rSa, offset(buf + kSaOff));
-    k.ds_read_b128(sa.sub(4, 4), rSa, offset(buf + kSaOff + 16));
-    for (int i = 0; i < 8; ++i)
-      for (int j = 0; j < 4; ++j) {
-        k.v_cvt_f32_i32(f, acc[i][j]);  // exact: |dot| <= 128 * 64
-        k.v_mul_f32(f, f, sb[j]);
-        k.v_fmac_f32(sum[i][j], f, sa[i]);
+        if (kc < 7) fa[i] = read_a(buf, kc + 1, i);
       }
+      if (kc < 7)
+        for (int j = 0; j < 4; ++j) fb[j] = next_b[j];
+    }
   };
 
   // Group 0 into buffer 0; then per group: the next group's loads, this
@@ -245,6 +273,7 @@ codeobj::CodeObject build_gemm_w4a4(isa::Target target, GemmGrid grid) {
     k.break_(Cond::Scc1);
   }
   k.end_loop();
+  scale_sums();  // the last group's
 
   // c[row0 + tm + 16 i][col0 + tn + 16 j]
   const SGPR sC = element_address(k, k.arg("c"), tile.row0, sN, tile.col0, 2), row_step = s1("16 rows");

@@ -121,7 +121,9 @@ const char* kGemmDescription =
     "Thread (tm, tn) owns rows tm + 16 i (i < 8) and columns tn + 16 j (j < 4): per two dwords of K it reads 8 + 4 "
     "pairs with ds_read_b64 (a half-wave reads 4 rows and 8 columns in distinct banks) and does 64 v_dot8_i32_i4, so "
     "each output's integer dot over the group is exact; then c += f32(dot) * wsc * asc with the scales read from "
-    "LDS. 32 KiB of LDS and <= 128 VGPRs: two workgroups per CU.";
+    "LDS. The reads are software-pipelined (the next pairs in flight while the current ones are multiplied; the "
+    "previous group's scaling fills the wait for a group's first pairs). 32 KiB of LDS and <= 128 VGPRs: two "
+    "workgroups per CU.";
 
 void document(KernelDef& d, GemmGrid grid) {
   d.description = kGemmDescription;

@@ -23,7 +23,7 @@ codeobj::CodeObject build_gemv(isa::Target target, const GemvForm& f);
 // nvfp4_gemv_fast.cpp
 codeobj::CodeObject build_gemv_fast(isa::Target target);
 // Weight rows per unit of the fast form (its launch contract counts units of this many rows).
-inline constexpr int kFastRows = 2;
+inline constexpr int kFastRows = 1;
 
 // The prefill GEMM: guarded (nvfp4_gemm_kernel) or not (nvfp4_gemm_kernel_ng).
 codegen::Signature gemm_signature(bool guarded);

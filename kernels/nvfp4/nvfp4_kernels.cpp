@@ -194,7 +194,7 @@ void register_gemv(Registry& r, const GemvForm& f) {
   };
   d.run = [f](TestDevice& dev, const Case& c) { return run_gemv(dev, c, f); };
   d.ideal_bytes = [f](const Case& c) { return nvfp4_bytes(f.m, c["n"], c["k"]); };
-  d.bench_case = [] { return make_case({{"n", 17408}, {"k", 5120}}); };
+  d.bench_case = [] { return make_case({{"n", 17408}, {"k", 5120}, {"wg", 256}}); };
   r.add(std::move(d));
 }
 
@@ -231,18 +231,18 @@ void register_fast(Registry& r) {
   KernelDef d = generated_kernel("nvfp4", nvfp4::gemv_signature(f), [](isa::Target t) { return nvfp4::build_gemv_fast(t); });
   d.description =
       "Decode GEMV over NVFP4 weights for 1 to 4 activation rows in one launch (our own form beside nvfp4_gemv<M,NROW>, "
-      "the same arguments plus m): units of 2 weight rows, workgroup b takes P consecutive units (P from m), its W "
+      "the same arguments plus m): units of " + std::to_string(nvfp4::kFastRows) + " weight row(s), workgroup b takes P consecutive units (P from m), its W "
       "waves every W-th of them; a wave walks its units step by step (64 G groups of the row, G = 2 for M <= 2, 1 "
       "above) with the next step's loads in flight while it decodes the current one, into the next unit before the "
       "current one's lane reduction and store. Wave 0 alone reads the arguments (one 64-byte line over the host "
       "link) and hands them and the workgroup's lane count to the other waves through LDS. " + std::string(kFormatDoc);
   d.semantics = "y[j][n] = inv_gscale * sum_g 0.5 E4M3(ws[n][g]) * asc[j][g] * sum_(k in g) 2 E2M1(code[n][k]) * "
                 "q[j][k] for j < M, n < N; M = m & 255 (1..4; other values write nothing), P = m >> 8";
-  d.geometry = "grid = ceil(U / P), wg = 64 W, U = ceil(N / 2) units, P = ceil(U / wgs) (the contract's choice wgs "
+  d.geometry = "grid = ceil(U / P), wg = 64 W, U = ceil(N / " + std::to_string(nvfp4::kFastRows) + ") units, P = ceil(U / wgs) (the contract's choice wgs "
                "= 120: one workgroup per CU)";
   d.limits = "K % 32 = 0 (refused: k_multiple_of_32), m = 1..4 (refused: m_from_1_to_4), N >= 1";
   d.launch = "sizes n k m\nchoose wg = 256\nchoose wgs = 120\nlet k_multiple_of_32 = 1 / (k % 32 == 0)\n"
-             "let m_from_1_to_4 = 1 / ((m >= 1) * (m <= 4))\nlet units = ceil_div(n, 2)\n"
+             "let m_from_1_to_4 = 1 / ((m >= 1) * (m <= 4))\nlet units = ceil_div(n, " + std::to_string(nvfp4::kFastRows) + ")\n"
              "let per = ceil_div(units, wgs)\nworkgroup = wg\ngrid = ceil_div(units, per)\narg N = n\narg K = k\n"
              "arg m = m + 256 * per";
   d.tolerance = nvfp4_tolerance();
@@ -264,7 +264,7 @@ void register_fast(Registry& r) {
     return run_gemv(dev, c, f);
   };
   d.ideal_bytes = [](const Case& c) { return nvfp4_bytes(c["m"], c["n"], c["k"]); };
-  d.bench_case = [] { return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}}); };
+  d.bench_case = [] { return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", 256}, {"wgs", 120}}); };
   r.add(std::move(d));
 }
 

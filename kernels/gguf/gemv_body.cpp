@@ -26,16 +26,21 @@ void Body::load_part(VGPR dst, bool next, int first_dword, int dwords) {
     // Row storage: the part is the lane's own bytes of its row, piece q 16 bytes on.
     const int group = shape.blocks_per_group * shape.block_bytes;
     add64_to(k, pbase_, gbase_, uint32_t((next ? group : 0) + 4 * (first_dword - shape.header_dwords)));
-    for (int q = 0; 4 * q < dwords; ++q) {
-      const int w = std::min(4, dwords - 4 * q);
-      VGPR d = dst.sub(4 * q, w);
-      switch (w) {
-        case 1: k.global_load_dword(d, row_ofs_, pbase_, offset(16 * q)); break;
-        case 2: k.global_load_dwordx2(d, row_ofs_, pbase_, offset(16 * q)); break;
-        case 3: k.global_load_dwordx3(d, row_ofs_, pbase_, offset(16 * q)); break;
-        default: k.global_load_dwordx4(d, row_ofs_, pbase_, offset(16 * q)); break;
+    for (int half = 0; half < 2; ++half) {
+      k.s_mov_b32(exec_lo, half ? 0 : -1);
+      k.s_mov_b32(exec_hi, half ? -1 : 0);
+      for (int q = 0; 4 * q < dwords; ++q) {
+        const int w = std::min(4, dwords - 4 * q);
+        VGPR d = dst.sub(4 * q, w);
+        switch (w) {
+          case 1: k.global_load_dword(d, row_ofs_, pbase_, offset(16 * q)); break;
+          case 2: k.global_load_dwordx2(d, row_ofs_, pbase_, offset(16 * q)); break;
+          case 3: k.global_load_dwordx3(d, row_ofs_, pbase_, offset(16 * q)); break;
+          default: k.global_load_dwordx4(d, row_ofs_, pbase_, offset(16 * q)); break;
+        }
       }
     }
+    k.s_mov_b64(exec, -1);
     return;
   }
   // The part's pieces start at 256 * first_dword; piece q at +1024 q.
@@ -57,10 +62,20 @@ void Body::load_header(bool next) {
   // Row storage: the group's scales from the scale array (any alignment).
   const int bytes = shape.blocks_per_group * shape.scale_bytes;
   add64_to(k, pbase_, sbase_, uint32_t(next ? bytes : 0));
-  switch (bytes) {
-    case 2: k.global_load_ushort(hdr_, scale_ofs_, pbase_); break;
-    case 4: k.global_load_dword(hdr_, scale_ofs_, pbase_); break;
-    default: throw Error("gemv: a group's scales of " + std::to_string(bytes) + " bytes (row storage takes 2 or 4)");
+  if (bytes == 2) {
+    k.global_load_ushort(hdr_, scale_ofs_, pbase_);
+  } else if (bytes == 4 && shape.scale_bytes == 2 && dec_.sumx_run()) {
+    // Two blocks' scales: the second only when the group has its second
+    // block (elements left past the first), as a row's last group may not,
+    // and its scale would lie past the row's (past the array in the last row).
+    k.global_load_ushort(hdr_, scale_ofs_, pbase_);
+    Label single = k.label("one scale");
+    k.s_cmp_le_u32(elems_left_, shape.block_elems);
+    k.s_cbranch_scc1(single);
+    k.global_load_short_d16_hi(hdr_, scale_ofs_, pbase_, offset(2));
+    k.bind(single);
+  } else {
+    throw Error("gemv: row storage takes groups of one 2-byte scale, or of two with sums of x");
   }
 }
 
@@ -127,8 +142,18 @@ void Body::group_body(bool last, Label done) {
     }
     // Slices issued so far reach (j - 1) + ahead(j - 1); this one takes them to j + ahead(j).
     for (int jj = j + ahead(j == 0 ? n - 1 : j - 1); jj <= j + ahead(j); ++jj) {
-      if (jj < n) load_slice(jj, false);
-      else if (!last) load_slice(jj - n, true);
+      if (jj < n && last && shape.rows && jj / bps > 0) {
+        // row storage: a block the row's last group lacks lies past the row
+        Label absent = k.label("block past the row");
+        k.s_cmp_le_u32(last_present_, jj / bps);
+        k.s_cbranch_scc1(absent);
+        load_slice(jj, false);
+        k.bind(absent);
+      } else if (jj < n) {
+        load_slice(jj, false);
+      } else if (!last) {
+        load_slice(jj - n, true);
+      }
     }
     dec_.slice_begin(*this, j, ring_[size_t(j % ring_size_)]);
     for (int q = 0; q < sps; ++q) {

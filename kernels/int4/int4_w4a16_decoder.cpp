@@ -28,6 +28,7 @@ class W4A16Decoder final : public gguf_gemv::GemvDecoder {
   void begin(GemvEmitter& e) override {
     Kernel& k = e.k;
     scale_ = k.vgpr(1, "block scale");
+    scales_ = k.vgpr(1, "group scales");
     products_.begin(e);
     offset_ = k.vgpr(1, "-8 * 2^-24");
     k.v_mov_b32(offset_, -8.0f / kDenormalScale);
@@ -35,37 +36,45 @@ class W4A16Decoder final : public gguf_gemv::GemvDecoder {
     for (int m = 0; m < e.M; ++m) block_.push_back(k.vgpr(1, "block sum"));
   }
 
-  void header(GemvEmitter& e, VGPR header) override { bf16_to_f32(e.k, scale_, header, 0); }
+  void header(GemvEmitter& e, VGPR header) override { e.k.v_mov_b32(scales_, header[0]); }
 
   void step(GemvEmitter& e, int, int q, VGPR data) override { products_.step(e, q, data); }
 
+  // Slice j of the group belongs to block b = j / (slices per block); the
+  // block's sum starts at its first slice and is finished at its last.
   void slice_end(GemvEmitter& e, int j, const std::vector<VGPR>& totals) override {
     Kernel& k = e.k;
-    const bool last = j == e.shape.slices - 1;
+    const int per_block = e.shape.slices / e.shape.blocks_per_group, b = j / per_block;
+    const bool first = j % per_block == 0, last = j % per_block == per_block - 1;
+    if (last) bf16_to_f32(k, scale_, scales_, b);
     for (int m = 0; m < e.M; ++m) {
-      const VGPR a = products_.fold(e, m), b = block_[size_t(m)];
-      if (j == 0) k.v_mov_b32(b, a);
-      else k.v_add_f32(b, b, a);
-      if (!last) continue;
-      k.v_fmac_f32(b, e.sumx(m, 0), offset_);
-      k.v_fmac_f32(b, e.sumx(m, 1), offset_);
-      k.v_fmac_f32(totals[size_t(m)], scale_, b);
+      const VGPR a = products_.fold(e, m), sum = block_[size_t(m)];
+      if (!last) {
+        if (first) k.v_mov_b32(sum, a);
+        else k.v_add_f32(sum, sum, a);
+        continue;
+      }
+      const VGPR s = first ? a : sum;
+      if (!first) k.v_add_f32(sum, sum, a);
+      k.v_fmac_f32(s, e.sumx(m, 2 * b), offset_);
+      k.v_fmac_f32(s, e.sumx(m, 2 * b + 1), offset_);
+      k.v_fmac_f32(totals[size_t(m)], scale_, s);
     }
   }
 
  private:
   gguf_gemv::NibbleProducts products_;
-  VGPR scale_, offset_;
+  VGPR scale_, scales_, offset_;
   std::vector<VGPR> block_;
 };
 
 }  // namespace
 
 gguf_gemv::GroupShape w4a16_group_shape() {
-  gguf_gemv::GroupShape s{quant::TensorType::I32, kBlockElems, 1, 1, 4, 4};
+  gguf_gemv::GroupShape s{quant::TensorType::I32, kBlockElems, 2, 1, 16, 2};
   s.rows = true;
   s.block_bytes = kBlockBytes;
-  s.scale_bytes = 2;
+  s.scale_bytes = 2;  // G=2 experiment
   return s;
 }
 

@@ -21,7 +21,7 @@ namespace {
 // take tiles of their own): chosen by the MODELED benchmark at 17408 x 5120.
 constexpr int kSplit = 1;
 // Threads per workgroup by default.
-constexpr int kWorkgroup = 256;
+constexpr int kWorkgroup = 64;
 
 }  // namespace
 

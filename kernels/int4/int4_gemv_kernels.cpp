@@ -176,8 +176,8 @@ std::string how(const W4GemvSpec& s) {
 std::string catalog_geometry_text(const W4GemvSpec& s) {
   return "grid = ceil(N/" + std::to_string(4 * s.nrow) + "), wg = 256 (any workgroup size gives the same rows: the " +
          "workgroup owns rows [id * " + std::to_string(4 * s.nrow) + ", (id + 1) * " + std::to_string(4 * s.nrow) +
-         ") as four sets of " + std::to_string(s.nrow) + ", and its waves (wg read from the dispatch packet) take " +
-         "sets v, v + waves, ...)";
+         ") as four sets of " + std::to_string(s.nrow) + " rows, which its waves take one at a time from a counter " +
+         "in LDS; wave 0 reads the arguments and hands them to the others through LDS)";
 }
 
 KernelDef make_def(const W4GemvSpec& spec) {
@@ -264,13 +264,18 @@ void register_int4_gemv_kernels(Registry& r) {
                  .m = 4,
                  .nrow = 2,
                  .schedule = W4Schedule::Fast,
-                 .unroll = 2,
-                 .waves = 4};
+                 .unroll = 1,
+                 .waves = 4,
+                 .passes = 8};
     KernelDef d = make_def(s);
     d.description = std::string("Fast decode ") + (act == W4Act::A4 ? "W4A4" : "W4A8") +
                     " GEMV (same arguments as the catalog's plus the activation row count m): any m in one launch, "
                     "taken 4 rows at a time (the last chunk by the body of its size). " +
-                    how(s) + " Two 1 KiB pieces per row are in flight before the first is used.";
+                    how(s) + " A workgroup owns " +
+                    std::to_string(int4_gemv::fast_rows_per_group(s)) +
+                    " rows (so few workgroups that their argument reads cost the host link little): wave 0 reads the "
+                    "arguments once and hands them over through LDS, and the waves take sets of " +
+                    std::to_string(s.nrow) + " rows from a counter in LDS.";
     r.add(std::move(d));
   }
 }

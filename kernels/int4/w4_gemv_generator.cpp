@@ -70,14 +70,17 @@ class W4GemvBuilder {
   void activation_rows(int M, SGPR mrow);
   // Loads `pieces` 1 KiB pieces (pieces 64 groups apart), then accumulates them.
   void trip(int M, int pieces, VGPR group);
-  void row_sets(int M, SGPR mrow);
+  void row_sets();
   // The largest body of at most M rows that `left` activation rows fill, then mrow += its rows.
-  void chunk(int M, SGPR mrow, SGPR left);
+  void chunk(int M, SGPR row0, SGPR vr, SGPR mrow, SGPR left);
+  void entry();
+  SGPR arg(const std::string& name);  // an explicit argument, from the block entry() fills
 
   Kernel& k;
   const W4GemvSpec& s;
-  SGPR sN, sK, sG32, sRowBytes, sScaleRowBytes, sWave, sWaves;
-  VGPR vLane;
+  SGPR block_, tail_, sN, sK, sG32, sRowBytes, sScaleRowBytes;
+  VGPR vLane, vZero;
+  uint32_t counter_at = 0;  // LDS: the argument block, then the row set counter
   // Per activation row: codes (A4: aq; A8: ae, ao) and scales, 64-bit bases.
   std::vector<SGPR> code_base, odd_base, scale_base;
   // Per weight row of the pass.
@@ -87,7 +90,7 @@ class W4GemvBuilder {
 
 void W4GemvBuilder::activation_rows(int M, SGPR mrow) {
   const bool a4 = s.act == W4Act::A4;
-  const SGPR codes = k.arg(a4 ? "aq" : "ae"), scales = k.arg(a4 ? "as" : "asc");
+  const SGPR codes = arg(a4 ? "aq" : "ae"), scales = arg(a4 ? "as" : "asc");
   const SGPR t = k.sgpr(1, "activation row"), codeBytes = k.sgpr(1, "code row bytes"),
              scaleBytes = k.sgpr(1, "scale row bytes");
   k.s_lshr_b32(codeBytes, sK, 1);                // K/2 bytes of codes (each stream, A8)
@@ -95,7 +98,7 @@ void W4GemvBuilder::activation_rows(int M, SGPR mrow) {
   for (int m = 0; m < M; ++m) {
     k.s_add_u32(t, mrow, m);
     set_scaled_address(k, code_base[size_t(m)], codes, t, codeBytes, 0);
-    if (!a4) set_scaled_address(k, odd_base[size_t(m)], k.arg("ao"), t, codeBytes, 0);
+    if (!a4) set_scaled_address(k, odd_base[size_t(m)], arg("ao"), t, codeBytes, 0);
     set_scaled_address(k, scale_base[size_t(m)], scales, t, scaleBytes, 0);
   }
 }
@@ -174,13 +177,16 @@ void W4GemvBuilder::trip(int M, int pieces, VGPR group) {
 
 void W4GemvBuilder::pass(int M, SGPR row0, SGPR vr, SGPR mrow) {
   const int R = s.nrow;
+  activation_rows(M, mrow);
+  acc.clear();
+  for (int i = 0; i < R * M; ++i) acc.push_back(k.vgpr(1, "row sum"));
   const SGPR last = k.sgpr(1, "last valid row"), t = k.sgpr(1, "row");
   k.s_sub_u32(last, vr, 1);
   for (int r = 0; r < R; ++r) {
     k.s_min_u32(t, last, r);
     k.s_add_u32(t, row0, t);
-    set_scaled_address(k, w_row[size_t(r)], k.arg("wq"), t, sRowBytes, 0);
-    set_scaled_address(k, s_row[size_t(r)], k.arg("ws"), t, sScaleRowBytes, 0);
+    set_scaled_address(k, w_row[size_t(r)], arg("wq"), t, sRowBytes, 0);
+    set_scaled_address(k, s_row[size_t(r)], arg("ws"), t, sScaleRowBytes, 0);
   }
   for (auto& a : acc) k.v_mov_b32(a, 0);
   // Whole trips of `unroll` pieces while the wave's pieces all lie in the row.
@@ -208,13 +214,12 @@ void W4GemvBuilder::pass(int M, SGPR row0, SGPR vr, SGPR mrow) {
   lane_reduce(k, values);
   // Lane 63 stores y[mrow + m][row0 + r] for the valid rows.
   const SGPR ym = k.sgpr(2, "y row"), mm = k.sgpr(1, "y activation row");
-  const VGPR zero = k.vgpr(1, "zero");
-  k.v_mov_b32(zero, 0);
+  const VGPR zero = vZero;
   k.v_cmp_eq_u32(vcc, 63, vLane);
   k.if_(vcc);
   for (int m = 0; m < M; ++m) {
     k.s_add_u32(mm, mrow, m);
-    const SGPR y = element_address(k, k.arg("y"), mm, sN, row0, 2);
+    const SGPR y = element_address(k, arg("y"), mm, sN, row0, 2);
     k.s_mov_b64(ym, y);
     for (int r = 0; r < R; ++r) {
       if (r == 0) {
@@ -230,15 +235,21 @@ void W4GemvBuilder::pass(int M, SGPR row0, SGPR vr, SGPR mrow) {
   k.end_if();
 }
 
-// The wave's row sets of its workgroup, each a pass.
-void W4GemvBuilder::row_sets(int M, SGPR mrow) {
-  const int sets = s.schedule == W4Schedule::Catalog ? 4 : s.waves;
-  acc.clear();
-  for (int i = 0; i < s.nrow * M; ++i) acc.push_back(k.vgpr(1, "row sum"));
-  activation_rows(M, mrow);
-  const SGPR set = k.sgpr(1, "row set"), row0 = k.sgpr(1, "first row"), vr = k.sgpr(1, "valid rows");
-  k.s_mov_b32(set, sWave);
+// The workgroup's row sets, taken one at a time from the LDS counter by
+// whichever wave is free (the rows each set gives do not depend on which
+// wave computes it); every set runs the passes of its activation rows.
+void W4GemvBuilder::row_sets() {
+  const int sets = s.schedule == W4Schedule::Catalog ? 4 : s.waves * s.passes;
+  const SGPR set = k.sgpr(1, "row set"), row0 = k.sgpr(1, "first row"), vr = k.sgpr(1, "valid rows"),
+             mrow = k.sgpr(1, "activation row"), left = k.sgpr(1, "rows left");
+  const VGPR taken = k.vgpr(1, "set taken"), one = k.vgpr(1, "one");
+  k.v_mov_b32(one, 1);
   k.loop_();
+  k.v_cmp_eq_u32(vcc, 0, vLane);
+  k.if_(vcc);
+  k.ds_add_rtn_u32(taken, vZero, one, offset(counter_at));
+  k.end_if();
+  k.v_readfirstlane_b32(set, taken);
   k.s_cmp_ge_u32(set, sets);
   k.break_(Cond::Scc1);
   k.s_mul_i32(row0, set, s.nrow);
@@ -248,45 +259,106 @@ void W4GemvBuilder::row_sets(int M, SGPR mrow) {
   k.break_(Cond::Scc1);
   k.s_sub_u32(vr, sN, row0);
   k.s_min_u32(vr, vr, s.nrow);
-  pass(M, row0, vr, mrow);
-  k.s_add_u32(set, set, sWaves);
+  k.s_mov_b32(mrow, 0);
+  if (s.schedule == W4Schedule::Catalog) {
+    pass(s.m, row0, vr, mrow);
+  } else {
+    // The m activation rows in chunks of up to s.m, each by the body of its size.
+    k.loop_();
+    k.s_cmp_le_u32(arg("m"), mrow);
+    k.break_(Cond::Scc1);
+    k.s_sub_u32(left, arg("m"), mrow);
+    chunk(s.m, row0, vr, mrow, left);
+    k.end_loop();
+  }
   k.end_loop();
 }
 
-void W4GemvBuilder::chunk(int M, SGPR mrow, SGPR left) {
+void W4GemvBuilder::chunk(int M, SGPR row0, SGPR vr, SGPR mrow, SGPR left) {
   if (M == 1) {
-    row_sets(1, mrow);
+    pass(1, row0, vr, mrow);
     k.s_add_u32(mrow, mrow, 1);
     return;
   }
   k.s_cmp_ge_u32(left, M);
   k.if_(Cond::Scc1);
-  row_sets(M, mrow);
+  pass(M, row0, vr, mrow);
   k.s_add_u32(mrow, mrow, M);
   k.else_();
-  chunk(M - 1, mrow, left);
+  chunk(M - 1, row0, vr, mrow, left);
   k.end_if();
 }
 
+SGPR W4GemvBuilder::arg(const std::string& name) {
+  const Signature& sig = k.signature();
+  const uint32_t off = sig.offset(name);
+  const int d = int(off / 4), n = std::max(1, int(sig.size(name) / 4));
+  return d >= 16 ? tail_.sub(d - 16, n) : block_.sub(d, n);
+}
+
+// Arguments: wave 0 reads the explicit ones (one host-link request per
+// 64-byte line) and hands them to the other waves through LDS, with the row
+// set counter cleared; after one barrier every wave has them. A workgroup so
+// costs one argument read, and no wave needs the workgroup size.
+void W4GemvBuilder::entry() {
+  const Signature& sig = k.signature();
+  uint32_t end = 0;
+  for (const Param& q : sig.params()) end = std::max(end, sig.offset(q.name) + sig.size(q.name));
+  const int dwords = int(end / 4);
+  counter_at = 80;  // past the longest block (20 dwords): no block read touches it
+  block_ = k.sgpr(16, "argument block");
+  if (dwords > 16) tail_ = k.sgpr(4, "argument block tail");
+  auto dword = [&](int i) { return i >= 16 ? tail_[i - 16] : block_[i]; };
+  const SGPR wave = wave_index(k);
+  Label asked = k.label("arguments asked for"), read = k.label("arguments handed over"),
+        have = k.label("arguments in SGPRs"), copied = k.label("arguments copied");
+  k.s_cmp_lg_u32(wave, 0);
+  k.s_cbranch_scc1(asked);
+  k.s_load_dwordx8(block_.sub(0, 8), k.kernarg_pointer(), 0);
+  k.s_load_dwordx8(block_.sub(8, 8), k.kernarg_pointer(), 32);
+  if (dwords > 16) k.s_load_dword(tail_[0], k.kernarg_pointer(), 64);
+  k.bind(asked);
+  vLane = whole_wave_lane_id(k);
+  vZero = k.vgpr(1, "zero");
+  k.v_mov_b32(vZero, 0);
+  const VGPR staging = k.vgpr(4, "argument staging");
+  k.s_cmp_lg_u32(wave, 0);
+  k.s_cbranch_scc1(read);
+  k.s_mov_b32(exec_lo, 1);
+  k.s_mov_b32(exec_hi, 0);
+  k.ds_write_b32(vZero, vZero, offset(counter_at));
+  for (int d = 0; d < dwords; d += 4) {
+    const int w = std::min(4, dwords - d);
+    for (int i = 0; i < w; ++i) k.v_mov_b32(staging[i], dword(d + i));
+    if (w == 4) k.ds_write_b128(vZero, staging, offset(4 * uint32_t(d)));
+    else
+      for (int i = 0; i < w; ++i) k.ds_write_b32(vZero, staging[i], offset(4 * uint32_t(d + i)));
+  }
+  k.s_mov_b64(exec, -1);
+  k.bind(read);
+  k.s_barrier();
+  k.s_cmp_eq_u32(wave, 0);
+  k.s_cbranch_scc1(have);
+  const VGPR copy = k.vgpr(16, "argument copy"), copy_tail = k.vgpr(4, "argument copy tail");
+  for (int d = 0; d < dwords; d += 4)
+    k.ds_read_b128(d >= 16 ? copy_tail : copy.sub(d, 4), vZero, offset(4 * uint32_t(d)));
+  for (int i = 0; i < dwords; ++i) k.v_readfirstlane_b32(dword(i), i >= 16 ? copy_tail[i - 16] : copy[i]);
+  k.s_branch(copied);
+  k.bind(have);
+  k.bind(copied);
+}
+
 void W4GemvBuilder::emit() {
-  sN = k.arg("N");
-  sK = k.arg("K");
+  entry();
+  sN = arg("N");
+  sK = arg("K");
   sG32 = k.sgpr(1, "groups of 32");
   sRowBytes = k.sgpr(1, "weight row bytes");
   sScaleRowBytes = k.sgpr(1, "weight scale row bytes");
-  sWaves = k.sgpr(1, "waves");
-  sWave = wave_index(k);
-  vLane = whole_wave_lane_id(k);
-  const SGPR packet = k.sgpr(1, "packet dword");
-  k.s_load_dword(packet, k.dispatch_pointer(), 0x4);  // hsa_kernel_dispatch_packet_t.workgroup_size_x
-  k.s_and_b32(packet, packet, 0xffff);
-  k.s_add_u32(sWaves, packet, 63);
-  k.s_lshr_b32(sWaves, sWaves, 6);
   k.s_lshr_b32(sG32, sK, 5);
   k.s_lshr_b32(sRowBytes, sK, 1);
   k.s_lshr_b32(sScaleRowBytes, sK, 6);
-  const int maxm = s.m;
-  for (int m = 0; m < maxm; ++m) {
+  for (int m = 0; m < s.m; ++m) {
     code_base.push_back(k.sgpr(2, "activation codes"));
     odd_base.push_back(k.sgpr(2, "odd activation codes"));
     scale_base.push_back(k.sgpr(2, "activation scales"));
@@ -295,29 +367,16 @@ void W4GemvBuilder::emit() {
     w_row.push_back(k.sgpr(2, "weight row"));
     s_row.push_back(k.sgpr(2, "weight scale row"));
   }
-  if (s.schedule == W4Schedule::Catalog) {
-    const SGPR mrow = k.sgpr(1, "activation row");
-    k.s_mov_b32(mrow, 0);
-    row_sets(s.m, mrow);
-    return;
-  }
-  // Fast: the m activation rows in chunks of up to s.m, each chunk by the body of its size.
-  const SGPR mrow = k.sgpr(1, "activation row"), left = k.sgpr(1, "rows left");
-  k.s_mov_b32(mrow, 0);
-  k.loop_();
-  k.s_cmp_le_u32(k.arg("m"), mrow);
-  k.break_(Cond::Scc1);
-  k.s_sub_u32(left, k.arg("m"), mrow);
-  chunk(maxm, mrow, left);
-  k.end_loop();
+  row_sets();
 }
 
 }  // namespace
 
 codeobj::CodeObject build_w4_gemv(isa::Target target, const W4GemvSpec& spec) {
   const int vgpr_heavy = spec.nrow * spec.m * spec.unroll;
-  Kernel k(w4_gemv_signature(spec), target,
-           {.waves_per_simd = vgpr_heavy > 8 ? 2 : 4, .max_workgroup = 1024, .dispatch_ptr = true});
+  const Signature sig = w4_gemv_signature(spec);
+  const uint32_t lds = sig.explicit_args().empty() ? 0 : 4 * 21;  // the argument block and the counter
+  Kernel k(sig, target, {.waves_per_simd = vgpr_heavy >= 8 ? 2 : 4, .lds_bytes = lds, .max_workgroup = 1024});
   W4GemvBuilder(k, spec).emit();
   return k.build();
 }

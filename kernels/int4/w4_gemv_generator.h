@@ -21,11 +21,10 @@ enum class W4Act {
 // How the rows are shared out.
 enum class W4Schedule {
   // The catalog's: workgroup id owns rows [id * 4 * nrow, (id + 1) * 4 * nrow)
-  // as four sets of nrow rows; its waves (any workgroup size, read from the
-  // dispatch packet) take the sets v, v + waves, ...
+  // as four sets of nrow rows.
   Catalog,
-  // The fast forms: workgroup id owns rows [id * rows_per_group, ...), its
-  // waves take runs of nrow rows in turn; M = 1..4 at run time (argument m).
+  // The fast forms: workgroup id owns waves * passes sets of nrow rows; any
+  // number of activation rows m (argument), taken 4 at a time.
   Fast,
 };
 
@@ -37,11 +36,15 @@ struct W4GemvSpec {
   W4Schedule schedule = W4Schedule::Catalog;
   bool full_hidden = false;  // the <…,true,…> variants' full hidden block (KA 320)
   int unroll = 1;         // 1 KiB row pieces per lane and row in flight per trip (Fast)
-  int waves = 4;          // Fast: waves per workgroup the rows per workgroup assume
+  int waves = 4;          // Fast: the default workgroup's waves
+  int passes = 1;         // Fast: row sets per wave of the default workgroup
 };
 
+// In both schedules the waves of a workgroup (any number) take its row sets
+// one at a time from a counter in LDS, so any workgroup size computes every
+// row of the workgroup.
 // Rows a fast-form workgroup owns (its launch contract's grid divisor).
-inline int fast_rows_per_group(const W4GemvSpec& s) { return s.waves * s.nrow; }
+inline int fast_rows_per_group(const W4GemvSpec& s) { return s.waves * s.nrow * s.passes; }
 
 codegen::Signature w4_gemv_signature(const W4GemvSpec& spec);
 codeobj::CodeObject build_w4_gemv(isa::Target target, const W4GemvSpec& spec);

@@ -125,24 +125,18 @@ codeobj::CodeObject build_gemm_w4a4(isa::Target target, GemmGrid grid) {
   // (r % 16) * 8 + r / 16), wave 2 the 64 weight scales (column c to slot
   // (c % 16) * 4 + c / 16), wave 3 none.
   const VGPR slot = v1("scale slot");
+  // index i (thread or lane) to slot (i % 16) * per + i / 16 of the scales at `at`
+  auto scale_slot = [&](VGPR index, int per_shift, uint32_t at) {
+    k.v_lshlrev_b32(gS, 2, index);
+    k.v_and_b32(slot, 15, index);
+    k.v_lshlrev_b32(slot, per_shift, slot);
+    k.v_lshrrev_b32(vt, 4, index);
+    k.v_add_u32(slot, vt, slot);
+    k.v_lshlrev_b32(wS, 2, slot);
+    k.v_add_u32(wS, at, wS);
+  };
   k.s_cmp_lt_u32(wave, 2);
-  k.if_(Cond::Scc1);
-  k.v_lshlrev_b32(gS, 2, tid);
-  k.v_and_b32(slot, 15, tid);
-  k.v_lshlrev_b32(slot, 3, slot);
-  k.v_lshrrev_b32(vt, 4, tid);
-  k.v_add_u32(slot, vt, slot);
-  k.v_lshlrev_b32(wS, 2, slot);
-  k.v_add_u32(wS, kSaOff, wS);
-  k.else_();
-  k.v_lshlrev_b32(gS, 2, lane);
-  k.v_and_b32(slot, 15, lane);
-  k.v_lshlrev_b32(slot, 2, slot);
-  k.v_lshrrev_b32(vt, 4, lane);
-  k.v_add_u32(slot, vt, slot);
-  k.v_lshlrev_b32(wS, 2, slot);
-  k.v_add_u32(wS, kSbOff, wS);
-  k.end_if();
+  k.if_(Cond::Scc1, [&] { scale_slot(tid, 3, kSaOff); }, [&] { scale_slot(lane, 2, kSbOff); });
 
   // Scalar streams: the tile's rows of aq (two halves) and wq, and the scale
   // column this wave copies; each advances by one group per step.

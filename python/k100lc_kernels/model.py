@@ -28,11 +28,13 @@ import os
 import numpy as np
 
 from . import _engine, _paths, gguf
+from .w4_linear import Int4Linear, NVFP4Linear, RT4Linear
 
 __all__ = ["Workspace", "F32Linear", "DotLinear", "GemvLinear", "FloatLinear", "RMSNorm", "SwiGLU", "MLP", "MoECombine",
            "MoEExperts", "KVCache", "Attention", "FlashAttention", "RoPE", "Sampler", "TransformerLayer",
            "run_sequence", "cdiv", "div_magic", "gemv_f32", "gemv_f32_acc", "Model", "generate", "QUANT_SPECS",
-           "ROWS8_MAX_K", "SPLIT_SOFTMAX_MIN_PAD", "SPLITK_VTP", "RMSNORM_DEEP_MIN_DIM"]
+           "ROWS8_MAX_K", "SPLIT_SOFTMAX_MIN_PAD", "SPLITK_VTP", "RMSNORM_DEEP_MIN_DIM", "Int4Linear", "RT4Linear",
+           "NVFP4Linear"]
 
 ROWS8_MAX_K = 512
 SPLIT_SOFTMAX_MIN_PAD = 2048

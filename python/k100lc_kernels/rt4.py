@@ -8,6 +8,7 @@ the C++ reader (include/k100/quant/rt4.h) reads.
         q, s = f.weight_bytes(t)        # views of the mapping: int4 codes, f16 scales
         w = f.dequant(t, rows=4)        # float32 [4, K], the host reference
     rt4.write("out.rt4", [("w", q_uint8_NxK2, scales_f16_NxKg)])
+    y = rt4.W4Runner(rt).gemv("w4a8", *f.upload_weight(rt, t), x, t.rows, t.cols)   # on the device
 
 An ``i4`` tensor is N*K/2 bytes of two's-complement nibbles (even k in the
 low nibble) at ``q_off`` and f16 scales ``[N, K/group]`` at ``s_off``;
@@ -24,7 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["GRP", "SG", "FORMAT", "RT4Tensor", "RT4File", "write", "pack_int4", "group_major_scales"]
+from .w4_runner import W4A4_KERNEL, W4A8_KERNEL, W4Runner
+
+__all__ = ["GRP", "SG", "FORMAT", "RT4Tensor", "RT4File", "write", "pack_int4", "group_major_scales", "W4Runner",
+           "W4A8_KERNEL", "W4A4_KERNEL"]
 
 GRP = 128   # weight group
 SG = 32     # W4A4 activation sub-group

@@ -14,7 +14,7 @@ import pytest
 SOURCE = Path(os.environ.get("K100_SOURCE_DIR", Path(__file__).resolve().parents[3]))
 sys.path.insert(0, str(SOURCE / "python"))
 
-from k100lc_kernels import catalog  # noqa: E402
+from k100lc_kernels import catalog, gguf  # noqa: E402
 from k100lc_kernels.launch_contract import LaunchContract, tile_shares  # noqa: E402
 
 GEMV_LIKE = [
@@ -104,8 +104,9 @@ def test_bad_evaluations_are_refused():
 
 
 def test_package_catalog_carries_contracts():
-    gemvs = [e for e in catalog.kernels("_gemv_") if e["lookup"].endswith("_gemv_k") and "launch" in e]
-    assert len(gemvs) == 22
+    # every fast GEMV of a GGUF type, and the W4A16 one over checkpoint rows
+    gemvs = {e["lookup"] for e in catalog.kernels("_gemv_") if e["lookup"].endswith("_gemv_k") and "launch" in e}
+    assert gemvs == {gguf.gemv_kernel(t) for t in gguf.GEMV_TYPES} | {"int4_gemv_k"}
     for e in catalog.kernels():
         if "launch" in e:
             LaunchContract(e["launch"], e["lookup"])  # every one reads

@@ -17,12 +17,6 @@ namespace {
 using gemv::Rows8Gemv;
 using gemv::WaveGemv;
 
-// A dimension with a default, so benchmark cases may give only n and k.
-int64_t dim(const Case& c, const std::string& key, int64_t fallback) {
-  auto it = c.dims.find(key);
-  return it == c.dims.end() ? fallback : it->second;
-}
-
 uint32_t ceil_div(int64_t a, int64_t b) { return uint32_t((a + b - 1) / b); }
 
 const float kNaN = std::numeric_limits<float>::quiet_NaN();

@@ -27,11 +27,6 @@ namespace {
 
 using quant::TensorType;
 
-int64_t dim(const Case& c, const std::string& key, int64_t fallback) {
-  auto it = c.dims.find(key);
-  return it == c.dims.end() ? fallback : it->second;
-}
-
 // Random blocks for `rows` rows of `cols` elements, every value finite, rows
 // scaled to RMS 1 / sqrt(cols) (all scale fields multiplied by one factor).
 std::vector<uint8_t> random_matrix(TensorType t, int64_t rows, int64_t cols, Rng& rng) {

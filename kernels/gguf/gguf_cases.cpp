@@ -20,38 +20,9 @@ namespace {
 
 using quant::TensorType;
 
-// Words after every output: a kernel that writes past its output changes them.
-constexpr size_t kGuardWords = 64;
-constexpr uint32_t kGuardBits = 0x7fc0deadu;
-
-int64_t dim(const Case& c, const std::string& key, int64_t fallback) {
-  auto it = c.dims.find(key);
-  return it == c.dims.end() ? fallback : it->second;
-}
 
 uint32_t ceil_div(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
 
-std::vector<float> guarded(size_t n) {
-  float g;
-  std::memcpy(&g, &kGuardBits, 4);
-  return std::vector<float>(n + kGuardWords, g);
-}
-
-// The first n words as floats; the guard words must be untouched.
-CaseResult split_guard(std::vector<float>& got, size_t n) {
-  std::vector<uint32_t> tail(kGuardWords), want(kGuardWords, kGuardBits);
-  std::memcpy(tail.data(), got.data() + n, kGuardWords * 4);
-  got.resize(n);
-  CaseResult r = compare_exact_u32(tail, want);
-  if (!r.pass) r.note = "wrote past the output (" + std::to_string(n) + " words): " + r.note;
-  return r;
-}
-
-std::vector<uint32_t> bits_of(const std::vector<float>& v) {
-  std::vector<uint32_t> b(v.size());
-  std::memcpy(b.data(), v.data(), v.size() * 4);
-  return b;
-}
 
 struct Tables {
   std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> buffers;
@@ -190,7 +161,7 @@ CaseResult run_iq4nl_to_i8(TestDevice& dev, const Case& c, const Dequantizer& re
   const std::vector<uint8_t> blocks = case_blocks(f, c);
   std::vector<uint8_t> stored(size_t(offset), 0x5a);
   stored.insert(stored.end(), blocks.begin(), blocks.end());
-  DeviceBuffer<uint8_t> w(dev, stored), out(dev, std::vector<uint8_t>(size_t(32 * n + 4 * kGuardWords), 0xa5));
+  DeviceBuffer<uint8_t> w(dev, stored), out(dev, std::vector<uint8_t>(size_t(32 * n + 4 * kOutputGuardWords), 0xa5));
   DeviceBuffer<float> scale(dev, guarded(size_t(n)));
   const uint32_t grid = uint32_t(dim(c, "grid", 0)) ? uint32_t(dim(c, "grid", 0)) : ceil_div(uint64_t(n), uint64_t(wg));
   launch_packed(dev, iq4nl_to_i8_signature(), grid, uint32_t(wg),

@@ -14,6 +14,7 @@
 //
 // reduce_blocks_k: lane r = workgroup * 64 + lane sums partial[r * nbpr ..
 // r * nbpr + nbpr - 1] in index order from 0, 16 loads in flight per step.
+#include "gguf/dot_block_index.h"
 #include "gguf/gguf_generators.h"
 
 namespace k100::kernels::gguf {
@@ -47,28 +48,7 @@ codeobj::CodeObject build_dot(isa::Target target, const BlockFormat& f) {
   k.s_mul_i32(first, k.workgroup_id(), k.arg("group_size"));
   k.v_add_u32(i, first, k.local_id());
   if_lanes_below(k, k.arg("nblocks"), i, [&] {
-    const SGPR nbpr = k.arg("nbpr");
-    const VGPR row = k.vgpr(1, "weight row"), b = k.vgpr(1, "block in row"), e = k.vgpr(1, "activation group"),
-               ew = k.vgpr(1, "weight group"), local = k.vgpr(1, "block in group"), t = k.vgpr(1, "index temp");
-    magic_divide(k, row, i, k.arg("magic_nbpr"));
-    k.v_mul_lo_u32(t, row, nbpr);
-    k.v_sub_u32(b, i, t);
-    magic_divide(k, e, row, k.arg("magic_rpe"));
-    magic_divide(k, ew, row, k.arg("magic_rpw"));
-    k.v_mul_lo_u32(t, ew, k.arg("rows_per_w"));
-    k.v_sub_u32(t, row, t);
-    k.v_mul_lo_u32(t, t, nbpr);
-    k.v_add_u32(local, t, b);
-    // the activation block: x + (e * nbpr + b) * QK floats
-    k.v_mul_lo_u32(t, e, nbpr);
-    k.v_add_u32(t, t, b);
-    const VGPR x = lane_address(k, k.arg("x"), t, uint32_t(4 * f.elems));
-    // the weight block: w + ids[ew] * stride + local * block_bytes
-    const VGPR slot = k.vgpr(1, "slot");
-    k.v_lshlrev_b32(t, 2, ew);
-    k.global_load_dword(slot, t, k.arg("ids"));
-    const VGPR w = lane_address(k, k.arg("w"), slot, Operand(k.arg("stride")));
-    add_lane_offset(k, w, local, uint32_t(f.bytes));
+    const auto [x, w, slot, local] = dot_block(k, i, uint32_t(f.elems), uint32_t(f.bytes));
 
     std::vector<SGPR> tables;
     for (const TableParam& p : f.tables) tables.push_back(k.arg(p.name));

@@ -16,28 +16,9 @@ namespace k100::kernels::int4 {
 
 namespace {
 
-// Words after every output: a kernel that writes past its output changes them.
-constexpr size_t kGuardWords = 64;
-constexpr uint32_t kGuardBits = 0x7fc0deadu;
-
-int64_t dim(const Case& c, const std::string& key, int64_t fallback) {
-  auto it = c.dims.find(key);
-  return it == c.dims.end() ? fallback : it->second;
-}
 
 uint32_t ceil_div(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
 
-std::vector<float> guarded(size_t n) { return std::vector<float>(n + kGuardWords, std::bit_cast<float>(kGuardBits)); }
-
-// The first n words as floats; the guard words after them must be untouched.
-CaseResult split_guard(std::vector<float>& got, size_t n) {
-  std::vector<uint32_t> tail(kGuardWords), want(kGuardWords, kGuardBits);
-  std::memcpy(tail.data(), got.data() + n, kGuardWords * 4);
-  got.resize(n);
-  CaseResult r = compare_exact_u32(tail, want);
-  if (!r.pass) r.note = "wrote past the output (" + std::to_string(n) + " words): " + r.note;
-  return r;
-}
 
 // Bit-for-bit equality, except that every NaN equals every NaN (NaN payloads
 // of products differ between processors).

@@ -6,6 +6,8 @@
 // element; code - 8 is exact in f32.
 #include "int4/int4_dot_generators.h"
 
+#include "gguf/dot_block_index.h"
+
 namespace k100::kernels::int4 {
 
 using namespace codegen;
@@ -83,27 +85,7 @@ codeobj::CodeObject build_int4_dot(isa::Target target) {
   k.s_mul_i32(first, k.workgroup_id(), k.arg("group_size"));
   k.v_add_u32(i, first, k.local_id());
   if_lanes_below(k, k.arg("nblocks"), i, [&] {
-    const SGPR nbpr = k.arg("nbpr");
-    const VGPR row = k.vgpr(1, "weight row"), b = k.vgpr(1, "block in row"), e = k.vgpr(1, "activation group"),
-               ew = k.vgpr(1, "weight group"), local = k.vgpr(1, "block in group"), t = k.vgpr(1, "index temp");
-    magic_divide(k, row, i, k.arg("magic_nbpr"));
-    k.v_mul_lo_u32(t, row, nbpr);
-    k.v_sub_u32(b, i, t);
-    magic_divide(k, e, row, k.arg("magic_rpe"));
-    magic_divide(k, ew, row, k.arg("magic_rpw"));
-    k.v_mul_lo_u32(t, ew, k.arg("rows_per_w"));
-    k.v_sub_u32(t, row, t);
-    k.v_mul_lo_u32(t, t, nbpr);
-    k.v_add_u32(local, t, b);
-    const VGPR slot = k.vgpr(1, "slot");
-    k.v_lshlrev_b32(t, 2, ew);
-    k.global_load_dword(slot, t, k.arg("ids"));
-    // x + (e * nbpr + b) * 128 floats
-    k.v_mul_lo_u32(t, e, nbpr);
-    k.v_add_u32(t, t, b);
-    const VGPR x = lane_address(k, k.arg("x"), t, uint32_t(4 * kBlockElems));
-    const VGPR w = lane_address(k, k.arg("w"), slot, Operand(k.arg("stride")));
-    add_lane_offset(k, w, local, uint32_t(kBlockBytes));
+    const auto [x, w, slot, local] = gguf::dot_block(k, i, uint32_t(kBlockElems), uint32_t(kBlockBytes));
     const SGPR spitch = k.sgpr(1, "scale group bytes");
     k.s_lshr_b32(spitch, k.arg("stride"), 5);
     const VGPR sp = lane_address(k, k.arg("scale"), slot, Operand(spitch));

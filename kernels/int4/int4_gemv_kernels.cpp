@@ -24,11 +24,6 @@ using int4_gemv::W4Act;
 using int4_gemv::W4GemvSpec;
 using int4_gemv::W4Schedule;
 
-int64_t dim(const Case& c, const std::string& key, int64_t fallback) {
-  auto it = c.dims.find(key);
-  return it == c.dims.end() ? fallback : it->second;
-}
-
 // Tolerance: per 32-group the integer dot is exact (and exact in f32, |dot| <
 // 2^24); the kernel rounds dot * activation scale, then the fused multiply-add
 // with the weight scale, per lane over ceil(K/2048) trips, then 6 DPP

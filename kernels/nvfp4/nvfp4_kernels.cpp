@@ -222,7 +222,7 @@ void register_gemm(Registry& r, bool guarded) {
   d.tolerance = nvfp4_tolerance();
   d.cases = [guarded](bool) {
     if (guarded) return case_table({"m", "n", "k", "raw"}, {{130, 70, 128, 0}, {65, 131, 192, 1}, {3, 64, 64, 0}});
-    return case_table({"m", "n", "k", "raw"}, {{128, 64, 128, 0}, {192, 128, 64, 1}});
+    return case_table({"m", "n", "k", "raw"}, {{128, 64, 128, 0}, {192, 128, 64, 1}, {64, 192, 192, 0}});
   };
   d.run = [guarded](TestDevice& dev, const Case& c) { return run_gemm(dev, c, guarded); };
   d.ideal_bytes = [](const Case& c) { return nvfp4_bytes(c["m"], c["n"], c["k"]); };

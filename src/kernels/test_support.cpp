@@ -109,6 +109,26 @@ CaseResult compare_exact_u32(const std::vector<uint32_t>& got, const std::vector
   return compare_ints(got, want);
 }
 
+int64_t dim(const Case& c, const std::string& key, int64_t fallback) {
+  auto it = c.dims.find(key);
+  return it == c.dims.end() ? fallback : it->second;
+}
+
+namespace {
+constexpr uint32_t kGuardBits = 0x7fc0deadu;
+}  // namespace
+
+std::vector<float> guarded(size_t n) { return std::vector<float>(n + kOutputGuardWords, std::bit_cast<float>(kGuardBits)); }
+
+CaseResult split_guard(std::vector<float>& got, size_t n) {
+  std::vector<uint32_t> tail(kOutputGuardWords), want(kOutputGuardWords, kGuardBits);
+  std::memcpy(tail.data(), got.data() + n, kOutputGuardWords * 4);
+  got.resize(n);
+  CaseResult r = compare_exact_u32(tail, want);
+  if (!r.pass) r.note = "wrote past the output (" + std::to_string(n) + " words): " + r.note;
+  return r;
+}
+
 CaseResult combine(const std::vector<CaseResult>& parts) {
   CaseResult r;
   r.pass = true;

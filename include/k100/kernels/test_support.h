@@ -92,6 +92,15 @@ CaseResult compare_exact(const std::vector<int32_t>& got, const std::vector<int3
 CaseResult compare_exact_u32(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want);
 // The bit patterns of floats, for bit-exact comparisons.
 std::vector<uint32_t> bits_of(const std::vector<float>& v);
+// A case's dimension `key`, or `fallback` when the case does not give it.
+int64_t dim(const Case& c, const std::string& key, int64_t fallback);
+// An output of n floats followed by guard words a kernel must not write
+// (quiet NaNs of one payload), and the check that splits them off again:
+// the first n words stay in `got`, the result fails naming the output's
+// length when a guard word changed.
+inline constexpr size_t kOutputGuardWords = 64;  // guarded(), split_guard()
+std::vector<float> guarded(size_t n);
+CaseResult split_guard(std::vector<float>& got, size_t n);
 // Combines the results of several outputs of one case.
 CaseResult combine(const std::vector<CaseResult>& parts);
 

@@ -35,7 +35,7 @@ def waits_per_kernel(objdump, hsaco, mnemonics):
     text = subprocess.run([objdump, "-d", str(hsaco)], capture_output=True, text=True, check=True).stdout
     counts, current = {}, None
     for line in text.splitlines():
-        m = re.match(r"^[0-9a-fA-F]*\s*<([A-Za-z0-9_]+)>:", line)
+        m = re.match(r"^[0-9a-fA-F]*\s*<(.+)>:\s*$", line)  # template lookups too: <gemv_w4a4<1>>:
         if m:
             current = m.group(1)
             counts.setdefault(current, 0)

@@ -44,17 +44,6 @@ void launch_packed(TestDevice& dev, const codegen::Signature& sig, uint32_t grid
 
 }  // namespace
 
-// Bit-for-bit equality, except that every NaN equals every NaN (payloads of
-// NaNs produced by arithmetic differ between processors).
-CaseResult compare_bits(const std::vector<float>& got, const std::vector<float>& want) {
-  auto canonical = [](const std::vector<float>& v) {
-    std::vector<uint32_t> b = bits_of(v);
-    for (size_t i = 0; i < v.size(); ++i)
-      if (std::isnan(v[i])) b[i] = 0x7fc00000u;
-    return b;
-  };
-  return compare_exact_u32(canonical(got), canonical(want));
-}
 
 const Dequantizer& host_codecs() {
   static const Dequantizer d = [](TensorType type, const uint8_t* src, float* dst, int64_t n) {

@@ -42,8 +42,6 @@ struct DeviceDecode {
 };
 DeviceDecode decode_blocks(TestDevice& dev, const BlockFormat& f, const std::vector<uint8_t>& blocks, int64_t offset,
                            int64_t wg, uint32_t grid);
-// Bit-for-bit equality, except that every NaN equals every NaN.
-CaseResult compare_bits(const std::vector<float>& got, const std::vector<float>& want);
 CaseResult run_dequant(TestDevice& dev, const BlockFormat& f, const Case& c, const Dequantizer& ref);
 // iq4nl_to_i8_k: the int8 codes times the scale against the reference decode,
 // bit for bit, and the codes against the codebook.

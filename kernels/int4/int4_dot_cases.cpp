@@ -20,17 +20,6 @@ namespace {
 uint32_t ceil_div(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
 
 
-// Bit-for-bit equality, except that every NaN equals every NaN (NaN payloads
-// of products differ between processors).
-CaseResult compare_bits(const std::vector<float>& got, const std::vector<float>& want) {
-  auto canonical = [](const std::vector<float>& v) {
-    std::vector<uint32_t> b = bits_of(v);
-    for (size_t i = 0; i < v.size(); ++i)
-      if (std::isnan(v[i])) b[i] = 0x7fc00000u;
-    return b;
-  };
-  return compare_exact_u32(canonical(got), canonical(want));
-}
 
 // bf16 scales of `count` blocks, little-endian bytes: finite ones in [lo, hi)
 // with a random sign, or (random_bits) any 16-bit pattern.

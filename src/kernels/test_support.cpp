@@ -109,6 +109,16 @@ CaseResult compare_exact_u32(const std::vector<uint32_t>& got, const std::vector
   return compare_ints(got, want);
 }
 
+CaseResult compare_bits(const std::vector<float>& got, const std::vector<float>& want) {
+  auto canonical = [](const std::vector<float>& v) {
+    std::vector<uint32_t> b = bits_of(v);
+    for (size_t i = 0; i < v.size(); ++i)
+      if (std::isnan(v[i])) b[i] = 0x7fc00000u;
+    return b;
+  };
+  return compare_exact_u32(canonical(got), canonical(want));
+}
+
 int64_t dim(const Case& c, const std::string& key, int64_t fallback) {
   auto it = c.dims.find(key);
   return it == c.dims.end() ? fallback : it->second;

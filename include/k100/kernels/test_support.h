@@ -92,6 +92,9 @@ CaseResult compare_exact(const std::vector<int32_t>& got, const std::vector<int3
 CaseResult compare_exact_u32(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want);
 // The bit patterns of floats, for bit-exact comparisons.
 std::vector<uint32_t> bits_of(const std::vector<float>& v);
+// Bit-for-bit equality, except that every NaN equals every NaN (payloads of
+// NaNs produced by arithmetic differ between processors).
+CaseResult compare_bits(const std::vector<float>& got, const std::vector<float>& want);
 // A case's dimension `key`, or `fallback` when the case does not give it.
 int64_t dim(const Case& c, const std::string& key, int64_t fallback);
 // An output of n floats followed by guard words a kernel must not write

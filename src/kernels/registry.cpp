@@ -96,6 +96,10 @@ const Registry& registry() {
     register_int4_gemm_kernels(r);
     register_w4_activation_kernels(r);
     register_nvfp4_kernels(r);
+    register_packed_kv_kernels(r);
+    register_flash_decode_kernels(r);
+    register_vision_kernels(r);
+    register_seq_kernels(r);
     return r;
   }();
   return r;

@@ -144,5 +144,9 @@ void register_int4_dot_kernels(Registry& r);       // kernels/int4/int4_dot_kern
 void register_int4_gemm_kernels(Registry& r);      // kernels/int4/int4_gemm_kernels.cpp
 void register_w4_activation_kernels(Registry& r);  // kernels/w4act/w4_activation_kernels.cpp
 void register_nvfp4_kernels(Registry& r);          // kernels/nvfp4/nvfp4_kernels.cpp
+void register_packed_kv_kernels(Registry& r);      // kernels/attention/packed_kv_kernels.cpp
+void register_flash_decode_kernels(Registry& r);   // kernels/attention/flash_decode_kernels.cpp
+void register_vision_kernels(Registry& r);         // kernels/vision/vision_kernels.cpp
+void register_seq_kernels(Registry& r);            // kernels/seq/seq_kernels.cpp
 
 }  // namespace k100::kernels

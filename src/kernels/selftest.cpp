@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "k100/base/closest_match.h"
+#include "k100/kernels/lookup_list.h"
 
 namespace k100::kernels {
 
@@ -19,15 +20,6 @@ const char* const kSelftestUsage =
     "K100_EMU_CHECK=0) turns those checks off, K100_EMU_SCHEDULE=random[:SEED] shuffles waves.\n";
 
 namespace {
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 std::string json_string(const std::string& s) {
   std::string o = "\"";
@@ -135,7 +127,7 @@ bool parse_selftest_options(int argc, const char* const* argv, SelftestOptions& 
     std::string v;
     if (a == "--group" || a == "--only") {
       if (!value(v)) return false;
-      auto items = split_list(v);
+      auto items = split_lookup_list(v);
       if (items.empty()) {
         std::fprintf(err, "%s: %s needs at least one name\n", tool, a.c_str());
         return false;

@@ -7,6 +7,7 @@
 
 #include "k100/base/error.h"
 #include "k100/kernels/emu_test_device.h"
+#include "k100/kernels/lookup_list.h"
 #include "k100/kernels/registry.h"
 #include "k100/kernels/test_support.h"
 #include "k100/quant/gemv_tile_shares.h"
@@ -222,6 +223,19 @@ TEST(LaunchContract, SelfTestFollowsTheContract) {
     EXPECT_EQ(dev.workgroups[0], changed ? 128u : 256u);
     EXPECT_EQ(dev.grids[0].x, changed ? 4u : 1u);
   }
+}
+
+}  // namespace
+}  // namespace k100::kernels
+
+namespace k100::kernels {
+namespace {
+
+TEST(LookupList, CommasInsideTemplateArgumentsStayInTheName) {
+  EXPECT_EQ(split_lookup_list("gemv_w4a8<1,false,1>,fill_k"),
+            (std::vector<std::string>{"gemv_w4a8<1,false,1>", "fill_k"}));
+  EXPECT_EQ(split_lookup_list(",a,,b,"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(split_lookup_list("x<1,2"), (std::vector<std::string>{"x<1,2"}));
 }
 
 }  // namespace

@@ -45,6 +45,7 @@
 #include "command_table.h"
 #include "k100/base/error.h"
 #include "k100/kernels/emu_test_device.h"
+#include "k100/kernels/lookup_list.h"
 #include "k100/kernels/registry.h"
 #include "k100/timing/simulator.h"
 #include "kernel_measure.h"
@@ -380,9 +381,9 @@ int run(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--only") {
-      for (auto& s : split(value("--only"), ',')) only.push_back(s);
+      for (auto& s : kernels::split_lookup_list(value("--only"))) only.push_back(s);
     } else if (a == "--group") {
-      for (auto& s : split(value("--group"), ',')) groups.push_back(s);
+      for (auto& s : kernels::split_lookup_list(value("--group"))) groups.push_back(s);
     } else if (a == "--dims") {
       for (auto& kv : split(value("--dims"), ',')) {
         auto eq = kv.find('=');

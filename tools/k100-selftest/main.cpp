@@ -13,20 +13,12 @@
 
 #include "k100/base/closest_match.h"
 #include "k100/kernels/registry.h"
+#include "k100/kernels/lookup_list.h"
 #include "k100/kernels/selftest.h"
 
 extern "C" int k100_selftest_main(int argc, const char* const* argv);
 
 namespace {
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string part;
-  while (std::getline(ss, part, ','))
-    if (!part.empty()) out.push_back(part);
-  return out;
-}
 
 // false after reporting an unknown name
 bool names_known(int argc, char** argv) {
@@ -41,7 +33,7 @@ bool names_known(int argc, char** argv) {
     if (a.find('=') != std::string::npos) value = a.substr(a.find('=') + 1);
     else if (i + 1 < argc) value = argv[++i];
     const auto& known = only ? kernels : groups;
-    for (const auto& n : split(value)) {
+    for (const auto& n : k100::kernels::split_lookup_list(value)) {
       if (std::find(known.begin(), known.end(), n) != known.end()) continue;
       std::string near = k100::closest_match(n, known);
       std::fprintf(stderr, "k100-selftest: no %s '%s'%s\n", only ? "kernel" : "group", n.c_str(),

@@ -73,6 +73,7 @@ std::vector<CatalogEntry> make_catalog(const CodeObject& co) {
     e.private_segment = m.private_segment_fixed_size;
     e.sgpr_count = m.sgpr_count;
     e.vgpr_count = m.vgpr_count;
+    e.max_flat_workgroup_size = m.max_flat_workgroup_size;
     if (const MetaNode* l = m.extra.find(".k100_launch"); l && l->is_array())
       for (const MetaNode& line : l->items()) e.launch.push_back(line.as_string());
     out.push_back(std::move(e));

@@ -204,6 +204,10 @@ DispatchResult Device::dispatch(const Program& program, std::string_view kernel_
   if (ws.volume() > 1024)
     throw Error("emu: kernel '" + k->name + "': workgroup of " + std::to_string(ws.volume()) +
                 " work-items exceeds 1024");
+  if (k->max_flat_workgroup_size && ws.volume() > k->max_flat_workgroup_size)
+    throw Error("emu: kernel '" + k->name + "': workgroup of " + std::to_string(ws.volume()) +
+                " work-items exceeds the " + std::to_string(k->max_flat_workgroup_size) +
+                " its code was built for (metadata .max_flat_workgroup_size)");
   if (ws.x > 0xffff || ws.y > 0xffff || ws.z > 0xffff) throw Error("emu: kernel '" + k->name + "': workgroup dimension over 65535");
   uint64_t lds = uint64_t(k->group_segment_fixed_size) + launch.dynamic_lds;
   if (lds > 65536)

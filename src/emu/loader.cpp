@@ -96,6 +96,7 @@ CodeImage image_from_code_object(std::span<const uint8_t> elf, std::string origi
       for (const codeobj::ArgMeta& a : k.meta->args)
         s.args.push_back({a.name.value_or(""), a.offset, a.size, a.value_kind});
       if (!s.kernarg_size) s.kernarg_size = uint32_t(k.meta->kernarg_segment_size);
+      s.max_flat_workgroup_size = k.meta->max_flat_workgroup_size;
     }
     img.kernels.push_back(std::move(s));
   }

@@ -44,6 +44,7 @@ std::vector<KernelInfo> kernels_of(const codeobj::CodeObject& co) {
     k.private_segment = uint32_t(e.private_segment);
     k.sgpr_count = e.sgpr_count;
     k.vgpr_count = e.vgpr_count;
+    k.max_workgroup = e.max_flat_workgroup_size;
     k.launch = e.launch;
     out.push_back(std::move(k));
   }

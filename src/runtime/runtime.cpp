@@ -385,6 +385,13 @@ void Runtime::launch(const KernelInfo& k, Dim3 grid, Dim3 workgroup, std::span<c
   Impl& m = *impl_;
   Geometry g{grid, workgroup, dynamic_lds};
   check_geometry(g, k.lookup);
+  // Code built for smaller workgroups may take the lane for the local id or
+  // size its LDS for fewer waves: a larger workgroup would compute garbage.
+  if (k.max_workgroup && workgroup.volume() > k.max_workgroup)
+    throw RuntimeError(ErrorCode::InvalidLaunch,
+                       "launch of kernel '" + k.lookup + "': workgroup of " + std::to_string(workgroup.volume()) +
+                           " work-items exceeds the " + std::to_string(k.max_workgroup) +
+                           " its code was built for (metadata .max_flat_workgroup_size)");
   uint64_t lds = uint64_t(k.group_segment) + dynamic_lds;
   if (lds > 65536)
     throw RuntimeError(ErrorCode::InvalidLaunch, "kernel '" + k.lookup + "' needs " +

@@ -240,3 +240,23 @@ TEST(LookupList, CommasInsideTemplateArgumentsStayInTheName) {
 
 }  // namespace
 }  // namespace k100::kernels
+
+namespace k100::kernels {
+namespace {
+
+// Code built for at most 256 work-items (the layer's default) is refused a
+// larger workgroup by the emulator, naming the limit, before it runs.
+TEST(WorkgroupLimit, ALargerWorkgroupThanTheCodeWasBuiltForIsRefused) {
+  Registry r;
+  r.add(*registry().find("gemv_f32_warp_k"));
+  EmuTestDevice emu(r, K100_SOURCE_DIR "/kernels", EmuTestDevice::OnFirstLaunch{});
+  try {
+    emu.launch("gemv_f32_warp_k", {1, 1, 1}, {512, 1, 1}, {0, 0, 0, 1, 64, 512});
+    FAIL() << "a 512-wide workgroup was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("exceeds the 256 its code was built for"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace k100::kernels

@@ -24,6 +24,7 @@
 #include "k100/model/decoder.h"
 #include "k100/model/device.h"
 #include "k100/model/hf_model.h"
+#include "k100/model/w4_weight.h"
 #include "k100/runtime/runtime.h"
 #include "openai_routes.h"
 #include "option_table.h"
@@ -51,12 +52,14 @@ std::string stem(std::string path) {
 
 int main(int argc, char** argv) {
   using namespace k100;
-  std::string model_path, host = "127.0.0.1", alias, chat_template;
+  std::string model_path, host = "127.0.0.1", alias, chat_template, rt4_path;
+  k100::model::W4Activations w4_act = k100::model::W4Activations::Default;
   long long port = 8080, context = 0, n_predict = -1, seed = 0;
   bool kv_f16 = false, allow_unused = false;
   tools::OptionTable t("k100-server", "serve a GGUF language model or a Hugging Face model directory over HTTP with an "
                                       "OpenAI-compatible API",
-                       {"k100-server -m MODEL.gguf|DIR [--host H] [--port N] [-c N] [-n N] [--chat-template NAME]"});
+                       {"k100-server -m MODEL.gguf|DIR [--host H] [--port N] [-c N] [-n N] [--chat-template NAME] [--act A] "
+                        "[--rt4 FILE]"});
   t.value({"-m", "--model"}, "FILE|DIR", "the GGUF model or a Hugging Face directory (config.json, safetensors, "
                                          "tokenizer.json)",
           [&](const std::string& v) { model_path = v; });
@@ -90,6 +93,18 @@ int main(int argc, char** argv) {
   });
   t.flag({"--allow-unused"}, "skip (and list) tensors of the model its architecture does not use",
          [&] { allow_unused = true; });
+  t.value({"--act"}, "A", "activations of 4-bit weights: a16, a8 or a4 (default: a16 for compressed-tensors INT4, "
+                          "a8 for NVFP4 and RT4)",
+          [&](const std::string& v) {
+            try {
+              w4_act = model::parse_w4_activations(v);
+            } catch (const Error& e) {
+              throw Problem{e.what()};
+            }
+          });
+  t.value({"--rt4"}, "FILE.rt4", "an RT4 file (k100-rt4 convert) whose layers replace a directory's INT4 layers "
+                                 "(default: DIR/model.rt4 when present)",
+          [&](const std::string& v) { rt4_path = v; });
   t.epilog(
       "Endpoints: GET /health, GET /v1/models, POST /v1/completions, POST /v1/chat/completions (OpenAI request\n"
       "and response shapes; \"stream\": true answers with server-sent events). Requests are queued and run one\n"
@@ -116,12 +131,13 @@ int main(int argc, char** argv) {
   try {
     runtime::Runtime rt;
     model::RuntimeDevice dev(rt);
-    const model::ModelFiles files = model::ModelFiles::open(model_path);  // a GGUF file or a Hugging Face directory
+    const model::ModelFiles files = model::ModelFiles::open(model_path, rt4_path);  // a GGUF file or a Hugging Face directory
     const model::Tokenizer tokenizer = files.tokenizer();
     model::LoadOptions lo;
     lo.context = context;
     lo.kv_f16 = kv_f16;
     lo.allow_unused = allow_unused;
+    lo.w4_act = w4_act;
     model::DecoderModel decoder(dev, files.config(), files.tensors(), lo);
     if (const auto& skipped = decoder.skipped_tensors(); !skipped.empty()) {
       std::string list;
@@ -146,6 +162,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "k100-server: %s on %s, context %lld%s\n", decoder.config().describe().c_str(),
                  dev.backend().c_str(), (long long)served.context,
                  served.chat_template ? (", chat template " + served.chat_template->name()).c_str() : "");
+    if (const std::string wf = files.weight_format(); !wf.empty())
+      std::fprintf(stderr, "k100-server: weights: %s, activations %s\n", wf.c_str(),
+                   model::w4_activations_name(decoder.w4_activations()));
     if (kv_f16 && decoder.kv_element_bytes() != 2)
       std::fprintf(stderr, "k100-server: warning: this model's attention has no f16 KV cache path; the cache is f32\n");
 

@@ -34,6 +34,9 @@ struct CatalogEntry {
   uint64_t private_segment = 0;
   uint32_t sgpr_count = 0;
   uint32_t vgpr_count = 0;
+  // metadata .max_flat_workgroup_size: the largest workgroup (work-items) the
+  // code was built for; 0 when the metadata leaves it out
+  uint32_t max_flat_workgroup_size = 0;
   // The kernel's launch contract (metadata `.k100_launch`, k100/kernels/launch_contract.h),
   // one declaration per line; empty when the code object has none.
   std::vector<std::string> launch;

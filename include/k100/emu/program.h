@@ -41,6 +41,7 @@ struct KernelSpec {
   uint32_t kernarg_size = 0;
   uint32_t rsrc1 = 0, rsrc2 = 0;
   uint16_t properties = 0;
+  uint32_t max_flat_workgroup_size = 0;  // metadata; 0 when there is none
   std::vector<KernelArg> args;   // explicit then hidden, as in the metadata
   uint32_t code_object_version = 5;
 

@@ -43,6 +43,7 @@ struct KernelInfo {
   uint32_t group_segment = 0;
   uint32_t private_segment = 0;
   uint32_t sgpr_count = 0, vgpr_count = 0;
+  uint32_t max_workgroup = 0;       // metadata .max_flat_workgroup_size; 0 = not stated
   std::vector<std::string> launch;  // the launch contract's lines (catalog "launch"), empty when none
 
   std::vector<LayoutEntry> layout() const;

@@ -255,11 +255,11 @@ void register_seq_conv_kernels(Registry& r) {
     d.semantics =
         "Z = state (K-1 rows) followed by in (T rows), [rows][C]; out[t][c] = silu(sum_(j<K) w[c*K + j] * Z[t + j][c]) "
         "for t < T, c < C; silu(a) = a / (1 + e^-a)";
-    d.geometry = "grid = ceil(T*C/256), wg = 256 (any grid, any workgroup size up to 1024)";
+    d.geometry = "grid = min(ceil(T*C/256), 480), wg = 256 (grid-stride: any grid, any workgroup size up to 1024)";
     d.launch = "sizes T C K\nlet K_from_1_to_64 = 1 / (K >= 1) / (K <= 64)\n"
                "let T_and_C_positive = 1 / (T >= 1) / (C >= 1)\n"
                "let T_plus_K_times_C_below_2_30 = 1 / ((T + K) * C < 1073741824)\n"
-               "workgroup = 256\ngrid = ceil_div(T * C, 256)\narg T = T\narg C = C\narg K = K";
+               "workgroup = 256\ngrid = min(ceil_div(T * C, 256), 480)\narg T = T\narg C = C\narg K = K";
     d.limits = "1 <= K <= 64, T >= 1, C >= 1, (T + K) * C < 2^30 (outside these nothing is written); out must not "
                "overlap in or state";
     d.tolerance = kConvTolerance;

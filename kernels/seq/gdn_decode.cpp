@@ -57,9 +57,7 @@ codeobj::CodeObject build_decode(isa::Target target) {
              kqoff = k.vgpr(1, "slice offset"), lds = k.vgpr(1, "lds slot"), ldsr = k.vgpr(1, "lds column"),
              S = k.vgpr(16, "state rows 0-15"), S2 = k.vgpr(16, "state rows 16-31"), K0 = k.vgpr(16, "k 0-15"),
              K1 = k.vgpr(16, "k 16-31"), Q0 = k.vgpr(16, "q 0-15"), Q1 = k.vgpr(16, "q 16-31"),
-             vQ = k.vgpr(1, "q"), vK = k.vgpr(1, "k"), vV = k.vgpr(1, "v"), ch = k.vgpr(1, "channel"),
-             rowoff = k.vgpr(1, "row offset"), woff = k.vgpr(1, "w offset"), x = k.vgpr(1, "x"),
-             wv = k.vgpr(1, "w"), sig = k.vgpr(1, "sigmoid"), decay = k.vgpr(1, "decay"),
+             vQ = k.vgpr(1, "q"), vK = k.vgpr(1, "k"), vV = k.vgpr(1, "v"), sig = k.vgpr(1, "sigmoid"), decay = k.vgpr(1, "decay"),
              vbeta = k.vgpr(1, "beta"), p0 = k.vgpr(1, "part even"), p1 = k.vgpr(1, "part odd"),
              part = k.vgpr(4, "slice parts"), u = k.vgpr(1, "u"), ku = k.vgpr(1, "k u"), t0 = k.vgpr(1, "t");
   auto s_row = [&](int j) { return j < 16 ? S[j] : S2[j - 16]; };
@@ -119,45 +117,71 @@ codeobj::CodeObject build_decode(isa::Target target) {
   k.s_load_dword(sDt, offset_address(k, k.arg("dt_bias"), h, 2), 0);
   k.s_load_dword(sSa, offset_address(k, k.arg("ssm_a"), h, 2), 0);
 
-  // ---- conv + SiLU of channel `ch` into dst; the carried rows 1 .. K-2 and the new row go to
-  // conv_out rows 0 .. K-2 in the lanes of `roll`.
+  // ---- conv + SiLU of the three channels ch[c] (q, k, v) into dst[c], their taps interleaved so
+  // that their loads are in flight together; the carried rows 1 .. K-2 and the new row go to
+  // conv_out rows 0 .. K-2 in the lanes of roll[c].
   k.s_add_u32(km1, K, -1);
   k.s_lshl_b32(sC4, sC, 2);
   const SGPR conv_in = k.arg("conv_in"), conv_w = k.arg("conv_w"), conv_out = k.arg("conv_out"),
              qkv = k.arg("qkv");
-  auto conv_channel = [&](VGPR dst, SGPR roll) {
-    k.v_mov_b32(dst, 0);
-    k.v_lshlrev_b32(rowoff, 2, ch);
-    k.v_mul_lo_u32(woff, ch, K);
-    k.v_lshlrev_b32(woff, 2, woff);
+  std::vector<VGPR> ch, rowoff, woff, xs, ws;
+  for (int c = 0; c < 3; ++c) {
+    ch.push_back(k.vgpr(1, "channel"));
+    rowoff.push_back(k.vgpr(1, "row offset"));
+    woff.push_back(k.vgpr(1, "w offset"));
+    xs.push_back(k.vgpr(1, "x"));
+    ws.push_back(k.vgpr(1, "w"));
+  }
+  const VGPR dst[3] = {vQ, vK, vV};
+  const SGPR roll[3] = {qkMask, qkMask, vMask};
+  auto conv3 = [&] {
+    for (int c = 0; c < 3; ++c) {
+      k.v_mov_b32(dst[c], 0);
+      k.v_lshlrev_b32(rowoff[size_t(c)], 2, ch[size_t(c)]);
+      k.v_mul_lo_u32(woff[size_t(c)], ch[size_t(c)], K);
+      k.v_lshlrev_b32(woff[size_t(c)], 2, woff[size_t(c)]);
+    }
+    auto tap = [&](bool carried) {
+      for (int c = 0; c < 3; ++c) {
+        if (carried) {
+          k.global_load_dword(xs[size_t(c)], rowoff[size_t(c)], conv_in);
+        } else {
+          k.v_lshlrev_b32(t0, 2, ch[size_t(c)]);
+          k.global_load_dword(xs[size_t(c)], t0, qkv);  // tap K-1: the new row
+        }
+        k.global_load_dword(ws[size_t(c)], woff[size_t(c)], conv_w);
+      }
+      for (int c = 0; c < 3; ++c) k.v_fmac_f32(dst[c], ws[size_t(c)], xs[size_t(c)]);
+    };
+    auto store_rolled = [&] {  // x of row j to conv_out row j - 1
+      for (int c = 0; c < 3; ++c) {
+        k.if_(roll[c]);
+        k.v_subrev_u32(t0, sC4, rowoff[size_t(c)]);
+        k.global_store_dword(t0, xs[size_t(c)], conv_out);
+        k.end_if();
+      }
+    };
     k.s_mov_b32(sJ, 0);
     k.loop_();
     k.s_cmp_ge_u32(sJ, km1);
     k.break_(Cond::Scc1);
-    k.global_load_dword(x, rowoff, conv_in);
-    k.global_load_dword(wv, woff, conv_w);
-    k.v_fmac_f32(dst, wv, x);
+    tap(true);
     k.s_cmp_lg_u32(sJ, 0);
     k.if_(Cond::Scc1);
-    k.if_(roll);
-    k.v_subrev_u32(t0, sC4, rowoff);  // row j - 1
-    k.global_store_dword(t0, x, conv_out);
+    store_rolled();
     k.end_if();
-    k.end_if();
-    k.v_add_u32(rowoff, sC4, rowoff);
-    k.v_add_u32(woff, 4, woff);
+    for (int c = 0; c < 3; ++c) {
+      k.v_add_u32(rowoff[size_t(c)], sC4, rowoff[size_t(c)]);
+      k.v_add_u32(woff[size_t(c)], 4, woff[size_t(c)]);
+    }
     k.s_add_u32(sJ, sJ, 1);
     k.end_loop();
-    k.v_lshlrev_b32(t0, 2, ch);
-    k.global_load_dword(x, t0, qkv);  // tap K-1: the new row
-    k.global_load_dword(wv, woff, conv_w);
-    k.v_fmac_f32(dst, wv, x);
-    k.if_(roll);
-    k.v_subrev_u32(t0, sC4, rowoff);  // row K-2
-    k.global_store_dword(t0, x, conv_out);
-    k.end_if();
-    reciprocal_one_plus_exp2(k, sig, -kLog2E, dst);
-    k.v_mul_f32(dst, dst, sig);
+    tap(false);
+    store_rolled();  // the new row to conv_out row K-2
+    for (int c = 0; c < 3; ++c) {
+      reciprocal_one_plus_exp2(k, sig, -kLog2E, dst[c]);
+      k.v_mul_f32(dst[c], dst[c], sig);
+    }
   };
   // q and k are rolled by the first value head of the key head, at y = 0
   k.s_cmp_lg_u32(khmod, 0);
@@ -172,16 +196,14 @@ codeobj::CodeObject build_decode(isa::Target target) {
   k.s_cselect_b64(qkMask, exec, 0);
   k.v_cmp_gt_u32(vMask, kSlice, tid);
   k.s_lshl_b32(sCh, sKh, 7);
-  k.v_add_u32(ch, sCh, tid);
-  conv_channel(vQ, qkMask);
+  k.v_add_u32(ch[0], sCh, tid);
   k.s_lshl_b32(sCh, Hk, 7);
-  k.v_add_u32(ch, sCh, ch);
-  conv_channel(vK, qkMask);
+  k.v_add_u32(ch[1], sCh, ch[0]);
   k.s_lshl_b32(sCh, Hk, 8);
   k.s_lshl_b32(sDiv, h, 7);
   k.s_add_u32(sCh, sCh, sDiv);
-  k.v_add_u32(ch, sCh, col);
-  conv_channel(vV, vMask);
+  k.v_add_u32(ch[2], sCh, col);
+  conv3();
 
   // ---- L2 norms: q / max(|q|, eps) / sqrt(D), k / max(|k|, eps), to LDS
   k.v_mul_f32(p0, vQ, vQ);

@@ -21,6 +21,7 @@
 
 #include "gdn_generators.h"
 #include "seq_parts.h"
+#include "seq_blocks.h"
 #include "seq_reference.h"
 
 namespace k100::kernels {
@@ -35,9 +36,8 @@ const Signature kDecode("gdn_decode_k",
                          in("dt_bias", "f32"), in("ssm_a", "f32"), value("Hk", "i32"), value("Hv", "i32"),
                          value("K", "i32"), value("rep", "i32"), value("khmod", "i32"), value("eps", "f32")});
 
-constexpr int kD = 128, kSlice = 32;
+constexpr int kD = seq::SliceRule::kD, kSlice = seq::SliceRule::kSlice;
 constexpr int kLdsQ = 0, kLdsK = 512, kLdsA = 1024, kLdsB = 1536, kLdsNorm = 2048;
-constexpr float kLn2 = 0.69314718055994531f;
 
 codeobj::CodeObject build_decode(isa::Target target) {
   Kernel k(kDecode, target,
@@ -47,27 +47,18 @@ codeobj::CodeObject build_decode(isa::Target target) {
   const SGPR h = k.workgroup_id(0), y = k.workgroup_id(1), Hk = k.arg("Hk"), Hv = k.arg("Hv"), K = k.arg("K"),
              rep = k.arg("rep"), khmod = k.arg("khmod");
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
-  const SGPR packet = s1("workgroup size"), sDiv = s1("key-head divisor"), sMod = s1("h mod Hk"), sKh = s1("key head"),
+  const SGPR sDiv = s1("writer limit"),
              sC = s1("channels"), sC4 = s1("4 C"), km1 = s1("K - 1"), sJ = s1("tap"), sHi = s1("product high"),
              sWriter = s1("rolls q k"), sA = s1("a"), sB = s1("b"), sDt = s1("dt"), sSa = s1("ssm_a"),
              sWaves = s1("waves"), sCh = s1("first channel");
   const SGPR qkMask = k.sgpr(2, "q k roll lanes"), vMask = k.sgpr(2, "v roll lanes");
-  const VGPR tid = k.local_id(), slice = k.vgpr(1, "slice"), cl = k.vgpr(1, "column in group"),
-             col = k.vgpr(1, "column"), soff = k.vgpr(1, "state offset"), coff = k.vgpr(1, "column offset"),
-             kqoff = k.vgpr(1, "slice offset"), lds = k.vgpr(1, "lds slot"), ldsr = k.vgpr(1, "lds column"),
-             S = k.vgpr(16, "state rows 0-15"), S2 = k.vgpr(16, "state rows 16-31"), K0 = k.vgpr(16, "k 0-15"),
-             K1 = k.vgpr(16, "k 16-31"), Q0 = k.vgpr(16, "q 0-15"), Q1 = k.vgpr(16, "q 16-31"),
-             vQ = k.vgpr(1, "q"), vK = k.vgpr(1, "k"), vV = k.vgpr(1, "v"), sig = k.vgpr(1, "sigmoid"), decay = k.vgpr(1, "decay"),
-             vbeta = k.vgpr(1, "beta"), p0 = k.vgpr(1, "part even"), p1 = k.vgpr(1, "part odd"),
-             part = k.vgpr(4, "slice parts"), u = k.vgpr(1, "u"), ku = k.vgpr(1, "k u"), t0 = k.vgpr(1, "t");
-  auto s_row = [&](int j) { return j < 16 ? S[j] : S2[j - 16]; };
-  auto k_row = [&](int j) { return j < 16 ? K0[j] : K1[j - 16]; };
-  auto q_row = [&](int j) { return j < 16 ? Q0[j] : Q1[j - 16]; };
+  const VGPR coff = k.vgpr(1, "column offset"), kqoff = k.vgpr(1, "slice offset"), lds = k.vgpr(1, "lds slot"),
+             vQ = k.vgpr(1, "q"), vK = k.vgpr(1, "k"), vV = k.vgpr(1, "v"), sig = k.vgpr(1, "sigmoid"),
+             decay = k.vgpr(1, "decay"), vbeta = k.vgpr(1, "beta"), p0 = k.vgpr(1, "q square"),
+             p1 = k.vgpr(1, "k square"), t0 = k.vgpr(1, "t");
 
   // ---- limits (the contract refuses them by name; here nothing is written)
-  k.s_load_dword(packet, k.dispatch_pointer(), 0x4);
-  k.s_cmp_lg_u32(packet, 128 | (1u << 16));
-  k.s_cbranch_scc1(exit);
+  seq::exit_unless_workgroup_128(k, exit);
   k.s_cmp_lt_i32(Hk, 1);
   k.s_cbranch_scc1(exit);
   k.s_cmp_ge_u32(h, Hv);
@@ -87,31 +78,13 @@ codeobj::CodeObject build_decode(isa::Target target) {
   k.s_mul_i32(sHi, sC, K);
   k.s_cmp_ge_u32(sHi, 1u << 30);
   k.s_cbranch_scc1(exit);
-  k.s_cmp_lg_u32(khmod, 0);
-  k.s_cselect_b32(sDiv, Hk, rep);
-  k.s_cmp_lt_i32(sDiv, 1);
-  k.s_cbranch_scc1(exit);
-  const SGPR quot = divide_scalar(k, make_divider(k, sDiv), h);
-  k.s_mul_i32(sMod, quot, sDiv);
-  k.s_sub_u32(sMod, h, sMod);  // h % Hk (khmod) or h % rep
-  k.s_cmp_lg_u32(khmod, 0);
-  k.s_cselect_b32(sKh, sMod, quot);
-  k.s_cmp_ge_u32(sKh, Hk);
-  k.s_cbranch_scc1(exit);
+  const seq::KeyHead key = seq::key_head(k, h, Hk, rep, khmod, exit);
+  const SGPR sKh = key.kh, sMod = key.rem;
 
   // ---- the state rows first: their loads overlap the conv
-  k.v_lshrrev_b32(slice, 5, tid);
-  k.v_and_b32(cl, 31, tid);
-  k.v_lshl_add_u32(col, y, 5, cl);
-  k.v_lshlrev_b32(soff, 14, slice);
-  k.v_lshl_add_u32(soff, col, 2, soff);
-  const SGPR base = offset_address(k, k.arg("state"), h, 16);
-  const VGPR offs = k.vgpr(4, "row offsets");
-  for (int r = 0; r < 4; ++r) k.v_add_u32(offs[r], 4096 * r, soff);
-  auto state_rows = [&](const std::function<void(VGPR row, VGPR off, int imm)>& f) {
-    for (int j = 0; j < kSlice; ++j) f(s_row(j), offs[j / 8], kD * 4 * (j % 8));
-  };
-  state_rows([&](VGPR row, VGPR off, int imm) { k.global_load_dword(row, off, base, offset(imm)); });
+  seq::SliceRule rule(k, k.arg("state"), h, y, kLdsA, kLdsB);
+  const VGPR tid = rule.tid, col = rule.col;
+  rule.load(rule.base);
   k.s_load_dword(sA, offset_address(k, k.arg("a"), h, 2), 0);
   k.s_load_dword(sB, offset_address(k, k.arg("b"), h, 2), 0);
   k.s_load_dword(sDt, offset_address(k, k.arg("dt_bias"), h, 2), 0);
@@ -227,24 +200,18 @@ codeobj::CodeObject build_decode(isa::Target target) {
   k.ds_write_b32(lds, vQ, offset(kLdsQ));
   k.ds_write_b32(lds, vK, offset(kLdsK));
   k.s_barrier();
-  k.v_lshlrev_b32(kqoff, 7, slice);
+  k.v_lshlrev_b32(kqoff, 7, rule.slice);
   for (int m = 0; m < 4; ++m) {
-    k.ds_read_b128(K0.sub(4 * m, 4), kqoff, offset(kLdsK + 16 * m));
-    k.ds_read_b128(K1.sub(4 * m, 4), kqoff, offset(kLdsK + 64 + 16 * m));
-    k.ds_read_b128(Q0.sub(4 * m, 4), kqoff, offset(kLdsQ + 16 * m));
-    k.ds_read_b128(Q1.sub(4 * m, 4), kqoff, offset(kLdsQ + 64 + 16 * m));
+    k.ds_read_b128(rule.k_rows.sub(4 * m, 4), kqoff, offset(kLdsK + 16 * m));
+    k.ds_read_b128(rule.k_rows2.sub(4 * m, 4), kqoff, offset(kLdsK + 64 + 16 * m));
+    k.ds_read_b128(rule.q_rows.sub(4 * m, 4), kqoff, offset(kLdsQ + 16 * m));
+    k.ds_read_b128(rule.q_rows2.sub(4 * m, 4), kqoff, offset(kLdsQ + 64 + 16 * m));
   }
 
   // ---- gate: decay = exp(ssm_a softplus(a + dt)), beta = sigmoid(b)
   k.v_mov_b32(t0, sA);
   k.v_add_f32(t0, sDt, t0);
-  k.v_mul_f32(decay, kLog2E, t0);
-  k.v_exp_f32(decay, decay);
-  k.v_add_f32(decay, 1.0f, decay);
-  k.v_log_f32(decay, decay);
-  k.v_mul_f32(decay, kLn2, decay);
-  k.v_cmp_lt_f32(vcc, 20.0f, t0);
-  k.v_cndmask_b32(decay, decay, t0, vcc);  // softplus
+  seq::softplus(k, decay, t0);
   k.v_mul_f32(decay, sSa, decay);           // g
   k.v_mul_f32(decay, kLog2E, decay);
   k.v_exp_f32(decay, decay);
@@ -252,38 +219,13 @@ codeobj::CodeObject build_decode(isa::Target target) {
   reciprocal_one_plus_exp2(k, vbeta, -kLog2E, vbeta);
 
   // ---- the delta rule (gdn_k2<32>'s, one token)
-  k.v_lshlrev_b32(ldsr, 2, cl);
-  auto column_sum = [&](VGPR dst, VGPR mine, int region) {
-    k.ds_write_b32(lds, mine, offset(region));
-    k.s_barrier();
-    for (int s = 0; s < 4; ++s) k.ds_read_b32(part[s], ldsr, offset(region + 128 * s));
-    k.v_add_f32(dst, part[0], part[1]);
-    k.v_add_f32(dst, dst, part[2]);
-    k.v_add_f32(dst, dst, part[3]);
-  };
-  k.v_mov_b32(p0, 0);
-  k.v_mov_b32(p1, 0);
-  for (int j = 0; j < kSlice; ++j) k.v_fmac_f32(j % 2 ? p1 : p0, k_row(j), s_row(j));
-  k.v_add_f32(p0, p0, p1);
-  column_sum(u, p0, kLdsA);
-  k.v_fma_f32(u, neg(decay), u, vV);
-  k.v_mul_f32(u, vbeta, u);
-  k.v_mov_b32(p0, 0);
-  k.v_mov_b32(p1, 0);
-  for (int j = 0; j < kSlice; ++j) {
-    const VGPR s = s_row(j);
-    k.v_mul_f32(ku, k_row(j), u);
-    k.v_fma_f32(s, s, decay, ku);
-    k.v_fmac_f32(j % 2 ? p1 : p0, q_row(j), s);
-  }
-  k.v_add_f32(p0, p0, p1);
-  column_sum(p1, p0, kLdsB);
+  rule.step(decay, vbeta, vV, p1);
   k.v_lshlrev_b32(coff, 2, col);
   const SGPR orow = offset_address(k, k.arg("out"), h, 9);  // h D 4 bytes
   k.if_(vMask);
   k.global_store_dword(coff, p1, orow);
   k.end_if();
-  state_rows([&](VGPR row, VGPR off, int imm) { k.global_store_dword(off, row, base, offset(imm)); });
+  rule.store(rule.base);
   return k.build();
 }
 

@@ -120,9 +120,10 @@ void register_seq_gate_kernels(Registry& r) {
       "a = sum_(i<K) wa[h][i] x[t][i], b = sum_(i<K) wb[h][i] x[t][i]; gab[t][h] = a, beta[t][h] = 1 / (1 + e^-b), "
       "gg[t][h] = -exp(alog[h]) * softplus(a + dt[h]), softplus(z) = ln(1 + e^z) (z when z > 20); "
       "outputs [T][Hv], wa and wb [Hv][K], x [T][K]";
-  d.geometry = "[2D] grid = (Hv, T), wg = 256 (any multiple of 64 up to 1024)";
+  d.geometry = "[2D] grid = (Hv, T), wg = 64 (the spec's 256 works too: any multiple of 64 up to 1024; 64 is faster "
+               "MODELED: 14.8 us against 15.0 us at T = 1, 633 us against 1490 us at T = 512, for 27B)";
   d.launch = "sizes T Hv K\nlet T_Hv_K_positive = 1 / (T >= 1) / (Hv >= 1) / (K >= 1)\n"
-             "workgroup = 256\ngrid = Hv, T\narg Hv = Hv\narg K = K";
+             "workgroup = 64\ngrid = Hv, T\narg Hv = Hv\narg K = K";
   d.limits = "K >= 1, Hv >= 1 (else nothing is written); workgroup size a multiple of 64; workgroups with h >= Hv do "
              "nothing";
   d.tolerance = kGateTolerance;
@@ -165,7 +166,7 @@ void register_seq_gate_kernels(Registry& r) {
     return uint64_t(2 * c["Hv"] * c["K"] + c["T"] * c["K"] + 2 * c["Hv"] + 3 * c["T"] * c["Hv"]) * 4;
   };
   // Qwen3.5-27B decode step: hidden 5120, 48 value heads.
-  d.bench_case = [] { return make_case({{"T", 1}, {"Hv", 48}, {"K", 5120}, {"wg", 256}}); };
+  d.bench_case = [] { return make_case({{"T", 1}, {"Hv", 48}, {"K", 5120}, {"wg", 64}}); };
   r.add(std::move(d));
 }
 

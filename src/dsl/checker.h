@@ -134,6 +134,11 @@ class Checker {
   std::vector<StmtPtr> pending_;       // inlined helper bodies to emit before the current statement
   const Expr* effect_root_ = nullptr;  // the call that may have effects (statement / assignment value)
   bool in_while_condition_ = false;
+  // Budgets that keep a hostile file from unrolling or inlining without end.
+  size_t unrolled_ = 0;               // static_range iterations checked so far
+  size_t inlined_ = 0;                // helper bodies inlined so far
+  static constexpr size_t kMaxUnrolled = 65536;
+  static constexpr size_t kMaxInlined = 4096;
 };
 
 }  // namespace k100::dsl

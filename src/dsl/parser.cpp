@@ -278,6 +278,7 @@ class Parser {
   // ---- statements ---------------------------------------------------------
   // After ':': an indented block, or simple statements on the same line.
   std::vector<StmtPtr> block() {
+    DepthGuard guard(*this);
     std::vector<StmtPtr> body;
     if (!at(TokenKind::Newline)) {
       simple_line(body);
@@ -407,6 +408,7 @@ class Parser {
   }
 
   StmtPtr if_stmt() {
+    DepthGuard guard(*this);  // elif chains recurse here
     auto s = make(StmtKind::If, peek().loc);
     next();  // if / elif
     s->value = expr();
@@ -476,7 +478,23 @@ class Parser {
     return e;
   }
 
+  // Guards the recursion of nested expressions and blocks: a hostile file
+  // must end in an error, not in a stack overflow.
+  struct DepthGuard {
+    Parser& p;
+    explicit DepthGuard(Parser& parser) : p(parser) {
+      if (++p.depth_ > kMaxDepth) {
+        --p.depth_;
+        p.fail_here("nesting is too deep (more than " + std::to_string(kMaxDepth) +
+                    " levels of parentheses, operators or blocks); split the expression or the function");
+      }
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+  static constexpr int kMaxDepth = 200;
+
   ExprPtr expr() {
+    DepthGuard guard(*this);
     if (at_kw("lambda")) refuse_keyword();
     ExprPtr a = or_test();
     if (at_kw("if")) {
@@ -513,6 +531,7 @@ class Parser {
     return a;
   }
   ExprPtr not_test() {
+    DepthGuard guard(*this);
     if (at_kw("not")) {
       SourceLoc loc = next().loc;
       auto e = node(ExprKind::Unary, loc);
@@ -609,6 +628,7 @@ class Parser {
     return a;
   }
   ExprPtr factor() {
+    DepthGuard guard(*this);
     if (at_op("-") || at_op("~")) {
       Op op = peek().text == "-" ? Op::Neg : Op::Invert;
       SourceLoc loc = next().loc;
@@ -717,6 +737,7 @@ class Parser {
   const std::vector<Token>& toks_;
   DiagnosticSink& sink_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -54,17 +54,26 @@ std::optional<ConstValue> eval_const(const Expr& e, const std::map<std::string, 
       }
       int64_t x = a->i, y = b->i;
       auto floordiv = [](int64_t p, int64_t q) { return p / q - ((p % q != 0) && ((p < 0) != (q < 0))); };
+      int64_t r = 0;
       switch (e.op) {
-        case Op::Add: return ConstValue{false, x + y, 0};
-        case Op::Sub: return ConstValue{false, x - y, 0};
-        case Op::Mul: return ConstValue{false, x * y, 0};
+        case Op::Add:
+        case Op::Sub:
+        case Op::Mul: {
+          bool over = e.op == Op::Add   ? __builtin_add_overflow(x, y, &r)
+                      : e.op == Op::Sub ? __builtin_sub_overflow(x, y, &r)
+                                        : __builtin_mul_overflow(x, y, &r);
+          if (over || r > (int64_t{1} << 40) || r < -(int64_t{1} << 40))
+            return fail(e.loc, "the value is far outside 32 bits");
+          return ConstValue{false, r, 0};
+        }
         case Op::Div:
         case Op::FloorDiv:
         case Op::Mod:
           if (y == 0) return fail(e.args[1]->loc, "division by zero");
           return ConstValue{false, e.op == Op::Mod ? x - floordiv(x, y) * y : floordiv(x, y), 0};
         case Op::Shl:
-          if (y < 0 || y > 62) return fail(e.args[1]->loc, "shift count out of range");
+          if (y < 0 || y > 32 || x < 0 || x > (int64_t{1} << 32))
+            return fail(e.args[1]->loc, "the shift is out of range");
           return ConstValue{false, x << y, 0};
         case Op::Shr:
           if (y < 0 || y > 62) return fail(e.args[1]->loc, "shift count out of range");
@@ -475,6 +484,10 @@ void Checker::static_for(const Stmt& s, std::vector<StmtPtr>& out) {
   if (count > 4096)
     return error(s.loc, "static_range() unrolls " + std::to_string(count) +
                             " iterations, more than 4096; use range(...) for a run-time loop");
+  unrolled_ += static_cast<size_t>(count);
+  if (unrolled_ > kMaxUnrolled)
+    return error(s.loc, "static_range() loops of this kernel unroll more than " + std::to_string(kMaxUnrolled) +
+                            " iterations in all; use range(...) for run-time loops");
   loops_.push_back(Loop{0, varying_depth_, true, nullptr});
   ++block_depth_;
   for (int64_t i = 0; i < count; ++i) {

@@ -278,6 +278,11 @@ ExprPtr Checker::inline_helper(const Expr& e, const Function& h) {
                      "); helpers are inlined, so recursion is not supported: write a loop");
     return poison(e.loc);
   }
+  if (++inlined_ > kMaxInlined) {
+    error(e.loc, "more than " + std::to_string(kMaxInlined) + " helper calls are inlined into this kernel; call "
+                 "helpers in a loop instead of unrolling them");
+    return poison(e.loc);
+  }
   if (in_while_condition_) {
     error(e.loc, "a helper call in a while condition is not supported; compute it into a variable before the "
                  "loop and again at the end of its body");

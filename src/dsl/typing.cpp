@@ -512,7 +512,8 @@ void Checker::jump(const Stmt& s, std::vector<StmtPtr>& out) {
 }
 
 void Checker::return_stmt(const Stmt& s, std::vector<StmtPtr>& out) {
-  Frame& f = frame();
+  // A copy: typing the value may inline helpers, which grows frames_.
+  const Frame f = frame();
   if (!f.fn) {
     if (s.value)
       return error(s.value->loc, "a kernel returns nothing; results are stored through pointer parameters: write "

@@ -103,6 +103,7 @@ class Checker {
   void if_stmt(const Stmt& s, std::vector<StmtPtr>& out);
   void while_stmt(const Stmt& s, std::vector<StmtPtr>& out);
   void for_stmt(const Stmt& s, std::vector<StmtPtr>& out);
+  void loop_body(const Stmt& s, size_t ordinal, bool varying, Stmt& typed);
   void static_for(const Stmt& s, std::vector<StmtPtr>& out);
   void jump(const Stmt& s, std::vector<StmtPtr>& out);
   void return_stmt(const Stmt& s, std::vector<StmtPtr>& out);

@@ -1,6 +1,7 @@
 // The parser: Python's grammar for the DSL's subset (see parser.h).
 #include "k100/dsl/parser.h"
 
+#include <initializer_list>
 #include <map>
 #include <string_view>
 
@@ -570,48 +571,25 @@ class Parser {
     return a;
   }
 
-  ExprPtr bit_or() {
-    ExprPtr a = bit_xor();
-    while (at_op("|")) {
-      SourceLoc loc = next().loc;
-      a = binary(ExprKind::Binary, Op::BitOr, loc, std::move(a), bit_xor());
+  // One left-associative level of binary operators: operands from `next`.
+  ExprPtr left_assoc(ExprPtr (Parser::*next)(), std::initializer_list<std::pair<std::string_view, Op>> ops) {
+    ExprPtr a = (this->*next)();
+    while (true) {
+      const std::pair<std::string_view, Op>* hit = nullptr;
+      for (const auto& o : ops)
+        if (at_op(o.first)) hit = &o;
+      if (!hit) return a;
+      SourceLoc loc = next_token_loc();
+      a = binary(ExprKind::Binary, hit->second, loc, std::move(a), (this->*next)());
     }
-    return a;
   }
-  ExprPtr bit_xor() {
-    ExprPtr a = bit_and();
-    while (at_op("^")) {
-      SourceLoc loc = next().loc;
-      a = binary(ExprKind::Binary, Op::BitXor, loc, std::move(a), bit_and());
-    }
-    return a;
-  }
-  ExprPtr bit_and() {
-    ExprPtr a = shift();
-    while (at_op("&")) {
-      SourceLoc loc = next().loc;
-      a = binary(ExprKind::Binary, Op::BitAnd, loc, std::move(a), shift());
-    }
-    return a;
-  }
-  ExprPtr shift() {
-    ExprPtr a = arith();
-    while (at_op("<<") || at_op(">>")) {
-      Op op = peek().text == "<<" ? Op::Shl : Op::Shr;
-      SourceLoc loc = next().loc;
-      a = binary(ExprKind::Binary, op, loc, std::move(a), arith());
-    }
-    return a;
-  }
-  ExprPtr arith() {
-    ExprPtr a = term();
-    while (at_op("+") || at_op("-")) {
-      Op op = peek().text == "+" ? Op::Add : Op::Sub;
-      SourceLoc loc = next().loc;
-      a = binary(ExprKind::Binary, op, loc, std::move(a), term());
-    }
-    return a;
-  }
+  SourceLoc next_token_loc() { return next().loc; }
+
+  ExprPtr bit_or() { return left_assoc(&Parser::bit_xor, {{"|", Op::BitOr}}); }
+  ExprPtr bit_xor() { return left_assoc(&Parser::bit_and, {{"^", Op::BitXor}}); }
+  ExprPtr bit_and() { return left_assoc(&Parser::shift, {{"&", Op::BitAnd}}); }
+  ExprPtr shift() { return left_assoc(&Parser::arith, {{"<<", Op::Shl}, {">>", Op::Shr}}); }
+  ExprPtr arith() { return left_assoc(&Parser::term, {{"+", Op::Add}, {"-", Op::Sub}}); }
   ExprPtr term() {
     ExprPtr a = factor();
     while (true) {

@@ -368,6 +368,18 @@ void Checker::if_stmt(const Stmt& s, std::vector<StmtPtr>& out) {
   out.push_back(std::move(st));
 }
 
+// The body of a while or for loop; a varying loop is a region of its own.
+void Checker::loop_body(const Stmt& s, size_t ordinal, bool varying, Stmt& typed) {
+  loops_.push_back(Loop{ordinal, varying_depth_, false, &typed});
+  if (varying) ++varying_depth_, open_region(s.loc);
+  ++block_depth_;
+  statements(s.body, typed.body);
+  --block_depth_;
+  if (varying) --varying_depth_, close_region();
+  loops_.pop_back();
+  typed.varying = varying || loop_hints_[ordinal];
+}
+
 void Checker::while_stmt(const Stmt& s, std::vector<StmtPtr>& out) {
   in_while_condition_ = true;
   ExprPtr c = condition(*s.value, true);
@@ -378,14 +390,7 @@ void Checker::while_stmt(const Stmt& s, std::vector<StmtPtr>& out) {
   auto st = new_stmt(StmtKind::While, s.loc);
   bool v = c->varying || loop_hints_[ord];
   st->value = std::move(c);
-  loops_.push_back(Loop{ord, varying_depth_, false, st.get()});
-  if (v) ++varying_depth_, open_region(s.loc);
-  ++block_depth_;
-  statements(s.body, st->body);
-  --block_depth_;
-  if (v) --varying_depth_, close_region();
-  loops_.pop_back();
-  st->varying = v || loop_hints_[ord];
+  loop_body(s, ord, v, *st);
   out.push_back(std::move(st));
 }
 
@@ -451,16 +456,9 @@ void Checker::for_stmt(const Stmt& s, std::vector<StmtPtr>& out) {
   st->step = step;
   st->range_args.push_back(std::move(start));
   st->range_args.push_back(std::move(stop));
-  loops_.push_back(Loop{ord, varying_depth_, false, st.get()});
   counters_.insert(idx);
-  if (v) ++varying_depth_, open_region(s.loc);
-  ++block_depth_;
-  statements(s.body, st->body);
-  --block_depth_;
-  if (v) --varying_depth_, close_region();
+  loop_body(s, ord, v, *st);
   counters_.erase(idx);
-  loops_.pop_back();
-  st->varying = v || loop_hints_[ord];
   out.push_back(std::move(st));
 }
 

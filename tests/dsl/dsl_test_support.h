@@ -26,4 +26,18 @@ inline void expect_diagnostic(const std::string& all, const std::string& where, 
   EXPECT_EQ(caret_line, caret) << all;
 }
 
+// `stmts` with every line indented by four spaces (a kernel body).
+inline std::string indent(std::string_view stmts) {
+  std::string out, line;
+  for (char c : stmts) {
+    line += c;
+    if (c == '\n') {
+      out += "    " + line;
+      line.clear();
+    }
+  }
+  if (!line.empty()) out += "    " + line + "\n";
+  return out;
+}
+
 }  // namespace k100::dsl::testing

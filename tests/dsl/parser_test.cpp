@@ -28,17 +28,7 @@ std::string body(std::string_view text) {
 }
 
 std::string in_kernel(std::string_view stmts) {
-  std::string src = "def k(p: ptr[f32], n: u32):\n";
-  std::string line;
-  for (char c : stmts) {
-    line += c;
-    if (c == '\n') {
-      src += "    " + line;
-      line.clear();
-    }
-  }
-  if (!line.empty()) src += "    " + line + "\n";
-  return body(src);
+  return body("def k(p: ptr[f32], n: u32):\n" + testing::indent(stmts));
 }
 
 TEST(DslParser, SignatureConstantsHelpersImports) {

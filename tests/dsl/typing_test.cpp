@@ -24,18 +24,7 @@ Checked run(std::string_view text, std::string file = "t.kkl") {
 
 const std::string kHead = "def k(p: ptr[f32], q: ptr[u32], n: u32, s: s32, f: f32):\n";
 
-std::string indent(std::string_view stmts) {
-  std::string out, line;
-  for (char c : stmts) {
-    line += c;
-    if (c == '\n') {
-      out += "    " + line;
-      line.clear();
-    }
-  }
-  if (!line.empty()) out += "    " + line + "\n";
-  return out;
-}
+using testing::indent;
 
 // The typed dump of kernel k's body (statements given without indentation).
 std::string typed(std::string_view stmts, std::string prelude = "") {

@@ -172,6 +172,7 @@ ExprPtr Checker::builtin_call(const Expr& e, const Builtin& b) {
       bool v = args[0]->varying || is_float(to);
       ExprPtr c = convert(std::move(args[0]), to);
       if (c->kind != ExprKind::Convert) return c;  // folded literal or no-op
+      c->loc = e.loc;  // an explicit conversion is located at its call
       c->varying = v;
       return c;
     }

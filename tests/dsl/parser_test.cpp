@@ -144,6 +144,46 @@ TEST(DslParser, RefusedConstructsSayWhatIsAllowed) {
                "^");
 }
 
+TEST(DslParser, MoreRefusals) {
+  const std::string k = "def k(p: ptr[f32], n: u32):\n";
+  expect_error(k + "    x = {1: 2}\n", "2:9", "dict and set displays are not supported; use an LDS array", "        ^");
+  expect_error(k + "    x = ()\n", "2:10", "empty tuples are not supported", "         ^");
+  expect_error(k + "    x = ...\n", "2:9", "'...' is not supported; write 'pass' for an empty block", "        ^");
+  expect_error(k + "    else:\n        pass\n", "2:5", "'else' without a matching 'if'", "    ^");
+  expect_error(k + "    if a not in b:\n        pass\n", "2:10", "'not in' is not supported; compare with == or !=",
+               "         ^");
+  expect_error(k + "    x = a in b\n", "2:11", "'in' is not supported outside 'for NAME in range(...)'",
+               "          ^");
+  expect_error(k + "    x = 1\n        y = 2\n", "3:9", "unexpected indentation; this line is not inside a block",
+               "        ^");
+  expect_error(k + "    for i, j in range(4):\n        pass\n", "2:9", "tuple loop targets are not supported",
+               "        ^");
+  expect_error(k + "    x = p[1, 2]\n", "2:12", "multi-dimensional indexing is not supported; compute a flat index",
+               "           ^");
+  expect_error(k + "    x = f(1)(2)\n", "2:9", "only a function name can be called", "        ^");
+  expect_error(k + "    x = f(1)[2]\n", "2:9", "only a pointer parameter or an LDS array name can be indexed",
+               "        ^");
+  expect_error(k + "    x **= 2\n", "2:7", "'**=' is not supported; augmented assignment takes + - * / // % & | ^ << >>",
+               "      ^");
+  expect_error(k + "    x = a @ b\n", "2:11", "'@' (matrix multiplication) is not supported", "          ^");
+  expect_error(k + "    if (x := 1) > 0:\n        pass\n", "2:11", "assignment expressions (:=) are not supported",
+               "          ^");
+  expect_error(k + "    x: u8 = 1\n", "2:8", "a 'u8' variable is not supported; values are f32, f16, bf16, u32 or s32",
+               "       ^");
+  expect_error(k + "    x = 1 if\n", "2:13", "expected a value, found end of line", "            ^");
+  expect_error(k + "    return a, b\n", "2:13", "returning several values is not supported", "            ^");
+  expect_error(k + "    x = if\n", "2:9", "expected a value, found the keyword 'if'", "        ^");
+  expect_error("def if():\n    pass\n", "1:5", "'if' is a keyword and cannot be used as a function name", "    ^");
+  expect_error("def k(*args):\n    pass\n", "1:7", "'*' in a parameter list is not supported", "      ^");
+  expect_error("def k(a, a):\n    pass\n", "1:10", "parameter 'a' is listed twice", "         ^");
+  expect_error("@inline(1)\ndef k():\n    pass\n", "1:8", "@inline takes no arguments", "       ^");
+  expect_error("@inline\nx = 1\n", "2:1", "a decorator must be followed by 'def'", "^");
+  expect_error("def k():\nx = 1\n", "2:1", "expected an indented block after ':'", "^");
+  expect_error("def k(n: u32)\n    pass\n", "1:14", "expected ':' after the function's signature, found end of line",
+               "             ^");
+  expect_error("  x = 1\n", "1:3", "unexpected indentation; top-level statements start in column 1", "  ^");
+}
+
 TEST(DslParser, ReportsEveryBrokenStatementOfAFile) {
   auto p = run("def k(n: u32):\n    a, b = 1\n    x = 1\n    with q:\n        y = 2\n    z = [1]\n"
                "def g(n: u32):\n    pass\n");

@@ -277,6 +277,72 @@ TEST(DslTyping, Errors) {
   expect_error("W = 2\n", "3:5", "'W' is a constant (line 1); choose another variable name", "    ^", "W = 4\n");
 }
 
+TEST(DslTyping, MoreErrors) {
+  expect_error("x = not n\n", "2:9", "'not' takes a comparison; for an integer write x == 0", "        ^");
+  expect_error("if n and s > 0:\n    pass\n", "2:8", "'and' combines comparisons; for an integer write x != 0",
+               "       ^");
+  expect_error("x = ~f\n", "2:9", "'~' needs an integer; 'f' (f32) has no bit operations", "        ^");
+  expect_error("x = f % 2.0\n", "2:11", "'%' on floats is not supported; write a - b * floor(a / b)", "          ^");
+  expect_error("m = ballot(f > 0.0)\nx = m * 2\n", "3:11", "'*' on u64 masks is not supported", "          ^");
+  expect_error("m = ballot(f > 0.0)\nx = m + s\n", "3:11", "'+' mixes a u64 mask with s32", "          ^");
+  expect_error("x = min(n, s)\n", "2:9", "min of u32 and s32 is ambiguous; convert one side with u32(x) or s32(x)",
+               "        ^");
+  expect_error("h = f16(f)\nh = f\n", "3:9", "'h' is f16 (created at line 2) and the value is f32; convert explicitly "
+               "with f16(v)", "        ^");
+  expect_error("x = 1\nx: f32 = 2.0\n", "3:8", "'x' is already u32 (line 2); an annotation cannot change its type",
+               "       ^");
+  expect_error("x: u32 = f\n", "2:14", "cannot initialise u32 'x' with 'f' (f32); convert with u32(v)",
+               "             ^");
+  expect_error("x = ballot(n)\n", "2:16", "ballot() takes a comparison (e.g. ballot(x > 0))", "               ^");
+  expect_error("x = load16(n, 0)\n", "2:16", "the first argument of load16() must be a pointer parameter",
+               "               ^");
+  expect_error("x = atomic_add(n, 0, 1)\n", "2:20", "the first argument of atomic_add() must be a pointer parameter or "
+               "an LDS array", "                   ^");
+  expect_error("x = atomic_add(q, 0, f)\n", "2:26", "the value of atomic_add() on ptr[u32] must be an integer; convert "
+               "with u32(x)", "                         ^");
+  expect_error("x = shuffle(f16(f), 0)\n", "2:17", "shuffle() moves 32-bit values (u32, s32, f32), not f16",
+               "                ^");
+  expect_error("x = dot4(n, n, f)\n", "2:20", "the accumulator of dot4() is s32; convert with s32(x)",
+               "                   ^");
+  expect_error("x = dot2(f, n, f)\n", "2:14", "the first operand of dot2() must be u32 or s32, not f32",
+               "             ^");
+  expect_error("x = sqrt(n < 1)\n", "2:16", "a comparison result cannot be used as a number in an argument of sqrt()",
+               "               ^");
+  expect_error("while 0:\n    pass\n", "2:11", "'while 0' never runs; remove the loop", "          ^");
+  expect_error("while h(n) > 0:\n    pass\n", "4:11", "a helper call in a while condition is not supported; compute "
+               "it into a variable before the loop", "          ^", "def h(a):\n    return a\n");
+  expect_error("for i in range(0, n, 0):\n    pass\n", "2:26", "the step of range() must be a non-zero integer "
+               "constant; for a variable step write a while loop", "                         ^");
+  expect_error("for i in range(n):\n    for i in range(n):\n        pass\n", "3:9",
+               "'i' is already the counter of an enclosing loop; use another name", "        ^");
+  expect_error("i = f\nfor i in range(n):\n    pass\n", "3:5", "the loop counter 'i' would be u32 but 'i' is already "
+               "f32 (line 2); use another name", "    ^");
+  expect_error("x = 1\nfor x in static_range(2):\n    pass\n", "3:5", "the static_range counter 'x' would hide an "
+               "existing name; choose another", "    ^");
+  expect_error("a = lds(4)\na = lds(4)\n", "3:5", "'a' is already defined (line 2); each LDS array needs a new name",
+               "    ^");
+  expect_error("a = lds(4, u8)\n", "2:16", "the element type of lds() is f32, u32 or s32", "               ^");
+  expect_error("a = lds(4)\nx = a[-1]\n", "3:11", "index -1 is negative; LDS array 'a' starts at 0", "          ^");
+  expect_error("a = lds(4)\na = 1\n", "3:5", "'a' is an LDS array; store an element: a[i] = v", "    ^");
+  expect_error("p = 1\n", "2:5", "parameter 'p' cannot be assigned", "    ^");
+  expect_error("p[0] = ballot(f > 0.0)\n", "2:12", "a u64 mask cannot be stored into 'p' (ptr[f32]); take u32(v)",
+               "           ^");
+  expect_error("x = h(1)\n", "4:5", "'break' outside a loop (a helper cannot leave its caller's loop; return instead)",
+               "    ^", "def h(a):\n    for i in range(a):\n        pass\n    break\n    return a\n");
+  expect_error("x = h(p)\n", "4:11", "argument 'p' is ptr[f32] but helper parameter 'a' is f32", "          ^",
+               "def h(a: f32):\n    return a\n");
+  expect_error("x = h(f)\n", "4:11", "helper parameter 'a' is u32 but the argument is f32; convert with u32(x)",
+               "          ^", "def h(a: u32):\n    return a\n");
+  expect_error("x = h(1)\n", "2:12", "helper 'h' returns u32 but this value is f32; convert with u32(v)",
+               "           ^", "def h(a) -> u32:\n    return 1.5\n");
+  expect_error("h(1)\n", "3:16", "helper 'h' returns a value here but does not end with 'return <value>'",
+               "               ^", "def h(a):\n    if a > 0:\n        return a\n");
+  expect_error("x = h(1)\n", "4:9", "this call has no value to assign", "        ^", "def h(a):\n    pass\n");
+  expect_error("x = W\n", "1:5", "a top-level constant must be a compile-time constant", "    ^", "W = n\n");
+  expect_error("x = W\n", "1:7", "constant 'W' = 4294967296 does not fit in 32 bits (u32 or s32)", "      ^",
+               "W = 1 << 32\n");
+}
+
 TEST(DslTyping, KernelSignatureErrors) {
   auto c = run("def k(a, b: u32):\n    pass\n");
   testing::expect_diagnostic(c.sink.format_all(), "1:7", "parameter 'a' of kernel 'k' needs a type: a: u32",

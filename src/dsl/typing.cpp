@@ -479,6 +479,11 @@ void Checker::static_for(const Stmt& s, std::vector<StmtPtr>& out) {
     return error(s.loc, "the static_range counter '" + s.name + "' would hide an existing name; choose another");
   int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
                            : (start > stop ? (start - stop - step - 1) / -step : 0);
+  int64_t last = start + (count > 0 ? count - 1 : 0) * step;
+  for (int64_t v : {start, last})
+    if (v < INT32_MIN || v > static_cast<int64_t>(UINT32_MAX))
+      return error(s.loc, "the static_range counter '" + s.name + "' would reach " + std::to_string(v) +
+                              ", outside 32 bits");
   if (count > 4096)
     return error(s.loc, "static_range() unrolls " + std::to_string(count) +
                             " iterations, more than 4096; use range(...) for a run-time loop");

@@ -164,6 +164,10 @@ ExprPtr Checker::unary(Op op, const SourceLoc& loc, ExprPtr a) {
     }
     if (op == Op::Neg && a->kind == ExprKind::Int && s != Scalar::U64) {
       uint64_t v = a->int_value;
+      if (s == Scalar::U32 && v > 0x80000000ull) {
+        error(loc, "-" + std::to_string(v) + " does not fit in 32 bits (s32 reaches -2147483648)");
+        return poison(loc);
+      }
       Scalar t = (s == Scalar::U32 && v <= 0x80000000ull) ? Scalar::S32 : s;
       return literal_int(loc, (~v + 1) & 0xFFFFFFFFull, t);
     }

@@ -338,6 +338,10 @@ TEST(DslTyping, MoreErrors) {
   expect_error("h(1)\n", "3:16", "helper 'h' returns a value here but does not end with 'return <value>'",
                "               ^", "def h(a):\n    if a > 0:\n        return a\n");
   expect_error("x = h(1)\n", "4:9", "this call has no value to assign", "        ^", "def h(a):\n    pass\n");
+  expect_error("x = -3000000000\n", "2:9", "-3000000000 does not fit in 32 bits (s32 reaches -2147483648)",
+               "        ^");
+  expect_error("for i in static_range(4294967290, 4294967290 + 10):\n    pass\n", "2:5", "the static_range counter 'i' "
+               "would reach 4294967299, outside 32 bits", "    ^");
   expect_error("x = W\n", "1:5", "a top-level constant must be a compile-time constant", "    ^", "W = n\n");
   expect_error("x = W\n", "1:7", "constant 'W' = 4294967296 does not fit in 32 bits (u32 or s32)", "      ^",
                "W = 1 << 32\n");

@@ -157,6 +157,7 @@ class Parser {
 
   // ---- top level ----------------------------------------------------------
   void top_level(Module& m) {
+    operators_ = 0;
     if (at(TokenKind::Indent)) fail_here("unexpected indentation; top-level statements start in column 1");
     if (at(TokenKind::Newline)) {
       next();
@@ -307,6 +308,7 @@ class Parser {
   }
 
   void statement(std::vector<StmtPtr>& body) {
+    operators_ = 0;
     if (at(TokenKind::Indent)) fail_here("unexpected indentation; this line is not inside a block");
     if (at_kw("if")) return body.push_back(if_stmt());
     if (at_kw("while")) return body.push_back(while_stmt());
@@ -472,6 +474,11 @@ class Parser {
     return e;
   }
   ExprPtr binary(ExprKind k, Op op, const SourceLoc& loc, ExprPtr a, ExprPtr b) {
+    // A chain a + b + c ... is a tree as deep as it is long; later steps
+    // walk it recursively, so one statement's operators are bounded.
+    if (++operators_ > kMaxOperators)
+      fail(loc, "a statement with more than " + std::to_string(kMaxOperators) +
+                    " operators is not supported; split the expression over several statements");
     auto e = node(k, loc);
     e->op = op;
     e->args.push_back(std::move(a));
@@ -487,7 +494,7 @@ class Parser {
       if (++p.depth_ > kMaxDepth) {
         --p.depth_;
         p.fail_here("nesting is too deep (more than " + std::to_string(kMaxDepth) +
-                    " levels of parentheses, operators or blocks); split the expression or the function");
+                    " levels of parentheses, unary operators and blocks); split the expression or the function");
       }
     }
     ~DepthGuard() { --p.depth_; }
@@ -532,8 +539,8 @@ class Parser {
     return a;
   }
   ExprPtr not_test() {
-    DepthGuard guard(*this);
     if (at_kw("not")) {
+      DepthGuard guard(*this);
       SourceLoc loc = next().loc;
       auto e = node(ExprKind::Unary, loc);
       e->op = Op::Not;
@@ -606,8 +613,8 @@ class Parser {
     return a;
   }
   ExprPtr factor() {
-    DepthGuard guard(*this);
     if (at_op("-") || at_op("~")) {
+      DepthGuard guard(*this);
       Op op = peek().text == "-" ? Op::Neg : Op::Invert;
       SourceLoc loc = next().loc;
       auto e = node(ExprKind::Unary, loc);
@@ -716,6 +723,8 @@ class Parser {
   DiagnosticSink& sink_;
   size_t pos_ = 0;
   int depth_ = 0;
+  int operators_ = 0;  // in the current statement
+  static constexpr int kMaxOperators = 5000;
 };
 
 }  // namespace

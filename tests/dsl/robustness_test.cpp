@@ -88,6 +88,9 @@ TEST(DslRobustness, PathologicalNestingIsAnError) {
     chain += "def h" + std::to_string(i) + "(x):\n    return h" + std::to_string(i - 1) + "(x) + h" +
              std::to_string(i - 1) + "(x)\n";
   EXPECT_TRUE(run(chain + k + "    p[0] = h19(1)\n").errors);
+  std::string chain_expr = k + "    x = p[0]";
+  for (int i = 0; i < 100000; ++i) chain_expr += " + p[0]";
+  EXPECT_TRUE(run(chain_expr + "\n").errors);
   // A moderate nesting is fine.
   EXPECT_FALSE(run(k + "    x = " + std::string(50, '(') + "1.0" + std::string(50, ')') + "\n    p[0] = x\n").errors);
 }

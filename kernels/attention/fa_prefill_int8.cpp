@@ -426,6 +426,38 @@ FaReference fa_reference(const FaShape& s, const quant::PackedQuery& q, const qu
   return ref;
 }
 
+// The largest |a - b| over the outputs, a = the packed reference, b = plain
+// float64 attention softmax(q k^T) V (causal, q already scaled) on the
+// unquantised values, relative to max |V|: how far the int8 arithmetic is
+// from the attention it stands for (a check of the conventions: no scale
+// inside, natural exp, the mask, GQA).
+double gap_to_plain_attention(const FaShape& s, const std::vector<float>& x, const std::vector<float>& keys,
+                              const std::vector<float>& vals, const std::vector<float>& packed) {
+  const int64_t hkv = s.kv_heads();
+  double worst = 0, vmax = 0;
+  for (float v : vals) vmax = std::max(vmax, std::fabs(double(v)));
+  std::vector<double> w(size_t(s.n_kv));
+  for (int64_t h = 0; h < s.heads; ++h)
+    for (int64_t i = 0; i < s.n_q; ++i) {
+      const int64_t hk = h / s.ratio, last = std::min(s.n_kv - 1, s.off + i);
+      double m = -INFINITY, l = 0;
+      for (int64_t j = 0; j <= last; ++j) {
+        double dot = 0;
+        for (int64_t d = 0; d < kD; ++d)
+          dot += double(x[size_t((i * s.heads + h) * kD + d)]) * keys[size_t((j * hkv + hk) * kD + d)];
+        w[size_t(j)] = dot;
+        m = std::max(m, dot);
+      }
+      for (int64_t j = 0; j <= last; ++j) l += (w[size_t(j)] = std::exp(w[size_t(j)] - m));
+      for (int64_t d = 0; d < kD; ++d) {
+        double o = 0;
+        for (int64_t j = 0; j <= last; ++j) o += w[size_t(j)] * vals[size_t((j * hkv + hk) * kD + d)];
+        worst = std::max(worst, std::fabs(o / l - packed[size_t((h * s.n_q + i) * kD + d)]));
+      }
+    }
+  return worst / vmax;
+}
+
 FaShape fa_shape(const Case& c) {
   return {c["n_q"], c["off"] + c["n_q"] + dim(c, "extra", 0), c["off"], c["heads"], c["ratio"], c["cap"]};
 }
@@ -455,6 +487,16 @@ CaseResult run_fa(TestDevice& dev, const Case& c) {
   cache.append_v(std::span<const float>(vals).first(size_t(s.off * s.kv_heads() * kD)), 0, s.off);
   cache.append_v(std::span<const float>(vals).subspan(size_t(s.off * s.kv_heads() * kD)), s.off, s.n_kv - s.off);
   const FaReference ref = fa_reference(s, q, cache);
+  // int8 Q, K, V and P codes (steps of 1/127) stay within a few percent of
+  // max |V| of plain attention; only for the small cases (f64 is slow).
+  if (s.heads * s.n_q * s.n_kv <= (1 << 20)) {
+    const double gap = gap_to_plain_attention(s, x, keys, vals, ref.out);
+    if (gap > 0.05) {
+      CaseResult bad;
+      bad.note = "the packed reference is " + std::to_string(gap) + " max|V| from plain attention";
+      return bad;
+    }
+  }
 
   DeviceBuffer<uint32_t> dq(dev, q.codes), dk(dev, cache.k_codes), dv(dev, cache.v_codes);
   DeviceBuffer<float> dqs(dev, q.scales), dks(dev, cache.k_scales), dvs(dev, cache.v_scales),

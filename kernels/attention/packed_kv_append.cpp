@@ -3,8 +3,8 @@
 // transposed, re-quantised per 64-key tile). All three are compared bit for
 // bit with quant::PackedQuery / quant::PackedKvCache.
 //
-// attn_q_quant_k: one lane per (token, head, group), a grid-stride loop over
-// the T * H * D/G groups (any grid). kv_append_k_k: workgroup (t, h) of the
+// attn_q_quant_k: a grid-stride loop (any grid) over the T * H * D/G groups,
+// 16 lanes per group for G = 128, one lane per group otherwise. kv_append_k_k: workgroup (t, h) of the
 // 2D grid (T, H), one lane per group of the key row. kv_append_v_k: one
 // workgroup per kv head, one lane per dim; per 64-key tile the lane loads the
 // tile's 64 values of its dim into registers (staged keys from `stage`, new
@@ -54,26 +54,71 @@ codeobj::CodeObject build_q_quant(isa::Target target) {
   k.s_mul_i32(count, count, ng);
   k.s_lshl_b32(g4, G, 2);
   const Divider by_ng = make_divider(k, ng), by_h = make_divider(k, H);
-  const w4act::GroupQuantiser q(k, kPackedKvCodes, 1);
-  stride_loop(
-      k, count, g,
-      [&](SGPR first) {
-        k.v_add_u32(gi, first, g.lane);
-        const Quotient head_row = divide(k, by_ng, gi);        // (t H + h, group)
-        const Quotient token = divide(k, by_h, head_row.q);    // (t, h)
-        const VGPR src = lane_address(k, k.arg("x"), gi, g4);  // x + 4 G gi
-        k.v_mul_lo_u32(row, token.r, TP);
-        k.v_add_u32(row, row, token.q);                        // h TP + t
-        const VGPR dst = lane_address(k, k.arg("qq"), row, D); // a row is D bytes
-        add_lane_offset(k, dst, head_row.r, G);                // + group * G bytes
-        const VGPR s = quantise_group_words(k, q, src, G, dst);
-        k.v_mul_lo_u32(sidx, token.r, ng);
-        k.v_add_u32(sidx, sidx, head_row.r);
-        k.v_mul_lo_u32(sidx, sidx, TP);
-        k.v_add_u32(sidx, sidx, token.q);                      // (h D/G + group) TP + t
-        k.global_store_dword(lane_address(k, k.arg("qs"), sidx, 4u), s, off);
-      },
-      [] {});
+  // G = 128 (the fa_* kernels' groups): 16 lanes per group, 8 floats each, so
+  // a wave's loads are contiguous; other G: one lane per group.
+  k.s_cmp_eq_u32(G, 128);
+  k.if_(Cond::Scc1);
+  {
+    const w4act::GroupQuantiser q16(k, kPackedKvCodes, 16);
+    const SGPR units = k.sgpr(1, "units");
+    const VGPR ui = k.vgpr(1, "unit"), j = k.vgpr(1, "unit in group"), x8 = k.vgpr(8, "x"),
+               codes = k.vgpr(8, "codes"), words = k.vgpr(2, "words");
+    k.s_lshl_b32(units, count, 4);
+    stride_loop(
+        k, units, g,
+        [&](SGPR first) {
+          k.v_add_u32(ui, first, g.lane);
+          k.v_lshrrev_b32(gi, 4, ui);
+          k.v_and_b32(j, 15, ui);
+          const Quotient head_row = divide(k, by_ng, gi);        // (t H + h, group)
+          const Quotient token = divide(k, by_h, head_row.q);    // (t, h)
+          const VGPR src = lane_address(k, k.arg("x"), ui, 32u);  // x + 32 unit
+          k.global_load_dwordx4(x8.sub(0, 4), src, off);
+          k.global_load_dwordx4(x8.sub(4, 4), src, off, offset(16));
+          const VGPR s = q16.quantise(codes, x8);
+          pack_code_bytes(k, words[0], codes, 0);
+          pack_code_bytes(k, words[1], codes, 4);
+          k.v_mul_lo_u32(row, token.r, TP);
+          k.v_add_u32(row, row, token.q);                        // h TP + t
+          const VGPR dst = lane_address(k, k.arg("qq"), row, D); // a row is D bytes
+          add_lane_offset(k, dst, head_row.r, 128u);
+          add_lane_offset(k, dst, j, 8u);
+          k.global_store_dwordx2(dst, words, off);
+          k.v_cmp_eq_u32(vcc, 0, j);
+          k.if_(vcc);
+          k.v_mul_lo_u32(sidx, token.r, ng);
+          k.v_add_u32(sidx, sidx, head_row.r);
+          k.v_mul_lo_u32(sidx, sidx, TP);
+          k.v_add_u32(sidx, sidx, token.q);                      // (h D/G + group) TP + t
+          k.global_store_dword(lane_address(k, k.arg("qs"), sidx, 4u), s, off);
+          k.end_if();
+        },
+        [] {});
+  }
+  k.else_();
+  {
+    const w4act::GroupQuantiser q(k, kPackedKvCodes, 1);
+    stride_loop(
+        k, count, g,
+        [&](SGPR first) {
+          k.v_add_u32(gi, first, g.lane);
+          const Quotient head_row = divide(k, by_ng, gi);        // (t H + h, group)
+          const Quotient token = divide(k, by_h, head_row.q);    // (t, h)
+          const VGPR src = lane_address(k, k.arg("x"), gi, g4);  // x + 4 G gi
+          k.v_mul_lo_u32(row, token.r, TP);
+          k.v_add_u32(row, row, token.q);                        // h TP + t
+          const VGPR dst = lane_address(k, k.arg("qq"), row, D); // a row is D bytes
+          add_lane_offset(k, dst, head_row.r, G);                // + group * G bytes
+          const VGPR s = quantise_group_words(k, q, src, G, dst);
+          k.v_mul_lo_u32(sidx, token.r, ng);
+          k.v_add_u32(sidx, sidx, head_row.r);
+          k.v_mul_lo_u32(sidx, sidx, TP);
+          k.v_add_u32(sidx, sidx, token.q);                      // (h D/G + group) TP + t
+          k.global_store_dword(lane_address(k, k.arg("qs"), sidx, 4u), s, off);
+        },
+        [] {});
+  }
+  k.end_if();
   return k.build();
 }
 
@@ -367,9 +412,10 @@ void register_packed_kv_writers(Registry& r) {
   {
     KernelDef d = generated_kernel("attention", kQQuant, build_q_quant);
     d.description =
-        "Quantises attention queries for the packed-KV attention kernels (docs/PACKED_KV.md): one lane per "
-        "(token, head, G-dim group) in a grid-stride loop, two passes over the group's G floats (max |x|, then "
-        "the codes), int8 codes four to a word. Padded rows T..TP-1 are not written. For fa_int4, fold the "
+        "Quantises attention queries for the packed-KV attention kernels (docs/PACKED_KV.md) in a grid-stride "
+        "loop: for G = 128 (the fa_* kernels' groups) 16 lanes per group, 8 floats each (contiguous loads, the "
+        "group max over the 16 lanes with DPP); other G one lane per group, two passes over its G floats (max "
+        "|x|, then the codes). int8 codes four to a word. Padded rows T..TP-1 are not written. For fa_int4, fold the "
         "softmax scale (1/sqrt(D)) into x and pass TP = 64 * ceil(T/64).";
     d.semantics =
         "for t < T, h < H, g < D/G: s = amax/127 over x[t][h][gG .. gG+G) (1.0 when zero); qs[h][g][TP-pitch t] = s; "

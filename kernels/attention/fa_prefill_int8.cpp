@@ -79,7 +79,7 @@ codeobj::CodeObject build_fa(isa::Target target) {
              m_run = v1("running max"), l_run = v1("running sum"), mt = v1("tile max"), alpha = v1("alpha"),
              csum = v1("code sum"), ks = k.vgpr(2, "key scales"), acc = k.vgpr(2, "dots"), f = k.vgpr(2, "dots f32"),
              sc = k.vgpr(16, "scores"), pc = k.vgpr(16, "P codes"), kw = k.vgpr(8, "K words"), kw2 = k.vgpr(8, "K words 2"),
-             lds_ks = v1("key scale read"),
+             lds_ks = v1("key scale read"), lim_rel = v1("last key - first key of the lane"),
              ldr = k.vgpr(4, "tile words"), ldk = k.vgpr(16, "K tile words"), ldv = k.vgpr(16, "V tile words"), lds_prow = v1("P rows read"), pv_block = v1("P V row block"), lds_vd = v1("V dims read"),
              vv = k.vgpr(16, "V words"), vv2 = k.vgpr(16, "V words 2"), pw = k.vgpr(8, "P words"),
              iacc = k.vgpr(16, "P V dots"), vs4 = k.vgpr(4, "V scales"), a4 = k.vgpr(4, "alphas"), ninf = v1("-inf"),
@@ -230,17 +230,23 @@ codeobj::CodeObject build_fa(isa::Target target) {
     k.ds_read_b128(buf.sub(4, 4), lds_kr, offset(int(kLdsK + 4 * kKRow * m + 16 * q + 16)));
   };
   k.v_lshlrev_b32(lds_ks, 2, c0);
+  k.v_sub_u32(lim_rel, lim, c0);
+  k.v_subrev_u32(lim_rel, key0, lim_rel);  // last key - (64 tile + c0), signed
   read_k(0, kwb[0]);
   for (int step = 0; step < 128; ++step) {
     const int m = step / 8, qp = step % 8;
     if (qp == 0) {
-      k.v_mov_b32(acc[0], 0);
-      k.v_mov_b32(acc[1], 0);
       k.ds_read_b32(ks[0], lds_ks, offset(int(kLdsKsc + 16 * m)));
       k.ds_read_b32(ks[1], lds_ks, offset(int(kLdsKsc + 256 + 16 * m)));
     }
     if (step + 1 < 128) read_k(step + 1, kwb[(step + 1) % 2]);
-    for (int e = 0; e < 8; ++e) dot4_i8(k, acc[qp < 4 ? 0 : 1], qword(8 * qp + e), kwb[step % 2][e]);
+    for (int e = 0; e < 8; ++e) {
+      const VGPR a = acc[qp < 4 ? 0 : 1];
+      if (e == 0 && qp % 4 == 0)
+        k.v_dot4_i32_i8(a, qword(8 * qp), kwb[step % 2][0], 0);  // the group's first: from 0
+      else
+        dot4_i8(k, a, qword(8 * qp + e), kwb[step % 2][e]);
+    }
     if (qp < 7) continue;
     k.v_cvt_f32_i32(f[0], acc[0]);
     k.v_cvt_f32_i32(f[1], acc[1]);
@@ -249,9 +255,7 @@ codeobj::CodeObject build_fa(isa::Target target) {
     k.v_mul_f32(sc[m], ks[0], f[0]);
     k.v_fma_f32(sc[m], ks[1], f[1], sc[m]);
     // key = 64 tile + c0 + 4m; masked past the row's last key
-    k.v_add_u32(key, key0, c0);
-    k.v_add_u32(key, 4 * m, key);
-    k.v_cmp_le_u32(vcc, key, lim);
+    k.v_cmp_le_i32(vcc, 4 * m, lim_rel);  // key 64 tile + c0 + 4m <= the row's last key
     k.v_cndmask_b32(sc[m], ninf, sc[m], vcc);
   }
   k.v_max3_f32(mt, sc[0], sc[1], sc[2]);
@@ -286,7 +290,6 @@ codeobj::CodeObject build_fa(isa::Target target) {
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 16; ++j) k.v_mul_f32(ov[size_t(i)][j], a4[i], ov[size_t(i)][j]);
   for (int kk = 0; kk < 4; ++kk) {
-    for (int j = 0; j < 16; ++j) k.v_mov_b32(iacc[j], 0);          // iacc[4 i + e]
     for (int half = 0; half < 2; ++half) {
       // V words of rows 8 half .. +7, dims 4 (t%16) + 64 kk .. +3: vv[4 w + e]
       for (int w = 0; w < 8; ++w) {
@@ -298,7 +301,10 @@ codeobj::CodeObject build_fa(isa::Target target) {
         k.ds_read_b128(pw.sub(4, 4), lds_prow, offset(64 * i + 32 * half + 16));
         for (int w = 0; w < 8; ++w)
           for (int e = 0; e < 4; ++e)
-            dot4_i8(k, iacc[4 * i + e], pw[w], w < 4 ? vv[4 * w + e] : vv2[4 * (w - 4) + e]);
+            if (half == 0 && w == 0)
+              k.v_dot4_i32_i8(iacc[4 * i + e], pw[0], vv[e], 0);  // iacc[4 i + e] from 0
+            else
+              dot4_i8(k, iacc[4 * i + e], pw[w], w < 4 ? vv[4 * w + e] : vv2[4 * (w - 4) + e]);
       }
     }
     k.ds_read_b128(vs4, lds_vd, offset(int(kLdsVsc + 256 * kk)));

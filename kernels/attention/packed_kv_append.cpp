@@ -5,7 +5,9 @@
 //
 // attn_q_quant_k: a grid-stride loop (any grid) over the T * H * D/G groups,
 // 16 lanes per group for G = 128, one lane per group otherwise. kv_append_k_k: workgroup (t, h) of the
-// 2D grid (T, H), one lane per group of the key row. kv_append_v_k: one
+// 2D grid (T, H) quantises one key row: for G = 128 (D <= 512) with 16 lanes
+// per group (all 64 lanes of the wave exist whatever the D/G threads the
+// workgroup launched), otherwise one lane per group. kv_append_v_k: one
 // workgroup per kv head, one lane per dim; per 64-key tile the lane loads the
 // tile's 64 values of its dim into registers (staged keys from `stage`, new
 // ones from vf, invalid keys read as 0), takes their max, writes the scale
@@ -127,27 +129,65 @@ codeobj::CodeObject build_append_k(isa::Target target) {
   const SGPR t = k.workgroup_id(0), h = k.workgroup_id(1), G = k.arg("G"), D = k.arg("D"),
              cap = k.arg("kv_total");
   const SGPR ng = k.sgpr(1, "groups per row"), row = k.sgpr(1, "row"), pos = k.sgpr(1, "position"),
-             g4 = k.sgpr(1, "4 G"), cap4 = k.sgpr(1, "4 kv_total"), sbase = k.sgpr(1, "scale base");
+             g4 = k.sgpr(1, "4 G"), cap4 = k.sgpr(1, "4 kv_total"), sbase = k.sgpr(1, "scale base"),
+             tmp = k.sgpr(1, "tmp");
   const VGPR lane = k.local_id();
   const Divider by_g = make_divider(k, G);
   k.s_mov_b32(ng, divide_scalar(k, by_g, D));
   k.s_lshl_b32(g4, G, 2);
   k.s_lshl_b32(cap4, cap, 2);
   k.s_add_u32(pos, k.arg("t0"), t);
-  const w4act::GroupQuantiser q(k, kPackedKvCodes, 1);
-  if_lanes_below(k, ng, lane, [&] {
-    k.s_mul_i32(row, t, k.arg("H"));
-    k.s_add_u32(row, row, h);                                       // t H + h
-    const VGPR src = lane_address(k, element_address(k, k.arg("kf"), row, D, 0, 2), lane, g4);
-    k.s_mul_i32(row, h, cap);
-    k.s_add_u32(row, row, pos);                                     // h kv_total + pos
-    const VGPR dst = lane_address(k, element_address(k, k.arg("kc"), row, D, 0, 0), lane, G);
-    const VGPR s = quantise_group_words(k, q, src, G, dst);
-    k.s_mul_i32(sbase, h, ng);
-    k.s_mul_i32(sbase, sbase, cap);
-    k.s_add_u32(sbase, sbase, pos);                                 // (h D/G) kv_total + pos
-    k.global_store_dword(lane_address(k, offset_address(k, k.arg("ksc"), sbase, 2), lane, cap4), s, off);
-  });
+  k.s_mul_i32(row, t, k.arg("H"));
+  k.s_add_u32(row, row, h);                                         // t H + h
+  const SGPR src_row = element_address(k, k.arg("kf"), row, D, 0, 2);
+  k.s_mul_i32(row, h, cap);
+  k.s_add_u32(row, row, pos);                                       // h kv_total + pos
+  const SGPR dst_row = element_address(k, k.arg("kc"), row, D, 0, 0);
+  k.s_mul_i32(sbase, h, ng);
+  k.s_mul_i32(sbase, sbase, cap);
+  k.s_add_u32(sbase, sbase, pos);                                   // (h D/G) kv_total + pos
+  const SGPR scale0 = offset_address(k, k.arg("ksc"), sbase, 2);
+  // G = 128 and D <= 512: the wave's 64 lanes exist in hardware whatever the
+  // workgroup size (D/G threads), so 16 lanes per group take 8 floats each
+  // (contiguous loads, the group max with DPP); otherwise one lane per group.
+  k.s_cmp_eq_u32(G, 128);
+  k.s_cselect_b32(tmp, 1, 0);
+  k.s_cmp_le_u32(ng, 4);
+  k.s_cselect_b32(tmp, tmp, 0);
+  k.s_cmp_eq_u32(tmp, 1);
+  k.if_(Cond::Scc1);
+  {
+    const VGPR wl = whole_wave_lane_id(k), j = k.vgpr(1, "lane in group"), grp = k.vgpr(1, "group"),
+               x8 = k.vgpr(8, "x"), codes = k.vgpr(8, "codes"), words = k.vgpr(2, "words");
+    const w4act::GroupQuantiser q16(k, kPackedKvCodes, 16);
+    k.s_lshl_b32(tmp, ng, 4);
+    if_lanes_below(k, tmp, wl, [&] {
+      const VGPR src = lane_address(k, src_row, wl, 32u);            // floats 8 lane
+      k.global_load_dwordx4(x8.sub(0, 4), src, off);
+      k.global_load_dwordx4(x8.sub(4, 4), src, off, offset(16));
+      const VGPR s = q16.quantise(codes, x8);
+      pack_code_bytes(k, words[0], codes, 0);
+      pack_code_bytes(k, words[1], codes, 4);
+      k.global_store_dwordx2(lane_address(k, dst_row, wl, 8u), words, off);
+      k.v_and_b32(j, 15, wl);
+      k.v_lshrrev_b32(grp, 4, wl);
+      k.v_cmp_eq_u32(vcc, 0, j);
+      k.if_(vcc);
+      k.global_store_dword(lane_address(k, scale0, grp, cap4), s, off);
+      k.end_if();
+    });
+  }
+  k.else_();
+  {
+    const w4act::GroupQuantiser q(k, kPackedKvCodes, 1);
+    if_lanes_below(k, ng, lane, [&] {
+      const VGPR src = lane_address(k, src_row, lane, g4);
+      const VGPR dst = lane_address(k, dst_row, lane, G);
+      const VGPR s = quantise_group_words(k, q, src, G, dst);
+      k.global_store_dword(lane_address(k, scale0, lane, cap4), s, off);
+    });
+  }
+  k.end_if();
   return k.build();
 }
 
@@ -445,8 +485,10 @@ void register_packed_kv_writers(Registry& r) {
     KernelDef d = generated_kernel("attention", kAppendK, build_append_k);
     d.description =
         "Appends T new keys to the packed K cache (docs/PACKED_KV.md): workgroup (t, h) of the 2D grid (T, H) "
-        "quantises key t0 + t of kv head h, one lane per G-dim group (two passes over its G floats), and writes "
-        "its scale (group-major, pitch kv_total) and its int8 codes four to a word. Nothing else changes.";
+        "quantises key t0 + t of kv head h and writes its scales (group-major, pitch kv_total) and its int8 codes "
+        "four to a word. For G = 128 and D <= 512 the wave uses all its 64 lanes (they exist in hardware whatever "
+        "the D/G threads launched): 16 lanes per group, 8 floats each, the group max with DPP; other G one lane "
+        "per G-dim group (two passes over its G floats). Nothing else changes.";
     d.semantics =
         "for t < T, h < H, g < D/G, p = t0 + t: s = amax/127 over kf[t][h][gG .. gG+G) (1.0 when zero); "
         "ksc[h][g][p] = s (pitch kv_total); kc[h][p][w] = the four codes of dims 4w..4w+3, "

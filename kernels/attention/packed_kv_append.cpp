@@ -15,6 +15,7 @@
 // own column of `stage`, so the workgroup needs no barrier.
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "attention/packed_kv_kernels.h"
 #include "attention/packed_kv_quantiser.h"
@@ -446,6 +447,9 @@ CaseResult run_append_v(TestDevice& dev, const Case& c) {
 
 uint64_t row_bytes(const Case& c) { return uint64_t(c["T"] * c["H"] * c["D"]); }
 
+// The group rules of the query and key quantisers' launch contracts.
+const char* const kGroupRules = "let g_multiple_of_8 = 1 / ((G > 0) * (G % 8 == 0))\nlet g_divides_d = 1 / (D % G == 0)\n";
+
 }  // namespace
 
 void register_packed_kv_writers(Registry& r) {
@@ -463,8 +467,7 @@ void register_packed_kv_writers(Registry& r) {
         "qq[h][t][w] = code(4w) | code(4w+1) << 8 | code(4w+2) << 16 | code(4w+3) << 24 (bytes)";
     d.geometry = "grid-stride over T*H*(D/G) groups: grid = ceil(T*H*(D/G)/128) (any grid is correct), wg = 128";
     d.launch =
-        "sizes T H D G TP\nlet g_multiple_of_8 = 1 / ((G > 0) * (G % 8 == 0))\nlet g_divides_d = 1 / (D % G == 0)\n"
-        "let t_within_tp = 1 / (T <= TP)\nchoose grid_x = max(1, ceil_div(T * H * (D / G), 128))\n"
+        std::string("sizes T H D G TP\n") + kGroupRules + "let t_within_tp = 1 / (T <= TP)\nchoose grid_x = max(1, ceil_div(T * H * (D / G), 128))\n"
         "workgroup = 128\ngrid = grid_x";
     d.limits = "G % 8 == 0 (refused: g_multiple_of_8), D % G == 0 (g_divides_d), T <= TP (t_within_tp)";
     d.cases = [](bool) {
@@ -493,10 +496,9 @@ void register_packed_kv_writers(Registry& r) {
         "for t < T, h < H, g < D/G, p = t0 + t: s = amax/127 over kf[t][h][gG .. gG+G) (1.0 when zero); "
         "ksc[h][g][p] = s (pitch kv_total); kc[h][p][w] = the four codes of dims 4w..4w+3, "
         "code = clamp(rint(x / s), -127, 127), ties to even";
-    d.geometry = "[2D] grid = (T, H), wg = D/G (one lane per group)";
+    d.geometry = "[2D] grid = (T, H), wg = D/G (one thread per group)";
     d.launch =
-        "sizes T H D G t0 kv_total\nlet g_multiple_of_8 = 1 / ((G > 0) * (G % 8 == 0))\n"
-        "let g_divides_d = 1 / (D % G == 0)\nlet groups_per_row_at_most_1024 = 1 / (D / G <= 1024)\n"
+        std::string("sizes T H D G t0 kv_total\n") + kGroupRules + "let groups_per_row_at_most_1024 = 1 / (D / G <= 1024)\n"
         "let keys_within_kv_total = 1 / ((t0 >= 0) * (t0 + T <= kv_total))\nworkgroup = D / G\ngrid = T, H";
     d.limits =
         "G % 8 == 0 (refused: g_multiple_of_8), D % G == 0 (g_divides_d), t0 + T <= kv_total "

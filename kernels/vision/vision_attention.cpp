@@ -1,0 +1,321 @@
+// vit_attn_kernel: full (non-causal) f32 self-attention of a vision tower
+// over a fused QKV buffer, one workgroup per (head, query row) of the
+// catalog's [2D] grid (heads, rows).
+//
+// Three phases over the keys of the row's head, all through LDS:
+//   1. scores: thread t takes keys t, t + W, ... (W threads); s_j = (q . k_j)
+//      * scale, the dot product over dim in f32 with q read by scalar loads
+//      (uniform) and k_j by the thread; s_j goes to LDS slot j, the thread's
+//      maximum to a workgroup reduction (m);
+//   2. p_j = exp(s_j - m) (v_exp_f32 of (s_j - m) log2 e) replaces s_j in
+//      LDS, the sum L by a workgroup reduction;
+//   3. wave w takes keys w, w + waves, ...: its lanes hold output dims d =
+//      lane and lane + 64 and accumulate p_j v_j[d] (v_j rows read whole by
+//      the wave, p_j read once for the wave from LDS), four keys in flight;
+//      the waves' sums meet in LDS and wave 0 writes out = sum / L.
+// The score row lives in LDS, so rows is bounded (kMaxRows); dim <= 72 as
+// the catalog says (two output slots per lane would allow 128; the bound is
+// the catalog's). Both bounds are refused by the launch contract by name; a
+// direct launch past them writes nothing.
+#include <cmath>
+
+#include "vision_parts.h"
+
+namespace k100::kernels {
+
+namespace {
+
+using namespace codegen;
+
+const Signature kAttn("vit_attn_kernel",
+                      {out("out", "f32"), in("qkv", "f32"), value("rows", "i32"), value("heads", "i32"),
+                       value("dim", "i32"), value("stride", "i32"), value("scale", "f32")},
+                      HiddenArgLayout::Full);
+
+constexpr uint32_t kMaxRows = 8192;
+constexpr uint32_t kMaxDim = 72;
+constexpr uint32_t kMaxWaves = 2;                          // wg <= 128
+constexpr uint32_t kCombineOffset = kMaxRows * 4;          // per wave 128 floats
+constexpr uint32_t kReduceMaxOffset = kCombineOffset + kMaxWaves * 128 * 4;
+constexpr uint32_t kReduceSumOffset = kReduceMaxOffset + kMaxWaves * 4;
+constexpr uint32_t kLdsBytes = kReduceSumOffset + kMaxWaves * 4;
+
+codeobj::CodeObject build_attn(isa::Target target) {
+  Kernel k(kAttn, target,
+           {.waves_per_simd = 4, .lds_bytes = kLdsBytes, .max_workgroup = 64 * kMaxWaves, .workgroup_dims = 2});
+  Label exit = k.exit();
+  const SGPR head = k.workgroup_id(0), row = k.workgroup_id(1);
+  const SGPR rows = k.arg("rows"), heads = k.arg("heads"), dim = k.arg("dim"), stride = k.arg("stride"),
+             scale = k.arg("scale"), qkv = k.arg("qkv");
+  auto s1 = [&](const char* n) { return k.sgpr(1, n); };
+  const SGPR t = s1("t"), hd = s1("head offset"), rowbytes = s1("row bytes"), d = s1("d");
+  k.s_cmp_ge_u32(head, heads);
+  k.s_cbranch_scc1(exit);
+  k.s_cmp_ge_u32(row, rows);
+  k.s_cbranch_scc1(exit);
+  k.s_cmp_gt_u32(rows, kMaxRows);
+  k.s_cbranch_scc1(exit);
+  k.s_sub_u32(t, dim, 1);
+  k.s_cmp_ge_u32(t, kMaxDim);  // dim < 1 or dim > 72
+  k.s_cbranch_scc1(exit);
+  const WorkgroupWaves ww = workgroup_waves(k, exit);  // at most kMaxWaves (max_workgroup)
+  const VGPR lane = whole_wave_lane_id(k);             // a workgroup below 64 still runs a whole wave
+  const VGPR tid = k.vgpr(1, "thread");
+  k.v_lshl_add_u32(tid, ww.wave, 6, lane);
+  k.s_lshl_b32(rowbytes, stride, 2);
+  k.s_mul_i32(hd, head, dim);
+  const SGPR q = element_address(k, qkv, row, stride, hd, 2);  // &qkv[row][0][head][0]
+  k.s_mul_i32(t, heads, dim);
+  k.s_add_u32(t, t, hd);
+  const SGPR kb = offset_address(k, qkv, t, 2);  // &qkv[0][1][head][0]
+  k.s_mul_i32(t, heads, dim);
+  k.s_lshl_b32(t, t, 1);
+  k.s_add_u32(t, t, hd);
+  const SGPR vb = offset_address(k, qkv, t, 2);  // &qkv[0][2][head][0]
+
+  const VGPR unit = k.vgpr(1, "key"), s = k.vgpr(1, "score"), kv = k.vgpr(4, "k"), la = k.vgpr(1, "lds address"),
+             mloc = k.vgpr(1, "max"), lsum = k.vgpr(1, "sum");
+  const SGPR qv = k.sgpr(4, "q"), qp = k.sgpr(2, "q cursor");
+
+  // ---- 1. scores
+  k.v_mov_b32(mloc, kNegInfBits);
+  k.v_mov_b32(unit, tid);
+  lane_walk(k, unit, rows, ww.threads, [&] {
+    const VGPR ka = lane_address(k, kb, unit, Operand(rowbytes));
+    k.v_mov_b32(s, 0);
+    k.s_mov_b64(qp, q);
+    k.s_mov_b32(d, 0);
+    k.loop_();  // four dims per trip
+    k.s_add_u32(t, d, 4);
+    k.s_cmp_gt_u32(t, dim);
+    k.break_(Cond::Scc1);
+    k.s_load_dwordx4(qv, qp, 0);
+    for (int i = 0; i < 4; ++i) k.global_load_dword(kv[i], ka, off, offset(4 * i));
+    for (int i = 0; i < 4; ++i) k.v_fmac_f32(s, qv[i], kv[i]);
+    add_lane_bytes(k, ka, 16);
+    add64(k, qp, 16);
+    k.s_mov_b32(d, t);
+    k.end_loop();
+    k.loop_();  // the dim % 4 last dims
+    k.s_cmp_ge_u32(d, dim);
+    k.break_(Cond::Scc1);
+    k.s_load_dword(qv[0], qp, 0);
+    k.global_load_dword(kv[0], ka, off);
+    k.v_fmac_f32(s, qv[0], kv[0]);
+    add_lane_bytes(k, ka, 4);
+    add64(k, qp, 4);
+    k.s_add_u32(d, d, 1);
+    k.end_loop();
+    k.v_mul_f32(s, scale, s);
+    k.v_lshlrev_b32(la, 2, unit);
+    k.ds_write_b32(la, s);
+    k.v_max_f32(mloc, mloc, s);
+  });
+  lane_reduce(k, {{ReduceOp::Max, mloc}});
+  const SGPR m = workgroup_reduce(k, ReduceOp::Max, mloc, ww.wave, ww.waves, lane, kReduceMaxOffset);
+
+  // ---- 2. p = exp(s - m), L = sum p
+  k.v_mov_b32(lsum, 0);
+  k.v_mov_b32(unit, tid);
+  lane_walk(k, unit, rows, ww.threads, [&] {
+    k.v_lshlrev_b32(la, 2, unit);
+    k.ds_read_b32(s, la);
+    exp2_scaled_difference(k, s, s, m, kLog2E);
+    k.ds_write_b32(la, s);
+    k.v_add_f32(lsum, lsum, s);
+  });
+  lane_reduce(k, {{ReduceOp::Add, lsum}});
+  const SGPR L = workgroup_reduce(k, ReduceOp::Add, lsum, ww.wave, ww.waves, lane, kReduceSumOffset);
+
+  // ---- 3. out = sum_j p_j v_j / L; lanes: d0 = lane, d1 = lane + 64 (clamped
+  // to dim - 1: every load stays inside the row; only d < dim is stored)
+  const VGPR o0 = k.vgpr(1, "d0 offset"), o1 = k.vgpr(1, "d1 offset"), acc0 = k.vgpr(1, "acc0"),
+             acc1 = k.vgpr(1, "acc1"), pv = k.vgpr(4, "p"), v0 = k.vgpr(4, "v d0"), v1 = k.vgpr(4, "v d1");
+  const SGPR j = s1("key"), left = s1("keys left"), vp = k.sgpr(2, "v row"), step = s1("key step"),
+             last = s1("last dim");
+  k.s_sub_u32(last, dim, 1);
+  k.v_min_u32(o0, last, lane);
+  k.v_lshlrev_b32(o0, 2, o0);
+  k.v_add_u32(o1, 64, lane);
+  k.v_min_u32(o1, last, o1);
+  k.v_lshlrev_b32(o1, 2, o1);
+  k.v_mov_b32(acc0, 0);
+  k.v_mov_b32(acc1, 0);
+  // keys of this wave: wave, wave + waves, ... < rows
+  k.s_mov_b32(j, ww.wave);
+  k.s_sub_u32(left, rows, ww.wave);
+  k.s_add_u32(left, left, ww.waves);
+  k.s_sub_u32(left, left, 1);
+  const Divider by_waves = make_divider(k, ww.waves);
+  const SGPR count = divide_scalar(k, by_waves, left);  // ceil((rows - wave) / waves)
+  set_scaled_address(k, vp, vb, j, rowbytes, 0);
+  k.s_mul_i32(step, ww.waves, rowbytes);
+  countdown_groups(k, count, {4, 1}, [&](int n) {
+    const SGPR vrow = k.sgpr(2, "v row i");
+    for (int i = 0; i < n; ++i) {
+      k.s_mov_b64(vrow, vp);
+      if (i) {
+        k.s_mul_i32(t, step, i);
+        add64(k, vrow, t);
+      }
+      k.global_load_dword(v0[i], o0, vrow);
+      k.global_load_dword(v1[i], o1, vrow);
+      k.s_mul_i32(t, ww.waves, i);
+      k.s_add_u32(t, t, j);
+      k.s_lshl_b32(t, t, 2);
+      k.v_mov_b32(la, t);
+      k.ds_read_b32(pv[i], la);
+    }
+    for (int i = 0; i < n; ++i) {
+      k.v_fmac_f32(acc0, pv[i], v0[i]);
+      k.v_fmac_f32(acc1, pv[i], v1[i]);
+    }
+    k.s_mul_i32(t, step, n);
+    add64(k, vp, t);
+    k.s_mul_i32(t, ww.waves, n);
+    k.s_add_u32(j, j, t);
+  });
+  // the waves' partial sums meet in LDS; wave 0 finishes
+  const VGPR ca = k.vgpr(1, "combine address");
+  k.v_lshl_add_u32(ca, ww.wave, 7, lane);
+  k.v_lshlrev_b32(ca, 2, ca);
+  k.ds_write_b32(ca, acc0, offset(kCombineOffset));
+  k.ds_write_b32(ca, acc1, offset(kCombineOffset + 256));
+  k.s_barrier();
+  k.s_cmp_lg_u32(ww.wave, 0);
+  k.s_cbranch_scc1(exit);
+  const SGPR w = s1("wave");
+  k.s_mov_b32(w, 1);
+  k.loop_();
+  k.s_cmp_ge_u32(w, ww.waves);
+  k.break_(Cond::Scc1);
+  k.v_lshl_add_u32(ca, w, 7, lane);
+  k.v_lshlrev_b32(ca, 2, ca);
+  k.ds_read_b32(v0[0], ca, offset(kCombineOffset));
+  k.ds_read_b32(v1[0], ca, offset(kCombineOffset + 256));
+  k.v_add_f32(acc0, acc0, v0[0]);
+  k.v_add_f32(acc1, acc1, v1[0]);
+  k.s_add_u32(w, w, 1);
+  k.end_loop();
+  const VGPR inv = k.vgpr(1, "1/L");
+  k.v_rcp_f32(inv, L);
+  k.v_mul_f32(acc0, acc0, inv);
+  k.v_mul_f32(acc1, acc1, inv);
+  // out[row][head*dim + d]
+  k.s_mul_i32(t, heads, dim);
+  const SGPR orow = element_address(k, k.arg("out"), row, t, hd, 2);
+  const VGPR oo = k.vgpr(1, "out offset");
+  k.v_lshlrev_b32(oo, 2, lane);
+  if_lanes_below(k, dim, lane, [&] { k.global_store_dword(oo, acc0, orow); });
+  k.v_add_u32(lane, 64, lane);
+  if_lanes_below(k, dim, lane, [&] { k.global_store_dword(oo, acc1, orow, offset(256)); });
+  return k.build();
+}
+
+// ------------------------------------------------------------------ tests
+
+// out[r][h][d] in double from qkv [rows][stride] (q, k, v blocks of heads x dim).
+std::vector<float> attention_reference(const std::vector<float>& qkv, size_t rows, size_t heads, size_t dim,
+                                       size_t stride, double scale) {
+  std::vector<float> out(rows * heads * dim);
+  std::vector<double> p(rows);
+  for (size_t h = 0; h < heads; ++h)
+    for (size_t r = 0; r < rows; ++r) {
+      const float* qr = &qkv[r * stride + h * dim];
+      double mx = -INFINITY, sum = 0;
+      for (size_t j = 0; j < rows; ++j) {
+        const float* kr = &qkv[j * stride + (heads + h) * dim];
+        double s = 0;
+        for (size_t i = 0; i < dim; ++i) s += double(qr[i]) * kr[i];
+        p[j] = s * scale;
+        mx = std::max(mx, p[j]);
+      }
+      for (size_t j = 0; j < rows; ++j) sum += (p[j] = std::exp(p[j] - mx));
+      for (size_t i = 0; i < dim; ++i) {
+        double o = 0;
+        for (size_t j = 0; j < rows; ++j) o += p[j] * qkv[j * stride + (2 * heads + h) * dim + i];
+        out[(r * heads + h) * dim + i] = float(o / sum);
+      }
+    }
+  return out;
+}
+
+void add_attn(Registry& reg) {
+  KernelDef d = generated_kernel("vision", kAttn, build_attn);
+  d.description =
+      "Full (non-causal) f32 self-attention of a vision tower over a fused QKV buffer: token row r (pitch "
+      "`stride` floats) holds [3][heads][dim] = q, k, v blocks; workgroup (h, r) of the 2D grid computes query "
+      "row r of head h against all rows keys. Scores s_j = (q_r . k_j) * scale in f32 go to LDS, then "
+      "p_j = exp(s_j - max) (v_exp_f32) and their sum by workgroup reductions, then the waves accumulate "
+      "p_j v_j (lanes over d, four keys in flight) and wave 0 writes the sum / L. The output is packed "
+      "[rows][heads*dim] (what the output projection reads). dim <= 72 (the catalog's bound) and rows <= 8192 "
+      "(the score row in LDS): the launch contract refuses more by name, a direct launch past them writes "
+      "nothing. Our kernel needs no private segment.";
+  d.semantics = "out[r*heads*dim + h*dim + d] = sum_j softmax_j(s_rj) * qkv[j*stride + (2*heads + h)*dim + d], "
+                "s_rj = scale * sum_i qkv[r*stride + h*dim + i] * qkv[j*stride + (heads + h)*dim + i], "
+                "j over all rows (no mask), for r < rows, h < heads, d < dim";
+  d.geometry = "[2D] grid = (heads, rows), wg = 128 (64 also correct; at most 128)";
+  d.launch = "sizes rows heads dim\nlet dim_at_most_72 = 1 / (dim <= 72)\nlet rows_at_most_8192 = 1 / (rows <= 8192)\n"
+             "workgroup = 128\ngrid = heads, rows\narg rows = rows\narg heads = heads\narg dim = dim";
+  d.limits = "1 <= dim <= 72; rows <= 8192; stride >= 3*heads*dim; wg <= 128 (a multiple of 64, or below 64)";
+  d.tolerance = Tolerance{2e-5, 1e-4};
+  d.cases = [](bool) {
+    return case_table({"rows", "heads", "dim", "wg"}, {{1, 1, 72, 128},
+                                                       {5, 2, 16, 128},
+                                                       {64, 3, 72, 128},
+                                                       {65, 2, 33, 64},
+                                                       {300, 2, 72, 128},
+                                                       {40, 1, 7, 32},
+                                                       {17, 4, 80, 128}});
+  };
+  d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {
+    const size_t rows = size_t(c["rows"]), heads = size_t(c["heads"]), dim = size_t(c["dim"]),
+                 stride = 3 * heads * dim + 5;
+    const float scale = float(1.0 / std::sqrt(double(dim)));
+    Rng rng(c.seed);
+    const std::vector<float> qkv = rng.normal(rows * stride, 0.f, 1.5f);
+    const size_t n = rows * heads * dim;
+    DeviceBuffer<float> dq(dev, qkv);
+    if (dim > kMaxDim) {
+      // refused by the launch contract, naming the bound; a direct launch past it writes nothing
+      CaseResult r;
+      try {
+        dev.launch_contract("vit_attn_kernel")
+            .evaluate({{"rows", int64_t(rows)}, {"heads", int64_t(heads)}, {"dim", int64_t(dim)}});
+        r.note = "the launch contract accepted dim " + std::to_string(dim);
+        return r;
+      } catch (const std::exception& e) {
+        if (std::string(e.what()).find("dim_at_most_72") == std::string::npos) {
+          r.note = std::string("the launch contract failed without naming dim_at_most_72: ") + e.what();
+          return r;
+        }
+      }
+      DeviceBuffer<float> zero_out(dev, n);
+      launch(dev, kAttn, {uint32_t(heads), uint32_t(rows)}, {128},
+             {zero_out.addr(), dq.addr(), rows, heads, dim, stride, scale});
+      r = compare_exact_u32(bits_of(zero_out.download()), std::vector<uint32_t>(n, 0));
+      r.tolerance = tol;  // an exact comparison, within the kernel's stated tolerance
+      r.note = r.pass ? "dim " + std::to_string(dim) + " refused by the contract (dim_at_most_72); nothing written"
+                      : "a direct launch with dim > 72 wrote the output";
+      return r;
+    }
+    DeviceBuffer<float> dout(dev, guarded(n));
+    launch(dev, kAttn, {uint32_t(heads), uint32_t(rows)}, {uint32_t(c["wg"])},
+           {dout.addr(), dq.addr(), rows, heads, dim, stride, scale});
+    return vision::compare_guarded_output(dout.download(), attention_reference(qkv, rows, heads, dim, stride, scale),
+                                          tol);
+  };
+  d.bench_case = [] {
+    return make_case({{"rows", vision::kBenchTokens}, {"heads", vision::kBenchHeads}, {"dim", vision::kBenchHeadDim},
+                      {"wg", 128}});
+  };
+  // q, k, v and out once each
+  d.ideal_bytes = [](const Case& c) { return uint64_t(c["rows"] * c["heads"] * c["dim"]) * 16; };
+  reg.add(std::move(d));
+}
+
+}  // namespace
+
+void register_vision_attention_kernels(Registry& r) { add_attn(r); }
+
+}  // namespace k100::kernels

@@ -171,9 +171,7 @@ void add_bias(Registry& reg, bool strided) {
     std::vector<float> y = rng.normal(rows * stride), b = rng.normal(n), want = y;
     for (size_t r = 0; r < rows; ++r)
       for (size_t j = 0; j < n; ++j) want[r * stride + j] = y[r * stride + j] + b[j];
-    std::vector<float> host = guarded(y.size());
-    std::copy(y.begin(), y.end(), host.begin());
-    DeviceBuffer<float> dy(dev, host), db(dev, b);
+    DeviceBuffer<float> dy(dev, vision::guarded_copy(y)), db(dev, b);
     const uint32_t grid = c["grid"] ? uint32_t(c["grid"]) : uint32_t((rows * n + wg - 1) / wg);
     if (strided)
       launch(dev, kBiasS, {grid}, {wg}, {dy.addr(), db.addr(), rows, n, stride});

@@ -242,9 +242,7 @@ void add_linear(Registry& reg) {
           s += double(quant::f16_to_f32(quant::f32_to_f16(x[xoff + m * xs + kk]))) * double(quant::f16_to_f32(w[n * K + kk]));
         want[m * ys + n] = float(s);
       }
-    std::vector<float> host = guarded(y0.size());
-    std::copy(y0.begin(), y0.end(), host.begin());
-    DeviceBuffer<float> dy(dev, host), dx(dev, x);
+    DeviceBuffer<float> dy(dev, vision::guarded_copy(y0)), dx(dev, x);
     DeviceBuffer<uint16_t> dw(dev, w);
     const uint32_t gx = uint32_t((N + 63) / 64), gy = uint32_t((M + 63) / 64);
     launch(dev, kLinear, {gx, gy}, {uint32_t(c["wg"])},

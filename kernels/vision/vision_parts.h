@@ -26,6 +26,10 @@ inline constexpr int64_t kBenchTokens = 1024, kBenchHidden = 1152, kBenchHeads =
 // An output buffer of n floats followed by guard words, compared after the
 // launch: the first n words within `tol` of `want` (exact when tol is), the
 // guard words unchanged.
+// `initial` (an output's contents before the launch, for in-place kernels)
+// followed by the guard words compare_guarded_output checks.
+std::vector<float> guarded_copy(const std::vector<float>& initial);
+
 CaseResult compare_guarded_output(std::vector<float> got, const std::vector<float>& want, const Tolerance& tol);
 
 }  // namespace vision

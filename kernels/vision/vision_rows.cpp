@@ -237,9 +237,7 @@ void add_rope(Registry& reg) {
           want[r * stride + g * dim + i] = float(a * cos[r * dim + i] - b * sin[r * dim + i]);
           want[r * stride + g * dim + i + half] = float(b * cos[r * dim + i + half] + a * sin[r * dim + i + half]);
         }
-    std::vector<float> host = guarded(qkv.size());
-    std::copy(qkv.begin(), qkv.end(), host.begin());
-    DeviceBuffer<float> dq(dev, host), dc(dev, cos), ds(dev, sin);
+    DeviceBuffer<float> dq(dev, vision::guarded_copy(qkv)), dc(dev, cos), ds(dev, sin);
     launch(dev, kRope, {uint32_t(rows)}, {uint32_t(c["wg"])},
            {dq.addr(), dc.addr(), ds.addr(), rows, heads, dim, stride});
     return vision::compare_guarded_output(dq.download(), want, tol);

@@ -135,16 +135,24 @@ codeobj::CodeObject build_linear(isa::Target target) {
   };
 
   // One pass: virtual threads vt = local id + pass (those below 256) own
-  // outputs rows m0 + vt/16 + 16 i, columns n0 + vt%16 + 16 j (i, j < 4).
+  // output rows m0 + tm + 16 i and columns n0 + tn + 16 j (i, j < 4), with
+  // tm = 8 (vt / 128) + (vt / 8) % 8 and tn = 8 ((vt / 64) % 2) + vt % 8: a
+  // half-wave reads 4 x rows and 8 w rows, whose 80-byte pitches put each
+  // dword of them in a bank of its own (no bank conflicts).
+  const VGPR tm = k.vgpr(1, "tm"), tn = k.vgpr(1, "tn"), part = k.vgpr(1, "part");
   k.s_mov_b32(pass, 0);
   k.loop_();
   k.s_cmp_ge_u32(pass, 256);
   k.break_(Cond::Scc1);
   k.v_add_u32(vt, pass, tid);
-  k.v_lshrrev_b32(ax, 4, vt);
-  k.v_mul_u32_u24(ax, kRowBytes, ax);
-  k.v_and_b32(aw, 15, vt);
-  k.v_mul_u32_u24(aw, kRowBytes, aw);
+  k.v_lshrrev_b32(tm, 7, vt);
+  k.v_bfe_u32(part, vt, 3, 3);
+  k.v_lshl_or_b32(tm, tm, 3, part);
+  k.v_bfe_u32(tn, vt, 6, 1);
+  k.v_and_b32(part, 7, vt);
+  k.v_lshl_or_b32(tn, tn, 3, part);
+  k.v_mul_u32_u24(ax, kRowBytes, tm);
+  k.v_mul_u32_u24(aw, kRowBytes, tn);
   k.v_add_u32(aw, kTileBytes, aw);
   for (int i = 0; i < 16; ++i) k.v_mov_b32(acc[i], 0);
   k.s_mov_b32(k0, 0);
@@ -171,14 +179,12 @@ codeobj::CodeObject build_linear(isa::Target target) {
   k.if_(vcc, [&] {
     const VGPR m = k.vgpr(1, "m"), n = k.vgpr(1, "n");
     for (int i = 0; i < 4; ++i) {
-      k.v_lshrrev_b32(m, 4, vt);
-      k.v_add_u32(m, m0, m);
+      k.v_add_u32(m, m0, tm);
       k.v_add_u32(m, 16 * i, m);
       k.v_cmp_gt_u32(vcc, M, m);
       k.if_(vcc, [&] {
         for (int j = 0; j < 4; ++j) {
-          k.v_and_b32(n, 15, vt);
-          k.v_add_u32(n, n0, n);
+          k.v_add_u32(n, n0, tn);
           k.v_add_u32(n, 16 * j, n);
           k.v_cmp_gt_u32(vcc, N, n);
           k.if_(vcc, [&] {

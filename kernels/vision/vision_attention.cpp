@@ -28,25 +28,29 @@ namespace {
 using namespace codegen;
 
 const Signature kAttn("vit_attn_kernel",
-                      {out("out", "f32"), in("qkv", "f32"), value("rows", "i32"), value("heads", "i32"),
-                       value("dim", "i32"), value("stride", "i32"), value("scale", "f32")},
+                      {out("out", "f32"), in("qkv", "f32"), value("rows", "i32"),
+                       value("heads", "i32"), value("dim", "i32"), value("stride", "i32"),
+                       value("scale", "f32")},
                       HiddenArgLayout::Full);
 
 constexpr uint32_t kMaxRows = 4096;  // 16 KiB of scores: three workgroups per CU
 constexpr uint32_t kMaxDim = 72;
-constexpr uint32_t kMaxWaves = 2;                          // wg <= 128
-constexpr uint32_t kCombineOffset = kMaxRows * 4;          // per wave 128 floats
+constexpr uint32_t kMaxWaves = 2;                  // wg <= 128
+constexpr uint32_t kCombineOffset = kMaxRows * 4;  // per wave 128 floats
 constexpr uint32_t kReduceMaxOffset = kCombineOffset + kMaxWaves * 128 * 4;
 constexpr uint32_t kReduceSumOffset = kReduceMaxOffset + kMaxWaves * 4;
 constexpr uint32_t kLdsBytes = kReduceSumOffset + kMaxWaves * 4;
 
 codeobj::CodeObject build_attn(isa::Target target) {
   Kernel k(kAttn, target,
-           {.waves_per_simd = 2, .lds_bytes = kLdsBytes, .max_workgroup = 64 * kMaxWaves, .workgroup_dims = 2});
+           {.waves_per_simd = 2,
+            .lds_bytes = kLdsBytes,
+            .max_workgroup = 64 * kMaxWaves,
+            .workgroup_dims = 2});
   Label exit = k.exit();
   const SGPR head = k.workgroup_id(0), row = k.workgroup_id(1);
-  const SGPR rows = k.arg("rows"), heads = k.arg("heads"), dim = k.arg("dim"), stride = k.arg("stride"),
-             scale = k.arg("scale"), qkv = k.arg("qkv");
+  const SGPR rows = k.arg("rows"), heads = k.arg("heads"), dim = k.arg("dim"),
+             stride = k.arg("stride"), scale = k.arg("scale"), qkv = k.arg("qkv");
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   const SGPR t = s1("t"), hd = s1("head offset"), rowbytes = s1("row bytes"), d = s1("d");
   k.s_cmp_ge_u32(head, heads);
@@ -59,7 +63,7 @@ codeobj::CodeObject build_attn(isa::Target target) {
   k.s_cmp_ge_u32(t, kMaxDim);  // dim < 1 or dim > 72
   k.s_cbranch_scc1(exit);
   const WorkgroupWaves ww = workgroup_waves(k, exit);  // at most kMaxWaves (max_workgroup)
-  const VGPR lane = whole_wave_lane_id(k);             // a workgroup below 64 still runs a whole wave
+  const VGPR lane = whole_wave_lane_id(k);  // a workgroup below 64 still runs a whole wave
   const VGPR tid = k.vgpr(1, "thread");
   k.v_lshl_add_u32(tid, ww.wave, 6, lane);
   k.s_lshl_b32(rowbytes, stride, 2);
@@ -73,9 +77,10 @@ codeobj::CodeObject build_attn(isa::Target target) {
   k.s_add_u32(t, t, hd);
   const SGPR vb = offset_address(k, qkv, t, 2);  // &qkv[0][2][head][0]
 
-  const VGPR unit = k.vgpr(1, "key"), s = k.vgpr(1, "score"), kv = k.vgpr(4, "k"), la = k.vgpr(1, "lds address"),
-             mloc = k.vgpr(1, "max"), lsum = k.vgpr(1, "sum");
-  const SGPR qv = k.sgpr(4, "q"), qp = k.sgpr(2, "q cursor"), qa = k.sgpr(16, "q 0..15"), qb = k.sgpr(8, "q 16..23");
+  const VGPR unit = k.vgpr(1, "key"), s = k.vgpr(1, "score"), kv = k.vgpr(4, "k"),
+             la = k.vgpr(1, "lds address"), mloc = k.vgpr(1, "max"), lsum = k.vgpr(1, "sum");
+  const SGPR qv = k.sgpr(4, "q"), qp = k.sgpr(2, "q cursor"), qa = k.sgpr(16, "q 0..15"),
+             qb = k.sgpr(8, "q 16..23");
   const VGPR kw[2] = {k.vgpr(16, "k 0..15"), k.vgpr(8, "k 16..23")};
 
   // ---- 1. scores
@@ -125,7 +130,8 @@ codeobj::CodeObject build_attn(isa::Target target) {
     k.v_max_f32(mloc, mloc, s);
   });
   lane_reduce(k, {{ReduceOp::Max, mloc}});
-  const SGPR m = workgroup_reduce(k, ReduceOp::Max, mloc, ww.wave, ww.waves, lane, kReduceMaxOffset);
+  const SGPR m =
+      workgroup_reduce(k, ReduceOp::Max, mloc, ww.wave, ww.waves, lane, kReduceMaxOffset);
 
   // ---- 2. p = exp(s - m), L = sum p
   k.v_mov_b32(lsum, 0);
@@ -138,12 +144,14 @@ codeobj::CodeObject build_attn(isa::Target target) {
     k.v_add_f32(lsum, lsum, s);
   });
   lane_reduce(k, {{ReduceOp::Add, lsum}});
-  const SGPR L = workgroup_reduce(k, ReduceOp::Add, lsum, ww.wave, ww.waves, lane, kReduceSumOffset);
+  const SGPR L =
+      workgroup_reduce(k, ReduceOp::Add, lsum, ww.wave, ww.waves, lane, kReduceSumOffset);
 
   // ---- 3. out = sum_j p_j v_j / L; lanes: d0 = lane, d1 = lane + 64 (clamped
   // to dim - 1: every load stays inside the row; only d < dim is stored)
   const VGPR o0 = k.vgpr(1, "d0 offset"), o1 = k.vgpr(1, "d1 offset"), acc0 = k.vgpr(1, "acc0"),
-             acc1 = k.vgpr(1, "acc1"), pv = k.vgpr(16, "p"), v0 = k.vgpr(16, "v d0"), v1 = k.vgpr(16, "v d1");
+             acc1 = k.vgpr(1, "acc1"), pv = k.vgpr(16, "p"), v0 = k.vgpr(16, "v d0"),
+             v1 = k.vgpr(16, "v d1");
   const SGPR j = s1("key"), left = s1("keys left"), vp = k.sgpr(2, "v row"), step = s1("key step"),
              last = s1("last dim");
   k.s_sub_u32(last, dim, 1);
@@ -228,8 +236,8 @@ codeobj::CodeObject build_attn(isa::Target target) {
 // ------------------------------------------------------------------ tests
 
 // out[r][h][d] in double from qkv [rows][stride] (q, k, v blocks of heads x dim).
-std::vector<float> attention_reference(const std::vector<float>& qkv, size_t rows, size_t heads, size_t dim,
-                                       size_t stride, double scale) {
+std::vector<float> attention_reference(const std::vector<float>& qkv, size_t rows, size_t heads,
+                                       size_t dim, size_t stride, double scale) {
   std::vector<float> out(rows * heads * dim);
   std::vector<double> p(rows);
   for (size_t h = 0; h < heads; ++h)
@@ -256,21 +264,34 @@ std::vector<float> attention_reference(const std::vector<float>& qkv, size_t row
 void add_attn(Registry& reg) {
   KernelDef d = generated_kernel("vision", kAttn, build_attn);
   d.description =
-      "Full (non-causal) f32 self-attention of a vision tower over a fused QKV buffer: token row r (pitch "
-      "`stride` floats) holds [3][heads][dim] = q, k, v blocks; workgroup (h, r) of the 2D grid computes query "
-      "row r of head h against all rows keys. Scores s_j = (q_r . k_j) * scale in f32 go to LDS, then "
-      "p_j = exp(s_j - max) (v_exp_f32) and their sum by workgroup reductions, then the waves accumulate "
-      "p_j v_j (lanes over d, 16 keys in flight) and wave 0 writes the sum / L. The output is packed "
-      "[rows][heads*dim] (what the output projection reads). dim <= 72 (the catalog's bound) and rows <= 4096 "
-      "(the score row in LDS): the launch contract refuses more by name, a direct launch past them writes "
+      "Full (non-causal) f32 self-attention of a vision tower over a fused QKV buffer: token row r "
+      "(pitch "
+      "`stride` floats) holds [3][heads][dim] = q, k, v blocks; workgroup (h, r) of the 2D grid "
+      "computes query "
+      "row r of head h against all rows keys. Scores s_j = (q_r . k_j) * scale in f32 go to LDS, "
+      "then "
+      "p_j = exp(s_j - max) (v_exp_f32) and their sum by workgroup reductions, then the waves "
+      "accumulate "
+      "p_j v_j (lanes over d, 16 keys in flight) and wave 0 writes the sum / L. The output is "
+      "packed "
+      "[rows][heads*dim] (what the output projection reads). dim <= 72 (the catalog's bound) and "
+      "rows <= 4096 "
+      "(the score row in LDS): the launch contract refuses more by name, a direct launch past them "
+      "writes "
       "nothing. Our kernel needs no private segment.";
-  d.semantics = "out[r*heads*dim + h*dim + d] = sum_j softmax_j(s_rj) * qkv[j*stride + (2*heads + h)*dim + d], "
-                "s_rj = scale * sum_i qkv[r*stride + h*dim + i] * qkv[j*stride + (heads + h)*dim + i], "
-                "j over all rows (no mask), for r < rows, h < heads, d < dim";
+  d.semantics =
+      "out[r*heads*dim + h*dim + d] = sum_j softmax_j(s_rj) * qkv[j*stride + (2*heads + h)*dim + "
+      "d], "
+      "s_rj = scale * sum_i qkv[r*stride + h*dim + i] * qkv[j*stride + (heads + h)*dim + i], "
+      "j over all rows (no mask), for r < rows, h < heads, d < dim";
   d.geometry = "[2D] grid = (heads, rows), wg = 128 (64 also correct; at most 128)";
-  d.launch = "sizes rows heads dim\nlet dim_at_most_72 = 1 / (dim <= 72)\nlet rows_at_most_4096 = 1 / (rows <= 4096)\n"
-             "workgroup = 128\ngrid = heads, rows\narg rows = rows\narg heads = heads\narg dim = dim";
-  d.limits = "1 <= dim <= 72; rows <= 4096; stride >= 3*heads*dim; wg <= 128 (a multiple of 64, or below 64)";
+  d.launch =
+      "sizes rows heads dim\nlet dim_at_most_72 = 1 / (dim <= 72)\nlet rows_at_most_4096 = 1 / "
+      "(rows <= 4096)\n"
+      "workgroup = 128\ngrid = heads, rows\narg rows = rows\narg heads = heads\narg dim = dim";
+  d.limits =
+      "1 <= dim <= 72; rows <= 4096; stride >= 3*heads*dim; wg <= 128 (a multiple of 64, or below "
+      "64)";
   d.tolerance = Tolerance{2e-5, 1e-4};
   d.cases = [](bool) {
     return case_table({"rows", "heads", "dim", "wg"}, {{1, 1, 72, 128},
@@ -299,17 +320,20 @@ void add_attn(Registry& reg) {
         return r;
       } catch (const std::exception& e) {
         if (std::string(e.what()).find("dim_at_most_72") == std::string::npos) {
-          r.note = std::string("the launch contract failed without naming dim_at_most_72: ") + e.what();
+          r.note =
+              std::string("the launch contract failed without naming dim_at_most_72: ") + e.what();
           return r;
         }
       }
       try {  // and the score row's bound, by its name too
-        dev.launch_contract("vit_attn_kernel").evaluate({{"rows", int64_t(kMaxRows) + 1}, {"heads", 1}, {"dim", 64}});
+        dev.launch_contract("vit_attn_kernel")
+            .evaluate({{"rows", int64_t(kMaxRows) + 1}, {"heads", 1}, {"dim", 64}});
         r.note = "the launch contract accepted rows " + std::to_string(kMaxRows + 1);
         return r;
       } catch (const std::exception& e) {
         if (std::string(e.what()).find("rows_at_most_4096") == std::string::npos) {
-          r.note = std::string("the launch contract failed without naming rows_at_most_4096: ") + e.what();
+          r.note = std::string("the launch contract failed without naming rows_at_most_4096: ") +
+                   e.what();
           return r;
         }
       }
@@ -318,18 +342,22 @@ void add_attn(Registry& reg) {
              {zero_out.addr(), dq.addr(), rows, heads, dim, stride, scale});
       r = compare_exact_u32(bits_of(zero_out.download()), std::vector<uint32_t>(n, 0));
       r.tolerance = tol;  // an exact comparison, within the kernel's stated tolerance
-      r.note = r.pass ? "dim " + std::to_string(dim) + " and rows 4097 refused by the contract (dim_at_most_72, rows_at_most_4096); nothing written"
+      r.note = r.pass ? "dim " + std::to_string(dim) +
+                            " and rows 4097 refused by the contract (dim_at_most_72, "
+                            "rows_at_most_4096); nothing written"
                       : "a direct launch with dim > 72 wrote the output";
       return r;
     }
     DeviceBuffer<float> dout(dev, guarded(n));
     launch(dev, kAttn, {uint32_t(heads), uint32_t(rows)}, {uint32_t(c["wg"])},
            {dout.addr(), dq.addr(), rows, heads, dim, stride, scale});
-    return vision::compare_guarded_output(dout.download(), attention_reference(qkv, rows, heads, dim, stride, scale),
-                                          tol);
+    return vision::compare_guarded_output(
+        dout.download(), attention_reference(qkv, rows, heads, dim, stride, scale), tol);
   };
   d.bench_case = [] {
-    return make_case({{"rows", vision::kBenchTokens}, {"heads", vision::kBenchHeads}, {"dim", vision::kBenchHeadDim},
+    return make_case({{"rows", vision::kBenchTokens},
+                      {"heads", vision::kBenchHeads},
+                      {"dim", vision::kBenchHeadDim},
                       {"wg", 128}});
   };
   // q, k, v and out once each
@@ -339,6 +367,8 @@ void add_attn(Registry& reg) {
 
 }  // namespace
 
-void register_vision_attention_kernels(Registry& r) { add_attn(r); }
+void register_vision_attention_kernels(Registry& r) {
+  add_attn(r);
+}
 
 }  // namespace k100::kernels

@@ -16,7 +16,8 @@ std::vector<float> guarded_copy(const std::vector<float>& initial) {
   return host;
 }
 
-CaseResult compare_guarded_output(std::vector<float> got, const std::vector<float>& want, const Tolerance& tol) {
+CaseResult compare_guarded_output(std::vector<float> got, const std::vector<float>& want,
+                                  const Tolerance& tol) {
   CaseResult guard = split_guard(got, want.size());
   CaseResult body = tol.exact() ? compare_bits(got, want) : compare(got, want, tol);
   if (!tol.exact()) body.tolerance = tol;

@@ -32,23 +32,27 @@ namespace {
 using namespace codegen;
 
 const Signature kLinear("vit_linear_f16_kernel",
-                        {out("y", "f32"), in("w", "f16"), in("x", "f32"), value("M", "i32"), value("N", "i32"),
-                         value("K", "i32"), value("x_stride", "i32"), value("y_stride", "i32")},
+                        {out("y", "f32"), in("w", "f16"), in("x", "f32"), value("M", "i32"),
+                         value("N", "i32"), value("K", "i32"), value("x_stride", "i32"),
+                         value("y_stride", "i32")},
                         HiddenArgLayout::Full);
 
-constexpr uint32_t kRowBytes = 80;             // 16 dwords of f16 pairs + 4 of padding
+constexpr uint32_t kRowBytes = 80;               // 16 dwords of f16 pairs + 4 of padding
 constexpr uint32_t kTileBytes = 64 * kRowBytes;  // one 64-row tile
 constexpr uint32_t kLdsBytes = 2 * kTileBytes;   // x tile, then w tile
 
 codeobj::CodeObject build_linear(isa::Target target) {
-  Kernel k(kLinear, target,
-           {.waves_per_simd = 3, .lds_bytes = kLdsBytes, .max_workgroup = 1024, .workgroup_dims = 2});
+  Kernel k(
+      kLinear, target,
+      {.waves_per_simd = 3, .lds_bytes = kLdsBytes, .max_workgroup = 1024, .workgroup_dims = 2});
   Label exit = k.exit();
-  const SGPR M = k.arg("M"), N = k.arg("N"), K = k.arg("K"), xs = k.arg("x_stride"), ys = k.arg("y_stride");
+  const SGPR M = k.arg("M"), N = k.arg("N"), K = k.arg("K"), xs = k.arg("x_stride"),
+             ys = k.arg("y_stride");
   const SGPR X = k.arg("x"), Wt = k.arg("w"), Y = k.arg("y");
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
-  const SGPR m0 = s1("m0"), n0 = s1("n0"), mlast = s1("last row"), nlast = s1("last column"), k0 = s1("k0"),
-             vec = s1("16-byte loads"), t = s1("t"), threads = s1("threads"), pass = s1("pass"), parts = s1("parts");
+  const SGPR m0 = s1("m0"), n0 = s1("n0"), mlast = s1("last row"), nlast = s1("last column"),
+             k0 = s1("k0"), vec = s1("16-byte loads"), t = s1("t"), threads = s1("threads"),
+             pass = s1("pass"), parts = s1("parts");
   for (const SGPR& v : {M, N, K}) {
     k.s_cmp_lt_i32(v, 1);  // an empty (or >= 2^31) size: nothing to do
     k.s_cbranch_scc1(exit);
@@ -61,7 +65,8 @@ codeobj::CodeObject build_linear(isa::Target target) {
   k.s_cbranch_scc1(exit);
   k.s_sub_u32(mlast, M, 1);
   k.s_sub_u32(nlast, N, 1);
-  k.s_and_b32(threads, k.kernarg(k.signature().layout().hidden_start + 12, 1), 0xffff);  // group_size_x
+  k.s_and_b32(threads, k.kernarg(k.signature().layout().hidden_start + 12, 1),
+              0xffff);  // group_size_x
   k.s_mov_b32(parts, 256);
   // 16-byte loads: K % 8 == 0, x_stride % 4 == 0, x and w 16-byte aligned
   k.s_and_b32(vec, K, 7);
@@ -72,11 +77,12 @@ codeobj::CodeObject build_linear(isa::Target target) {
   k.s_or_b32(vec, vec, t);  // 0 when allowed
 
   const VGPR tid = k.local_id();
-  const VGPR vt = k.vgpr(1, "virtual thread"), ax = k.vgpr(1, "x read address"), aw = k.vgpr(1, "w read address");
+  const VGPR vt = k.vgpr(1, "virtual thread"), ax = k.vgpr(1, "x read address"),
+             aw = k.vgpr(1, "w read address");
   const VGPR acc = k.vgpr(16, "acc"), xr = k.vgpr(16, "x rows"), wr = k.vgpr(16, "w rows");
-  const VGPR row = k.vgpr(1, "row"), kk = k.vgpr(1, "k"), idx = k.vgpr(1, "index"), la = k.vgpr(1, "lds address"),
-             xv = k.vgpr(8, "x"), wv = k.vgpr(4, "w"), hv = k.vgpr(8, "halves"), xh = k.vgpr(4, "x halves"),
-             tmp = k.vgpr(1, "tmp");
+  const VGPR row = k.vgpr(1, "row"), kk = k.vgpr(1, "k"), idx = k.vgpr(1, "index"),
+             la = k.vgpr(1, "lds address"), xv = k.vgpr(8, "x"), wv = k.vgpr(4, "w"),
+             hv = k.vgpr(8, "halves"), xh = k.vgpr(4, "x halves"), tmp = k.vgpr(1, "tmp");
 
   // The 256 pieces of one K step: piece p loads row p / 4, elements
   // k0 + 8 (p % 4) .. + 7 of x (rounded to f16) and of w into the tiles.
@@ -107,24 +113,25 @@ codeobj::CodeObject build_linear(isa::Target target) {
     k.s_mov_b64(whole, vcc);
     k.s_cmp_eq_u32(vec, 0);
     k.s_cselect_b64(whole, whole, 0);
-    k.if_(whole,
-          [&] {
-            k.global_load_dwordx4(xv.sub(0, 4), xa, off);
-            k.global_load_dwordx4(xv.sub(4, 4), xa, off, offset(16));
-            k.global_load_dwordx4(wv, wa, off);
-          },
-          [&] {
-            for (int i = 0; i < 8; ++i) k.v_mov_b32(hv[i], 0);
-            for (int e = 0; e < 8; ++e) {
-              k.v_add_u32(tmp, e, kk);
-              k.v_cmp_gt_u32(vcc, K, tmp);
-              k.if_(vcc, [&] {
-                k.global_load_dword(xv[e], xa, off, offset(4 * e));
-                k.global_load_ushort(hv[e], wa, off, offset(2 * e));
-              });
-            }
-            for (int i = 0; i < 4; ++i) k.v_lshl_or_b32(wv[i], hv[2 * i + 1], 16, hv[2 * i]);
-          });
+    k.if_(
+        whole,
+        [&] {
+          k.global_load_dwordx4(xv.sub(0, 4), xa, off);
+          k.global_load_dwordx4(xv.sub(4, 4), xa, off, offset(16));
+          k.global_load_dwordx4(wv, wa, off);
+        },
+        [&] {
+          for (int i = 0; i < 8; ++i) k.v_mov_b32(hv[i], 0);
+          for (int e = 0; e < 8; ++e) {
+            k.v_add_u32(tmp, e, kk);
+            k.v_cmp_gt_u32(vcc, K, tmp);
+            k.if_(vcc, [&] {
+              k.global_load_dword(xv[e], xa, off, offset(4 * e));
+              k.global_load_ushort(hv[e], wa, off, offset(2 * e));
+            });
+          }
+          for (int i = 0; i < 4; ++i) k.v_lshl_or_b32(wv[i], hv[2 * i + 1], 16, hv[2 * i]);
+        });
     for (int i = 0; i < 4; ++i) {
       f32_to_f16(k, hv[2 * i], xv[2 * i]);
       f32_to_f16(k, hv[2 * i + 1], xv[2 * i + 1]);
@@ -164,8 +171,10 @@ codeobj::CodeObject build_linear(isa::Target target) {
   k.v_cmp_gt_u32(vcc, 256, vt);
   k.if_(vcc, [&] {
     for (int q = 0; q < 4; ++q) {
-      for (int i = 0; i < 4; ++i) k.ds_read_b128(xr.sub(4 * i, 4), ax, offset(int(i * 16 * kRowBytes) + 16 * q));
-      for (int j = 0; j < 4; ++j) k.ds_read_b128(wr.sub(4 * j, 4), aw, offset(int(j * 16 * kRowBytes) + 16 * q));
+      for (int i = 0; i < 4; ++i)
+        k.ds_read_b128(xr.sub(4 * i, 4), ax, offset(int(i * 16 * kRowBytes) + 16 * q));
+      for (int j = 0; j < 4; ++j)
+        k.ds_read_b128(wr.sub(4 * j, 4), aw, offset(int(j * 16 * kRowBytes) + 16 * q));
       for (int c = 0; c < 4; ++c)
         for (int i = 0; i < 4; ++i)
           for (int j = 0; j < 4; ++j) dot2_f16(k, acc[4 * i + j], xr[4 * i + c], wr[4 * j + c]);
@@ -207,20 +216,35 @@ codeobj::CodeObject build_linear(isa::Target target) {
 void add_linear(Registry& reg) {
   KernelDef d = generated_kernel("vision", kLinear, build_linear);
   d.description =
-      "Linear layer with f16 weights for a vision tower: x (f32, rows of pitch x_stride) is rounded to f16 "
-      "(round to nearest even) and multiplied by w [N][K] (f16) with f32 accumulation (v_dot2_f32_f16; the f16 "
-      "products are exact in f32), written to y rows of pitch y_stride; no bias (vit_bias_kernel adds it). "
-      "A workgroup computes one 64 x 64 tile of y through LDS in K steps of 32; workgroup (bx, by) of the 2D "
-      "grid covers columns 64 bx.. and rows 64 by... Tails in M, N and K are handled (rows and columns past "
-      "the end are not written, k past K contributes 0); 16-byte loads where K % 8 == 0, x_stride % 4 == 0 and "
-      "x, w are 16-byte aligned, element loads otherwise. Any workgroup size is correct (256 threads' work is "
+      "Linear layer with f16 weights for a vision tower: x (f32, rows of pitch x_stride) is "
+      "rounded to f16 "
+      "(round to nearest even) and multiplied by w [N][K] (f16) with f32 accumulation "
+      "(v_dot2_f32_f16; the f16 "
+      "products are exact in f32), written to y rows of pitch y_stride; no bias (vit_bias_kernel "
+      "adds it). "
+      "A workgroup computes one 64 x 64 tile of y through LDS in K steps of 32; workgroup (bx, by) "
+      "of the 2D "
+      "grid covers columns 64 bx.. and rows 64 by... Tails in M, N and K are handled (rows and "
+      "columns past "
+      "the end are not written, k past K contributes 0); 16-byte loads where K % 8 == 0, x_stride "
+      "% 4 == 0 and "
+      "x, w are 16-byte aligned, element loads otherwise. Any workgroup size is correct (256 "
+      "threads' work is "
       "done in ceil(256/wg) passes).";
-  d.semantics = "y[m*y_stride + n] = sum_(k<K) f32(f16(x[m*x_stride + k])) * f32(w[n*K + k]) for m < M, n < N "
-                "(f32 sums)";
-  d.geometry = "[2D] grid = (ceil(N/64), ceil(M/64)), wg = 256 (any workgroup size is correct; 256 does one pass)";
-  d.launch = "sizes m n k\nworkgroup = 256\ngrid = ceil_div(n, 64), ceil_div(m, 64)\narg M = m\narg N = n\narg K = k";
-  d.limits = "x_stride >= K and y_stride >= N, passed explicitly (0 is not a default); M*x_stride, M*y_stride and "
-             "N*K below 2^32 elements";
+  d.semantics =
+      "y[m*y_stride + n] = sum_(k<K) f32(f16(x[m*x_stride + k])) * f32(w[n*K + k]) for m < M, n < "
+      "N "
+      "(f32 sums)";
+  d.geometry =
+      "[2D] grid = (ceil(N/64), ceil(M/64)), wg = 256 (any workgroup size is correct; 256 does one "
+      "pass)";
+  d.launch =
+      "sizes m n k\nworkgroup = 256\ngrid = ceil_div(n, 64), ceil_div(m, 64)\narg M = m\narg N = "
+      "n\narg K = k";
+  d.limits =
+      "x_stride >= K and y_stride >= N, passed explicitly (0 is not a default); M*x_stride, "
+      "M*y_stride and "
+      "N*K below 2^32 elements";
   d.tolerance = Tolerance{5e-5, 5e-5};
   d.cases = [](bool) {
     return case_table({"M", "N", "K", "x_stride", "y_stride", "x_offset", "wg"},
@@ -233,8 +257,9 @@ void add_linear(Registry& reg) {
                        {129, 64, 64, 64, 64, 0, 100}});
   };
   d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {
-    const size_t M = size_t(c["M"]), N = size_t(c["N"]), K = size_t(c["K"]), xs = size_t(c["x_stride"]),
-                 ys = size_t(c["y_stride"]), xoff = size_t(c["x_offset"]);
+    const size_t M = size_t(c["M"]), N = size_t(c["N"]), K = size_t(c["K"]),
+                 xs = size_t(c["x_stride"]), ys = size_t(c["y_stride"]),
+                 xoff = size_t(c["x_offset"]);
     Rng rng(c.seed);
     std::vector<float> x = rng.normal(xoff + M * xs);
     std::vector<uint16_t> w(N * K);
@@ -245,7 +270,8 @@ void add_linear(Registry& reg) {
       for (size_t n = 0; n < N; ++n) {
         double s = 0;
         for (size_t kk = 0; kk < K; ++kk)
-          s += double(quant::f16_to_f32(quant::f32_to_f16(x[xoff + m * xs + kk]))) * double(quant::f16_to_f32(w[n * K + kk]));
+          s += double(quant::f16_to_f32(quant::f32_to_f16(x[xoff + m * xs + kk]))) *
+               double(quant::f16_to_f32(w[n * K + kk]));
         want[m * ys + n] = float(s);
       }
     DeviceBuffer<float> dy(dev, vision::guarded_copy(y0)), dx(dev, x);
@@ -258,17 +284,25 @@ void add_linear(Registry& reg) {
   // The fused QKV projection of a vision block: 1024 tokens, 1152 -> 3 x 1152.
   d.bench_case = [] {
     const int64_t h = vision::kBenchHidden;
-    return make_case({{"M", vision::kBenchTokens}, {"N", 3 * h}, {"K", h}, {"x_stride", h}, {"y_stride", 3 * h},
-                      {"x_offset", 0}, {"wg", 256}});
+    return make_case({{"M", vision::kBenchTokens},
+                      {"N", 3 * h},
+                      {"K", h},
+                      {"x_stride", h},
+                      {"y_stride", 3 * h},
+                      {"x_offset", 0},
+                      {"wg", 256}});
   };
   d.ideal_bytes = [](const Case& c) {
-    return uint64_t(c["N"] * c["K"]) * 2 + uint64_t(c["M"] * c["K"]) * 4 + uint64_t(c["M"] * c["N"]) * 4;
+    return uint64_t(c["N"] * c["K"]) * 2 + uint64_t(c["M"] * c["K"]) * 4 +
+           uint64_t(c["M"] * c["N"]) * 4;
   };
   reg.add(std::move(d));
 }
 
 }  // namespace
 
-void register_vision_linear_kernels(Registry& r) { add_linear(r); }
+void register_vision_linear_kernels(Registry& r) {
+  add_linear(r);
+}
 
 }  // namespace k100::kernels

@@ -12,12 +12,13 @@ namespace {
 using namespace codegen;
 
 const Signature kLn("vit_ln_kernel",
-                    {out("y", "f32"), in("x", "f32"), in("w", "f32"), in("b", "f32"), value("rows", "i32"),
-                     value("D", "i32"), value("eps", "f32")},
+                    {out("y", "f32"), in("x", "f32"), in("w", "f32"), in("b", "f32"),
+                     value("rows", "i32"), value("D", "i32"), value("eps", "f32")},
                     HiddenArgLayout::Full);
 const Signature kRope("vit_rope_kernel",
-                      {inout("qkv", "f32"), in("cos", "f32"), in("sin", "f32"), value("rows", "i32"),
-                       value("heads", "i32"), value("dim", "i32"), value("stride", "i32")},
+                      {inout("qkv", "f32"), in("cos", "f32"), in("sin", "f32"),
+                       value("rows", "i32"), value("heads", "i32"), value("dim", "i32"),
+                       value("stride", "i32")},
                       HiddenArgLayout::Full);
 
 // One wave per row (further waves of the workgroup leave): three walks over
@@ -35,10 +36,12 @@ codeobj::CodeObject build_ln(isa::Target target) {
   k.s_cmp_lt_i32(D, 1);
   k.s_cbranch_scc1(exit);
   const VGPR lane = whole_wave_lane_id(k);  // a workgroup of fewer than 64 still covers the row
-  const SGPR xr = scaled_address(k, k.arg("x"), row, D, 2), yr = scaled_address(k, k.arg("y"), row, D, 2);
+  const SGPR xr = scaled_address(k, k.arg("x"), row, D, 2),
+             yr = scaled_address(k, k.arg("y"), row, D, 2);
   const SGPR mean = k.sgpr(1, "mean"), var = k.sgpr(1, "variance");
-  const VGPR unit = k.vgpr(1, "unit"), off = k.vgpr(1, "offset"), x = k.vgpr(1, "x"), acc = k.vgpr(1, "acc"),
-             w = k.vgpr(1, "w"), b = k.vgpr(1, "b"), inv = k.vgpr(1, "1/D"), rstd = k.vgpr(1, "rstd");
+  const VGPR unit = k.vgpr(1, "unit"), off = k.vgpr(1, "offset"), x = k.vgpr(1, "x"),
+             acc = k.vgpr(1, "acc"), w = k.vgpr(1, "w"), b = k.vgpr(1, "b"), inv = k.vgpr(1, "1/D"),
+             rstd = k.vgpr(1, "rstd");
   auto walk = [&](const std::function<void()>& body) {
     k.v_mov_b32(unit, lane);
     lane_walk(k, unit, D, 64, [&] {
@@ -99,12 +102,14 @@ codeobj::CodeObject build_rope(isa::Target target) {
   k.s_and_b32(threads, hid[3], 0xffff);  // group_size_x
   const Divider div = make_divider(k, half);
   const SGPR xr = scaled_address(k, k.arg("qkv"), row, k.arg("stride"), 2);
-  const SGPR cr = scaled_address(k, k.arg("cos"), row, dim, 2), sr = scaled_address(k, k.arg("sin"), row, dim, 2);
+  const SGPR cr = scaled_address(k, k.arg("cos"), row, dim, 2),
+             sr = scaled_address(k, k.arg("sin"), row, dim, 2);
   const SGPR half4 = k.sgpr(1, "half bytes");
   k.s_lshl_b32(half4, half, 2);
-  const VGPR t = k.vgpr(1, "t"), o0 = k.vgpr(1, "x0 offset"), o1 = k.vgpr(1, "x1 offset"), c0 = k.vgpr(1, "c0"),
-             c1 = k.vgpr(1, "c1"), s0 = k.vgpr(1, "s0"), s1 = k.vgpr(1, "s1"), x0 = k.vgpr(1, "x0"),
-             x1 = k.vgpr(1, "x1"), r0 = k.vgpr(1, "r0"), r1 = k.vgpr(1, "r1"), td = k.vgpr(1, "d offset");
+  const VGPR t = k.vgpr(1, "t"), o0 = k.vgpr(1, "x0 offset"), o1 = k.vgpr(1, "x1 offset"),
+             c0 = k.vgpr(1, "c0"), c1 = k.vgpr(1, "c1"), s0 = k.vgpr(1, "s0"), s1 = k.vgpr(1, "s1"),
+             x0 = k.vgpr(1, "x0"), x1 = k.vgpr(1, "x1"), r0 = k.vgpr(1, "r0"), r1 = k.vgpr(1, "r1"),
+             td = k.vgpr(1, "d offset");
   const Quotient qr{k.vgpr(1, "g"), k.vgpr(1, "d")};
   row_walk(k, pairs, threads, [&](VGPR unit) {
     divide_into(k, div, unit, qr, t);
@@ -123,7 +128,7 @@ codeobj::CodeObject build_rope(isa::Target target) {
     k.v_mul_f32(r0, x0, c0);
     k.v_fma_f32(r0, neg(x1), s0, r0);  // x0 cos[d] - x1 sin[d]
     k.v_mul_f32(r1, x1, c1);
-    k.v_fma_f32(r1, x0, s1, r1);       // x1 cos[d+half] + x0 sin[d+half]
+    k.v_fma_f32(r1, x0, s1, r1);  // x1 cos[d+half] + x0 sin[d+half]
     k.global_store_dword(o0, r0, xr);
     k.global_store_dword(o1, r1, xr);
   });
@@ -136,24 +141,31 @@ void add_ln(Registry& reg) {
   KernelDef d = generated_kernel("vision", kLn, build_ln);
   d.description =
       "LayerNorm of each token row (the norm1 / norm2 of a ViT block): mean, biased variance, then "
-      "(x - mean) / sqrt(var + eps) * w + b. One wave per row, any D (no multiple-of-64 requirement); the "
-      "variance is taken as the mean of (x - mean)^2, which equals the catalog's E[x^2] - mean^2 without its "
-      "cancellation. Waves past the first of a larger workgroup leave; a workgroup of fewer than 64 work-items "
+      "(x - mean) / sqrt(var + eps) * w + b. One wave per row, any D (no multiple-of-64 "
+      "requirement); the "
+      "variance is taken as the mean of (x - mean)^2, which equals the catalog's E[x^2] - mean^2 "
+      "without its "
+      "cancellation. Waves past the first of a larger workgroup leave; a workgroup of fewer than "
+      "64 work-items "
       "still covers the row (all 64 lanes enabled).";
-  d.semantics = "mean = sum_d x[r][d] / D, var = sum_d (x[r][d] - mean)^2 / D, "
-                "y[r][d] = (x[r][d] - mean) / sqrt(var + eps) * w[d] + b[d] for r < rows, d < D";
-  d.geometry = "grid = rows, wg = 64 (any workgroup size is correct; waves past the first do nothing)";
+  d.semantics =
+      "mean = sum_d x[r][d] / D, var = sum_d (x[r][d] - mean)^2 / D, "
+      "y[r][d] = (x[r][d] - mean) / sqrt(var + eps) * w[d] + b[d] for r < rows, d < D";
+  d.geometry =
+      "grid = rows, wg = 64 (any workgroup size is correct; waves past the first do nothing)";
   d.launch = "sizes rows dim\nworkgroup = 64\ngrid = rows\narg rows = rows\narg D = dim";
   d.limits = "D >= 1 (D < 1 writes nothing); y must not alias w or b";
   d.tolerance = Tolerance{2e-5, 2e-5};
   d.cases = [](bool) {
-    return case_table({"rows", "D", "wg"}, {{1, 1, 64}, {3, 63, 64}, {2, 200, 256}, {5, 1152, 64}, {2, 80, 32}});
+    return case_table({"rows", "D", "wg"},
+                      {{1, 1, 64}, {3, 63, 64}, {2, 200, 256}, {5, 1152, 64}, {2, 80, 32}});
   };
   d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {
     const size_t rows = size_t(c["rows"]), D = size_t(c["D"]);
     const float eps = 1e-6f;
     Rng rng(c.seed);
-    std::vector<float> x = rng.normal(rows * D, 0.5f, 2.f), w = rng.normal(D), b = rng.normal(D), want(rows * D);
+    std::vector<float> x = rng.normal(rows * D, 0.5f, 2.f), w = rng.normal(D), b = rng.normal(D),
+                       want(rows * D);
     for (size_t r = 0; r < rows; ++r) {
       double mean = 0, var = 0;
       for (size_t i = 0; i < D; ++i) mean += x[r * D + i];
@@ -164,11 +176,16 @@ void add_ln(Registry& reg) {
         want[r * D + i] = float((x[r * D + i] - mean) / std::sqrt(var + double(eps)) * w[i] + b[i]);
     }
     DeviceBuffer<float> dy(dev, guarded(rows * D)), dx(dev, x), dw(dev, w), db(dev, b);
-    launch(dev, kLn, {uint32_t(rows)}, {uint32_t(c["wg"])}, {dy.addr(), dx.addr(), dw.addr(), db.addr(), rows, D, eps});
+    launch(dev, kLn, {uint32_t(rows)}, {uint32_t(c["wg"])},
+           {dy.addr(), dx.addr(), dw.addr(), db.addr(), rows, D, eps});
     return vision::compare_guarded_output(dy.download(), want, tol);
   };
-  d.bench_case = [] { return make_case({{"rows", vision::kBenchTokens}, {"D", vision::kBenchHidden}, {"wg", 64}}); };
-  d.ideal_bytes = [](const Case& c) { return uint64_t(c["rows"] * c["D"]) * 8 + uint64_t(c["D"]) * 8; };
+  d.bench_case = [] {
+    return make_case({{"rows", vision::kBenchTokens}, {"D", vision::kBenchHidden}, {"wg", 64}});
+  };
+  d.ideal_bytes = [](const Case& c) {
+    return uint64_t(c["rows"] * c["D"]) * 8 + uint64_t(c["D"]) * 8;
+  };
   reg.add(std::move(d));
 }
 
@@ -178,15 +195,16 @@ void add_ln(Registry& reg) {
 // has angles a[j] = h_r * inv_freq[j] for j < quarter and w_r *
 // inv_freq[j - quarter] for quarter <= j < half, and cos[r][d] = cos(a[d mod
 // half]), sin[r][d] = sin(a[d mod half]) for d < dim.
-void rope_tables(const std::vector<int>& hpos, const std::vector<int>& wpos, size_t dim, std::vector<float>& cos,
-                 std::vector<float>& sin) {
+void rope_tables(const std::vector<int>& hpos, const std::vector<int>& wpos, size_t dim,
+                 std::vector<float>& cos, std::vector<float>& sin) {
   const size_t rows = hpos.size(), half = dim / 2, quarter = half / 2;
   cos.assign(rows * dim, 0.f);
   sin.assign(rows * dim, 0.f);
   for (size_t r = 0; r < rows; ++r)
     for (size_t d = 0; d < dim; ++d) {
       const size_t j = d % half;
-      const double inv = std::pow(10000.0, -2.0 * double(j < quarter ? j : j - quarter) / double(half));
+      const double inv =
+          std::pow(10000.0, -2.0 * double(j < quarter ? j : j - quarter) / double(half));
       const double a = (j < quarter ? hpos[r] : wpos[r]) * inv;
       cos[r * dim + d] = float(std::cos(a));
       sin[r * dim + d] = float(std::sin(a));
@@ -196,25 +214,34 @@ void rope_tables(const std::vector<int>& hpos, const std::vector<int>& wpos, siz
 void add_rope(Registry& reg) {
   KernelDef d = generated_kernel("vision", kRope, build_rope);
   d.description =
-      "In-place 2D rotary embedding of a fused QKV token row (pitch `stride` floats; q heads at offset 0, k heads "
-      "at heads*dim, v untouched) with caller-supplied tables cos/sin [rows][dim]. Pairs are rotate-half "
+      "In-place 2D rotary embedding of a fused QKV token row (pitch `stride` floats; q heads at "
+      "offset 0, k heads "
+      "at heads*dim, v untouched) with caller-supplied tables cos/sin [rows][dim]. Pairs are "
+      "rotate-half "
       "(d, d + dim/2) within each head, as the Qwen2.5-VL / Qwen3-VL vision towers apply them "
-      "(q*cos + rotate_half(q)*sin); their tables hold, for token r at patch position (h, w), the angles "
-      "h*inv_freq (first dim/4 entries) then w*inv_freq (next dim/4), inv_freq[i] = 10000^(-2i/(dim/2)), the "
-      "whole repeated for d in [dim/2, dim). The kernel reads cos/sin at d and at d + dim/2 separately, so any "
+      "(q*cos + rotate_half(q)*sin); their tables hold, for token r at patch position (h, w), the "
+      "angles "
+      "h*inv_freq (first dim/4 entries) then w*inv_freq (next dim/4), inv_freq[i] = "
+      "10000^(-2i/(dim/2)), the "
+      "whole repeated for d in [dim/2, dim). The kernel reads cos/sin at d and at d + dim/2 "
+      "separately, so any "
       "table works. One workgroup per row, its threads over the 2*heads*dim/2 pairs.";
-  d.semantics = "half = dim/2; for r < rows, g < 2*heads, d < half, with x0 = qkv[r*stride + g*dim + d], "
-                "x1 = qkv[r*stride + g*dim + d + half]: x0' = x0*cos[r][d] - x1*sin[r][d], "
-                "x1' = x1*cos[r][d+half] + x0*sin[r][d+half]";
+  d.semantics =
+      "half = dim/2; for r < rows, g < 2*heads, d < half, with x0 = qkv[r*stride + g*dim + d], "
+      "x1 = qkv[r*stride + g*dim + d + half]: x0' = x0*cos[r][d] - x1*sin[r][d], "
+      "x1' = x1*cos[r][d+half] + x0*sin[r][d+half]";
   d.geometry = "grid = rows, wg = 256 (any workgroup size is correct)";
-  d.launch = "sizes rows heads dim\nlet dim_even = 1 / (dim % 2 == 0)\nworkgroup = 256\ngrid = rows\n"
-             "arg rows = rows\narg heads = heads\narg dim = dim";
+  d.launch =
+      "sizes rows heads dim\nlet dim_even = 1 / (dim % 2 == 0)\nworkgroup = 256\ngrid = rows\n"
+      "arg rows = rows\narg heads = heads\narg dim = dim";
   d.limits = "dim even (the contract refuses odd dim); stride >= 2*heads*dim";
   d.tolerance = Tolerance{1e-6, 1e-6};
   d.cases = [](bool) {
-    return case_table({"rows", "heads", "dim", "stride", "wg"},
-                      {{1, 1, 2, 6, 256}, {5, 2, 72, 3 * 2 * 72, 256}, {3, 3, 80, 3 * 3 * 80 + 7, 64},
-                       {17, 4, 16, 3 * 4 * 16, 100}, {2, 16, 72, 3 * 16 * 72, 256}});
+    return case_table({"rows", "heads", "dim", "stride", "wg"}, {{1, 1, 2, 6, 256},
+                                                                 {5, 2, 72, 3 * 2 * 72, 256},
+                                                                 {3, 3, 80, 3 * 3 * 80 + 7, 64},
+                                                                 {17, 4, 16, 3 * 4 * 16, 100},
+                                                                 {2, 16, 72, 3 * 16 * 72, 256}});
   };
   d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {
     const size_t rows = size_t(c["rows"]), heads = size_t(c["heads"]), dim = size_t(c["dim"]),
@@ -235,7 +262,8 @@ void add_rope(Registry& reg) {
         for (size_t i = 0; i < half; ++i) {
           const double a = qkv[r * stride + g * dim + i], b = qkv[r * stride + g * dim + i + half];
           want[r * stride + g * dim + i] = float(a * cos[r * dim + i] - b * sin[r * dim + i]);
-          want[r * stride + g * dim + i + half] = float(b * cos[r * dim + i + half] + a * sin[r * dim + i + half]);
+          want[r * stride + g * dim + i + half] =
+              float(b * cos[r * dim + i + half] + a * sin[r * dim + i + half]);
         }
     DeviceBuffer<float> dq(dev, vision::guarded_copy(qkv)), dc(dev, cos), ds(dev, sin);
     launch(dev, kRope, {uint32_t(rows)}, {uint32_t(c["wg"])},
@@ -243,8 +271,11 @@ void add_rope(Registry& reg) {
     return vision::compare_guarded_output(dq.download(), want, tol);
   };
   d.bench_case = [] {
-    return make_case({{"rows", vision::kBenchTokens}, {"heads", vision::kBenchHeads}, {"dim", vision::kBenchHeadDim},
-                      {"stride", 3 * vision::kBenchHidden}, {"wg", 256}});
+    return make_case({{"rows", vision::kBenchTokens},
+                      {"heads", vision::kBenchHeads},
+                      {"dim", vision::kBenchHeadDim},
+                      {"stride", 3 * vision::kBenchHidden},
+                      {"wg", 256}});
   };
   d.ideal_bytes = [](const Case& c) {
     return uint64_t(c["rows"]) * (uint64_t(c["heads"] * c["dim"]) * 16 + uint64_t(c["dim"]) * 8);

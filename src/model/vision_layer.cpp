@@ -6,20 +6,23 @@
 
 namespace k100::model {
 
-void vision_rope_tables(std::span<const int32_t> hpos, std::span<const int32_t> wpos, int64_t head_dim,
-                        std::vector<float>& cos, std::vector<float>& sin, double theta) {
+void vision_rope_tables(std::span<const int32_t> hpos, std::span<const int32_t> wpos,
+                        int64_t head_dim, std::vector<float>& cos, std::vector<float>& sin,
+                        double theta) {
   if (hpos.size() != wpos.size())
     throw Error("vision RoPE tables: " + std::to_string(hpos.size()) + " row positions but " +
                 std::to_string(wpos.size()) + " column positions");
   if (head_dim <= 0 || head_dim % 4)
-    throw Error("vision RoPE tables: head_dim " + std::to_string(head_dim) + " is not a positive multiple of 4");
+    throw Error("vision RoPE tables: head_dim " + std::to_string(head_dim) +
+                " is not a positive multiple of 4");
   const size_t rows = hpos.size(), dim = size_t(head_dim), half = dim / 2, quarter = half / 2;
   cos.assign(rows * dim, 0.f);
   sin.assign(rows * dim, 0.f);
   for (size_t r = 0; r < rows; ++r)
     for (size_t j = 0; j < half; ++j) {
       const size_t i = j < quarter ? j : j - quarter;
-      const double a = double(j < quarter ? hpos[r] : wpos[r]) * std::pow(theta, -2.0 * double(i) / double(half));
+      const double a = double(j < quarter ? hpos[r] : wpos[r]) *
+                       std::pow(theta, -2.0 * double(i) / double(half));
       for (size_t d : {j, j + half}) {
         cos[r * dim + d] = float(std::cos(a));
         sin[r * dim + d] = float(std::sin(a));
@@ -31,23 +34,27 @@ namespace {
 
 void check_size(const std::string& tag, const char* name, size_t got, int64_t want) {
   if (int64_t(got) != want)
-    throw Error(tag + ": " + name + " has " + std::to_string(got) + " values, expected " + std::to_string(want));
+    throw Error(tag + ": " + name + " has " + std::to_string(got) + " values, expected " +
+                std::to_string(want));
 }
 
 }  // namespace
 
-VisionLayer::VisionLayer(Device& dev, VisionLayerConfig config, const VisionLayerWeights& w, Workspace* ws,
-                         std::string tag)
+VisionLayer::VisionLayer(Device& dev, VisionLayerConfig config, const VisionLayerWeights& w,
+                         Workspace* ws, std::string tag)
     : dev_(dev), cfg_(config), ws_(dev, ws), tag_(std::move(tag)) {
   const int64_t H = cfg_.hidden, I = cfg_.intermediate, heads = cfg_.heads;
   if (H <= 0 || heads <= 0 || I <= 0)
-    throw Error(tag_ + ": hidden, heads and intermediate must be positive (hidden " + std::to_string(H) +
-                ", heads " + std::to_string(heads) + ", intermediate " + std::to_string(I) + ")");
+    throw Error(tag_ + ": hidden, heads and intermediate must be positive (hidden " +
+                std::to_string(H) + ", heads " + std::to_string(heads) + ", intermediate " +
+                std::to_string(I) + ")");
   if (H % heads)
-    throw Error(tag_ + ": hidden " + std::to_string(H) + " is not a multiple of heads " + std::to_string(heads));
+    throw Error(tag_ + ": hidden " + std::to_string(H) + " is not a multiple of heads " +
+                std::to_string(heads));
   const int64_t hd = cfg_.head_dim();
   if (hd % 2 || hd > 72)
-    throw Error(tag_ + ": head_dim " + std::to_string(hd) + " must be even and at most 72 (vit_attn_kernel)");
+    throw Error(tag_ + ": head_dim " + std::to_string(hd) +
+                " must be even and at most 72 (vit_attn_kernel)");
   check_size(tag_, "norm1.weight", w.norm1_w.size(), H);
   check_size(tag_, "norm1.bias", w.norm1_b.size(), H);
   check_size(tag_, "attn.qkv.weight", w.qkv_w.size(), 3 * H * H);
@@ -87,11 +94,12 @@ VisionLayer::VisionLayer(Device& dev, VisionLayerConfig config, const VisionLaye
 VisionLayer::~VisionLayer() = default;
 
 // y = x W^T + b: [tokens][n] into the workspace buffer "<tag>.<out>".
-uint64_t VisionLayer::linear(uint64_t w, uint64_t b, uint64_t x, int64_t tokens, int64_t n, int64_t k,
-                             const char* out) {
+uint64_t VisionLayer::linear(uint64_t w, uint64_t b, uint64_t x, int64_t tokens, int64_t n,
+                             int64_t k, const char* out) {
   const uint64_t y = ws_->buffer(tag_ + "." + out, size_t(tokens * n) * 4);
-  linear_.launch(dev_, {{"m", tokens}, {"n", n}, {"k", k}},
-                 {{"y", y}, {"w", w}, {"x", x}, {"x_stride", uint64_t(k)}, {"y_stride", uint64_t(n)}});
+  linear_.launch(
+      dev_, {{"m", tokens}, {"n", n}, {"k", k}},
+      {{"y", y}, {"w", w}, {"x", x}, {"x_stride", uint64_t(k)}, {"y_stride", uint64_t(n)}});
   bias_.launch(dev_, {{"rows", tokens}, {"n", n}}, {{"y", y}, {"b", b}});
   return y;
 }
@@ -129,7 +137,8 @@ uint64_t VisionLayer::forward_device(uint64_t x, uint64_t cos, uint64_t sin, int
   // MLP
   const uint64_t h2 = layer_norm(res, norm2_w_, norm2_b_, "norm2");
   const uint64_t f1 = linear(fc1_w_, fc1_b_, h2, tokens, I, H, "fc1");
-  gelu_.launch(dev_, {{"n", tokens * I}}, {{"y", f1}, {"x", f1}, {"exact", cfg_.gelu_exact ? 1u : 0u}});
+  gelu_.launch(dev_, {{"n", tokens * I}},
+               {{"y", f1}, {"x", f1}, {"exact", cfg_.gelu_exact ? 1u : 0u}});
   residual_add(linear(fc2_w_, fc2_b_, f1, tokens, H, I, "fc2"));
   return res;
 }

@@ -6,9 +6,9 @@
 //   vision_layer_probe DIR tokens hidden heads intermediate gelu_exact
 //
 // DIR holds hpos, wpos (.i32: the patch row and column of each token; the
-// rotary tables are model::vision_rope_tables of them), x, norm1_w, norm1_b, qkv_b, proj_b, norm2_w, norm2_b,
-// fc1_b, fc2_b (.f32: float32) and qkv_w, proj_w, fc1_w, fc2_w (.f16: IEEE
-// half bits), in the layouts of k100/model/vision_layer.h.
+// rotary tables are model::vision_rope_tables of them), x, norm1_w, norm1_b, qkv_b, proj_b,
+// norm2_w, norm2_b, fc1_b, fc2_b (.f32: float32) and qkv_w, proj_w, fc1_w, fc2_w (.f16: IEEE half
+// bits), in the layouts of k100/model/vision_layer.h.
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -26,7 +26,8 @@ std::vector<T> read_raw(const std::string& path) {
   std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (!f) throw k100::Error(path + ": cannot be read");
   const auto bytes = size_t(f.tellg());
-  if (bytes % sizeof(T)) throw k100::Error(path + ": " + std::to_string(bytes) + " bytes is not whole elements");
+  if (bytes % sizeof(T))
+    throw k100::Error(path + ": " + std::to_string(bytes) + " bytes is not whole elements");
   std::vector<T> v(bytes / sizeof(T));
   f.seekg(0);
   f.read(reinterpret_cast<char*>(v.data()), std::streamsize(bytes));
@@ -63,7 +64,8 @@ int run(int argc, char** argv) {
   k100::runtime::Runtime rt;
   k100::model::RuntimeDevice dev(rt);
   k100::model::VisionLayer layer(dev, cfg, w);
-  const std::vector<int32_t> hpos = read_raw<int32_t>(dir + "/hpos.i32"), wpos = read_raw<int32_t>(dir + "/wpos.i32");
+  const std::vector<int32_t> hpos = read_raw<int32_t>(dir + "/hpos.i32"),
+                             wpos = read_raw<int32_t>(dir + "/wpos.i32");
   std::vector<float> cos, sin;
   k100::model::vision_rope_tables(hpos, wpos, cfg.head_dim(), cos, sin);
   const std::vector<float> out = layer.forward(f32("x"), cos, sin, tokens);

@@ -2,12 +2,13 @@
 // vit_attn_kernel cannot take are refused before anything is uploaded, and
 // the rotary tables refuse what they cannot describe. (The layer's numbers
 // are checked against a float64 NumPy forward in python/test_vision_layer.py.)
+#include "k100/model/vision_layer.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "k100/base/error.h"
-#include "k100/model/vision_layer.h"
 #include "k100/runtime/runtime.h"
 
 namespace k100::model {
@@ -48,18 +49,24 @@ std::string error_of(const std::function<void()>& f) {
 TEST(VisionLayer, NamesAMisSizedWeight) {
   VisionLayerWeights w = zero_weights(64, 96);
   w.fc1_b.pop_back();
-  const std::string e = error_of([&] { VisionLayer l(device(), {64, 4, 96}, w, nullptr, "tower.blocks.3"); });
+  const std::string e = error_of([&] {
+    VisionLayer l(device(), {64, 4, 96}, w, nullptr, "tower.blocks.3");
+  });
   EXPECT_NE(e.find("tower.blocks.3"), std::string::npos) << e;
   EXPECT_NE(e.find("mlp.linear_fc1.bias"), std::string::npos) << e;
 }
 
 TEST(VisionLayer, RefusesHeadDimAbove72) {
-  const std::string e = error_of([&] { VisionLayer l(device(), {160, 2, 96}, zero_weights(160, 96)); });
+  const std::string e = error_of([&] {
+    VisionLayer l(device(), {160, 2, 96}, zero_weights(160, 96));
+  });
   EXPECT_NE(e.find("head_dim 80"), std::string::npos) << e;
 }
 
 TEST(VisionLayer, RefusesHiddenNotAMultipleOfHeads) {
-  const std::string e = error_of([&] { VisionLayer l(device(), {66, 4, 96}, zero_weights(66, 96)); });
+  const std::string e = error_of([&] {
+    VisionLayer l(device(), {66, 4, 96}, zero_weights(66, 96));
+  });
   EXPECT_NE(e.find("not a multiple of heads"), std::string::npos) << e;
 }
 
@@ -78,8 +85,10 @@ TEST(VisionLayer, ZeroWeightsKeepTheInput) {
 TEST(VisionRopeTables, RefuseMismatchedPositionsAndOddHeadDims) {
   std::vector<float> c, s;
   std::vector<int32_t> a = {1, 2}, b = {1};
-  EXPECT_NE(error_of([&] { vision_rope_tables(a, b, 16, c, s); }).find("column positions"), std::string::npos);
-  EXPECT_NE(error_of([&] { vision_rope_tables(a, a, 18, c, s); }).find("head_dim 18"), std::string::npos);
+  EXPECT_NE(error_of([&] { vision_rope_tables(a, b, 16, c, s); }).find("column positions"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { vision_rope_tables(a, a, 18, c, s); }).find("head_dim 18"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -58,14 +58,15 @@ struct VisionLayerWeights {
 // a[j] = hpos[r] inv_freq[j] (j < quarter) and wpos[r] inv_freq[j - quarter]
 // (quarter <= j < half); cos[r][d] = cos(a[d mod half]), sin likewise, for
 // d < head_dim. head_dim must be a multiple of 4.
-void vision_rope_tables(std::span<const int32_t> hpos, std::span<const int32_t> wpos, int64_t head_dim,
-                        std::vector<float>& cos, std::vector<float>& sin, double theta = 10000.0);
+void vision_rope_tables(std::span<const int32_t> hpos, std::span<const int32_t> wpos,
+                        int64_t head_dim, std::vector<float>& cos, std::vector<float>& sin,
+                        double theta = 10000.0);
 
 class VisionLayer {
  public:
   // Checks every shape (errors name the tensor and the tag) and uploads the weights.
-  VisionLayer(Device& dev, VisionLayerConfig config, const VisionLayerWeights& weights, Workspace* ws = nullptr,
-              std::string tag = "vision");
+  VisionLayer(Device& dev, VisionLayerConfig config, const VisionLayerWeights& weights,
+              Workspace* ws = nullptr, std::string tag = "vision");
   ~VisionLayer();
   VisionLayer(const VisionLayer&) = delete;
   VisionLayer& operator=(const VisionLayer&) = delete;
@@ -76,18 +77,19 @@ class VisionLayer {
   // of this layer, "<tag>.out"). Enqueues only.
   uint64_t forward_device(uint64_t x, uint64_t cos, uint64_t sin, int64_t tokens);
   // Host in and out (uploads, forward_device, download).
-  std::vector<float> forward(std::span<const float> x, std::span<const float> cos, std::span<const float> sin,
-                             int64_t tokens);
+  std::vector<float> forward(std::span<const float> x, std::span<const float> cos,
+                             std::span<const float> sin, int64_t tokens);
 
  private:
-  uint64_t linear(uint64_t w, uint64_t b, uint64_t x, int64_t tokens, int64_t n, int64_t k, const char* out);
+  uint64_t linear(uint64_t w, uint64_t b, uint64_t x, int64_t tokens, int64_t n, int64_t k,
+                  const char* out);
   Device& dev_;
   VisionLayerConfig cfg_;
   WorkspaceRef ws_;
   std::string tag_;
   ContractKernel ln_, linear_, bias_, rope_, attn_, gelu_, add_;
-  uint64_t norm1_w_ = 0, norm1_b_ = 0, qkv_w_ = 0, qkv_b_ = 0, proj_w_ = 0, proj_b_ = 0, norm2_w_ = 0, norm2_b_ = 0,
-           fc1_w_ = 0, fc1_b_ = 0, fc2_w_ = 0, fc2_b_ = 0;
+  uint64_t norm1_w_ = 0, norm1_b_ = 0, qkv_w_ = 0, qkv_b_ = 0, proj_w_ = 0, proj_b_ = 0,
+           norm2_w_ = 0, norm2_b_ = 0, fc1_w_ = 0, fc1_b_ = 0, fc2_w_ = 0, fc2_b_ = 0;
 };
 
 }  // namespace k100::model

@@ -76,6 +76,17 @@ codeobj::CodeObject build_attn(isa::Target target) {
   k.s_lshl_b32(t, t, 1);
   k.s_add_u32(t, t, hd);
   const SGPR vb = offset_address(k, qkv, t, 2);  // &qkv[0][2][head][0]
+  // 16-byte loads of k rows where dim % 4 == 0, stride % 4 == 0 and qkv is
+  // 16-byte aligned; 8-byte loads of v pairs where the same holds for 2 and 8
+  // (0: allowed)
+  const SGPR vec4 = s1("no 16-byte rows"), pair = s1("no 8-byte rows");
+  k.s_or_b32(t, dim, stride);
+  k.s_and_b32(vec4, t, 3);
+  k.s_and_b32(pair, t, 1);
+  k.s_and_b32(t, qkv[0], 15);
+  k.s_or_b32(vec4, vec4, t);
+  k.s_and_b32(t, qkv[0], 7);
+  k.s_or_b32(pair, pair, t);
 
   const VGPR unit = k.vgpr(1, "key"), s = k.vgpr(1, "score"), kv = k.vgpr(4, "k"),
              la = k.vgpr(1, "lds address"), mloc = k.vgpr(1, "max"), lsum = k.vgpr(1, "sum");
@@ -97,7 +108,17 @@ codeobj::CodeObject build_attn(isa::Target target) {
     k.break_(Cond::Scc1);
     k.s_load_dwordx16(qa, qp, 0);
     k.s_load_dwordx8(qb, qp, 64);
-    for (int i = 0; i < 24; ++i) k.global_load_dword(kw[i / 16][i % 16], ka, off, offset(4 * i));
+    k.s_cmp_eq_u32(vec4, 0);
+    k.if_(
+        Cond::Scc1,
+        [&] {
+          for (int c = 0; c < 6; ++c)
+            k.global_load_dwordx4(kw[c / 4].sub(4 * (c % 4), 4), ka, off, offset(16 * c));
+        },
+        [&] {
+          for (int i = 0; i < 24; ++i)
+            k.global_load_dword(kw[i / 16][i % 16], ka, off, offset(4 * i));
+        });
     for (int i = 0; i < 24; ++i) k.v_fmac_f32(s, i < 16 ? qa[i] : qb[i - 16], kw[i / 16][i % 16]);
     add_lane_bytes(k, ka, 96);
     add64(k, qp, 96);
@@ -108,7 +129,12 @@ codeobj::CodeObject build_attn(isa::Target target) {
     k.s_cmp_gt_u32(t, dim);
     k.break_(Cond::Scc1);
     k.s_load_dwordx4(qv, qp, 0);
-    for (int i = 0; i < 4; ++i) k.global_load_dword(kv[i], ka, off, offset(4 * i));
+    k.s_cmp_eq_u32(vec4, 0);
+    k.if_(
+        Cond::Scc1, [&] { k.global_load_dwordx4(kv, ka, off); },
+        [&] {
+          for (int i = 0; i < 4; ++i) k.global_load_dword(kv[i], ka, off, offset(4 * i));
+        });
     for (int i = 0; i < 4; ++i) k.v_fmac_f32(s, qv[i], kv[i]);
     add_lane_bytes(k, ka, 16);
     add64(k, qp, 16);
@@ -147,55 +173,88 @@ codeobj::CodeObject build_attn(isa::Target target) {
   const SGPR L =
       workgroup_reduce(k, ReduceOp::Add, lsum, ww.wave, ww.waves, lane, kReduceSumOffset);
 
-  // ---- 3. out = sum_j p_j v_j / L; lanes: d0 = lane, d1 = lane + 64 (clamped
-  // to dim - 1: every load stays inside the row; only d < dim is stored)
+  // ---- 3. out = sum_j p_j v_j / L. Wave w takes the keys [j0, j0 + count),
+  // j0 = w * chunk, chunk = ceil(rows / waves) rounded up to 4 (so the p_j
+  // of 4 keys are one 16-byte LDS read). Its lanes hold, with 8-byte rows,
+  // the dims 2 lane and 2 lane + 1 (acc0, acc1); otherwise dims lane and
+  // lane + 64. Lanes past dim read the last dims again (every load stays
+  // inside the row) and store nothing.
   const VGPR o0 = k.vgpr(1, "d0 offset"), o1 = k.vgpr(1, "d1 offset"), acc0 = k.vgpr(1, "acc0"),
-             acc1 = k.vgpr(1, "acc1"), pv = k.vgpr(16, "p"), v0 = k.vgpr(16, "v d0"),
-             v1 = k.vgpr(16, "v d1");
-  const SGPR j = s1("key"), left = s1("keys left"), vp = k.sgpr(2, "v row"), step = s1("key step"),
-             last = s1("last dim");
-  k.s_sub_u32(last, dim, 1);
-  k.v_min_u32(o0, last, lane);
-  k.v_lshlrev_b32(o0, 2, o0);
-  k.v_add_u32(o1, 64, lane);
-  k.v_min_u32(o1, last, o1);
-  k.v_lshlrev_b32(o1, 2, o1);
+             acc1 = k.vgpr(1, "acc1"), pv = k.vgpr(16, "p"), va = k.vgpr(16, "v a"),
+             vbv = k.vgpr(16, "v b"), offs0 = k.vgpr(16, "key offsets a"),
+             offs1 = k.vgpr(16, "key offsets b");
+  const SGPR j = s1("key"), count = s1("keys"), vp = k.sgpr(2, "v row"), last = s1("last dim");
+  k.s_cmp_eq_u32(pair, 0);
+  k.if_(
+      Cond::Scc1,
+      [&] {
+        k.s_lshr_b32(last, dim, 1);
+        k.s_sub_u32(last, last, 1);
+        k.v_min_u32(o0, last, lane);
+        k.v_lshlrev_b32(o0, 3, o0);
+        k.v_mov_b32(o1, 0);
+      },
+      [&] {
+        k.s_sub_u32(last, dim, 1);
+        k.v_min_u32(o0, last, lane);
+        k.v_lshlrev_b32(o0, 2, o0);
+        k.v_add_u32(o1, 64, lane);
+        k.v_min_u32(o1, last, o1);
+        k.v_lshlrev_b32(o1, 2, o1);
+      });
+  k.v_mov_b32(offs0[0], o0);
+  k.v_mov_b32(offs1[0], o1);
+  for (int i = 1; i < 16; ++i) {  // the offsets of 16 consecutive v rows
+    k.v_add_u32(offs0[i], rowbytes, offs0[i - 1]);
+    k.v_add_u32(offs1[i], rowbytes, offs1[i - 1]);
+  }
   k.v_mov_b32(acc0, 0);
   k.v_mov_b32(acc1, 0);
-  // keys of this wave: wave, wave + waves, ... < rows
-  k.s_mov_b32(j, ww.wave);
-  k.s_sub_u32(left, rows, ww.wave);
-  k.s_add_u32(left, left, ww.waves);
-  k.s_sub_u32(left, left, 1);
   const Divider by_waves = make_divider(k, ww.waves);
-  const SGPR count = divide_scalar(k, by_waves, left);  // ceil((rows - wave) / waves)
+  k.s_add_u32(t, rows, ww.waves);
+  k.s_sub_u32(t, t, 1);
+  const SGPR chunk = divide_scalar(k, by_waves, t);
+  k.s_add_u32(chunk, chunk, 3);
+  k.s_and_b32(chunk, chunk, ~3u);
+  k.s_mul_i32(j, ww.wave, chunk);
+  k.s_sub_u32(count, rows, j);
+  k.s_cmp_lt_u32(j, rows);
+  k.s_cselect_b32(count, count, 0);
+  k.s_min_u32(count, count, chunk);
   set_scaled_address(k, vp, vb, j, rowbytes, 0);
-  k.s_mul_i32(step, ww.waves, rowbytes);
-  countdown_groups(k, count, {16, 4, 1}, [&](int n) {
-    const SGPR vrow = k.sgpr(2, "v row i");
-    for (int i = 0; i < n; ++i) {
-      k.s_mov_b64(vrow, vp);
-      if (i) {
-        k.s_mul_i32(t, step, i);
-        add64(k, vrow, t);
+  k.s_lshl_b32(t, j, 2);
+  k.v_mov_b32(la, t);
+  auto keys = [&](bool pairs) {
+    countdown_groups(k, count, {16, 4, 1}, [&](int n) {
+      for (int i = 0; i < n; ++i) {
+        if (pairs) {
+          k.global_load_dwordx2((i < 8 ? va : vbv).sub(2 * (i % 8), 2), offs0[i], vp);
+        } else {
+          k.global_load_dword(va[i], offs0[i], vp);
+          k.global_load_dword(vbv[i], offs1[i], vp);
+        }
       }
-      k.global_load_dword(v0[i], o0, vrow);
-      k.global_load_dword(v1[i], o1, vrow);
-      k.s_mul_i32(t, ww.waves, i);
-      k.s_add_u32(t, t, j);
-      k.s_lshl_b32(t, t, 2);
-      k.v_mov_b32(la, t);
-      k.ds_read_b32(pv[i], la);
-    }
-    for (int i = 0; i < n; ++i) {
-      k.v_fmac_f32(acc0, pv[i], v0[i]);
-      k.v_fmac_f32(acc1, pv[i], v1[i]);
-    }
-    k.s_mul_i32(t, step, n);
-    add64(k, vp, t);
-    k.s_mul_i32(t, ww.waves, n);
-    k.s_add_u32(j, j, t);
-  });
+      if (n == 1)
+        k.ds_read_b32(pv[0], la);
+      else
+        for (int q4 = 0; q4 < n / 4; ++q4) k.ds_read_b128(pv.sub(4 * q4, 4), la, offset(16 * q4));
+      for (int i = 0; i < n; ++i) {
+        if (pairs) {
+          const VGPR v = i < 8 ? va : vbv;
+          k.v_fmac_f32(acc0, pv[i], v[2 * (i % 8)]);
+          k.v_fmac_f32(acc1, pv[i], v[2 * (i % 8) + 1]);
+        } else {
+          k.v_fmac_f32(acc0, pv[i], va[i]);
+          k.v_fmac_f32(acc1, pv[i], vbv[i]);
+        }
+      }
+      k.s_mul_i32(t, rowbytes, n);
+      add64(k, vp, t);
+      k.v_add_u32(la, 4 * n, la);
+    });
+  };
+  k.s_cmp_eq_u32(pair, 0);
+  k.if_(Cond::Scc1, [&] { keys(true); }, [&] { keys(false); });
   // the waves' partial sums meet in LDS; wave 0 finishes
   const VGPR ca = k.vgpr(1, "combine address");
   k.v_lshl_add_u32(ca, ww.wave, 7, lane);
@@ -212,10 +271,10 @@ codeobj::CodeObject build_attn(isa::Target target) {
   k.break_(Cond::Scc1);
   k.v_lshl_add_u32(ca, w, 7, lane);
   k.v_lshlrev_b32(ca, 2, ca);
-  k.ds_read_b32(v0[0], ca, offset(kCombineOffset));
-  k.ds_read_b32(v1[0], ca, offset(kCombineOffset + 256));
-  k.v_add_f32(acc0, acc0, v0[0]);
-  k.v_add_f32(acc1, acc1, v1[0]);
+  k.ds_read_b32(va[0], ca, offset(kCombineOffset));
+  k.ds_read_b32(vbv[0], ca, offset(kCombineOffset + 256));
+  k.v_add_f32(acc0, acc0, va[0]);
+  k.v_add_f32(acc1, acc1, vbv[0]);
   k.s_add_u32(w, w, 1);
   k.end_loop();
   const VGPR inv = k.vgpr(1, "1/L");
@@ -225,11 +284,24 @@ codeobj::CodeObject build_attn(isa::Target target) {
   // out[row][head*dim + d]
   k.s_mul_i32(t, heads, dim);
   const SGPR orow = element_address(k, k.arg("out"), row, t, hd, 2);
-  const VGPR oo = k.vgpr(1, "out offset");
-  k.v_lshlrev_b32(oo, 2, lane);
-  if_lanes_below(k, dim, lane, [&] { k.global_store_dword(oo, acc0, orow); });
-  k.v_add_u32(lane, 64, lane);
-  if_lanes_below(k, dim, lane, [&] { k.global_store_dword(oo, acc1, orow, offset(256)); });
+  const VGPR oo = k.vgpr(1, "out offset"), dd = k.vgpr(1, "d");
+  k.s_cmp_eq_u32(pair, 0);
+  k.if_(
+      Cond::Scc1,
+      [&] {  // dims 2 lane, 2 lane + 1
+        k.v_lshlrev_b32(oo, 3, lane);
+        k.v_lshlrev_b32(dd, 1, lane);
+        if_lanes_below(k, dim, dd, [&] {
+          k.global_store_dword(oo, acc0, orow);
+          k.global_store_dword(oo, acc1, orow, offset(4));
+        });
+      },
+      [&] {  // dims lane, lane + 64
+        k.v_lshlrev_b32(oo, 2, lane);
+        if_lanes_below(k, dim, lane, [&] { k.global_store_dword(oo, acc0, orow); });
+        k.v_add_u32(dd, 64, lane);
+        if_lanes_below(k, dim, dd, [&] { k.global_store_dword(oo, acc1, orow, offset(256)); });
+      });
   return k.build();
 }
 
@@ -294,17 +366,21 @@ void add_attn(Registry& reg) {
       "64)";
   d.tolerance = Tolerance{2e-5, 1e-4};
   d.cases = [](bool) {
-    return case_table({"rows", "heads", "dim", "wg"}, {{1, 1, 72, 128},
-                                                       {5, 2, 16, 128},
-                                                       {64, 3, 72, 128},
-                                                       {65, 2, 33, 64},
-                                                       {300, 2, 72, 128},
-                                                       {40, 1, 7, 32},
-                                                       {17, 4, 80, 128}});
+    // pad: floats after the 3*heads*dim of a row (0: 16-byte k rows and 8-byte v pairs
+    // where dim allows; odd: element loads)
+    return case_table({"rows", "heads", "dim", "wg", "pad"}, {{1, 1, 72, 128, 0},
+                                                              {5, 2, 16, 128, 5},
+                                                              {64, 3, 72, 128, 0},
+                                                              {65, 2, 33, 64, 5},
+                                                              {300, 2, 72, 128, 0},
+                                                              {20, 1, 72, 128, 3},
+                                                              {33, 2, 70, 128, 2},
+                                                              {40, 1, 7, 32, 1},
+                                                              {17, 4, 80, 128, 0}});
   };
   d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {
     const size_t rows = size_t(c["rows"]), heads = size_t(c["heads"]), dim = size_t(c["dim"]),
-                 stride = 3 * heads * dim + 5;
+                 stride = 3 * heads * dim + size_t(c["pad"]);
     const float scale = float(1.0 / std::sqrt(double(dim)));
     Rng rng(c.seed);
     const std::vector<float> qkv = rng.normal(rows * stride, 0.f, 1.5f);
@@ -358,7 +434,8 @@ void add_attn(Registry& reg) {
     return make_case({{"rows", vision::kBenchTokens},
                       {"heads", vision::kBenchHeads},
                       {"dim", vision::kBenchHeadDim},
-                      {"wg", 128}});
+                      {"wg", 128},
+                      {"pad", 0}});
   };
   // q, k, v and out once each
   d.ideal_bytes = [](const Case& c) { return uint64_t(c["rows"] * c["heads"] * c["dim"]) * 16; };

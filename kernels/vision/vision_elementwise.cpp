@@ -160,10 +160,12 @@ void add_bias(Registry& reg, bool strided) {
         "element index modulo N (exact per-lane division). One f32 addition per element: "
         "bit-exact.";
     d.semantics = "y[i] += b[i % N] for i < rows*N";
-    d.geometry = "grid = ceil(rows*N/wg), wg = 64...256 (any grid and workgroup size is correct)";
+    d.geometry =
+        "grid = ceil(rows*N/wg), wg = 64...256 (any grid and workgroup size is correct; the "
+        "contract caps the grid at 1920 workgroups: fewer workgroups read the arguments)";
     d.launch =
         "sizes rows n\nlet elements_below_2_31 = 1 / (rows * n < 2147483648)\nworkgroup = 256\n"
-        "grid = ceil_div(rows * n, 256)\narg rows = rows\narg N = n";
+        "grid = min(ceil_div(rows * n, 256), 1920)\narg rows = rows\narg N = n";
     d.limits = "rows*N < 2^31; rows < 1 or N < 1 writes nothing";
   } else {
     d.description =
@@ -175,11 +177,14 @@ void add_bias(Registry& reg, bool strided) {
         "the packed case. "
         "Grid-stride as vit_bias_kernel; one f32 addition per element: bit-exact.";
     d.semantics = "y[(i / N) * stride + i % N] += b[i % N] for i < rows*N";
-    d.geometry = "grid = ceil(rows*N/wg), wg = 256 (any grid and workgroup size is correct)";
+    d.geometry =
+        "grid = ceil(rows*N/wg), wg = 256 (any grid and workgroup size is correct; the contract "
+        "caps the grid at 1920 workgroups: fewer workgroups read the arguments)";
     d.launch =
         "sizes rows n stride\nlet stride_at_least_n = 1 / (stride >= n)\n"
         "let elements_below_2_31 = 1 / (rows * stride < 2147483648)\nworkgroup = 256\n"
-        "grid = ceil_div(rows * n, 256)\narg rows = rows\narg N = n\narg stride = stride";
+        "grid = min(ceil_div(rows * n, 256), 1920)\narg rows = rows\narg N = n\narg stride = "
+        "stride";
     d.limits = "stride >= N (the contract refuses less: rows would overlap); rows*stride < 2^31";
   }
   d.cases = [strided](bool) { return bias_cases(strided); };
@@ -199,13 +204,14 @@ void add_bias(Registry& reg, bool strided) {
       launch(dev, kBias, {grid}, {wg}, {dy.addr(), db.addr(), rows, n});
     return vision::compare_guarded_output(dy.download(), want, Tolerance{});
   };
-  // The bias of the fused QKV projection of a vision block: 1024 tokens x 3456.
+  // The bias of the fused QKV projection of a vision block (1024 tokens x 3456) at the
+  // contract's grid.
   d.bench_case = [strided] {
     const int64_t n = 3 * vision::kBenchHidden;
     if (strided)
       return make_case(
-          {{"rows", vision::kBenchTokens}, {"N", n}, {"stride", n}, {"wg", 256}, {"grid", 0}});
-    return make_case({{"rows", vision::kBenchTokens}, {"N", n}, {"wg", 256}, {"grid", 0}});
+          {{"rows", vision::kBenchTokens}, {"N", n}, {"stride", n}, {"wg", 256}, {"grid", 1920}});
+    return make_case({{"rows", vision::kBenchTokens}, {"N", n}, {"wg", 256}, {"grid", 1920}});
   };
   d.ideal_bytes = [](const Case& c) {
     return uint64_t(c["rows"] * c["N"]) * 8 + uint64_t(c["N"]) * 4;
@@ -237,10 +243,12 @@ void add_gelu(Registry& reg) {
       "y[i] = exact != 0 ? 0.5 x (1 + erf(x/sqrt 2)) : 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 "
       "x^3))), "
       "x = x[i], for i < n";
-  d.geometry = "grid = ceil(n/64), wg = 64 (any grid and workgroup size is correct)";
+  d.geometry =
+      "grid = ceil(n/64), wg = 64 (any grid and workgroup size is correct; the contract launches "
+      "wg = 256 and caps the grid at 1920 workgroups: fewer workgroups read the arguments)";
   d.launch =
-      "sizes n\nlet n_below_2_32 = 1 / (n < 4294967296)\nworkgroup = 64\ngrid = ceil_div(n, "
-      "64)\narg n = n";
+      "sizes n\nlet n_below_2_32 = 1 / (n < 4294967296)\nworkgroup = 256\n"
+      "grid = min(ceil_div(n, 256), 1920)\narg n = n";
   d.limits = "n < 2^32 (the contract refuses more; the kernel writes nothing then)";
   d.tolerance = Tolerance{1e-6, 2e-6};
   d.cases = [](bool) {
@@ -265,10 +273,12 @@ void add_gelu(Registry& reg) {
     launch(dev, kGelu, {grid}, {wg}, {dy.addr(), dx.addr(), n, int(c["exact"])});
     return vision::compare_guarded_output(dy.download(), want, tol);
   };
-  // The MLP activation of a vision block: 1024 tokens x 4304.
+  // The MLP activation of a vision block (1024 tokens x 4304) at the contract's grid.
   d.bench_case = [] {
-    return make_case(
-        {{"n", vision::kBenchTokens * vision::kBenchMlp}, {"exact", 0}, {"wg", 64}, {"grid", 0}});
+    return make_case({{"n", vision::kBenchTokens * vision::kBenchMlp},
+                      {"exact", 0},
+                      {"wg", 256},
+                      {"grid", 1920}});
   };
   d.ideal_bytes = [](const Case& c) { return uint64_t(c["n"]) * 8; };
   reg.add(std::move(d));

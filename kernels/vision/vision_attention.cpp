@@ -96,65 +96,139 @@ codeobj::CodeObject build_attn(isa::Target target) {
 
   // ---- 1. scores
   k.v_mov_b32(mloc, kNegInfBits);
-  k.v_mov_b32(unit, tid);
-  lane_walk(k, unit, rows, ww.threads, [&] {
-    const VGPR ka = lane_address(k, kb, unit, Operand(rowbytes));
-    k.v_mov_b32(s, 0);
-    k.s_mov_b64(qp, q);
-    k.s_mov_b32(d, 0);
-    k.loop_();  // 24 dims per trip, their loads in flight together
-    k.s_add_u32(t, d, 24);
-    k.s_cmp_gt_u32(t, dim);
-    k.break_(Cond::Scc1);
-    k.s_load_dwordx16(qa, qp, 0);
-    k.s_load_dwordx8(qb, qp, 64);
-    k.s_cmp_eq_u32(vec4, 0);
-    k.if_(
-        Cond::Scc1,
-        [&] {
-          for (int c = 0; c < 6; ++c)
-            k.global_load_dwordx4(kw[c / 4].sub(4 * (c % 4), 4), ka, off, offset(16 * c));
-        },
-        [&] {
+  k.s_cmp_eq_u32(vec4, 0);
+  k.if_(
+      Cond::Scc1,
+      [&] {
+        // 16-byte rows: the lanes of a quad read one 64-byte line of a key
+        // row together (lane = 4 g + p: key g of 16, piece p), so a load
+        // touches 16 lines instead of 64; each lane keeps the q pieces it
+        // multiplies (dims 16 c + 4 p, zero past dim), the quad sums its
+        // four partial dot products.
+        const VGPR g = k.vgpr(1, "quad"), pc = k.vgpr(1, "piece"), key = k.vgpr(1, "key c"),
+                   lim = k.vgpr(1, "last piece"), kq = k.vgpr(16, "k pieces a"),
+                   kq4 = k.vgpr(4, "k piece b"), qq = k.vgpr(16, "q pieces a"),
+                   qq4 = k.vgpr(4, "q piece b"), ko = k.vgpr(5, "piece offsets"),
+                   valid = k.vgpr(1, "valid");
+        auto kpiece = [&](int c) { return c < 4 ? kq.sub(4 * c, 4) : kq4; };
+        auto qpiece = [&](int c) { return c < 4 ? qq.sub(4 * c, 4) : qq4; };
+        const SGPR base = s1("key base"), per = s1("keys per trip"), lastkey = s1("last key"),
+                   store = k.sgpr(2, "store lanes");
+        const VGPR kc = k.vgpr(2, "piece address"), ninf = k.vgpr(1, "-inf");
+        k.v_mov_b32(ninf, kNegInfBits);  // (v_cndmask takes no literal beside vcc)
+        k.v_lshrrev_b32(g, 2, lane);
+        k.v_and_b32(pc, 3, lane);
+        k.s_sub_u32(t, dim, 4);
+        k.v_mov_b32(lim, t);
+        for (int c = 0; c < 5; ++c) {  // dims 16 c + 4 p, clamped to dim - 4 (inside the row)
+          k.v_lshl_add_u32(valid, pc, 2, 16 * c);  // the piece's first dim
+          k.v_min_u32(ko[c], lim, valid);
+          k.v_lshlrev_b32(ko[c], 2, ko[c]);
+          const VGPR qa4 = lane_address(k, q, ko[c], 1u);
+          k.global_load_dwordx4(qpiece(c), qa4, off);
+          k.v_cmp_gt_u32(vcc, dim, valid);
+          for (int i = 0; i < 4; ++i) k.v_cndmask_b32(qpiece(c)[i], 0, qpiece(c)[i], vcc);
+        }
+        k.s_lshl_b32(per, ww.waves, 4);
+        k.s_sub_u32(lastkey, rows, 1);
+        k.s_lshl_b32(base, ww.wave, 4);
+        k.loop_();
+        k.s_cmp_ge_u32(base, rows);
+        k.break_(Cond::Scc1);
+        k.v_add_u32(key, base, g);
+        k.v_min_u32(unit, lastkey, key);  // rows past the end read the last row, store nothing
+        const VGPR ka = lane_address(k, kb, unit, Operand(rowbytes));
+        for (int c = 0; c < 5; ++c) {
+          k.s_cmp_gt_u32(dim, 16 * c);  // chunks past dim: no load, no product
+          k.if_(Cond::Scc1, [&] {
+            k.v_add_co_u32(kc[0], vcc, ka[0], ko[c]);
+            k.v_addc_co_u32(kc[1], vcc, 0, ka[1], vcc);
+            k.global_load_dwordx4(kpiece(c), kc, off);
+          });
+        }
+        k.v_mov_b32(s, 0);
+        for (int c = 0; c < 5; ++c) {
+          k.s_cmp_gt_u32(dim, 16 * c);
+          k.if_(Cond::Scc1, [&] {
+            for (int i = 0; i < 4; ++i) k.v_fmac_f32(s, qpiece(c)[i], kpiece(c)[i]);
+          });
+        }
+        lane_reduce(k, {{ReduceOp::Add, s}}, 4);  // every lane of the quad: the dot product
+        k.v_mul_f32(s, scale, s);
+        k.v_cmp_gt_u32(vcc, rows, key);
+        k.v_cndmask_b32(valid, ninf, s, vcc);
+        k.v_max_f32(mloc, mloc, valid);
+        k.v_cmp_eq_u32(store, 0, pc);
+        k.s_and_b64(store, store, vcc);
+        k.if_(store, [&] {  // piece 0 of a key inside rows writes its score
+          k.v_lshlrev_b32(la, 2, key);
+          k.ds_write_b32(la, s);
+        });
+        k.s_add_u32(base, base, per);
+        k.end_loop();
+      },
+      [&] {
+        k.v_mov_b32(unit, tid);
+        lane_walk(k, unit, rows, ww.threads, [&] {
+          const VGPR ka = lane_address(k, kb, unit, Operand(rowbytes));
+          k.v_mov_b32(s, 0);
+          k.s_mov_b64(qp, q);
+          k.s_mov_b32(d, 0);
+          k.loop_();  // 24 dims per trip, their loads in flight together
+          k.s_add_u32(t, d, 24);
+          k.s_cmp_gt_u32(t, dim);
+          k.break_(Cond::Scc1);
+          k.s_load_dwordx16(qa, qp, 0);
+          k.s_load_dwordx8(qb, qp, 64);
+          k.s_cmp_eq_u32(vec4, 0);
+          k.if_(
+              Cond::Scc1,
+              [&] {
+                for (int c = 0; c < 6; ++c)
+                  k.global_load_dwordx4(kw[c / 4].sub(4 * (c % 4), 4), ka, off, offset(16 * c));
+              },
+              [&] {
+                for (int i = 0; i < 24; ++i)
+                  k.global_load_dword(kw[i / 16][i % 16], ka, off, offset(4 * i));
+              });
           for (int i = 0; i < 24; ++i)
-            k.global_load_dword(kw[i / 16][i % 16], ka, off, offset(4 * i));
+            k.v_fmac_f32(s, i < 16 ? qa[i] : qb[i - 16], kw[i / 16][i % 16]);
+          add_lane_bytes(k, ka, 96);
+          add64(k, qp, 96);
+          k.s_mov_b32(d, t);
+          k.end_loop();
+          k.loop_();  // four dims per trip
+          k.s_add_u32(t, d, 4);
+          k.s_cmp_gt_u32(t, dim);
+          k.break_(Cond::Scc1);
+          k.s_load_dwordx4(qv, qp, 0);
+          k.s_cmp_eq_u32(vec4, 0);
+          k.if_(
+              Cond::Scc1, [&] { k.global_load_dwordx4(kv, ka, off); },
+              [&] {
+                for (int i = 0; i < 4; ++i) k.global_load_dword(kv[i], ka, off, offset(4 * i));
+              });
+          for (int i = 0; i < 4; ++i) k.v_fmac_f32(s, qv[i], kv[i]);
+          add_lane_bytes(k, ka, 16);
+          add64(k, qp, 16);
+          k.s_mov_b32(d, t);
+          k.end_loop();
+          k.loop_();  // the dim % 4 last dims
+          k.s_cmp_ge_u32(d, dim);
+          k.break_(Cond::Scc1);
+          k.s_load_dword(qv[0], qp, 0);
+          k.global_load_dword(kv[0], ka, off);
+          k.v_fmac_f32(s, qv[0], kv[0]);
+          add_lane_bytes(k, ka, 4);
+          add64(k, qp, 4);
+          k.s_add_u32(d, d, 1);
+          k.end_loop();
+          k.v_mul_f32(s, scale, s);
+          k.v_lshlrev_b32(la, 2, unit);
+          k.ds_write_b32(la, s);
+          k.v_max_f32(mloc, mloc, s);
         });
-    for (int i = 0; i < 24; ++i) k.v_fmac_f32(s, i < 16 ? qa[i] : qb[i - 16], kw[i / 16][i % 16]);
-    add_lane_bytes(k, ka, 96);
-    add64(k, qp, 96);
-    k.s_mov_b32(d, t);
-    k.end_loop();
-    k.loop_();  // four dims per trip
-    k.s_add_u32(t, d, 4);
-    k.s_cmp_gt_u32(t, dim);
-    k.break_(Cond::Scc1);
-    k.s_load_dwordx4(qv, qp, 0);
-    k.s_cmp_eq_u32(vec4, 0);
-    k.if_(
-        Cond::Scc1, [&] { k.global_load_dwordx4(kv, ka, off); },
-        [&] {
-          for (int i = 0; i < 4; ++i) k.global_load_dword(kv[i], ka, off, offset(4 * i));
-        });
-    for (int i = 0; i < 4; ++i) k.v_fmac_f32(s, qv[i], kv[i]);
-    add_lane_bytes(k, ka, 16);
-    add64(k, qp, 16);
-    k.s_mov_b32(d, t);
-    k.end_loop();
-    k.loop_();  // the dim % 4 last dims
-    k.s_cmp_ge_u32(d, dim);
-    k.break_(Cond::Scc1);
-    k.s_load_dword(qv[0], qp, 0);
-    k.global_load_dword(kv[0], ka, off);
-    k.v_fmac_f32(s, qv[0], kv[0]);
-    add_lane_bytes(k, ka, 4);
-    add64(k, qp, 4);
-    k.s_add_u32(d, d, 1);
-    k.end_loop();
-    k.v_mul_f32(s, scale, s);
-    k.v_lshlrev_b32(la, 2, unit);
-    k.ds_write_b32(la, s);
-    k.v_max_f32(mloc, mloc, s);
-  });
+      });
   lane_reduce(k, {{ReduceOp::Max, mloc}});
   const SGPR m =
       workgroup_reduce(k, ReduceOp::Max, mloc, ww.wave, ww.waves, lane, kReduceMaxOffset);
@@ -254,7 +328,8 @@ codeobj::CodeObject build_attn(isa::Target target) {
     });
   };
   k.s_cmp_eq_u32(pair, 0);
-  k.if_(Cond::Scc1, [&] { keys(true); }, [&] { keys(false); });
+  k.if_(
+      Cond::Scc1, [&] { keys(true); }, [&] { keys(false); });
   // the waves' partial sums meet in LDS; wave 0 finishes
   const VGPR ca = k.vgpr(1, "combine address");
   k.v_lshl_add_u32(ca, ww.wave, 7, lane);
@@ -376,6 +451,9 @@ void add_attn(Registry& reg) {
                                                               {20, 1, 72, 128, 3},
                                                               {33, 2, 70, 128, 2},
                                                               {40, 1, 7, 32, 1},
+                                                              {37, 1, 20, 64, 0},
+                                                              {5, 3, 4, 32, 0},
+                                                              {70, 2, 64, 128, 0},
                                                               {17, 4, 80, 128, 0}});
   };
   d.run = [tol = d.tolerance](TestDevice& dev, const Case& c) {

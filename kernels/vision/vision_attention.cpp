@@ -3,16 +3,20 @@
 // catalog's [2D] grid (heads, rows).
 //
 // Three phases over the keys of the row's head, all through LDS:
-//   1. scores: thread t takes keys t, t + W, ... (W threads); s_j = (q . k_j)
-//      * scale, the dot product over dim in f32 with q read by scalar loads
-//      (uniform) and k_j by the thread, 24 dims in flight per trip; s_j goes
-//      to LDS slot j, the thread's maximum to a workgroup reduction (m);
+//   1. scores s_j = (q . k_j) * scale in f32 into LDS slot j, their maximum m
+//      by a workgroup reduction. Where k rows can be read 16 bytes at a time
+//      (dim % 4 == 0, stride % 4 == 0, qkv 16-byte aligned) a lane quad reads
+//      a 64-byte line of one key row together (lane 4 g + p: key g of the
+//      wave's 16, piece p; each lane keeps the q pieces it multiplies) and
+//      sums its four partial dot products (DPP); otherwise thread t takes
+//      keys t, t + W, ... whole, q by scalar loads, 24 dims in flight;
 //   2. p_j = exp(s_j - m) (v_exp_f32 of (s_j - m) log2 e) replaces s_j in
 //      LDS, the sum L by a workgroup reduction;
-//   3. wave w takes keys w, w + waves, ...: its lanes hold output dims d =
-//      lane and lane + 64 and accumulate p_j v_j[d] (v_j rows read whole by
-//      the wave, p_j read once for the wave from LDS), 16 keys in flight;
-//      the waves' sums meet in LDS and wave 0 writes out = sum / L.
+//   3. wave w takes a contiguous range of keys (a multiple of 4 long): its
+//      lanes hold the output dims 2 lane, 2 lane + 1 (8-byte v pairs) or lane
+//      and lane + 64, and accumulate p_j v_j[d] (v_j rows read whole by the
+//      wave, the p_j 16 bytes at a time from LDS), 16 keys in flight; the
+//      waves' sums meet in LDS and wave 0 writes out = sum / L.
 // The score row lives in LDS, so rows is bounded (kMaxRows); dim <= 72 as
 // the catalog says (two output slots per lane would allow 128; the bound is
 // the catalog's). Both bounds are refused by the launch contract by name; a
@@ -412,20 +416,15 @@ void add_attn(Registry& reg) {
   KernelDef d = generated_kernel("vision", kAttn, build_attn);
   d.description =
       "Full (non-causal) f32 self-attention of a vision tower over a fused QKV buffer: token row r "
-      "(pitch "
-      "`stride` floats) holds [3][heads][dim] = q, k, v blocks; workgroup (h, r) of the 2D grid "
-      "computes query "
-      "row r of head h against all rows keys. Scores s_j = (q_r . k_j) * scale in f32 go to LDS, "
-      "then "
-      "p_j = exp(s_j - max) (v_exp_f32) and their sum by workgroup reductions, then the waves "
-      "accumulate "
-      "p_j v_j (lanes over d, 16 keys in flight) and wave 0 writes the sum / L. The output is "
-      "packed "
-      "[rows][heads*dim] (what the output projection reads). dim <= 72 (the catalog's bound) and "
-      "rows <= 4096 "
-      "(the score row in LDS): the launch contract refuses more by name, a direct launch past them "
-      "writes "
-      "nothing. Our kernel needs no private segment.";
+      "(pitch `stride` floats) holds [3][heads][dim] = q, k, v blocks; workgroup (h, r) of the 2D "
+      "grid computes query row r of head h against all rows keys. Scores s_j = (q_r . k_j) * scale "
+      "in f32 go to LDS (k rows read a 64-byte line per lane quad where dim % 4 == 0, stride % 4 "
+      "== 0 and qkv is 16-byte aligned, whole rows per lane otherwise), then p_j = exp(s_j - max) "
+      "(v_exp_f32) and their sum by workgroup reductions, then each wave accumulates p_j v_j over "
+      "its range of keys (lanes over d, 16 keys in flight) and wave 0 writes the sum / L. The "
+      "output is packed [rows][heads*dim] (what the output projection reads). dim <= 72 (the "
+      "catalog's bound) and rows <= 4096 (the score row in LDS): the launch contract refuses more "
+      "by name, a direct launch past them writes nothing. Our kernel needs no private segment.";
   d.semantics =
       "out[r*heads*dim + h*dim + d] = sum_j softmax_j(s_rj) * qkv[j*stride + (2*heads + h)*dim + "
       "d], "

@@ -1,0 +1,101 @@
+// fa_decode_comb_k and fa_decode_rows_comb_k: the combine of split-KV decode
+// partials. One workgroup of 256 threads per head (and row), thread t = output
+// dim t:
+//   M = max_s pmax[s] (in split order), a_s = exp(pmax[s] - M),
+//   den = sum_s a_s psum[s] (fmac in split order), num = sum_s a_s pout[s][t],
+//   out[t] = num / den (IEEE division, correctly rounded)
+// written only when M > -inf and den > 0 (a head with no keys keeps its
+// output). The rows form recomputes row r's split count from n_kv0 + r.
+#include "attention/flash_decode_kernels.h"
+
+#include "w4act/activation_quantiser.h"
+
+namespace k100::kernels::flash_decode {
+
+using namespace codegen;
+
+const Signature kCombineSig("fa_decode_comb_k", {out("out", "f32"), in("pout", "f32"), in("pmax", "f32"),
+                                                 in("psum", "f32"), value("n_split", "i32"),
+                                                 value("out_stride", "i32")});
+
+const Signature kRowsCombineSig("fa_decode_rows_comb_k",
+                                {out("out", "f32"), in("pout", "f32"), in("pmax", "f32"), in("psum", "f32"),
+                                 value("n_kv0", "i32"), value("n_heads", "i32"), value("max_split", "i32"),
+                                 value("force_split", "i32"), value("sc_stride", "i32"), value("out_stride", "i32"),
+                                 value("out_row_stride", "u64")});
+
+codeobj::CodeObject build_combine(isa::Target target, bool rows) {
+  Kernel k(rows ? kRowsCombineSig : kCombineSig, target,
+           {.waves_per_simd = 8, .max_workgroup = 256, .dispatch_ptr = true, .workgroup_dims = rows ? 2 : 1});
+  Label exit = k.exit();
+  auto s1 = [&](const char* n) { return k.sgpr(1, n); };
+  auto v1 = [&](const char* n) { return k.vgpr(1, n); };
+  exit_unless_workgroup_size(k, 256, exit);
+  const SGPR sH = k.workgroup_id(0), sT = s1("t"), sSlot = s1("first slot"), sOut = s1("output index");
+  const VGPR vD = k.local_id(0), vD4 = v1("4 d");
+  SGPR sNs;
+  if (rows) {
+    const SGPR sR = k.workgroup_id(1), sNkv = s1("n_kv");
+    k.s_add_u32(sNkv, k.arg("n_kv0"), sR);
+    sNs = row_split_count(k, sNkv, k.arg("max_split"), k.arg("force_split"));
+    // slots of row r: r n_heads sc_stride + h sc_stride
+    k.s_mul_i32(sSlot, sR, k.arg("n_heads"));
+    k.s_add_u32(sSlot, sSlot, sH);
+    k.s_mul_i32(sSlot, sSlot, k.arg("sc_stride"));
+    k.s_mul_i32(sOut, sR, k.arg("out_row_stride")[0]);
+    k.s_mul_i32(sT, sH, k.arg("out_stride"));
+    k.s_add_u32(sOut, sOut, sT);
+  } else {
+    sNs = k.arg("n_split");
+    k.s_mul_i32(sSlot, sH, sNs);
+    k.s_mul_i32(sOut, sH, k.arg("out_stride"));
+  }
+  k.s_cmp_lt_i32(sNs, 1);
+  k.s_cbranch_scc1(exit);
+  const SGPR sPm = offset_address(k, k.arg("pmax"), sSlot, 2), sPs = offset_address(k, k.arg("psum"), sSlot, 2),
+             sPo = offset_address(k, k.arg("pout"), sSlot, 10), sAt = k.sgpr(2, "at"), sS = s1("s"),
+             sV = s1("value"), sM = s1("max");
+  const VGPR vM = v1("max"), vA = v1("weight"), vDen = v1("den"), vNum = v1("num"), vPo = v1("pout"),
+             vQ = v1("quotient");
+  k.v_lshlrev_b32(vD4, 2, vD);
+  // M = max_s pmax[s]
+  k.v_mov_b32(vM, kNegInfBits);
+  k.s_mov_b64(sAt, sPm);
+  k.s_mov_b32(sS, 0);
+  Label max_loop = k.label("max"), sum_loop = k.label("sum");
+  k.bind(max_loop);
+  k.s_load_dword(sV, sAt, 0);
+  k.v_max_f32(vM, sV, vM);
+  add64(k, sAt, 4);
+  k.s_add_u32(sS, sS, 1);
+  k.s_cmp_lt_u32(sS, sNs);
+  k.s_cbranch_scc1(max_loop);
+  k.v_readfirstlane_b32(sM, vM);
+  k.s_cmp_eq_u32(sM, kNegInfBits);
+  k.s_cbranch_scc1(exit);  // no split has a key
+  // den, num
+  k.v_mov_b32(vDen, 0);
+  k.v_mov_b32(vNum, 0);
+  k.s_mov_b32(sS, 0);
+  k.bind(sum_loop);
+  k.s_load_dword(sV, sPm, 0);
+  exp2_scaled_difference(k, vA, sV, vM, kLog2E);
+  k.s_load_dword(sV, sPs, 0);
+  k.v_fmac_f32(vDen, sV, vA);
+  k.global_load_dword(vPo, vD4, sPo);
+  k.v_fmac_f32(vNum, vA, vPo);
+  add64(k, sPm, 4);
+  add64(k, sPs, 4);
+  add64(k, sPo, 1024);
+  k.s_add_u32(sS, sS, 1);
+  k.s_cmp_lt_u32(sS, sNs);
+  k.s_cbranch_scc1(sum_loop);
+  k.v_cmp_lt_f32(vcc, 0, vDen);
+  k.s_cbranch_vccz(exit);  // den is the same in every lane
+  w4act::divide_f32(k, vQ, vNum, vDen);
+  const SGPR sO = offset_address(k, k.arg("out"), sOut, 2);
+  k.global_store_dword(vD4, vQ, sO);
+  return k.build();
+}
+
+}  // namespace k100::kernels::flash_decode

@@ -2,13 +2,17 @@
 // the packed KV cache (head_dim 256, int8 codes).
 //
 // Workgroup (h, s[, r]) of 256 threads = 4 waves walks the 64-key tiles of
-// its split. Per tile:
-//  - scores: wave w takes dims [64 w, 64 w + 64) of every key, lane j key
-//    tile*64 + j: its 64 K bytes (four 16-byte loads) against the query's 16
-//    words held in SGPRs (v_dot4_i32_i8). The four waves' integer partials
-//    meet in LDS (double-buffered by tile parity, so one barrier per tile);
-//    each wave then forms the same f32 score of its lane's key,
-//      score = (f32(dot_0) qs_0) ks_0[j], score = fma(f32(dot_1) qs_1, ks_1[j], score)
+// its split; wave 0 alone reads the arguments (flash_decode_arguments.cpp).
+// Per tile, the next tile's K and V are already requested (two register
+// sets, one memory round trip in flight ahead), then:
+//  - scores: wave w reads keys [16 w, 16 w + 16) of the tile whole, four keys
+//    per 16-byte-per-lane load (every load asks for whole 64-byte lines);
+//    lane l holds 16 dims of a key and the query's words of the same dims
+//    (v_dot4_i32_i8); the dot of each 128-dim scale group is summed over its
+//    8 lanes in f32, exactly (|dot| <= 256 * 127^2 < 2^24), and put in LDS
+//    (double-buffered by tile parity: one barrier per tile). Lane j of every
+//    wave then forms the same f32 score of key tile*64 + j,
+//      score = (dot_0 qs_0) ks_0[j], score = fma(dot_1 qs_1, ks_1[j], score)
 //    (-inf for j >= n_kv), and the same online softmax: m' = max(m, tile
 //    max), c = exp(m - m'), p_j = exp(score_j - m'), l = l c + sum_j p_j.
 //  - P.V: thread d (= local id) reads the tile's 16 words of dim d (4 keys
@@ -52,19 +56,12 @@ const Signature kRowsSig("fa_decode_rows_k",
 
 namespace {
 
-constexpr uint32_t kPartBytes = 1024;  // int partials of one tile: [64 keys][4 waves] i32
+constexpr uint32_t kPartBytes = 512;  // the dots of one tile: [64 keys][2 scale groups] f32
 constexpr uint32_t kPBase = 2 * kPartBytes;  // p of each wave: [4 waves][64] f32
-constexpr uint32_t kLdsBytes = kPBase + 4 * 256;
+constexpr uint32_t kArgsLds = kPBase + 4 * 256;
+constexpr uint32_t kLdsBytes = kArgsLds + kSharedArgumentsLds;
 
 }  // namespace
-
-void exit_unless_workgroup_size(Kernel& k, uint32_t threads, Label exit) {
-  const SGPR packet = k.sgpr(1, "workgroup size");
-  k.s_load_dword(packet, k.dispatch_pointer(), 0x4);  // hsa_kernel_dispatch_packet_t.workgroup_size_x
-  k.s_and_b32(packet, packet, 0xffff);
-  k.s_cmp_lg_u32(packet, threads);
-  k.s_cbranch_scc1(exit);
-}
 
 SGPR row_split_count(Kernel& k, SGPR n_kv, SGPR max_split, SGPR force_split) {
   const SGPR ns = k.sgpr(1, "row splits"), tiles = k.sgpr(1, "row tiles"), t = k.sgpr(1, "8 splits");
@@ -88,41 +85,41 @@ SGPR row_split_count(Kernel& k, SGPR n_kv, SGPR max_split, SGPR force_split) {
 
 codeobj::CodeObject build_attend(isa::Target target, bool rows) {
   Kernel k(rows ? kRowsSig : kDecodeSig, target,
-           {.waves_per_simd = 2, .lds_bytes = kLdsBytes, .max_workgroup = 256, .dispatch_ptr = true,
+           {.waves_per_simd = 2, .lds_bytes = kLdsBytes, .max_workgroup = 256,
             .workgroup_dims = rows ? 3 : 2});
   Label exit = k.exit();
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   auto v1 = [&](const char* n) { return k.vgpr(1, n); };
-  exit_unless_workgroup_size(k, 256, exit);
-  const SGPR sH = k.workgroup_id(0), sS = k.workgroup_id(1), sWave = wave_index(k);
+  const SharedArguments A = share_arguments(k, kArgsLds, 256, exit);
+  const SGPR sH = k.workgroup_id(0), sS = k.workgroup_id(1), sWave = A.wave;
   const VGPR vLane = lane_of_local_id(k), vD = k.local_id(0);
-  const SGPR sKvCap = k.arg("kv_cap");
+  const SGPR sKvCap = A("kv_cap");
 
   // ---- the row: keys, splits, scratch slot, query row
   SGPR sNkv, sNs, sSlot = s1("slot"), sR, sT = s1("t");
   if (rows) {
     sR = k.workgroup_id(2);
     sNkv = s1("n_kv");
-    k.s_add_u32(sNkv, k.arg("n_kv0"), sR);
-    sNs = row_split_count(k, sNkv, k.arg("max_split"), k.arg("force_split"));
+    k.s_add_u32(sNkv, A("n_kv0"), sR);
+    sNs = row_split_count(k, sNkv, A("max_split"), A("force_split"));
   } else {
-    sNkv = k.arg("n_kv");
-    sNs = k.arg("n_split");
+    sNkv = A("n_kv");
+    sNs = A("n_split");
   }
   k.s_cmp_ge_u32(sS, sNs);
   k.s_cbranch_scc1(exit);  // a split past the row's count writes nothing
   // slot = h stride + s; rows: pmax / psum at (r n_heads) sc_stride + slot, pout at r sc_row_stride floats + 256 slot
-  k.s_mul_i32(sSlot, sH, k.arg(rows ? "sc_stride" : "arg16"));
+  k.s_mul_i32(sSlot, sH, A(rows ? "sc_stride" : "arg16"));
   k.s_add_u32(sSlot, sSlot, sS);
-  const SGPR sPo = offset_address(k, k.arg("pout"), sSlot, 10);
+  const SGPR sPo = offset_address(k, A("pout"), sSlot, 10);
   if (rows) {
-    k.s_mul_i32(sT, sR, k.arg("sc_row_stride")[0]);
+    k.s_mul_i32(sT, sR, A("sc_row_stride")[0]);
     add64_pair(k, sPo, widen_shifted(k, sT, 2));
-    k.s_mul_i32(sT, sR, k.arg("n_heads"));
-    k.s_mul_i32(sT, sT, k.arg("sc_stride"));
+    k.s_mul_i32(sT, sR, A("n_heads"));
+    k.s_mul_i32(sT, sT, A("sc_stride"));
     k.s_add_u32(sSlot, sSlot, sT);
   }
-  const SGPR sG = divide_scalar(k, make_divider(k, k.arg("ratio")), sH);
+  const SGPR sG = divide_scalar(k, make_divider(k, A("ratio")), sH);
 
   // ---- tiles [t0, t1) of split s: T = ceil(tiles / splits) each
   const SGPR sTiles = s1("tiles"), sT0 = s1("t0"), sT1 = s1("t1");
@@ -136,102 +133,143 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
   k.s_add_u32(sT1, sT0, sPer);
   k.s_min_u32(sT1, sT1, sTiles);
 
-  // ---- query: codes of dims [64 w, 64 w + 64) in SGPRs, both group scales
-  k.s_mul_i32(sT, sH, k.arg("q_dw_stride"));
+  // ---- query: lane l holds the words of dims [16 (l & 15), 16 (l & 15) + 16), both group scales
+  k.s_mul_i32(sT, sH, A("q_dw_stride"));
   if (rows) {
     const SGPR sRow = s1("row words");
-    k.s_mul_i32(sRow, sR, k.arg("q_row_stride")[0]);
+    k.s_mul_i32(sRow, sR, A("q_row_stride")[0]);
     k.s_add_u32(sT, sT, sRow);
   }
   k.s_lshl_b32(sT, sT, 2);
-  const SGPR sQp = offset_address(k, k.arg("q"), sT, 0), sW64 = s1("64 w");
-  k.s_lshl_b32(sW64, sWave, 6);
-  add64(k, sQp, sW64);
-  const SGPR sQ = k.sgpr(16, "query words");
-  k.s_load_dwordx16(sQ, sQp, 0);
-  k.s_mul_i32(sT, sH, k.arg("q_sc_stride"));
+  const SGPR sQp = offset_address(k, A("q"), sT, 0);
+  const VGPR vQ = k.vgpr(4, "query words"), vQoff = k.vgpr(1, "query offset");
+  k.v_and_b32(vQoff, 15, vLane);
+  k.v_lshlrev_b32(vQoff, 4, vQoff);
+  k.global_load_dwordx4(vQ, vQoff, sQp);
+  k.s_mul_i32(sT, sH, A("q_sc_stride"));
   if (rows) {
     const SGPR sRow = s1("row scales");
-    k.s_mul_i32(sRow, sR, k.arg("arg23"));
+    k.s_mul_i32(sRow, sR, A("arg23"));
     k.s_add_u32(sT, sT, sRow);
   }
-  const SGPR sQs0p = offset_address(k, k.arg("qsc"), sT, 2);
-  const SGPR sQs1p = offset_address(k, sQs0p, k.arg("q_sc_row"), 2);
+  const SGPR sQs0p = offset_address(k, A("qsc"), sT, 2);
+  const SGPR sQs1p = offset_address(k, sQs0p, A("q_sc_row"), 2);
   const SGPR sQs0 = s1("qs0"), sQs1 = s1("qs1");
   k.s_load_dword(sQs0, sQs0p, 0);
   k.s_load_dword(sQs1, sQs1p, 0);
 
-  // ---- the kv head's K (this wave's 64 bytes of each row), scales, V, V scales
-  const SGPR sKb = scaled_address(k, k.arg("k"), sG, sKvCap, 8);
-  add64(k, sKb, sW64);
-  const SGPR sKs0 = scaled_address(k, k.arg("ksc"), sG, sKvCap, 3);
+  // ---- the kv head's K, scales, V, V scales
+  const SGPR sKb = scaled_address(k, A("k"), sG, sKvCap, 8);
+  const SGPR sKs0 = scaled_address(k, A("ksc"), sG, sKvCap, 3);
   const SGPR sKs1 = offset_address(k, sKs0, sKvCap, 2);
-  const SGPR sVb = scaled_address(k, k.arg("v"), sG, sKvCap, 8);
-  const SGPR sVsb = scaled_address(k, k.arg("vsc"), sG, sKvCap, 4);
+  const SGPR sVb = scaled_address(k, A("v"), sG, sKvCap, 8);
+  const SGPR sVsb = scaled_address(k, A("vsc"), sG, sKvCap, 4);
   SGPR sSnap, sSnapOn = s1("snapshot given");
   if (rows) {
     // vsnap + r vsnap_row_stride floats + g 64 256 floats
     sSnap = k.sgpr(2, "snapshot");
-    k.s_mov_b64(sSnap, k.arg("vsnap"));
+    k.s_mov_b64(sSnap, A("vsnap"));
     k.s_or_b32(sSnapOn, sSnap[0], sSnap[1]);
-    k.s_mul_i32(sT, sR, k.arg("vsnap_row_stride")[0]);
+    k.s_mul_i32(sT, sR, A("vsnap_row_stride")[0]);
     add64_pair(k, sSnap, widen_shifted(k, sT, 2));
     k.s_lshl_b32(sT, sG, 16);
     add64(k, sSnap, sT);
   }
 
   // ---- lane constants and state
+  // K: wave w reads keys [16 w, 16 w + 16) of a tile whole, four per load (lane l: key 16 w + 4 i + (l >> 4),
+  // bytes [16 (l & 15), + 16)), so that every load asks for whole lines; the dot of a key's 128-dim group is
+  // the sum over 8 lanes (exact in f32: |dot| <= 256 127^2 < 2^24), stored by the group's first lane at
+  // [key][group] of the tile's LDS buffer and read back by lane j = key j.
   const VGPR vD4 = v1("4 d"), vPartW = v1("partial write address"), vPartR = v1("partial read address"),
-             vPw = v1("p write address"), vPr = v1("p read address");
+             vPw = v1("p write address"), vPr = v1("p read address"), vKlane = v1("k lane offset");
+  const SGPR sWriters = k.sgpr(2, "first lanes of the groups");
   k.v_lshlrev_b32(vD4, 2, vD);
-  k.v_lshlrev_b32(vPartR, 4, vLane);
-  k.s_lshl_b32(sT, sWave, 2);
-  k.v_add_u32(vPartW, sT, vPartR);
+  k.v_lshlrev_b32(vPartR, 3, vLane);
+  k.v_lshrrev_b32(vPartW, 4, vLane);
+  k.s_lshl_b32(sT, sWave, 4);
+  k.v_add_u32(vPartW, sT, vPartW);  // key 16 w + (l >> 4)
+  k.v_lshlrev_b32(vKlane, 8, vPartW);
+  k.v_add_u32(vKlane, vQoff, vKlane);
+  k.v_lshlrev_b32(vPartW, 3, vPartW);
+  k.v_lshrrev_b32(vPw, 1, vLane);
+  k.v_and_b32(vPw, 4, vPw);  // 4 ((l >> 3) & 1): the scale group
+  k.v_add_u32(vPartW, vPw, vPartW);
+  k.v_and_b32(vPw, 7, vLane);
+  k.v_cmp_eq_u32(vcc, 0, vPw);
+  k.s_mov_b64(sWriters, vcc);
   k.s_lshl_b32(sT, sWave, 8);
   k.s_add_u32(sT, sT, kPBase);
   k.v_mov_b32(vPr, sT);
   k.v_lshlrev_b32(vPw, 2, vLane);
   k.v_add_u32(vPw, sT, vPw);
   const VGPR vM = v1("running max"), vL = v1("running sum"), vO = v1("output"), vKey = v1("key"),
-             vKoff = v1("k offset"), vKsoff = v1("k scale offset"), vKs0 = v1("ks0"), vKs1 = v1("ks1"),
-             vDot = v1("dot"), vAddr = v1("lds address"), vS = v1("score"), vTmp = v1("t"), vMn = v1("new max"),
-             vCorr = v1("correction"), vP = v1("p"), vVoff = v1("v offset"), vVs = v1("v scale"), vAcc = v1("acc"),
-             vC = v1("code");
-  const VGPR vK = k.vgpr(16, "k words"), vParts = k.vgpr(4, "partials"), vV = k.vgpr(16, "v words");
+             vKoff = v1("k offset"), vKsoff = v1("k scale offset"), vAddr = v1("lds address"),
+             vS = v1("score"), vTmp = v1("t"), vMn = v1("new max"), vCorr = v1("correction"), vP = v1("p"),
+             vVoff = v1("v offset"), vAcc = v1("acc"), vC = v1("code");
+  const VGPR vParts = k.vgpr(4, "dots");
   VGPR vPq[4];
   for (auto& q : vPq) q = k.vgpr(4, "p");
-  const SGPR sTile = s1("tile"), sBuf = s1("buffer"), sTmax = s1("tile max"), sTsum = s1("tile sum");
+  // Two sets of a tile's operands: the next tile's loads are in flight while this one is computed.
+  struct TileRegs {
+    VGPR k, ks0, ks1, v, vs;
+  };
+  TileRegs sets[2];
+  for (auto& r : sets) r = {k.vgpr(16, "k words"), v1("ks0"), v1("ks1"), k.vgpr(16, "v words"), v1("v scale")};
+  const SGPR sTile = s1("tile"), sNext = s1("next tile"), sBuf = s1("buffer"), sTmax = s1("tile max"),
+             sTsum = s1("tile sum");
   k.v_mov_b32(vM, kNegInfBits);
   k.v_mov_b32(vL, 0);
   k.v_mov_b32(vO, 0);
 
+  // Requests tile `tile`'s K words (this wave's 64 bytes of each key), K scales, V words and V scales.
+  auto issue = [&](const TileRegs& r, SGPR tile) {
+    k.s_lshl_b32(sT, tile, 14);
+    k.v_add_u32(vKoff, sT, vKlane);
+    for (int i = 0; i < 4; ++i) k.global_load_dwordx4(r.k.sub(4 * i, 4), vKoff, sKb, offset(1024 * i));
+    k.s_lshl_b32(sT, tile, 6);
+    k.v_add_u32(vKsoff, sT, vLane);
+    k.v_lshlrev_b32(vKsoff, 2, vKsoff);
+    k.global_load_dword(r.ks0, vKsoff, sKs0);
+    k.global_load_dword(r.ks1, vKsoff, sKs1);
+    k.s_lshl_b32(sT, tile, 14);  // 16 word rows of 1 KiB per tile
+    k.v_add_u32(vVoff, sT, vD4);
+    for (int grp = 0; grp < 4; ++grp) {
+      for (int i = 0; i < 4; ++i) k.global_load_dword(r.v[4 * grp + i], vVoff, sVb, offset(1024 * i));
+      if (grp < 3) k.v_add_u32(vVoff, 4096, vVoff);
+    }
+    k.s_lshl_b32(sT, tile, 10);
+    k.v_add_u32(vVoff, sT, vD4);
+    k.global_load_dword(r.vs, vVoff, sVsb);
+  };
   // The scores and softmax of tile sTile: vP = p of lane's key, vCorr, vM, vL updated, p in LDS.
-  auto scores = [&] {
+  auto scores = [&](const TileRegs& r) {
     k.s_lshl_b32(sT, sTile, 6);
     k.v_add_u32(vKey, sT, vLane);
-    k.v_lshlrev_b32(vKoff, 8, vKey);
-    for (int i = 0; i < 4; ++i) k.global_load_dwordx4(vK.sub(4 * i, 4), vKoff, sKb, offset(16 * i));
-    k.v_lshlrev_b32(vKsoff, 2, vKey);
-    k.global_load_dword(vKs0, vKsoff, sKs0);
-    k.global_load_dword(vKs1, vKsoff, sKs1);
-    k.v_mov_b32(vDot, 0);
-    for (int t = 0; t < 16; ++t) dot4_i8(k, vDot, sQ[t], vK[t]);
+    for (int i = 0; i < 4; ++i) {
+      k.v_mov_b32(vParts[i], 0);
+      for (int t = 0; t < 4; ++t) dot4_i8(k, vParts[i], vQ[t], r.k[4 * i + t]);
+      k.v_cvt_f32_i32(vParts[i], vParts[i]);
+    }
+    lane_reduce(k, {{ReduceOp::Add, vParts[0]}, {ReduceOp::Add, vParts[1]}, {ReduceOp::Add, vParts[2]},
+                    {ReduceOp::Add, vParts[3]}},
+                8);
     k.s_and_b32(sBuf, sTile, 1);
     k.s_mul_i32(sBuf, sBuf, kPartBytes);
     k.v_add_u32(vAddr, sBuf, vPartW);
-    k.ds_write_b32(vAddr, vDot);
+    k.s_mov_b64(exec, sWriters);
+    for (int i = 0; i < 4; ++i) k.ds_write_b32(vAddr, vParts[i], offset(32 * i));
+    k.s_mov_b64(exec, -1);
     k.s_waitcnt(lgkmcnt(0));
     k.s_barrier();
     k.v_add_u32(vAddr, sBuf, vPartR);
-    k.ds_read_b128(vParts, vAddr);
-    k.v_add_u32(vParts[0], vParts[0], vParts[1]);
-    k.v_add_u32(vParts[2], vParts[2], vParts[3]);
-    k.v_cvt_f32_i32(vS, vParts[0]);
-    k.v_cvt_f32_i32(vTmp, vParts[2]);
+    k.ds_read_b64(vParts.sub(0, 2), vAddr);
+    k.v_mov_b32(vS, vParts[0]);
+    k.v_mov_b32(vTmp, vParts[1]);
     k.v_mul_f32(vS, sQs0, vS);
-    k.v_mul_f32(vS, vS, vKs0);
+    k.v_mul_f32(vS, vS, r.ks0);
     k.v_mul_f32(vTmp, sQs1, vTmp);
-    k.v_fma_f32(vS, vTmp, vKs1, vS);
+    k.v_fma_f32(vS, vTmp, r.ks1, vS);
     k.v_mov_b32(vTmp, kNegInfBits);
     k.v_cmp_gt_u32(vcc, sNkv, vKey);
     k.v_cndmask_b32(vS, vTmp, vS, vcc);
@@ -250,37 +288,28 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
     k.ds_write_b32(vPw, vP);
   };
   // o = fma(acc, vs, o c)
-  auto update_output = [&] {
+  auto update_output = [&](VGPR vs) {
     k.v_mul_f32(vO, vO, vCorr);
-    k.v_fmac_f32(vO, vAcc, vVs);
+    k.v_fmac_f32(vO, vAcc, vs);
   };
   // P.V of a tile from the packed cache.
-  auto packed_values = [&] {
-    k.s_lshl_b32(sT, sTile, 14);  // 16 word rows of 1 KiB per tile
-    k.v_add_u32(vVoff, sT, vD4);
-    for (int grp = 0; grp < 4; ++grp) {
-      for (int i = 0; i < 4; ++i) k.global_load_dword(vV[4 * grp + i], vVoff, sVb, offset(1024 * i));
-      if (grp < 3) k.v_add_u32(vVoff, 4096, vVoff);
-    }
-    k.s_lshl_b32(sT, sTile, 10);
-    k.v_add_u32(vTmp, sT, vD4);
-    k.global_load_dword(vVs, vTmp, sVsb);
+  auto packed_values = [&](const TileRegs& r) {
     k.v_mov_b32(vAcc, 0);
-    for (int r = 0; r < 16; ++r) {
-      const VGPR p = vPq[r % 4];
-      k.ds_read_b128(p, vPr, offset(16 * r));
+    for (int i = 0; i < 16; ++i) {
+      const VGPR p = vPq[i % 4];
+      k.ds_read_b128(p, vPr, offset(16 * i));
       for (int b = 0; b < 4; ++b) {
-        i8_to_f32(k, vC, vV[r], b);
+        i8_to_f32(k, vC, r.v[i], b);
         k.v_fmac_f32(vAcc, p[b], vC);
       }
     }
-    update_output();
+    update_output(r.vs);
   };
   // P.V of the row's last tile from the f32 snapshot, re-quantised against keys [tile 64, n_kv).
   auto snapshot_values = [&] {
     const SGPR sValid = s1("valid keys"), sLeft = s1("keys left"), sAt = k.sgpr(2, "snapshot row");
     const VGPR vX = k.vgpr(8, "snapshot values"), vAmax = v1("amax"), vQmax = v1("127"), vLo = v1("-127"),
-               vQ = v1("x / scale"), vPa = v1("p address");
+               vQ = v1("x / scale"), vPa = v1("p address"), vVs = v1("snapshot scale");
     k.s_lshl_b32(sT, sTile, 6);
     k.s_sub_u32(sValid, sNkv, sT);
     // amax over the valid keys
@@ -318,16 +347,11 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
       }
       k.v_add_u32(vPa, 4 * n, vPa);
     });
-    update_output();
+    update_output(vVs);
   };
-
-  Label tile_loop = k.label("tile"), tiles_done = k.label("tiles_done");
-  k.s_mov_b32(sTile, sT0);
-  k.bind(tile_loop);
-  k.s_cmp_ge_u32(sTile, sT1);
-  k.s_cbranch_scc1(tiles_done);
-  scores();
-  if (rows) {
+  auto compute = [&](const TileRegs& r) {
+    scores(r);
+    if (!rows) return packed_values(r);
     Label packed = k.label("packed_tile"), next = k.label("next_tile");
     k.s_cmp_eq_u32(sSnapOn, 0);
     k.s_cbranch_scc1(packed);
@@ -337,12 +361,28 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
     snapshot_values();
     k.s_branch(next);
     k.bind(packed);
-    packed_values();
+    packed_values(r);
     k.bind(next);
-  } else {
-    packed_values();
+  };
+
+  // Tiles in pairs, one register set each; the request for tile t + 1 (the last tile again at the end:
+  // cache hits, and no branch around the loads) goes out before tile t is computed.
+  Label tile_loop = k.label("tile"), tiles_done = k.label("tiles_done");
+  k.s_cmp_ge_u32(sT0, sT1);
+  k.s_cbranch_scc1(tiles_done);
+  k.s_mov_b32(sTile, sT0);
+  issue(sets[0], sTile);
+  k.bind(tile_loop);
+  for (int half = 0; half < 2; ++half) {
+    k.s_add_u32(sNext, sTile, 1);
+    k.s_sub_u32(sT, sT1, 1);
+    k.s_min_u32(sNext, sNext, sT);
+    issue(sets[1 - half], sNext);
+    compute(sets[half]);
+    k.s_add_u32(sTile, sTile, 1);
+    k.s_cmp_ge_u32(sTile, sT1);
+    k.s_cbranch_scc1(tiles_done);
   }
-  k.s_add_u32(sTile, sTile, 1);
   k.s_branch(tile_loop);
   k.bind(tiles_done);
 
@@ -353,8 +393,8 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
   k.s_lshl_b32(sT, sSlot, 2);
   k.s_mov_b64(exec, 1);
   k.v_mov_b32(vTmp, sT);
-  k.global_store_dword(vTmp, vM, k.arg("pmax"));
-  k.global_store_dword(vTmp, vL, k.arg("psum"));
+  k.global_store_dword(vTmp, vM, A("pmax"));
+  k.global_store_dword(vTmp, vL, A("psum"));
   return k.build();
 }
 

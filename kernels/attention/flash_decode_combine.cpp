@@ -26,34 +26,34 @@ const Signature kRowsCombineSig("fa_decode_rows_comb_k",
 
 codeobj::CodeObject build_combine(isa::Target target, bool rows) {
   Kernel k(rows ? kRowsCombineSig : kCombineSig, target,
-           {.waves_per_simd = 8, .max_workgroup = 256, .dispatch_ptr = true, .workgroup_dims = rows ? 2 : 1});
+           {.waves_per_simd = 8, .lds_bytes = kSharedArgumentsLds, .max_workgroup = 256, .workgroup_dims = rows ? 2 : 1});
   Label exit = k.exit();
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   auto v1 = [&](const char* n) { return k.vgpr(1, n); };
-  exit_unless_workgroup_size(k, 256, exit);
+  const SharedArguments A = share_arguments(k, 0, 256, exit);
   const SGPR sH = k.workgroup_id(0), sT = s1("t"), sSlot = s1("first slot"), sOut = s1("output index");
   const VGPR vD = k.local_id(0), vD4 = v1("4 d");
   SGPR sNs;
   if (rows) {
     const SGPR sR = k.workgroup_id(1), sNkv = s1("n_kv");
-    k.s_add_u32(sNkv, k.arg("n_kv0"), sR);
-    sNs = row_split_count(k, sNkv, k.arg("max_split"), k.arg("force_split"));
+    k.s_add_u32(sNkv, A("n_kv0"), sR);
+    sNs = row_split_count(k, sNkv, A("max_split"), A("force_split"));
     // slots of row r: r n_heads sc_stride + h sc_stride
-    k.s_mul_i32(sSlot, sR, k.arg("n_heads"));
+    k.s_mul_i32(sSlot, sR, A("n_heads"));
     k.s_add_u32(sSlot, sSlot, sH);
-    k.s_mul_i32(sSlot, sSlot, k.arg("sc_stride"));
-    k.s_mul_i32(sOut, sR, k.arg("out_row_stride")[0]);
-    k.s_mul_i32(sT, sH, k.arg("out_stride"));
+    k.s_mul_i32(sSlot, sSlot, A("sc_stride"));
+    k.s_mul_i32(sOut, sR, A("out_row_stride")[0]);
+    k.s_mul_i32(sT, sH, A("out_stride"));
     k.s_add_u32(sOut, sOut, sT);
   } else {
-    sNs = k.arg("n_split");
+    sNs = A("n_split");
     k.s_mul_i32(sSlot, sH, sNs);
-    k.s_mul_i32(sOut, sH, k.arg("out_stride"));
+    k.s_mul_i32(sOut, sH, A("out_stride"));
   }
   k.s_cmp_lt_i32(sNs, 1);
   k.s_cbranch_scc1(exit);
-  const SGPR sPm = offset_address(k, k.arg("pmax"), sSlot, 2), sPs = offset_address(k, k.arg("psum"), sSlot, 2),
-             sPo = offset_address(k, k.arg("pout"), sSlot, 10), sAt = k.sgpr(2, "at"), sS = s1("s"),
+  const SGPR sPm = offset_address(k, A("pmax"), sSlot, 2), sPs = offset_address(k, A("psum"), sSlot, 2),
+             sPo = offset_address(k, A("pout"), sSlot, 10), sAt = k.sgpr(2, "at"), sS = s1("s"),
              sV = s1("value"), sM = s1("max");
   const VGPR vM = v1("max"), vA = v1("weight"), vDen = v1("den"), vNum = v1("num"), vPo = v1("pout"),
              vQ = v1("quotient");
@@ -93,7 +93,7 @@ codeobj::CodeObject build_combine(isa::Target target, bool rows) {
   k.v_cmp_lt_f32(vcc, 0, vDen);
   k.s_cbranch_vccz(exit);  // den is the same in every lane
   w4act::divide_f32(k, vQ, vNum, vDen);
-  const SGPR sO = offset_address(k, k.arg("out"), sOut, 2);
+  const SGPR sO = offset_address(k, A("out"), sOut, 2);
   k.global_store_dword(vD4, vQ, sO);
   return k.build();
 }

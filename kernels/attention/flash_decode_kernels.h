@@ -5,6 +5,9 @@
 //   attn_pv_part                        (attn_pv_part.cpp)
 #pragma once
 
+#include <string_view>
+#include <vector>
+
 #include "k100/codegen/codegen.h"
 #include "k100/kernels/registry.h"
 
@@ -19,9 +22,17 @@ extern const codegen::Signature kRowsCombineSig; // fa_decode_rows_comb_k
 codeobj::CodeObject build_attend(isa::Target target, bool rows);
 codeobj::CodeObject build_combine(isa::Target target, bool rows);
 
-// Exits unless the workgroup has exactly `threads` work-items (read from the
-// dispatch packet: these kernels have no hidden arguments).
-void exit_unless_workgroup_size(codegen::Kernel& k, uint32_t threads, codegen::Label exit);
+// The explicit arguments, loaded by wave 0 alone and passed on through LDS
+// (LDS bytes [lds_at, lds_at + 4 ceil4(dwords) + 4)); every wave goes to
+// `exit` unless the workgroup has exactly `threads` work-items. Emitted first.
+struct SharedArguments {
+  const codegen::Signature* sig = nullptr;
+  std::vector<codegen::SGPR> blocks;  // 16 dwords each
+  codegen::SGPR wave;                 // the wave's index in the workgroup
+  codegen::SGPR operator()(std::string_view name) const;  // an argument's dwords
+};
+SharedArguments share_arguments(codegen::Kernel& k, uint32_t lds_at, uint32_t threads, codegen::Label exit);
+inline constexpr uint32_t kSharedArgumentsLds = 176;  // up to 40 dwords and the counter
 // The split count of a row of n_kv keys (row_split_count in the reference).
 codegen::SGPR row_split_count(codegen::Kernel& k, codegen::SGPR n_kv, codegen::SGPR max_split,
                               codegen::SGPR force_split);

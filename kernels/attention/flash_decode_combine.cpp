@@ -53,43 +53,42 @@ codeobj::CodeObject build_combine(isa::Target target, bool rows) {
   k.s_cmp_lt_i32(sNs, 1);
   k.s_cbranch_scc1(exit);
   const SGPR sPm = offset_address(k, A("pmax"), sSlot, 2), sPs = offset_address(k, A("psum"), sSlot, 2),
-             sPo = offset_address(k, A("pout"), sSlot, 10), sAt = k.sgpr(2, "at"), sS = s1("s"),
-             sV = s1("value"), sM = s1("max");
-  const VGPR vM = v1("max"), vA = v1("weight"), vDen = v1("den"), vNum = v1("num"), vPo = v1("pout"),
-             vQ = v1("quotient");
+             sPo = offset_address(k, A("pout"), sSlot, 10), sAt = k.sgpr(2, "at"), sM = s1("max");
+  const VGPR vM = v1("max"), vA = v1("weight"), vDen = v1("den"), vNum = v1("num"), vQ = v1("quotient");
   k.v_lshlrev_b32(vD4, 2, vD);
-  // M = max_s pmax[s]
+  // M = max_s pmax[s]; eight splits' loads in flight at a time
+  const SGPR sLeft = s1("splits left"), sVals = k.sgpr(8, "pmax values"), sSums = k.sgpr(8, "psum values");
+  const VGPR vPos = k.vgpr(8, "pout values");
   k.v_mov_b32(vM, kNegInfBits);
   k.s_mov_b64(sAt, sPm);
-  k.s_mov_b32(sS, 0);
-  Label max_loop = k.label("max"), sum_loop = k.label("sum");
-  k.bind(max_loop);
-  k.s_load_dword(sV, sAt, 0);
-  k.v_max_f32(vM, sV, vM);
-  add64(k, sAt, 4);
-  k.s_add_u32(sS, sS, 1);
-  k.s_cmp_lt_u32(sS, sNs);
-  k.s_cbranch_scc1(max_loop);
+  k.s_mov_b32(sLeft, sNs);
+  countdown_groups(k, sLeft, {8, 1}, [&](int n) {
+    for (int i = 0; i < n; ++i) k.s_load_dword(sVals[i], sAt, 4 * i);
+    for (int i = 0; i < n; ++i) k.v_max_f32(vM, sVals[i], vM);
+    add64(k, sAt, 4 * n);
+  });
   k.v_readfirstlane_b32(sM, vM);
   k.s_cmp_eq_u32(sM, kNegInfBits);
   k.s_cbranch_scc1(exit);  // no split has a key
-  // den, num
+  // den, num in split order
   k.v_mov_b32(vDen, 0);
   k.v_mov_b32(vNum, 0);
-  k.s_mov_b32(sS, 0);
-  k.bind(sum_loop);
-  k.s_load_dword(sV, sPm, 0);
-  exp2_scaled_difference(k, vA, sV, vM, kLog2E);
-  k.s_load_dword(sV, sPs, 0);
-  k.v_fmac_f32(vDen, sV, vA);
-  k.global_load_dword(vPo, vD4, sPo);
-  k.v_fmac_f32(vNum, vA, vPo);
-  add64(k, sPm, 4);
-  add64(k, sPs, 4);
-  add64(k, sPo, 1024);
-  k.s_add_u32(sS, sS, 1);
-  k.s_cmp_lt_u32(sS, sNs);
-  k.s_cbranch_scc1(sum_loop);
+  k.s_mov_b32(sLeft, sNs);
+  countdown_groups(k, sLeft, {4, 1}, [&](int n) {  // 4: the loads' offsets stay below 4 KiB
+    for (int i = 0; i < n; ++i) {
+      k.s_load_dword(sVals[i], sPm, 4 * i);
+      k.s_load_dword(sSums[i], sPs, 4 * i);
+      k.global_load_dword(vPos[i], vD4, sPo, offset(1024 * i));
+    }
+    for (int i = 0; i < n; ++i) {
+      exp2_scaled_difference(k, vA, sVals[i], vM, kLog2E);
+      k.v_fmac_f32(vDen, sSums[i], vA);
+      k.v_fmac_f32(vNum, vA, vPos[i]);
+    }
+    add64(k, sPm, 4 * n);
+    add64(k, sPs, 4 * n);
+    add64(k, sPo, 1024 * n);
+  });
   k.v_cmp_lt_f32(vcc, 0, vDen);
   k.s_cbranch_vccz(exit);  // den is the same in every lane
   w4act::divide_f32(k, vQ, vNum, vDen);

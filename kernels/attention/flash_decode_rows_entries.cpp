@@ -203,6 +203,13 @@ void add_rows(Registry& reg) {
   d.tolerance = rows_tolerance();
   d.cases = [](bool) { return rows_cases(); };
   d.run = run_rows;
+  d.ideal_bytes = [](const Case& c) {
+    // the K and V (codes and scales) of the longest row, the rows' snapshots and queries, the partials
+    const uint64_t kv_heads = uint64_t(c["n_heads"] / c["ratio"]), rows = uint64_t(c["n_rows"]);
+    const uint64_t keys = uint64_t(c["n_kv0"]) + rows - 1, tiles = (keys + 63) / 64;
+    return kv_heads * (keys * (256 + 8) + tiles * (64 * 256 + 1024)) + rows * kv_heads * 64 * 1024 +
+           rows * uint64_t(c["n_heads"]) * (264 + uint64_t(c["max_split"]) * 1032);
+  };
   d.bench_case = [] { return rows_dims(24, 6, 4093, 4, 8, 0, 1, 1); };
   reg.add(std::move(d));
 }

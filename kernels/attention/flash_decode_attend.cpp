@@ -312,15 +312,19 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
                vQ = v1("x / scale"), vPa = v1("p address"), vVs = v1("snapshot scale");
     k.s_lshl_b32(sT, sTile, 6);
     k.s_sub_u32(sValid, sNkv, sT);
+    // n snapshot rows (keys) of dim d from sAt on
+    auto load_snapshot_rows = [&](int n) {
+      for (int i = 0; i < n; ++i) {
+        k.global_load_dword(vX[i], vD4, sAt);
+        add64(k, sAt, 1024);
+      }
+    };
     // amax over the valid keys
     k.v_mov_b32(vAmax, 0);
     k.s_mov_b64(sAt, sSnap);
     k.s_mov_b32(sLeft, sValid);
     countdown_groups(k, sLeft, {8, 1}, [&](int n) {
-      for (int i = 0; i < n; ++i) {
-        k.global_load_dword(vX[i], vD4, sAt);
-        add64(k, sAt, 1024);
-      }
+      load_snapshot_rows(n);
       for (int i = 0; i < n; ++i) k.v_max_f32(vAmax, vAmax, abs(vX[i]));
     });
     k.v_mov_b32(vQmax, std::bit_cast<uint32_t>(127.f));
@@ -334,10 +338,7 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
     k.s_mov_b64(sAt, sSnap);
     k.s_mov_b32(sLeft, sValid);
     countdown_groups(k, sLeft, {8, 1}, [&](int n) {
-      for (int i = 0; i < n; ++i) {
-        k.global_load_dword(vX[i], vD4, sAt);
-        add64(k, sAt, 1024);
-      }
+      load_snapshot_rows(n);
       for (int i = 0; i < n; ++i) {
         k.ds_read_b32(vP, vPa, offset(4 * i));
         w4act::divide_f32(k, vQ, vX[i], vVs);

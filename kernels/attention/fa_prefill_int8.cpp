@@ -15,11 +15,16 @@
 //      the row max over the four lanes of the row (DPP), the running max m',
 //      alpha = exp(m - m'), P codes round(127 exp(s - m')) (ties to even, 0..127)
 //      to LDS as bytes, alpha to LDS, l = alpha l + sum of the codes;
-//   3. P V: thread t takes rows 4(t/16) .. +3 and dims 4(t%16) + 64k + e
-//      (k, e < 4), O = alpha O + vsc[d] f32(sum_j P[r][j] V[j][d]) with the
+//   3. P V: thread t takes rows 4R .. 4R+3, R = 4 (t/64) + (t/8) % 4 (the
+//      rows its wave scored), and dims 4q + 64k + e (k, e < 4), q = t % 8 +
+//      8 ((t/32) % 2), O = alpha O + vsc[d] f32(sum_j P[r][j] V[j][d]) with the
 //      integer sums from v_dot4_i32_i8 over words of four keys.
-// Barriers separate the tile loads, the scores and P V of one tile and the
-// next tile's loads. At the end out = O / l for the rows below n_q.
+// The next tile's K, V and scales are loaded into registers while this one
+// is used (they go to LDS at the top of the next trip), the K words of the
+// scores are read one step ahead. Barriers separate the LDS writes of a tile
+// from its scores and P V from the next tile's writes; scores and P V need
+// none between them (a wave reads only the P rows and alphas it wrote). At
+// the end out = O / l for the rows below n_q.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -42,8 +47,9 @@ constexpr uint32_t kLdsK = 0;
 constexpr uint32_t kLdsKsc = kLdsK + 64 * kKRow;     // [2][64] f32
 constexpr uint32_t kLdsV = kLdsKsc + 512;            // [16][256] words
 constexpr uint32_t kLdsVsc = kLdsV + 16 * 1024;      // [256] f32
-constexpr uint32_t kLdsP = kLdsVsc + 1024;           // [64][64] bytes
-constexpr uint32_t kLdsAlpha = kLdsP + 4096;         // [64] f32
+constexpr uint32_t kPBlock = 272;                    // LDS bytes per block of 4 P rows (padded: banks)
+constexpr uint32_t kLdsP = kLdsVsc + 1024;           // [16][272] bytes: rows 4b .. 4b+3 of 64 codes
+constexpr uint32_t kLdsAlpha = kLdsP + 16 * kPBlock; // [64] f32
 constexpr uint32_t kLdsL = kLdsAlpha + 256;          // [64] f32
 constexpr uint32_t kLdsBytes = kLdsL + 256;
 
@@ -72,10 +78,13 @@ codeobj::CodeObject build_fa(isa::Target target) {
              lds_t = v1("4 t"), lds_p = v1("P write"), key = v1("key"), qs0 = v1("qs0"), qs1 = v1("qs1"),
              m_run = v1("running max"), l_run = v1("running sum"), mt = v1("tile max"), alpha = v1("alpha"),
              csum = v1("code sum"), ks = k.vgpr(2, "key scales"), acc = k.vgpr(2, "dots"), f = k.vgpr(2, "dots f32"),
-             sc = k.vgpr(16, "scores"), pc = k.vgpr(16, "P codes"), kw = k.vgpr(8, "K words"),
-             ldr = k.vgpr(4, "tile words"), ldk = k.vgpr(16, "K tile words"), ldv = k.vgpr(16, "V tile words"), lds_prow = v1("P rows read"), lds_vd = v1("V dims read"),
+             sc = k.vgpr(16, "scores"), pc = k.vgpr(16, "P codes"), kw = k.vgpr(8, "K words"), kw2 = k.vgpr(8, "K words 2"),
+             lds_ks = v1("key scale read"),
+             ldr = k.vgpr(4, "tile words"), ldk = k.vgpr(16, "K tile words"), ldv = k.vgpr(16, "V tile words"), lds_prow = v1("P rows read"), pv_block = v1("P V row block"), lds_vd = v1("V dims read"),
              vv = k.vgpr(16, "V words"), vv2 = k.vgpr(16, "V words 2"), pw = k.vgpr(8, "P words"),
-             iacc = k.vgpr(16, "P V dots"), vs4 = k.vgpr(4, "V scales"), a4 = k.vgpr(4, "alphas"), ninf = v1("-inf");
+             iacc = k.vgpr(16, "P V dots"), vs4 = k.vgpr(4, "V scales"), a4 = k.vgpr(4, "alphas"), ninf = v1("-inf"),
+             voff16 = v1("16 t"), voff_s = v1("4 (t % 64)");
+  const SGPR step4k = s1("4096");
   std::vector<VGPR> qv, ov;
   for (int i = 0; i < 4; ++i) qv.push_back(k.vgpr(16, "Q words"));
   for (int i = 0; i < 4; ++i) ov.push_back(k.vgpr(16, "O"));  // ov[row i][4k + e]
@@ -110,14 +119,24 @@ codeobj::CodeObject build_fa(isa::Target target) {
   k.v_and_b32(tmpv, 15, t);
   k.v_lshl_add_u32(lds_kw, tmpv, 4, lds_kw);  // (t/16) 272 + 16 (t%16)
   k.v_mul_u32_u24(lds_kr, kKRow, c0);         // row c0 of the K tile
-  k.v_lshlrev_b32(lds_p, 6, r);
+  k.v_lshrrev_b32(tmpv, 2, r);
+  k.v_mul_u32_u24(lds_p, kPBlock, tmpv);
+  k.v_and_b32(tmpv, 3, r);
+  k.v_lshl_add_u32(lds_p, tmpv, 6, lds_p);
   k.v_add_u32(lds_p, lds_p, c0);
-  k.v_add_u32(lds_p, kLdsP, lds_p);           // P + 64 r + c0
-  k.v_lshrrev_b32(tmpv, 4, t);
-  k.v_lshlrev_b32(lds_prow, 8, tmpv);
-  k.v_add_u32(lds_prow, kLdsP, lds_prow);     // P + 64 * 4 (t/16)
-  k.v_and_b32(tmpv, 15, t);
-  k.v_lshlrev_b32(lds_vd, 4, tmpv);           // 16 (t%16): dims 4 (t%16) ...
+  k.v_add_u32(lds_p, kLdsP, lds_p);           // P + 272 (r/4) + 64 (r%4) + c0
+  // P V lanes: a half-wave covers 8 dim chunks x 4 row blocks, so its V reads
+  // hit 8 distinct 16-byte chunks (all 32 banks) and its P reads 4 blocks
+  // 272 bytes apart (distinct banks).
+  k.v_lshrrev_b32(pv_block, 6, t);
+  k.v_bfe_u32(tmpv, t, 3, 2);
+  k.v_lshl_add_u32(pv_block, pv_block, 2, tmpv);  // R = 4 (t/64) + (t/8) % 4: rows 4R .. 4R+3
+  k.v_mul_u32_u24(lds_prow, kPBlock, pv_block);
+  k.v_add_u32(lds_prow, kLdsP, lds_prow);     // P + 272 R
+  k.v_and_b32(tmpv, 7, t);
+  k.v_bfe_u32(lds_vd, t, 5, 1);
+  k.v_lshl_add_u32(lds_vd, lds_vd, 3, tmpv);  // chunk q = t % 8 + 8 ((t/32) % 2)
+  k.v_lshlrev_b32(lds_vd, 4, lds_vd);         // 16 q: dims 4 q + 64 kk + e
 
   // ---- the query row (64 words) and its two scales, once.
   k.s_mul_i32(tmp, h, tp);
@@ -157,49 +176,72 @@ codeobj::CodeObject build_fa(isa::Target target) {
   k.s_mov_b32(tile, 0);
   k.s_mov_b32(key0, 0);
 
+  // The next tile's K, V and scales go to registers while this one is used
+  // (ldk, ldv, ldr: 35 VGPRs), so their latency hides behind the compute.
+  k.v_lshlrev_b32(voff16, 4, t);
+  k.v_and_b32(voff_s, 63, t);
+  k.v_lshlrev_b32(voff_s, 2, voff_s);
+  k.s_mov_b32(step4k, 4096);
+  auto fetch = [&] {
+    for (int n = 0; n < 4; ++n) {
+      k.global_load_dwordx4(ldk.sub(4 * n, 4), voff16, kg);
+      k.global_load_dwordx4(ldv.sub(4 * n, 4), voff16, vg);
+      add64(k, kg, step4k);  // four times: the next tile
+      add64(k, vg, step4k);
+    }
+    k.global_load_dword(ldr[0], lds_t, vscg);
+    k.global_load_dword(ldr[1], voff_s, kscg0);
+    k.global_load_dword(ldr[2], voff_s, kscg1);
+    add64(k, kscg0, 256);
+    add64(k, kscg1, 256);
+    add64(k, vscg, 1024);
+  };
+  fetch();
+
   k.loop_();
   k.s_cmp_ge_u32(tile, ntiles);
   k.break_(Cond::Scc1);
   // ---- 1. the tile to LDS (after every thread is done with the last one).
   k.s_barrier();
-  k.v_lshlrev_b32(voff, 4, t);
-  k.s_mov_b32(tmp, 4096);
-  for (int n = 0; n < 4; ++n) {
-    k.global_load_dwordx4(ldk.sub(4 * n, 4), voff, kg);
-    k.global_load_dwordx4(ldv.sub(4 * n, 4), voff, vg);
-    if (n < 3) {
-      add64(k, kg, tmp);
-      add64(k, vg, tmp);
-    }
-  }
   for (int n = 0; n < 4; ++n) {
     k.ds_write_b128(lds_kw, ldk.sub(4 * n, 4), offset(int(kLdsK + 16 * kKRow * n)));
-    k.ds_write_b128(voff, ldv.sub(4 * n, 4), offset(int(kLdsV + 4096 * n)));
+    k.ds_write_b128(voff16, ldv.sub(4 * n, 4), offset(int(kLdsV + 4096 * n)));
   }
-  k.v_lshlrev_b32(voff, 2, t);
-  k.global_load_dword(ldr[0], voff, vscg);
   k.ds_write_b32(lds_t, ldr[0], offset(int(kLdsVsc)));
   k.v_cmp_gt_u32(vcc, 64, t);
   k.if_(vcc);
-  k.global_load_dword(ldr[0], voff, kscg0);
-  k.global_load_dword(ldr[1], voff, kscg1);
-  k.ds_write_b32(lds_t, ldr[0], offset(int(kLdsKsc)));
-  k.ds_write_b32(lds_t, ldr[1], offset(int(kLdsKsc + 256)));
+  k.ds_write_b32(lds_t, ldr[1], offset(int(kLdsKsc)));
+  k.ds_write_b32(lds_t, ldr[2], offset(int(kLdsKsc + 256)));
   k.end_if();
   k.s_barrier();
+  k.s_add_u32(tile, tile, 1);
+  k.s_cmp_lt_u32(tile, ntiles);
+  k.if_(Cond::Scc1);
+  fetch();
+  k.end_if();
 
-  // ---- 2. scores, running max, P codes.
-  for (int m = 0; m < 16; ++m) {
-    k.v_mov_b32(acc[0], 0);
-    k.v_mov_b32(acc[1], 0);
-    for (int q = 0; q < 16; q += 2) {
-      k.ds_read_b128(kw.sub(0, 4), lds_kr, offset(int(kLdsK + 4 * kKRow * m + 16 * q)));
-      k.ds_read_b128(kw.sub(4, 4), lds_kr, offset(int(kLdsK + 4 * kKRow * m + 16 * q + 16)));
-      for (int e = 0; e < 8; ++e) dot4_i8(k, acc[q < 8 ? 0 : 1], qword(4 * q + e), kw[e]);
+  // ---- 2. scores, running max, P codes. 128 steps of 8 K words (key m =
+  // step / 8); the words of the next step are read while this one's dot
+  // products run (two buffers), so the LDS latency hides behind them.
+  const VGPR kwb[2] = {kw, kw2};
+  auto read_k = [&](int step, VGPR buf) {
+    const int m = step / 8, q = 2 * (step % 8);
+    k.ds_read_b128(buf.sub(0, 4), lds_kr, offset(int(kLdsK + 4 * kKRow * m + 16 * q)));
+    k.ds_read_b128(buf.sub(4, 4), lds_kr, offset(int(kLdsK + 4 * kKRow * m + 16 * q + 16)));
+  };
+  k.v_lshlrev_b32(lds_ks, 2, c0);
+  read_k(0, kwb[0]);
+  for (int step = 0; step < 128; ++step) {
+    const int m = step / 8, qp = step % 8;
+    if (qp == 0) {
+      k.v_mov_b32(acc[0], 0);
+      k.v_mov_b32(acc[1], 0);
+      k.ds_read_b32(ks[0], lds_ks, offset(int(kLdsKsc + 16 * m)));
+      k.ds_read_b32(ks[1], lds_ks, offset(int(kLdsKsc + 256 + 16 * m)));
     }
-    k.v_lshlrev_b32(tmpv, 2, c0);
-    k.ds_read_b32(ks[0], tmpv, offset(int(kLdsKsc + 16 * m)));
-    k.ds_read_b32(ks[1], tmpv, offset(int(kLdsKsc + 256 + 16 * m)));
+    if (step + 1 < 128) read_k(step + 1, kwb[(step + 1) % 2]);
+    for (int e = 0; e < 8; ++e) dot4_i8(k, acc[qp < 4 ? 0 : 1], qword(8 * qp + e), kwb[step % 2][e]);
+    if (qp < 7) continue;
     k.v_cvt_f32_i32(f[0], acc[0]);
     k.v_cvt_f32_i32(f[1], acc[1]);
     k.v_mul_f32(ks[0], qs0, ks[0]);
@@ -235,11 +277,11 @@ codeobj::CodeObject build_fa(isa::Target target) {
   k.v_lshlrev_b32(tmpv, 2, r);
   k.ds_write_b32(tmpv, alpha, offset(int(kLdsAlpha)));
   k.end_if();
-  k.s_barrier();
+  // No barrier: wave w wrote the P rows and alphas 16 w .. 16 w + 15 and P V
+  // reads only those (its rows 4R + i, R in 4w .. 4w+3), in order within the wave.
 
-  // ---- 3. P V: rows 4 (t/16) + i, dims 4 (t%16) + 64 kk + e.
-  k.v_lshrrev_b32(tmpv, 4, t);
-  k.v_lshlrev_b32(tmpv, 4, tmpv);
+  // ---- 3. P V: rows 4R + i, dims 4q + 64 kk + e.
+  k.v_lshlrev_b32(tmpv, 4, pv_block);
   k.ds_read_b128(a4, tmpv, offset(int(kLdsAlpha)));
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 16; ++j) k.v_mul_f32(ov[size_t(i)][j], a4[i], ov[size_t(i)][j]);
@@ -266,14 +308,7 @@ codeobj::CodeObject build_fa(isa::Target target) {
         k.v_fma_f32(ov[size_t(i)][4 * kk + e], vs4[e], iacc[4 * i + e], ov[size_t(i)][4 * kk + e]);
       }
   }
-  k.s_add_u32(tile, tile, 1);
   k.s_add_u32(key0, key0, 64);
-  k.s_mov_b32(tmp, 4096);
-  add64(k, kg, tmp);
-  add64(k, vg, tmp);
-  add64(k, kscg0, 256);
-  add64(k, kscg1, 256);
-  add64(k, vscg, 1024);
   k.end_loop();
 
   // ---- out = O / l for the rows below n_q.
@@ -284,21 +319,19 @@ codeobj::CodeObject build_fa(isa::Target target) {
   k.ds_write_b32(tmpv, l_run, offset(int(kLdsL)));
   k.end_if();
   k.s_barrier();
-  k.v_lshrrev_b32(tmpv, 4, t);
-  k.v_lshlrev_b32(tmpv, 4, tmpv);
+  k.v_lshlrev_b32(tmpv, 4, pv_block);
   k.ds_read_b128(a4, tmpv, offset(int(kLdsL)));
   k.s_mul_i32(tmp, h, n_q);
   k.s_add_u32(tmp, tmp, i0);
   set_scaled_address(k, orow, k.arg("out"), tmp, kD, 2);
-  k.v_lshrrev_b32(tmpv, 4, t);
-  k.v_lshlrev_b32(tmpv, 2, tmpv);                                   // first row 4 (t/16)
+  k.v_lshlrev_b32(tmpv, 2, pv_block);                               // first row 4R
   for (int i = 0; i < 4; ++i) {
     k.v_rcp_f32(a4[i], a4[i]);
     k.v_add_u32(key, i0, tmpv);
     k.v_add_u32(key, i, key);
     k.v_cmp_gt_u32(vcc, n_q, key);
     k.if_(vcc);
-    // out + 4 ((row) 256 + 4 (t%16) + 64 kk)
+    // out + 4 ((row) 256 + 4q + 64 kk)
     k.v_add_u32(voff, i, tmpv);
     k.v_lshlrev_b32(voff, 10, voff);
     k.v_add_u32(voff, voff, lds_vd);

@@ -114,7 +114,7 @@ codeobj::CodeObject build_append_v(isa::Target target) {
              cap = k.arg("kv_total");
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   const SGPR end = s1("t0 + T"), b = s1("tile start"), e = s1("tile end"), nvalid = s1("valid keys"),
-             first_new = s1("first new key"), d4 = s1("4 D"), p = s1("key"), r = s1("vf row"), tmp = s1("tmp"),
+             first_new = s1("first new key"), d4 = s1("4 D"), p = s1("key"), r = s1("vf row"), tmp = s1("tmp"), hd4 = s1("4 H D"),
              tiles_h = s1("tile rows before the head"), addr = k.sgpr(2, "load address"),
              mask = k.sgpr(2, "valid mask"), stage_h = k.sgpr(2, "stage of the head"),
              stage_row = k.sgpr(2, "stage row"), vc_tile = k.sgpr(2, "vc tile"), vsc_tile = k.sgpr(2, "vsc tile"),
@@ -140,6 +140,23 @@ codeobj::CodeObject build_append_v(isa::Target target) {
   k.s_mul_i32(tmp, tmp, BG / 4);                                    // word rows before the tile
   set_scaled_address(k, vc_tile, k.arg("vc"), tmp, D, 2);
   const w4act::GroupQuantiser q(k, kPackedKvCodes, 1);
+  k.s_mul_i32(hd4, H, d4);                                          // bytes from one key's row to the next
+  // The tile's scale and 16 words from its 64 values (0 past the valid keys).
+  auto quantise_tile = [&] {
+    for (int u = 0; u < BG / 8; ++u) q.unit_amax(amax, units[size_t(u)], u == 0);
+    const VGPR s = q.scale(amax);
+    k.global_store_dword(voff, s, vsc_tile);
+    k.s_mov_b64(word_ptr, vc_tile);
+    for (int u = 0; u < BG / 8; ++u) {
+      q.codes(codes, units[size_t(u)], s);
+      pack_code_bytes(k, words[0], codes, 0);
+      pack_code_bytes(k, words[1], codes, 4);
+      for (int i = 0; i < 2; ++i) {
+        k.global_store_dword(voff, words[i], word_ptr);
+        add64(k, word_ptr, d4);
+      }
+    }
+  };
   k.loop_();
   k.s_cmp_ge_u32(b, end);
   k.break_(Cond::Scc1);
@@ -149,53 +166,71 @@ codeobj::CodeObject build_append_v(isa::Target target) {
   k.s_sub_u32(first_new, t0, b);
   k.s_cmp_lt_u32(t0, b);
   k.s_cselect_b32(first_new, 0, first_new);  // keys j >= first_new of the tile are new
-  // The tile's values: staged keys (j < first_new) from stage row j, new keys
-  // from vf, keys past the end read stage row j and are zeroed below.
-  k.s_mov_b64(stage_row, stage_h);
-  for (int j = 0; j < BG; ++j) {
-    k.s_add_u32(p, b, j);
-    k.s_sub_u32(r, p, t0);
+  // A tile of 64 new keys (the bulk of a long append) takes the plain path:
+  // one running vf pointer, no masks; the first and last tiles of an append
+  // the general one.
+  k.s_cmp_eq_u32(first_new, 0);
+  k.s_cselect_b32(tmp, 1, 0);
+  k.s_cmp_eq_u32(nvalid, BG);
+  k.s_cselect_b32(tmp, tmp, 0);
+  k.s_cmp_eq_u32(tmp, 1);
+  k.if_(Cond::Scc1);
+  {
+    k.s_sub_u32(r, b, t0);
     k.s_mul_i32(r, r, H);
     k.s_add_u32(r, r, h);
-    k.s_mul_i32(r, r, D);                                           // ((p - t0) H + h) D
+    k.s_mul_i32(r, r, D);                                           // ((b - t0) H + h) D
     set_offset_address(k, addr, k.arg("vf"), r, 2);
-    k.s_cmp_lt_u32(p, t0);
-    k.s_cselect_b64(addr, stage_row, addr);
-    k.s_cmp_ge_u32(p, e);
-    k.s_cselect_b64(addr, stage_row, addr);
-    k.global_load_dword(val(j), voff, addr);
-    if (j + 1 < BG) add64(k, stage_row, d4);
-  }
-  for (int j = 0; j < BG; ++j) {
-    k.s_cmp_lt_u32(j, nvalid);
-    k.s_cselect_b64(mask, -1, 0);
-    k.v_cndmask_b32(val(j), 0, val(j), mask);
-  }
-  for (int u = 0; u < BG / 8; ++u) q.unit_amax(amax, units[size_t(u)], u == 0);
-  const VGPR s = q.scale(amax);
-  k.global_store_dword(voff, s, vsc_tile);
-  k.s_mov_b64(word_ptr, vc_tile);
-  for (int u = 0; u < BG / 8; ++u) {
-    q.codes(codes, units[size_t(u)], s);
-    pack_code_bytes(k, words[0], codes, 0);
-    pack_code_bytes(k, words[1], codes, 4);
-    for (int i = 0; i < 2; ++i) {
-      k.global_store_dword(voff, words[i], word_ptr);
-      add64(k, word_ptr, d4);
+    for (int j = 0; j < BG; ++j) {
+      k.global_load_dword(val(j), voff, addr);
+      if (j + 1 < BG) add64(k, addr, hd4);
+    }
+    quantise_tile();
+    k.s_mov_b64(stage_row, stage_h);
+    for (int j = 0; j < BG; ++j) {
+      k.global_store_dword(voff, val(j), stage_row);
+      if (j + 1 < BG) add64(k, stage_row, d4);
     }
   }
-  // Stage the new keys of the tile: rows first_new <= j < nvalid.
-  k.s_mov_b64(stage_row, stage_h);
-  for (int j = 0; j < BG; ++j) {
-    k.s_cmp_le_u32(first_new, j);
-    k.if_(Cond::Scc1);
-    k.s_cmp_lt_u32(j, nvalid);
-    k.if_(Cond::Scc1);
-    k.global_store_dword(voff, val(j), stage_row);
-    k.end_if();
-    k.end_if();
-    if (j + 1 < BG) add64(k, stage_row, d4);
+  k.else_();
+  {
+    // Staged keys (j < first_new) from stage row j, new keys from vf, keys
+    // past the end read stage row j and are zeroed.
+    k.s_mov_b64(stage_row, stage_h);
+    for (int j = 0; j < BG; ++j) {
+      k.s_add_u32(p, b, j);
+      k.s_sub_u32(r, p, t0);
+      k.s_mul_i32(r, r, H);
+      k.s_add_u32(r, r, h);
+      k.s_mul_i32(r, r, D);                                         // ((p - t0) H + h) D
+      set_offset_address(k, addr, k.arg("vf"), r, 2);
+      k.s_cmp_lt_u32(p, t0);
+      k.s_cselect_b64(addr, stage_row, addr);
+      k.s_cmp_ge_u32(p, e);
+      k.s_cselect_b64(addr, stage_row, addr);
+      k.global_load_dword(val(j), voff, addr);
+      if (j + 1 < BG) add64(k, stage_row, d4);
+    }
+    for (int j = 0; j < BG; ++j) {
+      k.s_cmp_lt_u32(j, nvalid);
+      k.s_cselect_b64(mask, -1, 0);
+      k.v_cndmask_b32(val(j), 0, val(j), mask);
+    }
+    quantise_tile();
+    // Stage the new keys of the tile: rows first_new <= j < nvalid.
+    k.s_mov_b64(stage_row, stage_h);
+    for (int j = 0; j < BG; ++j) {
+      k.s_cmp_le_u32(first_new, j);
+      k.if_(Cond::Scc1);
+      k.s_cmp_lt_u32(j, nvalid);
+      k.if_(Cond::Scc1);
+      k.global_store_dword(voff, val(j), stage_row);
+      k.end_if();
+      k.end_if();
+      if (j + 1 < BG) add64(k, stage_row, d4);
+    }
   }
+  k.end_if();
   k.s_add_u32(b, b, BG);
   add64(k, vsc_tile, d4);
   k.s_mov_b64(vc_tile, word_ptr);

@@ -50,24 +50,6 @@ PackedQueries random_queries(const QueryLayout& l, uint32_t seed) {
   return q;
 }
 
-float quant_scale(float amax) { return amax == 0.f ? 1.f : amax / 127.f; }
-
-int8_t quant_code(float x, float scale) {
-  return int8_t(std::clamp(std::nearbyint(x / scale), -127.f, 127.f));
-}
-
-void quantise_v_tile(PackedCache& c, int64_t g, int64_t tile, const float* vals, int64_t valid) {
-  const int64_t b = tile * kTileKeys;
-  for (int64_t d = 0; d < kHeadDim; ++d) {
-    float amax = 0;
-    for (int64_t j = 0; j < valid; ++j) amax = std::max(amax, std::fabs(vals[j * kHeadDim + d]));
-    const float s = quant_scale(amax);
-    c.vsc[size_t((g * (c.kv_cap / kTileKeys) + tile) * kHeadDim + d)] = s;
-    for (int64_t j = 0; j < kTileKeys; ++j)
-      c.set_v_code(g, b + j, d, j < valid ? quant_code(vals[j * kHeadDim + d], s) : int8_t(0));
-  }
-}
-
 Launch contract_launch(TestDevice& dev, const std::string& lookup, const std::map<std::string, int64_t>& sizes,
                        const std::map<std::string, int64_t>& choices, const std::map<std::string, uint64_t>& given) {
   const LaunchContract lc = dev.launch_contract(lookup);

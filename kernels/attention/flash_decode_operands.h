@@ -1,8 +1,7 @@
 // Test operands of the packed-KV decode attention kernels: random caches and
 // queries laid out per KERNELS.md §4.6 (the attention over codes needs no
-// quantiser), the one quantisation rule of the format for the re-quantised
-// V tiles of the row-batched tests, and the launch of a kernel through its
-// contract with named arguments.
+// quantiser), the launch of a kernel through its contract with named
+// arguments, and the comparison of split partials.
 #pragma once
 
 #include <map>
@@ -26,15 +25,6 @@ struct QueryLayout {
   int64_t n_heads, rows, dw_pad = 0, sc_pad = 0, sc_row_step = 1;
 };
 PackedQueries random_queries(const QueryLayout& l, uint32_t seed);
-
-// The format's quantisation of a group: scale = amax / 127 (1 for an all-zero
-// group), code = clamp(rint(x / scale), -127, 127).
-float quant_scale(float amax);
-int8_t quant_code(float x, float scale);
-// Re-quantises V tile `tile` of kv head g from f32 values vals[j][256] of its
-// keys [tile 64, tile 64 + valid): scales of the tile and codes of the valid
-// keys (codes of the other keys of the tile become 0).
-void quantise_v_tile(PackedCache& c, int64_t g, int64_t tile, const float* vals, int64_t valid);
 
 // Evaluates a kernel's launch contract and launches it; `given` names the
 // arguments the contract does not derive.

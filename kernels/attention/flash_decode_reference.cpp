@@ -14,21 +14,6 @@ PackedCache::PackedCache(int64_t heads, int64_t cap)
       ksc(size_t(heads * 2 * cap), 1.f),
       vsc(size_t(heads * cap / kTileKeys * kHeadDim), 1.f) {}
 
-namespace {
-void set_byte(uint32_t& w, int64_t i, int8_t c) {
-  const int sh = int(8 * i);
-  w = (w & ~(0xffu << sh)) | (uint32_t(uint8_t(c)) << sh);
-}
-}  // namespace
-
-void PackedCache::set_k_code(int64_t g, int64_t j, int64_t d, int8_t c) {
-  set_byte(kc[size_t((g * kv_cap + j) * kRowWords + d / 4)], d % 4, c);
-}
-
-void PackedCache::set_v_code(int64_t g, int64_t j, int64_t d, int8_t c) {
-  set_byte(vc[size_t((g * (kv_cap / 4) + j / 4) * kHeadDim + d)], j % 4, c);
-}
-
 TileRange split_tiles(int64_t n_kv, int64_t n_split, int64_t s) {
   const int64_t tiles = (n_kv + kTileKeys - 1) / kTileKeys, per = (tiles + n_split - 1) / n_split;
   const int64_t b = std::min(tiles, s * per);

@@ -45,8 +45,6 @@ struct PackedCache {
   float v_scale(int64_t g, int64_t j, int64_t d) const {
     return vsc[std::size_t((g * (kv_cap / kTileKeys) + j / kTileKeys) * kHeadDim + d)];
   }
-  void set_k_code(int64_t g, int64_t j, int64_t d, int8_t c);
-  void set_v_code(int64_t g, int64_t j, int64_t d, int8_t c);
 };
 
 // Quantised queries with their strides (in u32 words for the codes, floats for the scales).

@@ -3,12 +3,15 @@
 // speculative-verify batch). The test is the form's promise: row r's
 // partials and output are bit-identical to fa_decode_k (+ fa_decode_comb_k)
 // over n_kv0 + r keys of the cache as a single-row decode would have seen it
-// (its last V tile quantised against its own prefix), and close to the f64
-// attention reference.
+// (its last V tile quantised against its own prefix by the format's append,
+// k100/quant/packed_kv.h, and its snapshot that append's staging tile), and
+// close to the f64 attention reference.
 #include <cmath>
+#include <span>
 
 #include "attention/flash_decode_kernels.h"
 #include "attention/flash_decode_operands.h"
+#include "k100/quant/packed_kv.h"
 
 namespace k100::kernels::flash_decode {
 
@@ -58,22 +61,31 @@ CaseResult run_rows(TestDevice& dev, const Case& c) {
   const int64_t n_total = n_kv0 + n_rows - 1, kv_cap = (n_total + 63) / 64 * 64 + 64;
   const int64_t sc_stride = max_split + dim(c, "stride_pad", 0), snap_stride = kv_heads * kTileKeys * kHeadDim + 7;
   const int64_t out_stride = kHeadDim + dim(c, "out_pad", 0), out_row_stride = n_heads * out_stride + 5;
-  // f32 values of every key, the full cache quantised tile by tile against the keys it holds
+  // V: f32 rows [key][kv head][256] appended by the format's own append (k100/quant/packed_kv.h), for the
+  // whole batch and for each row's own prefix; a row's snapshot is its cache's staging tile
   Rng rng(c.seed + 11);
-  const std::vector<float> vals = rng.normal(size_t(kv_heads * kv_cap * kHeadDim));
+  const std::vector<float> vals = rng.normal(size_t(n_total * kv_heads * kHeadDim));
+  auto appended = [&](int64_t keys) {
+    quant::PackedKvCache pk(kv_heads, kv_cap, kHeadDim, kScaleGroup);
+    pk.append_v(std::span<const float>(vals).first(size_t(keys * kv_heads * kHeadDim)), 0, keys);
+    return pk;
+  };
   PackedCache full = random_cache(kv_heads, kv_cap, n_total, c.seed);
-  auto tile_vals = [&](int64_t g, int64_t tile) { return vals.data() + (g * kv_cap + tile * kTileKeys) * kHeadDim; };
-  for (int64_t g = 0; g < kv_heads; ++g)
-    for (int64_t b = 0; b < n_total; b += kTileKeys)
-      quantise_v_tile(full, g, b / kTileKeys, tile_vals(g, b / kTileKeys), std::min(kTileKeys, n_total - b));
-  // each row's snapshot of its last tile (NaN past its keys: never read)
+  {
+    const quant::PackedKvCache pk = appended(n_total);
+    full.vc = pk.v_codes;
+    full.vsc = pk.v_scales;
+  }
   std::vector<float> vsnap(size_t(n_rows * snap_stride), kUnwritten);
+  std::vector<PackedCache> own_caches;
   for (int64_t r = 0; r < n_rows; ++r) {
-    const int64_t n_kv = n_kv0 + r, tile = (n_kv - 1) / kTileKeys;
-    for (int64_t g = 0; g < kv_heads; ++g)
-      for (int64_t j = 0; j < n_kv - tile * kTileKeys; ++j)
-        std::copy_n(tile_vals(g, tile) + j * kHeadDim, kHeadDim,
-                    vsnap.begin() + r * snap_stride + (g * kTileKeys + j) * kHeadDim);
+    const quant::PackedKvCache pk = appended(n_kv0 + r);
+    std::copy(pk.v_stage.begin(), pk.v_stage.end(), vsnap.begin() + r * snap_stride);
+    own_caches.push_back(full);
+    if (snap) {
+      own_caches.back().vc = pk.v_codes;
+      own_caches.back().vsc = pk.v_scales;
+    }
   }
   const PackedQueries q =
       random_queries({n_heads, n_rows, dim(c, "dw_pad", 0), dim(c, "sc_pad", 0), dim(c, "sc_row_step", 1)}, c.seed + 7);
@@ -104,10 +116,8 @@ CaseResult run_rows(TestDevice& dev, const Case& c) {
   // each row against fa_decode_k + fa_decode_comb_k over its own view of the cache
   std::vector<CaseResult> results;
   for (int64_t r = 0; r < n_rows; ++r) {
-    const int64_t n_kv = n_kv0 + r, ns = row_split_count(n_kv, max_split, force), tile = (n_kv - 1) / kTileKeys;
-    PackedCache own = full;
-    if (snap)
-      for (int64_t g = 0; g < kv_heads; ++g) quantise_v_tile(own, g, tile, tile_vals(g, tile), n_kv - tile * kTileKeys);
+    const int64_t n_kv = n_kv0 + r, ns = row_split_count(n_kv, max_split, force);
+    const PackedCache& own = own_caches[size_t(r)];
     DeviceBuffer<uint32_t> ov(dev, own.vc);
     DeviceBuffer<float> ovs(dev, own.vsc), spo(dev, size_t(n_heads * ns * kHeadDim)), spm(dev, size_t(n_heads * ns)),
         sps(dev, size_t(n_heads * ns)), sout(dev, std::vector<float>(size_t(n_heads * out_stride), kUnwritten));

@@ -238,7 +238,7 @@ void add_rows_combine(Registry& reg) {
   d.limits = "head_dim 256; out_stride >= 256, out_row_stride >= n_heads out_stride (refused by the contract)";
   d.tolerance = rows_tolerance();
   // tested with fa_decode_rows_k (bit-identical to fa_decode_comb_k per row, and against the reference)
-  d.cases = [](bool) { return std::vector<Case>{rows_cases()[1], rows_cases()[2]}; };
+  d.cases = [](bool) { return std::vector<Case>{rows_cases()[1], rows_cases()[2], rows_cases()[3]}; };
   d.run = run_rows;
   d.bench_case = [] { return rows_dims(24, 6, 4093, 4, 8, 0, 1, 1); };
   reg.add(std::move(d));

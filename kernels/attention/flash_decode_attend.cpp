@@ -56,9 +56,13 @@ const Signature kRowsSig("fa_decode_rows_k",
 
 namespace {
 
-constexpr uint32_t kPartBytes = 512;  // the dots of one tile: [64 keys][2 scale groups] f32
-constexpr uint32_t kPBase = 2 * kPartBytes;  // p of each wave: [4 waves][64] f32
-constexpr uint32_t kArgsLds = kPBase + 4 * 256;
+// LDS: the dots of a tile for up to kMaxGroup heads ([head][64 keys][2 scale groups] f32), two buffers (by
+// tile parity); the p of each wave and head ([wave][head][64] f32); the arguments.
+constexpr int kMaxGroup = 6;
+constexpr uint32_t kGroupFromTiles = 128;  // contexts of 8192 keys and more
+constexpr uint32_t kHeadDots = 512, kDotBuffer = kMaxGroup * kHeadDots;
+constexpr uint32_t kPBase = 2 * kDotBuffer, kWaveP = kMaxGroup * 256;
+constexpr uint32_t kArgsLds = kPBase + 4 * kWaveP;
 constexpr uint32_t kLdsBytes = kArgsLds + kSharedArgumentsLds;
 
 }  // namespace
@@ -85,8 +89,7 @@ SGPR row_split_count(Kernel& k, SGPR n_kv, SGPR max_split, SGPR force_split) {
 
 codeobj::CodeObject build_attend(isa::Target target, bool rows) {
   Kernel k(rows ? kRowsSig : kDecodeSig, target,
-           {.waves_per_simd = 2, .lds_bytes = kLdsBytes, .max_workgroup = 256,
-            .workgroup_dims = rows ? 3 : 2});
+           {.waves_per_simd = 1, .lds_bytes = kLdsBytes, .max_workgroup = 256, .workgroup_dims = rows ? 3 : 2});
   Label exit = k.exit();
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   auto v1 = [&](const char* n) { return k.vgpr(1, n); };
@@ -95,8 +98,8 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
   const VGPR vLane = lane_of_local_id(k), vD = k.local_id(0);
   const SGPR sKvCap = A("kv_cap");
 
-  // ---- the row: keys, splits, scratch slot, query row
-  SGPR sNkv, sNs, sSlot = s1("slot"), sR, sT = s1("t");
+  // ---- the row: keys, splits, scratch slot base
+  SGPR sNkv, sNs, sR, sT = s1("t"), sSlotBase = s1("row slot base");
   if (rows) {
     sR = k.workgroup_id(2);
     sNkv = s1("n_kv");
@@ -108,18 +111,21 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
   }
   k.s_cmp_ge_u32(sS, sNs);
   k.s_cbranch_scc1(exit);  // a split past the row's count writes nothing
-  // slot = h stride + s; rows: pmax / psum at (r n_heads) sc_stride + slot, pout at r sc_row_stride floats + 256 slot
-  k.s_mul_i32(sSlot, sH, A(rows ? "sc_stride" : "arg16"));
-  k.s_add_u32(sSlot, sSlot, sS);
-  const SGPR sPo = offset_address(k, A("pout"), sSlot, 10);
+  const SGPR sStride = A(rows ? "sc_stride" : "arg16");
+  // rows: pmax / psum at (r n_heads) sc_stride + slot, pout at r sc_row_stride floats + 256 slot
+  const SGPR sPoutBase = k.sgpr(2, "pout of the row");
+  k.s_mov_b64(sPoutBase, A("pout"));
+  k.s_mov_b32(sSlotBase, 0);
   if (rows) {
     k.s_mul_i32(sT, sR, A("sc_row_stride")[0]);
-    add64_pair(k, sPo, widen_shifted(k, sT, 2));
+    add64_pair(k, sPoutBase, widen_shifted(k, sT, 2));
     k.s_mul_i32(sT, sR, A("n_heads"));
-    k.s_mul_i32(sT, sT, A("sc_stride"));
-    k.s_add_u32(sSlot, sSlot, sT);
+    k.s_mul_i32(sSlotBase, sT, sStride);
   }
-  const SGPR sG = divide_scalar(k, make_divider(k, A("ratio")), sH);
+  const Divider ratio_div = make_divider(k, A("ratio"));
+  const SGPR sG = divide_scalar(k, ratio_div, sH), sHm = s1("head in its group");
+  k.s_mul_i32(sT, sG, A("ratio"));
+  k.s_sub_u32(sHm, sH, sT);
 
   // ---- tiles [t0, t1) of split s: T = ceil(tiles / splits) each
   const SGPR sTiles = s1("tiles"), sT0 = s1("t0"), sT1 = s1("t1");
@@ -132,31 +138,6 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
   k.s_min_u32(sT0, sT0, sTiles);
   k.s_add_u32(sT1, sT0, sPer);
   k.s_min_u32(sT1, sT1, sTiles);
-
-  // ---- query: lane l holds the words of dims [16 (l & 15), 16 (l & 15) + 16), both group scales
-  k.s_mul_i32(sT, sH, A("q_dw_stride"));
-  if (rows) {
-    const SGPR sRow = s1("row words");
-    k.s_mul_i32(sRow, sR, A("q_row_stride")[0]);
-    k.s_add_u32(sT, sT, sRow);
-  }
-  k.s_lshl_b32(sT, sT, 2);
-  const SGPR sQp = offset_address(k, A("q"), sT, 0);
-  const VGPR vQ = k.vgpr(4, "query words"), vQoff = k.vgpr(1, "query offset");
-  k.v_and_b32(vQoff, 15, vLane);
-  k.v_lshlrev_b32(vQoff, 4, vQoff);
-  k.global_load_dwordx4(vQ, vQoff, sQp);
-  k.s_mul_i32(sT, sH, A("q_sc_stride"));
-  if (rows) {
-    const SGPR sRow = s1("row scales");
-    k.s_mul_i32(sRow, sR, A("arg23"));
-    k.s_add_u32(sT, sT, sRow);
-  }
-  const SGPR sQs0p = offset_address(k, A("qsc"), sT, 2);
-  const SGPR sQs1p = offset_address(k, sQs0p, A("q_sc_row"), 2);
-  const SGPR sQs0 = s1("qs0"), sQs1 = s1("qs1");
-  k.s_load_dword(sQs0, sQs0p, 0);
-  k.s_load_dword(sQs1, sQs1p, 0);
 
   // ---- the kv head's K, scales, V, V scales
   const SGPR sKb = scaled_address(k, A("k"), sG, sKvCap, 8);
@@ -176,14 +157,17 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
     add64(k, sSnap, sT);
   }
 
-  // ---- lane constants and state
+  // ---- lane constants
   // K: wave w reads keys [16 w, 16 w + 16) of a tile whole, four per load (lane l: key 16 w + 4 i + (l >> 4),
   // bytes [16 (l & 15), + 16)), so that every load asks for whole lines; the dot of a key's 128-dim group is
   // the sum over 8 lanes (exact in f32: |dot| <= 256 127^2 < 2^24), stored by the group's first lane at
-  // [key][group] of the tile's LDS buffer and read back by lane j = key j.
+  // [head][key][group] of the tile's LDS buffer and read back by lane j = key j.
   const VGPR vD4 = v1("4 d"), vPartW = v1("partial write address"), vPartR = v1("partial read address"),
-             vPw = v1("p write address"), vPr = v1("p read address"), vKlane = v1("k lane offset");
+             vPw = v1("p write address"), vPr = v1("p read address"), vKlane = v1("k lane offset"),
+             vQoff = v1("query offset");
   const SGPR sWriters = k.sgpr(2, "first lanes of the groups");
+  k.v_and_b32(vQoff, 15, vLane);
+  k.v_lshlrev_b32(vQoff, 4, vQoff);
   k.v_lshlrev_b32(vD4, 2, vD);
   k.v_lshlrev_b32(vPartR, 3, vLane);
   k.v_lshrrev_b32(vPartW, 4, vLane);
@@ -198,204 +182,269 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
   k.v_and_b32(vPw, 7, vLane);
   k.v_cmp_eq_u32(vcc, 0, vPw);
   k.s_mov_b64(sWriters, vcc);
-  k.s_lshl_b32(sT, sWave, 8);
+  k.s_mul_i32(sT, sWave, kWaveP);
   k.s_add_u32(sT, sT, kPBase);
   k.v_mov_b32(vPr, sT);
   k.v_lshlrev_b32(vPw, 2, vLane);
   k.v_add_u32(vPw, sT, vPw);
-  const VGPR vM = v1("running max"), vL = v1("running sum"), vO = v1("output"), vKey = v1("key"),
-             vKoff = v1("k offset"), vKsoff = v1("k scale offset"), vAddr = v1("lds address"),
-             vS = v1("score"), vTmp = v1("t"), vMn = v1("new max"), vCorr = v1("correction"), vP = v1("p"),
-             vVoff = v1("v offset"), vAcc = v1("acc"), vC = v1("code");
-  const VGPR vParts = k.vgpr(4, "dots");
-  VGPR vPq[4];
-  for (auto& q : vPq) q = k.vgpr(4, "p");
-  // Two sets of a tile's operands: the next tile's loads are in flight while this one is computed.
-  struct TileRegs {
-    VGPR k, ks0, ks1, v, vs;
-  };
-  TileRegs sets[2];
-  for (auto& r : sets) r = {k.vgpr(16, "k words"), v1("ks0"), v1("ks1"), k.vgpr(16, "v words"), v1("v scale")};
-  const SGPR sTile = s1("tile"), sNext = s1("next tile"), sBuf = s1("buffer"), sTmax = s1("tile max"),
-             sTsum = s1("tile sum");
-  k.v_mov_b32(vM, kNegInfBits);
-  k.v_mov_b32(vL, 0);
-  k.v_mov_b32(vO, 0);
 
-  // Requests tile `tile`'s K words (this wave's 64 bytes of each key), K scales, V words and V scales.
-  auto issue = [&](const TileRegs& r, SGPR tile) {
-    k.s_lshl_b32(sT, tile, 14);
-    k.v_add_u32(vKoff, sT, vKlane);
-    for (int i = 0; i < 4; ++i) k.global_load_dwordx4(r.k.sub(4 * i, 4), vKoff, sKb, offset(1024 * i));
-    k.s_lshl_b32(sT, tile, 6);
-    k.v_add_u32(vKsoff, sT, vLane);
-    k.v_lshlrev_b32(vKsoff, 2, vKsoff);
-    k.global_load_dword(r.ks0, vKsoff, sKs0);
-    k.global_load_dword(r.ks1, vKsoff, sKs1);
-    k.s_lshl_b32(sT, tile, 14);  // 16 word rows of 1 KiB per tile
-    k.v_add_u32(vVoff, sT, vD4);
-    for (int grp = 0; grp < 4; ++grp) {
-      for (int i = 0; i < 4; ++i) k.global_load_dword(r.v[4 * grp + i], vVoff, sVb, offset(1024 * i));
-      if (grp < 3) k.v_add_u32(vVoff, 4096, vVoff);
-    }
-    k.s_lshl_b32(sT, tile, 10);
-    k.v_add_u32(vVoff, sT, vD4);
-    k.global_load_dword(r.vs, vVoff, sVsb);
-  };
-  // The scores and softmax of tile sTile: vP = p of lane's key, vCorr, vM, vL updated, p in LDS.
-  auto scores = [&](const TileRegs& r) {
-    k.s_lshl_b32(sT, sTile, 6);
-    k.v_add_u32(vKey, sT, vLane);
-    for (int i = 0; i < 4; ++i) {
-      k.v_mov_b32(vParts[i], 0);
-      for (int t = 0; t < 4; ++t) dot4_i8(k, vParts[i], vQ[t], r.k[4 * i + t]);
-      k.v_cvt_f32_i32(vParts[i], vParts[i]);
-    }
-    lane_reduce(k, {{ReduceOp::Add, vParts[0]}, {ReduceOp::Add, vParts[1]}, {ReduceOp::Add, vParts[2]},
-                    {ReduceOp::Add, vParts[3]}},
-                8);
-    k.s_and_b32(sBuf, sTile, 1);
-    k.s_mul_i32(sBuf, sBuf, kPartBytes);
-    k.v_add_u32(vAddr, sBuf, vPartW);
-    k.s_mov_b64(exec, sWriters);
-    for (int i = 0; i < 4; ++i) k.ds_write_b32(vAddr, vParts[i], offset(32 * i));
-    k.s_mov_b64(exec, -1);
-    k.s_waitcnt(lgkmcnt(0));
-    k.s_barrier();
-    k.v_add_u32(vAddr, sBuf, vPartR);
-    k.ds_read_b64(vParts.sub(0, 2), vAddr);
-    k.v_mov_b32(vS, vParts[0]);
-    k.v_mov_b32(vTmp, vParts[1]);
-    k.v_mul_f32(vS, sQs0, vS);
-    k.v_mul_f32(vS, vS, r.ks0);
-    k.v_mul_f32(vTmp, sQs1, vTmp);
-    k.v_fma_f32(vS, vTmp, r.ks1, vS);
-    k.v_mov_b32(vTmp, kNegInfBits);
-    k.v_cmp_gt_u32(vcc, sNkv, vKey);
-    k.v_cndmask_b32(vS, vTmp, vS, vcc);
-    k.v_mov_b32(vTmp, vS);
-    lane_reduce(k, {{ReduceOp::Max, vTmp}});
-    k.v_readlane_b32(sTmax, vTmp, 63);
-    k.v_max_f32(vMn, sTmax, vM);
-    exp2_scaled_difference(k, vCorr, vM, vMn, kLog2E);
-    k.v_mov_b32(vM, vMn);
-    exp2_scaled_difference(k, vP, vS, vMn, kLog2E);
-    k.v_mov_b32(vTmp, vP);
-    lane_reduce(k, {{ReduceOp::Add, vTmp}});
-    k.v_readlane_b32(sTsum, vTmp, 63);
-    k.v_mul_f32(vL, vL, vCorr);
-    k.v_add_f32(vL, sTsum, vL);
-    k.ds_write_b32(vPw, vP);
-  };
-  // o = fma(acc, vs, o c)
-  auto update_output = [&](VGPR vs) {
-    k.v_mul_f32(vO, vO, vCorr);
-    k.v_fmac_f32(vO, vAcc, vs);
-  };
-  // P.V of a tile from the packed cache.
-  auto packed_values = [&](const TileRegs& r) {
-    k.v_mov_b32(vAcc, 0);
-    for (int i = 0; i < 16; ++i) {
-      const VGPR p = vPq[i % 4];
-      k.ds_read_b128(p, vPr, offset(16 * i));
-      for (int b = 0; b < 4; ++b) {
-        i8_to_f32(k, vC, r.v[i], b);
-        k.v_fmac_f32(vAcc, p[b], vC);
+  // The workgroup computes the G query heads h .. h + G - 1 of its kv head, all from one read of each tile
+  // (G = 6 when ratio is a multiple of 6, else 1); the workgroups of the other heads of such a group leave.
+  // Every head's arithmetic is the same, in the same order, whatever G.
+  auto heads = [&](const int G) {
+    const VGPR vKey = v1("key"), vKoff = v1("k offset"), vKsoff = v1("k scale offset"), vAddr = v1("lds address"),
+               vS = v1("score"), vTmp = v1("t"), vMn = v1("new max"), vP = v1("p"), vVoff = v1("v offset"),
+               vC = v1("code");
+    const VGPR vParts = k.vgpr(4, "dots");
+    struct Head {
+      VGPR q, m, l, o, acc, corr, p4;
+      SGPR qs0, qs1, slot;
+    };
+    std::vector<Head> hs(static_cast<std::size_t>(G));
+    for (int i = 0; i < G; ++i) {
+      Head& x = hs[size_t(i)];
+      x = {k.vgpr(4, "query words"), v1("running max"), v1("running sum"), v1("output"), v1("acc"),
+           v1("correction"), k.vgpr(4, "p"), s1("qs0"), s1("qs1"), s1("slot")};
+      // query head h + i: codes at q + (h + i) q_dw_stride (+ r q_row_stride) words, scales likewise
+      const SGPR sHead = s1("head");
+      k.s_add_u32(sHead, sH, i);
+      k.s_mul_i32(sT, sHead, A("q_dw_stride"));
+      if (rows) {
+        const SGPR sRow = s1("row words");
+        k.s_mul_i32(sRow, sR, A("q_row_stride")[0]);
+        k.s_add_u32(sT, sT, sRow);
       }
+      k.s_lshl_b32(sT, sT, 2);
+      k.global_load_dwordx4(x.q, vQoff, offset_address(k, A("q"), sT, 0));
+      k.s_mul_i32(sT, sHead, A("q_sc_stride"));
+      if (rows) {
+        const SGPR sRow = s1("row scales");
+        k.s_mul_i32(sRow, sR, A("arg23"));
+        k.s_add_u32(sT, sT, sRow);
+      }
+      const SGPR sQs0p = offset_address(k, A("qsc"), sT, 2);
+      k.s_load_dword(x.qs0, sQs0p, 0);
+      k.s_load_dword(x.qs1, offset_address(k, sQs0p, A("q_sc_row"), 2), 0);
+      k.s_mul_i32(x.slot, sHead, sStride);
+      k.s_add_u32(x.slot, x.slot, sS);
+      k.v_mov_b32(x.m, kNegInfBits);
+      k.v_mov_b32(x.l, 0);
+      k.v_mov_b32(x.o, 0);
     }
-    update_output(r.vs);
-  };
-  // P.V of the row's last tile from the f32 snapshot, re-quantised against keys [tile 64, n_kv).
-  auto snapshot_values = [&] {
-    const SGPR sValid = s1("valid keys"), sLeft = s1("keys left"), sAt = k.sgpr(2, "snapshot row");
-    const VGPR vX = k.vgpr(8, "snapshot values"), vAmax = v1("amax"), vQmax = v1("127"), vLo = v1("-127"),
-               vQ = v1("x / scale"), vPa = v1("p address"), vVs = v1("snapshot scale");
-    k.s_lshl_b32(sT, sTile, 6);
-    k.s_sub_u32(sValid, sNkv, sT);
-    // n snapshot rows (keys) of dim d from sAt on
-    auto load_snapshot_rows = [&](int n) {
-      for (int i = 0; i < n; ++i) {
-        k.global_load_dword(vX[i], vD4, sAt);
-        add64(k, sAt, 1024);
+    // Two sets of a tile's operands: the next tile's loads are in flight while this one is computed.
+    struct TileRegs {
+      VGPR k, ks0, ks1, v, vs;
+    };
+    TileRegs sets[2];
+    for (auto& r : sets) r = {k.vgpr(16, "k words"), v1("ks0"), v1("ks1"), k.vgpr(16, "v words"), v1("v scale")};
+    const SGPR sTile = s1("tile"), sNext = s1("next tile"), sBuf = s1("buffer"), sTmax = s1("tile max"),
+               sTsum = s1("tile sum"), sValidKeys = k.sgpr(2, "keys below n_kv");
+
+    // Requests tile `tile`'s K words, K scales, V words and V scales.
+    auto issue = [&](const TileRegs& r, SGPR tile) {
+      k.s_lshl_b32(sT, tile, 14);
+      k.v_add_u32(vKoff, sT, vKlane);
+      for (int i = 0; i < 4; ++i) k.global_load_dwordx4(r.k.sub(4 * i, 4), vKoff, sKb, offset(1024 * i));
+      k.s_lshl_b32(sT, tile, 6);
+      k.v_add_u32(vKsoff, sT, vLane);
+      k.v_lshlrev_b32(vKsoff, 2, vKsoff);
+      k.global_load_dword(r.ks0, vKsoff, sKs0);
+      k.global_load_dword(r.ks1, vKsoff, sKs1);
+      k.s_lshl_b32(sT, tile, 14);  // 16 word rows of 1 KiB per tile
+      k.v_add_u32(vVoff, sT, vD4);
+      for (int grp = 0; grp < 4; ++grp) {
+        for (int i = 0; i < 4; ++i) k.global_load_dword(r.v[4 * grp + i], vVoff, sVb, offset(1024 * i));
+        if (grp < 3) k.v_add_u32(vVoff, 4096, vVoff);
+      }
+      k.s_lshl_b32(sT, tile, 10);
+      k.v_add_u32(vVoff, sT, vD4);
+      k.global_load_dword(r.vs, vVoff, sVsb);
+    };
+    // The scores and softmax of tile sTile for every head: corr, m, l updated, p in LDS.
+    auto scores = [&](const TileRegs& r) {
+      k.s_and_b32(sBuf, sTile, 1);
+      k.s_mul_i32(sBuf, sBuf, kDotBuffer);
+      k.v_add_u32(vAddr, sBuf, vPartW);
+      for (int i = 0; i < G; ++i) {
+        for (int q = 0; q < 4; ++q) {
+          k.v_mov_b32(vParts[q], 0);
+          for (int t = 0; t < 4; ++t) dot4_i8(k, vParts[q], hs[size_t(i)].q[t], r.k[4 * q + t]);
+          k.v_cvt_f32_i32(vParts[q], vParts[q]);
+        }
+        lane_reduce(k, {{ReduceOp::Add, vParts[0]}, {ReduceOp::Add, vParts[1]}, {ReduceOp::Add, vParts[2]},
+                        {ReduceOp::Add, vParts[3]}},
+                    8);
+        k.s_mov_b64(exec, sWriters);
+        for (int q = 0; q < 4; ++q) k.ds_write_b32(vAddr, vParts[q], offset(kHeadDots * i + 32 * q));
+        k.s_mov_b64(exec, -1);
+      }
+      k.s_waitcnt(lgkmcnt(0));
+      k.s_barrier();
+      k.v_add_u32(vAddr, sBuf, vPartR);
+      k.s_lshl_b32(sT, sTile, 6);
+      k.v_add_u32(vKey, sT, vLane);
+      k.v_cmp_gt_u32(vcc, sNkv, vKey);
+      k.s_mov_b64(sValidKeys, vcc);
+      for (int i = 0; i < G; ++i) {
+        const Head& x = hs[size_t(i)];
+        k.ds_read_b64(vParts.sub(0, 2), vAddr, offset(kHeadDots * i));
+        k.v_mul_f32(vS, x.qs0, vParts[0]);
+        k.v_mul_f32(vS, vS, r.ks0);
+        k.v_mul_f32(vTmp, x.qs1, vParts[1]);
+        k.v_fma_f32(vS, vTmp, r.ks1, vS);
+        k.v_mov_b32(vTmp, kNegInfBits);
+        k.v_cndmask_b32(vS, vTmp, vS, sValidKeys);
+        k.v_mov_b32(vTmp, vS);
+        lane_reduce(k, {{ReduceOp::Max, vTmp}});
+        k.v_readlane_b32(sTmax, vTmp, 63);
+        k.v_max_f32(vMn, sTmax, x.m);
+        exp2_scaled_difference(k, x.corr, x.m, vMn, kLog2E);
+        k.v_mov_b32(x.m, vMn);
+        exp2_scaled_difference(k, vP, vS, vMn, kLog2E);
+        k.v_mov_b32(vTmp, vP);
+        lane_reduce(k, {{ReduceOp::Add, vTmp}});
+        k.v_readlane_b32(sTsum, vTmp, 63);
+        k.v_mul_f32(x.l, x.l, x.corr);
+        k.v_add_f32(x.l, sTsum, x.l);
+        k.ds_write_b32(vPw, vP, offset(256 * i));
       }
     };
-    // amax over the valid keys
-    k.v_mov_b32(vAmax, 0);
-    k.s_mov_b64(sAt, sSnap);
-    k.s_mov_b32(sLeft, sValid);
-    countdown_groups(k, sLeft, {8, 1}, [&](int n) {
-      load_snapshot_rows(n);
-      for (int i = 0; i < n; ++i) k.v_max_f32(vAmax, vAmax, abs(vX[i]));
-    });
-    k.v_mov_b32(vQmax, std::bit_cast<uint32_t>(127.f));
-    k.v_mov_b32(vLo, std::bit_cast<uint32_t>(-127.f));
-    w4act::divide_f32(k, vVs, vAmax, vQmax);
-    k.v_cmp_lt_f32(vcc, 0, vAmax);  // an all-zero column has scale 1
-    k.v_cndmask_b32(vVs, 1.0, vVs, vcc);
-    // acc = sum_j p_j code_j over the valid keys (the others have code 0)
-    k.v_mov_b32(vAcc, 0);
-    k.v_mov_b32(vPa, vPr);
-    k.s_mov_b64(sAt, sSnap);
-    k.s_mov_b32(sLeft, sValid);
-    countdown_groups(k, sLeft, {8, 1}, [&](int n) {
-      load_snapshot_rows(n);
-      for (int i = 0; i < n; ++i) {
-        k.ds_read_b32(vP, vPa, offset(4 * i));
-        w4act::divide_f32(k, vQ, vX[i], vVs);
-        k.v_rndne_f32(vQ, vQ);
-        k.v_med3_f32(vQ, vQ, vLo, vQmax);
-        k.v_fmac_f32(vAcc, vP, vQ);
+    // o = fma(acc, vs, o c) for every head
+    auto update_outputs = [&](VGPR vs) {
+      for (const Head& x : hs) {
+        k.v_mul_f32(x.o, x.o, x.corr);
+        k.v_fmac_f32(x.o, x.acc, vs);
       }
-      k.v_add_u32(vPa, 4 * n, vPa);
-    });
-    update_output(vVs);
-  };
-  auto compute = [&](const TileRegs& r) {
-    scores(r);
-    if (!rows) return packed_values(r);
-    Label packed = k.label("packed_tile"), next = k.label("next_tile");
-    k.s_cmp_eq_u32(sSnapOn, 0);
-    k.s_cbranch_scc1(packed);
-    k.s_add_u32(sT, sTile, 1);
-    k.s_cmp_lg_u32(sT, sTiles);
-    k.s_cbranch_scc1(packed);
-    snapshot_values();
-    k.s_branch(next);
-    k.bind(packed);
-    packed_values(r);
-    k.bind(next);
-  };
+    };
+    // P.V of a tile from the packed cache: each code converted once for all heads.
+    auto packed_values = [&](const TileRegs& r) {
+      for (const Head& x : hs) k.v_mov_b32(x.acc, 0);
+      for (int w = 0; w < 16; ++w) {
+        for (int i = 0; i < G; ++i) k.ds_read_b128(hs[size_t(i)].p4, vPr, offset(256 * i + 16 * w));
+        for (int b = 0; b < 4; ++b) {
+          i8_to_f32(k, vC, r.v[w], b);
+          for (const Head& x : hs) k.v_fmac_f32(x.acc, x.p4[b], vC);
+        }
+      }
+      update_outputs(r.vs);
+    };
+    // P.V of the row's last tile from the f32 snapshot, re-quantised against keys [tile 64, n_kv).
+    auto snapshot_values = [&] {
+      const SGPR sValid = s1("valid keys"), sLeft = s1("keys left"), sAt = k.sgpr(2, "snapshot row");
+      const VGPR vX = k.vgpr(8, "snapshot values"), vAmax = v1("amax"), vQmax = v1("127"), vLo = v1("-127"),
+                 vQ = v1("x / scale"), vPa = v1("p address"), vVs = v1("snapshot scale");
+      // n snapshot rows (keys) of dim d from sAt on
+      auto load_snapshot_rows = [&](int n) {
+        for (int i = 0; i < n; ++i) {
+          k.global_load_dword(vX[i], vD4, sAt);
+          add64(k, sAt, 1024);
+        }
+      };
+      k.s_lshl_b32(sT, sTile, 6);
+      k.s_sub_u32(sValid, sNkv, sT);
+      // amax over the valid keys
+      k.v_mov_b32(vAmax, 0);
+      k.s_mov_b64(sAt, sSnap);
+      k.s_mov_b32(sLeft, sValid);
+      countdown_groups(k, sLeft, {8, 1}, [&](int n) {
+        load_snapshot_rows(n);
+        for (int i = 0; i < n; ++i) k.v_max_f32(vAmax, vAmax, abs(vX[i]));
+      });
+      k.v_mov_b32(vQmax, std::bit_cast<uint32_t>(127.f));
+      k.v_mov_b32(vLo, std::bit_cast<uint32_t>(-127.f));
+      w4act::divide_f32(k, vVs, vAmax, vQmax);
+      k.v_cmp_lt_f32(vcc, 0, vAmax);  // an all-zero column has scale 1
+      k.v_cndmask_b32(vVs, 1.0, vVs, vcc);
+      // acc = sum_j p_j code_j over the valid keys (the others have code 0)
+      for (const Head& x : hs) k.v_mov_b32(x.acc, 0);
+      k.v_mov_b32(vPa, vPr);
+      k.s_mov_b64(sAt, sSnap);
+      k.s_mov_b32(sLeft, sValid);
+      countdown_groups(k, sLeft, {8, 1}, [&](int n) {
+        load_snapshot_rows(n);
+        for (int j = 0; j < n; ++j) {
+          w4act::divide_f32(k, vQ, vX[j], vVs);
+          k.v_rndne_f32(vQ, vQ);
+          k.v_med3_f32(vQ, vQ, vLo, vQmax);
+          for (int i = 0; i < G; ++i) {
+            k.ds_read_b32(vP, vPa, offset(256 * i + 4 * j));
+            k.v_fmac_f32(hs[size_t(i)].acc, vP, vQ);
+          }
+        }
+        k.v_add_u32(vPa, 4 * n, vPa);
+      });
+      update_outputs(vVs);
+    };
+    auto compute = [&](const TileRegs& r) {
+      scores(r);
+      if (!rows) return packed_values(r);
+      Label packed = k.label("packed_tile"), next = k.label("next_tile");
+      k.s_cmp_eq_u32(sSnapOn, 0);
+      k.s_cbranch_scc1(packed);
+      k.s_add_u32(sT, sTile, 1);
+      k.s_cmp_lg_u32(sT, sTiles);
+      k.s_cbranch_scc1(packed);
+      snapshot_values();
+      k.s_branch(next);
+      k.bind(packed);
+      packed_values(r);
+      k.bind(next);
+    };
 
-  // Tiles in pairs, one register set each; the request for tile t + 1 (the last tile again at the end:
-  // cache hits, and no branch around the loads) goes out before tile t is computed.
-  Label tile_loop = k.label("tile"), tiles_done = k.label("tiles_done");
-  k.s_cmp_ge_u32(sT0, sT1);
-  k.s_cbranch_scc1(tiles_done);
-  k.s_mov_b32(sTile, sT0);
-  issue(sets[0], sTile);
-  k.bind(tile_loop);
-  for (int half = 0; half < 2; ++half) {
-    k.s_add_u32(sNext, sTile, 1);
-    k.s_sub_u32(sT, sT1, 1);
-    k.s_min_u32(sNext, sNext, sT);
-    issue(sets[1 - half], sNext);
-    compute(sets[half]);
-    k.s_add_u32(sTile, sTile, 1);
-    k.s_cmp_ge_u32(sTile, sT1);
+    // Tiles in pairs, one register set each; the request for tile t + 1 (the last tile again at the end:
+    // cache hits, and no branch around the loads) goes out before tile t is computed.
+    Label tile_loop = k.label("tile"), tiles_done = k.label("tiles_done");
+    k.s_cmp_ge_u32(sT0, sT1);
     k.s_cbranch_scc1(tiles_done);
-  }
-  k.s_branch(tile_loop);
-  k.bind(tiles_done);
+    k.s_mov_b32(sTile, sT0);
+    issue(sets[0], sTile);
+    k.bind(tile_loop);
+    for (int half = 0; half < 2; ++half) {
+      k.s_add_u32(sNext, sTile, 1);
+      k.s_sub_u32(sT, sT1, 1);
+      k.s_min_u32(sNext, sNext, sT);
+      issue(sets[1 - half], sNext);
+      compute(sets[half]);
+      k.s_add_u32(sTile, sTile, 1);
+      k.s_cmp_ge_u32(sTile, sT1);
+      k.s_cbranch_scc1(tiles_done);
+    }
+    k.s_branch(tile_loop);
+    k.bind(tiles_done);
 
-  // ---- pout[slot][d] = o; wave 0 lane 0: pmax[slot] = m, psum[slot] = l (-inf, 0, 0 for an empty split)
-  k.global_store_dword(vD4, vO, sPo);
-  k.s_cmp_lg_u32(sWave, 0);
+    // ---- pout[slot][d] = o; wave 0 lane 0: pmax[slot] = m, psum[slot] = l (-inf, 0, 0 for an empty split)
+    for (const Head& x : hs) k.global_store_dword(vD4, x.o, offset_address(k, sPoutBase, x.slot, 10));
+    k.s_cmp_lg_u32(sWave, 0);
+    k.s_cbranch_scc1(exit);
+    k.s_mov_b64(exec, 1);
+    for (const Head& x : hs) {
+      k.s_add_u32(sT, sSlotBase, x.slot);
+      k.s_lshl_b32(sT, sT, 2);
+      k.v_mov_b32(vTmp, sT);
+      k.global_store_dword(vTmp, x.m, A("pmax"));
+      k.global_store_dword(vTmp, x.l, A("psum"));
+    }
+    k.s_branch(exit);
+  };
+
+  // G = 6 when 6 divides ratio; the group's first head computes, the others leave
+  Label single = k.label("one_head");
+  const SGPR sSix = s1("6");
+  k.s_mov_b32(sSix, 6);
+  const Divider six = make_divider(k, sSix);
+  const SGPR sQ6 = divide_scalar(k, six, A("ratio"));
+  k.s_mul_i32(sT, sQ6, 6);
+  k.s_cmp_lg_u32(sT, A("ratio"));
+  k.s_cbranch_scc1(single);
+  k.s_cmp_lt_u32(sTiles, kGroupFromTiles);
+  k.s_cbranch_scc1(single);
+  const SGPR sQh = divide_scalar(k, six, sHm);
+  k.s_mul_i32(sT, sQh, 6);
+  k.s_cmp_lg_u32(sT, sHm);
   k.s_cbranch_scc1(exit);
-  k.s_lshl_b32(sT, sSlot, 2);
-  k.s_mov_b64(exec, 1);
-  k.v_mov_b32(vTmp, sT);
-  k.global_store_dword(vTmp, vM, A("pmax"));
-  k.global_store_dword(vTmp, vL, A("psum"));
+  heads(kMaxGroup);
+  k.bind(single);
+  heads(1);
   return k.build();
 }
 

@@ -186,6 +186,8 @@ void add_decode(Registry& reg) {
         decode_dims(2, 1, 200, 256, 8, 6),  // 4 tiles over 8 splits
         decode_dims(6, 6, 4096, 4160, 8, 7, {{"q_rows", 4}, {"sc_pad", 2}}),
         decode_dims(1, 1, 32768, 32768, 4, 8),
+        decode_dims(12, 12, 130, 192, 2, 9),  // two groups of 6 heads per kv head
+        decode_dims(6, 3, 100, 128, 2, 10),   // a ratio 6 does not divide: one head per workgroup
     };
   };
   d.run = run_decode;

@@ -19,6 +19,13 @@
 //    each, coalesced across d) and the tile's scale vs[d]; p_j come back from
 //    the wave's own LDS copy as broadcasts; acc = sum_j p_j f32(code_j) in key
 //    order (fmac), then o = fma(acc, vs, o c).
+// From 8192 keys on (128 tiles), when 6 divides ratio, the workgroup of the
+// first query head of each group of 6 heads of a kv head computes all six
+// from one read of each tile (the query words of the six in LDS, each code
+// converted once for the six) and the other five workgroups leave: the
+// catalog's grid gives every query head a workgroup, and the K and V of a kv
+// head would otherwise cross the L2 six times. Every head's arithmetic is the
+// same, in the same order, either way (results do not depend on it).
 // The result: pout[slot][d] = o, pmax[slot] = m, psum[slot] = l.
 //
 // fa_decode_rows_k (z = query row r, n_kv = n_kv0 + r keys) additionally
@@ -62,7 +69,8 @@ constexpr int kMaxGroup = 6;
 constexpr uint32_t kGroupFromTiles = 128;  // contexts of 8192 keys and more
 constexpr uint32_t kHeadDots = 512, kDotBuffer = kMaxGroup * kHeadDots;
 constexpr uint32_t kPBase = 2 * kDotBuffer, kWaveP = kMaxGroup * 256;
-constexpr uint32_t kArgsLds = kPBase + 4 * kWaveP;
+constexpr uint32_t kQBase = kPBase + 4 * kWaveP;  // [head][16 lane groups][4 words] of the queries
+constexpr uint32_t kArgsLds = kQBase + kMaxGroup * 256;
 constexpr uint32_t kLdsBytes = kArgsLds + kSharedArgumentsLds;
 
 }  // namespace
@@ -89,7 +97,7 @@ SGPR row_split_count(Kernel& k, SGPR n_kv, SGPR max_split, SGPR force_split) {
 
 codeobj::CodeObject build_attend(isa::Target target, bool rows) {
   Kernel k(rows ? kRowsSig : kDecodeSig, target,
-           {.waves_per_simd = 1, .lds_bytes = kLdsBytes, .max_workgroup = 256, .workgroup_dims = rows ? 3 : 2});
+           {.waves_per_simd = 2, .lds_bytes = kLdsBytes, .max_workgroup = 256, .workgroup_dims = rows ? 3 : 2});
   Label exit = k.exit();
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
   auto v1 = [&](const char* n) { return k.vgpr(1, n); };
@@ -193,18 +201,19 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
   // Every head's arithmetic is the same, in the same order, whatever G.
   auto heads = [&](const int G) {
     const VGPR vKey = v1("key"), vKoff = v1("k offset"), vKsoff = v1("k scale offset"), vAddr = v1("lds address"),
-               vS = v1("score"), vTmp = v1("t"), vMn = v1("new max"), vP = v1("p"), vVoff = v1("v offset"),
-               vC = v1("code");
-    const VGPR vParts = k.vgpr(4, "dots");
+               vS = v1("score"), vTmp = v1("t"), vMn = v1("new max"), vP = v1("p"), vVoff = v1("v offset");
+    const VGPR vParts = k.vgpr(4, "dots"), vQw = k.vgpr(4, "query words"), vQaddr = v1("query address"),
+               vCodes = k.vgpr(4, "codes");
+    VGPR vP4[2] = {k.vgpr(4, "p"), k.vgpr(4, "p")};
     struct Head {
-      VGPR q, m, l, o, acc, corr, p4;
+      VGPR m, l, o, acc, corr;
       SGPR qs0, qs1, slot;
     };
     std::vector<Head> hs(static_cast<std::size_t>(G));
     for (int i = 0; i < G; ++i) {
       Head& x = hs[size_t(i)];
-      x = {k.vgpr(4, "query words"), v1("running max"), v1("running sum"), v1("output"), v1("acc"),
-           v1("correction"), k.vgpr(4, "p"), s1("qs0"), s1("qs1"), s1("slot")};
+      x = {v1("running max"), v1("running sum"), v1("output"), v1("acc"), v1("correction"), s1("qs0"), s1("qs1"),
+           s1("slot")};
       // query head h + i: codes at q + (h + i) q_dw_stride (+ r q_row_stride) words, scales likewise
       const SGPR sHead = s1("head");
       k.s_add_u32(sHead, sH, i);
@@ -215,7 +224,16 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
         k.s_add_u32(sT, sT, sRow);
       }
       k.s_lshl_b32(sT, sT, 2);
-      k.global_load_dwordx4(x.q, vQoff, offset_address(k, A("q"), sT, 0));
+      // the head's words go to LDS (16 B per lane group), read back per tile
+      k.global_load_dwordx4(vQw, vQoff, offset_address(k, A("q"), sT, 0));
+      k.v_add_u32(vQaddr, kQBase + 256 * i, vQoff);
+      Label written = k.label("query written");  // by lanes 0..15 of wave 0
+      k.s_cmp_lg_u32(sWave, 0);
+      k.s_cbranch_scc1(written);
+      k.s_mov_b64(exec, 0xffff);
+      k.ds_write_b128(vQaddr, vQw);
+      k.s_mov_b64(exec, -1);
+      k.bind(written);
       k.s_mul_i32(sT, sHead, A("q_sc_stride"));
       if (rows) {
         const SGPR sRow = s1("row scales");
@@ -231,6 +249,9 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
       k.v_mov_b32(x.l, 0);
       k.v_mov_b32(x.o, 0);
     }
+    k.v_add_u32(vQaddr, kQBase, vQoff);
+    k.s_waitcnt(lgkmcnt(0));
+    k.s_barrier();
     // Two sets of a tile's operands: the next tile's loads are in flight while this one is computed.
     struct TileRegs {
       VGPR k, ks0, ks1, v, vs;
@@ -266,9 +287,10 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
       k.s_mul_i32(sBuf, sBuf, kDotBuffer);
       k.v_add_u32(vAddr, sBuf, vPartW);
       for (int i = 0; i < G; ++i) {
+        k.ds_read_b128(vQw, vQaddr, offset(256 * i));
         for (int q = 0; q < 4; ++q) {
           k.v_mov_b32(vParts[q], 0);
-          for (int t = 0; t < 4; ++t) dot4_i8(k, vParts[q], hs[size_t(i)].q[t], r.k[4 * q + t]);
+          for (int t = 0; t < 4; ++t) dot4_i8(k, vParts[q], vQw[t], r.k[4 * q + t]);
           k.v_cvt_f32_i32(vParts[q], vParts[q]);
         }
         lane_reduce(k, {{ReduceOp::Add, vParts[0]}, {ReduceOp::Add, vParts[1]}, {ReduceOp::Add, vParts[2]},
@@ -320,10 +342,11 @@ codeobj::CodeObject build_attend(isa::Target target, bool rows) {
     auto packed_values = [&](const TileRegs& r) {
       for (const Head& x : hs) k.v_mov_b32(x.acc, 0);
       for (int w = 0; w < 16; ++w) {
-        for (int i = 0; i < G; ++i) k.ds_read_b128(hs[size_t(i)].p4, vPr, offset(256 * i + 16 * w));
-        for (int b = 0; b < 4; ++b) {
-          i8_to_f32(k, vC, r.v[w], b);
-          for (const Head& x : hs) k.v_fmac_f32(x.acc, x.p4[b], vC);
+        for (int b = 0; b < 4; ++b) i8_to_f32(k, vCodes[b], r.v[w], b);
+        for (int i = 0; i < G; ++i) {
+          const VGPR p = vP4[i % 2];
+          k.ds_read_b128(p, vPr, offset(256 * i + 16 * w));
+          for (int b = 0; b < 4; ++b) k.v_fmac_f32(hs[size_t(i)].acc, p[b], vCodes[b]);
         }
       }
       update_outputs(r.vs);

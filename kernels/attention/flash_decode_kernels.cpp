@@ -188,6 +188,7 @@ void add_decode(Registry& reg) {
         decode_dims(1, 1, 32768, 32768, 4, 8),
         decode_dims(12, 12, 130, 192, 2, 9),  // two groups of 6 heads per kv head
         decode_dims(6, 3, 100, 128, 2, 10),   // a ratio 6 does not divide: one head per workgroup
+        decode_dims(12, 6, 8200, 8256, 3, 11, {{"q_rows", 2}, {"sc_pad", 1}}),  // 8192 keys and more: six heads per workgroup
     };
   };
   d.run = run_decode;

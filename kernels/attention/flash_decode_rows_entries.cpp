@@ -184,6 +184,7 @@ std::vector<Case> rows_cases() {
       rows_dims(2, 1, 447, 4, 4, 0, 1, 3, {{"stride_pad", 1}, {"out_pad", 4}}),  // 7 tiles, then 8: 1 split, then 2
       rows_dims(6, 6, 130, 3, 4, 3, 1, 4),                                       // force_split 3
       rows_dims(6, 6, 100, 4, 4, 0, 0, 5),                                       // no snapshot
+      rows_dims(6, 6, 8190, 4, 4, 0, 1, 6),  // 128 tiles and more: six heads per workgroup, with the snapshot
   };
 }
 

@@ -165,7 +165,9 @@ void add_decode(Registry& reg) {
       "at q + h q_dw_stride words, its scale of dim group gr (128 dims each) at qsc[h q_sc_stride + gr q_sc_row]. "
       "Keys >= n_kv are masked (their scales are never used). Four waves: each scores 64 dims of the tile's keys "
       "by v_dot4_i32_i8 against the query in SGPRs, the integer partials meet in LDS, every wave runs the same "
-      "online softmax, thread d accumulates p_j code_j of its dim from the transposed V words (4 keys per word).";
+      "online softmax, thread d accumulates p_j code_j of its dim from the transposed V words (4 keys per word). "
+      "From 8192 keys on, when 6 divides ratio, the workgroup of the first query head of each six computes the "
+      "six from one read of each tile and the other five write nothing themselves (results are the same).";
   d.semantics =
       "g = h / ratio; score_j = f32(dot_0(j)) qs_0 ks_0[j] + f32(dot_1(j)) qs_1 ks_1[j] (dot_gr = integer dot of "
       "the q and k codes of dims [128 gr, 128 gr + 128)); over the split's keys j < n_kv: m = max score_j, "

@@ -1,0 +1,124 @@
+"""The hybrid architectures (Gated DeltaNet + gated attention): tiny random
+qwen35, qwen35moe and qwen3next models written by our GGUF writer
+(gguf_write.hybrid_model: 4 layers, every second one attention, dim 128,
+4 query / 2 KV heads of 64 with RoPE over 16 dims, DeltaNet 2 key / 4 value
+heads of 32 so the two head mappings differ; qwen35moe's RoPE sections
+3/2/2/1 hold one pair still; the MoE members 4 experts, 2 used, and a
+shared expert), with the vocabulary of the project's random qwen2 model.
+
+* The float64 forward (reference_model.HybridReferenceModel, which steps the
+  recurrence token by token) against llama.cpp on f32 weights, every
+  architecture and the legacy fused ssm_in of qwen3next: within 1e-4 of the
+  largest logit (no device needed).
+* k100lc (k100-generate) on f32 weights: greedy tokens identical to
+  llama.cpp's for 32 steps, logits within 1e-3 of the largest logit of
+  llama.cpp's and of the float64 forward.
+* k100lc on q8_0 weights: logits within 1e-3 of the largest logit of the
+  float64 forward over the dequantised weights.
+* Files missing a key or a tensor are refused naming it.
+
+Errors measured go to <build>/tests/model_hybrid_report.txt.
+"""
+import subprocess
+
+import numpy as np
+import pytest
+
+import gguf_write
+from conftest import BUILD, GENERATE
+from k100_run import generate, row_error
+from reference_model import Gguf, HybridReferenceModel
+
+REPORT = BUILD / "tests" / "model_hybrid_report.txt"
+PROMPT = [300, 301, 302]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fresh_report():
+    REPORT.parent.mkdir(parents=True, exist_ok=True)
+    REPORT.write_text("")
+
+
+def record(line):
+    with open(REPORT, "a") as f:
+        f.write(line + "\n")
+
+
+@pytest.fixture(scope="module")
+def hybrid_file(vocab, tmp_path_factory):
+    """hybrid_file(arch, wtype='f32', legacy=False, drop=(), drop_keys=()) -> path (cached)."""
+    root = tmp_path_factory.mktemp("hybrid")
+    made = {}
+    kvs_vocab, tokens = vocab[0], vocab[1]
+
+    def make(arch, wtype="f32", legacy=False, drop=(), drop_keys=()):
+        key = (arch, wtype, legacy, tuple(drop), tuple(drop_keys))
+        if key not in made:
+            # qwen35moe's sections leave the last RoPE pair in the fourth section (turned by position 0)
+            spec = gguf_write.HybridSpec(arch, seed={"qwen35": 5, "qwen35moe": 6, "qwen3next": 7}[arch],
+                                         sections=(3, 2, 2, 1) if arch == "qwen35moe" else (3, 3, 2, 0))
+            kvs, t = gguf_write.hybrid_model(spec, kvs_vocab + [("tokenizer.ggml.pre", gguf_write.string("qwen2"))],
+                                             len(tokens), quantise=gguf_write.Q8_0 if wtype == "q8_0" else None,
+                                             legacy_ssm_in=legacy)
+            kvs = [(k, v) for k, v in kvs if k not in drop_keys]
+            t = {n: a for n, a in t.items() if n not in drop}
+            path = root / f"{arch}_{wtype}{'_legacy' if legacy else ''}_{len(made)}.gguf"
+            gguf_write.write(path, kvs, t)
+            made[key] = path
+        return made[key]
+
+    return make
+
+
+@pytest.mark.parametrize("arch,legacy", [("qwen35", False), ("qwen35moe", False), ("qwen3next", False),
+                                         ("qwen3next", True)], ids=["qwen35", "qwen35moe", "qwen3next",
+                                                                    "qwen3next-ssm_in"])
+def test_reference_matches_llama(arch, legacy, hybrid_file, llama, ggml):
+    path = hybrid_file(arch, legacy=legacy)
+    seq = PROMPT + list(range(40, 56))
+    ref = HybridReferenceModel(path, ggml).logits_of(seq)
+    with llama.load(path) as m:
+        theirs = m.logits_of(seq)
+    err = np.max(row_error(theirs, ref) / np.abs(ref).max(axis=1))
+    record(f"{arch:9s} {'ssm_in' if legacy else '':6s} float64 vs llama.cpp (f32 weights, {len(seq)} steps) {err:.2e} "
+           f"of the largest logit")
+    assert err <= 1e-4, f"the float64 forward is {err:.2e} of the largest logit from llama.cpp's"
+
+
+CASES = [("qwen35", "f32", 32), ("qwen3next", "f32", 32), ("qwen35moe", "f32", 8), ("qwen35", "q8_0", 8)]
+
+
+@pytest.mark.parametrize("arch,wtype,n", CASES, ids=lambda v: str(v))
+def test_k100_against_float64_and_llama(arch, wtype, n, hybrid_file, llama, ggml):
+    path = hybrid_file(arch, wtype)
+    ids, ours, _ = generate(path, PROMPT, n)
+    assert len(ids) == n and ours.shape[0] == n
+    seq = PROMPT + ids[:-1]
+    ref = HybridReferenceModel(path, ggml).logits_of(seq)[len(PROMPT) - 1:]
+    scale = np.abs(ref).max(axis=1)
+    err = np.max(row_error(ours, ref) / scale)
+    line = f"{arch:9s} {wtype:5s} steps {n:2d}  k100lc vs float64 {err:.2e}"
+    if wtype == "f32":
+        with llama.load(path) as m:
+            lids, lrows = m.greedy(PROMPT, n)
+        err_llama = np.max(row_error(ours, lrows) / np.abs(lrows).max(axis=1))
+        line += f"  k100lc vs llama.cpp {err_llama:.2e}  greedy tokens equal: {ids == lids}"
+    record(line + "  (of the largest logit)")
+    assert err <= 1e-3, f"k100lc logits off by {err:.3e} of the largest logit of the float64 forward"
+    if wtype == "f32":
+        assert ids == lids, f"greedy tokens differ from llama.cpp's:\n{ids}\n{lids}"
+        assert err_llama <= 1e-3, f"k100lc logits off by {err_llama:.3e} of the largest logit of llama.cpp's"
+
+
+@pytest.mark.parametrize("arch,drop,drop_key,named", [
+    ("qwen35", ("blk.0.ssm_a",), (), "blk.0.ssm_a"),
+    ("qwen3next", ("blk.2.ssm_ba.weight",), (), "blk.2.ssm_ba.weight"),
+    ("qwen35moe", ("blk.1.ffn_gate_inp_shexp.weight",), (), "blk.1.ffn_gate_inp_shexp.weight"),
+    ("qwen35", (), ("qwen35.ssm.conv_kernel",), "qwen35.ssm.conv_kernel"),
+    ("qwen35", (), ("qwen35.rope.dimension_sections",), "qwen35.rope.dimension_sections"),
+])
+def test_missing_key_or_tensor_is_named(arch, drop, drop_key, named, hybrid_file):
+    path = hybrid_file(arch, drop=drop, drop_keys=drop_key)
+    r = subprocess.run([GENERATE, str(path), "--tokens", "300", "-n", "1", "--temp", "0"], capture_output=True,
+                       text=True, errors="replace")
+    assert r.returncode != 0 and named in r.stderr, r.stderr

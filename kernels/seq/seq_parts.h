@@ -1,0 +1,46 @@
+// The sequence-model family (seq): causal depthwise convolution with carried
+// state, the SSM gate, the gated delta rule and the QKV split of the Gated
+// DeltaNet layers. One file per kernel group; seq_kernels.cpp registers them.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "k100/base/error.h"
+#include "k100/codegen/codegen.h"
+#include "k100/kernels/registry.h"
+#include "k100/kernels/test_support.h"
+
+namespace k100::kernels {
+
+void register_seq_conv_kernels(Registry& r);   // conv1d_silu_k, conv_state_update_k
+void register_seq_gate_kernels(Registry& r);   // ssm_ab_gate_k
+void register_seq_gdn_kernels(Registry& r);    // gdn_k, gdn_k2<32>
+void register_seq_split_kernels(Registry& r);  // split_qkv_k
+
+namespace seq {
+
+// The launch the device's contract gives `lookup` for these sizes.
+inline Launch contract_launch(TestDevice& dev, const std::string& lookup, const std::map<std::string, int64_t>& sizes) {
+  return dev.launch_contract(lookup).evaluate(sizes);
+}
+
+// Nothing when the contract of `lookup` refuses `sizes` with an error naming
+// `rule`; otherwise a failed result saying what happened.
+inline std::optional<CaseResult> expect_refusal(TestDevice& dev, const std::string& lookup,
+                                                const std::map<std::string, int64_t>& sizes, const std::string& rule) {
+  CaseResult bad;
+  try {
+    (void)contract_launch(dev, lookup, sizes);
+    bad.note = "the launch contract accepted a shape that breaks '" + rule + "'";
+  } catch (const Error& e) {
+    if (std::string(e.what()).find(rule) != std::string::npos) return std::nullopt;
+    bad.note = "refused without naming '" + rule + "': " + e.what();
+  }
+  return bad;
+}
+
+}  // namespace seq
+
+}  // namespace k100::kernels

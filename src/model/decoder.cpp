@@ -1,7 +1,6 @@
 #include "k100/model/decoder.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -69,11 +68,11 @@ struct DecoderModel::State {
 
   // Hybrid models: the Gated DeltaNet step's kernels and buffers, the gated
   // attention's sigmoid gate, the shared expert's gate; per recurrent layer
-  // two conv states (the step reads one and writes the other, in turn by
-  // position) and the delta-net state, zeroed by the pass at position 0.
+  // its conv state (the last d_conv - 1 input rows, rolled in place) and
+  // delta-net state, zeroed by the pass at position 0.
   ContractKernel ab_gate, conv, conv_update, l2norm, gdn, gated_norm, sigmoid_mul, fill;
   uint64_t gab = 0, gbeta = 0, gdecay = 0, conv_out = 0, gdn_out = 0, gn = 0, one = 0;
-  std::vector<std::array<uint64_t, 2>> conv_state;
+  std::vector<uint64_t> conv_state;
   std::vector<uint64_t> delta_state;
 
   State(Device& d, const ModelConfig& c, const TensorSource& f, const LoadOptions& o) : dev(d), cfg(c), ws(d) {
@@ -212,9 +211,7 @@ struct DecoderModel::State {
       kt.push_back(recurrent ? 0 : ws.buffer(l + ".kt", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
       vc.push_back(recurrent ? 0 : ws.buffer(l + ".vc", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
       const size_t conv_bytes = size_t(cfg.ssm_conv_dim() * (cfg.ssm_conv - 1)) * 4;
-      conv_state.push_back(recurrent ? std::array<uint64_t, 2>{ws.buffer(l + ".conv0", conv_bytes),
-                                                                ws.buffer(l + ".conv1", conv_bytes)}
-                                     : std::array<uint64_t, 2>{0, 0});
+      conv_state.push_back(recurrent ? ws.buffer(l + ".conv", conv_bytes) : 0);
       delta_state.push_back(
           recurrent ? ws.buffer(l + ".delta", size_t(cfg.ssm_v_heads * cfg.ssm_state * cfg.ssm_state) * 4) : 0);
     }
@@ -422,17 +419,18 @@ struct DecoderModel::State {
                   DS = cfg.ssm_state;
     const uint64_t kd = uint64_t(NK * DS) * 4;
     if (p == 0) {  // a new sequence: the rows before it and the state are zeros
-      fill.launch(dev, {{"n", C * (K - 1)}}, {{"y", conv_state[i][0]}, {"value", 0}, {"n", uint64_t(C * (K - 1))}});
+      fill.launch(dev, {{"n", C * (K - 1)}}, {{"y", conv_state[i]}, {"value", 0}, {"n", uint64_t(C * (K - 1))}});
       fill.launch(dev, {{"n", NV * DS * DS}}, {{"y", delta_state[i]}, {"value", 0}, {"n", uint64_t(NV * DS * DS)}});
     }
-    const uint64_t prev = conv_state[i][size_t(p % 2)], next = conv_state[i][size_t((p + 1) % 2)];
+    const uint64_t state = conv_state[i];
     ab_gate.launch(dev, {{"Hv", NV}, {"T", 1}, {"K", cfg.n_embd}},
                    {{"gab", gab}, {"beta", gbeta}, {"gg", gdecay}, {"wa", lw.ssm_alpha}, {"wb", lw.ssm_beta}, {"x", xn},
                     {"dt", lw.ssm_dt}, {"alog", lw.ssm_alog}});
     conv.launch(dev, {{"T", 1}, {"C", C}, {"K", K}},
-                {{"out", conv_out}, {"in", qkv}, {"w", lw.conv_w}, {"state", prev}});
+                {{"out", conv_out}, {"in", qkv}, {"w", lw.conv_w}, {"state", state}});
+    // the state rolls in place (the kernel allows state == prev)
     conv_update.launch(dev, {{"T", 1}, {"C", C}, {"K", K}},
-                       {{"state", next}, {"snap", 0}, {"in", qkv}, {"prev", prev}});
+                       {{"state", state}, {"snap", 0}, {"in", qkv}, {"prev", state}});
     // q and k rows of d_state, back to back
     l2norm.launch(dev, {{"rows", 2 * NK}}, {{"x", conv_out}, {"S", uint64_t(DS)}, {"eps", f32_bits(cfg.rms_eps)}});
     gdn.launch(dev,

@@ -497,9 +497,14 @@ int DecoderModel::kv_element_bytes() const { return s_->kv_f16 ? 2 : 4; }
 std::vector<std::pair<std::string, TensorType>> DecoderModel::tensor_types() const { return s_->w->types; }
 const std::vector<std::string>& DecoderModel::skipped_tensors() const { return s_->w->skipped; }
 void DecoderModel::reset() { s_->pos = 0; }
+bool DecoderModel::rewinds() const { return !s_->cfg.hybrid(); }
 void DecoderModel::set_position(int64_t pos) {
   if (pos < 0 || pos >= s_->ctx)
     throw Error("position " + std::to_string(pos) + " is outside the context of " + std::to_string(s_->ctx));
+  if (pos < s_->pos && !rewinds())
+    throw Error("position " + std::to_string(pos) + " is before the " + std::to_string(s_->pos) +
+                " tokens run: a " + s_->cfg.arch_name + " model's recurrent state cannot go back (reset and run the "
+                "prefix again)");
   s_->pos = pos;
 }
 

@@ -16,6 +16,10 @@ shared expert), with the vocabulary of the project's random qwen2 model.
 * k100lc on q8_0 weights: logits within 1e-3 of the largest logit of the
   float64 forward over the dequantised weights.
 * Files missing a key or a tensor are refused naming it.
+* A scripted chat (each turn runs from position 0 again: the recurrent
+  state cannot go back to the prefix the turns share) gives each turn the
+  answer of a fresh run; the Python front end gives k100-generate's tokens,
+  and the binding's model starts a second sequence clean.
 
 Errors measured go to <build>/tests/model_hybrid_report.txt.
 """
@@ -26,6 +30,7 @@ import pytest
 
 import gguf_write
 from conftest import BUILD, GENERATE
+from chat_oracle import run_chat
 from k100_run import generate, row_error
 from reference_model import Gguf, HybridReferenceModel
 
@@ -85,19 +90,21 @@ def test_reference_matches_llama(arch, legacy, hybrid_file, llama, ggml):
     assert err <= 1e-4, f"the float64 forward is {err:.2e} of the largest logit from llama.cpp's"
 
 
-CASES = [("qwen35", "f32", 32), ("qwen3next", "f32", 32), ("qwen35moe", "f32", 8), ("qwen35", "q8_0", 8)]
+CASES = [("qwen35", "f32", 32, False), ("qwen3next", "f32", 32, False), ("qwen35moe", "f32", 8, False),
+         ("qwen35", "q8_0", 8, False), ("qwen3next", "q8_0", 8, True)]
 
 
-@pytest.mark.parametrize("arch,wtype,n", CASES, ids=lambda v: str(v))
-def test_k100_against_float64_and_llama(arch, wtype, n, hybrid_file, llama, ggml):
-    path = hybrid_file(arch, wtype)
+@pytest.mark.parametrize("arch,wtype,n,legacy", CASES,
+                         ids=[f"{a}-{t}{'-ssm_in' if g else ''}" for a, t, _, g in CASES])
+def test_k100_against_float64_and_llama(arch, wtype, n, legacy, hybrid_file, llama, ggml):
+    path = hybrid_file(arch, wtype, legacy=legacy)
     ids, ours, _ = generate(path, PROMPT, n)
     assert len(ids) == n and ours.shape[0] == n
     seq = PROMPT + ids[:-1]
     ref = HybridReferenceModel(path, ggml).logits_of(seq)[len(PROMPT) - 1:]
     scale = np.abs(ref).max(axis=1)
     err = np.max(row_error(ours, ref) / scale)
-    line = f"{arch:9s} {wtype:5s} steps {n:2d}  k100lc vs float64 {err:.2e}"
+    line = f"{arch:9s} {wtype:5s} {'ssm_in' if legacy else '':6s} steps {n:2d}  k100lc vs float64 {err:.2e}"
     if wtype == "f32":
         with llama.load(path) as m:
             lids, lrows = m.greedy(PROMPT, n)
@@ -122,3 +129,43 @@ def test_missing_key_or_tensor_is_named(arch, drop, drop_key, named, hybrid_file
     r = subprocess.run([GENERATE, str(path), "--tokens", "300", "-n", "1", "--temp", "0"], capture_output=True,
                        text=True, errors="replace")
     assert r.returncode != 0 and named in r.stderr, r.stderr
+
+
+def test_chat_turns_restart_the_recurrent_state(hybrid_file):
+    """A chat's later turns share only a prefix with the tokens run before (the template closes the answer
+    differently), and a recurrent state cannot go back to a prefix: each turn must run from position 0 again.
+    Every turn's answer equals a fresh run of that turn's whole prompt."""
+    path = hybrid_file("qwen35")
+    _, prompts, answers, err = run_chat([GENERATE], path)
+    assert len(prompts) == len(answers) == 3, err
+    for prompt, answer in zip(prompts, answers):
+        ids, _, _ = generate(path, prompt, len(answer))
+        assert ids == answer, f"turn with {len(prompt)} prompt tokens: chat {answer}, fresh run {ids}"
+
+
+def test_python_front_end_and_binding(hybrid_file):
+    """python3 -m k100lc_kernels generate gives k100-generate's tokens; the binding's Model runs a second
+    sequence from position 0 with the first one's state gone."""
+    import sys
+    from k100lc_kernels import Runtime
+    from k100lc_kernels import model as M
+    path = hybrid_file("qwen3next")
+    args = [str(path), "--tokens", "300,301,302", "-n", "4", "--temp", "0", "--ignore-eos", "--ids"]
+    tool = subprocess.run([GENERATE] + args, capture_output=True, text=True, errors="replace", check=True)
+    sub = subprocess.run([sys.executable, "-m", "k100lc_kernels", "generate"] + args, capture_output=True, text=True,
+                         errors="replace", check=True)
+    ids = [line for line in tool.stderr.splitlines() if line.startswith("ids:")]
+    assert len(ids) == 1 and ids[0] in sub.stderr.splitlines(), sub.stderr
+    rt = Runtime()
+    m = M.Model(rt, path, context=16)
+    assert m.config["architecture"] == "qwen3next"
+
+    def run(tokens):
+        for i, t in enumerate(tokens):
+            m.forward(t, i)
+        return m.logits()
+
+    fresh = run([300, 301, 302])
+    run([40, 41, 42, 43, 44])
+    again = run([300, 301, 302])
+    assert np.array_equal(fresh, again)

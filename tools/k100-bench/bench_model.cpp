@@ -321,8 +321,10 @@ int run_hybrid(const Weights& wt, kernels::EmuTestDevice& emu, const timing::Mac
     TracingDevice dev(emu);
     const model::ModelConfig cfg = qwen35_27b_config(n_layer);
     const quant::TensorType type = wt.type;
-    const model::ShapeTensorSource source([type](const std::string&) { return type; },
-                                          std::string("Qwen3.5-27B ") + wt.label);
+    // the conv weights stay f32 (rows of 4 taps), as the converters store them
+    const model::ShapeTensorSource source(
+        [type](const std::string& name) { return name.ends_with("ssm_conv1d.weight") ? quant::TensorType::F32 : type; },
+        std::string("Qwen3.5-27B ") + wt.label);
     model::DecoderModel model(dev, cfg, source, model::LoadOptions{.context = kCtx, .progress = {}, .kv_f16 = kv_f16});
     model.set_position(kCtx - 1);
     dev.launches.clear();

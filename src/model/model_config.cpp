@@ -280,25 +280,18 @@ ModelConfig ModelConfig::from_gguf(const quant::GgufFile& f) {
   const bool hybrid =
       c.arch == Architecture::Qwen35 || c.arch == Architecture::Qwen35Moe || c.arch == Architecture::Qwen3Next;
   if (hybrid) read_hybrid(k, c);
-  if (c.arch == Architecture::Qwen35Moe || c.arch == Architecture::Qwen3Next) {
+  const bool shared_expert = c.arch == Architecture::Qwen35Moe || c.arch == Architecture::Qwen3Next;
+  if (c.arch == Architecture::Qwen3Moe || shared_expert) {
     c.n_expert = k.integer("expert_count");
     c.n_expert_used = k.integer("expert_used_count");
     check_experts(k, c);
     c.n_ff = k.integer("feed_forward_length", int64_t(0), 0);
     c.n_ff_exp = k.integer("expert_feed_forward_length",
                            c.n_ff ? std::optional<int64_t>(c.n_ff / c.n_expert_used) : std::nullopt);
-    c.n_ff_shexp = k.integer("expert_shared_feed_forward_length",
-                             c.n_ff ? std::optional<int64_t>(c.n_ff) : std::nullopt);
-    // softmax over all experts, the top k renormalised
-    c.expert_weights_norm = true;
-  } else if (c.arch == Architecture::Qwen3Moe) {
-    c.n_expert = k.integer("expert_count");
-    c.n_expert_used = k.integer("expert_used_count");
-    check_experts(k, c);
-    c.n_ff = k.integer("feed_forward_length", int64_t(0), 0);
-    c.n_ff_exp = k.integer("expert_feed_forward_length",
-                           c.n_ff ? std::optional<int64_t>(c.n_ff / c.n_expert_used) : std::nullopt);
-    // qwen3moe renormalises the selected experts' weights (norm_topk_prob)
+    if (shared_expert)
+      c.n_ff_shexp = k.integer("expert_shared_feed_forward_length",
+                               c.n_ff ? std::optional<int64_t>(c.n_ff) : std::nullopt);
+    // softmax over all experts, the top k renormalised (qwen3moe's norm_topk_prob)
     c.expert_weights_norm = true;
   } else if (c.arch == Architecture::Llama && k.integer("expert_count", int64_t(0), 0) > 0) {
     // Mixtral-style experts stored as llama: every layer's FFN is routed, each

@@ -179,21 +179,11 @@ class ReferenceModel:
         return y
 
     def ffn(self, L, xn):
-        silu = lambda z: z / (1.0 + np.exp(-z))
         if not self.moe:
             gate = L["ffn_gate"] @ xn + L["ffn_gate.bias"]
             up = L["ffn_up"] @ xn + L["ffn_up.bias"]
             return L["ffn_down"] @ (silu(gate) * up) + L["ffn_down.bias"]
-        logits = L["ffn_gate_inp"] @ xn
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
-        sel = np.argsort(-p, kind="stable")[:self.k_used]
-        w = p[sel] / p[sel].sum()
-        y = np.zeros_like(xn)
-        for e, we in zip(sel, w):
-            h = silu(L["ffn_gate_exps"][e] @ xn) * (L["ffn_up_exps"][e] @ xn)
-            y += we * (L["ffn_down_exps"][e] @ h)
-        return y
+        return routed_experts(L, xn, self.k_used)
 
     def step(self, token):
         """Logits (float64 [n_vocab]) after `token` at the next position."""
@@ -225,6 +215,20 @@ class ReferenceModel:
     def logits_of(self, tokens):
         self.reset()
         return np.stack([self.step(t) for t in tokens])
+
+
+def routed_experts(L, xn, k_used):
+    """Softmax over all experts' router logits, the top k_used renormalised, their SwiGLU outputs weighted."""
+    logits = L["ffn_gate_inp"] @ xn
+    p = np.exp(logits - logits.max())
+    p /= p.sum()
+    sel = np.argsort(-p, kind="stable")[:k_used]
+    w = p[sel] / p[sel].sum()
+    y = np.zeros_like(xn)
+    for e, we in zip(sel, w):
+        h = silu(L["ffn_gate_exps"][e] @ xn) * (L["ffn_up_exps"][e] @ xn)
+        y += we * (L["ffn_down_exps"][e] @ h)
+    return y
 
 
 def silu(z):
@@ -398,14 +402,7 @@ class HybridReferenceModel:
     def ffn(self, L, xn):
         if not self.moe:
             return L["ffn_down"] @ (silu(L["ffn_gate"] @ xn) * (L["ffn_up"] @ xn))
-        logits = L["ffn_gate_inp"] @ xn
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
-        sel = np.argsort(-p, kind="stable")[:self.k_used]
-        w = p[sel] / p[sel].sum()
-        y = np.zeros_like(xn)
-        for e, we in zip(sel, w):
-            y += we * (L["ffn_down_exps"][e] @ (silu(L["ffn_gate_exps"][e] @ xn) * (L["ffn_up_exps"][e] @ xn)))
+        y = routed_experts(L, xn, self.k_used)
         shared = L["ffn_down_shexp"] @ (silu(L["ffn_gate_shexp"] @ xn) * (L["ffn_up_shexp"] @ xn))
         return y + sigmoid(L["ffn_gate_inp_shexp"] @ xn) * shared
 

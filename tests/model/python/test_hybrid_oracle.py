@@ -56,8 +56,8 @@ def hybrid_file(vocab, tmp_path_factory):
     made = {}
     kvs_vocab, tokens = vocab[0], vocab[1]
 
-    def make(arch, wtype="f32", legacy=False, drop=(), drop_keys=()):
-        key = (arch, wtype, legacy, tuple(drop), tuple(drop_keys))
+    def make(arch, wtype="f32", legacy=False, drop=(), drop_keys=(), set_keys=()):
+        key = (arch, wtype, legacy, tuple(drop), tuple(drop_keys), tuple(set_keys))
         if key not in made:
             # qwen35moe's sections leave the last RoPE pair in the fourth section (turned by position 0)
             spec = gguf_write.HybridSpec(arch, seed={"qwen35": 5, "qwen35moe": 6, "qwen3next": 7}[arch],
@@ -65,7 +65,8 @@ def hybrid_file(vocab, tmp_path_factory):
             kvs, t = gguf_write.hybrid_model(spec, kvs_vocab + [("tokenizer.ggml.pre", gguf_write.string("qwen2"))],
                                              len(tokens), quantise=gguf_write.Q8_0 if wtype == "q8_0" else None,
                                              legacy_ssm_in=legacy)
-            kvs = [(k, v) for k, v in kvs if k not in drop_keys]
+            kvs = [(k, v) for k, v in kvs if k not in drop_keys] + list(set_keys)
+            assert len({k for k, _ in kvs}) == len(kvs), "set_keys adds keys the model does not have" 
             t = {n: a for n, a in t.items() if n not in drop}
             path = root / f"{arch}_{wtype}{'_legacy' if legacy else ''}_{len(made)}.gguf"
             gguf_write.write(path, kvs, t)
@@ -125,7 +126,23 @@ def test_k100_against_float64_and_llama(arch, wtype, n, legacy, hybrid_file, lla
     ("qwen35", (), ("qwen35.rope.dimension_sections",), "qwen35.rope.dimension_sections"),
 ])
 def test_missing_key_or_tensor_is_named(arch, drop, drop_key, named, hybrid_file):
-    path = hybrid_file(arch, drop=drop, drop_keys=drop_key)
+    refused_naming(hybrid_file(arch, drop=drop, drop_keys=drop_key), named)
+
+
+@pytest.mark.parametrize("key,value,named", [
+    ("qwen35.nextn_predict_layers", gguf_write.u32(1), "nextn_predict_layers"),
+    ("qwen35.ssm.inner_size", gguf_write.u32(96), "qwen35.ssm.inner_size"),
+    ("qwen35.ssm.time_step_rank", gguf_write.u32(3), "qwen35.ssm.time_step_rank"),
+    ("qwen35.rope.dimension_sections", gguf_write.u32_array([8, 8, 8, 0]), "qwen35.rope.dimension_sections"),
+])
+def test_unsupported_variant_is_refused_by_name(key, value, named, hybrid_file):
+    # multi-token-prediction layers, value heads of another size than ssm.state_size, value heads that key
+    # heads do not divide, sections for more pairs than RoPE turns
+    drop = (key,) if not key.endswith("nextn_predict_layers") else ()
+    refused_naming(hybrid_file("qwen35", drop_keys=drop, set_keys=((key, value),)), named)
+
+
+def refused_naming(path, named):
     r = subprocess.run([GENERATE, str(path), "--tokens", "300", "-n", "1", "--temp", "0"], capture_output=True,
                        text=True, errors="replace")
     assert r.returncode != 0 and named in r.stderr, r.stderr

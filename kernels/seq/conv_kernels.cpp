@@ -348,7 +348,10 @@ void register_seq_conv_kernels(Registry& r) {
           parts.push_back(*bad);
       return combine(parts);
     };
-    d.ideal_bytes = [](const Case& c) { return uint64_t((2 * (c["K"] - 1) + c["T"]) * c["C"]) * 4; };
+    // K-1 rows read (from prev or in) and written, and the snapshots when asked for
+    d.ideal_bytes = [](const Case& c) {
+      return uint64_t((2 * (c["K"] - 1) + (c["snap"] ? c["T"] * (c["K"] - 1) : 0)) * c["C"]) * 4;
+    };
     // Qwen3.5-27B decode step: one token over the 10240 conv channels, K = 4, no snapshots.
     d.bench_case = [] { return make_case({{"T", 1}, {"C", 10240}, {"K", 4}, {"alias", 1}, {"snap", 0}, {"wg", 0}}); };
     r.add(std::move(d));

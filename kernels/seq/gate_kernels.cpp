@@ -6,6 +6,7 @@
 // one dword per thread), reduces them through a DPP butterfly and LDS, and
 // lane 0 of wave 0 writes the three per-(t, h) values.
 #include "seq_parts.h"
+#include "seq_blocks.h"
 #include "seq_reference.h"
 
 namespace k100::kernels {
@@ -18,8 +19,6 @@ const Signature kGate("ssm_ab_gate_k", {out("gab", "f32"), out("beta", "f32"), o
                                         in("wb", "f32"), in("x", "f32"), in("dt", "f32"), in("alog", "f32"),
                                         value("Hv", "i32"), value("K", "i32")},
                       HiddenArgLayout::Full);
-
-constexpr float kLn2 = 0.69314718055994531f;
 
 codeobj::CodeObject build_gate(isa::Target target) {
   Kernel k(kGate, target, {.waves_per_simd = 4, .lds_bytes = 128, .max_workgroup = 1024, .workgroup_dims = 2});
@@ -92,15 +91,8 @@ codeobj::CodeObject build_gate(isa::Target target) {
     k.global_store_dword(vOff, vA, k.arg("gab"));
     reciprocal_one_plus_exp2(k, vB, -kLog2E, vB);  // sigmoid(b)
     k.global_store_dword(vOff, vB, k.arg("beta"));
-    // softplus(z) = ln(1 + e^z) = log2(1 + 2^(z log2 e)) ln 2, z itself above 20
     k.v_add_f32(vZ, sDt, vA);
-    k.v_mul_f32(vS, kLog2E, vZ);
-    k.v_exp_f32(vS, vS);
-    k.v_add_f32(vS, 1.0f, vS);
-    k.v_log_f32(vS, vS);
-    k.v_mul_f32(vS, kLn2, vS);
-    k.v_cmp_lt_f32(vcc, 20.0f, vZ);
-    k.v_cndmask_b32(vS, vS, vZ, vcc);
+    seq::softplus(k, vS, vZ);
     k.v_mov_b32(vE, sAlog);
     k.v_mul_f32(vE, kLog2E, vE);
     k.v_exp_f32(vE, vE);  // exp(alog)
@@ -128,9 +120,10 @@ void register_seq_gate_kernels(Registry& r) {
       "a = sum_(i<K) wa[h][i] x[t][i], b = sum_(i<K) wb[h][i] x[t][i]; gab[t][h] = a, beta[t][h] = 1 / (1 + e^-b), "
       "gg[t][h] = -exp(alog[h]) * softplus(a + dt[h]), softplus(z) = ln(1 + e^z) (z when z > 20); "
       "outputs [T][Hv], wa and wb [Hv][K], x [T][K]";
-  d.geometry = "[2D] grid = (Hv, T), wg = 256 (any multiple of 64 up to 1024)";
+  d.geometry = "[2D] grid = (Hv, T), wg = 64 (the spec's 256 works too: any multiple of 64 up to 1024; 64 is faster "
+               "MODELED: 14.8 us against 15.0 us at T = 1, 633 us against 1490 us at T = 512, for 27B)";
   d.launch = "sizes T Hv K\nlet T_Hv_K_positive = 1 / (T >= 1) / (Hv >= 1) / (K >= 1)\n"
-             "workgroup = 256\ngrid = Hv, T\narg Hv = Hv\narg K = K";
+             "workgroup = 64\ngrid = Hv, T\narg Hv = Hv\narg K = K";
   d.limits = "K >= 1, Hv >= 1 (else nothing is written); workgroup size a multiple of 64; workgroups with h >= Hv do "
              "nothing";
   d.tolerance = kGateTolerance;
@@ -173,7 +166,7 @@ void register_seq_gate_kernels(Registry& r) {
     return uint64_t(2 * c["Hv"] * c["K"] + c["T"] * c["K"] + 2 * c["Hv"] + 3 * c["T"] * c["Hv"]) * 4;
   };
   // Qwen3.5-27B decode step: hidden 5120, 48 value heads.
-  d.bench_case = [] { return make_case({{"T", 1}, {"Hv", 48}, {"K", 5120}, {"wg", 256}}); };
+  d.bench_case = [] { return make_case({{"T", 1}, {"Hv", 48}, {"K", 5120}, {"wg", 64}}); };
   r.add(std::move(d));
 }
 

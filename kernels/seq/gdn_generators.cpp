@@ -21,6 +21,7 @@
 // (deterministic); a token's B barrier separates its reads of A from the next
 // token's writes of A, and the next token's A barrier does the same for B.
 #include "gdn_generators.h"
+#include "seq_blocks.h"
 
 namespace k100::kernels::seq {
 
@@ -106,7 +107,7 @@ codeobj::CodeObject build_gdn(isa::Target target) {
   const SGPR h = k.workgroup_id(0), y = k.workgroup_id(1), T = k.arg("T"), Hk = k.arg("Hk"), Hv = k.arg("Hv"),
              D = k.arg("D"), rep = k.arg("rep"), khmod = k.arg("khmod");
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
-  const SGPR sDiv = s1("key-head divisor"), sKh = s1("key head"), sMod = s1("h mod Hk"), sDD = s1("D D"),
+  const SGPR sDiv = s1("D mod 16"), sDD = s1("D D"),
              sCol0 = s1("first column"), sG = s1("g"), sB = s1("beta"), sK = k.sgpr(16, "k"), sQ = k.sgpr(16, "q");
   constexpr int kChunks = 8;  // of 16 rows: D <= 128
   std::vector<VGPR> S;
@@ -129,18 +130,7 @@ codeobj::CodeObject build_gdn(isa::Target target) {
   k.s_and_b32(sDiv, D, 15);
   k.s_cmp_lg_u32(sDiv, 0);
   k.s_cbranch_scc1(exit);
-  // key head: h mod Hk (khmod != 0) or h / rep
-  k.s_cmp_lg_u32(khmod, 0);
-  k.s_cselect_b32(sDiv, Hk, rep);
-  k.s_cmp_lt_i32(sDiv, 1);
-  k.s_cbranch_scc1(exit);
-  const SGPR quot = divide_scalar(k, make_divider(k, sDiv), h);
-  k.s_mul_i32(sMod, quot, Hk);
-  k.s_sub_u32(sMod, h, sMod);
-  k.s_cmp_lg_u32(khmod, 0);
-  k.s_cselect_b32(sKh, sMod, quot);
-  k.s_cmp_ge_u32(sKh, Hk);
-  k.s_cbranch_scc1(exit);
+  const SGPR sKh = key_head(k, h, Hk, rep, khmod, exit).kh;
   const WorkgroupWaves ww = workgroup_waves(k, exit);
   k.s_mul_i32(sCol0, y, ww.threads);
   k.v_add_u32(col, sCol0, k.local_id());
@@ -205,7 +195,7 @@ codeobj::CodeObject build_gdn(isa::Target target) {
 }
 
 codeobj::CodeObject build_gdn2(isa::Target target) {
-  constexpr int kSlice = 32, kD = 128, kRegionB = 512;
+  constexpr int kD = SliceRule::kD;
   Kernel k(gdn2_signature(), target,
            {.waves_per_simd = 2, .lds_bytes = 1024, .max_workgroup = 128, .dispatch_ptr = true,
             .workgroup_dims = 2});
@@ -213,29 +203,18 @@ codeobj::CodeObject build_gdn2(isa::Target target) {
   const SGPR h = k.workgroup_id(0), y = k.workgroup_id(1), T = k.arg("T"), Hk = k.arg("Hk"), Hv = k.arg("Hv"),
              D = k.arg("D"), rep = k.arg("rep"), snap = k.arg("snap");
   auto s1 = [&](const char* n) { return k.sgpr(1, n); };
-  const SGPR packet = s1("workgroup size"), sG = s1("g"), sB = s1("beta"), has_snap = s1("snap given"),
-             sIndex = s1("t Hv + h"), sSnap = k.sgpr(2, "snapshot base");
-  const VGPR tid = k.local_id(), slice = k.vgpr(1, "slice"), cl = k.vgpr(1, "column in group"),
-             col = k.vgpr(1, "column"), soff = k.vgpr(1, "state offset"), coff = k.vgpr(1, "column offset"),
-             kqoff = k.vgpr(1, "slice offset"), lds = k.vgpr(1, "lds slot"), ldsr = k.vgpr(1, "lds column"),
-             S = k.vgpr(16, "state rows 0-15"), S2 = k.vgpr(16, "state rows 16-31"), K0 = k.vgpr(16, "k 0-15"),
-             K1 = k.vgpr(16, "k 16-31"), Q0 = k.vgpr(16, "q 0-15"), Q1 = k.vgpr(16, "q 16-31"), vV = k.vgpr(1, "v"),
-             decay = k.vgpr(1, "decay"), p0 = k.vgpr(1, "part even"), p1 = k.vgpr(1, "part odd"),
-             part = k.vgpr(4, "slice parts"), u = k.vgpr(1, "u"), ku = k.vgpr(1, "k u"), rs = k.vgpr(1, "1/sqrt(D)");
-  auto s_row = [&](int j) { return j < 16 ? S[j] : S2[j - 16]; };
-  auto k_row = [&](int j) { return j < 16 ? K0[j] : K1[j - 16]; };
-  auto q_row = [&](int j) { return j < 16 ? Q0[j] : Q1[j - 16]; };
-  // the workgroup must be 128 x 1 x 1 (the packet's workgroup_size_x | workgroup_size_y << 16)
-  k.s_load_dword(packet, k.dispatch_pointer(), 0x4);
-  k.s_cmp_lg_u32(packet, 128 | (1u << 16));
-  k.s_cbranch_scc1(exit);
+  const SGPR sG = s1("g"), sB = s1("beta"), has_snap = s1("snap given"), sIndex = s1("t Hv + h"),
+             sSnap = k.sgpr(2, "snapshot base"), sT = s1("snapshot token");
+  const VGPR coff = k.vgpr(1, "column offset"), kqoff = k.vgpr(1, "slice offset"), vV = k.vgpr(1, "v"),
+             decay = k.vgpr(1, "decay"), o = k.vgpr(1, "out"), rs = k.vgpr(1, "1/sqrt(D)");
+  exit_unless_workgroup_128(k, exit);
   k.s_cmp_lg_u32(D, kD);
   k.s_cbranch_scc1(exit);
   k.s_cmp_lt_i32(T, 1);
   k.s_cbranch_scc1(exit);
   k.s_cmp_ge_u32(h, Hv);
   k.s_cbranch_scc1(exit);
-  k.s_cmp_ge_u32(y, kD / kSlice);
+  k.s_cmp_ge_u32(y, kD / SliceRule::kSlice);
   k.s_cbranch_scc1(exit);
   k.s_cmp_lt_i32(rep, 1);
   k.s_cbranch_scc1(exit);
@@ -243,77 +222,42 @@ codeobj::CodeObject build_gdn2(isa::Target target) {
   k.s_cmp_ge_u32(kh, Hk);
   k.s_cbranch_scc1(exit);
   k.s_or_b32(has_snap, snap[0], snap[1]);
-  k.v_lshrrev_b32(slice, 5, tid);
-  k.v_and_b32(cl, 31, tid);
-  k.v_lshl_add_u32(col, y, 5, cl);  // 32 y + cl
-  // state element (32 slice + j, col) at ((32 slice + j) D + col) 4 bytes; rows 8 apart per offset register
-  k.v_lshlrev_b32(soff, 14, slice);  // 32 D 4 = 16384 bytes per slice
-  k.v_lshl_add_u32(soff, col, 2, soff);
-  k.v_lshlrev_b32(coff, 2, col);
-  k.v_lshlrev_b32(kqoff, 7, slice);  // 32 floats per slice
-  k.v_lshlrev_b32(lds, 2, tid);
-  k.v_lshlrev_b32(ldsr, 2, cl);
+  SliceRule rule(k, k.arg("state"), h, y, 0, 512);
+  k.v_lshlrev_b32(coff, 2, rule.col);
+  k.v_lshlrev_b32(kqoff, 7, rule.slice);  // 32 floats per slice
   k.v_mov_b32(rs, 1.0f / 11.313708498984761f);  // 1/sqrt(128)
-  const SGPR base = offset_address(k, k.arg("state"), h, 16);  // h D D 4 bytes
-  const VGPR offs = k.vgpr(4, "row offsets");
-  for (int r = 0; r < 4; ++r) k.v_add_u32(offs[r], 4096 * r, soff);
-  auto state_rows = [&](const std::function<void(VGPR row, VGPR off, int imm)>& f) {
-    for (int j = 0; j < kSlice; ++j) f(s_row(j), offs[j / 8], kD * 4 * (j % 8));
-  };
-  state_rows([&](VGPR row, VGPR off, int imm) { k.global_load_dword(row, off, base, offset(imm)); });
-  // The four slices' parts of one column: write mine, barrier, add all four in slice order.
-  auto column_sum = [&](VGPR dst, VGPR mine, int region) {
-    k.ds_write_b32(lds, mine, offset(region));
-    k.s_barrier();
-    for (int s = 0; s < 4; ++s) k.ds_read_b32(part[s], ldsr, offset(region + 128 * s));
-    k.v_add_f32(dst, part[0], part[1]);
-    k.v_add_f32(dst, dst, part[2]);
-    k.v_add_f32(dst, dst, part[3]);
-  };
+  rule.load(rule.base);
   const TokenRows rows = token_rows(k, h, kh, D);
-  const SGPR sT = k.sgpr(1, "snapshot token");
   k.s_mov_b32(sT, 0);
   token_loop(k, T, rows, [&] {
     k.s_load_dword(sG, rows.g, 0);
     k.s_load_dword(sB, rows.beta, 0);
-    for (int m = 0; m < 4; ++m) k.global_load_dwordx4(K0.sub(4 * m, 4), kqoff, rows.k, offset(16 * m));
-    for (int m = 0; m < 4; ++m) k.global_load_dwordx4(K1.sub(4 * m, 4), kqoff, rows.k, offset(64 + 16 * m));
-    k.global_load_dword(vV, coff, rows.v);
-    for (int m = 0; m < 4; ++m) k.global_load_dwordx4(Q0.sub(4 * m, 4), kqoff, rows.q, offset(16 * m));
-    for (int m = 0; m < 4; ++m) k.global_load_dwordx4(Q1.sub(4 * m, 4), kqoff, rows.q, offset(64 + 16 * m));
-    k.v_mov_b32(p0, 0);
-    k.v_mov_b32(p1, 0);
-    for (int j = 0; j < kSlice; ++j) k.v_fmac_f32(j % 2 ? p1 : p0, k_row(j), s_row(j));
-    k.v_add_f32(p0, p0, p1);
-    column_sum(u, p0, 0);  // kv
-    token_decay(k, decay, sG);
-    k.v_fma_f32(u, neg(decay), u, vV);  // v - decay kv
-    k.v_mul_f32(u, sB, u);
-    k.v_mov_b32(p0, 0);
-    k.v_mov_b32(p1, 0);
-    for (int j = 0; j < kSlice; ++j) {
-      const VGPR s = s_row(j);
-      k.v_mul_f32(ku, k_row(j), u);
-      k.v_fma_f32(s, s, decay, ku);
-      k.v_fmac_f32(j % 2 ? p1 : p0, q_row(j), s);
+    for (int m = 0; m < 4; ++m) {
+      k.global_load_dwordx4(rule.k_rows.sub(4 * m, 4), kqoff, rows.k, offset(16 * m));
+      k.global_load_dwordx4(rule.k_rows2.sub(4 * m, 4), kqoff, rows.k, offset(64 + 16 * m));
     }
-    k.v_add_f32(p0, p0, p1);
-    column_sum(p1, p0, kRegionB);  // out
-    k.v_mul_f32(p1, p1, rs);
-    k.v_cmp_gt_u32(vcc, kSlice, tid);  // slice 0 stores the column's output
+    k.global_load_dword(vV, coff, rows.v);
+    for (int m = 0; m < 4; ++m) {
+      k.global_load_dwordx4(rule.q_rows.sub(4 * m, 4), kqoff, rows.q, offset(16 * m));
+      k.global_load_dwordx4(rule.q_rows2.sub(4 * m, 4), kqoff, rows.q, offset(64 + 16 * m));
+    }
+    token_decay(k, decay, sG);
+    rule.step(decay, sB, vV, o);
+    k.v_mul_f32(o, o, rs);
+    k.v_cmp_gt_u32(vcc, SliceRule::kSlice, rule.tid);  // slice 0 stores the column's output
     k.if_(vcc);
-    k.global_store_dword(coff, p1, rows.out);
+    k.global_store_dword(coff, o, rows.out);
     k.end_if();
     k.s_cmp_lg_u32(has_snap, 0);
     k.if_(Cond::Scc1);
     k.s_mul_i32(sIndex, sT, Hv);
     k.s_add_u32(sIndex, sIndex, h);
     set_offset_address(k, sSnap, snap, sIndex, 16);  // snap[t][h]: D D 4 bytes each
-    state_rows([&](VGPR row, VGPR off, int imm) { k.global_store_dword(off, row, sSnap, offset(imm)); });
+    rule.store(sSnap);
     k.end_if();
     k.s_add_u32(sT, sT, 1);
   });
-  state_rows([&](VGPR row, VGPR off, int imm) { k.global_store_dword(off, row, base, offset(imm)); });
+  rule.store(rule.base);
   return k.build();
 }
 

@@ -100,6 +100,20 @@ CaseResult run_gdn_case(TestDevice& dev, const Case& c, bool k2) {
     parts.push_back(compare(dstate.download(), in.state, kGdnTolerance));
     return combine(parts);
   }
+  if (c.seed == 1) {  // the contract's refusals, each naming its rule
+    std::map<std::string, int64_t> base = {{"T", 1}, {"Hk", 1}, {"Hv", 2}, {"D", 128}, {"rep", 2}};
+    if (!k2) base["khmod"] = 0;
+    using Bad = std::tuple<std::string, int64_t, std::string>;
+    const std::vector<Bad> bad = k2 ? std::vector<Bad>{{"D", 64, "D_is_128"}, {"rep", 3, "key_heads_cover_value_heads"}}
+                                    : std::vector<Bad>{{"D", 256, "D_at_most_128"},
+                                                       {"D", 40, "D_multiple_of_16"},
+                                                       {"rep", 1, "key_heads_cover_value_heads"}};
+    for (const auto& [key, value, rule] : bad) {
+      auto sizes = base;
+      sizes[key] = value;
+      if (auto refused = seq::expect_refusal(dev, call.lookup, sizes, rule)) parts.push_back(*refused);
+    }
+  }
   parts.push_back(split_guard(got, size_t(T * Hv * D)));
   parts.push_back(compare(got, want, kGdnTolerance));
   parts.push_back(compare(dstate.download(), state, kGdnTolerance));
@@ -155,21 +169,7 @@ void register_seq_gdn_kernels(Registry& r) {
                          {5, 1, 2, 128, 2, 0, 128, 2},
                          {4, 2, 4, 16, 1, 1, 256, 3}});
     };
-    d.run = [](TestDevice& dev, const Case& c) {
-      CaseResult res = run_gdn_case(dev, c, false);
-      if (c.seed == 1) {
-        std::vector<CaseResult> parts = {res};
-        const std::map<std::string, int64_t> base = {{"T", 1}, {"Hk", 1}, {"Hv", 2}, {"D", 128}, {"rep", 2}, {"khmod", 0}};
-        for (auto [key, value, rule] : std::vector<std::tuple<std::string, int64_t, std::string>>{
-                 {"D", 256, "D_at_most_128"}, {"D", 40, "D_multiple_of_16"}, {"rep", 1, "key_heads_cover_value_heads"}}) {
-          auto sizes = base;
-          sizes[key] = value;
-          if (auto bad = seq::expect_refusal(dev, "gdn_k", sizes, rule)) parts.push_back(*bad);
-        }
-        res = combine(parts);
-      }
-      return res;
-    };
+    d.run = [](TestDevice& dev, const Case& c) { return run_gdn_case(dev, c, false); };
     d.ideal_bytes = gdn_bytes;
     // Qwen3.5-27B: 48 value heads, 16 key heads of 128, one decode token.
     d.bench_case = [] {
@@ -206,21 +206,7 @@ void register_seq_gdn_kernels(Registry& r) {
                          {4, 2, 2, 128, 1, 1, 0, 2},
                          {2, 1, 1, 128, 1, 0, 64, 1}});
     };
-    d.run = [](TestDevice& dev, const Case& c) {
-      CaseResult res = run_gdn_case(dev, c, true);
-      if (c.seed == 1) {
-        std::vector<CaseResult> parts = {res};
-        const std::map<std::string, int64_t> base = {{"T", 1}, {"Hk", 1}, {"Hv", 2}, {"D", 128}, {"rep", 2}};
-        for (auto [key, value, rule] : std::vector<std::tuple<std::string, int64_t, std::string>>{
-                 {"D", 64, "D_is_128"}, {"rep", 3, "key_heads_cover_value_heads"}}) {
-          auto sizes = base;
-          sizes[key] = value;
-          if (auto bad = seq::expect_refusal(dev, "gdn_k2<32>", sizes, rule)) parts.push_back(*bad);
-        }
-        res = combine(parts);
-      }
-      return res;
-    };
+    d.run = [](TestDevice& dev, const Case& c) { return run_gdn_case(dev, c, true); };
     d.ideal_bytes = gdn_bytes;
     d.bench_case = [] {
       return make_case({{"T", 1}, {"Hk", 16}, {"Hv", 48}, {"D", 128}, {"rep", 3}, {"snap", 0}, {"wg", 0}});

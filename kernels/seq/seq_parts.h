@@ -18,6 +18,7 @@ void register_seq_conv_kernels(Registry& r);   // conv1d_silu_k, conv_state_upda
 void register_seq_gate_kernels(Registry& r);   // ssm_ab_gate_k
 void register_seq_gdn_kernels(Registry& r);    // gdn_k, gdn_k2<32>
 void register_seq_split_kernels(Registry& r);  // split_qkv_k
+void register_seq_decode_kernels(Registry& r); // gdn_decode_k (one launch per GDN decode step)
 
 namespace seq {
 

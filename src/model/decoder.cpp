@@ -1,6 +1,7 @@
 #include "k100/model/decoder.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -70,9 +71,14 @@ struct DecoderModel::State {
   // attention's sigmoid gate, the shared expert's gate; per recurrent layer
   // its conv state (the last d_conv - 1 input rows, rolled in place) and
   // delta-net state, zeroed by the pass at position 0.
-  ContractKernel ab_gate, conv, conv_update, l2norm, gdn, gated_norm, sigmoid_mul, fill;
+  // With heads of 128 the step is one launch (gdn_decode_k, which rolls the
+  // conv state into a second buffer: the two swap every position) and the
+  // b, a rows are in the in-projection; else the chain of the catalog's
+  // kernels (K100_MODEL_GDN=chain selects it for heads of 128 too).
+  bool decode_step = false;
+  ContractKernel ab_gate, conv, conv_update, l2norm, gdn, gdn_decode, gated_norm, sigmoid_mul, fill;
   uint64_t gab = 0, gbeta = 0, gdecay = 0, conv_out = 0, gdn_out = 0, gn = 0, one = 0;
-  std::vector<uint64_t> conv_state;
+  std::vector<std::array<uint64_t, 2>> conv_state;
   std::vector<uint64_t> delta_state;
 
   State(Device& d, const ModelConfig& c, const TensorSource& f, const LoadOptions& o) : dev(d), cfg(c), ws(d) {
@@ -94,7 +100,8 @@ struct DecoderModel::State {
     w = load_weights(d, ws, f, cfg, o.progress,
                      {.fast_gemv = o.fast_gemv && !(linear && std::string_view(linear) == "dot"),
                       .allow_unused = o.allow_unused,
-                      .w4_act = o.w4_act});
+                      .w4_act = o.w4_act,
+                      .gdn_ab_rows = decode_step});
     resolve_hybrid_kernels();
     resolve_embedding();
     allocate();
@@ -123,17 +130,24 @@ struct DecoderModel::State {
       combine = ContractKernel(dev, "moe_combine_k", "MoE routing");
     }
     silu = ContractKernel(dev, "silu_mul_k", "the FFN");
+    const char* gdn = std::getenv("K100_MODEL_GDN");
+    decode_step = cfg.hybrid() && cfg.ssm_state == 128 && dev.has("gdn_decode_k") &&
+                  !(gdn && std::string_view(gdn) == "chain");
   }
 
   // After the weights: a file that lacks a tensor is refused for that first.
   void resolve_hybrid_kernels() {
     if (cfg.hybrid()) {
       const char* gdn_layers = "the Gated DeltaNet layers";
-      ab_gate = ContractKernel(dev, "ssm_ab_gate_k", gdn_layers);
-      conv = ContractKernel(dev, "conv1d_silu_k", gdn_layers);
-      conv_update = ContractKernel(dev, "conv_state_update_k", gdn_layers);
-      l2norm = ContractKernel(dev, "l2norm_k", gdn_layers);
-      gdn = ContractKernel(dev, "gdn_k", gdn_layers);
+      if (decode_step) {
+        gdn_decode = ContractKernel(dev, "gdn_decode_k", gdn_layers);
+      } else {
+        ab_gate = ContractKernel(dev, "ssm_ab_gate_k", gdn_layers);
+        conv = ContractKernel(dev, "conv1d_silu_k", gdn_layers);
+        conv_update = ContractKernel(dev, "conv_state_update_k", gdn_layers);
+        l2norm = ContractKernel(dev, "l2norm_k", gdn_layers);
+        gdn = ContractKernel(dev, "gdn_k", gdn_layers);
+      }
       gated_norm = ContractKernel(dev, "rmsnorm_gated_k", gdn_layers);
       fill = ContractKernel(dev, "fill_k", gdn_layers);
       sigmoid_mul = ContractKernel(dev, "sigmoid_mul_k", "the gated attention");
@@ -166,7 +180,8 @@ struct DecoderModel::State {
   void allocate() {
     const int64_t E = cfg.n_embd;
     // hybrids: attention rows [q | k | v | gate], Gated DeltaNet rows [q | k | v | z]
-    const int64_t qkvn = cfg.hybrid() ? std::max(2 * cfg.q_dim() + 2 * cfg.kv_dim(), cfg.ssm_conv_dim() + cfg.ssm_v_dim())
+    const int64_t qkvn = cfg.hybrid() ? std::max(2 * cfg.q_dim() + 2 * cfg.kv_dim(),
+                                                 cfg.ssm_conv_dim() + cfg.ssm_v_dim() + 2 * cfg.ssm_v_heads)
                                       : cfg.q_dim() + 2 * cfg.kv_dim();
     h = buf("h", E);
     xn = buf("xn", E);
@@ -211,7 +226,8 @@ struct DecoderModel::State {
       kt.push_back(recurrent ? 0 : ws.buffer(l + ".kt", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
       vc.push_back(recurrent ? 0 : ws.buffer(l + ".vc", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
       const size_t conv_bytes = size_t(cfg.ssm_conv_dim() * (cfg.ssm_conv - 1)) * 4;
-      conv_state.push_back(recurrent ? ws.buffer(l + ".conv", conv_bytes) : 0);
+      conv_state.push_back({recurrent ? ws.buffer(l + ".conv", conv_bytes) : 0,
+                            recurrent && decode_step ? ws.buffer(l + ".conv1", conv_bytes) : 0});
       delta_state.push_back(
           recurrent ? ws.buffer(l + ".delta", size_t(cfg.ssm_v_heads * cfg.ssm_state * cfg.ssm_state) * 4) : 0);
     }
@@ -411,18 +427,39 @@ struct DecoderModel::State {
     hn_ready = false;
   }
 
-  // One Gated DeltaNet step of layer i from xn (the normed input) and qkv
-  // (its in-projection [q | k | v | z]) into gn (the gated norm's output).
+  // One Gated DeltaNet step of layer i from qkv (its in-projection
+  // [q | k | v | z (| b | a)]) and, for the chain, xn (the normed input)
+  // into gn (the gated norm's output).
   void delta_net(size_t i, int64_t p) {
     const LayerWeights& lw = w->layers[i];
     const int64_t C = cfg.ssm_conv_dim(), K = cfg.ssm_conv, NK = cfg.ssm_k_heads, NV = cfg.ssm_v_heads,
                   DS = cfg.ssm_state;
-    const uint64_t kd = uint64_t(NK * DS) * 4;
     if (p == 0) {  // a new sequence: the rows before it and the state are zeros
-      fill.launch(dev, {{"n", C * (K - 1)}}, {{"y", conv_state[i]}, {"value", 0}, {"n", uint64_t(C * (K - 1))}});
+      fill.launch(dev, {{"n", C * (K - 1)}}, {{"y", conv_state[i][0]}, {"value", 0}, {"n", uint64_t(C * (K - 1))}});
       fill.launch(dev, {{"n", NV * DS * DS}}, {{"y", delta_state[i]}, {"value", 0}, {"n", uint64_t(NV * DS * DS)}});
     }
-    const uint64_t state = conv_state[i];
+    if (decode_step) {
+      // the in-projection's b rows follow z, its a rows follow b
+      const uint64_t b = qkv + uint64_t(C + cfg.ssm_v_dim()) * 4, a = b + uint64_t(NV) * 4;
+      gdn_decode.launch(dev, {{"Hk", NK}, {"Hv", NV}, {"K", K}, {"rep", NV / NK}, {"khmod", cfg.ssm_tiled_heads ? 1 : 0}},
+                        {{"out", gdn_out}, {"state", delta_state[i]}, {"conv_out", conv_state[i][size_t((p + 1) % 2)]},
+                         {"qkv", qkv}, {"conv_in", conv_state[i][size_t(p % 2)]}, {"conv_w", lw.conv_w}, {"a", a},
+                         {"b", b}, {"dt_bias", lw.ssm_dt}, {"ssm_a", lw.ssm_a}, {"eps", f32_bits(cfg.rms_eps)}});
+    } else {
+      chain_step(i);
+    }
+    gated_norm.launch(dev, {{"rows", NV}, {"dim", DS}},
+                      {{"y", gn}, {"x", gdn_out}, {"w", lw.ssm_norm}, {"gate", qkv + uint64_t(C) * 4},
+                       {"eps", f32_bits(cfg.rms_eps)}});
+  }
+
+  // The DeltaNet step up to the gated norm as the catalog's kernels.
+  void chain_step(size_t i) {
+    const LayerWeights& lw = w->layers[i];
+    const int64_t C = cfg.ssm_conv_dim(), K = cfg.ssm_conv, NK = cfg.ssm_k_heads, NV = cfg.ssm_v_heads,
+                  DS = cfg.ssm_state;
+    const uint64_t kd = uint64_t(NK * DS) * 4;
+    const uint64_t state = conv_state[i][0];
     ab_gate.launch(dev, {{"Hv", NV}, {"T", 1}, {"K", cfg.n_embd}},
                    {{"gab", gab}, {"beta", gbeta}, {"gg", gdecay}, {"wa", lw.ssm_alpha}, {"wb", lw.ssm_beta}, {"x", xn},
                     {"dt", lw.ssm_dt}, {"alog", lw.ssm_alog}});
@@ -437,16 +474,17 @@ struct DecoderModel::State {
                {{"T", 1}, {"Hk", NK}, {"Hv", NV}, {"D", DS}, {"rep", NV / NK}, {"khmod", cfg.ssm_tiled_heads ? 1 : 0}},
                {{"out", gdn_out}, {"q", conv_out}, {"k", conv_out + kd}, {"v", conv_out + 2 * kd}, {"g", gdecay},
                 {"beta", gbeta}, {"state", delta_state[i]}});
-    gated_norm.launch(dev, {{"rows", NV}, {"dim", DS}},
-                      {{"y", gn}, {"x", gdn_out}, {"w", lw.ssm_norm}, {"gate", qkv + uint64_t(C) * 4},
-                       {"eps", f32_bits(cfg.rms_eps)}});
   }
 
   void layer(size_t i, int64_t p) {
     const LayerWeights& lw = w->layers[i];
     if (lw.recurrent) {
-      rmsnorm(xn, h, lw.attn_norm);  // the gate kernel reads the normed row itself
-      lw.qkv.forward(xn, qkv);
+      if (decode_step) {
+        normed(lw.qkv, lw.attn_norm, qkv);
+      } else {
+        rmsnorm(xn, h, lw.attn_norm);  // the gate kernel reads the normed row itself
+        lw.qkv.forward(xn, qkv);
+      }
       delta_net(i, p);
       residual(lw.out, gn, ffn_takes_hn(lw) ? lw.ffn_norm : 0);
       feed_forward(lw, i);

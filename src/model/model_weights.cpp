@@ -482,7 +482,7 @@ namespace {
 
 // A hybrid model's layer (the hybrid tensors of t) into lw.
 void load_hybrid_layer(Loader& L, const TensorSource& file, const ModelConfig& c, const LayerTensors& t,
-                       const std::string& tag, LayerWeights& lw) {
+                       const std::string& tag, bool ab_rows, LayerWeights& lw) {
   const int64_t E = c.n_embd, HD = c.head_dim, DS = c.ssm_state, NK = c.ssm_k_heads, NV = c.ssm_v_heads,
                 R = NV / NK;
   using Rows = Loader::Rows;
@@ -502,11 +502,21 @@ void load_hybrid_layer(Loader& L, const TensorSource& file, const ModelConfig& c
     } else {
       in = {{t.gdn_qkv, 0, c.ssm_conv_dim()}, {t.gdn_gate, 0, c.ssm_v_dim()}};
     }
+    if (ab_rows) {
+      if (t.ba) {  // per key head: its value heads' b rows, then their a rows
+        for (int64_t g = 0; g < NK; ++g) in.push_back({t.ba, g * 2 * R, R});
+        for (int64_t g = 0; g < NK; ++g) in.push_back({t.ba, g * 2 * R + R, R});
+      } else {
+        in.push_back({t.beta, 0, NV});
+        in.push_back({t.alpha, 0, NV});
+      }
+    }
     lw.qkv = L.row_projection(in, E, tag + ".ssm_in");
     lw.conv_w = L.upload_floats(L.host_f32(*t.conv), uint64_t(c.ssm_conv_dim() * c.ssm_conv));
     lw.ssm_dt = L.upload_floats(L.host_f32(*t.dt), uint64_t(NV));
     std::vector<float> a = L.host_f32(*t.ssm_a);
     if (file.total_bytes() == 0) a.clear();  // shapes only (k100-bench): no values to take the log of
+    lw.ssm_a = L.upload_floats(a, uint64_t(NV));
     for (float& x : a) {
       if (!(x < 0))
         throw Error(file.origin() + ": tensor '" + t.ssm_a->name + "' holds " + std::to_string(x) +
@@ -515,7 +525,9 @@ void load_hybrid_layer(Loader& L, const TensorSource& file, const ModelConfig& c
     }
     lw.ssm_alog = L.upload_floats(a, uint64_t(NV));
     std::vector<float> beta, alpha;
-    if (t.ba) {
+    if (ab_rows) {
+      // in the in-projection
+    } else if (t.ba) {
       // per key head: its value heads' b rows, then their a rows
       const std::vector<float> ba = L.host_f32(*t.ba);
       for (int64_t g = 0; g < NK && !ba.empty(); ++g) {
@@ -527,8 +539,10 @@ void load_hybrid_layer(Loader& L, const TensorSource& file, const ModelConfig& c
       beta = L.host_f32(*t.beta);
       alpha = L.host_f32(*t.alpha);
     }
-    lw.ssm_beta = L.upload_floats(beta, uint64_t(NV * E));
-    lw.ssm_alpha = L.upload_floats(alpha, uint64_t(NV * E));
+    if (!ab_rows) {
+      lw.ssm_beta = L.upload_floats(beta, uint64_t(NV * E));
+      lw.ssm_alpha = L.upload_floats(alpha, uint64_t(NV * E));
+    }
     lw.ssm_norm = L.upload_f32(*t.ssm_norm);
     lw.out = L.projection({t.out}, c.ssm_v_dim(), tag + ".ssm_out");
   } else {
@@ -587,7 +601,7 @@ std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const Ten
     LayerWeights lw;
     const std::string tag = "blk." + std::to_string(i);
     if (c.hybrid()) {
-      load_hybrid_layer(L, file, c, t, tag, lw);
+      load_hybrid_layer(L, file, c, t, tag, options.gdn_ab_rows, lw);
       mw->layers.push_back(std::move(lw));
       continue;
     }

@@ -10,9 +10,11 @@ shared expert), with the vocabulary of the project's random qwen2 model.
   recurrence token by token) against llama.cpp on f32 weights, every
   architecture and the legacy fused ssm_in of qwen3next: within 1e-4 of the
   largest logit (no device needed).
-* k100lc (k100-generate) on f32 weights: greedy tokens identical to
-  llama.cpp's for 32 steps, logits within 1e-3 of the largest logit of
-  llama.cpp's and of the float64 forward.
+* k100lc (k100-generate), with DeltaNet heads of 32 (the catalog's kernels
+  one by one) and of 128 (the one-launch step), on f32 weights: greedy
+  tokens identical to llama.cpp's for 32 steps (8 or 16 for the variants),
+  logits within 1e-3 of the largest logit of llama.cpp's and of the float64
+  forward.
 * k100lc on q8_0 weights: logits within 1e-3 of the largest logit of the
   float64 forward over the dequantised weights.
 * Files missing a key or a tensor are refused naming it.
@@ -56,13 +58,13 @@ def hybrid_file(vocab, tmp_path_factory):
     made = {}
     kvs_vocab, tokens = vocab[0], vocab[1]
 
-    def make(arch, wtype="f32", legacy=False, drop=(), drop_keys=(), set_keys=(), head_dim=64):
-        key = (arch, wtype, legacy, tuple(drop), tuple(drop_keys), tuple(set_keys), head_dim)
+    def make(arch, wtype="f32", legacy=False, drop=(), drop_keys=(), set_keys=(), head_dim=64, d_state=32):
+        key = (arch, wtype, legacy, tuple(drop), tuple(drop_keys), tuple(set_keys), head_dim, d_state)
         if key not in made:
             # qwen35moe's sections leave the last RoPE pair in the fourth section (turned by position 0)
             spec = gguf_write.HybridSpec(arch, seed={"qwen35": 5, "qwen35moe": 6, "qwen3next": 7}[arch],
                                          sections=(3, 2, 2, 1) if arch == "qwen35moe" else (3, 3, 2, 0),
-                                         head_dim=head_dim)
+                                         head_dim=head_dim, d_state=d_state)
             kvs, t = gguf_write.hybrid_model(spec, kvs_vocab + [("tokenizer.ggml.pre", gguf_write.string("qwen2"))],
                                              len(tokens), quantise=gguf_write.Q8_0 if wtype == "q8_0" else None,
                                              legacy_ssm_in=legacy)
@@ -92,22 +94,27 @@ def test_reference_matches_llama(arch, legacy, hybrid_file, llama, ggml):
     assert err <= 1e-4, f"the float64 forward is {err:.2e} of the largest logit from llama.cpp's"
 
 
-# head size 32: the attention in two steps (qkv_rope_append_k, then the split attention), not the one launch
-CASES = [("qwen35", "f32", 32, False, 64), ("qwen3next", "f32", 32, False, 64), ("qwen35moe", "f32", 8, False, 64),
-         ("qwen35", "q8_0", 8, False, 64), ("qwen3next", "q8_0", 8, True, 64), ("qwen35", "f32", 8, False, 32)]
+# head size 32: the attention in two steps (qkv_rope_append_k, then the split attention), not the one launch;
+# DeltaNet heads of 32: the chain of the catalog's kernels; of 128: the one-launch step (gdn_decode_k)
+CASES = [("qwen35", "f32", 32, False, 64, 32), ("qwen3next", "f32", 32, False, 64, 32),
+         ("qwen35moe", "f32", 8, False, 64, 32), ("qwen35", "q8_0", 8, False, 64, 32),
+         ("qwen3next", "q8_0", 8, True, 64, 32), ("qwen35", "f32", 8, False, 32, 32),
+         ("qwen35", "f32", 32, False, 64, 128), ("qwen3next", "f32", 16, False, 64, 128),
+         ("qwen35moe", "q8_0", 8, False, 64, 128)]
 
 
-@pytest.mark.parametrize("arch,wtype,n,legacy,hd", CASES,
-                         ids=[f"{a}-{t}{'-ssm_in' if g else ''}-hd{d}" for a, t, _, g, d in CASES])
-def test_k100_against_float64_and_llama(arch, wtype, n, legacy, hd, hybrid_file, llama, ggml):
-    path = hybrid_file(arch, wtype, legacy=legacy, head_dim=hd)
+@pytest.mark.parametrize("arch,wtype,n,legacy,hd,ds", CASES,
+                         ids=[f"{a}-{t}{'-ssm_in' if g else ''}-hd{d}-ds{e}" for a, t, _, g, d, e in CASES])
+def test_k100_against_float64_and_llama(arch, wtype, n, legacy, hd, ds, hybrid_file, llama, ggml):
+    path = hybrid_file(arch, wtype, legacy=legacy, head_dim=hd, d_state=ds)
     ids, ours, _ = generate(path, PROMPT, n)
     assert len(ids) == n and ours.shape[0] == n
     seq = PROMPT + ids[:-1]
     ref = HybridReferenceModel(path, ggml).logits_of(seq)[len(PROMPT) - 1:]
     scale = np.abs(ref).max(axis=1)
     err = np.max(row_error(ours, ref) / scale)
-    line = f"{arch:9s} {wtype:5s} {'ssm_in' if legacy else '':6s} head {hd:2d} steps {n:2d}  k100lc vs float64 {err:.2e}"
+    line = (f"{arch:9s} {wtype:5s} {'ssm_in' if legacy else '':6s} head {hd:2d} DeltaNet head {ds:3d} steps {n:2d}  "
+            f"k100lc vs float64 {err:.2e}")
     if wtype == "f32":
         with llama.load(path) as m:
             lids, lrows = m.greedy(PROMPT, n)

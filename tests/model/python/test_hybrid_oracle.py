@@ -34,7 +34,7 @@ import gguf_write
 from conftest import BUILD, GENERATE
 from chat_oracle import run_chat
 from k100_run import generate, row_error
-from reference_model import Gguf, HybridReferenceModel
+from reference_model import HybridReferenceModel
 
 REPORT = BUILD / "tests" / "model_hybrid_report.txt"
 PROMPT = [300, 301, 302]
@@ -53,7 +53,9 @@ def record(line):
 
 @pytest.fixture(scope="module")
 def hybrid_file(vocab, tmp_path_factory):
-    """hybrid_file(arch, wtype='f32', legacy=False, drop=(), drop_keys=()) -> path (cached)."""
+    """hybrid_file(arch, wtype='f32', legacy=False, drop=(), drop_keys=(), set_keys=(), head_dim=64, d_state=32)
+    -> path of the model (cached): legacy with ssm_in, without the tensors `drop` and the keys `drop_keys`, with
+    the (key, encoded value) pairs `set_keys` added."""
     root = tmp_path_factory.mktemp("hybrid")
     made = {}
     kvs_vocab, tokens = vocab[0], vocab[1]

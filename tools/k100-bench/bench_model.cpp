@@ -53,10 +53,9 @@ struct Shape {
 // 4096) and an 8B-class one (Llama-3-8B's: hidden 4096, 32 layers, FFN 14336,
 // 32 / 8 heads of 128, vocab 128256). "q35-27b" is Qwen3.5-27B's config
 // (hidden 5120, 64 layers, FFN 17408, its full-attention layers' 24 query /
-// 4 KV heads of 256, vocab 248320) with full attention in every layer: the
-// model has Gated DeltaNet in 48 of its 64 layers, which this decoder does
-// not run, so the shape stands for its weights and attention, not its
-// recurrence.
+// 4 KV heads of 256, vocab 248320) with full attention in every layer: it
+// stands for the model's weights and attention, not its recurrence;
+// "qwen3.5-27b" is the hybrid model itself (run_hybrid below).
 const Shape kShapes[] = {
     {"27b", "27B-class dense", model::Architecture::Qwen3, 5120, 64, 17408, 40, 8, 128, 151936, 4096},
     {"q35-27b", "Qwen3.5-27B-like dense (all layers full attention)", model::Architecture::Qwen3, 5120, 64, 17408, 24,

@@ -34,15 +34,15 @@ const Signature kDecode("gdn_decode_k",
                         {out("out", "f32"), inout("state", "f32"), out("conv_out", "f32"), in("qkv", "f32"),
                          in("conv_in", "f32"), in("conv_w", "f32"), in("a", "f32"), in("b", "f32"),
                          in("dt_bias", "f32"), in("ssm_a", "f32"), value("Hk", "i32"), value("Hv", "i32"),
-                         value("K", "i32"), value("rep", "i32"), value("khmod", "i32"), value("eps", "f32")});
+                         value("K", "i32"), value("rep", "i32"), value("khmod", "i32"), value("eps", "f32")},
+                        HiddenArgLayout::Full);
 
 constexpr int kD = seq::SliceRule::kD, kSlice = seq::SliceRule::kSlice;
 constexpr int kLdsQ = 0, kLdsK = 512, kLdsA = 1024, kLdsB = 1536, kLdsNorm = 2048;
 
 codeobj::CodeObject build_decode(isa::Target target) {
   Kernel k(kDecode, target,
-           {.waves_per_simd = 2, .lds_bytes = kLdsNorm + 32, .max_workgroup = 128, .dispatch_ptr = true,
-            .workgroup_dims = 2});
+           {.waves_per_simd = 2, .lds_bytes = kLdsNorm + 32, .max_workgroup = 128, .workgroup_dims = 2});
   Label exit = k.exit();
   const SGPR h = k.workgroup_id(0), y = k.workgroup_id(1), Hk = k.arg("Hk"), Hv = k.arg("Hv"), K = k.arg("K"),
              rep = k.arg("rep"), khmod = k.arg("khmod");
@@ -279,7 +279,7 @@ void register_seq_decode_kernels(Registry& r) {
       "g = ssm_a * softplus(a + dt_bias) (ssm_a = -exp(A_log), as GGUF files store it; softplus linear above 20) "
       "and beta = sigmoid(b) from the raw projections a, b, then the delta rule of gdn_k2<32> on the state "
       "[Hv][i][col]. Key head h % Hk (khmod != 0) or h / rep. [2D] grid (Hv, 4), wg = 128 exactly (read from "
-      "the dispatch packet; other sizes write nothing). Our own kernel (not in the catalog): it replaces the "
+      "the hidden group sizes; other sizes write nothing). Our own kernel (not in the catalog): it replaces the "
       "chain conv1d_silu_k, conv_state_update_k, l2norm_k, gdn_k2<32> (one dispatch floor instead of four).";
   d.semantics =
       "x = conv1d_silu(qkv; conv_in, conv_w) over C channels (one token); conv_out = the last K-1 rows of "
@@ -296,8 +296,12 @@ void register_seq_decode_kernels(Registry& r) {
              "(swap the two every step); otherwise nothing is written (the contract refuses by name)";
   d.tolerance = kDecodeTolerance;
   d.cases = [](bool) {
-    return case_table({"Hk", "Hv", "K", "rep", "khmod", "steps"},
-                      {{1, 1, 4, 1, 0, 1}, {2, 4, 4, 2, 0, 2}, {2, 6, 4, 1, 1, 3}, {1, 3, 2, 3, 0, 1}, {4, 12, 4, 3, 0, 2}});
+    return case_table({"Hk", "Hv", "K", "rep", "khmod", "steps", "badwg"},
+                      {{1, 1, 4, 1, 0, 1, 1},
+                       {2, 4, 4, 2, 0, 2, 0},
+                       {2, 6, 4, 1, 1, 3, 0},
+                       {1, 3, 2, 3, 0, 1, 0},
+                       {4, 12, 4, 3, 0, 2, 0}});
   };
   d.run = [](TestDevice& dev, const Case& c) {
     const int64_t Hk = c["Hk"], Hv = c["Hv"], K = c["K"], rep = c["rep"], steps = c["steps"], D = kD;
@@ -339,6 +343,20 @@ void register_seq_decode_kernels(Registry& r) {
       parts.push_back(compare(cout.download(), want.conv_out, kDecodeTolerance));
       in.state = state;  // the next step starts from the kernel's state and conv state
       in.conv_in = cout.download();
+    }
+    if (dim(c, "badwg", 0)) {  // a 64-thread workgroup: refused, nothing written
+      DeviceBuffer<float> dout(dev, guarded(size_t(Hv * D))), dqkv(dev, size_t(C)), dab(dev, size_t(Hv));
+      Launch l = seq::contract_launch(dev, "gdn_decode_k", {{"Hk", Hk}, {"Hv", Hv}, {"K", K}, {"rep", rep},
+                                                            {"khmod", khmod ? 1 : 0}});
+      l.workgroup = 64;
+      launch(dev, "gdn_decode_k", l,
+             dev.launch_contract("gdn_decode_k")
+                 .argv(l, {{"out", dout.addr()}, {"state", dstate.addr()}, {"conv_out", dconv1.addr()},
+                           {"qkv", dqkv.addr()}, {"conv_in", dconv0.addr()}, {"conv_w", dconv_w.addr()},
+                           {"a", dab.addr()}, {"b", dab.addr()}, {"dt_bias", ddt.addr()}, {"ssm_a", dsa.addr()},
+                           {"eps", f32(eps)}}));
+      parts.push_back(compare(dout.download(), guarded(size_t(Hv * D)), kDecodeTolerance));  // the guard NaNs only
+      parts.push_back(compare(dstate.download(), in.state, kDecodeTolerance));
     }
     if (c.seed == 1)
       if (auto bad = seq::expect_refusal(dev, "gdn_decode_k", {{"Hk", 2}, {"Hv", 6}, {"K", 4}, {"rep", 2}, {"khmod", 0}},

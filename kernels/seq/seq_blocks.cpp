@@ -38,9 +38,15 @@ KeyHead key_head(Kernel& k, SGPR h, SGPR Hk, SGPR rep, SGPR khmod, Label exit) {
 }
 
 void exit_unless_workgroup_128(Kernel& k, Label exit) {
-  const SGPR packet = k.sgpr(1, "workgroup size");
-  k.s_load_dword(packet, k.dispatch_pointer(), 0x4);  // workgroup_size_x | workgroup_size_y << 16
-  k.s_cmp_lg_u32(packet, 128 | (1u << 16));
+  const uint32_t hidden = k.signature().layout().hidden_start;
+  SGPR sizes;  // workgroup_size_x | workgroup_size_y << 16
+  if (hidden) {
+    sizes = k.kernarg(hidden + 12, 1);  // hidden_group_size_x, _y
+  } else {
+    sizes = k.sgpr(1, "workgroup size");
+    k.s_load_dword(sizes, k.dispatch_pointer(), 0x4);
+  }
+  k.s_cmp_lg_u32(sizes, 128 | (1u << 16));
   k.s_cbranch_scc1(exit);
 }
 

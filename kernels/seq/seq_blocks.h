@@ -23,8 +23,10 @@ struct KeyHead {
 KeyHead key_head(codegen::Kernel& k, codegen::SGPR h, codegen::SGPR Hk, codegen::SGPR rep, codegen::SGPR khmod,
                  codegen::Label exit);
 
-// Goes to `exit` unless the workgroup is 128 x 1 x 1 (the dispatch packet's
-// workgroup_size_x and _y; the kernel needs KernelOptions::dispatch_ptr).
+// Goes to `exit` unless the workgroup is 128 x 1 x 1: from the dispatch
+// packet's workgroup_size_x and _y (KernelOptions::dispatch_ptr) when the
+// kernel has no hidden arguments, else from the hidden group sizes (which
+// share the kernarg lines of the last explicit arguments: no extra read).
 void exit_unless_workgroup_128(codegen::Kernel& k, codegen::Label exit);
 
 // Workgroup (h, y) of 128 threads over the D = 128 state of value head h,

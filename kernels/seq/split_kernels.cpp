@@ -26,7 +26,9 @@ codeobj::CodeObject build_split(isa::Target target) {
   k.s_addc_u32(hi, 0, 0);
   k.s_add_u32(width, width, vn);
   k.s_addc_u32(hi, hi, 0);
-  k.s_cmp_lg_u32(hi, 0);  // a row of 2^32 floats or more: refused (nothing written)
+  k.s_cmp_lg_u32(hi, 0);  // a row of 2^30 floats or more (32-bit byte offsets): nothing written
+  k.s_cbranch_scc1(exit);
+  k.s_cmp_ge_u32(width, 1u << 30);
   k.s_cbranch_scc1(exit);
   const WorkgroupWaves ww = workgroup_waves(k, exit);
   const SGPR src = scaled_address(k, k.arg("c"), t, width, 2);
@@ -60,7 +62,8 @@ void register_seq_split_kernels(Registry& r) {
   d.geometry = "grid = T, wg = 64 (any multiple of 64 up to 1024)";
   d.launch = "sizes T qn kn vn\nlet row_below_2_30 = 1 / (qn + kn + vn < 1073741824)\nworkgroup = 64\ngrid = T\n"
              "arg T = T\narg qn = qn\narg kn = kn\narg vn = vn";
-  d.limits = "qn + kn + vn < 2^30 floats per row (the contract refuses larger by name); outputs must not overlap c";
+  d.limits = "qn + kn + vn < 2^30 floats per row (the contract refuses larger by name; the kernel writes nothing); "
+             "outputs must not overlap c";
   d.cases = [](bool) {
     return case_table({"T", "qn", "kn", "vn", "wg"}, {{1, 16, 16, 32, 64},
                                                       {3, 200, 200, 157, 64},

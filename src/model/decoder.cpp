@@ -1,6 +1,7 @@
 #include "k100/model/decoder.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -66,6 +67,20 @@ struct DecoderModel::State {
   std::vector<uint64_t> embed_tables;
   float inv_sqrt_hd = 0;
 
+  // Hybrid models: the Gated DeltaNet step's kernels and buffers, the gated
+  // attention's sigmoid gate, the shared expert's gate; per recurrent layer
+  // its conv state (the last d_conv - 1 input rows, rolled in place) and
+  // delta-net state, zeroed by the pass at position 0.
+  // With heads of 128 the step is one launch (gdn_decode_k, which rolls the
+  // conv state into a second buffer: the two swap every position) and the
+  // b, a rows are in the in-projection; else the chain of the catalog's
+  // kernels (K100_MODEL_GDN=chain selects it for heads of 128 too).
+  bool decode_step = false;
+  ContractKernel ab_gate, conv, conv_update, l2norm, gdn, gdn_decode, gated_norm, sigmoid_mul, fill;
+  uint64_t gab = 0, gbeta = 0, gdecay = 0, conv_out = 0, gdn_out = 0, gn = 0, one = 0;
+  std::vector<std::array<uint64_t, 2>> conv_state;
+  std::vector<uint64_t> delta_state;
+
   State(Device& d, const ModelConfig& c, const TensorSource& f, const LoadOptions& o) : dev(d), cfg(c), ws(d) {
     ctx = o.context > 0 ? o.context : std::min<int64_t>(cfg.n_ctx_train, 4096);
     if (cfg.head_dim % 32 || cfg.head_dim > 256)
@@ -75,13 +90,19 @@ struct DecoderModel::State {
     if (cfg.moe() && (cfg.n_expert > 256 || cfg.n_expert_used > 64))
       throw Error(f.origin() + ": " + std::to_string(cfg.n_expert) + " experts, " + std::to_string(cfg.n_expert_used) +
                   " used per token; routing handles at most 256 experts and 64 used");
+    if (cfg.hybrid() && (cfg.ssm_state > 128 || cfg.ssm_conv < 2))
+      throw Error(f.origin() + ": Gated DeltaNet heads of " + std::to_string(cfg.ssm_state) + " with a conv of " +
+                  std::to_string(cfg.ssm_conv) + " taps are not supported (the recurrence takes heads up to 128, the "
+                  "conv at least 2 taps)");
     kv_f16 = o.kv_f16;
     resolve_kernels();
     const char* linear = std::getenv("K100_MODEL_LINEAR");
     w = load_weights(d, ws, f, cfg, o.progress,
                      {.fast_gemv = o.fast_gemv && !(linear && std::string_view(linear) == "dot"),
                       .allow_unused = o.allow_unused,
-                      .w4_act = o.w4_act});
+                      .w4_act = o.w4_act,
+                      .gdn_ab_rows = decode_step});
+    resolve_hybrid_kernels();
     resolve_embedding();
     allocate();
     rope_tables();
@@ -109,6 +130,28 @@ struct DecoderModel::State {
       combine = ContractKernel(dev, "moe_combine_k", "MoE routing");
     }
     silu = ContractKernel(dev, "silu_mul_k", "the FFN");
+    const char* gdn = std::getenv("K100_MODEL_GDN");
+    decode_step = cfg.hybrid() && cfg.ssm_state == 128 && dev.has("gdn_decode_k") &&
+                  !(gdn && std::string_view(gdn) == "chain");
+  }
+
+  // After the weights: a file that lacks a tensor is refused for that first.
+  void resolve_hybrid_kernels() {
+    if (cfg.hybrid()) {
+      const char* gdn_layers = "the Gated DeltaNet layers";
+      if (decode_step) {
+        gdn_decode = ContractKernel(dev, "gdn_decode_k", gdn_layers);
+      } else {
+        ab_gate = ContractKernel(dev, "ssm_ab_gate_k", gdn_layers);
+        conv = ContractKernel(dev, "conv1d_silu_k", gdn_layers);
+        conv_update = ContractKernel(dev, "conv_state_update_k", gdn_layers);
+        l2norm = ContractKernel(dev, "l2norm_k", gdn_layers);
+        gdn = ContractKernel(dev, "gdn_k", gdn_layers);
+      }
+      gated_norm = ContractKernel(dev, "rmsnorm_gated_k", gdn_layers);
+      fill = ContractKernel(dev, "fill_k", gdn_layers);
+      sigmoid_mul = ContractKernel(dev, "sigmoid_mul_k", "the gated attention");
+    }
   }
   static constexpr int64_t kRmsNormDeepMin = 2048;
 
@@ -135,7 +178,11 @@ struct DecoderModel::State {
   uint64_t buf(const char* key, int64_t floats) { return ws.buffer(std::string("decoder.") + key, size_t(floats) * 4); }
 
   void allocate() {
-    const int64_t E = cfg.n_embd, qkvn = cfg.q_dim() + 2 * cfg.kv_dim();
+    const int64_t E = cfg.n_embd;
+    // hybrids: attention rows [q | k | v | gate], Gated DeltaNet rows [q | k | v | z]
+    const int64_t qkvn = cfg.hybrid() ? std::max(2 * cfg.q_dim() + 2 * cfg.kv_dim(),
+                                                 cfg.ssm_conv_dim() + cfg.ssm_v_dim() + 2 * cfg.ssm_v_heads)
+                                      : cfg.q_dim() + 2 * cfg.kv_dim();
     h = buf("h", E);
     xn = buf("xn", E);
     hn = buf("hn", E);
@@ -149,15 +196,20 @@ struct DecoderModel::State {
     logits = buf("logits", cfg.n_vocab);
     ids = ws.buffer("decoder.ids", size_t(ctx) * 4);
     if (cfg.moe()) {
-      const int64_t k = cfg.n_expert_used;
-      router = buf("router", cfg.n_expert);
+      // the shared expert's gate logit after the router's, its output after the experts'
+      const int64_t k = cfg.n_expert_used, shared = cfg.n_ff_shexp ? 1 : 0;
+      router = buf("router", cfg.n_expert + shared);
       sel = ws.buffer("decoder.sel", size_t(k) * 4);
-      selw = buf("selw", k);
+      selw = buf("selw", k + shared);
       eg = buf("eg", k * cfg.n_ff_exp);
       eu = buf("eu", k * cfg.n_ff_exp);
       ea = buf("ea", k * cfg.n_ff_exp);
-      eo = buf("eo", k * E);
+      eo = buf("eo", (k + shared) * E);
       moe_out = buf("moe_out", E);
+      if (shared) {
+        gu = buf("gu", 2 * cfg.n_ff_shexp);
+        act = buf("act", cfg.n_ff_shexp);
+      }
     } else {
       gu = buf("gu", 2 * cfg.n_ff);
       act = buf("act", cfg.n_ff);
@@ -169,13 +221,31 @@ struct DecoderModel::State {
     }
     for (int64_t i = 0; i < cfg.n_layer; ++i) {
       const std::string l = "decoder.layer" + std::to_string(i);
-      kt.push_back(ws.buffer(l + ".kt", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
-      vc.push_back(ws.buffer(l + ".vc", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
+      const bool recurrent = cfg.hybrid() && cfg.recurrent[size_t(i)];
+      // a Gated DeltaNet layer keeps its recurrent state instead of a KV cache
+      kt.push_back(recurrent ? 0 : ws.buffer(l + ".kt", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
+      vc.push_back(recurrent ? 0 : ws.buffer(l + ".vc", size_t(cfg.kv_dim() * cache_len) * size_t(kv_f16 ? 2 : 4)));
+      const size_t conv_bytes = size_t(cfg.ssm_conv_dim() * (cfg.ssm_conv - 1)) * 4;
+      conv_state.push_back({recurrent ? ws.buffer(l + ".conv", conv_bytes) : 0,
+                            recurrent && decode_step ? ws.buffer(l + ".conv1", conv_bytes) : 0});
+      delta_state.push_back(
+          recurrent ? ws.buffer(l + ".delta", size_t(cfg.ssm_v_heads * cfg.ssm_state * cfg.ssm_state) * 4) : 0);
+    }
+    if (cfg.hybrid()) {
+      gab = buf("gab", cfg.ssm_v_heads);
+      gbeta = buf("gbeta", cfg.ssm_v_heads);
+      gdecay = buf("gdecay", cfg.ssm_v_heads);
+      conv_out = buf("conv_out", cfg.ssm_conv_dim());
+      gdn_out = buf("gdn_out", cfg.ssm_v_dim());
+      gn = buf("gn", cfg.ssm_v_dim());
+      const float unit = 1.0f;
+      one = ws.upload("decoder.one", &unit, 4);
     }
     inv_sqrt_hd = float(1.0 / std::sqrt(double(cfg.head_dim)));
   }
 
-  // cos/sin[pos][i] of pair i: theta = pos * scale * base^(-2i / n_rot) / factor_i, in double.
+  // cos/sin[pos][i] of pair i: theta = pos * scale * base^(-2i / n_rot) / factor_i, in double; pairs
+  // multi-section RoPE holds still (ModelConfig::rope_pair_moves) turn by 0.
   void rope_tables() {
     const int64_t half = cfg.n_rot / 2;
     std::vector<float> c(size_t(ctx * std::max<int64_t>(half, 1))), s(c.size());
@@ -183,7 +253,7 @@ struct DecoderModel::State {
       double inv = cfg.rope_freq_scale * std::pow(cfg.rope_freq_base, -2.0 * double(i) / double(cfg.n_rot));
       if (!w->rope_freq_factors.empty()) inv /= double(w->rope_freq_factors[size_t(i)]);
       for (int64_t p = 0; p < ctx; ++p) {
-        const double theta = double(p) * inv;
+        const double theta = cfg.rope_pair_moves(i) ? double(p) * inv : 0.0;
         c[size_t(p * half + i)] = float(std::cos(theta));
         s[size_t(p * half + i)] = float(std::sin(theta));
       }
@@ -340,14 +410,86 @@ struct DecoderModel::State {
     lw.up_exps->forward_selected(xn, sel, k, false, eu);
     silu.launch(dev, {{"n", k * F}}, {{"y", ea}, {"gate", eg}, {"up", eu}, {"n", uint64_t(k * F)}});
     lw.down_exps->forward_selected(ea, sel, k, true, eo);
+    const bool shared = !lw.shexp_down.parts.empty();
+    if (shared) {
+      // the shared expert as one more expert of the combine, weighted sigmoid(w . x)
+      const uint64_t logit = router + uint64_t(cfg.n_expert) * 4, weight = selw + uint64_t(k) * 4;
+      const int64_t FS = cfg.n_ff_shexp;
+      lw.shexp_inp.forward(xn, logit);
+      sigmoid_mul.launch(dev, {{"n", 1}}, {{"y", weight}, {"x", one}, {"g", logit}, {"n", 1}});
+      lw.shexp_gate_up.forward(xn, gu);
+      silu.launch(dev, {{"n", FS}}, {{"y", act}, {"gate", gu}, {"up", gu + uint64_t(FS) * 4}, {"n", uint64_t(FS)}});
+      lw.shexp_down.forward(act, eo + uint64_t(k * E) * 4);
+    }
     combine.launch(dev, {{"rows", 1}, {"dim", E}},
-                   {{"y", moe_out}, {"exp_out", eo}, {"weights", selw}, {"n_exp", uint64_t(k)}});
+                   {{"y", moe_out}, {"exp_out", eo}, {"weights", selw}, {"n_exp", uint64_t(k + (shared ? 1 : 0))}});
     add_into(h, moe_out, E);
     hn_ready = false;
   }
 
+  // One Gated DeltaNet step of layer i from qkv (its in-projection
+  // [q | k | v | z (| b | a)]) and, for the chain, xn (the normed input)
+  // into gn (the gated norm's output).
+  void delta_net(size_t i, int64_t p) {
+    const LayerWeights& lw = w->layers[i];
+    const int64_t C = cfg.ssm_conv_dim(), K = cfg.ssm_conv, NK = cfg.ssm_k_heads, NV = cfg.ssm_v_heads,
+                  DS = cfg.ssm_state;
+    if (p == 0) {  // a new sequence: the rows before it and the state are zeros
+      fill.launch(dev, {{"n", C * (K - 1)}}, {{"y", conv_state[i][0]}, {"value", 0}, {"n", uint64_t(C * (K - 1))}});
+      fill.launch(dev, {{"n", NV * DS * DS}}, {{"y", delta_state[i]}, {"value", 0}, {"n", uint64_t(NV * DS * DS)}});
+    }
+    if (decode_step) {
+      // the in-projection's b rows follow z, its a rows follow b
+      const uint64_t b = qkv + uint64_t(C + cfg.ssm_v_dim()) * 4, a = b + uint64_t(NV) * 4;
+      gdn_decode.launch(dev, {{"Hk", NK}, {"Hv", NV}, {"K", K}, {"rep", NV / NK}, {"khmod", cfg.ssm_tiled_heads ? 1 : 0}},
+                        {{"out", gdn_out}, {"state", delta_state[i]}, {"conv_out", conv_state[i][size_t((p + 1) % 2)]},
+                         {"qkv", qkv}, {"conv_in", conv_state[i][size_t(p % 2)]}, {"conv_w", lw.conv_w}, {"a", a},
+                         {"b", b}, {"dt_bias", lw.ssm_dt}, {"ssm_a", lw.ssm_a}, {"eps", f32_bits(cfg.rms_eps)}});
+    } else {
+      chain_step(i);
+    }
+    gated_norm.launch(dev, {{"rows", NV}, {"dim", DS}},
+                      {{"y", gn}, {"x", gdn_out}, {"w", lw.ssm_norm}, {"gate", qkv + uint64_t(C) * 4},
+                       {"eps", f32_bits(cfg.rms_eps)}});
+  }
+
+  // The DeltaNet step up to the gated norm as the catalog's kernels.
+  void chain_step(size_t i) {
+    const LayerWeights& lw = w->layers[i];
+    const int64_t C = cfg.ssm_conv_dim(), K = cfg.ssm_conv, NK = cfg.ssm_k_heads, NV = cfg.ssm_v_heads,
+                  DS = cfg.ssm_state;
+    const uint64_t kd = uint64_t(NK * DS) * 4;
+    const uint64_t state = conv_state[i][0];
+    ab_gate.launch(dev, {{"Hv", NV}, {"T", 1}, {"K", cfg.n_embd}},
+                   {{"gab", gab}, {"beta", gbeta}, {"gg", gdecay}, {"wa", lw.ssm_alpha}, {"wb", lw.ssm_beta}, {"x", xn},
+                    {"dt", lw.ssm_dt}, {"alog", lw.ssm_alog}});
+    conv.launch(dev, {{"T", 1}, {"C", C}, {"K", K}},
+                {{"out", conv_out}, {"in", qkv}, {"w", lw.conv_w}, {"state", state}});
+    // the state rolls in place (the kernel allows state == prev)
+    conv_update.launch(dev, {{"T", 1}, {"C", C}, {"K", K}},
+                       {{"state", state}, {"snap", 0}, {"in", qkv}, {"prev", state}});
+    // q and k rows of d_state, back to back
+    l2norm.launch(dev, {{"rows", 2 * NK}}, {{"x", conv_out}, {"S", uint64_t(DS)}, {"eps", f32_bits(cfg.rms_eps)}});
+    gdn.launch(dev,
+               {{"T", 1}, {"Hk", NK}, {"Hv", NV}, {"D", DS}, {"rep", NV / NK}, {"khmod", cfg.ssm_tiled_heads ? 1 : 0}},
+               {{"out", gdn_out}, {"q", conv_out}, {"k", conv_out + kd}, {"v", conv_out + 2 * kd}, {"g", gdecay},
+                {"beta", gbeta}, {"state", delta_state[i]}});
+  }
+
   void layer(size_t i, int64_t p) {
     const LayerWeights& lw = w->layers[i];
+    if (lw.recurrent) {
+      if (decode_step) {
+        normed(lw.qkv, lw.attn_norm, qkv);
+      } else {
+        rmsnorm(xn, h, lw.attn_norm);  // the gate kernel reads the normed row itself
+        lw.qkv.forward(xn, qkv);
+      }
+      delta_net(i, p);
+      residual(lw.out, gn, ffn_takes_hn(lw) ? lw.ffn_norm : 0);
+      feed_forward(lw, i);
+      return;
+    }
     normed(lw.qkv, lw.attn_norm, qkv);
     if (!attend.valid())
       rope.launch(dev, {{"n_head", cfg.n_head}, {"n_kv", cfg.n_head_kv}},
@@ -358,7 +500,16 @@ struct DecoderModel::State {
                    {"mode", (cfg.rope_type == RopeType::Neox ? 1u : 0u) | (kv_f16 ? 4u : 0u)},
                    {"eps", f32_bits(cfg.rms_eps)}});
     attention(i, p);
+    if (cfg.hybrid()) {  // gated attention: the output times sigmoid(gate), the gate rows after v
+      const uint64_t Q = uint64_t(cfg.q_dim());
+      sigmoid_mul.launch(dev, {{"n", cfg.q_dim()}},
+                         {{"y", attn}, {"x", attn}, {"g", qkv + (Q + 2 * uint64_t(cfg.kv_dim())) * 4}, {"n", Q}});
+    }
     residual(lw.out, attn, ffn_takes_hn(lw) ? lw.ffn_norm : 0, lw.out_bias);
+    feed_forward(lw, i);
+  }
+
+  void feed_forward(const LayerWeights& lw, size_t i) {
     if (cfg.moe()) {
       rmsnorm(xn, h, lw.ffn_norm);
       moe(lw);
@@ -384,9 +535,14 @@ int DecoderModel::kv_element_bytes() const { return s_->kv_f16 ? 2 : 4; }
 std::vector<std::pair<std::string, TensorType>> DecoderModel::tensor_types() const { return s_->w->types; }
 const std::vector<std::string>& DecoderModel::skipped_tensors() const { return s_->w->skipped; }
 void DecoderModel::reset() { s_->pos = 0; }
+bool DecoderModel::rewinds() const { return !s_->cfg.hybrid(); }
 void DecoderModel::set_position(int64_t pos) {
   if (pos < 0 || pos >= s_->ctx)
     throw Error("position " + std::to_string(pos) + " is outside the context of " + std::to_string(s_->ctx));
+  if (pos < s_->pos && !rewinds())
+    throw Error("position " + std::to_string(pos) + " is before the " + std::to_string(s_->pos) +
+                " tokens run: a " + s_->cfg.arch_name + " model's recurrent state cannot go back (reset and run the "
+                "prefix again)");
   s_->pos = pos;
 }
 

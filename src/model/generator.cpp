@@ -21,6 +21,8 @@ std::vector<int32_t> Generator::run(std::span<const int32_t> prompt, int64_t n, 
   // token runs again, for its logits.
   size_t keep = 0;
   while (keep < cached_.size() && keep + 1 < prompt.size() && cached_[keep] == prompt[keep]) ++keep;
+  // a recurrent state (hybrid models) holds every cached token: it continues only from all of them
+  if (keep < cached_.size() && !model_.rewinds()) keep = 0;
   stats_.reused_tokens = int64_t(keep);
   stats_.prompt_tokens = int64_t(prompt.size() - keep);
   cached_.resize(keep);  // what stays valid if a pass fails

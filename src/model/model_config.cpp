@@ -23,6 +23,11 @@ constexpr ArchInfo kArchs[] = {
     {Architecture::Qwen2, "qwen2", RopeType::Neox},
     {Architecture::Qwen3, "qwen3", RopeType::Neox},
     {Architecture::Qwen3Moe, "qwen3moe", RopeType::Neox},
+    // llama.cpp: IMROPE for qwen35*, which with text positions is NeoX pairs
+    // with some of them held still (ModelConfig::rope_pair_moves)
+    {Architecture::Qwen35, "qwen35", RopeType::Neox},
+    {Architecture::Qwen35Moe, "qwen35moe", RopeType::Neox},
+    {Architecture::Qwen3Next, "qwen3next", RopeType::Neox},
 };
 
 class Keys {
@@ -89,6 +94,78 @@ class Keys {
   std::string arch_;
 };
 
+// The integers of an array key (i32/u32/bool entries), or nullopt when absent.
+std::optional<std::vector<int64_t>> integer_array(const Keys& k, const std::string& key) {
+  const quant::Value* v = k.find(key);
+  if (!v) return std::nullopt;
+  if (!v->is_array()) k.fail(key, "is not an array");
+  const quant::ValueType t = v->array_type();
+  const size_t width = t == quant::ValueType::Bool ? 1 : 4;
+  if (t != quant::ValueType::I32 && t != quant::ValueType::U32 && t != quant::ValueType::Bool)
+    k.fail(key, "is an array of " + quant::value_type_name(t) + ", expected integers");
+  const auto bytes = v->array_bytes();
+  std::vector<int64_t> out;
+  for (uint64_t i = 0; i < v->size(); ++i) {
+    if (width == 1) {
+      out.push_back(bytes[i] ? 1 : 0);
+      continue;
+    }
+    int32_t e;
+    std::memcpy(&e, bytes.data() + 4 * i, 4);
+    out.push_back(t == quant::ValueType::U32 ? int64_t(uint32_t(e)) : int64_t(e));
+  }
+  return out;
+}
+
+// The Gated DeltaNet / gated attention keys of qwen35, qwen35moe and qwen3next
+// (the ones llama.cpp's loader reads for them).
+void read_hybrid(const Keys& k, ModelConfig& c) {
+  if (k.integer("nextn_predict_layers", int64_t(0), 0) > 0)
+    k.fail("nextn_predict_layers", "is set: multi-token-prediction layers are not supported");
+  c.ssm_conv = k.integer("ssm.conv_kernel");
+  c.ssm_state = k.integer("ssm.state_size");
+  c.ssm_k_heads = k.integer("ssm.group_count");
+  c.ssm_v_heads = k.integer("ssm.time_step_rank");
+  if (c.ssm_v_heads % c.ssm_k_heads)
+    k.fail("ssm.time_step_rank", "(" + std::to_string(c.ssm_v_heads) + " value heads) is not a multiple of "
+                                 "ssm.group_count (" + std::to_string(c.ssm_k_heads) + " key heads)");
+  const int64_t inner = k.integer("ssm.inner_size");
+  if (inner != c.ssm_v_dim())
+    k.fail("ssm.inner_size", "is " + std::to_string(inner) + "; only value heads of ssm.state_size (" +
+                                 std::to_string(c.ssm_v_heads) + " x " + std::to_string(c.ssm_state) + " = " +
+                                 std::to_string(c.ssm_v_dim()) + ") are supported");
+  c.ssm_tiled_heads = c.arch != Architecture::Qwen3Next;
+  c.recurrent.assign(size_t(c.n_layer), false);
+  if (auto layers = integer_array(k, "attention.recurrent_layers")) {
+    if (int64_t(layers->size()) != c.n_layer)
+      k.fail("attention.recurrent_layers", "has " + std::to_string(layers->size()) + " entries for " +
+                                               std::to_string(c.n_layer) + " layers");
+    for (int64_t i = 0; i < c.n_layer; ++i) c.recurrent[size_t(i)] = (*layers)[size_t(i)] != 0;
+  } else {
+    const int64_t interval = k.integer("full_attention_interval", 4);
+    for (int64_t i = 0; i < c.n_layer; ++i) c.recurrent[size_t(i)] = (i + 1) % interval != 0;
+  }
+  // the attention scale is 1/sqrt(head_dim) whatever attention.scale says (llama.cpp does not read it here)
+  if (c.arch != Architecture::Qwen3Next) {
+    auto sections = integer_array(k, "rope.dimension_sections");
+    if (!sections) k.fail("rope.dimension_sections", "is missing (required for " + c.arch_name + " models)");
+    if (sections->size() < 3 || sections->size() > 4)
+      k.fail("rope.dimension_sections", "has " + std::to_string(sections->size()) + " entries, expected 4");
+    int64_t sum = 0;
+    for (size_t i = 0; i < sections->size(); ++i) {
+      if ((*sections)[i] < 0) k.fail("rope.dimension_sections", "has a negative entry");
+      c.rope_sections[i] = (*sections)[i];
+      sum += (*sections)[i];
+    }
+    if (sum == 0 || c.rope_sections[0] + c.rope_sections[1] + c.rope_sections[2] == 0)
+      k.fail("rope.dimension_sections", "gives no section to the text positions");
+    if (sum > c.n_rot / 2)
+      k.fail("rope.dimension_sections", "adds up to " + std::to_string(sum) + ", more than the " +
+                                            std::to_string(c.n_rot / 2) + " pairs rope.dimension_count turns");
+    c.rope_multi = true;
+  }
+}
+
 void check_experts(const Keys& k, const ModelConfig& c) {
   if (c.n_expert_used > c.n_expert)
     k.fail("expert_used_count", "(" + std::to_string(c.n_expert_used) + ") exceeds expert_count (" +
@@ -96,6 +173,15 @@ void check_experts(const Keys& k, const ModelConfig& c) {
 }
 
 }  // namespace
+
+bool ModelConfig::rope_pair_moves(int64_t i) const {
+  if (!rope_multi) return true;
+  const int64_t* s = rope_sections;
+  const int64_t sector = i % (s[0] + s[1] + s[2] + s[3]);
+  // the interleaved sections: sector 3j + m belongs to section m while j < section m's size
+  return (sector % 3 == 0 && sector < 3 * s[0]) || (sector % 3 == 1 && sector < 3 * s[1]) ||
+         (sector % 3 == 2 && sector < 3 * s[2]);
+}
 
 const char* architecture_name(Architecture a) {
   for (const auto& i : kArchs)
@@ -113,6 +199,12 @@ std::string ModelConfig::describe() const {
   std::string s = arch_name + ": " + std::to_string(n_layer) + " layers, embd " + std::to_string(n_embd) + ", " +
                   std::to_string(n_head) + " heads (" + std::to_string(n_head_kv) + " kv) of " +
                   std::to_string(head_dim);
+  if (hybrid()) {
+    int64_t n_rec = 0;
+    for (bool r : recurrent) n_rec += r ? 1 : 0;
+    s += " (" + std::to_string(n_rec) + " Gated DeltaNet: " + std::to_string(ssm_k_heads) + " key / " +
+         std::to_string(ssm_v_heads) + " value heads of " + std::to_string(ssm_state) + ")";
+  }
   if (moe())
     s += ", " + std::to_string(n_expert) + " experts (" + std::to_string(n_expert_used) + " used) of ffn " +
          std::to_string(n_ff_exp);
@@ -185,14 +277,21 @@ ModelConfig ModelConfig::from_gguf(const quant::GgufFile& f) {
       throw Error(f.path() + ": the vocabulary size is unknown (no '" + k.key("vocab_size") +
                   "', tokenizer.ggml.tokens or token_embd.weight)");
   }
-  if (c.arch == Architecture::Qwen3Moe) {
+  const bool hybrid =
+      c.arch == Architecture::Qwen35 || c.arch == Architecture::Qwen35Moe || c.arch == Architecture::Qwen3Next;
+  if (hybrid) read_hybrid(k, c);
+  const bool shared_expert = c.arch == Architecture::Qwen35Moe || c.arch == Architecture::Qwen3Next;
+  if (c.arch == Architecture::Qwen3Moe || shared_expert) {
     c.n_expert = k.integer("expert_count");
     c.n_expert_used = k.integer("expert_used_count");
     check_experts(k, c);
     c.n_ff = k.integer("feed_forward_length", int64_t(0), 0);
     c.n_ff_exp = k.integer("expert_feed_forward_length",
                            c.n_ff ? std::optional<int64_t>(c.n_ff / c.n_expert_used) : std::nullopt);
-    // qwen3moe renormalises the selected experts' weights (norm_topk_prob)
+    if (shared_expert)
+      c.n_ff_shexp = k.integer("expert_shared_feed_forward_length",
+                               c.n_ff ? std::optional<int64_t>(c.n_ff) : std::nullopt);
+    // softmax over all experts, the top k renormalised (qwen3moe's norm_topk_prob)
     c.expert_weights_norm = true;
   } else if (c.arch == Architecture::Llama && k.integer("expert_count", int64_t(0), 0) > 0) {
     // Mixtral-style experts stored as llama: every layer's FFN is routed, each

@@ -1,6 +1,7 @@
 #include "model_weights.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "k100/base/error.h"
@@ -76,6 +77,10 @@ struct LayerTensors {
                    *out_b = nullptr, *ffn_norm = nullptr, *gate = nullptr, *up = nullptr, *down = nullptr,
                    *gate_b = nullptr, *up_b = nullptr, *down_b = nullptr, *router = nullptr, *gate_exps = nullptr,
                    *up_exps = nullptr, *down_exps = nullptr;
+  // hybrids: attn_q holds per head [query | gate] (q above); the Gated DeltaNet tensors; the shared expert
+  const TensorInfo *gdn_qkv = nullptr, *gdn_gate = nullptr, *ssm_in = nullptr, *conv = nullptr, *dt = nullptr,
+                   *ssm_a = nullptr, *beta = nullptr, *alpha = nullptr, *ba = nullptr, *ssm_norm = nullptr,
+                   *shexp_inp = nullptr, *gate_shexp = nullptr, *up_shexp = nullptr, *down_shexp = nullptr;
 };
 
 struct ModelTensors {
@@ -140,6 +145,68 @@ ModelTensors find_tensors(TensorFinder& F, const ModelConfig& c) {
   m.output_norm = &F.require("output_norm.weight", {E}, "output norm, n_embd");
   m.output = F.optional("output.weight", {E, V}, "output head, n_embd x n_vocab");
   if (qwen2) m.output_b = F.optional("output.bias", {V}, "output bias, n_vocab");
+  return m;
+}
+
+// The hybrids' table (qwen35, qwen35moe, qwen3next: llama.cpp's loader for them).
+ModelTensors find_hybrid_tensors(TensorFinder& F, const ModelConfig& c) {
+  const uint64_t E = uint64_t(c.n_embd), V = uint64_t(c.n_vocab), Q = uint64_t(c.q_dim()), KV = uint64_t(c.kv_dim()),
+                 HD = uint64_t(c.head_dim), NV = uint64_t(c.ssm_v_heads), VD = uint64_t(c.ssm_v_dim()),
+                 CONV = uint64_t(c.ssm_conv_dim());
+  ModelTensors m;
+  m.embd = &F.require("token_embd.weight", {E, V}, "token embedding, n_embd x n_vocab");
+  for (int64_t i = 0; i < c.n_layer; ++i) {
+    LayerTensors L;
+    L.attn_norm = &F.require(blk(i, "attn_norm.weight"), {E}, "attention norm, n_embd");
+    L.ffn_norm = &F.require(blk(i, "post_attention_norm.weight"), {E}, "post-attention norm, n_embd");
+    if (c.recurrent[size_t(i)]) {
+      // the in-projection: attn_qkv and attn_gate, or (qwen3next files of an older converter) ssm_in
+      if (c.arch == Architecture::Qwen3Next)
+        L.ssm_in = F.optional(blk(i, "ssm_in.weight"), {E, 2 * CONV - 2 * uint64_t(c.ssm_k_dim())},
+                              "fused q, k, v, z per key head, n_embd x (2 k_dim + 2 v_dim)");
+      if (!L.ssm_in) {
+        L.gdn_qkv = &F.require(blk(i, "attn_qkv.weight"), {E, CONV}, "Gated DeltaNet q|k|v, n_embd x conv_dim");
+        L.gdn_gate = &F.require(blk(i, "attn_gate.weight"), {E, VD}, "Gated DeltaNet output gate z, n_embd x v_dim");
+      }
+      L.conv = &F.require(blk(i, "ssm_conv1d.weight"), {uint64_t(c.ssm_conv), CONV}, "conv, d_conv x conv_dim");
+      L.dt = &F.require(blk(i, "ssm_dt.bias"), {NV}, "dt bias, n_v_heads");
+      L.ssm_a = &F.require(blk(i, "ssm_a"), {NV}, "-exp(A_log), n_v_heads");
+      if (c.arch == Architecture::Qwen3Next) {
+        L.ba = &F.require(blk(i, "ssm_ba.weight"), {E, 2 * NV}, "beta|alpha per key head, n_embd x 2 n_v_heads");
+      } else {
+        L.beta = &F.require(blk(i, "ssm_beta.weight"), {E, NV}, "beta, n_embd x n_v_heads");
+        L.alpha = &F.require(blk(i, "ssm_alpha.weight"), {E, NV}, "alpha, n_embd x n_v_heads");
+      }
+      L.ssm_norm = &F.require(blk(i, "ssm_norm.weight"), {uint64_t(c.ssm_state)}, "gated norm, d_state");
+      L.out = &F.require(blk(i, "ssm_out.weight"), {VD, E}, "Gated DeltaNet output, v_dim x n_embd");
+    } else {
+      L.q = &F.require(blk(i, "attn_q.weight"), {E, 2 * Q}, "query and gate per head, n_embd x 2 n_head * head_dim");
+      L.k = &F.require(blk(i, "attn_k.weight"), {E, KV}, "key, n_embd x n_head_kv * head_dim");
+      L.v = &F.require(blk(i, "attn_v.weight"), {E, KV}, "value, n_embd x n_head_kv * head_dim");
+      L.q_norm = &F.require(blk(i, "attn_q_norm.weight"), {HD}, "query norm, head_dim");
+      L.k_norm = &F.require(blk(i, "attn_k_norm.weight"), {HD}, "key norm, head_dim");
+      L.out = &F.require(blk(i, "attn_output.weight"), {Q, E}, "attention output, q x n_embd");
+    }
+    if (c.moe()) {
+      const uint64_t X = uint64_t(c.n_expert), FF = uint64_t(c.n_ff_exp), FS = uint64_t(c.n_ff_shexp);
+      L.router = &F.require(blk(i, "ffn_gate_inp.weight"), {E, X}, "router, n_embd x n_expert");
+      L.gate_exps = &F.require(blk(i, "ffn_gate_exps.weight"), {E, FF, X}, "expert gates, n_embd x ffn x n_expert");
+      L.up_exps = &F.require(blk(i, "ffn_up_exps.weight"), {E, FF, X}, "expert ups, n_embd x ffn x n_expert");
+      L.down_exps = &F.require(blk(i, "ffn_down_exps.weight"), {FF, E, X}, "expert downs, ffn x n_embd x n_expert");
+      L.shexp_inp = &F.require(blk(i, "ffn_gate_inp_shexp.weight"), {E}, "shared expert gate, n_embd");
+      L.gate_shexp = &F.require(blk(i, "ffn_gate_shexp.weight"), {E, FS}, "shared expert gate, n_embd x ffn");
+      L.up_shexp = &F.require(blk(i, "ffn_up_shexp.weight"), {E, FS}, "shared expert up, n_embd x ffn");
+      L.down_shexp = &F.require(blk(i, "ffn_down_shexp.weight"), {FS, E}, "shared expert down, ffn x n_embd");
+    } else {
+      const uint64_t FF = uint64_t(c.n_ff);
+      L.gate = &F.require(blk(i, "ffn_gate.weight"), {E, FF}, "FFN gate, n_embd x ffn");
+      L.up = &F.require(blk(i, "ffn_up.weight"), {E, FF}, "FFN up, n_embd x ffn");
+      L.down = &F.require(blk(i, "ffn_down.weight"), {FF, E}, "FFN down, ffn x n_embd");
+    }
+    m.layers.push_back(L);
+  }
+  m.output_norm = &F.require("output_norm.weight", {E}, "output norm, n_embd");
+  m.output = F.optional("output.weight", {E, V}, "output head, n_embd x n_vocab");
   return m;
 }
 
@@ -303,6 +370,64 @@ class Loader {
     return pr;
   }
 
+  // Rows [row0, row0 + rows) of a tensor of k-element rows.
+  struct Rows {
+    const TensorInfo* t;
+    int64_t row0, rows;
+  };
+  // One projection of the rows taken from the tensors in the order given
+  // (how fused or interleaved rows are parted at load): runs of one type
+  // share a buffer and a Linear, as projection().
+  Projection row_projection(const std::vector<Rows>& ranges, int64_t k, const std::string& tag) {
+    Projection pr;
+    pr.k = k;
+    size_t i = 0;
+    while (i < ranges.size()) {
+      const TensorType type = ranges[i].t->type;
+      const uint64_t rb = quant::row_bytes(type, uint64_t(k));
+      const std::string part_tag = tag + (i ? "." + std::to_string(i) : std::string());
+      std::vector<uint8_t> bytes;
+      int64_t rows = 0;
+      size_t j = i;
+      for (; j < ranges.size() && ranges[j].t->type == type; ++j) {
+        const Rows& r = ranges[j];
+        if (const W4Weight* w = src_.w4(*r.t))
+          throw Error(src_.origin() + ": '" + w->key + "': " + w4_kind_name(w->kind) + " weights are not supported in " +
+                      "the layers of hybrid models");
+        if (counted_.insert(r.t->name).second) {
+          note(*r.t);
+          advance(r.t->size);
+        }
+        const auto b = src_.bytes(*r.t);
+        if (!b.empty())
+          bytes.insert(bytes.end(), b.begin() + std::ptrdiff_t(uint64_t(r.row0) * rb),
+                       b.begin() + std::ptrdiff_t(uint64_t(r.row0 + r.rows) * rb));
+        rows += r.rows;
+      }
+      const bool fast = gemv(type);
+      uint64_t p = 0;
+      if (fast) {
+        p = upload_gemv_weights(dev_, type, rows, k, 1, bytes, src_.origin() + ": " + part_tag);
+        mw_.buffers.push_back(p);
+      } else {
+        p = alloc(uint64_t(rows) * rb);
+        if (!bytes.empty()) dev_.upload(p, bytes.data(), bytes.size());
+      }
+      pr.parts.push_back({make_linear(dev_, rows, k, DeviceWeights{type, p, 1, false, fast}, &ws_, part_tag), pr.n});
+      pr.n += rows;
+      i = j;
+    }
+    return pr;
+  }
+
+  // n f32 values on the device (zeros when the source has no bytes: shapes only).
+  uint64_t upload_floats(const std::vector<float>& values, uint64_t n) {
+    const uint64_t p = alloc(n * 4);
+    if (values.size() == n) dev_.upload(p, values.data(), n * 4);
+    else dev_.memset(p, 0, n * 4);
+    return p;
+  }
+
   // Expert weights [groups][n][k] of one tensor: repacked for the fast
   // GEMVs (the experts as grid.y) on a device with 2-D launches, else in the
   // GGUF layout on the dot kernels.
@@ -346,9 +471,105 @@ class Loader {
   const std::function<void(uint64_t, uint64_t)>& progress_;
   ModelWeights& mw_;
   uint64_t total_ = 0, done_ = 0;
+  std::set<std::string> counted_;  // tensors row_projection() has noted
   bool fast_gemv_ = true;
   W4Activations w4_act_ = W4Activations::Default;
 };
+
+}  // namespace
+
+namespace {
+
+// A hybrid model's layer (the hybrid tensors of t) into lw.
+void load_hybrid_layer(Loader& L, const TensorSource& file, const ModelConfig& c, const LayerTensors& t,
+                       const std::string& tag, bool ab_rows, LayerWeights& lw) {
+  const int64_t E = c.n_embd, HD = c.head_dim, DS = c.ssm_state, NK = c.ssm_k_heads, NV = c.ssm_v_heads,
+                R = NV / NK;
+  using Rows = Loader::Rows;
+  lw.attn_norm = L.upload_f32(*t.attn_norm);
+  lw.ffn_norm = L.upload_f32(*t.ffn_norm);
+  if (t.conv) {
+    lw.recurrent = true;
+    std::vector<Rows> in;
+    if (t.ssm_in) {
+      // per key head g: q (DS rows), k (DS), its value heads' v (R DS), then their z (R DS)
+      const int64_t per = 2 * DS + 2 * R * DS;
+      for (int64_t part = 0; part < 4; ++part)
+        for (int64_t g = 0; g < NK; ++g) {
+          const int64_t off[4] = {0, DS, 2 * DS, 2 * DS + R * DS}, len[4] = {DS, DS, R * DS, R * DS};
+          in.push_back({t.ssm_in, g * per + off[part], len[part]});
+        }
+    } else {
+      in = {{t.gdn_qkv, 0, c.ssm_conv_dim()}, {t.gdn_gate, 0, c.ssm_v_dim()}};
+    }
+    if (ab_rows) {
+      if (t.ba) {  // per key head: its value heads' b rows, then their a rows
+        for (int64_t g = 0; g < NK; ++g) in.push_back({t.ba, g * 2 * R, R});
+        for (int64_t g = 0; g < NK; ++g) in.push_back({t.ba, g * 2 * R + R, R});
+      } else {
+        in.push_back({t.beta, 0, NV});
+        in.push_back({t.alpha, 0, NV});
+      }
+    }
+    lw.qkv = L.row_projection(in, E, tag + ".ssm_in");
+    lw.conv_w = L.upload_floats(L.host_f32(*t.conv), uint64_t(c.ssm_conv_dim() * c.ssm_conv));
+    lw.ssm_dt = L.upload_floats(L.host_f32(*t.dt), uint64_t(NV));
+    std::vector<float> a = L.host_f32(*t.ssm_a);
+    if (file.total_bytes() == 0) a.clear();  // shapes only (k100-bench): no values to take the log of
+    lw.ssm_a = L.upload_floats(a, uint64_t(NV));
+    for (float& x : a) {
+      if (!(x < 0))
+        throw Error(file.origin() + ": tensor '" + t.ssm_a->name + "' holds " + std::to_string(x) +
+                    "; it stores -exp(A_log), which is negative");
+      x = std::log(-x);
+    }
+    lw.ssm_alog = L.upload_floats(a, uint64_t(NV));
+    std::vector<float> beta, alpha;
+    if (ab_rows) {
+      // in the in-projection
+    } else if (t.ba) {
+      // per key head: its value heads' b rows, then their a rows
+      const std::vector<float> ba = L.host_f32(*t.ba);
+      for (int64_t g = 0; g < NK && !ba.empty(); ++g) {
+        auto row = [&](int64_t r) { return ba.begin() + std::ptrdiff_t(r * E); };
+        beta.insert(beta.end(), row(g * 2 * R), row(g * 2 * R + R));
+        alpha.insert(alpha.end(), row(g * 2 * R + R), row(g * 2 * R + 2 * R));
+      }
+    } else {
+      beta = L.host_f32(*t.beta);
+      alpha = L.host_f32(*t.alpha);
+    }
+    if (!ab_rows) {
+      lw.ssm_beta = L.upload_floats(beta, uint64_t(NV * E));
+      lw.ssm_alpha = L.upload_floats(alpha, uint64_t(NV * E));
+    }
+    lw.ssm_norm = L.upload_f32(*t.ssm_norm);
+    lw.out = L.projection({t.out}, c.ssm_v_dim(), tag + ".ssm_out");
+  } else {
+    // attn_q's rows per head [query | gate]: the queries first, then K and V, then the gates
+    std::vector<Rows> rows;
+    for (int64_t h = 0; h < c.n_head; ++h) rows.push_back({t.q, h * 2 * HD, HD});
+    rows.push_back({t.k, 0, c.kv_dim()});
+    rows.push_back({t.v, 0, c.kv_dim()});
+    for (int64_t h = 0; h < c.n_head; ++h) rows.push_back({t.q, h * 2 * HD + HD, HD});
+    lw.qkv = L.row_projection(rows, E, tag + ".qkv_gate");
+    lw.q_norm = L.upload_f32(*t.q_norm);
+    lw.k_norm = L.upload_f32(*t.k_norm);
+    lw.out = L.projection({t.out}, c.q_dim(), tag + ".attn_output");
+  }
+  if (c.moe()) {
+    lw.router = std::move(L.projection({t.router}, E, tag + ".router").parts.front().linear);
+    lw.gate_exps = L.experts(*t.gate_exps, c.n_ff_exp, E, c.n_expert, tag + ".gate_exps");
+    lw.up_exps = L.experts(*t.up_exps, c.n_ff_exp, E, c.n_expert, tag + ".up_exps");
+    lw.down_exps = L.experts(*t.down_exps, E, c.n_ff_exp, c.n_expert, tag + ".down_exps");
+    lw.shexp_inp = L.projection({t.shexp_inp}, E, tag + ".shexp_inp");
+    lw.shexp_gate_up = L.projection({t.gate_shexp, t.up_shexp}, E, tag + ".shexp_gate_up");
+    lw.shexp_down = L.projection({t.down_shexp}, c.n_ff_shexp, tag + ".shexp_down");
+  } else {
+    lw.gate_up = L.projection({t.gate, t.up}, E, tag + ".gate_up");
+    lw.down = L.projection({t.down}, c.n_ff, tag + ".ffn_down");
+  }
+}
 
 }  // namespace
 
@@ -356,7 +577,7 @@ std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const Ten
                                            const ModelConfig& c, const std::function<void(uint64_t, uint64_t)>& progress,
                                            const WeightOptions& options) {
   TensorFinder finder(file);
-  const ModelTensors T = find_tensors(finder, c);
+  const ModelTensors T = c.hybrid() ? find_hybrid_tensors(finder, c) : find_tensors(finder, c);
   const std::vector<std::string> unused = finder.unused();
   account_for_unused(file, c, unused, options.allow_unused);
 
@@ -379,6 +600,11 @@ std::unique_ptr<ModelWeights> load_weights(Device& dev, Workspace& ws, const Ten
     const LayerTensors& t = T.layers[size_t(i)];
     LayerWeights lw;
     const std::string tag = "blk." + std::to_string(i);
+    if (c.hybrid()) {
+      load_hybrid_layer(L, file, c, t, tag, options.gdn_ab_rows, lw);
+      mw->layers.push_back(std::move(lw));
+      continue;
+    }
     lw.attn_norm = L.upload_f32(*t.attn_norm);
     const std::vector<float> bias =
         t.qkv ? L.joined_bias({{t.qkv_b, Q + 2 * KV}}) : L.joined_bias({{t.q_b, Q}, {t.k_b, KV}, {t.v_b, KV}});

@@ -41,16 +41,31 @@ struct Projection {
 };
 
 struct LayerWeights {
+  // ffn_norm: the norm before the FFN (hybrids: post_attention_norm)
   uint64_t attn_norm = 0, ffn_norm = 0;  // f32 [n_embd]
   uint64_t qkv_bias = 0;                 // f32 [q + 2 kv] or 0
   uint64_t out_bias = 0;                 // f32 [n_embd] or 0 (llama: attn_output.bias)
   uint64_t gate_up_bias = 0;             // f32 [2 ff] or 0 (llama: ffn_gate.bias | ffn_up.bias, zeros where absent)
   uint64_t down_bias = 0;                // f32 [n_embd] or 0 (llama: ffn_down.bias)
   uint64_t q_norm = 0, k_norm = 0;       // f32 [head_dim] or 0
-  Projection qkv, out;                   // [q + 2 kv][embd], [embd][q]
+  // [q + 2 kv][embd], [embd][q]; hybrid attention layers: qkv rows [q | k | v | gate] (the query and gate
+  // rows of attn_q's heads parted at load); Gated DeltaNet layers: qkv rows [q | k | v | z] of the
+  // in-projection (conv_dim + v_dim; then b and a, n_v rows each, with WeightOptions::gdn_ab_rows), out the
+  // ssm_out projection [embd][v_dim]
+  Projection qkv, out;
   Projection gate_up, down;              // dense: [2 ff][embd], [embd][ff]
   std::unique_ptr<Linear> router;        // MoE: [n_expert][embd]
   std::unique_ptr<Linear> gate_exps, up_exps, down_exps;  // groups = n_expert
+  // the shared expert (qwen35moe, qwen3next): its gate's weight row [1][embd], gate|up and down
+  Projection shexp_inp, shexp_gate_up, shexp_down;
+
+  // Gated DeltaNet (ModelConfig::recurrent): f32 copies of the small tensors
+  bool recurrent = false;
+  uint64_t conv_w = 0;               // [conv_dim][d_conv], tap d_conv - 1 the current token
+  // [n_v][embd] (qwen3next: parted from ssm_ba), or 0 when qkv holds them (WeightOptions::gdn_ab_rows)
+  uint64_t ssm_alpha = 0, ssm_beta = 0;
+  uint64_t ssm_dt = 0, ssm_a = 0, ssm_alog = 0;  // [n_v]: dt bias, ssm_a (-exp(A_log)), log(-ssm_a)
+  uint64_t ssm_norm = 0;                 // [d_state]
 };
 
 struct ModelWeights {
@@ -83,6 +98,11 @@ struct WeightOptions {
   bool allow_unused = false;
   // The activation path of 4-bit weights (TensorSource::w4; W4Linear).
   W4Activations w4_act = W4Activations::Default;
+  // Gated DeltaNet layers: the b and a rows (ssm_beta, ssm_alpha / ssm_ba)
+  // after q|k|v|z in the in-projection, for the one-launch decode step
+  // (gdn_decode_k takes the raw projections), instead of f32 copies for
+  // ssm_ab_gate_k.
+  bool gdn_ab_rows = false;
 };
 
 // Reads and uploads every tensor of `cfg`'s architecture; `ws` holds the

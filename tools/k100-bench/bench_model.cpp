@@ -53,10 +53,9 @@ struct Shape {
 // 4096) and an 8B-class one (Llama-3-8B's: hidden 4096, 32 layers, FFN 14336,
 // 32 / 8 heads of 128, vocab 128256). "q35-27b" is Qwen3.5-27B's config
 // (hidden 5120, 64 layers, FFN 17408, its full-attention layers' 24 query /
-// 4 KV heads of 256, vocab 248320) with full attention in every layer: the
-// model has Gated DeltaNet in 48 of its 64 layers, which this decoder does
-// not run, so the shape stands for its weights and attention, not its
-// recurrence.
+// 4 KV heads of 256, vocab 248320) with full attention in every layer: it
+// stands for the model's weights and attention, not its recurrence;
+// "qwen3.5-27b" is the hybrid model itself (run_hybrid below).
 const Shape kShapes[] = {
     {"27b", "27B-class dense", model::Architecture::Qwen3, 5120, 64, 17408, 40, 8, 128, 151936, 4096},
     {"q35-27b", "Qwen3.5-27B-like dense (all layers full attention)", model::Architecture::Qwen3, 5120, 64, 17408, 24,
@@ -272,6 +271,114 @@ int run_shape(const Shape& s, const Weights& wt, kernels::EmuTestDevice& emu, co
   return 0;
 }
 
+// Qwen3.5-27B (its config.json): hidden 5120, 64 layers of which every
+// fourth is gated attention (24 query / 4 KV heads of 256, RoPE over 64 dims,
+// sections 11/11/10) and the others Gated DeltaNet (16 key / 48 value heads
+// of 128, conv of 4 taps), FFN 17408, vocab 248320; context 4096.
+model::ModelConfig qwen35_27b_config(int64_t n_layer) {
+  model::ModelConfig c;
+  c.arch = model::Architecture::Qwen35;
+  c.arch_name = "qwen35";
+  c.name = "Qwen3.5-27B";
+  c.n_vocab = 248320;
+  c.n_ctx_train = 4096;
+  c.n_embd = 5120;
+  c.n_layer = n_layer;
+  c.n_ff = 17408;
+  c.n_head = 24;
+  c.n_head_kv = 4;
+  c.head_dim = 256;
+  c.n_rot = 64;
+  c.rope_freq_base = 1e7;
+  c.rope_type = model::RopeType::Neox;
+  c.rms_eps = 1e-6f;
+  c.ssm_conv = 4;
+  c.ssm_state = 128;
+  c.ssm_k_heads = 16;
+  c.ssm_v_heads = 48;
+  c.ssm_tiled_heads = true;
+  c.rope_multi = true;
+  c.rope_sections[0] = 11;
+  c.rope_sections[1] = 11;
+  c.rope_sections[2] = 10;
+  for (int64_t i = 0; i < n_layer; ++i) c.recurrent.push_back((i + 1) % 4 != 0);
+  return c;
+}
+
+// The hybrid model's token: the pass of a 4-layer model (3 Gated DeltaNet
+// layers and one attention layer, with the embedding and the head) and of an
+// 8-layer one; their difference is one 4-layer cycle, of which the 64-layer
+// model has 16.
+int run_hybrid(const Weights& wt, kernels::EmuTestDevice& emu, const timing::MachineParams& m, bool kv_f16) {
+  constexpr int64_t kLayers = 64, kCycle = 4, kCtx = 4096;
+  struct Pass {
+    Part part;
+    uint64_t launches = 0, weights = 0, kv_bytes = 0;
+    std::vector<std::string> kernels;
+  };
+  auto pass = [&](int64_t n_layer) {
+    TracingDevice dev(emu);
+    const model::ModelConfig cfg = qwen35_27b_config(n_layer);
+    const quant::TensorType type = wt.type;
+    // the conv weights stay f32 (rows of 4 taps), as the converters store them
+    const model::ShapeTensorSource source(
+        [type](const std::string& name) { return name.ends_with("ssm_conv1d.weight") ? quant::TensorType::F32 : type; },
+        std::string("Qwen3.5-27B ") + wt.label);
+    model::DecoderModel model(dev, cfg, source, model::LoadOptions{.context = kCtx, .progress = {}, .kv_f16 = kv_f16});
+    model.set_position(kCtx - 1);
+    dev.launches.clear();
+    model.forward(1, kCtx - 1);
+    std::vector<const TracingDevice::Recorded*> all;
+    Pass p;
+    for (const auto& l : dev.launches) {
+      all.push_back(&l);
+      p.kernels.push_back(l.kernel);
+    }
+    p.part = simulate(all, m);
+    p.launches = all.size();
+    p.weights = model.weight_bytes();
+    p.kv_bytes = uint64_t(n_layer / kCycle) * 2 * uint64_t(cfg.kv_dim()) * uint64_t(kCtx) *
+                 uint64_t(model.kv_element_bytes());
+    if (n_layer == kCycle) {
+      std::printf("\n== Qwen3.5-27B (qwen35), %s weights (embedding and head too), one token at position %lld\n",
+                  wt.label.c_str(), (long long)(kCtx - 1));
+      std::printf("  shape: hidden 5120, 64 layers (48 Gated DeltaNet: 16 key / 48 value heads of 128, conv 4; 16 gated "
+                  "attention: 24 query / 4 KV heads of 256, RoPE over 64 dims), FFN 17408, vocab 248320, %s KV cache\n",
+                  model.kv_element_bytes() == 2 ? "f16" : "f32");
+      std::printf("  dispatches of a 4-layer pass (3 Gated DeltaNet layers, 1 attention layer, embedding, head; MODELED):\n");
+      for (size_t i = 0; i < all.size() && i < p.part.timing.dispatches.size(); ++i) {
+        const auto& d = p.part.timing.dispatches[i];
+        std::printf("    %-24s grid %7u x %4u  %9.2f us  %-14s %s\n", all[i]->kernel.c_str(), all[i]->grid,
+                    all[i]->workgroup, d.total_s * 1e6, timing::limiter_name(d.limiter), d.reason.c_str());
+      }
+    }
+    return p;
+  };
+  const Pass p4 = pass(kCycle), p8 = pass(2 * kCycle);
+  const double cycle_s = p8.part.seconds - p4.part.seconds;
+  const double token_s = p4.part.seconds + double(kLayers / kCycle - 1) * cycle_s;
+  const uint64_t launches = p4.launches + uint64_t(kLayers / kCycle - 1) * (p8.launches - p4.launches);
+  // the bound: every weight once (the head ties to the embedding table, counted once; the embedding row
+  // is not counted), the KV rows of the 16 attention layers, and the Gated DeltaNet state of the 48 others
+  // read and written
+  const uint64_t weights = p4.weights + uint64_t(kLayers / kCycle - 1) * (p8.weights - p4.weights);
+  const uint64_t kv = p4.kv_bytes * uint64_t(kLayers / kCycle);
+  const uint64_t state = uint64_t(kLayers / kCycle * (kCycle - 1)) * 48 * 128 * 128 * 4 * 2;
+  const uint64_t bytes = weights + kv + state;
+  const double bound_s = double(bytes) / bench::kDramBytesPerSecond;
+  std::printf("  a 4-layer cycle (MODELED): %.1f us (the 8-layer pass %.1f us - the 4-layer pass %.1f us)\n",
+              cycle_s * 1e6, p8.part.seconds * 1e6, p4.part.seconds * 1e6);
+  std::printf("  launches per token: %llu\n", (unsigned long long)launches);
+  std::printf("  MODELED time per token: %.3f ms = 4-layer pass + 15 x cycle\n", token_s * 1e3);
+  std::printf("  MODELED tokens/s: %.2f\n", 1.0 / token_s);
+  std::printf("  bandwidth bound: %.3f GB per token (weights %.3f GB, KV cache %.3f GB, recurrent state read and "
+              "written %.3f GB) / 896 GB/s = %.3f ms, %.2f tokens/s\n",
+              double(bytes) / 1e9, double(weights) / 1e9, double(kv) / 1e9, double(state) / 1e9, bound_s * 1e3,
+              1.0 / bound_s);
+  std::printf("  MODELED speed is %.1f%% of the bound\n", 100.0 * bound_s / token_s);
+  return 0;
+}
+
 int run(int argc, char** argv) {
   std::vector<std::string> shapes = {"27b", "8b"};
   std::vector<std::string> types;  // default: q4_K and q8_0 for each shape, and the 4-bit paths at 27B
@@ -312,7 +419,7 @@ int run(int argc, char** argv) {
     } else if (a == "--set") {
       if (!bench::apply_set_option(m, "k100-bench model", value())) return 2;
     } else if (a == "--help" || a == "-h") {
-      std::printf("usage: k100-bench model [--shape 27b,q35-27b,8b] [--type q4_K,q8_0,w4a16,w4a8,w4a4,nvfp4] [--kv f32|f16]\n"
+      std::printf("usage: k100-bench model [--shape 27b,q35-27b,qwen3.5-27b,8b] [--type q4_K,q8_0,w4a16,w4a8,w4a4,nvfp4] [--kv f32|f16]\n"
                   "                        [--package file.hsaco] [--set name=value]\n"
                   "(default: q4_K and q8_0 for each shape, and w4a16, w4a8, w4a4 at 27b; the 4-bit weights are\n"
                   "the blocks' linear layers as compressed-tensors INT4 or NVFP4, embedding and head bf16)\n"
@@ -331,10 +438,15 @@ int run(int argc, char** argv) {
   if (package.empty()) package = runtime::default_package_path();
   kernels::EmuTestDevice emu(package);
   for (const std::string& key : shapes) {
+    if (key == "qwen3.5-27b") {  // the hybrid model (Gated DeltaNet and gated attention layers)
+      for (const std::string& t : types.empty() ? std::vector<std::string>{"q4_K"} : types)
+        run_hybrid(weights_of(t), emu, m, kv_f16);
+      continue;
+    }
     const Shape* s = nullptr;
     for (const auto& c : kShapes)
       if (key == c.key) s = &c;
-    if (!s) throw Error("--shape: unknown shape '" + key + "' (27b, q35-27b, 8b)");
+    if (!s) throw Error("--shape: unknown shape '" + key + "' (27b, q35-27b, qwen3.5-27b, 8b)");
     std::vector<std::string> run = types;
     if (run.empty()) {
       run = {"q4_K", "q8_0"};

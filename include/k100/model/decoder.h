@@ -83,8 +83,13 @@ class DecoderModel {
   void reset();
   // The next forward continues at `pos` with whatever the cache rows before
   // it hold: what a benchmark times at a context length without running
-  // the tokens before it.
+  // the tokens before it. A hybrid model's recurrent state holds the
+  // sequence up to position(), not before: going back is a k100::Error
+  // (rewinds() is false; reset() and run the prefix again).
   void set_position(int64_t pos);
+  // Whether set_position may go back to a prefix of the sequence (false for
+  // the hybrids, whose Gated DeltaNet state cannot be rewound).
+  bool rewinds() const;
   int64_t position() const;  // positions filled so far
 
   uint64_t weight_bytes() const;  // device bytes of the weights

@@ -179,21 +179,11 @@ class ReferenceModel:
         return y
 
     def ffn(self, L, xn):
-        silu = lambda z: z / (1.0 + np.exp(-z))
         if not self.moe:
             gate = L["ffn_gate"] @ xn + L["ffn_gate.bias"]
             up = L["ffn_up"] @ xn + L["ffn_up.bias"]
             return L["ffn_down"] @ (silu(gate) * up) + L["ffn_down.bias"]
-        logits = L["ffn_gate_inp"] @ xn
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
-        sel = np.argsort(-p, kind="stable")[:self.k_used]
-        w = p[sel] / p[sel].sum()
-        y = np.zeros_like(xn)
-        for e, we in zip(sel, w):
-            h = silu(L["ffn_gate_exps"][e] @ xn) * (L["ffn_up_exps"][e] @ xn)
-            y += we * (L["ffn_down_exps"][e] @ h)
-        return y
+        return routed_experts(L, xn, self.k_used)
 
     def step(self, token):
         """Logits (float64 [n_vocab]) after `token` at the next position."""
@@ -221,6 +211,210 @@ class ReferenceModel:
             x = x + self.ffn(L, rmsnorm(x, L["ffn_norm"], self.eps))
         self.pos += 1
         return self.out @ rmsnorm(x, self.out_norm, self.eps) + self.out_bias
+
+    def logits_of(self, tokens):
+        self.reset()
+        return np.stack([self.step(t) for t in tokens])
+
+
+def routed_experts(L, xn, k_used):
+    """Softmax over all experts' router logits, the top k_used renormalised, their SwiGLU outputs weighted."""
+    logits = L["ffn_gate_inp"] @ xn
+    p = np.exp(logits - logits.max())
+    p /= p.sum()
+    sel = np.argsort(-p, kind="stable")[:k_used]
+    w = p[sel] / p[sel].sum()
+    y = np.zeros_like(xn)
+    for e, we in zip(sel, w):
+        h = silu(L["ffn_gate_exps"][e] @ xn) * (L["ffn_up_exps"][e] @ xn)
+        y += we * (L["ffn_down_exps"][e] @ h)
+    return y
+
+
+def silu(z):
+    return z / (1.0 + np.exp(-z))
+
+
+def sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def softplus(z):
+    return np.where(z > 20.0, z, np.log1p(np.exp(np.minimum(z, 20.0))))
+
+
+class HybridReferenceModel:
+    """The float64 forward pass of the hybrid architectures (qwen35, qwen35moe, qwen3next), one token at a time:
+    Gated DeltaNet layers stepping their recurrence (conv state of the last d_conv - 1 raw input rows, a
+    d_state x d_state matrix per value head) and gated attention layers with a KV cache, written out from the
+    architectures' definitions:
+
+    * DeltaNet: [q|k|v] = W_qkv x and z = W_gate x (or both from the legacy ssm_in, rows per key head q, k, v, z);
+      b, a per value head from ssm_beta / ssm_alpha (qwen3next: ssm_ba, per key head its value heads' b then a);
+      causal depthwise conv over the last d_conv rows (tap d_conv - 1 the current one, no bias), SiLU; q and k
+      L2-normalised per head (x / max(|x|, eps)); beta = sigmoid(b), decay = exp(ssm_a * softplus(a + dt_bias));
+      value head h reads key head h mod n_k (qwen35*) or h // (n_v / n_k) (qwen3next); S = decay S,
+      S += beta (v - S k) k^T, o = S q / sqrt(d_state); RMSNorm per head (one shared weight) times SiLU(z);
+      ssm_out.
+    * Attention: attn_q rows per head [query | gate]; q, k RMSNorm per head; NeoX RoPE over the first n_rot dims
+      (qwen35*: interleaved multi-section, text positions (p, p, p, 0)); softmax attention scaled by
+      1/sqrt(head_dim); times sigmoid(gate); attn_output.
+    * Residuals around both, post_attention_norm before the FFN: SwiGLU (qwen35) or softmax top-k experts
+      renormalised plus the shared expert times sigmoid(w . x) (qwen35moe, qwen3next).
+    One epsilon (attention.layer_norm_rms_epsilon) for every RMS and L2 norm; the norms' weights used as stored."""
+
+    def __init__(self, path, ggml_base):
+        f = Gguf(path)
+        dq = Dequantizer(ggml_base)
+        m = f.meta
+        a = self.arch = m["general.architecture"]
+        g = lambda n: dq(f, n)
+        self.n_layer = m[f"{a}.block_count"]
+        self.n_head = m[f"{a}.attention.head_count"]
+        self.n_kv = m[f"{a}.attention.head_count_kv"]
+        self.hd = m[f"{a}.attention.key_length"]
+        self.n_rot = m[f"{a}.rope.dimension_count"]
+        self.base = m.get(f"{a}.rope.freq_base", 10000.0)
+        self.eps = m[f"{a}.attention.layer_norm_rms_epsilon"]
+        self.sections = list(m[f"{a}.rope.dimension_sections"]) if a != "qwen3next" else None
+        self.d_conv = m[f"{a}.ssm.conv_kernel"]
+        self.ds = m[f"{a}.ssm.state_size"]
+        self.n_k = m[f"{a}.ssm.group_count"]
+        self.n_v = m[f"{a}.ssm.time_step_rank"]
+        interval = m.get(f"{a}.full_attention_interval", 4)
+        self.recurrent = [(i + 1) % interval != 0 for i in range(self.n_layer)]
+        self.moe = a in ("qwen35moe", "qwen3next")
+        if self.moe:
+            self.k_used = m[f"{a}.expert_used_count"]
+        self.embd = g("token_embd.weight")
+        self.out_norm = g("output_norm.weight")
+        self.out = g("output.weight") if "output.weight" in f.tensors else self.embd
+        nk, nv, ds, r = self.n_k, self.n_v, self.ds, self.n_v // self.n_k
+        self.layers = []
+        for i in range(self.n_layer):
+            p = f"blk.{i}."
+            L = {"attn_norm": g(p + "attn_norm.weight"), "post_norm": g(p + "post_attention_norm.weight")}
+            if self.recurrent[i]:
+                if p + "ssm_in.weight" in f.tensors:
+                    w = g(p + "ssm_in.weight").reshape(nk, 2 * ds + 2 * r * ds, -1)
+                    q, k, v, z = np.split(w, [ds, 2 * ds, 2 * ds + r * ds], axis=1)
+                    L["qkv"] = np.concatenate([x.reshape(-1, w.shape[-1]) for x in (q, k, v)])
+                    L["gate"] = z.reshape(-1, w.shape[-1])
+                else:
+                    L["qkv"], L["gate"] = g(p + "attn_qkv.weight"), g(p + "attn_gate.weight")
+                if p + "ssm_ba.weight" in f.tensors:
+                    ba = g(p + "ssm_ba.weight").reshape(nk, 2 * r, -1)
+                    L["beta"], L["alpha"] = ba[:, :r].reshape(nv, -1), ba[:, r:].reshape(nv, -1)
+                else:
+                    L["beta"], L["alpha"] = g(p + "ssm_beta.weight"), g(p + "ssm_alpha.weight")
+                for n in ["ssm_conv1d.weight", "ssm_dt.bias", "ssm_a", "ssm_norm.weight", "ssm_out.weight"]:
+                    L[n.split(".")[0]] = g(p + n)
+            else:
+                for n in ["attn_q", "attn_k", "attn_v", "attn_q_norm", "attn_k_norm", "attn_output"]:
+                    L[n] = g(p + n + ".weight")
+            if self.moe:
+                for n in ["ffn_gate_inp", "ffn_gate_exps", "ffn_up_exps", "ffn_down_exps", "ffn_gate_inp_shexp",
+                          "ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp"]:
+                    L[n] = g(p + n + ".weight")
+            else:
+                for n in ["ffn_gate", "ffn_up", "ffn_down"]:
+                    L[n] = g(p + n + ".weight")
+            self.layers.append(L)
+        self.reset()
+
+    def reset(self):
+        conv_dim = 2 * self.n_k * self.ds + self.n_v * self.ds
+        self.conv = [np.zeros((self.d_conv - 1, conv_dim)) for _ in self.layers]
+        self.state = [np.zeros((self.n_v, self.ds, self.ds)) for _ in self.layers]  # [head][v dim][k dim]
+        self.k = [[] for _ in self.layers]
+        self.v = [[] for _ in self.layers]
+        self.pos = 0
+
+    def rope_positions(self):
+        """The position each rotated pair i < n_rot / 2 turns by: p, or (qwen35*, interleaved sections) 0 for
+        pairs of the fourth section or past the first three."""
+        half = self.n_rot // 2
+        if self.sections is None:
+            return np.full(half, float(self.pos))
+        s = self.sections
+        total = sum(s)
+        out = np.empty(half)
+        for i in range(half):
+            sector = i % total
+            text = (sector % 3 == 0 and sector < 3 * s[0]) or (sector % 3 == 1 and sector < 3 * s[1]) or \
+                (sector % 3 == 2 and sector < 3 * s[2])
+            out[i] = self.pos if text else 0.0
+        return out
+
+    def rope(self, x):
+        half = self.n_rot // 2
+        theta = self.rope_positions() * self.base ** (-2.0 * np.arange(half) / self.n_rot)
+        c, s = np.cos(theta), np.sin(theta)
+        y = x.copy()
+        a, b = x[:, :half], x[:, half:self.n_rot]
+        y[:, :half], y[:, half:self.n_rot] = a * c - b * s, a * s + b * c
+        return y
+
+    def l2(self, x):
+        return x / np.maximum(np.sqrt(np.sum(x * x, axis=-1, keepdims=True)), self.eps)
+
+    def delta_net(self, li, L, xn):
+        nk, nv, ds = self.n_k, self.n_v, self.ds
+        mixed = L["qkv"] @ xn
+        z = (L["gate"] @ xn).reshape(nv, ds)
+        window = np.vstack([self.conv[li], mixed[None, :]])  # [d_conv][channels], the last row this token's
+        self.conv[li] = window[1:]
+        conv = silu(np.einsum("cj,jc->c", L["ssm_conv1d"], window))
+        q = self.l2(conv[:nk * ds].reshape(nk, ds))
+        k = self.l2(conv[nk * ds:2 * nk * ds].reshape(nk, ds))
+        v = conv[2 * nk * ds:].reshape(nv, ds)
+        beta = sigmoid(L["beta"] @ xn)
+        decay = np.exp(L["ssm_a"] * softplus(L["alpha"] @ xn + L["ssm_dt"]))
+        out = np.empty((nv, ds))
+        for h in range(nv):
+            kh = h // (nv // nk) if self.arch == "qwen3next" else h % nk
+            S = self.state[li][h] * decay[h]
+            S += np.outer(beta[h] * (v[h] - S @ k[kh]), k[kh])
+            self.state[li][h] = S
+            o = S @ q[kh] / np.sqrt(ds)
+            out[h] = rmsnorm(o, L["ssm_norm"], self.eps) * silu(z[h])
+        return L["ssm_out"] @ out.reshape(-1)
+
+    def attention(self, li, L, xn):
+        hd = self.hd
+        qg = (L["attn_q"] @ xn).reshape(self.n_head, 2 * hd)
+        q, gate = qg[:, :hd], qg[:, hd:]
+        k = (L["attn_k"] @ xn).reshape(self.n_kv, hd)
+        v = (L["attn_v"] @ xn).reshape(self.n_kv, hd)
+        q = self.rope(np.stack([rmsnorm(h, L["attn_q_norm"], self.eps) for h in q]))
+        k = self.rope(np.stack([rmsnorm(h, L["attn_k_norm"], self.eps) for h in k]))
+        self.k[li].append(k)
+        self.v[li].append(v)
+        K, V = np.stack(self.k[li]), np.stack(self.v[li])
+        group = self.n_head // self.n_kv
+        out = np.empty((self.n_head, hd))
+        for h in range(self.n_head):
+            s = K[:, h // group, :] @ q[h] / np.sqrt(hd)
+            p = np.exp(s - s.max())
+            out[h] = (p / p.sum()) @ V[:, h // group, :]
+        return L["attn_output"] @ (out * sigmoid(gate)).reshape(-1)
+
+    def ffn(self, L, xn):
+        if not self.moe:
+            return L["ffn_down"] @ (silu(L["ffn_gate"] @ xn) * (L["ffn_up"] @ xn))
+        y = routed_experts(L, xn, self.k_used)
+        shared = L["ffn_down_shexp"] @ (silu(L["ffn_gate_shexp"] @ xn) * (L["ffn_up_shexp"] @ xn))
+        return y + sigmoid(L["ffn_gate_inp_shexp"] @ xn) * shared
+
+    def step(self, token):
+        """Logits (float64 [n_vocab]) after `token` at the next position."""
+        x = self.embd[token].copy()
+        for li, L in enumerate(self.layers):
+            xn = rmsnorm(x, L["attn_norm"], self.eps)
+            x = x + (self.delta_net(li, L, xn) if self.recurrent[li] else self.attention(li, L, xn))
+            x = x + self.ffn(L, rmsnorm(x, L["post_norm"], self.eps))
+        self.pos += 1
+        return self.out @ rmsnorm(x, self.out_norm, self.eps)
 
     def logits_of(self, tokens):
         self.reset()

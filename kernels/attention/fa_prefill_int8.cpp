@@ -477,10 +477,10 @@ CaseResult run_fa(TestDevice& dev, const Case& c) {
     m[key] = v;
     return m;
   };
-  if (auto bad = expect_refusal(dev, "fa_int4", with("n_kv", s.cap + 1), "n_kv_from_1_to_kv_cap")) return *bad;
-  if (auto bad = expect_refusal(dev, "fa_int4", with("kv_cap", s.cap + 32), "kv_cap_multiple_of_64")) return *bad;
+  if (auto bad = expect_contract_refusal(dev, "fa_int4", with("n_kv", s.cap + 1), "n_kv_from_1_to_kv_cap")) return *bad;
+  if (auto bad = expect_contract_refusal(dev, "fa_int4", with("kv_cap", s.cap + 32), "kv_cap_multiple_of_64")) return *bad;
   if (s.ratio > 1)
-    if (auto bad = expect_refusal(dev, "fa_int4", with("n_heads", s.heads + 1), "ratio_divides_n_heads")) return *bad;
+    if (auto bad = expect_contract_refusal(dev, "fa_int4", with("n_heads", s.heads + 1), "ratio_divides_n_heads")) return *bad;
   // Queries with the softmax scale 1/sqrt(256) folded in before quantising.
   std::vector<float> x = Rng(c.seed).normal(size_t(s.n_q * s.heads * kD), 0.0f, 2.0f);
   for (float& e : x) e *= 1.0f / 16.0f;

@@ -338,10 +338,10 @@ std::vector<float> junk_scales(size_t n, uint32_t seed) { return Rng(seed).unifo
 
 CaseResult run_q_quant(TestDevice& dev, const Case& c) {
   const int64_t T = c["T"], H = c["H"], D = c["D"], G = c["G"], TP = c["TP"];
-  if (auto bad = expect_refusal(dev, "attn_q_quant_k", {{"T", T}, {"H", H}, {"D", D + 4}, {"G", G}, {"TP", TP}},
+  if (auto bad = expect_contract_refusal(dev, "attn_q_quant_k", {{"T", T}, {"H", H}, {"D", D + 4}, {"G", G}, {"TP", TP}},
                                 "g_divides_d"))
     return *bad;
-  if (auto bad = expect_refusal(dev, "attn_q_quant_k", {{"T", TP + 1}, {"H", H}, {"D", D}, {"G", G}, {"TP", TP}},
+  if (auto bad = expect_contract_refusal(dev, "attn_q_quant_k", {{"T", TP + 1}, {"H", H}, {"D", D}, {"G", G}, {"TP", TP}},
                                 "t_within_tp"))
     return *bad;
   const auto x = Rng(c.seed).normal(size_t(T * H * D));
@@ -380,11 +380,11 @@ quant::PackedKvCache filled_cache(int64_t H, int64_t cap, int64_t D, int64_t G, 
 
 CaseResult run_append_k(TestDevice& dev, const Case& c) {
   const int64_t T = c["T"], H = c["H"], D = c["D"], G = c["G"], t0 = c["t0"], cap = c["cap"];
-  if (auto bad = expect_refusal(dev, "kv_append_k_k",
+  if (auto bad = expect_contract_refusal(dev, "kv_append_k_k",
                                 {{"T", T}, {"H", H}, {"D", D}, {"G", 12}, {"t0", t0}, {"kv_total", cap}},
                                 "g_multiple_of_8"))
     return *bad;
-  if (auto bad = expect_refusal(dev, "kv_append_k_k",
+  if (auto bad = expect_contract_refusal(dev, "kv_append_k_k",
                                 {{"T", T}, {"H", H}, {"D", D}, {"G", G}, {"t0", cap - T + 1}, {"kv_total", cap}},
                                 "keys_within_kv_total"))
     return *bad;
@@ -415,10 +415,10 @@ std::vector<std::pair<int64_t, int64_t>> v_appends(const Case& c) {
 
 CaseResult run_append_v(TestDevice& dev, const Case& c) {
   const int64_t H = c["H"], D = c["D"], cap = c["cap"];
-  if (auto bad = expect_refusal(dev, "kv_append_v_k",
+  if (auto bad = expect_contract_refusal(dev, "kv_append_v_k",
                                 {{"T", 1}, {"H", H}, {"D", D}, {"BG", 32}, {"t0", 0}, {"kv_total", cap}}, "bg_is_64"))
     return *bad;
-  if (auto bad = expect_refusal(dev, "kv_append_v_k",
+  if (auto bad = expect_contract_refusal(dev, "kv_append_v_k",
                                 {{"T", 1}, {"H", H}, {"D", D}, {"BG", 64}, {"t0", 0}, {"kv_total", cap + 32}},
                                 "kv_total_multiple_of_64"))
     return *bad;

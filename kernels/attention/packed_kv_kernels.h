@@ -17,9 +17,4 @@ void register_fa_prefill(Registry& r);
 // gather_heads_k, scatter_heads_k, gather_rows_k (head_layout_kernels.cpp).
 void register_head_layout(Registry& r);
 
-// A failed result unless the device's launch contract of `lookup` refuses
-// `sizes` with an error naming `rule`; nothing when it does.
-std::optional<CaseResult> expect_refusal(TestDevice& dev, const std::string& lookup,
-                                         const std::map<std::string, int64_t>& sizes, const std::string& rule);
-
 }  // namespace k100::kernels::attention

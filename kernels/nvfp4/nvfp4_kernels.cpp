@@ -70,28 +70,6 @@ quant::QuantizedActivations make_activations(int64_t m, int64_t k, uint32_t seed
   return quant::quantize_activations(quant::kActNvfp4, Rng(seed).uniform(size_t(m * k)), m, k);
 }
 
-// The launch of `lookup` by the device's contract; a refusal is a k100::Error naming the rule.
-Launch contract_launch(TestDevice& dev, const std::string& lookup, const std::map<std::string, int64_t>& sizes,
-                       const std::map<std::string, int64_t>& choices = {}) {
-  return dev.launch_contract(lookup).evaluate(sizes, choices);
-}
-
-// A failed result unless evaluating the contract for `sizes` is refused with an error naming `rule`.
-std::optional<CaseResult> expect_refusal(TestDevice& dev, const std::string& lookup,
-                                         const std::map<std::string, int64_t>& sizes, const std::string& rule) {
-  try {
-    (void)contract_launch(dev, lookup, sizes);
-  } catch (const Error& e) {
-    if (std::string(e.what()).find(rule) != std::string::npos) return std::nullopt;
-    CaseResult bad;
-    bad.note = "refused without naming '" + rule + "': " + e.what();
-    return bad;
-  }
-  CaseResult bad;
-  bad.note = "the launch contract accepted a shape that breaks '" + rule + "'";
-  return bad;
-}
-
 std::vector<uint32_t> as_words(const std::vector<uint8_t>& bytes) {
   std::vector<uint32_t> w(bytes.size() / 4);
   std::memcpy(w.data(), bytes.data(), w.size() * 4);
@@ -102,7 +80,7 @@ CaseResult run_gemv(TestDevice& dev, const Case& c, const GemvForm& f) {
   const int64_t n = c["n"], k = c["k"], m = f.fast ? c["m"] : f.m;
   if (!f.fast) {
     const bool wide = f.groups == 2;
-    if (auto bad = expect_refusal(dev, f.name(), {{"n", n}, {"k", k + (wide ? 16 : 8)}},
+    if (auto bad = expect_contract_refusal(dev, f.name(), {{"n", n}, {"k", k + (wide ? 16 : 8)}},
                                   wide ? "k_multiple_of_32" : "k_multiple_of_16"))
       return *bad;
   }
@@ -133,10 +111,10 @@ CaseResult run_gemv(TestDevice& dev, const Case& c, const GemvForm& f) {
 CaseResult run_gemm(TestDevice& dev, const Case& c, bool guarded) {
   const int64_t m = c["m"], n = c["n"], k = c["k"];
   const std::string lookup = nvfp4::gemm_signature(guarded).kernel();
-  if (auto bad = expect_refusal(dev, lookup, {{"m", m}, {"n", n}, {"k", k + 16}}, "k_multiple_of_64")) return *bad;
+  if (auto bad = expect_contract_refusal(dev, lookup, {{"m", m}, {"n", n}, {"k", k + 16}}, "k_multiple_of_64")) return *bad;
   if (!guarded) {
-    if (auto bad = expect_refusal(dev, lookup, {{"m", m + 1}, {"n", n}, {"k", k}}, "m_multiple_of_64")) return *bad;
-    if (auto bad = expect_refusal(dev, lookup, {{"m", m}, {"n", n + 8}, {"k", k}}, "n_multiple_of_64")) return *bad;
+    if (auto bad = expect_contract_refusal(dev, lookup, {{"m", m + 1}, {"n", n}, {"k", k}}, "m_multiple_of_64")) return *bad;
+    if (auto bad = expect_contract_refusal(dev, lookup, {{"m", m}, {"n", n + 8}, {"k", k}}, "n_multiple_of_64")) return *bad;
   }
   const Weights w = make_weights(n, k, c.dims.count("raw") && c["raw"], c.seed);
   const quant::QuantizedActivations a = make_activations(m, k, c.seed + 1000);
@@ -263,9 +241,9 @@ void register_fast(Registry& r) {
                                                              {123, 320, 2, 96, 0, 1}});
   };
   d.run = [f](TestDevice& dev, const Case& c) {
-    if (auto bad = expect_refusal(dev, f.name(), {{"n", c["n"]}, {"k", c["k"] + 16}, {"m", c["m"]}}, "k_multiple_of_32"))
+    if (auto bad = expect_contract_refusal(dev, f.name(), {{"n", c["n"]}, {"k", c["k"] + 16}, {"m", c["m"]}}, "k_multiple_of_32"))
       return *bad;
-    if (auto bad = expect_refusal(dev, f.name(), {{"n", c["n"]}, {"k", c["k"]}, {"m", 5}}, "m_from_1_to_4")) return *bad;
+    if (auto bad = expect_contract_refusal(dev, f.name(), {{"n", c["n"]}, {"k", c["k"]}, {"m", 5}}, "m_from_1_to_4")) return *bad;
     return run_gemv(dev, c, f);
   };
   d.ideal_bytes = [](const Case& c) { return nvfp4_bytes(c["m"], c["n"], c["k"]); };

@@ -279,7 +279,7 @@ void register_seq_conv_kernels(Registry& r) {
                  {"K_from_1_to_64", {{"T", 1}, {"C", 64}, {"K", 65}}},
                  {"T_and_C_positive", {{"T", 0}, {"C", 64}, {"K", 4}}},
                  {"T_plus_K_times_C_below_2_30", {{"T", 1 << 20}, {"C", 1024}, {"K", 4}}}})
-          if (auto bad = seq::expect_refusal(dev, "conv1d_silu_k", sizes, rule)) parts.push_back(*bad);
+          if (auto bad = expect_contract_refusal(dev, "conv1d_silu_k", sizes, rule)) parts.push_back(*bad);
       return combine(parts);
     };
     d.ideal_bytes = [](const Case& c) {
@@ -344,7 +344,7 @@ void register_seq_conv_kernels(Registry& r) {
         parts.push_back(compare_bits(gs, guarded(ns)));  // snap = 0: nothing written there
       }
       if (c.seed == 1)
-        if (auto bad = seq::expect_refusal(dev, "conv_state_update_k", {{"T", 1}, {"C", 64}, {"K", 1}}, "K_from_2_to_64"))
+        if (auto bad = expect_contract_refusal(dev, "conv_state_update_k", {{"T", 1}, {"C", 64}, {"K", 1}}, "K_from_2_to_64"))
           parts.push_back(*bad);
       return combine(parts);
     };

@@ -158,7 +158,7 @@ void register_seq_gate_kernels(Registry& r) {
       parts.push_back(compare(got, *ref, kGateTolerance));
     }
     if (c.seed == 1)
-      if (auto bad = seq::expect_refusal(dev, "ssm_ab_gate_k", {{"T", 1}, {"Hv", 0}, {"K", 64}}, "T_Hv_K_positive"))
+      if (auto bad = expect_contract_refusal(dev, "ssm_ab_gate_k", {{"T", 1}, {"Hv", 0}, {"K", 64}}, "T_Hv_K_positive"))
         parts.push_back(*bad);
     return combine(parts);
   };

@@ -359,7 +359,7 @@ void register_seq_decode_kernels(Registry& r) {
       parts.push_back(compare(dstate.download(), in.state, kDecodeTolerance));
     }
     if (c.seed == 1)
-      if (auto bad = seq::expect_refusal(dev, "gdn_decode_k", {{"Hk", 2}, {"Hv", 6}, {"K", 4}, {"rep", 2}, {"khmod", 0}},
+      if (auto bad = expect_contract_refusal(dev, "gdn_decode_k", {{"Hk", 2}, {"Hv", 6}, {"K", 4}, {"rep", 2}, {"khmod", 0}},
                                          "key_heads_cover_value_heads"))
         parts.push_back(*bad);
     return combine(parts);

@@ -111,7 +111,7 @@ CaseResult run_gdn_case(TestDevice& dev, const Case& c, bool k2) {
     for (const auto& [key, value, rule] : bad) {
       auto sizes = base;
       sizes[key] = value;
-      if (auto refused = seq::expect_refusal(dev, call.lookup, sizes, rule)) parts.push_back(*refused);
+      if (auto refused = expect_contract_refusal(dev, call.lookup, sizes, rule)) parts.push_back(*refused);
     }
   }
   parts.push_back(split_guard(got, size_t(T * Hv * D)));

@@ -27,21 +27,6 @@ inline Launch contract_launch(TestDevice& dev, const std::string& lookup, const 
   return dev.launch_contract(lookup).evaluate(sizes);
 }
 
-// Nothing when the contract of `lookup` refuses `sizes` with an error naming
-// `rule`; otherwise a failed result saying what happened.
-inline std::optional<CaseResult> expect_refusal(TestDevice& dev, const std::string& lookup,
-                                                const std::map<std::string, int64_t>& sizes, const std::string& rule) {
-  CaseResult bad;
-  try {
-    (void)contract_launch(dev, lookup, sizes);
-    bad.note = "the launch contract accepted a shape that breaks '" + rule + "'";
-  } catch (const Error& e) {
-    if (std::string(e.what()).find(rule) != std::string::npos) return std::nullopt;
-    bad.note = "refused without naming '" + rule + "': " + e.what();
-  }
-  return bad;
-}
-
 }  // namespace seq
 
 }  // namespace k100::kernels

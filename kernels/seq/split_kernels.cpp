@@ -94,7 +94,7 @@ void register_seq_split_kernels(Registry& r) {
       parts.push_back(compare_bits(got, *want));
     }
     if (c.seed == 1)
-      if (auto bad = seq::expect_refusal(dev, "split_qkv_k", {{"T", 1}, {"qn", 1 << 29}, {"kn", 1 << 29}, {"vn", 1}},
+      if (auto bad = expect_contract_refusal(dev, "split_qkv_k", {{"T", 1}, {"qn", 1 << 29}, {"kn", 1 << 29}, {"vn", 1}},
                                          "row_below_2_30"))
         parts.push_back(*bad);
     return combine(parts);

@@ -340,8 +340,9 @@ class LaunchContract:
                 out.workspaces[name] = v[0]
         return out
 
-    def argv(self, launch: Launch, given: dict) -> list[int]:
-        """The arguments in order: derived ones from `launch`, the others from `given`."""
+    def argv(self, launch: Launch, given: dict) -> list:
+        """The arguments in order: derived ones from `launch`, the others from `given` as given (a float
+        stays a float: the runtime packs each value by the catalog's type of its argument)."""
         head = f"launch of kernel {self.kernel!r}"
         for name in given:
             if name not in self.args:
@@ -353,7 +354,7 @@ class LaunchContract:
             if a in launch.args:
                 out.append(launch.args[a])
             elif a in given:
-                out.append(int(given[a]))
+                out.append(given[a])
             else:
                 raise ValueError(f"{head}: argument {a!r} not given")
         return out

@@ -139,6 +139,20 @@ CaseResult split_guard(std::vector<float>& got, size_t n) {
   return r;
 }
 
+std::optional<CaseResult> expect_contract_refusal(TestDevice& dev, const std::string& lookup,
+                                                  const std::map<std::string, int64_t>& sizes,
+                                                  const std::string& rule) {
+  CaseResult bad;
+  try {
+    (void)dev.launch_contract(lookup).evaluate(sizes);
+    bad.note = "the launch contract of " + lookup + " accepted a shape that breaks '" + rule + "'";
+  } catch (const Error& e) {
+    if (std::string(e.what()).find(rule) != std::string::npos) return std::nullopt;
+    bad.note = "the launch contract of " + lookup + " refused without naming '" + rule + "': " + e.what();
+  }
+  return bad;
+}
+
 CaseResult combine(const std::vector<CaseResult>& parts) {
   CaseResult r;
   r.pass = true;

@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -106,6 +108,12 @@ std::vector<float> guarded(size_t n);
 CaseResult split_guard(std::vector<float>& got, size_t n);
 // Combines the results of several outputs of one case.
 CaseResult combine(const std::vector<CaseResult>& parts);
+// nullopt when the device's launch contract of `lookup` refuses `sizes` with
+// an error naming `rule` (the contract's `let rule = ...`); otherwise a
+// failed result saying it accepted them or refused them for another reason.
+std::optional<CaseResult> expect_contract_refusal(TestDevice& dev, const std::string& lookup,
+                                                  const std::map<std::string, int64_t>& sizes,
+                                                  const std::string& rule);
 
 uint64_t hash_bytes(const void* data, size_t bytes, uint64_t seed = 0);
 

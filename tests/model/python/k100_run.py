@@ -1,14 +1,18 @@
-"""Runs a model with k100-generate (greedy, ids and logits kept)."""
+"""Runs a model with k100-generate (greedy, ids and logits kept) or serves it with k100-server."""
+import contextlib
+import json
 import os
+import signal
 import subprocess
 import tempfile
+import urllib.request
 from pathlib import Path
 
 import numpy as np
 
 import pytest
 
-from conftest import GENERATE
+from conftest import GENERATE, TOOLS
 
 
 def generate(path, prompt, n, extra=()):
@@ -34,3 +38,31 @@ def generate(path, prompt, n, extra=()):
 def row_error(a, ref):
     """max |a - ref| of each row, in float64."""
     return np.abs(a.astype(np.float64) - ref.astype(np.float64)).max(axis=1)
+
+
+@contextlib.contextmanager
+def served(*args):
+    """k100-server started with `args` on a free port, until the block ends (then stopped by SIGTERM, which must
+    end it with status 0); yields (post, log): post(path, body) answers a JSON request, log the lines of standard
+    error up to "listening on"."""
+    server = subprocess.Popen([str(TOOLS / "k100-server"), *map(str, args), "--port", "0"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        log = []
+        for line in server.stderr:
+            log.append(line)
+            if "listening on http://" in line:
+                break
+        assert log and "listening on http://" in log[-1], "".join(log)
+        url = log[-1].strip().split("listening on ")[1]
+
+        def post(path, body):
+            request = urllib.request.Request(url + path, data=json.dumps(body).encode(),
+                                             headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=600) as response:
+                return json.loads(response.read())
+
+        yield post, log
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=60) == 0

@@ -17,11 +17,9 @@ naming what is wrong. (4-bit directories: test_hf_quantised.py.)
 Errors measured go to <build>/tests/model_hf_report.txt.
 """
 import json
-import signal
 import struct
 import subprocess
 import sys
-import urllib.request
 
 import numpy as np
 import pytest
@@ -29,8 +27,8 @@ import pytest
 import gguf_write
 import hf_write
 from chat_oracle import check_scripted_chat
-from conftest import BUILD, GENERATE, TOOLS
-from k100_run import generate, row_error
+from conftest import BUILD, GENERATE
+from k100_run import generate, row_error, served
 
 REPORT = BUILD / "tests" / "model_hf_report.txt"
 N = 8
@@ -149,26 +147,10 @@ def test_server_serves_a_directory(vocab, tmp_path):
     refused(directory, f"'{unused}'", "--allow-unused")
     want = chat_once(directory, "--allow-unused")
     assert want.returncode == 0 and f"skipped 1 unused tensor: {unused}" in want.stderr, want.stderr
-    server = subprocess.Popen([str(TOOLS / "k100-server"), "-m", str(directory) + "/", "--port", "0", "-c", "64",
-                               "--allow-unused"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        log = []
-        for line in server.stderr:
-            log.append(line)
-            if "listening on http://" in line:
-                break
-        assert "listening on http://" in log[-1], "".join(log)
-        url = log[-1].strip().split("listening on ")[1]
-        body = {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello there"}],
-                "max_tokens": 4, "temperature": 0}
-        request = urllib.request.Request(url + "/v1/chat/completions", data=json.dumps(body).encode(),
-                                         headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=600) as response:
-            answer = json.loads(response.read())
-    finally:
-        server.send_signal(signal.SIGTERM)
-        assert server.wait(timeout=60) == 0
+    body = {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello there"}],
+            "max_tokens": 4, "temperature": 0}
+    with served("-m", str(directory) + "/", "-c", "64", "--allow-unused") as (post, log):
+        answer = post("/v1/chat/completions", body)
     assert "chat template chatml" in "".join(log)
     assert f"k100-server: skipped 1 unused tensor: {unused}" in "".join(log)
     assert answer["model"] == directory.name  # the directory's name, its trailing slash aside

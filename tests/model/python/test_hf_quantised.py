@@ -30,7 +30,7 @@ import pytest
 import gguf_write
 import hf_write
 from conftest import BUILD, GENERATE, TOOLS
-from k100_run import generate, row_error
+from k100_run import generate, row_error, served
 from reference_model import ReferenceModel
 
 REPORT = BUILD / "tests" / "model_hf_quantised_report.txt"
@@ -264,30 +264,12 @@ def test_bad_quantised_directories_are_named(vocab, tmp_path):
 
 def test_server_takes_the_activation_path(vocab, tmp_path):
     """k100-server --act a4 serves the W4A4 path: its log says so and a greedy completion equals k100-generate's."""
-    import signal
-    import urllib.request
     directory, _ = write_quantised(tmp_path, "qwen3", "int4", vocab)
     want = subprocess.run([GENERATE, str(directory), "-p", "Hello there", "-n", "3", "--temp", "0", "--act", "a4"],
                           capture_output=True, text=True, errors="replace")
     assert want.returncode == 0, want.stderr
-    server = subprocess.Popen([str(TOOLS / "k100-server"), "-m", str(directory), "--port", "0", "-c", "64",
-                               "--act", "a4"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        log = []
-        for line in server.stderr:
-            log.append(line)
-            if "listening on http://" in line:
-                break
-        assert "listening on http://" in log[-1], "".join(log)
-        url = log[-1].strip().split("listening on ")[1]
-        body = {"prompt": "Hello there", "max_tokens": 3, "temperature": 0}
-        request = urllib.request.Request(url + "/v1/completions", data=json.dumps(body).encode(),
-                                         headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=600) as response:
-            answer = json.loads(response.read())
-    finally:
-        server.send_signal(signal.SIGTERM)
-        assert server.wait(timeout=60) == 0
+    with served("-m", directory, "-c", "64", "--act", "a4") as (post, log):
+        answer = post("/v1/completions", {"prompt": "Hello there", "max_tokens": 3, "temperature": 0})
     assert "activations a4" in "".join(log), "".join(log)
     assert want.stdout.startswith("Hello there")
     assert "Hello there" + answer["choices"][0]["text"] + "\n" == want.stdout, (answer, want.stdout)

@@ -143,6 +143,12 @@ for split in (1, 2):
     assert plan.workgroup == 256 and plan.args["split"] == split, plan
     y = rt.download(py, n)
     np.testing.assert_allclose(y, w @ x.astype(np.float64), rtol=1e-5, atol=1e-5)
+# an f32 argument given to launch_by_contract reaches the kernel as that float (it was once cut to an int)
+xs = np.arange(100, dtype=np.float32)
+ps = rt.alloc(xs.nbytes)
+rt.upload(ps, xs)
+rt.launch_by_contract("scale_mul_k", {"n": 100}, {"x": ps, "s": 0.375, "n": 100})
+assert (rt.download(ps, 100) == xs * np.float32(0.375)).all()
 print("ok")
 """
 

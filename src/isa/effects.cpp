@@ -77,8 +77,13 @@ bool salu_reads_scc(const InstDesc& d) {
 // or a source and destination (s_addk, s_mulk).
 bool sopk_sdst_read(std::string_view n) {
   return starts_with(n, "s_cmpk_") || starts_with(n, "s_setreg") || n == "s_cbranch_i_fork" ||
-         n == "s_addk_i32" || n == "s_mulk_i32";
+         n == "s_addk_i32" || n == "s_mulk_i32" || n == "s_cmovk_i32";
 }
+// SOP1 rows that keep part of their destination: s_bitset0/1 change one bit
+// of it, s_cmov writes it only when SCC is set. Its old value is a source
+// (an allocator that took the destination for dead would give its register
+// to another value).
+bool sop1_sdst_read(std::string_view n) { return starts_with(n, "s_bitset") || starts_with(n, "s_cmov_"); }
 bool sopk_sdst_written(std::string_view n) {
   return !(starts_with(n, "s_cmpk_") || starts_with(n, "s_setreg") || n == "s_cbranch_i_fork");
 }
@@ -97,6 +102,7 @@ void scalar(const Inst& inst, Builder& b) {
           if (sopk_sdst_read(n)) b.read(range_of(o), Role::Source);
           if (sopk_sdst_written(n)) b.write(range_of(o), Role::Dest);
         } else {
+          if (d.family == Family::SOP1 && sop1_sdst_read(n)) b.read(range_of(o), Role::Source);
           b.write(range_of(o), Role::Dest);
         }
         break;

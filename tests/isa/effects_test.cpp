@@ -40,6 +40,11 @@ TEST(Effects, ScalarAluWithSccAndExec) {
   EXPECT_TRUE(writes("s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s3").empty());
   EXPECT_EQ(reads("s_cbranch_vccz 2"), (S{"vcc"}));
   EXPECT_EQ(reads("s_sendmsg sendmsg(MSG_INTERRUPT)"), (S{"m0"}));
+  // the old destination is kept (all of it but one bit, or all of it when SCC is clear)
+  EXPECT_EQ(reads("s_bitset1_b64 s[6:7], s2"), (S{"s[6:7]", "s2"}));
+  EXPECT_EQ(writes("s_bitset0_b32 s6, s2"), (S{"s6"}));
+  EXPECT_EQ(reads("s_cmov_b32 s6, s2"), (S{"s6", "s2", "scc"}));
+  EXPECT_EQ(reads("s_cmovk_i32 s6, 0x10"), (S{"s6", "scc"}));
 }
 
 TEST(Effects, VectorAluImplicitVccAndExec) {

@@ -1,0 +1,92 @@
+// Exact integer division and remainder per lane, for any divisor (the
+// layer's Divider takes a uniform divisor only): a refined reciprocal of the
+// divisor from the f32 estimate (scaled by 2^32 - 512, one Newton-Raphson
+// step in integers), a high multiply, and two corrections of the remainder.
+// s32 rounds toward negative infinity as in Python (typing.h). A uniform
+// division runs the same sequence and reads the first active lane.
+#include "lower.h"
+#include "lowering_error.h"
+
+namespace k100::dsl {
+
+using codegen::Cond;
+using codegen::exec;
+using codegen::Kernel;
+using codegen::off;
+using codegen::Operand;
+using codegen::SGPR;
+using codegen::VGPR;
+
+void Lowerer::divide(VGPR q, VGPR r, VGPR x, VGPR d, bool is_signed) {
+  VGPR ux = x, ud = d, sx, sd;
+  if (is_signed) {  // magnitudes
+    sx = k_.vgpr(1, "sign x");
+    sd = k_.vgpr(1, "sign d");
+    ux = k_.vgpr(1, "|x|");
+    ud = k_.vgpr(1, "|d|");
+    k_.v_ashrrev_i32(sx, 31, x);
+    k_.v_ashrrev_i32(sd, 31, d);
+    k_.v_xor_b32(ux, x, sx);
+    k_.v_sub_u32(ux, ux, sx);
+    k_.v_xor_b32(ud, d, sd);
+    k_.v_sub_u32(ud, ud, sd);
+  }
+  VGPR z = k_.vgpr(1, "reciprocal"), t = k_.vgpr(1, "t"), q1 = k_.vgpr(1, "q+1"), r1 = k_.vgpr(1, "r-d");
+  k_.v_cvt_f32_u32(z, ud);
+  k_.v_rcp_iflag_f32(z, z);
+  k_.v_mul_f32(z, 0x4f7ffffeu, z);  // 2^32 - 512 as f32
+  k_.v_cvt_u32_f32(z, z);
+  k_.v_sub_u32(t, 0, ud);
+  k_.v_mul_lo_u32(t, t, z);  // -d z mod 2^32: the error of z
+  k_.v_mul_hi_u32(t, z, t);
+  k_.v_add_u32(z, z, t);
+  k_.v_mul_hi_u32(q, ux, z);
+  k_.v_mul_lo_u32(t, q, ud);
+  k_.v_sub_u32(r, ux, t);
+  for (int i = 0; i < 2; ++i) {
+    SGPR big = k_.sgpr(2, "r >= d");
+    k_.v_cmp_ge_u32(big, r, ud);
+    k_.v_add_u32(q1, 1, q);
+    k_.v_sub_u32(r1, r, ud);
+    k_.v_cndmask_b32(q, q, q1, big);
+    k_.v_cndmask_b32(r, r, r1, big);
+  }
+  if (!is_signed) return;
+  // truncated quotient and remainder with their signs ...
+  VGPR s = k_.vgpr(1, "sign q");
+  k_.v_xor_b32(s, sx, sd);
+  k_.v_xor_b32(q, q, s);
+  k_.v_sub_u32(q, q, s);
+  k_.v_xor_b32(r, r, sx);
+  k_.v_sub_u32(r, r, sx);
+  // ... then floored: a non-zero remainder of the other sign than d moves
+  // the quotient down by one and the remainder up by d.
+  SGPR nz = k_.sgpr(2, "r != 0"), other = k_.sgpr(2, "sign r != sign d");
+  k_.v_cmp_ne_u32(nz, 0, r);
+  k_.v_xor_b32(t, r, d);
+  k_.v_cmp_gt_i32(other, 0, t);
+  k_.s_and_b64(nz, nz, other);
+  k_.v_add_u32(q1, -1, q);
+  k_.v_add_u32(r1, r, d);
+  k_.v_cndmask_b32(q, q, q1, nz);
+  k_.v_cndmask_b32(r, r, r1, nz);
+}
+
+Lowerer::Reg Lowerer::division(const ir::Value& v) {
+  if (v.type != Scalar::U32 && v.type != Scalar::S32)
+    throw LoweringError{v.loc, std::string("division of ") + scalar_name(v.type) + " values"};
+  VGPR q = k_.vgpr(1, "quotient"), r = k_.vgpr(1, "remainder");
+  divide(q, r, vec(v.args[0]), vec(v.args[1]), v.type == Scalar::S32);
+  VGPR res = v.aop == Op::Mod ? r : q;
+  Reg out;
+  if (v.varying) {
+    out.vector = true;
+    out.v = res;
+  } else {
+    out.s = k_.sgpr(1, "quotient");
+    k_.v_readfirstlane_b32(out.s, res);
+  }
+  return out;
+}
+
+}  // namespace k100::dsl

@@ -1,0 +1,480 @@
+// Compiled DSL kernels run on the emulator (every check on) against host
+// computations written here: the example kernels, each control-flow form of
+// the language, integer division, and one case per silent miscompilation
+// class the earlier compiler had.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "dsl_run_support.h"
+
+namespace {
+
+using k100::dsl::testing::DslKernel;
+using k100::dsl::testing::read_kkl;
+using k100::kernels::DeviceBuffer;
+
+std::vector<float> ramp(size_t n, float lo, float hi) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * float(i) / float(n > 1 ? n - 1 : 1);
+  return v;
+}
+
+// A deterministic spread of values with both signs, not on a grid.
+std::vector<float> wobble(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  uint32_t s = seed * 2654435761u + 1;
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 1664525u + 1013904223u;
+    v[i] = float(int32_t(s >> 8) % 2001 - 1000) / 97.0f;
+  }
+  return v;
+}
+
+uint32_t cdiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+TEST(DslRun, VaddExact) {
+  DslKernel k(read_kkl("vadd.kkl"));
+  ASSERT_TRUE(k.ok());
+  const uint32_t n = 1024;
+  auto a = wobble(n, 1), b = wobble(n, 2);
+  DeviceBuffer<float> da(k.dev(), a), db(k.dev(), b), dout(k.dev(), n + 64);
+  k.launch({cdiv(n, 64)}, {64}, {da.addr(), db.addr(), dout.addr(), n});
+  auto out = dout.download();
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i] + b[i]) << i;
+  for (uint32_t i = n; i < n + 64; ++i) ASSERT_EQ(out[i], 0.0f) << "written past n at " << i;
+}
+
+TEST(DslRun, AxpyF32Scalar) {
+  DslKernel k(read_kkl("axpy.kkl"));
+  ASSERT_TRUE(k.ok());
+  const uint32_t n = 300;
+  const float alpha = -1.75f;
+  auto x = wobble(n, 3), y = wobble(n, 4);
+  DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), y);
+  k.launch({cdiv(n, 64)}, {64}, {dx.addr(), dx.addr(), dy.addr(), n, alpha});
+  auto out = dy.download();
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(out[i], std::fma(alpha, x[i], y[i])) << i;
+}
+
+TEST(DslRun, SiluWithin1e4) {
+  DslKernel k(read_kkl("silu.kkl"));
+  ASSERT_TRUE(k.ok());
+  const uint32_t n = 512;
+  auto x = ramp(n, -4.0f, 4.0f);
+  DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), n);
+  k.launch({cdiv(n, 64)}, {64}, {dx.addr(), dy.addr(), n});
+  auto y = dy.download();
+  for (uint32_t i = 0; i < n; ++i) {
+    double want = double(x[i]) / (1.0 + std::exp(-double(x[i])));
+    ASSERT_LT(std::fabs(y[i] - want), 1e-4) << "x " << x[i];
+  }
+}
+
+TEST(DslRun, ClampScale) {
+  DslKernel k(read_kkl("clamp_scale.kkl"));
+  ASSERT_TRUE(k.ok());
+  const uint32_t n = 200;
+  const float lo = -2.5f, hi = 3.0f, s = 1.5f;
+  auto x = wobble(n, 5);
+  DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), n);
+  k.launch({cdiv(n, 64)}, {64}, {dx.addr(), dy.addr(), n, lo, hi, s});
+  auto y = dy.download();
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(y[i], std::min(std::max(x[i] * s, lo), hi)) << i;
+}
+
+TEST(DslRun, RowSumsqWithLdsAndBarrier) {
+  DslKernel k(read_kkl("row_sumsq.kkl"));
+  ASSERT_TRUE(k.ok());
+  const uint32_t rows = 3, cols = 200;
+  auto x = wobble(rows * cols, 6);
+  DeviceBuffer<float> dx(k.dev(), x), dout(k.dev(), rows);
+  k.launch({rows}, {64}, {dx.addr(), dout.addr(), cols});
+  auto out = dout.download();
+  for (uint32_t r = 0; r < rows; ++r) {
+    double want = 0;
+    for (uint32_t c = 0; c < cols; ++c) want += double(x[r * cols + c]) * x[r * cols + c];
+    ASSERT_LT(std::fabs(out[r] - want), 1e-5 * want) << "row " << r;
+  }
+}
+
+float half_to_float(uint16_t h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  const float sign = (h & 0x8000) ? -1.0f : 1.0f;
+  if (e == 0) return sign * std::ldexp(float(m), -24);
+  if (e == 31) return m ? std::numeric_limits<float>::quiet_NaN() : sign * std::numeric_limits<float>::infinity();
+  return sign * std::ldexp(float(m + 1024), e - 25);
+}
+
+TEST(DslRun, WidenF16) {
+  DslKernel k(read_kkl("widen_f16.kkl"));
+  ASSERT_TRUE(k.ok());
+  const uint32_t n = 130;
+  std::vector<uint16_t> h(n);
+  for (uint32_t i = 0; i < n; ++i) h[i] = uint16_t((i * 523u + 7) & 0x7bff) | uint16_t((i & 1) << 15);
+  std::vector<uint8_t> bytes(2 * n);
+  std::memcpy(bytes.data(), h.data(), bytes.size());
+  DeviceBuffer<uint8_t> dsrc(k.dev(), bytes);
+  DeviceBuffer<float> dy(k.dev(), n);
+  k.launch({cdiv(n, 64)}, {64}, {dsrc.addr(), dy.addr(), n});
+  auto y = dy.download();
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(y[i], half_to_float(h[i])) << "half 0x" << std::hex << h[i];
+}
+
+// Both paths of each branch are taken by lanes of one wave.
+TEST(DslRun, NestedVaryingIfElse) {
+  DslKernel k(R"(
+def nest(x: ptr[f32], y: ptr[f32], n: u32):
+    i = gid()
+    if i < n:
+        v = x[i]
+        if v > 0.0:
+            if (i & 1) == 1:
+                r = v * 2.0
+            else:
+                r = v + 100.0
+        elif v < -3.0:
+            r = 0.0 - v
+        else:
+            if i > 10:
+                r = v - 1.0
+            else:
+                r = 7.0
+        y[i] = r
+)");
+  ASSERT_TRUE(k.ok());
+  const uint32_t n = 100;
+  auto x = wobble(n, 7);
+  DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), n);
+  k.launch({cdiv(n, 64)}, {64}, {dx.addr(), dy.addr(), n});
+  auto y = dy.download();
+  for (uint32_t i = 0; i < n; ++i) {
+    float v = x[i], r;
+    if (v > 0.0f)
+      r = (i & 1) ? v * 2.0f : v + 100.0f;
+    else if (v < -3.0f)
+      r = 0.0f - v;
+    else
+      r = i > 10 ? v - 1.0f : 7.0f;
+    ASSERT_EQ(y[i], r) << i;
+  }
+}
+
+TEST(DslRun, UniformForLoop) {
+  DslKernel k(R"(
+def powers(x: ptr[f32], y: ptr[f32], reps: u32, base: u32):
+    i = gid()
+    acc = x[i]
+    total = 0
+    for j in range(base, base + reps):
+        acc = acc * 1.5
+        total = total + j
+    y[i] = acc + f32(total)
+)");
+  ASSERT_TRUE(k.ok());
+  for (uint32_t reps : {0u, 1u, 4u}) {
+    auto x = wobble(64, 8);
+    DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), 64);
+    k.launch({1}, {64}, {dx.addr(), dy.addr(), reps, 3u});
+    auto y = dy.download();
+    for (uint32_t i = 0; i < 64; ++i) {
+      float acc = x[i];
+      uint32_t total = 0;
+      for (uint32_t j = 3; j < 3 + reps; ++j) acc *= 1.5f, total += j;
+      ASSERT_EQ(y[i], acc + float(total)) << "reps " << reps << " lane " << i;
+    }
+  }
+}
+
+// A per-lane trip count, a varying break and a varying continue.
+TEST(DslRun, VaryingWhileWithBreakAndContinue) {
+  DslKernel k(R"(
+def collatz(x: ptr[u32], y: ptr[u32], limit: u32):
+    i = gid()
+    v = x[i]
+    steps = i * 0            # per lane: updated under varying control
+    while v != 1:
+        if steps >= limit:
+            break
+        steps = steps + 1
+        if (v & 1) == 0:
+            v = v >> 1
+            continue
+        v = 3 * v + 1
+    y[i] = steps * 1000 + v
+)");
+  ASSERT_TRUE(k.ok());
+  std::vector<uint32_t> x(128);
+  for (uint32_t i = 0; i < 128; ++i) x[i] = i + 1;
+  DeviceBuffer<uint32_t> dx(k.dev(), x), dy(k.dev(), 128);
+  const uint32_t limit = 40;
+  k.launch({2}, {64}, {dx.addr(), dy.addr(), limit});
+  auto y = dy.download();
+  for (uint32_t i = 0; i < 128; ++i) {
+    uint32_t v = x[i], steps = 0;
+    while (v != 1) {
+      if (steps >= limit) break;
+      ++steps;
+      if ((v & 1) == 0) {
+        v >>= 1;
+        continue;
+      }
+      v = 3 * v + 1;
+    }
+    ASSERT_EQ(y[i], steps * 1000 + v) << i;
+  }
+}
+
+// `return` at the top level and from inside a loop, for some lanes only.
+TEST(DslRun, EarlyReturn) {
+  DslKernel k(R"(
+def early(x: ptr[f32], y: ptr[f32], n: u32):
+    i = gid()
+    if i >= n:
+        return
+    v = x[i]
+    y[i] = -1.0
+    if v < 0.0:
+        return
+    acc = 0.0
+    for j in range(0, 8):
+        acc = acc + v
+        if acc > 20.0:
+            y[i] = acc
+            return
+    y[i] = acc + 0.5
+)");
+  ASSERT_TRUE(k.ok());
+  const uint32_t n = 120;
+  auto x = wobble(128, 9);
+  DeviceBuffer<float> dx(k.dev(), x);
+  DeviceBuffer<float> dy(k.dev(), std::vector<float>(128, 42.0f));
+  k.launch({2}, {64}, {dx.addr(), dy.addr(), n});
+  auto y = dy.download();
+  for (uint32_t i = 0; i < 128; ++i) {
+    float want;
+    if (i >= n) {
+      want = 42.0f;
+    } else if (x[i] < 0.0f) {
+      want = -1.0f;
+    } else {
+      float acc = 0.0f;
+      want = NAN;
+      for (int j = 0; j < 8; ++j) {
+        acc += x[i];
+        if (acc > 20.0f) {
+          want = acc;
+          break;
+        }
+      }
+      if (std::isnan(want)) want = acc + 0.5f;
+    }
+    ASSERT_EQ(y[i], want) << i;
+  }
+}
+
+// u32 and s32 (floored, as in Python) division and remainder by per-lane
+// and uniform divisors, exact.
+TEST(DslRun, IntegerDivisionByRuntimeValues) {
+  DslKernel k(R"(
+def divmod_k(a: ptr[u32], b: ptr[u32], sa: ptr[s32], sb: ptr[s32], out: ptr[u32], d: u32, sd: s32):
+    i = gid()
+    x = a[i]
+    y = b[i]
+    out[8 * i] = x / y
+    out[8 * i + 1] = x % y
+    out[8 * i + 2] = x // d
+    out[8 * i + 3] = x % d
+    p = sa[i]
+    q = sb[i]
+    out[8 * i + 4] = u32(p // q)
+    out[8 * i + 5] = u32(p % q)
+    out[8 * i + 6] = u32(p // sd)
+    out[8 * i + 7] = (d * 7 + 3) / d + (d * 7 + 3) % d
+)");
+  ASSERT_TRUE(k.ok());
+  const uint32_t n = 128;
+  std::vector<uint32_t> a(n), b(n);
+  std::vector<int32_t> sa(n), sb(n);
+  uint32_t s = 12345;
+  for (uint32_t i = 0; i < n; ++i) {
+    s = s * 1664525u + 1013904223u;
+    a[i] = i < 4 ? std::vector<uint32_t>{0xffffffffu, 0x80000000u, 0, 1}[i] : s;
+    s = s * 1664525u + 1013904223u;
+    b[i] = i < 4 ? std::vector<uint32_t>{1u, 0xffffffffu, 7u, 0x80000001u}[i] : (i % 3 == 0 ? s : (s >> (i % 29)) | 1);
+    sa[i] = int32_t(a[i] ^ (i * 977u));
+    sb[i] = int32_t(b[i]) == 0 ? 3 : (i % 4 == 0 ? -int32_t(i + 1) : int32_t(b[i] >> (i % 31)) | 1);
+    if (sa[i] == std::numeric_limits<int32_t>::min() && sb[i] == -1) sb[i] = 2;
+  }
+  for (auto [d, sd] : {std::pair{7u, -5}, std::pair{0x9e3779b9u, 3}, std::pair{1u, 1}}) {
+    DeviceBuffer<uint32_t> da(k.dev(), a), db(k.dev(), b), dout(k.dev(), 8 * n);
+    DeviceBuffer<int32_t> dsa(k.dev(), sa), dsb(k.dev(), sb);
+    k.launch({2}, {64}, {da.addr(), db.addr(), dsa.addr(), dsb.addr(), dout.addr(), d, sd});
+    auto out = dout.download();
+    auto floordiv = [](int64_t p, int64_t q) {
+      int64_t t = p / q;
+      return (p % q != 0 && ((p < 0) != (q < 0))) ? t - 1 : t;
+    };
+    for (uint32_t i = 0; i < n; ++i) {
+      const int64_t p = sa[i], q = sb[i];
+      ASSERT_EQ(out[8 * i], a[i] / b[i]) << i;
+      ASSERT_EQ(out[8 * i + 1], a[i] % b[i]) << i;
+      ASSERT_EQ(out[8 * i + 2], a[i] / d) << i;
+      ASSERT_EQ(out[8 * i + 3], a[i] % d) << i;
+      ASSERT_EQ(int32_t(out[8 * i + 4]), int32_t(floordiv(p, q))) << p << " // " << q;
+      ASSERT_EQ(int32_t(out[8 * i + 5]), int32_t(p - floordiv(p, q) * q)) << p << " % " << q;
+      ASSERT_EQ(int32_t(out[8 * i + 6]), int32_t(floordiv(p, sd))) << p << " // " << sd;
+      const uint32_t u = d * 7 + 3;
+      ASSERT_EQ(out[8 * i + 7], u / d + u % d) << d;
+    }
+  }
+}
+
+// Miscompilation class: f32 comparisons (all six, equal pairs and NaN).
+TEST(DslRun, F32ComparisonsAllSix) {
+  DslKernel k(R"(
+def cmp6(a: ptr[f32], b: ptr[f32], out: ptr[u32]):
+    i = gid()
+    x = a[i]
+    y = b[i]
+    r = i & 0                # per lane: updated under varying control
+    if x < y:
+        r = r | 1
+    if x <= y:
+        r = r | 2
+    if x > y:
+        r = r | 4
+    if x >= y:
+        r = r | 8
+    if x == y:
+        r = r | 16
+    if x != y:
+        r = r | 32
+    out[i] = r
+)");
+  ASSERT_TRUE(k.ok());
+  std::vector<float> a(64), b(64);
+  for (int i = 0; i < 64; ++i) {
+    a[size_t(i)] = float(i % 5) - 2.0f;
+    b[size_t(i)] = float((i / 5) % 5) - 2.0f;
+  }
+  a[60] = NAN;
+  b[61] = NAN;
+  a[62] = -0.0f;
+  b[62] = 0.0f;
+  DeviceBuffer<float> da(k.dev(), a), db(k.dev(), b);
+  DeviceBuffer<uint32_t> dout(k.dev(), 64);
+  k.launch({1}, {64}, {da.addr(), db.addr(), dout.addr()});
+  auto out = dout.download();
+  for (size_t i = 0; i < 64; ++i) {
+    const float x = a[i], y = b[i];
+    uint32_t want = (x < y ? 1 : 0) | (x <= y ? 2 : 0) | (x > y ? 4 : 0) | (x >= y ? 8 : 0) | (x == y ? 16 : 0) |
+                    (x != y ? 32 : 0);
+    ASSERT_EQ(out[i], want) << x << " vs " << y;
+  }
+}
+
+// Miscompilation class: an integer literal in f32 context is converted by
+// value, not taken as a bit pattern.
+TEST(DslRun, IntLiteralInF32Context) {
+  DslKernel k(R"(
+def lit(x: ptr[f32], y: ptr[f32], m: u32):
+    i = gid()
+    v = x[i]
+    y[4 * i] = v + 1
+    y[4 * i + 1] = 2
+    y[4 * i + 2] = max(v, 3) * m
+    y[4 * i + 3] = fma(v, 2, 1) - sqrt(4)
+)");
+  ASSERT_TRUE(k.ok());
+  auto x = wobble(64, 10);
+  DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), 256);
+  k.launch({1}, {64}, {dx.addr(), dy.addr(), 5u});
+  auto y = dy.download();
+  for (size_t i = 0; i < 64; ++i) {
+    ASSERT_EQ(y[4 * i], x[i] + 1.0f);
+    ASSERT_EQ(y[4 * i + 1], 2.0f);
+    ASSERT_EQ(y[4 * i + 2], std::max(x[i], 3.0f) * 5.0f);
+    ASSERT_EQ(y[4 * i + 3], std::fma(x[i], 2.0f, 1.0f) - 2.0f);
+  }
+}
+
+// Miscompilation class: a transcendental reading a value a VALU instruction
+// has just written (the wait states are the layer's), across all 64 lanes.
+TEST(DslRun, TranscendentalRightAfterValuWrite) {
+  DslKernel k(R"(
+def trans(x: ptr[f32], y: ptr[f32]):
+    i = gid()
+    v = x[i]
+    y[4 * i] = sqrt(v * v + 1.0)
+    y[4 * i + 1] = rsqrt(v * v + 2.0)
+    y[4 * i + 2] = exp(v * 0.25)
+    y[4 * i + 3] = 3.0 / (v * v + 0.5)
+)");
+  ASSERT_TRUE(k.ok());
+  auto x = wobble(128, 11);
+  DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), 512);
+  k.launch({2}, {64}, {dx.addr(), dy.addr()});
+  auto y = dy.download();
+  auto rel = [](double got, double want) { return std::fabs(got - want) / std::fabs(want); };
+  for (size_t i = 0; i < 128; ++i) {
+    const double v = x[i];
+    EXPECT_LT(rel(y[4 * i], std::sqrt(double(float(v * v)) + 1.0)), 1e-6) << i;
+    EXPECT_LT(rel(y[4 * i + 1], 1.0 / std::sqrt(double(float(v * v)) + 2.0)), 1e-6) << i;
+    EXPECT_LT(rel(y[4 * i + 2], std::exp(v * 0.25)), 1e-5) << i;
+    EXPECT_LT(rel(y[4 * i + 3], 3.0 / (double(float(v * v)) + 0.5)), 1e-6) << i;
+  }
+}
+
+// Miscompilation class: temporaries reused within one statement (a long
+// expression whose parts are all live at once, and a variable read after it
+// is overwritten in the same statement).
+TEST(DslRun, TemporariesInOneStatement) {
+  DslKernel k(R"(
+def temps(a: ptr[f32], b: ptr[f32], y: ptr[f32]):
+    i = gid()
+    p = a[i]
+    q = b[i]
+    p = (p + q) * (p - q) + (p * q - (p + q)) * (q - p) + f16_to_f32((i & 15) << 10) * (p + 1.0)
+    y[i] = p * q - (p + q) + p
+)");
+  ASSERT_TRUE(k.ok());
+  auto a = wobble(64, 12), b = wobble(64, 13);
+  DeviceBuffer<float> da(k.dev(), a), db(k.dev(), b), dy(k.dev(), 64);
+  k.launch({1}, {64}, {da.addr(), db.addr(), dy.addr()});
+  auto y = dy.download();
+  for (uint32_t i = 0; i < 64; ++i) {
+    float p = a[i], q = b[i];
+    float h = half_to_float(uint16_t((i & 15) << 10));
+    p = (p + q) * (p - q) + (p * q - (p + q)) * (q - p) + h * (p + 1.0f);
+    ASSERT_EQ(y[i], p * q - (p + q) + p) << i;
+  }
+}
+
+TEST(DslRun, ExampleKernelsAgreeOnDivergence) {
+  for (const char* f : {"vadd.kkl", "axpy.kkl", "silu.kkl", "clamp_scale.kkl", "row_sumsq.kkl", "widen_f16.kkl",
+                        "embed_f16_k.kkl", "rope_apply_k.kkl", "vt_scatter_k.kkl", "vt_scatter_v_k.kkl"})
+    EXPECT_EQ(k100::dsl::testing::divergence_disagreements(read_kkl(f)), "") << f;
+}
+
+TEST(DslRun, NotYetSupportedBuiltinsAreNamedDiagnostics) {
+  auto r = k100::dsl::compile(R"(
+def s(x: ptr[f32], y: ptr[f32]):
+    i = gid()
+    y[i] = shuffle(x[i], 3)
+)",
+                              "t.kkl");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.diagnostics.find("t.kkl:4:12: error: the built-in 'shuffle' is not yet supported by the code generator"),
+            std::string::npos)
+      << r.diagnostics;
+  auto r2 = k100::dsl::compile("def s(x: ptr[f32], y: ptr[f32]):\n    y[0] = x[0]\n", "t.kkl", {.only = "nope"});
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.diagnostics.find("no kernel named 'nope' (the file has: s)"), std::string::npos) << r2.diagnostics;
+}
+
+}  // namespace

@@ -478,3 +478,143 @@ def s(x: ptr[f32], y: ptr[f32]):
 }
 
 }  // namespace
+
+namespace {
+
+// Uniform while (with `while 1:` and break), a for loop counting down with
+// continue, conditional expressions, and/or mixing uniform and varying
+// conditions, an inlined helper with an early return, integer min/max and
+// the rounding built-ins.
+TEST(DslRun, LanguageSurface) {
+  DslKernel k(R"(
+@inline
+def clampi(v: s32, lo: s32) -> s32:
+    if v < lo:
+        return lo
+    return v
+
+def surface(x: ptr[f32], y: ptr[f32], n: u32):
+    i = gid()
+    v = x[i]
+    a = 0
+    while a < n:
+        a = a + 3
+    b = 0
+    while 1:
+        b = b + 1
+        if b * b > n:
+            break
+    s = 0.0
+    for j in range(10, 0, -2):
+        if j == 6:
+            continue
+        s = s + f32(j)
+    w = 1.0 if v > 0.0 else -1.0
+    c = 0.0
+    if v > 1.0 and n > 5:
+        c = c + 1.0
+    if v < -1.0 or n > 100:
+        c = c + 2.0
+    m = f32(clampi(s32(v), -2)) + f32(max(u32(i), 20)) + f32(min(s32(i) - 40, 3))
+    y[8 * i] = f32(a + b)
+    y[8 * i + 1] = s
+    y[8 * i + 2] = w + c
+    y[8 * i + 3] = m
+    y[8 * i + 4] = floor(v) + ceil(v) * 10.0
+    y[8 * i + 5] = trunc(v) + rint(v) * 10.0
+    y[8 * i + 6] = fract(v) + fabs(v)
+    y[8 * i + 7] = ubyte(i * 37) + f32(s8(i * 37))
+)");
+  ASSERT_TRUE(k.ok());
+  for (uint32_t n : {7u, 200u}) {
+    auto x = wobble(64, 14 + n);
+    x[0] = 2.5f;
+    x[1] = -2.5f;
+    x[2] = 0.5f;
+    DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), 512);
+    k.launch({1}, {64}, {dx.addr(), dy.addr(), n});
+    auto y = dy.download();
+    uint32_t a = 0, b = 0;
+    while (a < n) a += 3;
+    for (;;) {
+      ++b;
+      if (b * b > n) break;
+    }
+    float s = 0;
+    for (int j = 10; j > 0; j -= 2)
+      if (j != 6) s += float(j);
+    for (uint32_t i = 0; i < 64; ++i) {
+      const float v = x[i];
+      const float w = v > 0.0f ? 1.0f : -1.0f;
+      float c = 0;
+      if (v > 1.0f && n > 5) c += 1.0f;
+      if (v < -1.0f || n > 100) c += 2.0f;
+      const int32_t t = int32_t(v);
+      const float m = float(t < -2 ? -2 : t) + float(std::max(i, 20u)) + float(std::min(int32_t(i) - 40, 3));
+      ASSERT_EQ(y[8 * i], float(a + b)) << i;
+      ASSERT_EQ(y[8 * i + 1], s) << i;
+      ASSERT_EQ(y[8 * i + 2], w + c) << i;
+      ASSERT_EQ(y[8 * i + 3], m) << i;
+      ASSERT_EQ(y[8 * i + 4], std::floor(v) + std::ceil(v) * 10.0f) << v;
+      ASSERT_EQ(y[8 * i + 5], std::trunc(v) + std::nearbyint(v) * 10.0f) << v;
+      ASSERT_EQ(y[8 * i + 6], (v - std::floor(v)) + std::fabs(v)) << v;
+      ASSERT_EQ(y[8 * i + 7], float((i * 37) & 255) + float(int8_t(uint8_t(i * 37)))) << i;
+    }
+  }
+}
+
+// 2D grids: gid/bid/lid in x and y, a negative s32 index, narrow element
+// types loaded (zero- and sign-extended) and stored, an LDS array read at a
+// per-lane index.
+TEST(DslRun, TwoDimensionsNarrowTypesAndLds) {
+  DslKernel k(R"(
+def grid2(b8: ptr[u8], s8p: ptr[s8], h16: ptr[s16], out: ptr[u32], o8: ptr[u8], end: ptr[u32], width: u32):
+    x = gid(0)
+    y = gid(1)
+    t = lid(0) + lid(1) * 8
+    p = y * width + x
+    buf = lds(64, u32)
+    buf[t] = p
+    barrier()
+    back = buf[63 - t]
+    neg: s32 = s32(p) - s32(width * width)
+    out[4 * p] = back
+    out[4 * p + 1] = u32(b8[p]) + 1000 * bid(1)
+    out[4 * p + 2] = u32(s8p[p] + h16[p])
+    out[4 * p + 3] = end[neg]
+    o8[p] = b8[p] + 1
+)");
+  ASSERT_TRUE(k.ok());
+  const uint32_t width = 16, height = 16, n = width * height;  // 2x2 workgroups of 8x8
+  std::vector<uint8_t> b8(n), o8(n);
+  std::vector<int8_t> s8v(n);
+  std::vector<int16_t> h16(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    b8[i] = uint8_t(i * 7 + 200);
+    s8v[i] = int8_t(i * 13);
+    h16[i] = int16_t(-int32_t(i) * 97);
+  }
+  std::vector<uint32_t> tail(n);
+  for (uint32_t i = 0; i < n; ++i) tail[i] = 0xabc00000u + i;
+  DeviceBuffer<uint8_t> db8(k.dev(), b8), do8(k.dev(), n);
+  DeviceBuffer<int8_t> ds8(k.dev(), s8v);
+  DeviceBuffer<int16_t> dh16(k.dev(), h16);
+  DeviceBuffer<uint32_t> dout(k.dev(), 4 * n), dtail(k.dev(), tail);
+  // `end` points just past dtail: end[p - n] (a negative s32 index) is dtail[p]
+  k.launch({2, 2}, {8, 8}, {db8.addr(), ds8.addr(), dh16.addr(), dout.addr(), do8.addr(), dtail.addr() + 4 * n, width});
+  auto out = dout.download();
+  auto o = do8.download();
+  for (uint32_t y = 0; y < height; ++y)
+    for (uint32_t x = 0; x < width; ++x) {
+      const uint32_t p = y * width + x;
+      const uint32_t t = (x % 8) + (y % 8) * 8, r = 63 - t;
+      const uint32_t back = ((y / 8) * 8 + r / 8) * width + (x / 8) * 8 + r % 8;
+      ASSERT_EQ(out[4 * p], back) << x << "," << y;
+      ASSERT_EQ(out[4 * p + 1], uint32_t(b8[p]) + 1000 * (y / 8)) << p;
+      ASSERT_EQ(out[4 * p + 2], uint32_t(int32_t(s8v[p]) + int32_t(h16[p]))) << p;
+      ASSERT_EQ(out[4 * p + 3], 0xabc00000u + p) << p;
+      ASSERT_EQ(o[p], uint8_t(b8[p] + 1)) << p;
+    }
+}
+
+}  // namespace

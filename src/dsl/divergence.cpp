@@ -12,7 +12,8 @@ namespace {
 bool inherently_varying(const Value& v) {
   switch (v.op) {
     case Opcode::Load:
-    case Opcode::Load16: return true;
+    case Opcode::Load16:
+    case Opcode::Atomic: return true;
     case Opcode::Const: return false;
     case Opcode::Call:
       if (v.builtin == BuiltinId::Bid) return false;

@@ -114,13 +114,19 @@ int Builder::expr(const Expr& e, Region& out) {
     case ExprKind::Call: {
       const Builtin* b = e.builtin;
       switch (b->id) {
-        case BuiltinId::AtomicAdd: case BuiltinId::AtomicMin: case BuiltinId::AtomicMax: case BuiltinId::AtomicXchg:
-        case BuiltinId::AtomicCas: case BuiltinId::Shuffle: case BuiltinId::Broadcast: case BuiltinId::WaveSum:
+        case BuiltinId::Shuffle: case BuiltinId::Broadcast: case BuiltinId::WaveSum:
         case BuiltinId::WaveMax: case BuiltinId::WaveMin: case BuiltinId::Ballot: case BuiltinId::Dot2:
         case BuiltinId::Dot4: case BuiltinId::Dot8: case BuiltinId::ToF16: case BuiltinId::ToBF16:
           refuse(e.loc, "the built-in '" + std::string(b->name) + "'");
           return constant(Scalar::U32, 0, e.loc, out);
         default: break;
+      }
+      if (b->rule == BuiltinRule::Atomic) {
+        v.op = Opcode::Atomic;
+        v.builtin = b->id;
+        v.var = e.args[0]->var;
+        for (size_t i = 1; i < e.args.size(); ++i) v.args.push_back(expr(*e.args[i], out));
+        break;
       }
       if (b->id == BuiltinId::Load16) {
         v.op = Opcode::Load16;
@@ -344,7 +350,7 @@ void print_region(const Function& f, const Region& r, int depth, std::ostringstr
     switch (n.kind) {
       case NodeKind::Compute: {
         const Value& v = f.values[size_t(n.value)];
-        static const char* kOps[] = {"const", "read", "unary", "binary", "cmp", "cvt", "select", "call", "load", "load16"};
+        static const char* kOps[] = {"const", "read", "unary", "binary", "cmp", "cvt", "select", "call", "load", "load16", "atomic"};
         os << pad << vname(n.value) << ":" << scalar_name(v.type) << " = " << kOps[int(v.op)];
         if (v.op == Opcode::Unary || v.op == Opcode::Binary || v.op == Opcode::Compare) os << " " << op_spelling(v.aop);
         if (v.op == Opcode::Const) os << " 0x" << std::hex << v.bits << std::dec;

@@ -133,6 +133,7 @@ void Lowerer::compute(int id) {
     case Opcode::Call: r = call(v); break;
     case Opcode::Load:
     case Opcode::Load16: r = load(v); break;
+    case Opcode::Atomic: r = atomic(v); break;
   }
   values_[size_t(id)] = r;
 }

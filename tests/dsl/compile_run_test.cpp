@@ -618,3 +618,83 @@ def grid2(b8: ptr[u8], s8p: ptr[s8], h16: ptr[s16], out: ptr[u32], o8: ptr[u8], 
 }
 
 }  // namespace
+
+namespace {
+
+// Atomics on global memory and LDS: counts, extremes, one winner of a
+// compare-and-swap, and the old values each lane gets back.
+TEST(DslRun, AtomicsGlobalAndLds) {
+  DslKernel k(R"(
+def atoms(cnt: ptr[u32], ext: ptr[s32], flag: ptr[u32], olds: ptr[u32], out: ptr[f32]):
+    i = gid()
+    l = lid()
+    o = atomic_add(cnt, i & 3, 1)
+    atomic_max(ext, 0, s32(i) - 50)
+    atomic_min(ext, 1, s32(i) - 50)
+    w = atomic_cas(flag, 0, 0, i + 1)
+    olds[i] = w
+    acc = lds(1, f32)
+    cells = lds(4, u32)
+    if l == 0:
+        acc[0] = 0.0
+        cells[0] = 0
+        cells[1] = 1000
+    barrier()
+    atomic_add(acc, 0, f32(l))
+    atomic_add(cells, 0, 1)
+    atomic_min(cells, 1, l + 7)
+    x = atomic_xchg(cells, 2, l)
+    barrier()
+    if l == 0:
+        out[2 * bid()] = acc[0]
+        out[2 * bid() + 1] = f32(cells[0] + cells[1] * 1000)
+    cnt[4 + i] = o
+)");
+  ASSERT_TRUE(k.ok());
+  const uint32_t n = 128;
+  DeviceBuffer<uint32_t> dcnt(k.dev(), 4 + n), dflag(k.dev(), 1), dolds(k.dev(), n);
+  DeviceBuffer<int32_t> dext(k.dev(), std::vector<int32_t>{-1000, 1000});
+  DeviceBuffer<float> dout(k.dev(), 4);
+  k.launch({2}, {64}, {dcnt.addr(), dext.addr(), dflag.addr(), dolds.addr(), dout.addr()});
+  auto cnt = dcnt.download();
+  auto ext = dext.download();
+  auto olds = dolds.download();
+  auto out = dout.download();
+  for (int j = 0; j < 4; ++j) ASSERT_EQ(cnt[size_t(j)], n / 4) << j;
+  // the old values of each counter are 0 .. n/4 - 1, each once
+  std::vector<int> seen(4 * (n / 4), 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    ASSERT_LT(cnt[4 + i], n / 4);
+    ++seen[(i & 3) * (n / 4) + cnt[4 + i]];
+  }
+  for (int s : seen) ASSERT_EQ(s, 1);
+  EXPECT_EQ(ext[0], int32_t(n) - 1 - 50);
+  EXPECT_EQ(ext[1], -50);
+  // exactly one lane found the flag at 0 and wrote its id + 1
+  int winners = 0;
+  for (uint32_t i = 0; i < n; ++i) winners += olds[i] == 0;
+  ASSERT_EQ(winners, 1);
+  uint32_t winner = 0;
+  for (uint32_t i = 0; i < n; ++i)
+    if (olds[i] == 0) winner = i;
+  EXPECT_EQ(dflag.download()[0], winner + 1);
+  for (uint32_t i = 0; i < n; ++i)
+    if (i != winner) {
+      ASSERT_EQ(olds[i], winner + 1) << i;
+    }
+  for (int g = 0; g < 2; ++g) {
+    EXPECT_EQ(out[size_t(2 * g)], 63.0f * 64.0f / 2.0f);  // integers: exact in any order
+    EXPECT_EQ(out[size_t(2 * g + 1)], float(64 + 7 * 1000));
+  }
+}
+
+TEST(DslRun, GlobalF32AtomicAddIsRefusedByName) {
+  auto r = k100::dsl::compile("def s(x: ptr[f32]):\n    atomic_add(x, 0, 1.0)\n", "t.kkl");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.diagnostics.find("t.kkl:2:5: error: atomic_add on f32 global memory is not yet supported by the code "
+                               "generator"),
+            std::string::npos)
+      << r.diagnostics;
+}
+
+}  // namespace

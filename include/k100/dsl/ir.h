@@ -40,6 +40,7 @@ enum class Opcode : uint8_t {
   Call,     // builtin(args...)
   Load,     // var (a pointer parameter or LDS array)[args[0]]
   Load16,   // 16-bit load at var (a pointer parameter) + args[0] bytes
+  Atomic,   // builtin on var[args[0]] with args[1] (cas: args[1] expected, args[2] new) → the old element
 };
 
 struct Value {

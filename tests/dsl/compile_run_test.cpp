@@ -698,3 +698,95 @@ TEST(DslRun, GlobalF32AtomicAddIsRefusedByName) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DslRun, EmbedF16Example) {
+  DslKernel k(read_kkl("embed_f16_k.kkl"));
+  ASSERT_TRUE(k.ok());
+  for (auto [rows, dim] : {std::pair{3u, 64u}, std::pair{5u, 200u}}) {
+    const uint32_t vocab = 7;
+    std::vector<uint16_t> tab(vocab * dim);
+    for (uint32_t i = 0; i < tab.size(); ++i) tab[i] = uint16_t((i * 2741u + 5) & 0x7bff) ^ uint16_t((i & 2) << 14);
+    std::vector<uint32_t> ids(rows);
+    for (uint32_t r = 0; r < rows; ++r) ids[r] = (r * 5 + 3) % vocab;
+    DeviceBuffer<uint16_t> dtab(k.dev(), tab);
+    DeviceBuffer<uint32_t> dids(k.dev(), ids);
+    DeviceBuffer<float> dy(k.dev(), rows * dim);
+    k.launch({rows}, {64}, {dy.addr(), dids.addr(), dtab.addr(), rows, dim});
+    auto y = dy.download();
+    for (uint32_t r = 0; r < rows; ++r)
+      for (uint32_t c = 0; c < dim; ++c)
+        ASSERT_EQ(y[r * dim + c], half_to_float(tab[ids[r] * dim + c])) << r << "," << c;
+  }
+}
+
+TEST(DslRun, VtScatterExample) {
+  DslKernel k(read_kkl("vt_scatter_k.kkl"));
+  ASSERT_TRUE(k.ok());
+  EXPECT_EQ(k.kernel().object.kernels.at(0).descriptor.group_segment_fixed_size % 256, 0u);
+  const uint32_t rows = 70, dim = 128, vstride = 130, ystride = 80, y0 = 5, cshift = 1;
+  auto v = wobble(rows * vstride, 15);
+  DeviceBuffer<float> dv(k.dev(), v), dvt(k.dev(), dim * ystride);
+  k.launch({cdiv(rows, 64) * (dim / 64)}, {64}, {dvt.addr(), dv.addr(), rows, dim, vstride, ystride, y0, cshift});
+  auto vt = dvt.download();
+  std::vector<float> want(dim * ystride, 0.0f);
+  for (uint32_t t = 0; t < rows; ++t)
+    for (uint32_t d = 0; d < dim; ++d)
+      if (y0 + t < ystride) want[d * ystride + y0 + t] = v[t * vstride + d];
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(vt[i], want[i]) << i;
+}
+
+TEST(DslRun, RopeExample) {
+  DslKernel k(read_kkl("rope_apply_k.kkl"));
+  ASSERT_TRUE(k.ok());
+  for (uint32_t dim : {64u, 192u}) {
+    const uint32_t rows = 4, tsh = 1, tbase = 2, half = dim / 2, trows = (rows >> tsh) + tbase + 1;
+    auto x = wobble(rows * dim, 16), cs = wobble(trows * half, 17), sn = wobble(trows * half, 18);
+    DeviceBuffer<float> dx(k.dev(), x), dcs(k.dev(), cs), dsn(k.dev(), sn), dy(k.dev(), rows * dim);
+    k.launch({rows}, {64}, {dy.addr(), dx.addr(), dcs.addr(), dsn.addr(), rows, dim, tsh, tbase});
+    auto y = dy.download();
+    for (uint32_t r = 0; r < rows; ++r) {
+      const uint32_t t = (r >> tsh) + tbase;
+      for (uint32_t j = 0; j < half; ++j) {
+        const float x0 = x[r * dim + j], x1 = x[r * dim + j + half], c = cs[t * half + j], s = sn[t * half + j];
+        const float a = x0 * c, b = x1 * s, e = x0 * s, f = x1 * c;
+        ASSERT_EQ(y[r * dim + j], a - b) << r << "," << j;
+        ASSERT_EQ(y[r * dim + j + half], e + f) << r << "," << j;
+      }
+    }
+  }
+}
+
+// A for loop with per-lane bounds, left early by some lanes.
+TEST(DslRun, VaryingForLoop) {
+  DslKernel k(R"(
+def vfor(cnt: ptr[u32], y: ptr[u32]):
+    i = gid()
+    s = 0 * i
+    for j in range(i & 7, cnt[i]):
+        if j == 11:
+            break
+        if (j & 1) == 1:
+            continue
+        s = s + j
+    y[i] = s
+)");
+  ASSERT_TRUE(k.ok());
+  std::vector<uint32_t> cnt(64);
+  for (uint32_t i = 0; i < 64; ++i) cnt[i] = (i * 7) % 17;
+  DeviceBuffer<uint32_t> dc(k.dev(), cnt), dy(k.dev(), 64);
+  k.launch({1}, {64}, {dc.addr(), dy.addr()});
+  auto y = dy.download();
+  for (uint32_t i = 0; i < 64; ++i) {
+    uint32_t s = 0;
+    for (uint32_t j = i & 7; j < cnt[i]; ++j) {
+      if (j == 11) break;
+      if (j & 1) continue;
+      s += j;
+    }
+    ASSERT_EQ(y[i], s) << i;
+  }
+}
+
+}  // namespace

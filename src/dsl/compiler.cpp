@@ -24,7 +24,6 @@ bool compile_kernel(const TypedKernel& tk, const SourceText& src, const CompileO
   ir::Function f;
   if (!ir::build(tk, src, sink, f)) return false;
   out.name = tk.name;
-  out.signature = signature_of(tk);
   codegen::KernelOptions ko;
   ko.waves_per_simd = 4;
   ko.lds_bytes = tk.lds_bytes;
@@ -36,6 +35,7 @@ bool compile_kernel(const TypedKernel& tk, const SourceText& src, const CompileO
     if (v.builtin == BuiltinId::Lid || v.builtin == BuiltinId::Gid) ko.workitem_dims = std::max(ko.workitem_dims, d);
   }
   try {
+    out.signature = signature_of(tk);
     codegen::Kernel k(out.signature, options.target, ko);
     Lowerer(k, f).run();
     out.object = k.build();

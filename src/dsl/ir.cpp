@@ -47,7 +47,38 @@ class Builder {
     ok_ = false;
   }
   int expr(const Expr& e, Region& out);
+  // `if cond: break`, the exit test at the top of a loop.
+  static void exit_when(int cond, const SourceLoc& loc, Region& out) {
+    Node test;
+    test.kind = NodeKind::If;
+    test.value = cond;
+    test.loc = loc;
+    Node brk;
+    brk.kind = NodeKind::Break;
+    brk.loc = loc;
+    test.then.push_back(std::move(brk));
+    out.push_back(std::move(test));
+  }
   void loop_for(const Stmt& s, Region& out, int inlined_depth);
+  int sum(int a, int b, Scalar t, const SourceLoc& loc, Region& out) {
+    Value v;
+    v.op = Opcode::Binary;
+    v.aop = Op::Add;
+    v.type = t;
+    v.args = {a, b};
+    v.loc = loc;
+    return add(std::move(v), out, nullptr);
+  }
+  // The counter of a varying loop is varying (typing.h), whatever it is computed from.
+  static void write_counter(const Stmt& s, int value, Region& out) {
+    Node w;
+    w.kind = NodeKind::WriteVar;
+    w.var = s.var;
+    w.value = value;
+    w.varying = s.varying;
+    w.loc = s.loc;
+    out.push_back(std::move(w));
+  }
 
   const TypedKernel& k_;
   const SourceText& src_;
@@ -155,22 +186,7 @@ void Builder::loop_for(const Stmt& s, Region& out, int inlined_depth) {
   const Scalar t = k_.vars[size_t(s.var)].type.scalar;
   const bool up = s.step > 0;
   // counter = start - step (wraps and comes back at the first trip)
-  int st = expr(start, out);
-  int minus = constant(t, uint32_t(-s.step), s.loc, out);
-  Value pre;
-  pre.op = Opcode::Binary;
-  pre.aop = Op::Add;
-  pre.type = t;
-  pre.args = {st, minus};
-  pre.loc = s.loc;
-  int p = add(std::move(pre), out, &start);
-  Node w0;
-  w0.kind = NodeKind::WriteVar;
-  w0.var = s.var;
-  w0.value = p;
-  w0.varying = s.varying;
-  w0.loc = s.loc;
-  out.push_back(std::move(w0));
+  write_counter(s, sum(expr(start, out), constant(t, uint32_t(-s.step), s.loc, out), t, s.loc, out), out);
 
   Node loop;
   loop.kind = NodeKind::Loop;
@@ -183,21 +199,8 @@ void Builder::loop_for(const Stmt& s, Region& out, int inlined_depth) {
   rd.type = t;
   rd.loc = s.loc;
   int cur = add(std::move(rd), body, nullptr);
-  int stepc = constant(t, uint32_t(s.step), s.loc, body);
-  Value nx;
-  nx.op = Opcode::Binary;
-  nx.aop = Op::Add;
-  nx.type = t;
-  nx.args = {cur, stepc};
-  nx.loc = s.loc;
-  int next = add(std::move(nx), body, nullptr);
-  Node w1;
-  w1.kind = NodeKind::WriteVar;
-  w1.var = s.var;
-  w1.value = next;
-  w1.varying = s.varying;
-  w1.loc = s.loc;
-  body.push_back(std::move(w1));
+  int next = sum(cur, constant(t, uint32_t(s.step), s.loc, body), t, s.loc, body);
+  write_counter(s, next, body);
   // leave when !(counter < stop) (step > 0) or !(counter > stop)
   int lim = expr(stop, body);
   Value done;
@@ -207,16 +210,7 @@ void Builder::loop_for(const Stmt& s, Region& out, int inlined_depth) {
   done.type = Scalar::Bool;
   done.args = {next, lim};
   done.loc = s.loc;
-  int d = add(std::move(done), body, nullptr);
-  Node test;
-  test.kind = NodeKind::If;
-  test.value = d;
-  test.loc = s.loc;
-  Node brk;
-  brk.kind = NodeKind::Break;
-  brk.loc = s.loc;
-  test.then.push_back(std::move(brk));
-  body.push_back(std::move(test));
+  exit_when(add(std::move(done), body, nullptr), s.loc, body);
   ++loop_depth_in_inlined_;
   statements(s.body, body, inlined_depth);
   --loop_depth_in_inlined_;
@@ -261,16 +255,7 @@ void Builder::statements(const std::vector<StmtPtr>& in, Region& out, int inline
           inv.type = Scalar::Bool;
           inv.args = {c};
           inv.loc = s.value->loc;
-          int nc = add(std::move(inv), n.then, s.value.get());
-          Node test;
-          test.kind = NodeKind::If;
-          test.value = nc;
-          test.loc = s.loc;
-          Node brk;
-          brk.kind = NodeKind::Break;
-          brk.loc = s.loc;
-          test.then.push_back(std::move(brk));
-          n.then.push_back(std::move(test));
+          exit_when(add(std::move(inv), n.then, s.value.get()), s.loc, n.then);
         }
         ++loop_depth_in_inlined_;
         statements(s.body, n.then, inlined_depth);

@@ -9,14 +9,6 @@
 
 namespace k100::dsl {
 
-using codegen::Cond;
-using codegen::exec;
-using codegen::Kernel;
-using codegen::off;
-using codegen::Operand;
-using codegen::SGPR;
-using codegen::VGPR;
-
 namespace {
 
 std::string element_name(Scalar s) {

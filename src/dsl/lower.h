@@ -17,6 +17,15 @@
 
 namespace k100::dsl {
 
+// The layer's names the lowering files use (this header is theirs alone).
+using codegen::Cond;
+using codegen::exec;
+using codegen::Kernel;
+using codegen::off;
+using codegen::Operand;
+using codegen::SGPR;
+using codegen::VGPR;
+
 codegen::Signature signature_of(const TypedKernel& k);
 
 class Lowerer {

@@ -7,10 +7,6 @@
 
 namespace k100::dsl {
 
-using codegen::off;
-using codegen::SGPR;
-using codegen::VGPR;
-
 namespace {
 
 const char* global_mnemonic(BuiltinId id, Scalar elem) {

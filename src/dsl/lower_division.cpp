@@ -9,14 +9,6 @@
 
 namespace k100::dsl {
 
-using codegen::Cond;
-using codegen::exec;
-using codegen::Kernel;
-using codegen::off;
-using codegen::Operand;
-using codegen::SGPR;
-using codegen::VGPR;
-
 void Lowerer::divide(VGPR q, VGPR r, VGPR x, VGPR d, bool is_signed) {
   VGPR ux = x, ud = d, sx, sd;
   if (is_signed) {  // magnitudes

@@ -10,13 +10,6 @@
 
 namespace k100::dsl {
 
-using codegen::Cond;
-using codegen::exec;
-using codegen::Kernel;
-using codegen::off;
-using codegen::Operand;
-using codegen::SGPR;
-using codegen::VGPR;
 using ir::Opcode;
 
 Lowerer::Reg Lowerer::new_vreg(const char* name) {

@@ -40,6 +40,8 @@ bool compile_kernel(const TypedKernel& tk, const SourceText& src, const CompileO
     Lowerer(k, f).run();
     out.object = k.build();
     out.assembly = k.assembly();
+    out.vgpr_spills = k.report().vgpr_spills;
+    out.sgpr_spills = k.report().sgpr_spills;
     out.code_object = codeobj::write_code_object(out.object);
     out.catalog_json = codeobj::catalog_json(codeobj::make_catalog(out.object));
   } catch (const LoweringError& e) {

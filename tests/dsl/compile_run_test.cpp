@@ -790,3 +790,33 @@ def vfor(cnt: ptr[u32], y: ptr[u32]):
 }
 
 }  // namespace
+
+namespace {
+
+// Register pressure: 300 f32 values live at once (all loaded before any is
+// used) compile with the layer's spilling and stay correct.
+TEST(DslRun, ThreeHundredLiveValuesSpill) {
+  const int m = 300;
+  std::string src = "def many(x: ptr[f32], y: ptr[f32]):\n    i = gid()\n    b = i * " + std::to_string(m) + "\n";
+  for (int j = 0; j < m; ++j) src += "    v" + std::to_string(j) + " = x[b + " + std::to_string(j) + "]\n";
+  src += "    s = 0.0\n";
+  for (int j = m - 1; j >= 0; --j) src += "    s = s * 0.5 + v" + std::to_string(j) + " * " + std::to_string(j % 7 + 1) + ".0\n";
+  src += "    y[i] = s\n";
+  DslKernel k(src);
+  ASSERT_TRUE(k.ok());
+  EXPECT_GT(k.kernel().vgpr_spills, 0);
+  auto x = wobble(64 * m, 19);
+  DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), 64);
+  k.launch({1}, {64}, {dx.addr(), dy.addr()});
+  auto y = dy.download();
+  for (uint32_t i = 0; i < 64; ++i) {
+    float s = 0.0f;
+    for (int j = m - 1; j >= 0; --j) {
+      const float t = x[i * m + size_t(j)] * float(j % 7 + 1);
+      s = s * 0.5f + t;
+    }
+    ASSERT_EQ(y[i], s) << i;
+  }
+}
+
+}  // namespace

@@ -127,7 +127,9 @@ int build(int argc, char** argv) {
         !write_file(base.string() + ".catalog.json", k.catalog_json.data(), k.catalog_json.size()))
       return 1;
     std::printf("%s.hsaco\n", base.string().c_str());
-    if (timing) std::printf("%s: compiled in %.2f ms\n", k.name.c_str(), k.compile_ms);
+    if (timing)
+      std::printf("%s: compiled in %.2f ms (%d VGPR and %d SGPR dwords spilled)\n", k.name.c_str(), k.compile_ms,
+                  k.vgpr_spills, k.sgpr_spills);
     if (emit_asm) std::fputs(k.assembly.c_str(), stdout);
   }
   return 0;

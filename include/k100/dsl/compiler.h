@@ -32,6 +32,7 @@ struct CompiledKernel {
   std::vector<uint8_t> code_object;  // its ELF bytes (<name>.hsaco)
   std::string catalog_json;          // its catalog (<name>.catalog.json)
   double compile_ms = 0;             // IR, lowering and build of this kernel (the front end is per file)
+  int vgpr_spills = 0, sgpr_spills = 0;  // dwords the layer spilled (codegen::BuildReport)
 };
 
 struct CompileResult {

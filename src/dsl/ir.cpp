@@ -146,8 +146,8 @@ int Builder::expr(const Expr& e, Region& out) {
       const Builtin* b = e.builtin;
       switch (b->id) {
         case BuiltinId::Shuffle: case BuiltinId::Broadcast: case BuiltinId::WaveSum:
-        case BuiltinId::WaveMax: case BuiltinId::WaveMin: case BuiltinId::Ballot: case BuiltinId::Dot2:
-        case BuiltinId::Dot4: case BuiltinId::Dot8: case BuiltinId::ToF16: case BuiltinId::ToBF16:
+        case BuiltinId::WaveMax: case BuiltinId::WaveMin: case BuiltinId::Ballot: case BuiltinId::ToF16:
+        case BuiltinId::ToBF16:
           refuse(e.loc, "the built-in '" + std::string(b->name) + "'");
           return constant(Scalar::U32, 0, e.loc, out);
         default: break;

@@ -380,6 +380,15 @@ Lowerer::Reg Lowerer::call(const ir::Value& v) {
       }
       return r;
     }
+    case BuiltinId::Dot2:  // acc + a.lo b.lo + a.hi b.hi over f16 pairs, in f32
+    case BuiltinId::Dot4:  // acc + the four s8 products
+    case BuiltinId::Dot8:  // acc + the eight s4 products
+      r = new_vreg("dot");
+      k_.emit(v.builtin == BuiltinId::Dot2   ? "v_dot2_f32_f16"
+              : v.builtin == BuiltinId::Dot4 ? "v_dot4_i32_i8"
+                                             : "v_dot8_i32_i4",
+              {r.v, vec(v.args[0]), vec(v.args[1]), vec(v.args[2])});
+      return r;
     case BuiltinId::ToF32:
     case BuiltinId::ToU32:
     case BuiltinId::ToS32: return convert(v, v.args[0], v.operand);

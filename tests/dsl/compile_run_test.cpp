@@ -820,3 +820,47 @@ TEST(DslRun, ThreeHundredLiveValuesSpill) {
 }
 
 }  // namespace
+
+namespace {
+
+int32_t nibble(uint32_t w, int j) { return int32_t(w << (28 - 4 * j)) >> 28; }
+
+TEST(DslRun, DotBuiltins) {
+  DslKernel k(R"(
+def dots(a: ptr[u32], b: ptr[u32], out: ptr[s32], fo: ptr[f32]):
+    i = gid()
+    x = a[i]
+    y = b[i]
+    out[2 * i] = dot4(x, y, s32(i) - 7)
+    out[2 * i + 1] = dot8(x, y, 5)
+    fo[i] = dot2(x & 0x3bff3bff, y & 0x3bff3bff, 0.25)
+)");
+  ASSERT_TRUE(k.ok());
+  std::vector<uint32_t> a(64), b(64);
+  uint32_t s = 99;
+  for (int i = 0; i < 64; ++i) {
+    s = s * 1664525u + 1013904223u;
+    a[size_t(i)] = s;
+    s = s * 1664525u + 1013904223u;
+    b[size_t(i)] = s;
+  }
+  DeviceBuffer<uint32_t> da(k.dev(), a), db(k.dev(), b);
+  DeviceBuffer<int32_t> dout(k.dev(), 128);
+  DeviceBuffer<float> dfo(k.dev(), 64);
+  k.launch({1}, {64}, {da.addr(), db.addr(), dout.addr(), dfo.addr()});
+  auto out = dout.download();
+  auto fo = dfo.download();
+  for (uint32_t i = 0; i < 64; ++i) {
+    int32_t d4 = int32_t(i) - 7, d8 = 5;
+    for (int j = 0; j < 4; ++j) d4 += int32_t(int8_t(a[i] >> (8 * j))) * int32_t(int8_t(b[i] >> (8 * j)));
+    for (int j = 0; j < 8; ++j) d8 += nibble(a[i], j) * nibble(b[i], j);
+    ASSERT_EQ(out[2 * i], d4) << i;
+    ASSERT_EQ(out[2 * i + 1], d8) << i;
+    const uint32_t x = a[i] & 0x3bff3bffu, y = b[i] & 0x3bff3bffu;
+    const double want = 0.25 + double(half_to_float(uint16_t(x))) * half_to_float(uint16_t(y)) +
+                        double(half_to_float(uint16_t(x >> 16))) * half_to_float(uint16_t(y >> 16));
+    ASSERT_LT(std::fabs(fo[i] - want), 1e-6 * std::max(1.0, std::fabs(want))) << i;
+  }
+}
+
+}  // namespace

@@ -18,12 +18,19 @@ bool inherently_varying(const Value& v) {
     case Opcode::Call:
       if (v.builtin == BuiltinId::Bid) return false;
       if (v.builtin == BuiltinId::Gid || v.builtin == BuiltinId::Lid || v.builtin == BuiltinId::Tid ||
-          v.builtin == BuiltinId::Lane)
+          v.builtin == BuiltinId::Lane || v.builtin == BuiltinId::Shuffle)
         return true;
       break;
     default: break;
   }
   return is_float(v.type);
+}
+
+// broadcast() and the wave reductions give one value per wave whatever their
+// operand (an f32 result is still per lane, DSL.md §3).
+bool wave_wide(const Value& v) {
+  return v.op == Opcode::Call && (v.builtin == BuiltinId::Broadcast || v.builtin == BuiltinId::WaveSum ||
+                                  v.builtin == BuiltinId::WaveMax || v.builtin == BuiltinId::WaveMin);
 }
 
 // One pass over a region: values from their operands, variables from what
@@ -36,7 +43,8 @@ bool propagate(Function& f, const Region& r) {
         Value& v = f.values[size_t(n.value)];
         bool var = inherently_varying(v);
         if (v.op == Opcode::ReadVar && f.var_varying[size_t(v.var)]) var = true;
-        for (int a : v.args) var = var || f.values[size_t(a)].varying;
+        if (!wave_wide(v))
+          for (int a : v.args) var = var || f.values[size_t(a)].varying;
         if (var && !v.varying) v.varying = changed = true;
         break;
       }

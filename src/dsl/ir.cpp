@@ -92,6 +92,12 @@ int Builder::expr(const Expr& e, Region& out) {
   Value v;
   v.type = e.type.scalar;
   v.loc = e.loc;
+  if (e.kind == ExprKind::Call && e.builtin &&
+      (e.builtin->id == BuiltinId::Ballot || e.builtin->id == BuiltinId::ToF16 ||
+       e.builtin->id == BuiltinId::ToBF16)) {
+    refuse(e.loc, "the built-in '" + std::string(e.builtin->name) + "'");
+    return constant(Scalar::U32, 0, e.loc, out);
+  }
   if (e.type.is(Scalar::F16) || e.type.is(Scalar::BF16) || e.type.is(Scalar::U64)) {
     refuse(e.loc, std::string("a value of type ") + scalar_name(e.type.scalar));
     return constant(Scalar::U32, 0, e.loc, out);
@@ -144,14 +150,6 @@ int Builder::expr(const Expr& e, Region& out) {
       break;
     case ExprKind::Call: {
       const Builtin* b = e.builtin;
-      switch (b->id) {
-        case BuiltinId::Shuffle: case BuiltinId::Broadcast: case BuiltinId::WaveSum:
-        case BuiltinId::WaveMax: case BuiltinId::WaveMin: case BuiltinId::Ballot: case BuiltinId::ToF16:
-        case BuiltinId::ToBF16:
-          refuse(e.loc, "the built-in '" + std::string(b->name) + "'");
-          return constant(Scalar::U32, 0, e.loc, out);
-        default: break;
-      }
       if (b->rule == BuiltinRule::Atomic) {
         v.op = Opcode::Atomic;
         v.builtin = b->id;

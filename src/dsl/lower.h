@@ -61,7 +61,8 @@ class Lowerer {
   Reg convert(const ir::Value& v, int arg, Scalar from);
   Reg call(const ir::Value& v);
   Reg load(const ir::Value& v);
-  Reg atomic(const ir::Value& v);  // lower_atomics.cpp
+  Reg atomic(const ir::Value& v);      // lower_atomics.cpp
+  Reg cross_lane(const ir::Value& v);  // lower_cross_lane.cpp
   void store(const ir::Node& n);
   codegen::VGPR global_address(int ptr_var, int index, uint32_t scale);
   codegen::SGPR group_size(int dim);

@@ -380,6 +380,11 @@ Lowerer::Reg Lowerer::call(const ir::Value& v) {
       }
       return r;
     }
+    case BuiltinId::Shuffle:
+    case BuiltinId::Broadcast:
+    case BuiltinId::WaveSum:
+    case BuiltinId::WaveMax:
+    case BuiltinId::WaveMin: return cross_lane(v);
     case BuiltinId::Dot2:  // acc + a.lo b.lo + a.hi b.hi over f16 pairs, in f32
     case BuiltinId::Dot4:  // acc + the four s8 products
     case BuiltinId::Dot8:  // acc + the eight s4 products

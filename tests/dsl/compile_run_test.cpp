@@ -465,11 +465,12 @@ TEST(DslRun, NotYetSupportedBuiltinsAreNamedDiagnostics) {
   auto r = k100::dsl::compile(R"(
 def s(x: ptr[f32], y: ptr[f32]):
     i = gid()
-    y[i] = shuffle(x[i], 3)
+    m = ballot(x[i] > 0.0)
+    y[i] = f32(u32(m))
 )",
                               "t.kkl");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.diagnostics.find("t.kkl:4:12: error: the built-in 'shuffle' is not yet supported by the code generator"),
+  EXPECT_NE(r.diagnostics.find("t.kkl:4:9: error: the built-in 'ballot' is not yet supported by the code generator"),
             std::string::npos)
       << r.diagnostics;
   auto r2 = k100::dsl::compile("def s(x: ptr[f32], y: ptr[f32]):\n    y[0] = x[0]\n", "t.kkl", {.only = "nope"});
@@ -860,6 +861,65 @@ def dots(a: ptr[u32], b: ptr[u32], out: ptr[s32], fo: ptr[f32]):
     const double want = 0.25 + double(half_to_float(uint16_t(x))) * half_to_float(uint16_t(y)) +
                         double(half_to_float(uint16_t(x >> 16))) * half_to_float(uint16_t(y >> 16));
     ASSERT_LT(std::fabs(fo[i] - want), 1e-6 * std::max(1.0, std::fabs(want))) << i;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Cross-lane built-ins on the whole wave and inside a varying branch, where
+// they see the active lanes only.
+TEST(DslRun, CrossLaneBuiltins) {
+  DslKernel k(R"(
+def lanes(x: ptr[f32], u: ptr[u32], out: ptr[u32], fo: ptr[f32], src: u32):
+    i = gid()
+    l = lane()
+    v = x[i]
+    w = u[i]
+    fo[4 * i] = shuffle(v, (l + 1) & 63)
+    out[4 * i] = broadcast(w, src)
+    fo[4 * i + 1] = wave_sum(v)
+    out[4 * i + 1] = u32(wave_max(s32(w) - 1000))
+    if (w & 1) == 1:
+        out[4 * i + 2] = wave_sum(w)
+        fo[4 * i + 2] = wave_min(v)
+        fo[4 * i + 3] = shuffle(v, l ^ 1)
+        out[4 * i + 3] = broadcast(l, src)
+)");
+  ASSERT_TRUE(k.ok());
+  auto x = wobble(64, 20);
+  std::vector<uint32_t> u(64);
+  for (uint32_t i = 0; i < 64; ++i) u[i] = (i * 2654435761u) >> 20;
+  const uint32_t src = 13;
+  ASSERT_EQ(u[src] & 1, 1u) << "the broadcast lane must be active in the branch";
+  DeviceBuffer<float> dx(k.dev(), x), dfo(k.dev(), 256);
+  DeviceBuffer<uint32_t> du(k.dev(), u), dout(k.dev(), 256);
+  k.launch({1}, {64}, {dx.addr(), du.addr(), dout.addr(), dfo.addr(), src});
+  auto out = dout.download();
+  auto fo = dfo.download();
+  float fsum = 0.0f;
+  int32_t smax = INT32_MIN;
+  uint32_t odd_sum = 0;
+  float odd_min = INFINITY;
+  for (uint32_t i = 0; i < 64; ++i) {
+    fsum += x[i];
+    smax = std::max(smax, int32_t(u[i]) - 1000);
+    if (u[i] & 1) odd_sum += u[i], odd_min = std::min(odd_min, x[i]);
+  }
+  for (uint32_t i = 0; i < 64; ++i) {
+    ASSERT_EQ(fo[4 * i], x[(i + 1) & 63]) << i;
+    ASSERT_EQ(out[4 * i], u[src]) << i;
+    ASSERT_EQ(fo[4 * i + 1], fsum) << i;
+    ASSERT_EQ(int32_t(out[4 * i + 1]), smax) << i;
+    if (u[i] & 1) {
+      ASSERT_EQ(out[4 * i + 2], odd_sum) << i;
+      ASSERT_EQ(fo[4 * i + 2], odd_min) << i;
+      ASSERT_EQ(fo[4 * i + 3], (u[i ^ 1] & 1) ? x[i ^ 1] : 0.0f) << "inactive source lanes read 0, lane " << i;
+      ASSERT_EQ(out[4 * i + 3], src) << i;
+    } else {
+      ASSERT_EQ(out[4 * i + 2], 0u) << i;
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 // Uniform/varying classification of the IR (DSL.md §3), computed from the IR
-// alone and then compared with the front end's flags: the lowering puts a
+// (the loops' `varying` flag, which says a lane may leave a loop alone, is
+// the front end's) and then compared with the front end's flags: the lowering puts a
 // uniform value in an SGPR, which is only right when every lane agrees on it.
 #include <string>
 
@@ -63,8 +64,41 @@ bool propagate(Function& f, const Region& r) {
   return changed;
 }
 
+// Variables written in another varying region than the one that created
+// them (the branches of a varying `if` and the body of a varying loop are
+// regions): lanes outside the region keep their own value, so the variable
+// is per lane. The front end refuses this for uniform variables the source
+// names; it happens to helper results and loop counters.
+struct Regions {
+  Function& f;
+  std::vector<int> created;
+  int next = 0;
+  bool changed = false;
+
+  void walk(const Region& r, int region) {
+    for (const Node& n : r) {
+      if (n.kind == NodeKind::WriteVar) {
+        int& c = created[size_t(n.var)];
+        if (c < 0) c = region;
+        else if (c != region && !f.var_varying[size_t(n.var)]) f.var_varying[size_t(n.var)] = changed = true;
+      } else if (n.kind == NodeKind::If) {
+        const bool v = f.values[size_t(n.value)].varying;
+        walk(n.then, v ? ++next : region);
+        walk(n.orelse, v ? ++next : region);
+      } else if (n.kind == NodeKind::Loop) {
+        walk(n.then, n.varying ? ++next : region);
+      }
+    }
+  }
+};
+
 void fixed_point(Function& f) {
-  while (propagate(f, f.body)) {
+  for (;;) {
+    while (propagate(f, f.body)) {
+    }
+    Regions r{f, std::vector<int>(f.var_varying.size(), -1)};
+    r.walk(f.body, 0);
+    if (!r.changed) return;
   }
 }
 

@@ -924,3 +924,52 @@ def lanes(x: ptr[f32], u: ptr[u32], out: ptr[u32], fo: ptr[f32], src: u32):
 }
 
 }  // namespace
+
+namespace {
+
+// `return` from two loops deep, a uniform `return` of the whole wave, and a
+// helper's early `return` under varying control.
+TEST(DslRun, ReturnFromNestedLoopsAndHelpers) {
+  DslKernel k(R"(
+@inline
+def first_above(v: f32, t: f32) -> u32:
+    if v > t:
+        return 1
+    return 2
+
+def nested(x: ptr[f32], y: ptr[u32], stop_all: u32):
+    i = gid()
+    if stop_all == 1:
+        return
+    v = x[i]
+    y[i] = first_above(v, 0.0) * 100
+    for a in range(0, 4):
+        for b in range(0, 4):
+            if v * f32(a * 4 + b) > 30.0:
+                y[i] = y[i] + a * 4 + b
+                return
+    y[i] = 7
+)");
+  ASSERT_TRUE(k.ok());
+  auto x = wobble(128, 21);
+  for (uint32_t stop_all : {0u, 1u}) {
+    DeviceBuffer<float> dx(k.dev(), x);
+    DeviceBuffer<uint32_t> dy(k.dev(), std::vector<uint32_t>(128, 5));
+    k.launch({2}, {64}, {dx.addr(), dy.addr(), stop_all});
+    auto y = dy.download();
+    for (uint32_t i = 0; i < 128; ++i) {
+      uint32_t want = 5;
+      if (stop_all != 1) {
+        want = (x[i] > 0.0f ? 1u : 2u) * 100;
+        bool left = false;
+        for (uint32_t a = 0; a < 4 && !left; ++a)
+          for (uint32_t b = 0; b < 4 && !left; ++b)
+            if (x[i] * float(a * 4 + b) > 30.0f) want += a * 4 + b, left = true;
+        if (!left) want = 7;
+      }
+      ASSERT_EQ(y[i], want) << i << " stop_all " << stop_all;
+    }
+  }
+}
+
+}  // namespace

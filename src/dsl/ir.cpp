@@ -183,8 +183,11 @@ void Builder::loop_for(const Stmt& s, Region& out, int inlined_depth) {
   const Expr& stop = *s.range_args[1];
   const Scalar t = k_.vars[size_t(s.var)].type.scalar;
   const bool up = s.step > 0;
+  // range() evaluates its bounds once, before the first trip.
+  const int first = expr(start, out);
+  const int lim = expr(stop, out);
   // counter = start - step (wraps and comes back at the first trip)
-  write_counter(s, sum(expr(start, out), constant(t, uint32_t(-s.step), s.loc, out), t, s.loc, out), out);
+  write_counter(s, sum(first, constant(t, uint32_t(-s.step), s.loc, out), t, s.loc, out), out);
 
   Node loop;
   loop.kind = NodeKind::Loop;
@@ -200,7 +203,6 @@ void Builder::loop_for(const Stmt& s, Region& out, int inlined_depth) {
   int next = sum(cur, constant(t, uint32_t(s.step), s.loc, body), t, s.loc, body);
   write_counter(s, next, body);
   // leave when !(counter < stop) (step > 0) or !(counter > stop)
-  int lim = expr(stop, body);
   Value done;
   done.op = Opcode::Compare;
   done.aop = up ? Op::Ge : Op::Le;

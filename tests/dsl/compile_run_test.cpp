@@ -973,3 +973,32 @@ def nested(x: ptr[f32], y: ptr[u32], stop_all: u32):
 }
 
 }  // namespace
+
+namespace {
+
+// range() takes its bounds once: the body changing the variables they were
+// computed from does not change the trip count.
+TEST(DslRun, RangeBoundsAreEvaluatedOnce) {
+  DslKernel k(R"(
+def once(y: ptr[u32], n: u32):
+    i = gid()
+    m = n
+    trips = 0
+    for j in range(0, m):
+        m = m + 1
+        trips = trips + 1
+    k = i * 0 + n
+    ktrips = i * 0
+    for j in range(1, k):
+        k = k - 1
+        ktrips = ktrips + 1
+    y[i] = trips * 1000 + ktrips
+)");
+  ASSERT_TRUE(k.ok());
+  DeviceBuffer<uint32_t> dy(k.dev(), 64);
+  k.launch({1}, {64}, {dy.addr(), 6u});
+  auto y = dy.download();
+  for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(y[i], 6u * 1000 + 5u) << i;
+}
+
+}  // namespace

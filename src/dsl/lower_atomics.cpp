@@ -1,7 +1,8 @@
 // Atomics on global memory and LDS, each returning the element's old value
 // (every active lane performs its own). Global f32 addition has no
-// instruction on this target and is refused (a compare-and-swap loop would
-// do it); f32 exchange and compare-and-swap act on the bits.
+// instruction on this target: each lane retries a compare-and-swap of the
+// bits it last saw until it succeeds. f32 exchange and compare-and-swap act
+// on the bits.
 #include "lower.h"
 #include "lowering_error.h"
 
@@ -49,8 +50,21 @@ Lowerer::Reg Lowerer::atomic(const ir::Value& v) {
     return r;
   }
   const char* mnemonic = global_mnemonic(v.builtin, elem);
-  if (!mnemonic) throw LoweringError{v.loc, "atomic_add on f32 global memory"};
   VGPR a = global_address(v.var, v.args[0], 4);
+  if (!mnemonic) {  // f32 add on global memory: compare-and-swap until no other lane came between
+    VGPR x = vec(v.args[1]), data = k_.vgpr(2, "sum and expected"), seen = k_.vgpr(1, "seen");
+    k_.global_load_dword(r.v, a, off, as::glc());
+    k_.loop_();
+    k_.v_add_f32(data[0], r.v, x);
+    k_.v_mov_b32(data[1], r.v);
+    k_.global_atomic_cmpswap(seen, a, data, off, as::glc());
+    SGPR done = k_.sgpr(2, "swapped");
+    k_.v_cmp_eq_u32(done, seen, r.v);  // the bits we expected were there: our sum is stored
+    k_.v_mov_b32(r.v, seen);
+    k_.break_(done);
+    k_.end_loop();
+    return r;
+  }
   if (cas) {  // DATA[0] is the value stored, DATA[1] the one compared
     VGPR data = k_.vgpr(2, "swap and compare");
     k_.v_mov_b32(data[0], vec(v.args[2]));

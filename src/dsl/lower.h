@@ -67,6 +67,9 @@ class Lowerer {
   codegen::VGPR global_address(int ptr_var, int index, uint32_t scale);
   codegen::SGPR group_size(int dim);
   Reg new_vreg(const char* name);
+  // A VGPR computed for a value: itself when the value is varying, else read
+  // from the first active lane into an SGPR (every active lane holds it).
+  Reg as_value(codegen::VGPR x, bool varying);
   Reg new_sreg(const char* name);
 
   // lower_division.cpp: exact per-lane integer division

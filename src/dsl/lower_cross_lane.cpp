@@ -62,14 +62,7 @@ Lowerer::Reg Lowerer::cross_lane(const ir::Value& v) {
   else op = mx ? "v_max_u32" : "v_min_u32";
   k_.emit(op, {acc, one, acc});
   k_.end_loop();
-  if (v.varying) {
-    r.vector = true;
-    r.v = acc;
-  } else {
-    r.s = k_.sgpr(1, "reduced");
-    k_.v_readfirstlane_b32(r.s, acc);
-  }
-  return r;
+  return as_value(acc, v.varying);
 }
 
 }  // namespace k100::dsl

@@ -69,16 +69,7 @@ Lowerer::Reg Lowerer::division(const ir::Value& v) {
     throw LoweringError{v.loc, std::string("division of ") + scalar_name(v.type) + " values"};
   VGPR q = k_.vgpr(1, "quotient"), r = k_.vgpr(1, "remainder");
   divide(q, r, vec(v.args[0]), vec(v.args[1]), v.type == Scalar::S32);
-  VGPR res = v.aop == Op::Mod ? r : q;
-  Reg out;
-  if (v.varying) {
-    out.vector = true;
-    out.v = res;
-  } else {
-    out.s = k_.sgpr(1, "quotient");
-    k_.v_readfirstlane_b32(out.s, res);
-  }
-  return out;
+  return as_value(v.aop == Op::Mod ? r : q, v.varying);
 }
 
 }  // namespace k100::dsl

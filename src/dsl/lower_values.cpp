@@ -25,6 +25,18 @@ Lowerer::Reg Lowerer::new_sreg(const char* name) {
   return r;
 }
 
+Lowerer::Reg Lowerer::as_value(VGPR x, bool varying) {
+  Reg r;
+  if (varying) {
+    r.vector = true;
+    r.v = x;
+  } else {
+    r.s = k_.sgpr(1, "wave value");
+    k_.v_readfirstlane_b32(r.s, x);
+  }
+  return r;
+}
+
 VGPR Lowerer::vec(int id) {
   const Reg& r = values_[size_t(id)];
   if (r.vector) return r.v;

@@ -5,10 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "k100/dsl/compiler.h"
 #include "k100/dsl/ir.h"
@@ -17,6 +21,35 @@
 #include "k100/kernels/test_support.h"
 
 namespace k100::dsl::testing {
+
+// Inputs and references the tests share.
+inline std::vector<float> ramp(size_t n, float lo, float hi) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * float(i) / float(n > 1 ? n - 1 : 1);
+  return v;
+}
+
+// A deterministic spread of values with both signs, not on a grid.
+inline std::vector<float> wobble(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  uint32_t s = seed * 2654435761u + 1;
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 1664525u + 1013904223u;
+    v[i] = float(int32_t(s >> 8) % 2001 - 1000) / 97.0f;
+  }
+  return v;
+}
+
+inline uint32_t cdiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+// IEEE half → float, written from the format (the reference of f16_to_f32).
+inline float half_to_float(uint16_t h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  const float sign = (h & 0x8000) ? -1.0f : 1.0f;
+  if (e == 0) return sign * std::ldexp(float(m), -24);
+  if (e == 31) return m ? std::numeric_limits<float>::quiet_NaN() : sign * std::numeric_limits<float>::infinity();
+  return sign * std::ldexp(float(m + 1024), e - 25);
+}
 
 inline std::string read_kkl(const std::string& name) {
   std::ifstream f(std::string(K100_SOURCE_DIR) + "/tests/dsl/kkl/" + name);

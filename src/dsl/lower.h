@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ class Lowerer {
   codegen::VGPR vec(int id);                  // the value in a VGPR (copied if uniform)
   codegen::Operand sop(int id);               // a uniform value as a scalar operand
   codegen::SGPR sreg(int id);                 // a uniform value in an SGPR
+  std::pair<codegen::Operand, codegen::Operand> sops(int a, int b);  // two, at most one a literal
   codegen::SGPR mask(int id);                 // a bool as a lane mask
   void scc_from(int id);                      // SCC = uniform bool
   const ir::Value& val(int id) const { return f_.values[size_t(id)]; }

@@ -55,6 +55,13 @@ Operand Lowerer::sop(int id) {
   return r.s;
 }
 
+std::pair<Operand, Operand> Lowerer::sops(int a, int b) {
+  // A scalar instruction takes one literal: with two constants the first
+  // goes through an SGPR (the front end folds most such expressions).
+  if (values_[size_t(a)].constant && values_[size_t(b)].constant) return {sreg(a), sop(b)};
+  return {sop(a), sop(b)};
+}
+
 SGPR Lowerer::sreg(int id) {
   const Reg& r = values_[size_t(id)];
   if (!r.constant && !r.vector) return r.s;
@@ -129,7 +136,7 @@ void Lowerer::compute(int id) {
         k_.v_cndmask_b32(r.v, vec(v.args[2]), vec(v.args[1]), m);
       } else {
         r = new_sreg("select");
-        Operand t = sop(v.args[1]), f = sop(v.args[2]);
+        auto [t, f] = sops(v.args[1], v.args[2]);
         scc_from(v.args[0]);
         k_.s_cselect_b32(r.s, t, f);
       }
@@ -184,7 +191,8 @@ Lowerer::Reg Lowerer::binary(const ir::Value& v) {
       v.aop == Op::And ? k_.s_and_b64(r.s, ma, mb) : k_.s_or_b64(r.s, ma, mb);
     } else {
       r = new_sreg("bool");
-      v.aop == Op::And ? k_.s_and_b32(r.s, sop(a), sop(b)) : k_.s_or_b32(r.s, sop(a), sop(b));
+      auto [x, y] = sops(a, b);
+      v.aop == Op::And ? k_.s_and_b32(r.s, x, y) : k_.s_or_b32(r.s, x, y);
     }
     return r;
   }
@@ -219,7 +227,7 @@ Lowerer::Reg Lowerer::binary(const ir::Value& v) {
   const bool sgn = v.type == Scalar::S32;
   if (!v.varying) {
     r = new_sreg("int");
-    Operand x = sop(a), y = sop(b);
+    auto [x, y] = sops(a, b);
     switch (v.aop) {
       case Op::Add: k_.s_add_u32(r.s, x, y); break;
       case Op::Sub: k_.s_sub_u32(r.s, x, y); break;
@@ -260,8 +268,8 @@ Lowerer::Reg Lowerer::compare(const ir::Value& v) {
     const bool sgn = t == Scalar::S32 && v.aop != Op::Eq && v.aop != Op::Ne;
     const std::string name =
         std::string("s_cmp_") + (v.aop == Op::Ne ? "lg" : cmp_name(v.aop)) + (sgn ? "_i32" : "_u32");
-    Operand x = values_[size_t(a)].constant && values_[size_t(b)].constant ? Operand(sreg(a)) : sop(a);
-    k_.emit(name, {x, sop(b)});
+    auto [x, y] = sops(a, b);
+    k_.emit(name, {x, y});
     r = new_sreg("bool");
     k_.s_cselect_b32(r.s, 1, 0);
     return r;
@@ -385,7 +393,8 @@ Lowerer::Reg Lowerer::call(const ir::Value& v) {
       const char* sfx = v.type == Scalar::F32 ? "_f32" : v.type == Scalar::S32 ? "_i32" : "_u32";
       if (!v.varying && v.type != Scalar::F32) {
         r = new_sreg("minmax");
-        k_.emit(std::string(mn ? "s_min" : "s_max") + sfx, {r.s, sop(v.args[0]), sop(v.args[1])});
+        auto [x, y] = sops(v.args[0], v.args[1]);
+        k_.emit(std::string(mn ? "s_min" : "s_max") + sfx, {r.s, x, y});
       } else {
         r = new_vreg("minmax");
         k_.emit(std::string(mn ? "v_min" : "v_max") + sfx, {r.v, vec(v.args[0]), vec(v.args[1])});

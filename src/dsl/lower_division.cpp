@@ -1,9 +1,11 @@
-// Exact integer division and remainder per lane, for any divisor (the
-// layer's Divider takes a uniform divisor only): a refined reciprocal of the
-// divisor from the f32 estimate (scaled by 2^32 - 512, one Newton-Raphson
-// step in integers), a high multiply, and two corrections of the remainder.
-// s32 rounds toward negative infinity as in Python (typing.h). A uniform
-// division runs the same sequence and reads the first active lane.
+// Exact integer division and remainder. A uniform u32 divisor goes through
+// the layer's Divider (codegen/division.h), which takes a uniform divisor
+// only; a per-lane or s32 one through the sequence here: a refined
+// reciprocal of the divisor from the f32 estimate (scaled by 2^32 - 512, one
+// Newton-Raphson step in integers), a high multiply, and two corrections of
+// the remainder. s32 rounds toward negative infinity as in Python (typing.h).
+// A uniform s32 division runs the same sequence and reads the first active
+// lane. Division by zero gives an unspecified value (no trap on this target).
 #include "lower.h"
 #include "lowering_error.h"
 
@@ -67,8 +69,27 @@ void Lowerer::divide(VGPR q, VGPR r, VGPR x, VGPR d, bool is_signed) {
 Lowerer::Reg Lowerer::division(const ir::Value& v) {
   if (v.type != Scalar::U32 && v.type != Scalar::S32)
     throw LoweringError{v.loc, std::string("division of ") + scalar_name(v.type) + " values"};
+  const int a = v.args[0], b = v.args[1];
+  if (v.type == Scalar::U32 && !val(b).varying) {
+    // A uniform u32 divisor: the layer's Divider (its reciprocal once, then
+    // a high multiply and corrections per dividend).
+    const codegen::Divider div = codegen::make_divider(k_, sreg(b));
+    if (val(a).varying) {
+      const codegen::Quotient qr = codegen::divide(k_, div, vec(a));
+      return as_value(v.aop == Op::Mod ? qr.r : qr.q, true);
+    }
+    Reg out;
+    out.s = codegen::divide_scalar(k_, div, sop(a));
+    if (v.aop == Op::Mod) {
+      SGPR prod = k_.sgpr(1, "q d"), rem = k_.sgpr(1, "remainder");
+      k_.s_mul_i32(prod, out.s, div.d);
+      k_.s_sub_u32(rem, sreg(a), prod);
+      out.s = rem;
+    }
+    return out;
+  }
   VGPR q = k_.vgpr(1, "quotient"), r = k_.vgpr(1, "remainder");
-  divide(q, r, vec(v.args[0]), vec(v.args[1]), v.type == Scalar::S32);
+  divide(q, r, vec(a), vec(b), v.type == Scalar::S32);
   return as_value(v.aop == Op::Mod ? r : q, v.varying);
 }
 

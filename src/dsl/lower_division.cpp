@@ -1,4 +1,6 @@
-// Exact integer division and remainder. A uniform u32 divisor goes through
+// Exact integer division and remainder. A u32 power-of-two constant is a
+// shift or a mask; another constant whose 32-bit multiplier is exact for
+// every dividend is a high multiply. A uniform u32 divisor goes through
 // the layer's Divider (codegen/division.h), which takes a uniform divisor
 // only; a per-lane or s32 one through the sequence here: a refined
 // reciprocal of the divisor from the f32 estimate (scaled by 2^32 - 512, one
@@ -6,6 +8,9 @@
 // the remainder. s32 rounds toward negative infinity as in Python (typing.h).
 // A uniform s32 division runs the same sequence and reads the first active
 // lane. Division by zero gives an unspecified value (no trap on this target).
+#include <bit>
+#include <optional>
+
 #include "lower.h"
 #include "lowering_error.h"
 
@@ -70,6 +75,34 @@ Lowerer::Reg Lowerer::division(const ir::Value& v) {
   if (v.type != Scalar::U32 && v.type != Scalar::S32)
     throw LoweringError{v.loc, std::string("division of ") + scalar_name(v.type) + " values"};
   const int a = v.args[0], b = v.args[1];
+  const std::optional<uint32_t> c = values_[size_t(b)].constant;
+  if (v.type == Scalar::U32 && c && *c != 0 && (*c & (*c - 1)) == 0) {  // a power of two: shift or mask
+    const int shift = std::countr_zero(*c);
+    Reg out;
+    if (val(a).varying) {
+      out = new_vreg("quotient");
+      v.aop == Op::Mod ? k_.v_and_b32(out.v, *c - 1, vec(a)) : k_.v_lshrrev_b32(out.v, shift, vec(a));
+    } else {
+      out = new_sreg("quotient");
+      v.aop == Op::Mod ? k_.s_and_b32(out.s, sop(a), *c - 1) : k_.s_lshr_b32(out.s, sop(a), shift);
+    }
+    return out;
+  }
+  if (v.type == Scalar::U32 && c && *c != 0 && val(a).varying) {
+    // A constant divisor whose 32-bit multiplier is exact for every u32:
+    // one high multiply (and a multiply-subtract for the remainder).
+    if (std::optional<uint32_t> m = codegen::magic_multiplier(*c, uint64_t(1) << 32)) {
+      VGPR x = vec(a), q = k_.vgpr(1, "quotient"), magic = k_.vgpr(1, "multiplier");
+      k_.v_mov_b32(magic, *m);
+      codegen::magic_divide(k_, q, x, magic);
+      if (v.aop != Op::Mod) return as_value(q, true);
+      VGPR d = k_.vgpr(1, "divisor"), r = k_.vgpr(1, "remainder");
+      k_.v_mov_b32(d, *c);
+      k_.v_mul_lo_u32(d, q, d);
+      k_.v_sub_u32(r, x, d);
+      return as_value(r, true);
+    }
+  }
   if (v.type == Scalar::U32 && !val(b).varying) {
     // A uniform u32 divisor: the layer's Divider (its reciprocal once, then
     // a high multiply and corrections per dividend).

@@ -31,7 +31,7 @@ int32_t nibble(uint32_t w, int j) { return int32_t(w << (28 - 4 * j)) >> 28; }
 // and uniform divisors, exact.
 TEST(DslRun, IntegerDivisionByRuntimeValues) {
   DslKernel k(R"(
-def divmod_k(a: ptr[u32], b: ptr[u32], sa: ptr[s32], sb: ptr[s32], out: ptr[u32], d: u32, sd: s32):
+def divmod_k(a: ptr[u32], b: ptr[u32], sa: ptr[s32], sb: ptr[s32], out: ptr[u32], d: u32, sd: s32, n: u32):
     i = gid()
     x = a[i]
     y = b[i]
@@ -45,6 +45,10 @@ def divmod_k(a: ptr[u32], b: ptr[u32], sa: ptr[s32], sb: ptr[s32], out: ptr[u32]
     out[8 * i + 5] = u32(p % q)
     out[8 * i + 6] = u32(p // sd)
     out[8 * i + 7] = (d * 7 + 3) / d + (d * 7 + 3) % d
+    out[8 * n + 4 * i] = x / 8 + (x % 8) * 1000
+    out[8 * n + 4 * i + 1] = x / 7
+    out[8 * n + 4 * i + 2] = x % 10 + (x / 641) * 16 + x % 641
+    out[8 * n + 4 * i + 3] = d / 16 + d % 16
 )");
   ASSERT_TRUE(k.ok());
   const uint32_t n = 128;
@@ -61,9 +65,9 @@ def divmod_k(a: ptr[u32], b: ptr[u32], sa: ptr[s32], sb: ptr[s32], out: ptr[u32]
     if (sa[i] == std::numeric_limits<int32_t>::min() && sb[i] == -1) sb[i] = 2;
   }
   for (auto [d, sd] : {std::pair{7u, -5}, std::pair{0x9e3779b9u, 3}, std::pair{1u, 1}}) {
-    DeviceBuffer<uint32_t> da(k.dev(), a), db(k.dev(), b), dout(k.dev(), 8 * n);
+    DeviceBuffer<uint32_t> da(k.dev(), a), db(k.dev(), b), dout(k.dev(), 12 * n);
     DeviceBuffer<int32_t> dsa(k.dev(), sa), dsb(k.dev(), sb);
-    k.launch({2}, {64}, {da.addr(), db.addr(), dsa.addr(), dsb.addr(), dout.addr(), d, sd});
+    k.launch({2}, {64}, {da.addr(), db.addr(), dsa.addr(), dsb.addr(), dout.addr(), d, sd, n});
     auto out = dout.download();
     auto floordiv = [](int64_t p, int64_t q) {
       int64_t t = p / q;
@@ -80,6 +84,10 @@ def divmod_k(a: ptr[u32], b: ptr[u32], sa: ptr[s32], sb: ptr[s32], out: ptr[u32]
       ASSERT_EQ(int32_t(out[8 * i + 6]), int32_t(floordiv(p, sd))) << p << " // " << sd;
       const uint32_t u = d * 7 + 3;
       ASSERT_EQ(out[8 * i + 7], u / d + u % d) << d;
+      ASSERT_EQ(out[8 * n + 4 * i], a[i] / 8 + (a[i] % 8) * 1000) << i;
+      ASSERT_EQ(out[8 * n + 4 * i + 1], a[i] / 7) << a[i];
+      ASSERT_EQ(out[8 * n + 4 * i + 2], a[i] % 10 + (a[i] / 641) * 16 + a[i] % 641) << a[i];  // 641: exact multiplier
+      ASSERT_EQ(out[8 * n + 4 * i + 3], d / 16 + d % 16) << d;
     }
   }
 }

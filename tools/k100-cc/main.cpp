@@ -2,24 +2,31 @@
 //
 //   k100-cc check FILE.kkl [-v]   parse and type-check every kernel; print each
 //                                 kernel's signature (and with -v its typed tree)
+//   k100-cc build FILE.kkl [-o DIR] [--kernel NAME] [--emit-asm] [--time]
+//                                 compile: <name>.s, <name>.hsaco and
+//                                 <name>.catalog.json per kernel (DSL.md §9)
 // Exit status: 0 no errors, 1 errors in the file (diagnostics on standard
 // error as file:line:col with the source line and a caret) or an unreadable
 // file, 2 a usage error.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "command_table.h"
 #include "k100/base/error.h"
 #include "k100/codeobj/input_file.h"
+#include "k100/dsl/compiler.h"
 #include "k100/dsl/typing.h"
 
 namespace {
 
 const k100::tools::CommandTable kCommands(
     "k100-cc", "compiles kernels written in the kernel DSL (.kkl, restricted Python)",
-    {{"check", "parse and type-check every kernel of a file; print their signatures"}},
-    "'k100-cc check --help' shows the command's arguments.\n"
+    {{"check", "parse and type-check every kernel of a file; print their signatures"},
+     {"build", "compile every kernel of a file into <name>.s, <name>.hsaco and <name>.catalog.json"}},
+    "'k100-cc check --help' and 'k100-cc build --help' show each command's arguments.\n"
     "exit status: 0 success, 1 errors in the file (file:line:col, the line and a caret) or an unreadable\n"
     "file, 2 a usage error.\n");
 
@@ -29,6 +36,104 @@ const char kCheckUsage[] =
     "  kernel with its signature and LDS bytes; errors go to standard error.\n"
     "  -v       also print each kernel's typed tree (types; ' marks per-lane values)\n"
     "  --time   print the front end's time (lex, parse and check of the whole file)\n";
+
+const char kBuildUsage[] =
+    "usage: k100-cc build FILE.kkl [-o DIR] [--kernel NAME] [--emit-asm] [--time]\n"
+    "  compiles every kernel in FILE (- for standard input) into DIR (default build/compiler):\n"
+    "  <name>.s (assembly), <name>.hsaco (code object), <name>.catalog.json (catalog entry);\n"
+    "  prints each .hsaco path; errors go to standard error.\n"
+    "  --kernel NAME  only the kernel NAME\n"
+    "  --emit-asm     also print each kernel's assembly after its path\n"
+    "  --time         print each kernel's compile time (IR, lowering, register allocation, encoding)\n";
+
+bool read_source(const std::string& path, std::string& text) {
+  try {
+    auto bytes = k100::codeobj::read_input_file(path == "-" ? "/dev/stdin" : path, "kernel source");
+    text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return true;
+  } catch (const k100::Error& e) {
+    std::fprintf(stderr, "k100-cc: %s\n", e.what());
+    return false;
+  }
+}
+
+bool write_file(const std::filesystem::path& p, const void* data, size_t size) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(static_cast<const char*>(data), std::streamsize(size));
+  if (!f) {
+    std::fprintf(stderr, "k100-cc: cannot write %s\n", p.string().c_str());
+    return false;
+  }
+  return true;
+}
+
+int build(int argc, char** argv) {
+  std::string path, out_dir = "build/compiler";
+  k100::dsl::CompileOptions options;
+  bool emit_asm = false, timing = false;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kBuildUsage, stdout);
+      return 0;
+    }
+    if ((a == "-o" || a == "--kernel") && i + 1 >= argc) {
+      std::fprintf(stderr, "k100-cc build: %s needs a value\n%s", a.c_str(), kBuildUsage);
+      return 2;
+    }
+    if (a == "-o") {
+      out_dir = argv[++i];
+    } else if (a == "--kernel") {
+      options.only = argv[++i];
+    } else if (a == "--emit-asm") {
+      emit_asm = true;
+    } else if (a == "--time") {
+      timing = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      std::fprintf(stderr, "k100-cc build: %s\n%s",
+                   k100::tools::unknown_option(a, {"-o", "--kernel", "--emit-asm", "--time", "--help"}).c_str(),
+                   kBuildUsage);
+      return 2;
+    } else if (path.empty()) {
+      path = a;
+    } else {
+      std::fprintf(stderr, "k100-cc build: one file at a time ('%s' and '%s' given)\n", path.c_str(), a.c_str());
+      return 2;
+    }
+  }
+  if (path.empty()) {
+    std::fprintf(stderr, "k100-cc build: no file given\n%s", kBuildUsage);
+    return 2;
+  }
+  std::string text;
+  if (!read_source(path, text)) return 1;
+  const std::string file = path == "-" ? "<stdin>" : path;
+  k100::dsl::CompileResult r = k100::dsl::compile(text, file, options);
+  std::fputs(r.diagnostics.c_str(), stderr);
+  if (!r.ok()) {
+    std::fprintf(stderr, "%s: %zu error%s\n", file.c_str(), r.errors, r.errors == 1 ? "" : "s");
+    return 1;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "k100-cc: cannot create %s: %s\n", out_dir.c_str(), ec.message().c_str());
+    return 1;
+  }
+  for (const auto& k : r.kernels) {
+    const std::filesystem::path base = std::filesystem::path(out_dir) / k.name;
+    if (!write_file(base.string() + ".s", k.assembly.data(), k.assembly.size()) ||
+        !write_file(base.string() + ".hsaco", k.code_object.data(), k.code_object.size()) ||
+        !write_file(base.string() + ".catalog.json", k.catalog_json.data(), k.catalog_json.size()))
+      return 1;
+    std::printf("%s.hsaco\n", base.string().c_str());
+    if (timing)
+      std::printf("%s: compiled in %.2f ms (%d VGPR and %d SGPR dwords spilled)\n", k.name.c_str(), k.compile_ms,
+                  k.vgpr_spills, k.sgpr_spills);
+    if (emit_asm) std::fputs(k.assembly.c_str(), stdout);
+  }
+  return 0;
+}
 
 int check(int argc, char** argv) {
   std::string path;
@@ -96,5 +201,5 @@ int main(int argc, char** argv) {
   int status = 0;
   int cmd = kCommands.dispatch(argc, argv, status);
   if (cmd < 0) return status;
-  return check(argc, argv);
+  return cmd == 1 ? build(argc, argv) : check(argc, argv);
 }

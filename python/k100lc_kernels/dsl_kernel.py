@@ -281,13 +281,14 @@ class DslKernel:
     def _what(self, name: str, t) -> str:
         return f"{self.fn.__name__}: parameter '{name}' ({t})"
 
-    def _scalar(self, name: str, t, v) -> int:
+    def _scalar(self, name: str, t, v) -> int | float:
         import numpy as np
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise TypeError(f"{self._what(name, t)} takes a number, not {type(v).__name__}")
         if t.kind == "f":
+            # a Python float: the runtime packs it as f32 bits whether or not it has the catalog's types
             try:
-                return struct.unpack("<I", struct.pack("<f", float(v)))[0]
+                return struct.unpack("<f", struct.pack("<f", float(v)))[0]
             except OverflowError:
                 raise ValueError(f"{self._what(name, t)}: {v!r} does not fit f32") from None
         if isinstance(v, (float, np.floating)):

@@ -1,6 +1,6 @@
 """Kernels written in the kernel language as decorated Python functions (used by test_kernel_decorator.py)."""
 from k100lc_kernels import kernel
-from k100lc_kernels.dsl_types import f32, ptr, u32
+from k100lc_kernels.dsl_types import f32, ptr, s32, u32
 
 
 @kernel
@@ -49,3 +49,10 @@ def counts_in_varying_if(x: ptr[f32], flags: ptr[f32], n: u32):
     if i < n:
         if x[i] > 0.0:
             hits = hits + 1
+
+
+@kernel
+def offset_s32(x: ptr[s32], y: ptr[s32], n: u32, d: s32):
+    i = gid()
+    if i < n:
+        y[i] = x[i] + d

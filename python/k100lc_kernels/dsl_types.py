@@ -9,6 +9,8 @@ in the language (docs/DSL.md) is also valid Python and can be decorated with
     def vadd(a: ptr[f32], b: ptr[f32], out: ptr[f32], n: u32):
         ...
 
+``from k100lc_kernels.dsl_types import *`` also defines the built-ins
+(``gid``, ``fma``, ...) so linters see them; they run only in compiled code.
 Only the names matter: the compiler reads the function's source text. Each
 scalar type knows its NumPy dtype (``bf16`` has none in NumPy: its arrays are
 ``uint16`` bit patterns), which the decorator uses to check arrays and pack
@@ -62,5 +64,24 @@ u64 = ScalarType("u64", "uint64", 64, "u")
 ELEMENT_TYPES = {t.name: t for t in (f32, f16, bf16, u32, s32, u16, s16, u8, s8)}
 PARAMETER_SCALARS = {t.name: t for t in (u32, s32, f32)}  # scalar parameters the language accepts
 
+
+# The built-ins (docs/DSL.md, "Built-ins"), so linters see them defined; they
+# exist only in compiled code, and calling one from Python says so.
+BUILTINS = ("gid", "bid", "lid", "tid", "lane", "exp", "sqrt", "rsqrt", "fabs", "floor", "ceil", "trunc", "rint",
+            "fract", "fma", "ubyte", "load16", "f16_to_f32", "atomic_add", "atomic_min", "atomic_max",
+            "atomic_xchg", "atomic_cas", "shuffle", "broadcast", "wave_sum", "wave_max", "wave_min", "ballot",
+            "dot2", "dot4", "dot8", "lds", "barrier", "static_range")
+
+
+def _builtin(name: str):
+    def run_on_the_device_only(*args, **kwargs):
+        raise RuntimeError(f"{name}() is a built-in of the kernel language: it runs only inside a kernel "
+                           "compiled by @kernel (k100lc_kernels.kernel), not in Python")
+    run_on_the_device_only.__name__ = run_on_the_device_only.__qualname__ = name
+    return run_on_the_device_only
+
+
+globals().update({name: _builtin(name) for name in BUILTINS})
+
 __all__ = ["ptr", "f32", "f16", "bf16", "u32", "s32", "u16", "s16", "u8", "s8", "u64",
-           "ScalarType", "PointerType"]
+           "ScalarType", "PointerType", *BUILTINS]

@@ -1,6 +1,6 @@
 """Kernels written in the kernel language as decorated Python functions (used by test_kernel_decorator.py)."""
 from k100lc_kernels import kernel
-from k100lc_kernels.dsl_types import f32, ptr, s32, u32
+from k100lc_kernels.dsl_types import f32, fabs, fma, gid, ptr, s32, u32
 
 
 @kernel

@@ -68,6 +68,7 @@ def test_compile_source_writes_three_files_per_kernel_in_source_order(tmp_path):
 def test_only_keeps_one_kernel_and_no_match_is_an_error(tmp_path):
     assert compile_source(TWO, tmp_path, only="second") == [tmp_path / "second.hsaco"]
     assert not (tmp_path / "first.hsaco").exists()
+    assert kernel_names(source=TWO) == ["first", "second"]
     with pytest.raises(CompileError, match="no kernel named 'third'"):
         compile_source(TWO, tmp_path / "x", only="third")
 

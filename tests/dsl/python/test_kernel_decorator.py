@@ -11,7 +11,7 @@ import pytest
 import dsl_kernels_sample as sample
 from k100lc_compiler import CompileError
 from k100lc_kernels import Runtime, kernel
-from k100lc_kernels.dsl_types import f32, ptr, u32
+from k100lc_kernels.dsl_types import f32, gid, ptr, u32
 
 rng = np.random.default_rng(7)
 
@@ -150,3 +150,8 @@ def test_negative_s32_scalar_and_a_read_only_array_is_not_written_back():
         sample.offset_s32(x, y, n, 1 << 31, grid=2)
     with pytest.raises(TypeError, match=r"parameter 'x' \(ptr\[s32\]\) takes a int32 array, not uint32"):
         sample.offset_s32(x.astype(np.uint32), y, n, 1, grid=2)
+
+
+def test_builtins_named_for_python_refuse_to_run_there():
+    with pytest.raises(RuntimeError, match=r"gid\(\) is a built-in of the kernel language"):
+        gid()

@@ -20,7 +20,8 @@ The source is the function's own text (``inspect.getsource``), dedented,
 its decorator lines blanked and a docstring replaced by ``pass``, preceded
 by its helpers: the functions decorated ``@kernel.inline`` in its module and
 those given as ``@kernel(helpers=[...])``, each one the kernel (or another
-included helper) calls by name. It compiles once per process; the code object is loaded
+included helper) calls by name, and ``NAME = value`` for each int or float
+of the module (or an enclosing function) they read. It compiles once per process; the code object is loaded
 once per Runtime. The kernel's symbol is ``<name>_k<12 hex digits of the
 source's hash>``, so two kernels of the same name (or an edited one) never
 collide in the engine's table.
@@ -51,6 +52,7 @@ import atexit
 import hashlib
 import inspect
 import linecache
+import math
 import re
 import shutil
 import struct
@@ -139,6 +141,29 @@ def _called_names(node: ast.FunctionDef) -> set[str]:
     return {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
 
 
+def _constants(functions) -> list[str]:
+    """``NAME = value`` lines for the module-level (or enclosing) int and float
+    constants the functions read: the language folds them where they are used."""
+    found: dict[str, object] = {}
+    for fn, tree in functions:
+        local = {a.arg for a in tree.args.args} | {
+            n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        cv = inspect.getclosurevars(fn)
+        for name, v in {**cv.globals, **cv.nonlocals}.items():
+            if name not in read or name in local or isinstance(v, bool) or not isinstance(v, (int, float)):
+                continue
+            if isinstance(v, float) and not math.isfinite(v):
+                raise TypeError(f"@kernel {fn.__qualname__}: the constant {name} = {v!r} is not a finite number")
+            if isinstance(v, int) and not -(1 << 31) <= v < (1 << 32):
+                raise TypeError(f"@kernel {fn.__qualname__}: the constant {name} = {v} does not fit 32 bits")
+            if name in found and found[name] != v:
+                raise TypeError(f"@kernel: the constant {name} is {found[name]!r} in one function and {v!r} in "
+                                f"another ({fn.__qualname__}); give them different names")
+            found[name] = v
+    return [f"{name} = {found[name]!r}" for name in sorted(found)]
+
+
 def _parameter_type(arg: ast.arg):
     text = ast.unparse(arg.annotation) if arg.annotation is not None else ""
     m = re.fullmatch(r"\s*ptr\s*\[\s*(\w+)\s*\]\s*", text)
@@ -172,11 +197,14 @@ class DslKernel:
         self._loaded = weakref.WeakSet()
 
     # ------------------------------------------------------------ source
-    def _helper_pool(self) -> dict[str, object]:
-        pool = {n: v for n, v in self.fn.__globals__.items()
-                if inspect.isfunction(v) and getattr(v, _INLINE_MARK, False)}
-        pool.update({h.__name__: h for h in self.helpers})
-        return pool
+    def _helper(self, name: str, caller):
+        """The helper `caller` calls by `name`: one given in helpers=, else one marked
+        @kernel.inline in the caller's module; None when there is none."""
+        for h in self.helpers:
+            if h.__name__ == name:
+                return h
+        v = caller.__globals__.get(name)
+        return v if inspect.isfunction(v) and getattr(v, _INLINE_MARK, False) else None
 
     def source(self) -> str:
         """The .kkl text compiled for this kernel (helpers first, then the kernel)."""
@@ -186,21 +214,24 @@ class DslKernel:
 
     def _build_source(self) -> None:
         lines, file, first, indent, node = _prepare(self.fn, helper=False)
-        pool = self._helper_pool()
-        order, todo, seen = [], [node], {self.fn.__name__}
-        prepared = {}
+        order, todo, seen = [], [(self.fn, node)], {self.fn.__name__}
+        prepared, funcs = {}, {}
         while todo:  # helpers reached from the kernel by name, transitively
-            for name in sorted(_called_names(todo.pop())):
-                if name in pool and name not in seen:
+            caller, tree = todo.pop()
+            for name in sorted(_called_names(tree)):
+                h = self._helper(name, caller)
+                if h is not None and name not in seen:
                     seen.add(name)
-                    prepared[name] = _prepare(pool[name], helper=True)
+                    prepared[name], funcs[name] = _prepare(h, helper=True), h
                     order.append(name)
-                    todo.append(prepared[name][4])
+                    todo.append((h, prepared[name][4]))
+        constants = _constants([(self.fn, node)] + [(funcs[n], prepared[n][4]) for n in order])
         digest = hashlib.sha256("\n".join(lines).encode())
         for name in order:
             digest.update(b"\0" + "\n".join(prepared[name][0]).encode())
+        digest.update(b"\0" + "\n".join(constants).encode())
         self.symbol = f"{self.fn.__name__}_k{digest.hexdigest()[:12]}"
-        out, segments = [], []
+        out, segments = (constants + [""]) if constants else [], []
         for name in order:
             h_lines, h_file, h_first, h_indent, _ = prepared[name]
             segments.append(_Segment(len(out) + 1, len(h_lines), h_file, h_first, h_indent))

@@ -1,6 +1,9 @@
 """Kernels written in the kernel language as decorated Python functions (used by test_kernel_decorator.py)."""
 from k100lc_kernels import kernel
-from k100lc_kernels.dsl_types import f32, fabs, fma, gid, ptr, s32, u32
+from k100lc_kernels.dsl_types import bid, f32, fabs, fma, gid, lane, ptr, s32, u32
+
+BLOCK = 64      # module constants a kernel reads are compiled in as constants
+SCALE = 0.25
 
 
 @kernel
@@ -56,3 +59,10 @@ def offset_s32(x: ptr[s32], y: ptr[s32], n: u32, d: s32):
     i = gid()
     if i < n:
         y[i] = x[i] + d
+
+
+@kernel
+def scaled_rows(x: ptr[f32], y: ptr[f32], cols: u32):
+    r = bid()
+    for c in range(lane(), cols, BLOCK):
+        y[r * cols + c] = x[r * cols + c] * SCALE

@@ -99,11 +99,13 @@ def test_compile_error_at_the_py_file_line():
 
 
 def test_syntax_error_in_a_nested_kernel_maps_line_and_column():
+    step = 2  # a constant line precedes the function in the compiled text
+
     @kernel
     def broken(x: ptr[f32], n: u32):
         i = gid()
         x[i] = (1.0 +
-               2.0)
+               f32(step))
         x[i] = "text"
 
     with pytest.raises(CompileError) as e:
@@ -115,6 +117,7 @@ def test_syntax_error_in_a_nested_kernel_maps_line_and_column():
     assert d.source_line == '        x[i] = "text"'
     assert d.caret == " " * 15 + "^"
     assert "string" in d.message
+    assert broken.source().startswith("step = 2\n")
 
 
 def test_argument_errors_name_the_parameter():
@@ -155,3 +158,33 @@ def test_negative_s32_scalar_and_a_read_only_array_is_not_written_back():
 def test_builtins_named_for_python_refuse_to_run_there():
     with pytest.raises(RuntimeError, match=r"gid\(\) is a built-in of the kernel language"):
         gid()
+
+
+def test_module_and_enclosing_constants_are_compiled_in():
+    rows, cols = 3, 150
+    x = rng.standard_normal((rows, cols), dtype=np.float32)
+    y = np.zeros_like(x)
+    sample.scaled_rows(x, y, cols, grid=rows)
+    assert np.array_equal(y, x * np.float32(0.25))
+    assert "BLOCK = 64\nSCALE = 0.25\n" in sample.scaled_rows.source()
+
+    offset = -3
+
+    @kernel
+    def shifted(a: ptr[f32], n: u32):
+        i = gid()
+        if i < n:
+            a[i] = a[i] + f32(offset)
+
+    a = np.arange(10, dtype=np.float32)
+    shifted(a, 10, grid=1)
+    assert np.array_equal(a, np.arange(10, dtype=np.float32) - 3)
+
+    big = 1 << 40
+
+    @kernel
+    def too_big(a: ptr[u32]):
+        a[gid()] = big
+
+    with pytest.raises(TypeError, match=r"the constant big = 1099511627776 does not fit 32 bits"):
+        too_big(np.zeros(64, np.uint32), grid=1)

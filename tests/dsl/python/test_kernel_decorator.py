@@ -188,3 +188,37 @@ def test_module_and_enclosing_constants_are_compiled_in():
 
     with pytest.raises(TypeError, match=r"the constant big = 1099511627776 does not fit 32 bits"):
         too_big(np.zeros(64, np.uint32), grid=1)
+
+
+def test_an_error_in_a_given_helper_is_at_the_helper_line():
+    def bad_helper(v: f32) -> f32:
+        return v + "x"
+
+    @kernel(helpers=[bad_helper])
+    def uses(a: ptr[f32], n: u32):
+        i = gid()
+        if i < n:
+            a[i] = bad_helper(a[i])
+
+    with pytest.raises(CompileError) as e:
+        uses(np.zeros(4, np.float32), 4, grid=1)
+    d = e.value.diagnostics[0]
+    assert (d.file, d.line) == (__file__, _line_of(bad_helper, 'return v + "x"'))
+    assert d.source_line.strip() == 'return v + "x"' and d.caret.strip() == "^"
+    assert d.source_line[d.col - 1] == '"'
+
+
+def test_a_missing_compiler_is_named_by_the_decorator(tmp_path):
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(__file__)
+    code = ("import numpy as np, dsl_kernels_sample as s\n"
+            "try:\n    s.vadd(np.zeros(4, np.float32), np.zeros(4, np.float32), np.zeros(4, np.float32), 4, grid=1)\n"
+            "except Exception as e:\n    print(type(e).__name__, e)\n")
+    env = {**os.environ, "K100_BUILD_DIR": str(tmp_path / "none"),
+           "PYTHONPATH": os.pathsep.join([os.path.join(here, "..", "..", "..", "python"), here])}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("CompileError the kernel compiler k100-cc is not built")
+    assert str(tmp_path / "none" / "bin" / "k100-cc") in r.stdout

@@ -15,6 +15,7 @@ from .driver import CompileError, compile_file, kernel_names
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Runs the command line `argv` (default sys.argv[1:]); the exit status."""
     ap = argparse.ArgumentParser(prog="python3 -m k100lc_compiler",
                                  description="compiles kernels written in the kernel language (.kkl)")
     sub = ap.add_subparsers(dest="command", required=True)

@@ -55,6 +55,7 @@ class CompileError(Exception):
 
     @property
     def first(self) -> Diagnostic | None:
+        """The first diagnostic, or None (k100-cc missing, no such kernel)."""
         return self.diagnostics[0] if self.diagnostics else None
 
 

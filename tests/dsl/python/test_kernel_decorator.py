@@ -222,3 +222,12 @@ def test_a_missing_compiler_is_named_by_the_decorator(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("CompileError the kernel compiler k100-cc is not built")
     assert str(tmp_path / "none" / "bin" / "k100-cc") in r.stdout
+
+
+def test_a_function_without_source_text_is_refused_by_name():
+    scope = {"kernel": kernel, "ptr": ptr, "f32": f32}
+    exec("@kernel\ndef made_by_exec(a: ptr[f32]):\n    pass\n", scope)
+    with pytest.raises(TypeError, match=r"the source of 'made_by_exec' is not available"):
+        scope["made_by_exec"](np.zeros(4, np.float32), grid=1)
+    with pytest.raises(TypeError, match="@kernel decorates a function, not int"):
+        kernel(3)

@@ -96,8 +96,10 @@ class _Segment:
     file: str
     file_line: int
     indent: int
-    def_line: int = 0       # the compiled text's def line of a renamed kernel, its name's end column, and
-    name_end: int = 0       # how many columns the new name adds
+    # a renamed kernel: its def line in the compiled text, the column after the new name,
+    # and how many columns longer the new name is
+    def_line: int = 0
+    name_end: int = 0
     name_shift: int = 0
 
 
@@ -109,10 +111,16 @@ def _function_text(fn) -> tuple[list[str], str, int, int, ast.FunctionDef]:
         raise TypeError(f"@kernel: the source of {getattr(fn, '__qualname__', fn)!r} is not available "
                         f"({e}); define it in a file") from None
     lines = [l.rstrip("\r\n") for l in lines]
-    widths = [len(l) - len(l.lstrip()) for l in lines if l.strip()]
-    indent = min(widths) if widths else 0
-    lines = [l[indent:] for l in lines]
-    tree = ast.parse("\n".join(lines) + "\n")
+    # dedent by the first line's indentation; a line indented less (a comment or a
+    # continuation line at column 0) loses only the blanks it has
+    prefix = lines[0][:len(lines[0]) - len(lines[0].lstrip())] if lines else ""
+    indent = len(prefix)
+    lines = [l[indent:] if l.startswith(prefix) else l.lstrip(" \t") for l in lines]
+    try:
+        tree = ast.parse("\n".join(lines) + "\n")
+    except SyntaxError as e:
+        raise TypeError(f"@kernel: the source of {fn.__qualname__!r} does not parse as a function "
+                        f"({e.msg}, line {first + (e.lineno or 1) - 1})") from None
     node = tree.body[0]
     if not isinstance(node, ast.FunctionDef):
         raise TypeError(f"@kernel: {fn!r} is not a plain function (def)")
@@ -242,8 +250,8 @@ class DslKernel:
         seg = _Segment(len(out) + 1, len(lines), file, first, indent)
         if m:
             lines[d] = m[1] + self.symbol + lines[d][m.end():]
-            seg.def_line, seg.name_end = seg.first + d, m.end() + 1
             seg.name_shift = len(self.symbol) - len(self.fn.__name__)
+            seg.def_line, seg.name_end = seg.first + d, m.end() + 1 + seg.name_shift
         segments.append(seg)
         out += lines
         self._source = "\n".join(out) + "\n"
@@ -265,7 +273,7 @@ class DslKernel:
             for s in self._segments:
                 if d.line and s.first <= d.line < s.first + s.count:
                     col = d.col
-                    if d.line == s.def_line and col > s.name_end:
+                    if d.line == s.def_line and col >= s.name_end:
                         col -= s.name_shift
                     d.file, d.line, d.col = s.file, s.file_line + d.line - s.first, col + s.indent
                     text = linecache.getline(s.file, d.line).rstrip("\r\n")

@@ -11,7 +11,7 @@ import pytest
 import dsl_kernels_sample as sample
 from k100lc_compiler import CompileError
 from k100lc_kernels import Runtime, kernel
-from k100lc_kernels.dsl_types import f32, gid, ptr, u32
+from k100lc_kernels.dsl_types import f16, f32, gid, ptr, u32
 
 rng = np.random.default_rng(7)
 
@@ -173,6 +173,7 @@ def test_module_and_enclosing_constants_are_compiled_in():
     @kernel
     def shifted(a: ptr[f32], n: u32):
         i = gid()
+# a comment at column 0 inside an indented function
         if i < n:
             a[i] = a[i] + f32(offset)
 
@@ -231,3 +232,16 @@ def test_a_function_without_source_text_is_refused_by_name():
         scope["made_by_exec"](np.zeros(4, np.float32), grid=1)
     with pytest.raises(TypeError, match="@kernel decorates a function, not int"):
         kernel(3)
+
+
+def test_an_error_on_the_def_line_keeps_its_column():
+    @kernel
+    def wide(a: ptr[f32], b: f16):  # a scalar f16 parameter is refused
+        pass
+
+    with pytest.raises(CompileError) as e:
+        wide(np.zeros(4, np.float32), 0, grid=1)
+    d = e.value.diagnostics[0]
+    assert d.line == _line_of(wide.fn, "def wide(")
+    assert d.source_line[d.col - 1:].startswith(("b: f16", "f16")), d
+    assert "wide_k" not in str(e.value)

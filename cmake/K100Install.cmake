@@ -70,8 +70,8 @@ install(FILES ${PROJECT_BINARY_DIR}/k100lc_kernels.hsaco ${PROJECT_BINARY_DIR}/c
               ${PROJECT_BINARY_DIR}/k100lc_kernels_gfx906.h
         DESTINATION ${K100_INSTALL_DATADIR})
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/k100lc_kernels DESTINATION ${K100_PYTHON_INSTALL_DIR}
-        PATTERN __pycache__ EXCLUDE PATTERN "*.pyc" EXCLUDE)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/k100lc_kernels ${PROJECT_SOURCE_DIR}/python/k100lc_compiler
+        DESTINATION ${K100_PYTHON_INSTALL_DIR} PATTERN __pycache__ EXCLUDE PATTERN "*.pyc" EXCLUDE)
 
 # find_package(k100lc): k100lc::fm_engine (C), k100lc::runtime (C++20) and the
 # modules under it; relocatable (paths relative to the config file).

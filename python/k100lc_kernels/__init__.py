@@ -11,13 +11,21 @@ Without a DCU (no /dev/kfd) the engine runs kernels on the emulator
 (K100_BACKEND=auto|emu|hsa). See runtime.Runtime and catalog. The catalog
 helpers and the command line need only the standard library; Runtime needs
 NumPy (imported when Runtime is first used).
+
+``kernel`` decorates a function written in the kernel language
+(docs/DSL.md, "From Python"): compiled by k100-cc on its first call and
+launched with NumPy arrays or device pointers (dsl_kernel.py).
 """
 from .catalog import info, kernels
 
-__all__ = ["Runtime", "LaunchPlan", "Event", "kernels", "info"]
+__all__ = ["Runtime", "LaunchPlan", "Event", "kernels", "info", "kernel"]
 
 
 def __getattr__(name):
+    if name == "kernel":  # the kernel-language decorator (dsl_kernel.py)
+        from .dsl_kernel import kernel
+
+        return kernel
     if name in ("Runtime", "LaunchPlan", "Event", "runtime"):
         import importlib
 

@@ -59,6 +59,8 @@ def builtin_call(c, node: ast.Call, name: str) -> Typed:
         return _atomic(c, node, name)
     if name == "load16":
         return _load16(c, node)
+    if name == "ballot":
+        return _ballot(c, node)
     args = [c.numeric(c.expr(a), a, f"an argument of {name}()") for a in node.args]
     if name in _FLOAT_MATH:
         t = _float_of(c, args[0], node.args[0], name)
@@ -102,8 +104,6 @@ def builtin_call(c, node: ast.Call, name: str) -> Typed:
         return Typed("f32", lambda st, m: V.f16_bits_to_f32(fa(st, m)))
     if name in ("shuffle", "broadcast", "wave_sum", "wave_max", "wave_min"):
         return _cross_lane(c, node, name, args)
-    if name == "ballot":
-        return _ballot(c, node)
     if name in ("dot2", "dot4", "dot8"):
         _need_int(c, args[0], node.args[0], name)
         _need_int(c, args[1], node.args[1], name)

@@ -19,7 +19,7 @@ import numpy as np
 from . import interpret_values as V
 from .interpret_workgroup import InterpretError
 
-MAX_TRIPS = 1 << 22  # loop trips per workgroup before the interpreter calls the loop endless
+MAX_TRIPS = 1 << 20  # loop trips per workgroup before the interpreter calls the loop endless
 MAX_UNROLLED = 1 << 16
 
 
@@ -663,7 +663,8 @@ class Compiler:
                   or (to == "f32" and V.is_float(frm)) or (to == "u64" and frm == "u32")
                   or (V.is_int(to) and V.is_int(frm) and literal and "u64" not in (to, frm)))
             if not ok:
-                self.error(s, f"'{n}' is {to} and the value is {frm}; convert explicitly with {to}(v)")
+                self.error(getattr(s, "value", s), f"'{n}' is {to} and the value is {frm}; convert explicitly with "
+                                                  f"{to}(v)")
         value = self.convert(value, to)
         if slot < 0:
             slot = self.new_var(n, to)
@@ -763,8 +764,8 @@ class Compiler:
                 if not active.any():
                     break
                 st.trips += 1
-                if st.trips > MAX_TRIPS:
-                    st.fail(line, f"more than {MAX_TRIPS} loop trips in one workgroup: an endless loop?")
+                if st.trips > st.max_trips:
+                    st.fail(line, f"more than {st.max_trips} loop trips in one workgroup: an endless loop?")
                 body(st, active)
                 st.off = saved_off | st.gone | st.breaks[-1]
                 active = active & ~st.off

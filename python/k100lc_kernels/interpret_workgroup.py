@@ -53,6 +53,8 @@ class Workgroup:
                 self.race[slot] = [np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(k, bool),
                                    np.zeros(k, np.int64), np.zeros(k, np.int64)]
         self.trips = 0
+        from .interpret_compile import MAX_TRIPS
+        self.max_trips = MAX_TRIPS
         self.where = ""  # the location of the statement running, for messages
 
     def fail(self, line: int, message: str):

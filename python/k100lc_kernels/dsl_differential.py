@@ -50,7 +50,7 @@ class CompiledSource:
             out_dir = Path(self._tmp.name)
         # kernel names are process-wide in the engine: compile each under a symbol of the source's hash
         tag = "_k" + hashlib.sha256(text.encode()).hexdigest()[:12]
-        kernels = Module(text, lambda line: f"<source>:{line}").kernels
+        kernels = Module(text, lambda line: f"<fuzz source>:{line}").kernels
         self.symbols = {k: k + tag for k in kernels}
         renamed = re.sub(r"^(\s*def\s+)(\w+)(\s*\()",
                          lambda m: m[1] + self.symbols.get(m[2], m[2]) + m[3], text, flags=re.M)

@@ -32,6 +32,7 @@ from .interpret_workgroup import InterpretError, Workgroup
 __all__ = ["interpret", "InterpretError", "load_program"]
 
 _programs: dict[tuple, Program] = {}
+_modules: dict[str, Module] = {}  # parsed sources, for many kernels of one text
 
 
 def load_program(source_or_function, kernel: str | None = None) -> tuple[Program, str]:
@@ -45,6 +46,7 @@ def load_program(source_or_function, kernel: str | None = None) -> tuple[Program
         src = DslKernel(src)
     if isinstance(src, DslKernel):
         text, name, shown = src.source(), src.symbol, src.fn.__name__
+        label = src.symbol
         if kernel is not None and kernel != shown:
             raise ValueError(f"interpret: kernel={kernel!r} but the function is {shown!r}")
 
@@ -71,7 +73,13 @@ def load_program(source_or_function, kernel: str | None = None) -> tuple[Program
     key = (text, name)
     if key in _programs:
         return _programs[key], shown or name
-    module = Module(text, where)
+    module = _modules.get(text)
+    if module is None or module.label != label:
+        module = Module(text, where)
+        module.label = label
+        if len(_modules) > 8:
+            _modules.clear()
+        _modules[text] = module
     if name is None:
         if len(module.kernels) != 1:
             raise ValueError(f"interpret: the source defines the kernels {module.kernels}; choose one with kernel=")
@@ -81,6 +89,8 @@ def load_program(source_or_function, kernel: str | None = None) -> tuple[Program
     prog = Compiler(module, name).compile()
     if shown:
         prog.name = shown
+    if len(_programs) > 256:
+        _programs.clear()
     _programs[key] = prog
     return prog, shown or name
 

@@ -27,4 +27,18 @@ def lit_to_int(out: ptr[s32], k: s32):
   for (int32_t v : out.download()) ASSERT_EQ(v, -7 * 5 + 0 + 3);
 }
 
+// A uniform constant divided by a power of two (1000 % 128) put two
+// literals into one scalar instruction and the kernel was refused.
+TEST(DslFuzzFound, ConstantModuloPowerOfTwoHasOneLiteral) {
+  DslKernel k(R"(
+def lit_mod(out: ptr[u32]):
+    i = gid()
+    out[i] = (1000 % 128) * 100000 + 1000000 // 256
+)");
+  ASSERT_TRUE(k.ok());
+  DeviceBuffer<uint32_t> out(k.dev(), 64);
+  k.launch({1}, {64}, {out.addr()});
+  for (uint32_t v : out.download()) ASSERT_EQ(v, (1000u % 128u) * 100000u + 1000000u / 256u);
+}
+
 }  // namespace

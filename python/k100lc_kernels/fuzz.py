@@ -34,7 +34,7 @@ def arguments(p: Program) -> list:
     return [iu, is_, if_,
             np.full(items * SLOTS, 0xA5A5A5A5, np.uint32), np.full(items * SLOTS, -7, np.int32),
             np.full(items * SLOTS, 0.5, np.float32),
-            np.zeros(KEYS, np.uint32), np.zeros(KEYS, np.int32), np.zeros(KEYS, np.float32),
+            np.zeros(KEYS, np.uint32), np.zeros(2 * KEYS, np.int32), np.zeros(KEYS, np.float32),
             int(r.choice([3, 17, 100, int(r.integers(0, 1 << 32))])), int(r.integers(-50, 50)),
             float(np.float32(r.standard_normal())), p.shape.width]
 
@@ -72,19 +72,20 @@ def check_batch(programs: list[Program], rt=None) -> tuple[list[tuple[Program, s
     return failures, cs.rt
 
 
-def run(first: int, count: int, batch: int = 25, show: bool = False, log=print) -> list[tuple[Program, str]]:
+def run(first: int, count: int, batch: int = 25, show: bool = False, log=print,
+        f16: bool = False) -> list[tuple[Program, str]]:
     failures = []
     rt = None
     seeds = list(range(first, first + count))
     for i in range(0, len(seeds), batch):
-        progs = [generate(s) for s in seeds[i:i + batch]]
+        progs = [generate(s, f16) for s in seeds[i:i + batch]]
         if show:
             for p in progs:
                 log(f"# seed {p.seed}, grid {p.shape.grid}, workgroup {p.shape.workgroup}\n{p.text}")
         f, rt = check_batch(progs, rt)
         for p, why in f:
             log(f"FAIL seed {p.seed} (grid {p.shape.grid}, workgroup {p.shape.workgroup}): {why}\n{p.text}"
-                f"replay: python3 -m k100lc_kernels.fuzz --seed {p.seed} --count 1 --show")
+                f"replay: python3 -m k100lc_kernels.fuzz --seed {p.seed} --count 1 --show{' --f16' if f16 else ''}")
         failures += f
     return failures
 
@@ -95,9 +96,11 @@ def main(argv=None) -> int:
     ap.add_argument("--count", type=int, default=300, help="number of programs (default 300)")
     ap.add_argument("--batch", type=int, default=25, help="kernels per compiled source (default 25)")
     ap.add_argument("--show", action="store_true", help="print every program")
+    ap.add_argument("--f16", action="store_true",
+                    help="also f16/bf16 values and ballot (k100-cc build refuses them for now)")
     a = ap.parse_args(argv)
     t0 = time.monotonic()
-    failures = run(a.seed, a.count, a.batch, a.show)
+    failures = run(a.seed, a.count, a.batch, a.show, f16=a.f16)
     dt = time.monotonic() - t0
     print(f"{a.count} programs (seeds {a.seed}..{a.seed + a.count - 1}): {len(failures)} failed, {dt:.1f} s")
     return 1 if failures else 0

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 SLOTS = 8  # output slots per type per work-item
 PARAMS = ("iu: ptr[u32], is_: ptr[s32], if_: ptr[f32], ou: ptr[u32], os_: ptr[s32], of: ptr[f32], "
           "cnt: ptr[u32], ext: ptr[s32], fsum: ptr[f32], n: u32, k: s32, kf: f32, w: u32")
-KEYS = 4  # slots of cnt/ext/fsum
+KEYS = 4  # slots of cnt and fsum (ext has 2 * KEYS: max, then min)
 
 
 @dataclass
@@ -86,6 +86,9 @@ class Generator:
         self.approx = False
         self.features: set = set()
         self.f16 = f16  # f16/bf16 values and ballot: the interpreter has them; k100-cc build does not yet
+        self.phase_b = False
+        self.lds_arrays: list = []
+        self.items = self.lds_size = 1
 
     # ------------------------------------------------------------ helpers
     def fresh(self, prefix: str) -> str:
@@ -105,6 +108,21 @@ class Generator:
         v = self.pick(scope, t, uniform)
         if v is not None and r.random() < 0.6:
             return v
+        if not uniform and r.random() < 0.12:
+            self.features.add("gather")
+            idx = f"({self.leaf(scope, 'u32', False)}) % {self.items}"
+            if t == "u32":
+                lds = [a for a, e in self.lds_arrays if e == "u32" and self.phase_b]
+                if lds and r.random() < 0.5:
+                    a = r.choice(lds)
+                    return f"{a}[({self.leaf(scope, 'u32', False)}) % {self.lds_size}]"
+                return f"iu[{idx}]"
+            if t == "s32":
+                return f"is_[s32({idx})]"
+            lds = [a for a, e in self.lds_arrays if e == "f32" and self.phase_b]
+            if lds and r.random() < 0.5:
+                return f"{r.choice(lds)}[({self.leaf(scope, 'u32', False)}) % {self.lds_size}]"
+            return f"if_[{idx}]"
         if t == "u32":
             opts = [str(r.choice([0, 1, 2, 3, 7, 31, 100, 255, 1000, 65535, 0x7FFFFFFF, 0xFFFFFFFF, r.randrange(1 << 32)])),
                     "n", "bid(0)", "w"]
@@ -156,6 +174,12 @@ class Generator:
             if c == 14 and not uniform:
                 self.features.add("wave")
                 return f"{r.choice(['wave_sum', 'wave_max', 'wave_min'])}({a()})"
+            if c == 15 and not uniform:
+                if self.f16 and t == "u32" and r.random() < 0.5:
+                    self.features.add("ballot")
+                    return f"u32(ballot({self.cond(scope, depth - 1, False)}) >> {r.randrange(33)})"
+                self.features.add("shuffle")  # inactive source lanes give 0 on both sides
+                return f"shuffle({a()}, (lane() + {r.randrange(64)}) & 63)"
             return a()
         # f32 (always varying)
         c = r.randrange(15)
@@ -183,6 +207,10 @@ class Generator:
             return f"{r.choice(['wave_sum', 'wave_max', 'wave_min'])}({a()})"
         if c == 13:
             return f"(-{a()})"
+        if c == 14 and self.f16:
+            self.features.add("f16")
+            return r.choice([f"f32(f16({a()}) * f16({a()}) + f16(0.5))", f"f32(bf16({a()}))",
+                             f"f32(fma(f16({a()}), f16({a()}), f16({a()})))"])
         return a()
 
     def cond(self, scope, depth: int, uniform: bool) -> str:
@@ -303,8 +331,11 @@ class Generator:
         c = r.randrange(4)
         if c == 0:
             self.emit(depth, f"atomic_add(cnt, {key}, ({self.expr(scope, 'u32', 1)}) & 255)")
-        elif c == 1:
-            self.emit(depth, f"atomic_{r.choice(['min', 'max'])}(ext, {key}, {self.expr(scope, 's32', 1)})")
+        elif c == 1:  # max on ext[0..KEYS), min on ext[KEYS..): mixed on one element they would depend on order
+            if r.random() < 0.5:
+                self.emit(depth, f"atomic_max(ext, {key}, {self.expr(scope, 's32', 1)})")
+            else:
+                self.emit(depth, f"atomic_min(ext, {key} + {KEYS}, {self.expr(scope, 's32', 1)})")
         elif c == 2:
             self.emit(depth, f"atomic_add(fsum, {key}, f32(({self.expr(scope, 'u32', 1)}) & 15))")
         else:
@@ -320,6 +351,9 @@ class Generator:
         else:
             shape = Shape((r.randint(1, 3),), (r.choice([64, 64, 128, 32, 96]),))
         self.helper_name = f"{name}_h"
+        self.items = shape.items
+        self.lds_size = shape.group_size
+        self.lds_arrays = []  # read in phase B only: after the last barrier nothing writes them
         L = []
         L.append("@inline")
         L.append(f"def {self.helper_name}(v: f32, m: u32) -> f32:")
@@ -353,6 +387,7 @@ class Generator:
         if r.random() < 0.4:
             self.cross_lane(top, shape)
         # phase B
+        self.phase_b = True
         self.block(top, 1, 0, False, True, True, r.randint(4, 9))
         # outputs
         outs = {"u32": [], "s32": [], "f32": []}
@@ -374,6 +409,7 @@ class Generator:
         sh = self.fresh("sh")
         # LDS declarations go to the top of the body: insert after the ids
         self.lines.insert(2, f"    {sh} = lds({size}{', u32' if elem == 'u32' else ''})")
+        self.lds_arrays.append((sh, elem))
         loop = r.random() < 0.4
         d = 1
         if loop:
@@ -424,5 +460,6 @@ class Generator:
 
 
 def generate(seed: int, f16: bool = False) -> Program:
-    """The program of this seed."""
+    """The program of this seed (f16: also f16/bf16 values and ballot, which
+    k100-cc build refuses for now: enable once they compile)."""
     return Generator(seed, f16).program(f"fz{seed}")

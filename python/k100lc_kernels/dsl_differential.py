@@ -25,6 +25,7 @@ from .interpreter import interpret, load_program
 
 F32_RTOL = 1e-5
 F32_ATOL = 1e-6
+_shared_rt = None
 
 
 def parameter_types(program) -> list:
@@ -56,9 +57,13 @@ class CompiledSource:
                          lambda m: m[1] + self.symbols.get(m[2], m[2]) + m[3], text, flags=re.M)
         paths = {p.stem: p for p in _compiler().compile_source(renamed, out_dir)}
         self.paths = {k: paths[s] for k, s in self.symbols.items()}
+        global _shared_rt
         if rt is None:
-            from .runtime import Runtime
-            rt = Runtime(hsaco=next(iter(self.paths.values())))
+            if _shared_rt is None:  # the engine is one per process: one Runtime serves every source
+                from .runtime import Runtime
+                first = next(iter(self.paths.values()))
+                _shared_rt = Runtime(hsaco=first)
+            rt = _shared_rt
         self.rt = rt
         self._loaded = set()
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import dsl_types
 from .dsl_kernel import launch_arrays
-from .interpret_compile import Module
+from .interpret_module import Module
 from .interpreter import interpret, load_program
 
 F32_RTOL = 1e-5

@@ -9,7 +9,8 @@ import ast
 import numpy as np
 
 from . import interpret_values as V
-from .interpret_compile import Typed, const_eval
+from .interpret_compile import Typed
+from .interpret_module import const_eval
 
 BUILTINS = {
     "gid", "bid", "lid", "tid", "lane", "exp", "sqrt", "rsqrt", "fabs", "floor", "ceil", "trunc", "rint", "fract",

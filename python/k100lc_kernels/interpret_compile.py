@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import interpret_values as V
+from .interpret_module import BINOPS, Module, const_eval
 from .interpret_workgroup import InterpretError
 
 MAX_TRIPS = 1 << 20  # loop trips per workgroup before the interpreter calls the loop endless
@@ -55,8 +56,6 @@ class Program:
     grid: tuple = (1,)
 
 
-_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-           ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _CMP_FN = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
            ">=": np.greater_equal}
@@ -67,79 +66,16 @@ def _const(value):
     return lambda st, m: value
 
 
-class Module:
-    """The top level of a source: functions, constants, which are kernels."""
-
-    def __init__(self, text: str, where):
-        self.where = where
-        try:
-            tree = ast.parse(text)
-        except SyntaxError as e:
-            raise InterpretError(f"{where(e.lineno or 0)}: {e.msg}") from None
-        self.functions: dict[str, ast.FunctionDef] = {}
-        self.constants: dict[str, object] = {}
-        self.inline: set[str] = set()
-        for node in tree.body:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                continue
-            if isinstance(node, ast.FunctionDef):
-                self.functions[node.name] = node
-                for d in node.decorator_list:
-                    if (isinstance(d, ast.Name) and d.id == "inline") or (
-                            isinstance(d, ast.Attribute) and d.attr == "inline"):
-                        self.inline.add(node.name)
-                continue
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                self.constants[node.targets[0].id] = const_eval(node.value, {}, self.constants, where)
-                continue
-            raise InterpretError(f"{where(node.lineno)}: only functions, constants (NAME = value) and imports "
-                                 f"may stand at the top level, not {type(node).__name__}")
-        called = {c.func.id for f in self.functions.values() for c in ast.walk(f)
-                  if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
-        self.kernels = [n for n in self.functions if n not in self.inline and n not in called]
-
-
-def const_eval(node, names: dict, constants: dict, where):
-    """A compile-time constant (const_eval.cpp): int64 integers, float64 floats."""
-    def fail(why):
-        raise InterpretError(f"{where(node.lineno)}: a compile-time constant is needed here; {why}")
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, ast.Name):
-        if node.id in names:
-            return names[node.id]
-        if node.id in constants:
-            return constants[node.id]
-        fail(f"'{node.id}' is not a constant")
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Invert)):
-        a = const_eval(node.operand, names, constants, where)
-        if isinstance(node.op, ast.USub):
-            return -a
-        if isinstance(a, float):
-            fail("'~' takes integers")
-        return ~a
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        a = const_eval(node.left, names, constants, where)
-        b = const_eval(node.right, names, constants, where)
-        op = _BINOPS[type(node.op)]
-        if isinstance(a, float) or isinstance(b, float):
-            if op not in "+-*/":
-                fail(f"'{op}' does not take floats")
-            return {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else fail("division by zero")}[op]
-        if op in ("/", "//", "%"):
-            if b == 0:
-                fail("division by zero")
-            return a % b if op == "%" else a // b
-        if op == "<<":
-            if not (0 <= b <= 32 and 0 <= a <= 1 << 32):
-                fail("the shift is out of range")
-            return a << b
-        r = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, ">>": lambda: a >> b,
-             "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b}[op]()
-        if op in "+-*" and abs(r) > 1 << 40:
-            fail("the value is far outside 32 bits")
-        return r
-    fail("this expression is computed at run time")
+def _sequence(fns):
+    """Statements one after the other; lanes that left (break, continue, return) drop out."""
+    def run(st, m):
+        for f in fns:
+            if st.off.any():
+                m = m & ~st.off
+                if not m.any():
+                    return
+            f(st, m)
+    return run
 
 
 class Compiler:
@@ -257,9 +193,9 @@ class Compiler:
         if isinstance(node, ast.UnaryOp):
             return self.unary(node)
         if isinstance(node, ast.BinOp):
-            if type(node.op) not in _BINOPS:
+            if type(node.op) not in BINOPS:
                 self.error(node, f"the operator {type(node.op).__name__} is not part of the language")
-            return self.binary(_BINOPS[type(node.op)], self.expr(node.left), self.expr(node.right), node)
+            return self.binary(BINOPS[type(node.op)], self.expr(node.left), self.expr(node.right), node)
         if isinstance(node, ast.BoolOp):
             vals = [self.expr(v) for v in node.values]
             for v, n in zip(vals, node.values):
@@ -546,17 +482,7 @@ class Compiler:
         return assign
 
     def block(self, stmts) -> object:
-        fns = [f for f in (self.statement(s) for s in stmts) if f is not None]
-        fns = [g for f in fns for g in (f if isinstance(f, list) else [f])]
-
-        def run(st, m):
-            for f in fns:
-                if st.off.any():
-                    m = m & ~st.off
-                    if not m.any():
-                        return
-                f(st, m)
-        return run
+        return _sequence([f for f in (self.statement(s) for s in stmts) if f is not None])
 
     def statement(self, s):
         if isinstance(s, ast.Pass):
@@ -592,12 +518,12 @@ class Compiler:
         if isinstance(s, ast.AugAssign):
             if not isinstance(s.target, ast.Name):
                 self.error(s, "x op= v takes a variable name; write p[i] = p[i] op v for memory")
-            if type(s.op) not in _BINOPS:
+            if type(s.op) not in BINOPS:
                 self.error(s, "this operator is not part of the language")
             lhs = self.name(s.target)
             if lhs.type == "mem":
                 self.error(s, f"'{s.target.id}' is a pointer or LDS array; update an element")
-            r = self.binary(_BINOPS[type(s.op)], lhs, self.expr(s.value), s)
+            r = self.binary(BINOPS[type(s.op)], lhs, self.expr(s.value), s)
             return self.assign_name(s.target, r, None, s)
         if isinstance(s, ast.If):
             return self.if_stmt(s)
@@ -859,15 +785,7 @@ class Compiler:
             out.append(self.block(s.body))
         self.block_depth -= 1
         self.frame.consts.pop(name, None)
-
-        def run(st, m):
-            for f in out:
-                if st.off.any():
-                    m = m & ~st.off
-                    if not m.any():
-                        return
-                f(st, m)
-        return run
+        return _sequence(out)
 
     def return_stmt(self, s: ast.Return):
         f = self.frame

@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from . import dsl_arguments, dsl_types
-from .interpret_compile import Compiler, Module, Program
+from .interpret_compile import Compiler, Program
+from .interpret_module import Module
 from .interpret_values import ELEMENT_DTYPES
 from .interpret_workgroup import InterpretError, Workgroup
 

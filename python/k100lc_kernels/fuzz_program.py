@@ -152,7 +152,7 @@ class Generator:
             if c == 7:
                 op = r.choice(["//", "%", "/"])
                 d = r.choice([f"({a()} | 1)", str(r.choice([3, 7, 10, 64, 1000, 4096])),
-                              f"(n | 1)" if t == "u32" else f"(k | 1)",
+                              "(n | 1)" if t == "u32" else "(k | 1)",
                               f"-{r.choice([3, 7, 64])}" if t == "s32" else "5"])
                 self.features.add("division")
                 return f"({a()} {op} {d})"

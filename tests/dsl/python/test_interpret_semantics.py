@@ -12,7 +12,7 @@ import pytest
 
 import dsl_kernels_sample as sample
 from k100lc_kernels import InterpretError, interpret, kernel
-from k100lc_kernels.dsl_types import f32, ptr, u32
+from k100lc_kernels.dsl_types import f32, gid, ptr, u32
 
 KKL = Path(__file__).resolve().parents[1] / "kkl"
 
@@ -180,7 +180,7 @@ def bad(y: ptr[u32], n: u32):
 
     @kernel
     def bad_kernel(y: ptr[f32]):
-        y[0] = undefined_name
+        y[0] = undefined_name  # noqa: F821 (the error under test)
     line = inspect.getsourcelines(bad_kernel.fn)[1] + 2
     with pytest.raises(InterpretError, match=rf"test_interpret_semantics.py:{line}:.*unknown name 'undefined_name'"):
         interpret(bad_kernel, np.zeros(1, np.float32), grid=1)

@@ -163,6 +163,35 @@ def grid2d(m: ptr[u32], w: u32, h: u32):
     if c < w and r < h:
         m[r * w + c] = (bid(1) << 16) | (lid(1) << 8) | lid(0)
 
+def more(x: ptr[f32], out: ptr[s32], old: ptr[u32], fs: ptr[f32]):
+    t = tid()
+    slot = lds(4, u32)
+    lo = lds(1, s32)
+    if t == 0:
+        slot[0] = 7
+        slot[1] = 0
+        lo[0] = 1000
+    barrier()
+    v = x[t]
+    m: f32 = 3
+    m = m + v
+    out[t * 6 + 0] = s32(v * 1.0e10)
+    out[t * 6 + 1] = s32(u32(v * 100.0))
+    j = t - t
+    while 1:
+        j += 1
+        if j * j > t:
+            break
+    out[t * 6 + 2] = s32(j)
+    out[t * 6 + 3] = s32(m * 8.0)
+    old[t * 2 + 0] = atomic_xchg(slot, 0, t)
+    old[t * 2 + 1] = atomic_cas(slot, 1, t, t + 1)
+    atomic_min(lo, 0, s32(t) - 40)
+    atomic_add(fs, t & 3, f32(t))
+    barrier()
+    out[t * 6 + 4] = lo[0]
+    out[t * 6 + 5] = s32(slot[0] + slot[1] * 1000)
+
 def dots(a: ptr[u32], b: ptr[u32], out: ptr[s32], fo: ptr[f32], n: u32):
     i = gid()
     if i < n:
@@ -351,3 +380,28 @@ def test_dot_products(cs):
     assert np.array_equal(out[:, 1], wrap(np.arange(n) + (fields(a, 4) * fields(b, 4)).sum(1)))
     exact = (a16.astype(np.float64) * b16.astype(np.float64)).sum(1) + 0.25  # exact in float64 here: rounded once
     assert np.array_equal(res[3], exact.astype(np.float32))
+
+
+def test_loops_locals_conversions_and_atomics_in_lane_order(cs):
+    x = np.concatenate([np.array([-1.5, 1e30, -1e30, np.nan, 0.25], np.float32),
+                        rng.standard_normal(59).astype(np.float32) * 5])
+    res = run(cs, "more", [x, np.zeros(64 * 6, np.int32), np.zeros(128, np.uint32), np.zeros(4, np.float32)], 1)
+    out, old = res[1].reshape(64, 6).astype(np.int64), res[2].reshape(64, 2)
+    t = np.arange(64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        big = (x * np.float32(1e10)).astype(np.float64)
+        want0 = np.where(np.isnan(big), 0, np.clip(np.trunc(big), -2**31, 2**31 - 1))
+        hundred = (x * np.float32(100)).astype(np.float64)
+        want1 = np.where(np.isnan(hundred), 0, np.clip(np.trunc(hundred), 0, 2**32 - 1))
+    assert np.array_equal(out[:, 0], want0)
+    assert np.array_equal(out[:, 1], np.where(want1 >= 2**31, want1 - 2**32, want1))
+    assert np.array_equal(out[:, 2], np.floor(np.sqrt(t)).astype(np.int64) + 1)  # the first j with j * j > t
+    m = (np.float32(3) + x) * np.float32(8)
+    with np.errstate(invalid="ignore"):
+        want3 = np.where(np.isnan(m), 0, np.clip(np.trunc(m.astype(np.float64)), -2**31, 2**31 - 1))
+    assert np.array_equal(out[:, 3], want3)
+    # one wave: its lanes act in lane order, so the old values are known
+    assert np.array_equal(old[:, 0], np.concatenate([[7], t[:-1]]))
+    assert np.array_equal(old[:, 1], t)  # lane t finds t (lane t - 1 stored it) and stores t + 1
+    assert (out[:, 4] == -40).all() and (out[:, 5] == 63 + 1000 * 64).all()
+    assert np.array_equal(res[3], np.array([sum(range(i, 64, 4)) for i in range(4)], np.float32))

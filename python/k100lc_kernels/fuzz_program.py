@@ -144,6 +144,8 @@ class Generator:
         if t in ("u32", "s32"):
             c = r.randrange(16)
             if c < 4:
+                if t == "s32" and r.random() < 0.2:  # u32 with s32 promotes to s32
+                    return f"({self.expr(scope, 'u32', depth - 1, uniform)} {r.choice(['+', '-', '*'])} {a()})"
                 return f"({a()} {r.choice(['+', '-', '*', '+', '-'])} {a()})"
             if c < 6:
                 return f"({a()} {r.choice(['&', '|', '^'])} {a()})"
@@ -271,6 +273,8 @@ class Generator:
                 self.emit(depth, f"if {self.cond(scope, 1, False)}:")
                 self.emit(depth + 1, "return")
                 self.features.add("return")
+            elif c == 18 and uniform_ctx and region_top and nest < 2:
+                self.uniform_loop(scope, depth, nest)
             elif c == 17:
                 v = self.pick(scope, "f32")
                 if v and v != "kf":  # parameters cannot be assigned
@@ -313,6 +317,32 @@ class Generator:
         t = "s32" if ("k" in rng or "-" in rng) else "u32"
         inner.vars[q] = (t, not varying and uniform_ctx)
         self.block(inner, depth + 1, nest + 1, True, uniform_ctx and not varying, False, r.randint(1, 3))
+
+    def uniform_loop(self, scope, depth, nest):
+        """A loop the whole wave runs alike (uniform bounds, no exit inside) updating a uniform accumulator
+        created before it in the same region, and per-lane values."""
+        r = self.r
+        acc = self.fresh("x")
+        self.emit(depth, f"{acc} = {self.expr(scope, 'u32', 1, True)}")
+        scope.vars[acc] = ("u32", True)
+        if r.random() < 0.5:
+            q = self.fresh("q")
+            bounds = r.choice(['range(4)', 'range(n & 3, 6)', 'range(5, 0, -1)'])
+            self.emit(depth, f"for {q} in {bounds}:")
+            inner = _Scope(scope)
+            inner.vars[q] = ("s32" if "-" in bounds else "u32", True)
+            self.emit(depth + 1, f"{acc} = ({acc} * {r.choice([3, 5, 0x9E3779B9])}) ^ (u32({q}) + n)")
+        else:
+            q = self.fresh("x")
+            self.emit(depth, f"{q} = u32(0)")
+            self.emit(depth, f"while {q} < (n & 3) + 1:")
+            inner = _Scope(scope)
+            self.emit(depth + 1, f"{q} += 1")
+            self.emit(depth + 1, f"{acc} = {acc} + {q} * {self.expr(inner, 'u32', 1, True)}")
+            scope.vars[q] = ("u32", True)
+        for _ in range(r.randint(1, 2)):  # per-lane work, no exits: the loop stays uniform
+            self.assign(inner, depth + 1, False, False)
+        self.features.add("uniform_loop")
 
     def while_stmt(self, scope, depth, nest):
         r = self.r

@@ -36,7 +36,9 @@ def arguments(p: Program) -> list:
             np.full(items * SLOTS, 0.5, np.float32),
             np.zeros(KEYS, np.uint32), np.zeros(2 * KEYS, np.int32), np.zeros(KEYS, np.float32),
             int(r.choice([3, 17, 100, int(r.integers(0, 1 << 32))])), int(r.integers(-50, 50)),
-            float(np.float32(r.standard_normal())), p.shape.width]
+            float(np.float32(r.standard_normal())), p.shape.width,
+            r.integers(0, 256, items).astype(np.uint8), r.integers(-(1 << 15), 1 << 15, items).astype(np.int16),
+            np.zeros(items, np.uint8), np.zeros(items, np.int16)]
 
 
 def check_batch(programs: list[Program], rt=None) -> tuple[list[tuple[Program, str]], object]:

@@ -4,11 +4,14 @@
 A program is one kernel (and an inline helper) over a fixed signature:
 
     def NAME(iu: ptr[u32], is_: ptr[s32], if_: ptr[f32], ou: ptr[u32], os_: ptr[s32], of: ptr[f32],
-             cnt: ptr[u32], ext: ptr[s32], fsum: ptr[f32], n: u32, k: s32, kf: f32, w: u32)
+             cnt: ptr[u32], ext: ptr[s32], fsum: ptr[f32], n: u32, k: s32, kf: f32, w: u32,
+             b8: ptr[u8], h16: ptr[s16], ob8: ptr[u8], oh16: ptr[s16])
 
 Each work-item has a unique flat index g (2-D ids when the workgroup is
-2-D), reads its inputs at g, and stores every variable it created at the top
-level into its own output slots at the end. The body has two phases:
+2-D), reads its inputs at g (and gathers from the inputs, never from an
+output: another wave may be writing it), and stores every variable it
+created at the top level into its own output slots at the end (two of them
+also into the narrow ob8/oh16). The body has two phases:
 
 * phase A, where every lane of the workgroup is active: LDS arrays written,
   a barrier, read at another work-item's index, a barrier (also inside
@@ -17,7 +20,8 @@ level into its own output slots at the end. The body has two phases:
   nested varying if/elif/else, uniform and varying for/while loops with
   break/continue, early return, global atomics whose final values do not
   depend on their order (integer add/min/max, f32 adds of small integers),
-  wave reductions over the active lanes, helper calls.
+  wave reductions over the active lanes, helper calls (one with a loop,
+  called from static_range unrolled loops), u8/s16 loads at computed indices.
 
 Validity is by construction: uniform variables are created at the top
 level and assigned only uniform values in uniform control flow (the region
@@ -33,7 +37,8 @@ from dataclasses import dataclass, field
 
 SLOTS = 8  # output slots per type per work-item
 PARAMS = ("iu: ptr[u32], is_: ptr[s32], if_: ptr[f32], ou: ptr[u32], os_: ptr[s32], of: ptr[f32], "
-          "cnt: ptr[u32], ext: ptr[s32], fsum: ptr[f32], n: u32, k: s32, kf: f32, w: u32")
+          "cnt: ptr[u32], ext: ptr[s32], fsum: ptr[f32], n: u32, k: s32, kf: f32, w: u32, "
+          "b8: ptr[u8], h16: ptr[s16], ob8: ptr[u8], oh16: ptr[s16]")
 KEYS = 4  # slots of cnt and fsum (ext has 2 * KEYS: max, then min)
 
 
@@ -116,8 +121,10 @@ class Generator:
                 if lds and r.random() < 0.5:
                     a = r.choice(lds)
                     return f"{a}[({self.leaf(scope, 'u32', False)}) % {self.lds_size}]"
-                return f"iu[{idx}]"
+                return f"b8[{idx}]" if r.random() < 0.3 else f"iu[{idx}]"  # u8 loads zero-extend
             if t == "s32":
+                if r.random() < 0.3:
+                    return f"h16[{idx}]"  # s16 loads sign-extend
                 return f"is_[s32({idx})]"
             lds = [a for a, e in self.lds_arrays if e == "f32" and self.phase_b]
             if lds and r.random() < 0.5:
@@ -275,6 +282,13 @@ class Generator:
                 self.features.add("return")
             elif c == 18 and uniform_ctx and region_top and nest < 2:
                 self.uniform_loop(scope, depth, nest)
+            elif c == 19 and r.random() < 0.5:
+                v = self.pick(scope, "u32")
+                if v and not v.startswith(("q", "g")) and v not in ("n", "w") and not scope.vars[v][1]:
+                    st = self.fresh("s")
+                    self.emit(depth, f"for {st} in static_range({r.choice(['3', '1, 7, 2', '4, 0, -1'])}):")
+                    self.emit(depth + 1, f"{v} = {self.mix_name}({v}, s32({st}) + {self.expr(scope, 's32', 1)})")
+                    self.features.add("static_range")
             elif c == 17:
                 v = self.pick(scope, "f32")
                 if v and v != "kf":  # parameters cannot be assigned
@@ -381,6 +395,7 @@ class Generator:
         else:
             shape = Shape((r.randint(1, 3),), (r.choice([64, 64, 128, 32, 96]),))
         self.helper_name = f"{name}_h"
+        self.mix_name = f"{name}_mix"
         self.items = shape.items
         self.lds_size = shape.group_size
         self.lds_arrays = []  # read in phase B only: after the last barrier nothing writes them
@@ -390,6 +405,13 @@ class Generator:
         L.append("    if (m & 3) == 0:")
         L.append("        return v * 0.5")
         L.append("    return fma(v, 0.25, f32(m & 15))")
+        L.append("")
+        L.append("@inline")
+        L.append(f"def {name}_mix(a: u32, b: s32) -> u32:")
+        L.append("    acc = a")
+        L.append("    for i in range(b & 3):")
+        L.append("        acc = (acc << 3) ^ (acc >> 2) ^ u32(i)")
+        L.append("    return acc + u32(b)")
         L.append("")
         L.append(f"def {name}({PARAMS}):")
         self.lines = []
@@ -429,6 +451,9 @@ class Generator:
             chosen = outs[t][-SLOTS:]
             for j, v in enumerate(chosen):
                 self.emit(1, f"{arr}[g * {SLOTS} + {j}] = {v}")
+        # narrow stores keep the low bits (into arrays nothing reads: another wave may still gather from inputs)
+        self.emit(1, f"ob8[g] = {self.r.choice(outs['u32'])} + u32({self.r.choice(outs['s32'])})")
+        self.emit(1, f"oh16[g] = {self.r.choice(outs['s32'])}")
         text = "\n".join(L + self.lines) + "\n"
         return Program(self.seed, name, text, shape, self.approx, self.features)
 

@@ -13,6 +13,7 @@ A failing program is printed with its seed; exit status 1 when any failed.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -101,6 +102,7 @@ def main(argv=None) -> int:
     ap.add_argument("--f16", action="store_true",
                     help="also f16/bf16 values and ballot (k100-cc build refuses them for now)")
     a = ap.parse_args(argv)
+    os.environ["K100_EMU_CHECK"] = "all"  # waits, hazards and LDS races checked on every launch
     t0 = time.monotonic()
     failures = run(a.seed, a.count, a.batch, a.show, f16=a.f16)
     dt = time.monotonic() - t0

@@ -101,13 +101,43 @@ def main(argv=None) -> int:
     ap.add_argument("--show", action="store_true", help="print every program")
     ap.add_argument("--f16", action="store_true",
                     help="also f16/bf16 values and ballot (k100-cc build refuses them for now)")
+    ap.add_argument("--jobs", type=int, default=1, help="processes at once for runs longer than --chunk")
+    ap.add_argument("--chunk", type=int, default=1000,
+                    help="programs per process (the engine keeps every code object it loaded; default 1000)")
     a = ap.parse_args(argv)
     os.environ["K100_EMU_CHECK"] = "all"  # waits, hazards and LDS races checked on every launch
     t0 = time.monotonic()
-    failures = run(a.seed, a.count, a.batch, a.show, f16=a.f16)
+    if a.count > a.chunk:
+        failed = _in_processes(a)
+    else:
+        failed = len(run(a.seed, a.count, a.batch, a.show, f16=a.f16))
     dt = time.monotonic() - t0
-    print(f"{a.count} programs (seeds {a.seed}..{a.seed + a.count - 1}): {len(failures)} failed, {dt:.1f} s")
-    return 1 if failures else 0
+    print(f"{a.count} programs (seeds {a.seed}..{a.seed + a.count - 1}): {failed} failed, {dt:.1f} s")
+    return 1 if failed else 0
+
+
+def _in_processes(a) -> int:
+    """The run in processes of a.chunk programs each, a.jobs at a time; the number of failed programs."""
+    import re
+    import subprocess
+    starts = list(range(a.seed, a.seed + a.count, a.chunk))
+    running, failed = [], 0
+    while starts or running:
+        while starts and len(running) < max(1, a.jobs):
+            s = starts.pop(0)
+            n = min(a.chunk, a.seed + a.count - s)
+            cmd = [sys.executable, "-m", "k100lc_kernels.fuzz", "--seed", str(s), "--count", str(n),
+                   "--batch", str(a.batch), "--chunk", str(n)] + (["--show"] if a.show else []) + (
+                   ["--f16"] if a.f16 else [])
+            running.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        p = running.pop(0)
+        out, _ = p.communicate()
+        print(out, end="", flush=True)
+        m = re.search(r"programs \(seeds \d+\.\.\d+\): (\d+) failed", out)
+        failed += int(m[1]) if m else 1  # a process that ended without its summary counts as a failure
+        if m is None or p.returncode not in (0, 1):
+            print(f"fuzz: the process for {' '.join(p.args[3:7])} ended with status {p.returncode}", flush=True)
+    return failed
 
 
 if __name__ == "__main__":

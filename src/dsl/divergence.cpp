@@ -27,10 +27,11 @@ bool inherently_varying(const Value& v) {
   return is_float(v.type);
 }
 
-// broadcast() and the wave reductions give one value per wave whatever their
-// operand (an f32 result is still per lane, DSL.md §3).
+// broadcast(), ballot() and the wave reductions give one value per wave
+// whatever their operand (an f32 result is still per lane, DSL.md §3).
 bool wave_wide(const Value& v) {
-  return v.op == Opcode::Call && (v.builtin == BuiltinId::Broadcast || v.builtin == BuiltinId::WaveSum ||
+  return v.op == Opcode::Call && (v.builtin == BuiltinId::Broadcast || v.builtin == BuiltinId::Ballot ||
+                                  v.builtin == BuiltinId::WaveSum ||
                                   v.builtin == BuiltinId::WaveMax || v.builtin == BuiltinId::WaveMin);
 }
 

@@ -4,7 +4,9 @@
 // the next trip) needs no separate latch.
 #include "k100/dsl/ir.h"
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -13,6 +15,25 @@
 namespace k100::dsl::ir {
 
 namespace {
+
+// The f16 nearest to v, ties to even (an f16 literal: an integer the front
+// end converted by value).
+uint16_t f16_bits(double v) {
+  const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  const double a = std::fabs(v);
+  if (std::isnan(v)) return 0x7e00;
+  if (a >= 65520.0) return uint16_t(sign | 0x7c00);  // rounds past the largest f16, 65504
+  int e = 0;
+  std::frexp(a, &e);
+  int lead = std::max(e - 1, -14);  // the exponent of the leading bit; -14 for subnormals
+  double q = std::rint(std::ldexp(a, 10 - lead));  // 11 significant bits, to nearest even
+  if (q >= 2048) {
+    q /= 2;
+    ++lead;
+  }
+  if (q < 1024) return uint16_t(sign | uint16_t(q));  // subnormal (lead is -14)
+  return uint16_t(sign | ((lead + 15) << 10) | (uint16_t(q) - 1024));
+}
 
 class Builder {
  public:
@@ -92,16 +113,6 @@ int Builder::expr(const Expr& e, Region& out) {
   Value v;
   v.type = e.type.scalar;
   v.loc = e.loc;
-  if (e.kind == ExprKind::Call && e.builtin &&
-      (e.builtin->id == BuiltinId::Ballot || e.builtin->id == BuiltinId::ToF16 ||
-       e.builtin->id == BuiltinId::ToBF16)) {
-    refuse(e.loc, "the built-in '" + std::string(e.builtin->name) + "'");
-    return constant(Scalar::U32, 0, e.loc, out);
-  }
-  if (e.type.is(Scalar::F16) || e.type.is(Scalar::BF16) || e.type.is(Scalar::U64)) {
-    refuse(e.loc, std::string("a value of type ") + scalar_name(e.type.scalar));
-    return constant(Scalar::U32, 0, e.loc, out);
-  }
   switch (e.kind) {
     case ExprKind::Name:
       v.op = Opcode::ReadVar;
@@ -109,12 +120,11 @@ int Builder::expr(const Expr& e, Region& out) {
       break;
     case ExprKind::Int:
       v.op = Opcode::Const;
-      v.bits = e.int_value & 0xffffffffu;
+      v.bits = e.type.is(Scalar::U64) ? e.int_value : e.int_value & 0xffffffffu;
       break;
     case ExprKind::Float: {
       v.op = Opcode::Const;
-      float x = float(e.float_value);
-      v.bits = std::bit_cast<uint32_t>(x);
+      v.bits = e.type.is(Scalar::F16) ? f16_bits(e.float_value) : std::bit_cast<uint32_t>(float(e.float_value));
       break;
     }
     case ExprKind::Unary:
@@ -136,7 +146,6 @@ int Builder::expr(const Expr& e, Region& out) {
     case ExprKind::Convert:
       v.op = Opcode::Convert;
       v.operand = e.args[0]->type.scalar;
-      if (is_float(v.operand) && v.operand != Scalar::F32) refuse(e.loc, std::string("a conversion from ") + scalar_name(v.operand));
       v.args = {expr(*e.args[0], out)};
       break;
     case ExprKind::IfExp:

@@ -10,30 +10,12 @@
 #include <cstring>
 #include <sstream>
 
+#include "half_literal.h"
 #include "k100/dsl/source.h"
 
 namespace k100::dsl::ir {
 
 namespace {
-
-// The f16 nearest to v, ties to even (an f16 literal: an integer the front
-// end converted by value).
-uint16_t f16_bits(double v) {
-  const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
-  const double a = std::fabs(v);
-  if (std::isnan(v)) return 0x7e00;
-  if (a >= 65520.0) return uint16_t(sign | 0x7c00);  // rounds past the largest f16, 65504
-  int e = 0;
-  std::frexp(a, &e);
-  int lead = std::max(e - 1, -14);  // the exponent of the leading bit; -14 for subnormals
-  double q = std::rint(std::ldexp(a, 10 - lead));  // 11 significant bits, to nearest even
-  if (q >= 2048) {
-    q /= 2;
-    ++lead;
-  }
-  if (q < 1024) return uint16_t(sign | uint16_t(q));  // subnormal (lead is -14)
-  return uint16_t(sign | ((lead + 15) << 10) | (uint16_t(q) - 1024));
-}
 
 class Builder {
  public:
@@ -124,7 +106,9 @@ int Builder::expr(const Expr& e, Region& out) {
       break;
     case ExprKind::Float: {
       v.op = Opcode::Const;
-      v.bits = e.type.is(Scalar::F16) ? f16_bits(e.float_value) : std::bit_cast<uint32_t>(float(e.float_value));
+      v.bits = e.type.is(Scalar::F16)    ? f16_bits(e.float_value)
+               : e.type.is(Scalar::BF16) ? bf16_bits(e.float_value)
+                                         : std::bit_cast<uint32_t>(float(e.float_value));
       break;
     }
     case ExprKind::Unary:

@@ -85,6 +85,7 @@ class Lowerer {
   codegen::VGPR float_math(BuiltinId id, codegen::VGPR x);  // exp, sqrt, ... on an f32
   codegen::VGPR float_divide(codegen::VGPR a, int b, Scalar type);  // a / b in f32
   Reg half_binary(const ir::Value& v);
+  Reg bf16_call(const ir::Value& v);  // fma, min, max of bf16 values
   Reg convert_float(const ir::Value& v, int arg, Scalar from);
 
   // lower_u64.cpp: u64 values (ballot masks) in SGPR or VGPR pairs

@@ -1,10 +1,10 @@
 // f16 and bf16 values (DSL.md "Half-precision values"). f16 `+ - *`, fma,
 // min, max, negation and comparisons use the f16 instructions (one rounding
-// to nearest even); f16 `/` and the float built-ins compute in f32 and round
-// back. bf16 has no arithmetic (the front end asks for f32(x)); conversions
-// go through f32: widening is exact, narrowing rounds to nearest even (a
-// NaN stays a quiet NaN), and an integer becomes f32 first (exact below
-// 2^24).
+// to nearest even); f16 `/`, the float built-ins and all bf16 arithmetic
+// compute in f32 and round back to nearest even (bf16 min, max and
+// comparisons are exact so). Conversions go through f32: widening is exact,
+// narrowing rounds to nearest even (a NaN stays a quiet NaN), and an integer
+// becomes f32 first (exact below 2^24).
 #include <bit>
 #include <cmath>
 
@@ -94,11 +94,22 @@ VGPR Lowerer::float_divide(VGPR a, int b, Scalar type) {
 
 Lowerer::Reg Lowerer::half_binary(const ir::Value& v) {
   const int a = v.args[0], b = v.args[1];
-  if (v.type != Scalar::F16) throw LoweringError{v.loc, std::string("arithmetic on ") + scalar_name(v.type)};
   Reg r;
-  if (v.aop == Op::Div) {
-    r.vector = true;
-    r.v = narrow(float_divide(widen(a, Scalar::F16), b, Scalar::F16), Scalar::F16);
+  r.vector = true;
+  if (v.aop == Op::Div || v.type == Scalar::BF16) {  // in f32, rounded back
+    VGPR x = widen(a, v.type);
+    if (v.aop == Op::Div) {
+      r.v = narrow(float_divide(x, b, v.type), v.type);
+      return r;
+    }
+    VGPR y = widen(b, v.type), q = k_.vgpr(1, "f32");
+    switch (v.aop) {
+      case Op::Add: k_.v_add_f32(q, x, y); break;
+      case Op::Sub: k_.v_sub_f32(q, x, y); break;
+      case Op::Mul: k_.v_mul_f32(q, x, y); break;
+      default: throw LoweringError{v.loc, std::string("'") + op_spelling(v.aop) + "' on bf16 values"};
+    }
+    r.v = narrow(q, v.type);
     return r;
   }
   r = new_vreg("f16");
@@ -108,6 +119,18 @@ Lowerer::Reg Lowerer::half_binary(const ir::Value& v) {
     case Op::Mul: k_.v_mul_f16(r.v, vec(a), vec(b)); break;
     default: throw LoweringError{v.loc, std::string("'") + op_spelling(v.aop) + "' on f16 values"};
   }
+  return r;
+}
+
+Lowerer::Reg Lowerer::bf16_call(const ir::Value& v) {
+  Reg r;
+  r.vector = true;
+  VGPR x = widen(v.args[0], Scalar::BF16), y = widen(v.args[1], Scalar::BF16), q = k_.vgpr(1, "f32");
+  if (v.builtin == BuiltinId::Fma)
+    k_.v_fma_f32(q, x, y, widen(v.args[2], Scalar::BF16));
+  else
+    v.builtin == BuiltinId::Min ? k_.v_min_f32(q, x, y) : k_.v_max_f32(q, x, y);
+  r.v = narrow(q, Scalar::BF16);
   return r;
 }
 

@@ -195,7 +195,7 @@ Lowerer::Reg Lowerer::unary(const ir::Value& v) {
   r = new_vreg("unary");
   if (v.aop == Op::Neg && v.type == Scalar::F32)
     k_.v_xor_b32(r.v, 0x80000000u, vec(a));  // exact, -0.0 included
-  else if (v.aop == Op::Neg && v.type == Scalar::F16)
+  else if (v.aop == Op::Neg && (v.type == Scalar::F16 || v.type == Scalar::BF16))
     k_.v_xor_b32(r.v, 0x8000u, vec(a));
   else if (v.aop == Op::Neg)
     k_.v_sub_u32(r.v, 0, vec(a));
@@ -289,6 +289,12 @@ Lowerer::Reg Lowerer::compare(const ir::Value& v) {
     k_.emit(name, {x, y});
     r = new_sreg("bool");
     k_.s_cselect_b32(r.s, 1, 0);
+    return r;
+  }
+  if (t == Scalar::BF16) {  // exact in f32
+    r.s = k_.sgpr(2, "lanes");
+    k_.emit(std::string("v_cmp_") + (v.aop == Op::Ne ? "neq" : cmp_name(v.aop)) + "_f32",
+            {r.s, widen(a, t), widen(b, t)});
     return r;
   }
   std::string name = std::string("v_cmp_");
@@ -392,12 +398,14 @@ Lowerer::Reg Lowerer::call(const ir::Value& v) {
     case BuiltinId::Ubyte: one("v_cvt_f32_ubyte0"); return r;
     case BuiltinId::F16ToF32: one("v_cvt_f32_f16"); return r;
     case BuiltinId::Fma:
+      if (v.type == Scalar::BF16) return bf16_call(v);
       r = new_vreg("fma");  // f16: one rounding, the high half zeroed (the legacy form)
       k_.emit(v.type == Scalar::F16 ? "v_fma_legacy_f16" : "v_fma_f32",
               {r.v, vec(v.args[0]), vec(v.args[1]), vec(v.args[2])});
       return r;
     case BuiltinId::Min:
     case BuiltinId::Max: {
+      if (v.type == Scalar::BF16) return bf16_call(v);
       const bool mn = v.builtin == BuiltinId::Min;
       const char* sfx = v.type == Scalar::F32   ? "_f32"
                         : v.type == Scalar::F16 ? "_f16"

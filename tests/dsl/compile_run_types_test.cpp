@@ -292,6 +292,67 @@ def tobf(x: ptr[f32], y: ptr[bf16], back: ptr[f32]):
   }
 }
 
+// bf16 arithmetic: computed in f32 and rounded to nearest even; int
+// literals in f16/bf16 context take the value of that type (257 is 256 in
+// bf16, 3001 is 3000 and 2051 is 2052 in f16, 70000 is infinity) also when
+// folded further into f32.
+TEST(DslRunTypes, Bf16ArithmeticThroughF32) {
+  DslKernel k(R"(
+def bfarith(a: ptr[bf16], b: ptr[bf16], hp: ptr[f16], y: ptr[bf16], fo: ptr[f32], u: ptr[u32]):
+    i = gid()
+    x = a[i]
+    z = b[i]
+    y[8 * i] = x + z
+    y[8 * i + 1] = x - z
+    y[8 * i + 2] = x * z
+    y[8 * i + 3] = x / z
+    y[8 * i + 4] = fma(x, z, x)
+    y[8 * i + 5] = max(x, z) + min(x, 3)
+    y[8 * i + 6] = -x * 257
+    y[8 * i + 7] = sqrt(fabs(x))
+    fo[3 * i] = f32(bf16(257)) + f32(f16(3001))
+    fo[3 * i + 1] = x + hp[i]
+    fo[3 * i + 2] = f32(f16(70000))
+    u[64 + i] = u32(f32(f16(2051)))
+    u[i] = (1 if x < z else 0) | (2 if x == z else 0) | (4 if x >= 1 else 0) | (8 if x != z else 0)
+)");
+  ASSERT_TRUE(k.ok());
+  auto wa = wobble(64, 51), wb = wobble(64, 52), wh = wobble(64, 53);
+  std::vector<uint16_t> a(64), b(64), hp(64);
+  for (size_t i = 0; i < 64; ++i) {
+    a[i] = f32_to_bf16(wa[i] * 13.0f);
+    b[i] = f32_to_bf16(wb[i]);
+    hp[i] = h(wh[i]);
+  }
+  b[0] = a[0];
+  b[1] = 0x7fc0;  // NaN
+  DeviceBuffer<uint16_t> da(k.dev(), a), db(k.dev(), b), dh(k.dev(), hp), dy(k.dev(), 8 * 64);
+  DeviceBuffer<float> dfo(k.dev(), 3 * 64);
+  DeviceBuffer<uint32_t> du(k.dev(), 128);
+  k.launch({1}, {64}, {da.addr(), db.addr(), dh.addr(), dy.addr(), dfo.addr(), du.addr()});
+  auto y = dy.download();
+  auto fo = dfo.download();
+  auto u = du.download();
+  auto bf = [](float v) { return f32_to_bf16(v); };
+  for (size_t i = 0; i < 64; ++i) {
+    const float x = bf16_to_f32(a[i]), z = bf16_to_f32(b[i]);
+    EXPECT_EQ(y[8 * i], bf(x + z)) << i;
+    EXPECT_EQ(y[8 * i + 1], bf(x - z)) << i;
+    EXPECT_EQ(y[8 * i + 2], bf(x * z)) << i;
+    EXPECT_EQ(y[8 * i + 3], bf(x * (1.0f / z))) << i;
+    EXPECT_EQ(y[8 * i + 4], bf(std::fma(x, z, x))) << i;
+    EXPECT_EQ(y[8 * i + 5], bf(bf16_to_f32(bf(std::fmax(x, z))) + std::fmin(x, 3.0f))) << i;
+    EXPECT_EQ(y[8 * i + 6], bf(-x * 256.0f)) << i;
+    EXPECT_EQ(y[8 * i + 7], bf(std::sqrt(std::fabs(x)))) << i;
+    EXPECT_EQ(fo[3 * i], 256.0f + 3000.0f) << i;
+    EXPECT_TRUE(same_float(fo[3 * i + 1], x + f(hp[i]))) << i;
+    EXPECT_EQ(fo[3 * i + 2], INFINITY) << "70000 is past the f16 range, lane " << i;
+    EXPECT_EQ(u[64 + i], 2052u) << "2051 is a tie between 2050 and 2052: even, lane " << i;
+    const uint32_t want = (x < z ? 1 : 0) | (x == z ? 2 : 0) | (x >= 1.0f ? 4 : 0) | (x != z ? 8 : 0);
+    EXPECT_EQ(u[i], want) << x << " vs " << z;
+  }
+}
+
 // f16 atomics are refused by name (the atomics work on 32-bit elements).
 TEST(DslRunTypes, HalfAtomicsAreRefusedByName) {
   auto r = k100::dsl::compile(R"(

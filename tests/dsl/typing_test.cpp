@@ -271,7 +271,7 @@ TEST(DslTyping, Errors) {
                "def h(a):\n    return a\n");
   expect_error("x = 1 + st(p)\n", "5:13", "helper 'st' stores to memory (or uses atomics or barrier()); call it as "
                "a statement", "            ^", "def st(d):\n    d[0] = 1.0\n    return 1\n");
-  expect_error("x = bf16(f) + s\n", "2:17", "'+' on bf16 values is not supported; convert with f32(x) first",
+  expect_error("x = bf16(f) // s\n", "2:17", "'//' on floats is not supported; write floor(a / b)",
                "                ^");
   expect_error("sqrt = 1\n", "2:5", "'sqrt' is a built-in function; choose another variable name", "    ^");
   expect_error("W = 2\n", "3:5", "'W' is a constant (line 1); choose another variable name", "    ^", "W = 4\n");

@@ -19,7 +19,8 @@ bool inherently_varying(const Value& v) {
     case Opcode::Call:
       if (v.builtin == BuiltinId::Bid) return false;
       if (v.builtin == BuiltinId::Gid || v.builtin == BuiltinId::Lid || v.builtin == BuiltinId::Tid ||
-          v.builtin == BuiltinId::Lane || v.builtin == BuiltinId::Shuffle)
+          v.builtin == BuiltinId::Lane || v.builtin == BuiltinId::Shuffle ||
+          v.builtin == BuiltinId::PackF16)  // f16 values are per lane (DSL.md §3), literals included
         return true;
       break;
     default: break;

@@ -436,6 +436,10 @@ Lowerer::Reg Lowerer::call(const ir::Value& v) {
                                              : "v_dot8_i32_i4",
               {r.v, vec(v.args[0]), vec(v.args[1]), vec(v.args[2])});
       return r;
+    case BuiltinId::PackF16:  // the low halves of both, the first in bits 0-15
+      r = new_vreg("f16 pair");
+      k_.v_pack_b32_f16(r.v, vec(v.args[0]), vec(v.args[1]));
+      return r;
     case BuiltinId::ToF32:
     case BuiltinId::ToU32:
     case BuiltinId::ToS32: return convert(v, v.args[0], v.operand);

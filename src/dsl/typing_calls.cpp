@@ -244,6 +244,17 @@ ExprPtr Checker::builtin_call(const Expr& e, const Builtin& b) {
       }
       return make_call(e, b, Type::value(Scalar::U64), false, std::move(args));
     }
+    case BuiltinRule::PackHalves: {
+      if (!need_numeric(0)) return poison(e.loc);
+      for (auto& a : args) {
+        if (a->type.is(Scalar::U64)) {
+          error(a->loc, bn + "() takes numbers, not u64 masks");
+          return poison(e.loc);
+        }
+        a = convert(std::move(a), Scalar::F16);
+      }
+      return make_call(e, b, Type::value(Scalar::U32), true, std::move(args));
+    }
     case BuiltinRule::Dot: {
       if (!need_int(0, "the first operand") || !need_int(1, "the second operand") || !need_numeric(2))
         return poison(e.loc);

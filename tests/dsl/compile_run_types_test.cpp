@@ -353,6 +353,38 @@ def bfarith(a: ptr[bf16], b: ptr[bf16], hp: ptr[f16], y: ptr[bf16], fo: ptr[f32]
   }
 }
 
+// Packed f16 arithmetic: pack_f16 puts two f16 in a u32 (the first in the
+// low half), dot2 multiplies two such pairs into an f32 accumulator.
+TEST(DslRunTypes, PackedHalfDot) {
+  DslKernel k(R"(
+def dots(a: ptr[f16], b: ptr[f16], out: ptr[f32], w: ptr[u32]):
+    i = gid()
+    p = pack_f16(a[2 * i], a[2 * i + 1])
+    q = pack_f16(b[2 * i], f32(b[2 * i + 1]))
+    w[2 * i] = p
+    w[2 * i + 1] = pack_f16(3, 0.5)
+    out[i] = dot2(p, q, 0.5)
+)");
+  ASSERT_TRUE(k.ok());
+  std::vector<uint16_t> a(128), b(128);
+  for (size_t i = 0; i < 128; ++i) {
+    a[i] = h(float(int(i % 17) - 8) * 0.25f);
+    b[i] = h(float(int(i % 13) - 6) * 1.5f);
+  }
+  DeviceBuffer<uint16_t> da(k.dev(), a), db(k.dev(), b);
+  DeviceBuffer<float> dout(k.dev(), 64);
+  DeviceBuffer<uint32_t> dw(k.dev(), 128);
+  k.launch({1}, {64}, {da.addr(), db.addr(), dout.addr(), dw.addr()});
+  auto out = dout.download();
+  auto w = dw.download();
+  for (size_t i = 0; i < 64; ++i) {
+    ASSERT_EQ(w[2 * i], uint32_t(a[2 * i]) | uint32_t(a[2 * i + 1]) << 16) << i;
+    ASSERT_EQ(w[2 * i + 1], uint32_t(h(3.0f)) | uint32_t(h(0.5f)) << 16) << i;
+    // small multiples of 1/4 and 3/2: every product and sum is exact
+    ASSERT_EQ(out[i], 0.5f + f(a[2 * i]) * f(b[2 * i]) + f(a[2 * i + 1]) * f(b[2 * i + 1])) << i;
+  }
+}
+
 // f16 atomics are refused by name (the atomics work on 32-bit elements).
 TEST(DslRunTypes, HalfAtomicsAreRefusedByName) {
   auto r = k100::dsl::compile(R"(

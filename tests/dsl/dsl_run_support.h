@@ -76,8 +76,7 @@ inline std::string divergence_disagreements(const std::string& source) {
 // One compiled kernel on its own emulator device.
 class DslKernel {
  public:
-  explicit DslKernel(const std::string& source, const std::string& name = "") {
-    CompileOptions o;
+  explicit DslKernel(const std::string& source, const std::string& name = "", CompileOptions o = {}) {
     o.only = name;
     CompileResult r = compile(source, "t.kkl", o);
     EXPECT_TRUE(r.ok()) << r.diagnostics;

@@ -229,9 +229,11 @@ def lit(x: ptr[f32], y: ptr[f32], m: u32):
 }
 
 // A transcendental reading a value a VALU instruction has just written,
-// across all 64 lanes, with the emulator's hazard check on (the wait states
-// are the layer's: HazardCheckCatchesMissingWaitStates shows the check
-// faults when they are left out).
+// across all 64 lanes, with the emulator's hazard check on. The wait states
+// are the layer's, from the GFX9 hazard table, which has no row for a
+// transcendental's operands: built without any wait states this kernel
+// still passes on the emulator (tried), so what fails if they go missing
+// where the table has a row is HazardCheckCatchesMissingWaitStates.
 TEST(DslMiscompilation, TranscendentalRightAfterValuWriteWithHazardChecksOn) {
   DslKernel k(R"(
 def trans(x: ptr[f32], y: ptr[f32]):

@@ -263,7 +263,8 @@ def fadd(x: ptr[f32], olds: ptr[f32]):
 }
 
 // Register pressure: 300 f32 values live at once (all loaded before any is
-// used) compile with the layer's spilling and stay correct.
+// used) compile with the layer's spilling (scratch stores and loads in the
+// assembly) and stay correct.
 TEST(DslRun, ThreeHundredLiveValuesSpill) {
   const int m = 300;
   std::string src = "def many(x: ptr[f32], y: ptr[f32]):\n    i = gid()\n    b = i * " + std::to_string(m) + "\n";
@@ -274,6 +275,10 @@ TEST(DslRun, ThreeHundredLiveValuesSpill) {
   DslKernel k(src);
   ASSERT_TRUE(k.ok());
   EXPECT_GT(k.kernel().vgpr_spills, 0);
+  // the spill traffic: scratch stores and loads in the assembly
+  const std::string& a = k.kernel().assembly;
+  EXPECT_NE(a.find("buffer_store_dword"), std::string::npos) << "no spill stores";
+  EXPECT_NE(a.find("buffer_load_dword"), std::string::npos) << "no spill loads";
   auto x = wobble(64 * m, 19);
   DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), 64);
   k.launch({1}, {64}, {dx.addr(), dy.addr()});

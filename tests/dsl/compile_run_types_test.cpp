@@ -16,6 +16,8 @@
 namespace {
 
 using k100::dsl::testing::DslKernel;
+using k100::dsl::testing::six_comparison_bits;
+using k100::dsl::testing::six_comparisons;
 using k100::dsl::testing::wobble;
 using k100::kernels::DeviceBuffer;
 using k100::quant::bf16_to_f32;
@@ -188,19 +190,7 @@ def halves(a: ptr[f16], b: ptr[f16], c: ptr[f16], y: ptr[f16], fo: ptr[f32], u: 
         fo[3 * i + 1] = x + 0.1
         fo[3 * i + 2] = f32(s32(x * z))
         r = i & 0
-        if x < z:
-            r = r | 1
-        if x <= z:
-            r = r | 2
-        if x > z:
-            r = r | 4
-        if x >= z:
-            r = r | 8
-        if x == z:
-            r = r | 16
-        if x != z:
-            r = r | 32
-        u[i] = r
+)" + six_comparisons("x", "z", "r", 0, "        ") + R"(        u[i] = r
         bo[3 * i] = bf16(f32(x) * 3.3)
         bo[3 * i + 1] = bf16(f32(bi[i]) * 2.0 + 1.0)
         bo[3 * i + 2] = bf16(x)
@@ -254,9 +244,7 @@ def halves(a: ptr[f16], b: ptr[f16], c: ptr[f16], y: ptr[f16], fo: ptr[f32], u: 
     if (std::isfinite(x * z) && std::fabs(f(h(x * z))) < 2e9f) {
       EXPECT_EQ(fo[3 * i + 2], float(int32_t(f(h(x * z))))) << i;
     }
-    const uint32_t want = (x < z ? 1 : 0) | (x <= z ? 2 : 0) | (x > z ? 4 : 0) | (x >= z ? 8 : 0) |
-                          (x == z ? 16 : 0) | (x != z ? 32 : 0);
-    EXPECT_EQ(u[i], want) << x << " vs " << z;
+    EXPECT_EQ(u[i], six_comparison_bits(x, z)) << x << " vs " << z;
     EXPECT_EQ(bo[3 * i], f32_to_bf16(x * 3.3f)) << i;
     EXPECT_EQ(bo[3 * i + 1], f32_to_bf16(bf16_to_f32(bi[i]) * 2.0f + 1.0f)) << i;
     EXPECT_EQ(bo[3 * i + 2], f32_to_bf16(x)) << i;

@@ -21,6 +21,8 @@ using k100::dsl::testing::cdiv;
 using k100::dsl::testing::DslKernel;
 using k100::dsl::testing::half_to_float;
 using k100::dsl::testing::read_kkl;
+using k100::dsl::testing::six_comparison_bits;
+using k100::dsl::testing::six_comparisons;
 using k100::dsl::testing::wobble;
 using k100::kernels::DeviceBuffer;
 
@@ -33,19 +35,7 @@ def cmp6(a: ptr[f32], b: ptr[f32], out: ptr[u32]):
     x = a[i]
     y = b[i]
     r = i & 0                # per lane: updated under varying control
-    if x < y:
-        r = r | 1
-    if x <= y:
-        r = r | 2
-    if x > y:
-        r = r | 4
-    if x >= y:
-        r = r | 8
-    if x == y:
-        r = r | 16
-    if x != y:
-        r = r | 32
-    out[i] = r
+)" + six_comparisons("x", "y", "r", 0, "    ") + R"(    out[i] = r
 )");
   ASSERT_TRUE(k.ok());
   std::vector<float> a(64), b(64);
@@ -63,9 +53,7 @@ def cmp6(a: ptr[f32], b: ptr[f32], out: ptr[u32]):
   auto out = dout.download();
   for (size_t i = 0; i < 64; ++i) {
     const float x = a[i], y = b[i];
-    uint32_t want = (x < y ? 1 : 0) | (x <= y ? 2 : 0) | (x > y ? 4 : 0) | (x >= y ? 8 : 0) | (x == y ? 16 : 0) |
-                    (x != y ? 32 : 0);
-    ASSERT_EQ(out[i], want) << x << " vs " << y;
+    ASSERT_EQ(out[i], six_comparison_bits(x, y)) << x << " vs " << y;
   }
 }
 
@@ -81,31 +69,7 @@ def icmp(a: ptr[u32], b: ptr[u32], out: ptr[u32], p: u32, q: u32, sp: s32, sq: s
     sx = s32(x)
     sy = s32(y)
     r = i & 0
-    if x < y:
-        r = r | 1
-    if x <= y:
-        r = r | 2
-    if x > y:
-        r = r | 4
-    if x >= y:
-        r = r | 8
-    if x == y:
-        r = r | 16
-    if x != y:
-        r = r | 32
-    if sx < sy:
-        r = r | 64
-    if sx <= sy:
-        r = r | 128
-    if sx > sy:
-        r = r | 256
-    if sx >= sy:
-        r = r | 512
-    if sx == sy:
-        r = r | 1024
-    if sx != sy:
-        r = r | 2048
-    out[3 * i] = r
+)" + six_comparisons("x", "y", "r", 0, "    ") + six_comparisons("sx", "sy", "r", 6, "    ") + R"(    out[3 * i] = r
     out[3 * i + 1] = (1 if p < q else 0) | (2 if p <= q else 0) | (4 if p > q else 0) | (8 if p >= q else 0) | (16 if p == q else 0) | (32 if p != q else 0)
     out[3 * i + 2] = (1 if sp < sq else 0) | (2 if sp <= sq else 0) | (4 if sp > sq else 0) | (8 if sp >= sq else 0) | (16 if sp == sq else 0) | (32 if sp != sq else 0)
 )");
@@ -113,19 +77,15 @@ def icmp(a: ptr[u32], b: ptr[u32], out: ptr[u32], p: u32, q: u32, sp: s32, sq: s
   const uint32_t vals[] = {0u, 1u, 2u, 0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu, 5u};
   std::vector<uint32_t> a(64), b(64);
   for (uint32_t i = 0; i < 64; ++i) a[i] = vals[i % 8], b[i] = vals[i / 8];
-  auto six = [](auto x, auto y) {
-    return uint32_t((x < y ? 1 : 0) | (x <= y ? 2 : 0) | (x > y ? 4 : 0) | (x >= y ? 8 : 0) | (x == y ? 16 : 0) |
-                    (x != y ? 32 : 0));
-  };
   for (auto [p, q] : {std::pair{3u, 0x80000003u}, std::pair{7u, 7u}, std::pair{0xffffffffu, 1u}}) {
     const int32_t sp = int32_t(p), sq = int32_t(q);
     DeviceBuffer<uint32_t> da(k.dev(), a), db(k.dev(), b), dout(k.dev(), 3 * 64);
     k.launch({1}, {64}, {da.addr(), db.addr(), dout.addr(), p, q, sp, sq});
     auto out = dout.download();
     for (uint32_t i = 0; i < 64; ++i) {
-      ASSERT_EQ(out[3 * i], six(a[i], b[i]) | six(int32_t(a[i]), int32_t(b[i])) << 6) << a[i] << " vs " << b[i];
-      ASSERT_EQ(out[3 * i + 1], six(p, q)) << p << " vs " << q;
-      ASSERT_EQ(out[3 * i + 2], six(sp, sq)) << sp << " vs " << sq;
+      ASSERT_EQ(out[3 * i], six_comparison_bits(a[i], b[i]) | six_comparison_bits(int32_t(a[i]), int32_t(b[i])) << 6) << a[i] << " vs " << b[i];
+      ASSERT_EQ(out[3 * i + 1], six_comparison_bits(p, q)) << p << " vs " << q;
+      ASSERT_EQ(out[3 * i + 2], six_comparison_bits(sp, sq)) << sp << " vs " << sq;
     }
   }
 }

@@ -67,6 +67,7 @@ class Lowerer {
   Reg call(const ir::Value& v);
   Reg load(const ir::Value& v);
   Reg atomic(const ir::Value& v);      // lower_atomics.cpp
+  Reg half_atomic_add(const ir::Value& v);
   Reg cross_lane(const ir::Value& v);  // lower_cross_lane.cpp
   void store(const ir::Node& n);
   codegen::VGPR global_address(int ptr_var, int index, uint32_t scale);

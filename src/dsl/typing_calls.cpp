@@ -195,8 +195,10 @@ ExprPtr Checker::builtin_call(const Expr& e, const Builtin& b) {
         return poison(e.loc);
       }
       Scalar elem = args[0]->type.scalar;
-      if (elem != Scalar::U32 && elem != Scalar::S32 && elem != Scalar::F32) {
-        error(args[0]->loc, bn + "() works on 32-bit elements (u32, s32, f32), not " + type_name(args[0]->type));
+      const bool half_add = elem == Scalar::F16 && b.id == BuiltinId::AtomicAdd && args[0]->type.kind == Type::Kind::Ptr;
+      if (elem != Scalar::U32 && elem != Scalar::S32 && elem != Scalar::F32 && !half_add) {
+        error(args[0]->loc, bn + "() works on 32-bit elements (u32, s32, f32), not " + type_name(args[0]->type) +
+                                (elem == Scalar::F16 ? "; on f16 pointers there is atomic_add" : ""));
         return poison(e.loc);
       }
       if (elem == Scalar::F32 && b.id != BuiltinId::AtomicAdd && b.id != BuiltinId::AtomicXchg &&

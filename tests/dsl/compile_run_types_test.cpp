@@ -373,18 +373,47 @@ def dots(a: ptr[f16], b: ptr[f16], out: ptr[f32], w: ptr[u32]):
   }
 }
 
-// f16 atomics are refused by name (the atomics work on 32-bit elements).
-TEST(DslRunTypes, HalfAtomicsAreRefusedByName) {
-  auto r = k100::dsl::compile(R"(
-def acc(x: ptr[f16], v: ptr[f16]):
+// f16 atomic_add on global memory: compare-and-swap of the dword holding
+// the element, so lanes adding into both halves of one dword and lanes of
+// several waves (interleaved at random) all land; each lane gets a distinct
+// old value. Other f16/bf16 atomics are refused by name.
+TEST(DslRunTypes, HalfAtomicAdd) {
+  DslKernel k(R"(
+def hadd(x: ptr[f16], olds: ptr[f16]):
     i = gid()
-    atomic_add(x, 0, v[i])
-)",
-                              "t.kkl");
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.diagnostics.find("atomic_add() works on 32-bit elements (u32, s32, f32), not ptr[f16]"),
-            std::string::npos)
-      << r.diagnostics;
+    olds[i] = atomic_add(x, i & 3, 1.0)
+    atomic_add(x, 4 + (i & 1), f16(i & 7) * 0.5)
+)");
+  ASSERT_TRUE(k.ok());
+  const uint32_t n = 192;
+  const float start[6] = {0.5f, 10.0f, 20.0f, -30.0f, 1.25f, -2.0f};
+  std::vector<uint16_t> x(6);
+  for (int c = 0; c < 6; ++c) x[size_t(c)] = h(start[c]);
+  DeviceBuffer<uint16_t> dx(k.dev(), x), dolds(k.dev(), n);
+  k.dev().options().schedule = {k100::emu::Schedule::Random, 11};
+  k.launch({3}, {64}, {dx.addr(), dolds.addr()});
+  auto got = dx.download();
+  auto olds = dolds.download();
+  for (int c = 0; c < 4; ++c) ASSERT_EQ(f(got[size_t(c)]), start[c] + float(n / 4)) << c;  // small integers: exact
+  float add[2] = {0, 0};
+  for (uint32_t i = 0; i < n; ++i) add[i & 1] += float(i & 7) * 0.5f;
+  ASSERT_EQ(f(got[4]), start[4] + add[0]);
+  ASSERT_EQ(f(got[5]), start[5] + add[1]);
+  std::vector<int> seen(4 * (n / 4), 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const float d = f(olds[i]) - start[i & 3];
+    ASSERT_TRUE(d >= 0 && d < float(n / 4) && d == std::floor(d)) << i << " saw " << f(olds[i]);
+    ++seen[(i & 3) * (n / 4) + uint32_t(d)];
+  }
+  for (int s : seen) ASSERT_EQ(s, 1);
+
+  for (const char* bad : {"    atomic_max(x, 0, v[i])\n", "    atomic_add(b, 0, bf16(1.0))\n"}) {
+    auto r = k100::dsl::compile(std::string("def acc(x: ptr[f16], v: ptr[f16], b: ptr[bf16]):\n    i = gid()\n") + bad,
+                                "t.kkl");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.diagnostics.find("works on 32-bit elements (u32, s32, f32), not ptr["), std::string::npos)
+        << r.diagnostics;
+  }
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 namespace {
 
 using k100::dsl::testing::DslKernel;
+using k100::dsl::testing::read_kkl;
 using k100::dsl::testing::six_comparison_bits;
 using k100::dsl::testing::six_comparisons;
 using k100::dsl::testing::wobble;
@@ -370,6 +371,36 @@ def dots(a: ptr[f16], b: ptr[f16], out: ptr[f32], w: ptr[u32]):
     ASSERT_EQ(w[2 * i + 1], uint32_t(h(3.0f)) | uint32_t(h(0.5f)) << 16) << i;
     // small multiples of 1/4 and 3/2: every product and sum is exact
     ASSERT_EQ(out[i], 0.5f + f(a[2 * i]) * f(b[2 * i]) + f(a[2 * i + 1]) * f(b[2 * i + 1])) << i;
+  }
+}
+
+// The example kernels of tests/dsl/kkl that use these types.
+TEST(DslRunTypes, HalfAxpyAndWaveFlagsExamples) {
+  DslKernel k(read_kkl("half_axpy.kkl"));
+  ASSERT_TRUE(k.ok());
+  const uint32_t n = 150;
+  const float alpha = -0.3f;
+  auto wx = wobble(n, 81), wy = wobble(n, 82);
+  std::vector<uint16_t> x(n), y(n);
+  for (uint32_t i = 0; i < n; ++i) x[i] = h(wx[i]), y[i] = h(wy[i]);
+  DeviceBuffer<uint16_t> dx(k.dev(), x), dy(k.dev(), y);
+  k.launch({3}, {64}, {dx.addr(), dy.addr(), n, alpha});
+  auto out = dy.download();
+  const float a = f(h(alpha));
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(out[i], h(f(h(a * f(x[i]))) + f(y[i]))) << i;
+
+  DslKernel w(read_kkl("wave_flags.kkl"));
+  ASSERT_TRUE(w.ok());
+  auto v = wobble(n, 83);
+  DeviceBuffer<float> dv(w.dev(), v);
+  DeviceBuffer<uint32_t> dflags(w.dev(), 6);
+  w.launch({3}, {64}, {dv.addr(), dflags.addr(), n});
+  auto flags = dflags.download();
+  for (uint32_t wave = 0; wave < 3; ++wave) {
+    uint64_t m = 0;
+    for (uint32_t l = 0; l < 64 && 64 * wave + l < n; ++l) m |= uint64_t(v[64 * wave + l] > 0.0f) << l;
+    ASSERT_EQ(flags[2 * wave], lo(m)) << wave;
+    ASSERT_EQ(flags[2 * wave + 1], hi(m)) << wave;
   }
 }
 

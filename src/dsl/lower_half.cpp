@@ -83,7 +83,9 @@ VGPR Lowerer::float_divide(VGPR a, int b, Scalar type) {
   VGPR q = k_.vgpr(1, "quotient"), inv = k_.vgpr(1, "reciprocal");
   const Reg& rb = values_[size_t(b)];
   if (rb.constant) {  // a literal divisor: the product with its reciprocal
-    const float d = type == Scalar::F16 ? half_value(*rb.constant) : std::bit_cast<float>(*rb.constant);
+    const float d = type == Scalar::F16    ? half_value(*rb.constant)
+                    : type == Scalar::BF16 ? std::bit_cast<float>(*rb.constant << 16)
+                                           : std::bit_cast<float>(*rb.constant);
     k_.v_mov_b32(inv, std::bit_cast<uint32_t>(1.0f / d));
   } else {
     k_.v_rcp_f32(inv, widen(b, type));

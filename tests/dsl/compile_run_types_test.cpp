@@ -304,6 +304,8 @@ def bfarith(a: ptr[bf16], b: ptr[bf16], hp: ptr[f16], y: ptr[bf16], fo: ptr[f32]
     fo[3 * i + 2] = f32(f16(70000))
     u[64 + i] = u32(f32(f16(2051)))
     u[i] = (1 if x < z else 0) | (2 if x == z else 0) | (4 if x >= 1 else 0) | (8 if x != z else 0)
+    y[8 * 64 + 2 * i] = x / 5
+    y[8 * 64 + 2 * i + 1] = f16(x) / 5
 )");
   ASSERT_TRUE(k.ok());
   auto wa = wobble(64, 51), wb = wobble(64, 52), wh = wobble(64, 53);
@@ -315,7 +317,7 @@ def bfarith(a: ptr[bf16], b: ptr[bf16], hp: ptr[f16], y: ptr[bf16], fo: ptr[f32]
   }
   b[0] = a[0];
   b[1] = 0x7fc0;  // NaN
-  DeviceBuffer<uint16_t> da(k.dev(), a), db(k.dev(), b), dh(k.dev(), hp), dy(k.dev(), 8 * 64);
+  DeviceBuffer<uint16_t> da(k.dev(), a), db(k.dev(), b), dh(k.dev(), hp), dy(k.dev(), 10 * 64);
   DeviceBuffer<float> dfo(k.dev(), 3 * 64);
   DeviceBuffer<uint32_t> du(k.dev(), 128);
   k.launch({1}, {64}, {da.addr(), db.addr(), dh.addr(), dy.addr(), dfo.addr(), du.addr()});
@@ -333,6 +335,8 @@ def bfarith(a: ptr[bf16], b: ptr[bf16], hp: ptr[f16], y: ptr[bf16], fo: ptr[f32]
     EXPECT_EQ(y[8 * i + 5], bf(bf16_to_f32(bf(std::fmax(x, z))) + std::fmin(x, 3.0f))) << i;
     EXPECT_EQ(y[8 * i + 6], bf(-x * 256.0f)) << i;
     EXPECT_EQ(y[8 * i + 7], bf(std::sqrt(std::fabs(x)))) << i;
+    EXPECT_EQ(y[8 * 64 + 2 * i], bf(x * (1.0f / 5.0f))) << "a literal divisor, lane " << i;
+    EXPECT_EQ(y[8 * 64 + 2 * i + 1], bf(f(h(f(h(x)) * (1.0f / 5.0f))))) << "f16 by a literal, stored as bf16, lane " << i;
     EXPECT_EQ(fo[3 * i], 256.0f + 3000.0f) << i;
     EXPECT_TRUE(same_float(fo[3 * i + 1], x + f(hp[i]))) << i;
     EXPECT_EQ(fo[3 * i + 2], INFINITY) << "70000 is past the f16 range, lane " << i;

@@ -312,9 +312,12 @@ Lowerer::Reg Lowerer::convert(const ir::Value& v, int arg, Scalar from) {
   const Reg& src = values_[size_t(arg)];
   Reg r;
   if (from == Scalar::Bool) {
-    if (!val(arg).varying && to != Scalar::F32) return src;  // 0 or 1 already
+    if (!val(arg).varying && is_int(to)) return src;  // 0 or 1 already
     r = new_vreg("bool value");
-    const uint32_t one = to == Scalar::F32 ? f32_bits(1.0f) : to == Scalar::F16 ? 0x3c00u : to == Scalar::BF16 ? 0x3f80u : 1u;
+    const uint32_t one = to == Scalar::F32    ? f32_bits(1.0f)
+                         : to == Scalar::F16  ? 0x3c00u
+                         : to == Scalar::BF16 ? 0x3f80u
+                                              : 1u;
     k_.v_cndmask_b32(r.v, 0, one, mask(arg));
     return r;
   }

@@ -28,6 +28,7 @@ bool compile_kernel(const TypedKernel& tk, const SourceText& src, const CompileO
   ko.waves_per_simd = 4;
   ko.lds_bytes = tk.lds_bytes;
   ko.max_workgroup = 256;
+  ko.automatic_wait_states = options.wait_states;
   for (const auto& v : f.values) {
     if (v.op != ir::Opcode::Call) continue;
     const int d = int(v.bits) + 1;

@@ -55,7 +55,7 @@ void Lowerer::run() {
   for (size_t i = 0; i < tk.vars.size(); ++i) {
     const Variable& var = tk.vars[i];
     if (!var.type.is_value()) continue;
-    Reg r = f_.var_varying[i] ? new_vreg(var.name.c_str()) : new_sreg(var.name.c_str());
+    Reg r = new_reg(f_.var_varying[i], var.type.scalar, var.name.c_str());
     vars_[i] = r;
     if (var.param) {  // scalar parameters start as their argument
       if (r.vector)
@@ -97,7 +97,9 @@ void Lowerer::node(const ir::Node& n) {
     case NodeKind::Compute: compute(n.value); break;
     case NodeKind::WriteVar: {
       Reg& dst = vars_[size_t(n.var)];
-      if (dst.vector) {
+      if (val(n.value).type == Scalar::U64) {
+        copy_wide(dst, n.value);
+      } else if (dst.vector) {
         k_.v_mov_b32(dst.v, vec(n.value));
       } else {
         k_.s_mov_b32(dst.s, sop(n.value));

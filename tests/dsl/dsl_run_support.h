@@ -42,6 +42,32 @@ inline std::vector<float> wobble(size_t n, uint32_t seed) {
 
 inline uint32_t cdiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
+// Kernel text: the six comparisons of a and b as `if` statements, each
+// setting one bit of r (bit `first` for <, then <=, >, >=, ==, !=).
+inline std::string six_comparisons(const std::string& a, const std::string& b, const std::string& r, int first,
+                                   const std::string& indent) {
+  static const char* ops[] = {"<", "<=", ">", ">=", "==", "!="};
+  std::string out;
+  for (int c = 0; c < 6; ++c)
+    out += indent + "if " + a + " " + ops[c] + " " + b + ":\n" + indent + "    " + r + " = " + r + " | " +
+           std::to_string(1u << (first + c)) + "\n";
+  return out;
+}
+
+// Whether the layer spilled: spilled dwords reported, and scratch stores and
+// loads in the assembly.
+inline bool spills_with_traffic(const CompiledKernel& k) {
+  return k.vgpr_spills > 0 && k.assembly.find("buffer_store_dword") != std::string::npos &&
+         k.assembly.find("buffer_load_dword") != std::string::npos;
+}
+
+// The same on the host: bit 0 for <, then <=, >, >=, ==, !=.
+template <class T>
+uint32_t six_comparison_bits(T x, T y) {
+  return uint32_t((x < y ? 1 : 0) | (x <= y ? 2 : 0) | (x > y ? 4 : 0) | (x >= y ? 8 : 0) | (x == y ? 16 : 0) |
+                  (x != y ? 32 : 0));
+}
+
 // IEEE half → float, written from the format (the reference of f16_to_f32).
 inline float half_to_float(uint16_t h) {
   const int e = (h >> 10) & 31, m = h & 1023;
@@ -76,8 +102,7 @@ inline std::string divergence_disagreements(const std::string& source) {
 // One compiled kernel on its own emulator device.
 class DslKernel {
  public:
-  explicit DslKernel(const std::string& source, const std::string& name = "") {
-    CompileOptions o;
+  explicit DslKernel(const std::string& source, const std::string& name = "", CompileOptions o = {}) {
     o.only = name;
     CompileResult r = compile(source, "t.kkl", o);
     EXPECT_TRUE(r.ok()) << r.diagnostics;

@@ -70,10 +70,11 @@ const std::string& kkl_text(const std::string& file) {
   return it->second;
 }
 
-std::function<codeobj::CodeObject(isa::Target)> dsl_generator(const std::string& file, codegen::Signature sig) {
-  return [file, sig = std::move(sig)](isa::Target target) {
+std::function<codeobj::CodeObject(isa::Target)> dsl_generator(const std::string& file, codegen::Signature sig,
+                                                              SourceLookup source) {
+  return [file, sig = std::move(sig), source = std::move(source)](isa::Target target) {
     const std::string& name = sig.kernel();
-    const std::string text = name == file ? kkl_text(file) : renamed(kkl_text(file), file, name, file);
+    const std::string text = name == file ? source(file) : renamed(source(file), file, name, file);
     dsl::CompileOptions o;
     o.only = name;
     o.target = target;

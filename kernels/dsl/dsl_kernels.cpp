@@ -5,6 +5,7 @@
 // The DSL builds within 1.1x replaced their hand-written generators in their
 // own families' entries (rope_apply_k, attn_pv_part).
 #include "dsl/dsl_build.h"
+#include "dsl/dsl_sources.h"
 
 namespace k100::kernels {
 
@@ -31,6 +32,7 @@ void register_dsl_kernels(Registry& r) {
                       "arithmetic per element."},
   };
   for (const Twin& t : twins) dsl_package::add_dsl_twin(r, t.name, t.name, t.gap);
+  dsl_package::register_installed(r, dsl_package::installed_kernels_json());
 }
 
 }  // namespace k100::kernels

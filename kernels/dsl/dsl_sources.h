@@ -15,5 +15,8 @@ struct KklSource {
 
 // In file-name order.
 const std::vector<KklSource>& kkl_sources();
+// kernels/dsl/installed.json: the entries `k100-cc export --install` added
+// ("[]" when there is none).
+const char* installed_kernels_json();
 
 }  // namespace k100::kernels::dsl_package

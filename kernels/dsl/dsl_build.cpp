@@ -99,12 +99,13 @@ void add_dsl_twin(Registry& r, const std::string& lookup, const std::string& fil
   d.signature = codegen::Signature(name, hand->signature->params(), hand->signature->hidden());
   d.generate = dsl_generator(file, *d.signature);
   d.description = "The same kernel as " + lookup + " (same semantics, arguments, contract and tests), built from its "
-                  "DSL source kernels/dsl/" + file + ".kkl (workgroups of at least 64). " + gap;
-  // A DSL kernel's first wave covers a row with its 64 lanes: cases of smaller workgroups are outside its contract.
+                  "DSL source kernels/dsl/" + file + ".kkl (workgroups of 64 to 256). " + gap;
+  // A DSL kernel's first wave covers a row with its 64 lanes, and the compiler builds for workgroups of up to
+  // 256: cases of other workgroup sizes are outside its contract.
   d.cases = [cases = hand->cases](bool sweep) {
     std::vector<Case> out;
     for (Case& c : cases(sweep))
-      if (!c.dims.count("wg") || c["wg"] >= 64) out.push_back(std::move(c));
+      if (!c.dims.count("wg") || (c["wg"] >= 64 && c["wg"] <= 256)) out.push_back(std::move(c));
     return out;
   };
   d.run = [run = hand->run, lookup, name](TestDevice& dev, const Case& c) {

@@ -36,7 +36,7 @@ bool compile_kernel(const TypedKernel& tk, const SourceText& src, const CompileO
     if (v.builtin == BuiltinId::Lid || v.builtin == BuiltinId::Gid) ko.workitem_dims = std::max(ko.workitem_dims, d);
   }
   try {
-    out.signature = signature_of(tk);
+    out.signature = signature_of(tk, f);
     codegen::Kernel k(out.signature, options.target, ko);
     Lowerer(k, f).run();
     out.object = k.build();

@@ -29,7 +29,9 @@ using codegen::Operand;
 using codegen::SGPR;
 using codegen::VGPR;
 
-codegen::Signature signature_of(const TypedKernel& k);
+// The kernel's signature: its parameters in order, each buffer declared
+// read-only, write-only or read-write by what the IR does with it.
+codegen::Signature signature_of(const TypedKernel& k, const ir::Function& f);
 
 class Lowerer {
  public:

@@ -77,11 +77,20 @@ inline float half_to_float(uint16_t h) {
   return sign * std::ldexp(float(m + 1024), e - 25);
 }
 
-inline std::string read_kkl(const std::string& name) {
-  std::ifstream f(std::string(K100_SOURCE_DIR) + "/tests/dsl/kkl/" + name);
+inline std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  EXPECT_TRUE(f.good()) << "cannot read " << path;
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// An example of the tests (tests/dsl/kkl) and a package kernel written in the DSL (kernels/dsl).
+inline std::string read_kkl(const std::string& name) {
+  return read_text(std::string(K100_SOURCE_DIR) + "/tests/dsl/kkl/" + name);
+}
+inline std::string read_package_kkl(const std::string& name) {
+  return read_text(std::string(K100_SOURCE_DIR) + "/kernels/dsl/" + name);
 }
 
 // Where the IR's divergence analysis and the front end disagree, over every

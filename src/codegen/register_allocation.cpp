@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <numeric>
 
@@ -64,12 +65,14 @@ class Groups {
     members_[size_t(b)].clear();
   }
 
-  bool interferes(int ra, int rb) const {
-    for (int m : members_[size_t(rb)])
-      if (test_row(ra, m)) return true;
-    return false;
-  }
   const std::vector<int>& members(int root) const { return members_[size_t(root)]; }
+  // Calls f(m) for every register m that interferes with a member of `root`.
+  template <class F>
+  void for_each_interfering(int root, F f) const {
+    const std::vector<uint64_t>& row = rows_[size_t(root)];
+    for (size_t w = 0; w < row.size(); ++w)
+      for (uint64_t bits = row[w]; bits; bits &= bits - 1) f(int(w * 64 + size_t(std::countr_zero(bits))));
+  }
 
  private:
   bool test_row(int root, int m) const { return (rows_[size_t(root)][size_t(m) / 64] >> (size_t(m) % 64)) & 1; }
@@ -121,7 +124,6 @@ Placement place(const MFunction& f, const Interference& ig, Groups& g, int vbudg
     if (first(a) != first(b)) return first(a) < first(b);
     return ra.width > rb.width;
   });
-  std::vector<int> placed;
   std::vector<char> busy;
   for (int r : roots) {
     const VirtualReg& vr = f.regs[size_t(r)];
@@ -132,11 +134,15 @@ Placement place(const MFunction& f, const Interference& ig, Groups& g, int vbudg
       at = vr.fixed;
     } else {
       busy.assign(size_t(std::max(budget, 0)) + 17, 0);
-      for (int o : placed) {
-        if (f.regs[size_t(o)].file != vr.file || !g.interferes(r, o)) continue;
+      // the placed groups with a member interfering with r (a member has a
+      // base once its group is placed)
+      g.for_each_interfering(r, [&](int m) {
+        if (p.base[size_t(m)] < 0) return;
+        const int o = g.find(m);
+        if (f.regs[size_t(o)].file != vr.file) return;
         for (int k = 0; k < f.regs[size_t(o)].width; ++k)
           if (size_t(p.base[size_t(o)] + k) < busy.size()) busy[size_t(p.base[size_t(o)] + k)] = 1;
-      }
+      });
       // The first free base, unless a later one below the file's count so far
       // avoids a costly sharing.
       const int top = vec ? p.vgprs : p.sgprs;
@@ -168,7 +174,6 @@ Placement place(const MFunction& f, const Interference& ig, Groups& g, int vbudg
       }
     }
     for (int m : g.members(r)) p.base[size_t(m)] = at;
-    placed.push_back(r);
     int& top = vec ? p.vgprs : p.sgprs;
     top = std::max(top, at + vr.width);
   }

@@ -56,88 +56,60 @@ std::vector<char> unspillable(const MFunction& f, const SpillState& s) {
   return no;
 }
 
+// How the accesses of one spilled register are rewritten: each instruction
+// touching it gets a temporary of its own (temps, in program order), filled
+// before the instruction (a reload of the dwords it reads, or the constant
+// written again) and written back after it (the dwords it writes).
+struct SpillPlan {
+  enum class Kind { Remat, Lanes, Lds, Scratch } kind = Kind::Remat;
+  int reg = -1;
+  MInst remat_def;   // Remat: the constant's definition
+  uint32_t first = 0;  // Lanes: first lane; Lds: first slot; Scratch: first dword
+  int addr = -1;     // Lds: the address register
+  std::vector<int> temps;
+  size_t next = 0;
+};
+
 class Rewriter {
  public:
   Rewriter(MFunction& f, SpillState& s) : f_(f), s_(s) {}
 
-  int temp_like(int r, const std::string& what) {
-    VirtualReg t = f_.regs[size_t(r)];
-    t.name = t.name + "_" + what + std::to_string(f_.regs.size());
-    t.fixed = -1;
-    t.entry_value = false;
-    const int id = f_.add_reg(std::move(t));
-    s_.no_spill.resize(f_.regs.size(), 0);
-    s_.no_spill[size_t(id)] = 1;
-    return id;
+  // Instructions touching each register of `order` (for a rematerialised
+  // one: those reading it; its definition is dropped).
+  std::vector<int> touching(const std::vector<int>& order, const std::vector<char>& remat) {
+    std::vector<int> index(f_.regs.size(), -1), count(order.size(), 0);
+    for (size_t i = 0; i < order.size(); ++i) index[size_t(order[i])] = int(i);
+    AccessList acc;
+    std::vector<char> seen(order.size(), 0), wrote(order.size(), 0);
+    for (const MBlock& b : f_.blocks)
+      for (const MInst& m : b.insts) {
+        accesses(f_, m, acc);
+        std::vector<int> hit;
+        for (const Access& a : acc.list()) {
+          if (a.reg < 0 || size_t(a.reg) >= index.size() || index[size_t(a.reg)] < 0) continue;
+          const int i = index[size_t(a.reg)];
+          if (!seen[size_t(i)]) seen[size_t(i)] = 1, hit.push_back(i);
+          if (a.write) wrote[size_t(i)] = 1;
+        }
+        for (int i : hit) {
+          if (!(remat[size_t(i)] && wrote[size_t(i)])) ++count[size_t(i)];
+          seen[size_t(i)] = wrote[size_t(i)] = 0;
+        }
+      }
+    return count;
   }
 
-  // Every instruction touching r gets its own temporary: `before` fills it
-  // from the spill slot (dwords the instruction reads), `after` writes it
-  // back (dwords it writes).
-  template <class Before, class After>
-  void per_access(int r, const char* what, Before before, After after) {
-    AccessList acc;
-    for (MBlock& b : f_.blocks) {
-      std::vector<MInst> out;
-      out.reserve(b.insts.size());
-      for (MInst& m : b.insts) {
-        accesses(f_, m, acc);
-        uint32_t read = 0, written = 0;
-        for (const Access& a : acc.list())
-          if (a.reg == r)
-            for (int k = 0; k < a.width; ++k) (a.read ? read : written) |= 1u << (a.offset + k);
-        if (!read && !written) {
-          out.push_back(std::move(m));
-          continue;
-        }
-        const int t = temp_like(r, what);
-        for (int k = 0; k < 16; ++k)
-          if (read >> k & 1) out.push_back(before(t, k));
-        for (VRef& v : m.vref)
-          if (v.id == r) v.id = t;
-        if (m.atomic_dst.id == r) m.atomic_dst.id = t;
-        m.changed();
-        out.push_back(std::move(m));
-        for (int k = 0; k < 16; ++k)
-          if (written >> k & 1) out.push_back(after(t, k));
-      }
-      b.insts = std::move(out);
-    }
-  }
-
-  void remat(int r, const MInst& def_copy) {
-    AccessList acc;
-    for (MBlock& b : f_.blocks) {
-      std::vector<MInst> out;
-      out.reserve(b.insts.size());
-      for (MInst& m : b.insts) {
-        accesses(f_, m, acc);
-        bool reads = false, writes = false;
-        for (const Access& a : acc.list())
-          if (a.reg == r) (a.read ? reads : writes) = true;
-        if (writes) continue;  // the constant's one definition
-        if (reads) {
-          const int t = temp_like(r, "remat");
-          MInst d = def_copy;
-          d.vref[0].id = t;
-          d.changed();
-          d.flags = uint8_t(d.flags | kLayerMade);
-          d.scope = s_.scope;
-          out.push_back(std::move(d));
-          for (VRef& v : m.vref)
-            if (v.id == r) v.id = t;
-          m.changed();
-        }
-        out.push_back(std::move(m));
-      }
-      b.insts = std::move(out);
-    }
+  void plan_remat(SpillPlan& p, const MInst& def, int uses) {
+    p.kind = SpillPlan::Kind::Remat;
+    p.remat_def = def;
+    temps(p, "remat", uses);
     s_.remats++;
   }
 
-  void to_lanes(int r) {
-    const int width = f_.regs[size_t(r)].width;
-    const int first = s_.lanes_used;
+  void plan_lanes(SpillPlan& p, int uses) {
+    const int width = f_.regs[size_t(p.reg)].width;
+    p.kind = SpillPlan::Kind::Lanes;
+    p.first = uint32_t(s_.lanes_used);
     s_.lanes_used += width;
     const int regs_needed = (s_.lanes_used + 63) / 64;
     while (int(s_.lanes_regs.size()) < regs_needed) {
@@ -150,22 +122,196 @@ class Rewriter {
       s_.no_spill.resize(f_.regs.size(), 0);
       s_.no_spill[size_t(s_.lanes_regs.back())] = 1;
     }
-    auto lane = [&](int k) { return std::pair{s_.lanes_regs[size_t((first + k) / 64)], (first + k) % 64}; };
-    per_access(
-        r, "reload",
-        [&](int t, int k) {
-          auto [reg, l] = lane(k);
-          return make_inst(f_, "v_readlane_b32",
-                           {PassOperand::v(VRef{t, uint8_t(k), 1}), PassOperand::v(VRef{reg, 0, 1}), PassOperand::imm(l)},
-                           s_.scope);
-        },
-        [&](int t, int k) {
-          auto [reg, l] = lane(k);
-          return make_inst(f_, "v_writelane_b32",
-                           {PassOperand::v(VRef{reg, 0, 1}), PassOperand::v(VRef{t, uint8_t(k), 1}), PassOperand::imm(l)},
-                           s_.scope);
-        });
+    temps(p, "reload", uses);
     s_.sgpr_spills += width;
+  }
+
+  // A VGPR to LDS slots when they are free: true when it goes there.
+  bool plan_lds(SpillPlan& p, int uses) {
+    const int width = f_.regs[size_t(p.reg)].width;
+    if (s_.lds_end <= s_.lds_base || s_.lds_base + (s_.lds_slots + uint32_t(width)) * s_.lds_stride > s_.lds_end)
+      return false;
+    // the address is written once, before anything runs: not in a block
+    // that is also a branch target
+    if (s_.lds_address_reg < 0 && !f_.blocks.front().pred.empty()) return false;
+    p.kind = SpillPlan::Kind::Lds;
+    p.addr = lds_address();
+    p.first = s_.lds_slots;
+    s_.lds_slots += uint32_t(width);
+    temps(p, "reload", uses);
+    s_.vgpr_spills += width;
+    s_.vgpr_spills_to_lds += width;
+    return true;
+  }
+
+  bool plan_scratch(SpillPlan& p, int uses) {
+    if (s_.scratch_offset_code < 0) return false;
+    if (s_.rsrc_reg < 0) {
+      VirtualReg rsrc;
+      rsrc.file = RegFile::Scalar;
+      rsrc.width = 4;
+      rsrc.align = 4;
+      rsrc.name = "scratch_resource";
+      rsrc.fixed = 0;  // the private segment buffer, s[0:3]
+      rsrc.entry_value = true;
+      s_.rsrc_reg = f_.add_reg(std::move(rsrc));
+      VirtualReg off;
+      off.file = RegFile::Scalar;
+      off.name = "scratch_offset";
+      off.fixed = s_.scratch_offset_code;
+      off.entry_value = true;
+      s_.offset_reg = f_.add_reg(std::move(off));
+      s_.no_spill.resize(f_.regs.size(), 0);
+      s_.no_spill[size_t(s_.rsrc_reg)] = s_.no_spill[size_t(s_.offset_reg)] = 1;
+    }
+    const int width = f_.regs[size_t(p.reg)].width;
+    const uint32_t slot = s_.scratch_dwords;
+    if (4 * (slot + uint32_t(width)) > 4096)
+      throw Error("kernel '" + f_.name + "': more than 4 KiB of VGPR spills per lane (the buffer offset's reach)");
+    s_.scratch_dwords += uint32_t(width);
+    p.kind = SpillPlan::Kind::Scratch;
+    p.first = slot;
+    temps(p, "reload", uses);
+    s_.vgpr_spills += width;
+    return true;
+  }
+
+  // One pass over the function for every plan: around an instruction, the
+  // fills in plan order before it and the write-backs in reverse plan order
+  // after it (as if each register had been rewritten on its own, in order).
+  void rewrite(std::vector<SpillPlan>& plans) {
+    std::vector<int> index(f_.regs.size(), -1);
+    for (size_t i = 0; i < plans.size(); ++i) index[size_t(plans[i].reg)] = int(i);
+    struct Touch {
+      int plan;
+      uint32_t read, written;
+      int temp;
+    };
+    AccessList acc;
+    std::vector<Touch> touch;
+    for (MBlock& b : f_.blocks) {
+      std::vector<MInst> out;
+      out.reserve(b.insts.size() * 2);
+      for (MInst& m : b.insts) {
+        accesses(f_, m, acc);
+        touch.clear();
+        for (const Access& a : acc.list()) {
+          if (a.reg < 0 || size_t(a.reg) >= index.size() || index[size_t(a.reg)] < 0) continue;
+          const int i = index[size_t(a.reg)];
+          auto it = std::find_if(touch.begin(), touch.end(), [&](const Touch& t) { return t.plan == i; });
+          if (it == touch.end()) it = touch.insert(touch.end(), Touch{i, 0, 0, -1});
+          for (int k = 0; k < a.width; ++k) (a.read ? it->read : it->written) |= 1u << (a.offset + k);
+        }
+        if (touch.empty()) {
+          out.push_back(std::move(m));
+          continue;
+        }
+        bool drop = false;  // a rematerialised constant's definition
+        for (const Touch& t : touch)
+          if (plans[size_t(t.plan)].kind == SpillPlan::Kind::Remat && t.written) drop = true;
+        if (drop) continue;
+        std::sort(touch.begin(), touch.end(), [](const Touch& a, const Touch& b) { return a.plan < b.plan; });
+        for (Touch& t : touch) {
+          SpillPlan& p = plans[size_t(t.plan)];
+          t.temp = p.temps.at(p.next++);
+          if (p.kind == SpillPlan::Kind::Remat) {
+            MInst d = p.remat_def;
+            d.vref[0].id = t.temp;
+            d.changed();
+            d.flags = uint8_t(d.flags | kLayerMade);
+            d.scope = s_.scope;
+            out.push_back(std::move(d));
+          } else {
+            for (int k = 0; k < 16; ++k)
+              if (t.read >> k & 1) out.push_back(fill(p, t.temp, k));
+          }
+          for (VRef& v : m.vref)
+            if (v.id == p.reg) v.id = t.temp;
+          if (p.kind != SpillPlan::Kind::Remat && m.atomic_dst.id == p.reg) m.atomic_dst.id = t.temp;
+        }
+        m.changed();
+        out.push_back(std::move(m));
+        for (auto t = touch.rbegin(); t != touch.rend(); ++t) {
+          const SpillPlan& p = plans[size_t(t->plan)];
+          if (p.kind == SpillPlan::Kind::Remat) continue;
+          for (int k = 0; k < 16; ++k)
+            if (t->written >> k & 1) out.push_back(write_back(p, t->temp, k));
+        }
+      }
+      b.insts = std::move(out);
+    }
+  }
+
+ private:
+  int temp_like(int r, const std::string& what) {
+    VirtualReg t = f_.regs[size_t(r)];
+    t.name = t.name + "_" + what + std::to_string(f_.regs.size());
+    t.fixed = -1;
+    t.entry_value = false;
+    const int id = f_.add_reg(std::move(t));
+    s_.no_spill.resize(f_.regs.size(), 0);
+    s_.no_spill[size_t(id)] = 1;
+    return id;
+  }
+
+  void temps(SpillPlan& p, const char* what, int uses) {
+    p.temps.reserve(size_t(uses));
+    for (int u = 0; u < uses; ++u) p.temps.push_back(temp_like(p.reg, what));
+  }
+
+  std::pair<int, int> lane(const SpillPlan& p, int k) const {
+    const uint32_t at = p.first + uint32_t(k);
+    return {s_.lanes_regs[at / 64], int(at % 64)};
+  }
+
+  MInst scratch_access(const char* op, const SpillPlan& p, int t, int k) const {
+    return make_inst(f_, op,
+                     {PassOperand::v(VRef{t, uint8_t(k), 1}), PassOperand::phys(isa::code::kOff, 1),
+                      PassOperand::v(VRef{s_.rsrc_reg, 0, 4}), PassOperand::v(VRef{s_.offset_reg, 0, 1}),
+                      PassOperand::mod(as::offset(int64_t(4 * (p.first + uint32_t(k)))))},
+                     s_.scope);
+  }
+
+  int64_t lds_offset(const SpillPlan& p, int k) const {
+    return int64_t(s_.lds_base + (p.first + uint32_t(k)) * s_.lds_stride);
+  }
+
+  // Dword k of the temporary t filled from the register's spill place.
+  MInst fill(const SpillPlan& p, int t, int k) const {
+    switch (p.kind) {
+      case SpillPlan::Kind::Lanes: {
+        auto [reg, l] = lane(p, k);
+        return make_inst(f_, "v_readlane_b32",
+                         {PassOperand::v(VRef{t, uint8_t(k), 1}), PassOperand::v(VRef{reg, 0, 1}), PassOperand::imm(l)},
+                         s_.scope);
+      }
+      case SpillPlan::Kind::Lds:
+        return make_inst(f_, "ds_read_b32",
+                         {PassOperand::v(VRef{t, uint8_t(k), 1}), PassOperand::v(VRef{p.addr, 0, 1}),
+                          PassOperand::mod(as::offset(lds_offset(p, k)))},
+                         s_.scope);
+      default:
+        return scratch_access("buffer_load_dword", p, t, k);
+    }
+  }
+
+  // Dword k of the temporary t written back to the register's spill place.
+  MInst write_back(const SpillPlan& p, int t, int k) const {
+    switch (p.kind) {
+      case SpillPlan::Kind::Lanes: {
+        auto [reg, l] = lane(p, k);
+        return make_inst(f_, "v_writelane_b32",
+                         {PassOperand::v(VRef{reg, 0, 1}), PassOperand::v(VRef{t, uint8_t(k), 1}), PassOperand::imm(l)},
+                         s_.scope);
+      }
+      case SpillPlan::Kind::Lds:
+        return make_inst(f_, "ds_write_b32",
+                         {PassOperand::v(VRef{p.addr, 0, 1}), PassOperand::v(VRef{t, uint8_t(k), 1}),
+                          PassOperand::mod(as::offset(lds_offset(p, k)))},
+                         s_.scope);
+      default:
+        return scratch_access("buffer_store_dword", p, t, k);
+    }
   }
 
   // The register holding 4 x the flat local id, written first thing: the
@@ -212,77 +358,6 @@ class Rewriter {
     return s_.lds_address_reg;
   }
 
-  // A VGPR to LDS slots when they are free: true when it went there.
-  bool to_lds(int r) {
-    const int width = f_.regs[size_t(r)].width;
-    if (s_.lds_end <= s_.lds_base || s_.lds_base + (s_.lds_slots + uint32_t(width)) * s_.lds_stride > s_.lds_end)
-      return false;
-    // the address is written once, before anything runs: not in a block
-    // that is also a branch target
-    if (s_.lds_address_reg < 0 && !f_.blocks.front().pred.empty()) return false;
-    const int addr = lds_address();
-    const uint32_t first = s_.lds_slots;
-    s_.lds_slots += uint32_t(width);
-    auto offset = [&](int k) { return int64_t(s_.lds_base + (first + uint32_t(k)) * s_.lds_stride); };
-    per_access(
-        r, "reload",
-        [&](int t, int k) {
-          return make_inst(f_, "ds_read_b32",
-                           {PassOperand::v(VRef{t, uint8_t(k), 1}), PassOperand::v(VRef{addr, 0, 1}),
-                            PassOperand::mod(as::offset(offset(k)))},
-                           s_.scope);
-        },
-        [&](int t, int k) {
-          return make_inst(f_, "ds_write_b32",
-                           {PassOperand::v(VRef{addr, 0, 1}), PassOperand::v(VRef{t, uint8_t(k), 1}),
-                            PassOperand::mod(as::offset(offset(k)))},
-                           s_.scope);
-        });
-    s_.vgpr_spills += width;
-    s_.vgpr_spills_to_lds += width;
-    return true;
-  }
-
-  bool to_scratch(int r) {
-    if (s_.scratch_offset_code < 0) return false;
-    if (s_.rsrc_reg < 0) {
-      VirtualReg rsrc;
-      rsrc.file = RegFile::Scalar;
-      rsrc.width = 4;
-      rsrc.align = 4;
-      rsrc.name = "scratch_resource";
-      rsrc.fixed = 0;  // the private segment buffer, s[0:3]
-      rsrc.entry_value = true;
-      s_.rsrc_reg = f_.add_reg(std::move(rsrc));
-      VirtualReg off;
-      off.file = RegFile::Scalar;
-      off.name = "scratch_offset";
-      off.fixed = s_.scratch_offset_code;
-      off.entry_value = true;
-      s_.offset_reg = f_.add_reg(std::move(off));
-      s_.no_spill.resize(f_.regs.size(), 0);
-      s_.no_spill[size_t(s_.rsrc_reg)] = s_.no_spill[size_t(s_.offset_reg)] = 1;
-    }
-    const int width = f_.regs[size_t(r)].width;
-    const uint32_t slot = s_.scratch_dwords;
-    if (4 * (slot + uint32_t(width)) > 4096)
-      throw Error("kernel '" + f_.name + "': more than 4 KiB of VGPR spills per lane (the buffer offset's reach)");
-    s_.scratch_dwords += uint32_t(width);
-    auto mem = [&](const char* op, int t, int k) {
-      return make_inst(f_, op,
-                       {PassOperand::v(VRef{t, uint8_t(k), 1}), PassOperand::phys(isa::code::kOff, 1),
-                        PassOperand::v(VRef{s_.rsrc_reg, 0, 4}), PassOperand::v(VRef{s_.offset_reg, 0, 1}),
-                        PassOperand::mod(as::offset(int64_t(4 * (slot + uint32_t(k)))))},
-                       s_.scope);
-    };
-    per_access(
-        r, "reload", [&](int t, int k) { return mem("buffer_load_dword", t, k); },
-        [&](int t, int k) { return mem("buffer_store_dword", t, k); });
-    s_.vgpr_spills += width;
-    return true;
-  }
-
- private:
   MFunction& f_;
   SpillState& s_;
 };
@@ -330,6 +405,18 @@ bool spill_registers(MFunction& f, const Interference& ig, RegFile file, int bud
     const double c = double(ig.uses[size_t(r)]) / double(std::max(1, ig.live_points[size_t(r)]));
     return constant[size_t(r)] ? c * 0.01 : c;  // a constant is cheapest: no memory
   };
+  // The points where each register lives (the inverse of live_at), made on first use.
+  std::vector<std::vector<uint32_t>> live_points;
+  auto points_of = [&](int r) -> const std::vector<uint32_t>& {
+    if (live_points.empty()) {
+      live_points.resize(f.regs.size());
+      for (size_t p = 0; p < std::min(ig.live_at.size(), pressure.size()); ++p)
+        for (int v : ig.live_at[p])
+          if (v >= 0 && size_t(v) < live_points.size() && (live_points[size_t(v)].empty() || live_points[size_t(v)].back() != p))
+            live_points[size_t(v)].push_back(uint32_t(p));
+    }
+    return live_points[size_t(r)];
+  };
   std::vector<int> order;
   auto choose_at = [&](size_t pt) -> bool {
     int best = -1;
@@ -342,9 +429,7 @@ bool spill_registers(MFunction& f, const Interference& ig, RegFile file, int bud
     if (best < 0) return false;
     chosen[size_t(best)] = 1;
     order.push_back(best);
-    for (size_t p = 0; p < pressure.size(); ++p)
-      if (std::find(ig.live_at[p].begin(), ig.live_at[p].end(), best) != ig.live_at[p].end())
-        pressure[p] -= f.regs[size_t(best)].width;
+    for (uint32_t p : points_of(best)) pressure[p] -= f.regs[size_t(best)].width;
     return true;
   };
   for (;;) {
@@ -363,19 +448,23 @@ bool spill_registers(MFunction& f, const Interference& ig, RegFile file, int bud
         at = p;
     if (at == pressure.size() || !choose_at(at)) return false;
   }
-  std::vector<MInst> remat_defs(f.regs.size());
-  for (int r : order)
-    if (constant[size_t(r)]) remat_defs[size_t(r)] = *constant[size_t(r)];
   Rewriter w(f, s);
-  for (int r : order) {
-    if (constant[size_t(r)]) {
-      w.remat(r, remat_defs[size_t(r)]);
+  std::vector<char> remat(order.size(), 0);
+  for (size_t i = 0; i < order.size(); ++i) remat[i] = constant[size_t(order[i])] != nullptr;
+  const std::vector<int> uses = w.touching(order, remat);
+  std::vector<SpillPlan> plans(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    SpillPlan& p = plans[i];
+    p.reg = order[i];
+    if (remat[i]) {
+      w.plan_remat(p, *constant[size_t(p.reg)], uses[i]);
     } else if (file == RegFile::Scalar) {
-      w.to_lanes(r);
-    } else if (!w.to_lds(r) && !w.to_scratch(r)) {
+      w.plan_lanes(p, uses[i]);
+    } else if (!w.plan_lds(p, uses[i]) && !w.plan_scratch(p, uses[i])) {
       return false;
     }
   }
+  w.rewrite(plans);
   f.cfg_valid = false;
   return true;
 }

@@ -57,6 +57,7 @@ const std::vector<Builtin>& builtins() {
       {"dot2", I::Dot2, R::Dot, 3, 3, U::Value, "dot2(a, b, acc): two f16 pairs, f32 accumulator"},
       {"dot4", I::Dot4, R::Dot, 3, 3, U::Value, "dot4(a, b, acc): four s8 pairs, s32 accumulator"},
       {"dot8", I::Dot8, R::Dot, 3, 3, U::Value, "dot8(a, b, acc): eight s4 pairs, s32 accumulator"},
+      {"pack_f16", I::PackF16, R::PackHalves, 2, 2, U::Value, "pack_f16(lo, hi): two f16 in a u32, for dot2"},
       // Loop headers.
       {"range", I::Range, R::LoopHeader, 1, 3, U::LoopHeader, "range(stop), range(start, stop[, step])"},
       {"static_range", I::StaticRange, R::LoopHeader, 1, 3, U::LoopHeader,

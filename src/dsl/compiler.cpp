@@ -28,6 +28,7 @@ bool compile_kernel(const TypedKernel& tk, const SourceText& src, const CompileO
   ko.waves_per_simd = 4;
   ko.lds_bytes = tk.lds_bytes;
   ko.max_workgroup = 256;
+  ko.automatic_wait_states = options.wait_states;
   for (const auto& v : f.values) {
     if (v.op != ir::Opcode::Call) continue;
     const int d = int(v.bits) + 1;
@@ -35,7 +36,7 @@ bool compile_kernel(const TypedKernel& tk, const SourceText& src, const CompileO
     if (v.builtin == BuiltinId::Lid || v.builtin == BuiltinId::Gid) ko.workitem_dims = std::max(ko.workitem_dims, d);
   }
   try {
-    out.signature = signature_of(tk);
+    out.signature = signature_of(tk, f);
     codegen::Kernel k(out.signature, options.target, ko);
     Lowerer(k, f).run();
     out.object = k.build();

@@ -19,7 +19,8 @@ bool inherently_varying(const Value& v) {
     case Opcode::Call:
       if (v.builtin == BuiltinId::Bid) return false;
       if (v.builtin == BuiltinId::Gid || v.builtin == BuiltinId::Lid || v.builtin == BuiltinId::Tid ||
-          v.builtin == BuiltinId::Lane || v.builtin == BuiltinId::Shuffle)
+          v.builtin == BuiltinId::Lane || v.builtin == BuiltinId::Shuffle ||
+          v.builtin == BuiltinId::PackF16)  // f16 values are per lane (DSL.md §3), literals included
         return true;
       break;
     default: break;
@@ -27,10 +28,11 @@ bool inherently_varying(const Value& v) {
   return is_float(v.type);
 }
 
-// broadcast() and the wave reductions give one value per wave whatever their
-// operand (an f32 result is still per lane, DSL.md §3).
+// broadcast(), ballot() and the wave reductions give one value per wave
+// whatever their operand (an f32 result is still per lane, DSL.md §3).
 bool wave_wide(const Value& v) {
-  return v.op == Opcode::Call && (v.builtin == BuiltinId::Broadcast || v.builtin == BuiltinId::WaveSum ||
+  return v.op == Opcode::Call && (v.builtin == BuiltinId::Broadcast || v.builtin == BuiltinId::Ballot ||
+                                  v.builtin == BuiltinId::WaveSum ||
                                   v.builtin == BuiltinId::WaveMax || v.builtin == BuiltinId::WaveMin);
 }
 

@@ -4,10 +4,13 @@
 // the next trip) needs no separate latch.
 #include "k100/dsl/ir.h"
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
+#include "half_literal.h"
 #include "k100/dsl/source.h"
 
 namespace k100::dsl::ir {
@@ -92,16 +95,6 @@ int Builder::expr(const Expr& e, Region& out) {
   Value v;
   v.type = e.type.scalar;
   v.loc = e.loc;
-  if (e.kind == ExprKind::Call && e.builtin &&
-      (e.builtin->id == BuiltinId::Ballot || e.builtin->id == BuiltinId::ToF16 ||
-       e.builtin->id == BuiltinId::ToBF16)) {
-    refuse(e.loc, "the built-in '" + std::string(e.builtin->name) + "'");
-    return constant(Scalar::U32, 0, e.loc, out);
-  }
-  if (e.type.is(Scalar::F16) || e.type.is(Scalar::BF16) || e.type.is(Scalar::U64)) {
-    refuse(e.loc, std::string("a value of type ") + scalar_name(e.type.scalar));
-    return constant(Scalar::U32, 0, e.loc, out);
-  }
   switch (e.kind) {
     case ExprKind::Name:
       v.op = Opcode::ReadVar;
@@ -109,12 +102,13 @@ int Builder::expr(const Expr& e, Region& out) {
       break;
     case ExprKind::Int:
       v.op = Opcode::Const;
-      v.bits = e.int_value & 0xffffffffu;
+      v.bits = e.type.is(Scalar::U64) ? e.int_value : e.int_value & 0xffffffffu;
       break;
     case ExprKind::Float: {
       v.op = Opcode::Const;
-      float x = float(e.float_value);
-      v.bits = std::bit_cast<uint32_t>(x);
+      v.bits = e.type.is(Scalar::F16)    ? f16_bits(e.float_value)
+               : e.type.is(Scalar::BF16) ? bf16_bits(e.float_value)
+                                         : std::bit_cast<uint32_t>(float(e.float_value));
       break;
     }
     case ExprKind::Unary:
@@ -136,7 +130,6 @@ int Builder::expr(const Expr& e, Region& out) {
     case ExprKind::Convert:
       v.op = Opcode::Convert;
       v.operand = e.args[0]->type.scalar;
-      if (is_float(v.operand) && v.operand != Scalar::F32) refuse(e.loc, std::string("a conversion from ") + scalar_name(v.operand));
       v.args = {expr(*e.args[0], out)};
       break;
     case ExprKind::IfExp:

@@ -34,14 +34,41 @@ bool region_returns(const ir::Region& r) {
 
 bool contains_return(const ir::Region& r) { return region_returns(r); }
 
-codegen::Signature signature_of(const TypedKernel& k) {
+namespace {
+
+// Which pointer parameters the kernel reads and writes (bit 0 read, bit 1
+// written), so the signature declares each buffer's access as a hand-written
+// kernel's does.
+void note_stores(const ir::Region& r, std::vector<int>& use) {
+  for (const ir::Node& n : r) {
+    if (n.kind == ir::NodeKind::Store && n.var >= 0 && size_t(n.var) < use.size()) use[size_t(n.var)] |= 2;
+    note_stores(n.then, use);
+    note_stores(n.orelse, use);
+  }
+}
+
+}  // namespace
+
+codegen::Signature signature_of(const TypedKernel& k, const ir::Function& f) {
+  std::vector<int> use(k.param_count, 0);
+  for (const ir::Value& v : f.values) {
+    if (v.var < 0 || size_t(v.var) >= use.size()) continue;
+    if (v.op == ir::Opcode::Load || v.op == ir::Opcode::Load16) use[size_t(v.var)] |= 1;
+    if (v.op == ir::Opcode::Atomic) use[size_t(v.var)] |= 3;
+  }
+  note_stores(f.body, use);
   std::vector<codegen::Param> params;
   for (size_t i = 0; i < k.param_count; ++i) {
     const Variable& v = k.vars[i];
-    if (v.type.kind == Type::Kind::Ptr)
-      params.push_back(codegen::inout(v.name, element_name(v.type.scalar)));
-    else
+    if (v.type.kind != Type::Kind::Ptr) {
       params.push_back(codegen::value(v.name, element_name(v.type.scalar)));
+      continue;
+    }
+    const std::string e = element_name(v.type.scalar);
+    // A buffer the kernel never touches is declared read-only.
+    params.push_back(use[i] == 3   ? codegen::inout(v.name, e)
+                     : use[i] == 2 ? codegen::out(v.name, e)
+                                   : codegen::in(v.name, e));
   }
   return codegen::Signature(k.name, std::move(params), codeobj::HiddenArgLayout::Compact);
 }
@@ -55,7 +82,7 @@ void Lowerer::run() {
   for (size_t i = 0; i < tk.vars.size(); ++i) {
     const Variable& var = tk.vars[i];
     if (!var.type.is_value()) continue;
-    Reg r = f_.var_varying[i] ? new_vreg(var.name.c_str()) : new_sreg(var.name.c_str());
+    Reg r = new_reg(f_.var_varying[i], var.type.scalar, var.name.c_str());
     vars_[i] = r;
     if (var.param) {  // scalar parameters start as their argument
       if (r.vector)
@@ -97,7 +124,9 @@ void Lowerer::node(const ir::Node& n) {
     case NodeKind::Compute: compute(n.value); break;
     case NodeKind::WriteVar: {
       Reg& dst = vars_[size_t(n.var)];
-      if (dst.vector) {
+      if (val(n.value).type == Scalar::U64) {
+        copy_wide(dst, n.value);
+      } else if (dst.vector) {
         k_.v_mov_b32(dst.v, vec(n.value));
       } else {
         k_.s_mov_b32(dst.s, sop(n.value));

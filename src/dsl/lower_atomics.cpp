@@ -1,8 +1,8 @@
 // Atomics on global memory and LDS, each returning the element's old value
 // (every active lane performs its own). Global f32 addition has no
 // instruction on this target: each lane retries a compare-and-swap of the
-// bits it last saw until it succeeds. f32 exchange and compare-and-swap act
-// on the bits.
+// bits it last saw until it succeeds, and so does f16 addition, on the dword
+// that holds the element. f32 exchange and compare-and-swap act on the bits.
 #include "lower.h"
 #include "lowering_error.h"
 
@@ -49,6 +49,7 @@ Lowerer::Reg Lowerer::atomic(const ir::Value& v) {
       k_.emit(lds_mnemonic(v.builtin, elem), {r.v, a, vec(v.args[1]), at});
     return r;
   }
+  if (elem == Scalar::F16) return half_atomic_add(v);
   const char* mnemonic = global_mnemonic(v.builtin, elem);
   VGPR a = global_address(v.var, v.args[0], 4);
   if (!mnemonic) {  // f32 add on global memory: compare-and-swap until no other lane came between
@@ -73,6 +74,40 @@ Lowerer::Reg Lowerer::atomic(const ir::Value& v) {
   } else {
     k_.emit(mnemonic, {r.v, a, vec(v.args[1]), off, as::glc()});
   }
+  return r;
+}
+
+// f16 addition on global memory: the aligned dword holding the element is
+// compare-and-swapped with the element's half replaced by the f16 sum (one
+// rounding), until no other lane changed the dword in between; the other
+// half is kept, so two elements of one dword can be added at once.
+Lowerer::Reg Lowerer::half_atomic_add(const ir::Value& v) {
+  VGPR a = global_address(v.var, v.args[0], 2), x = vec(v.args[1]);
+  VGPR word = k_.vgpr(2, "dword address"), shift = k_.vgpr(1, "half shift"), seen = k_.vgpr(1, "seen dword");
+  k_.v_and_b32(word[0], 0xfffffffcu, a[0]);
+  k_.v_mov_b32(word[1], a[1]);
+  k_.v_and_b32(shift, 2, a[0]);
+  k_.v_lshlrev_b32(shift, 3, shift);  // 0 or 16
+  VGPR keep = k_.vgpr(1, "element bits"), data = k_.vgpr(2, "new and expected"), sum = k_.vgpr(1, "sum");
+  k_.v_mov_b32(keep, 0xffffu);
+  k_.v_lshlrev_b32(keep, shift, keep);
+  k_.global_load_dword(seen, word, off, as::glc());
+  k_.loop_();
+  VGPR old = k_.vgpr(1, "old half");
+  k_.v_lshrrev_b32(old, shift, seen);
+  k_.v_add_f16(sum, old, x);  // the high half of sum is zero
+  k_.v_lshlrev_b32(sum, shift, sum);
+  k_.v_bfi_b32(data[0], keep, sum, seen);
+  k_.v_mov_b32(data[1], seen);
+  VGPR got = k_.vgpr(1, "got");
+  k_.global_atomic_cmpswap(got, word, data, off, as::glc());
+  SGPR done = k_.sgpr(2, "swapped");
+  k_.v_cmp_eq_u32(done, got, seen);  // the dword was as expected: our sum is stored
+  k_.v_mov_b32(seen, got);
+  k_.break_(done);
+  k_.end_loop();
+  Reg r = new_vreg("old");
+  k_.v_lshrrev_b32(r.v, shift, seen);  // the element before this lane's add
   return r;
 }
 

@@ -89,7 +89,6 @@ SGPR Lowerer::mask(int id) {
 namespace {
 
 uint32_t f32_bits(float x) { return std::bit_cast<uint32_t>(x); }
-float bits_f32(uint32_t b) { return std::bit_cast<float>(b); }
 
 const char* cmp_name(Op op) {
   switch (op) {
@@ -108,8 +107,25 @@ void Lowerer::compute(int id) {
   const ir::Value& v = val(id);
   Reg r;
   switch (v.op) {
-    case Opcode::Const: r.constant = uint32_t(v.bits); break;
+    case Opcode::Const:
+      r.constant = uint32_t(v.bits);
+      r.constant_hi = uint32_t(v.bits >> 32);
+      break;
     case Opcode::ReadVar: {
+      if (v.type == Scalar::U64) {
+        const Reg& var = vars_[size_t(v.var)];
+        r = new_reg(var.vector || v.varying, Scalar::U64, "value");
+        if (r.vector && !var.vector) {
+          k_.v_mov_b32(r.v[0], var.s[0]);
+          k_.v_mov_b32(r.v[1], var.s[1]);
+        } else if (r.vector) {
+          k_.v_mov_b32(r.v[0], var.v[0]);
+          k_.v_mov_b32(r.v[1], var.v[1]);
+        } else {
+          k_.s_mov_b64(r.s, var.s);
+        }
+        break;
+      }
       // A copy: the variable may be written again while this value is live.
       const Reg& var = vars_[size_t(v.var)];
       if (var.vector || v.varying) {
@@ -129,6 +145,10 @@ void Lowerer::compute(int id) {
     case Opcode::Compare: r = compare(v); break;
     case Opcode::Convert: r = convert(v, v.args[0], v.operand); break;
     case Opcode::Select: {
+      if (v.type == Scalar::U64) {
+        r = wide_select(v);
+        break;
+      }
       if (v.type == Scalar::Bool) throw LoweringError{v.loc, "a conditional expression of comparisons"};
       if (v.varying) {
         r = new_vreg("select");
@@ -163,6 +183,7 @@ Lowerer::Reg Lowerer::unary(const ir::Value& v) {
     }
     return r;
   }
+  if (v.type == Scalar::U64) return wide_unary(v);
   if (!v.varying) {
     r = new_sreg("unary");
     if (v.aop == Op::Neg)
@@ -174,6 +195,8 @@ Lowerer::Reg Lowerer::unary(const ir::Value& v) {
   r = new_vreg("unary");
   if (v.aop == Op::Neg && v.type == Scalar::F32)
     k_.v_xor_b32(r.v, 0x80000000u, vec(a));  // exact, -0.0 included
+  else if (v.aop == Op::Neg && (v.type == Scalar::F16 || v.type == Scalar::BF16))
+    k_.v_xor_b32(r.v, 0x8000u, vec(a));
   else if (v.aop == Op::Neg)
     k_.v_sub_u32(r.v, 0, vec(a));
   else
@@ -196,20 +219,13 @@ Lowerer::Reg Lowerer::binary(const ir::Value& v) {
     }
     return r;
   }
+  if (v.type == Scalar::U64) return wide_binary(v);
+  if (v.type == Scalar::F16 || v.type == Scalar::BF16) return half_binary(v);
   if (v.aop == Op::Div || v.aop == Op::FloorDiv || v.aop == Op::Mod) {
     if (v.type != Scalar::F32) return division(v);
     if (v.aop == Op::Mod) throw LoweringError{v.loc, "'%' on f32 values"};
-    r = new_vreg("quotient");
-    const Reg& rb = values_[size_t(b)];
-    if (rb.constant) {  // a literal divisor: the product with its reciprocal
-      VGPR inv = k_.vgpr(1, "reciprocal");
-      k_.v_mov_b32(inv, f32_bits(1.0f / bits_f32(*rb.constant)));
-      k_.v_mul_f32(r.v, vec(a), inv);
-    } else {
-      VGPR inv = k_.vgpr(1, "reciprocal");
-      k_.v_rcp_f32(inv, vec(b));
-      k_.v_mul_f32(r.v, vec(a), inv);
-    }
+    r.vector = true;
+    r.v = float_divide(vec(a), b, Scalar::F32);
     if (v.aop == Op::FloorDiv) k_.v_floor_f32(r.v, r.v);
     return r;
   }
@@ -262,9 +278,10 @@ Lowerer::Reg Lowerer::compare(const ir::Value& v) {
   const int a = v.args[0], b = v.args[1];
   const Scalar t = v.operand;
   if (t == Scalar::Bool) throw LoweringError{v.loc, "comparing two comparisons"};
+  if (t == Scalar::U64) return wide_compare(v);
   Reg r;
   if (!v.varying) {
-    if (t == Scalar::F32) throw LoweringError{v.loc, "a uniform f32 comparison (internal)"};
+    if (is_float(t)) throw LoweringError{v.loc, "a uniform float comparison (internal)"};
     const bool sgn = t == Scalar::S32 && v.aop != Op::Eq && v.aop != Op::Ne;
     const std::string name =
         std::string("s_cmp_") + (v.aop == Op::Ne ? "lg" : cmp_name(v.aop)) + (sgn ? "_i32" : "_u32");
@@ -274,9 +291,15 @@ Lowerer::Reg Lowerer::compare(const ir::Value& v) {
     k_.s_cselect_b32(r.s, 1, 0);
     return r;
   }
+  if (t == Scalar::BF16) {  // exact in f32
+    r.s = k_.sgpr(2, "lanes");
+    k_.emit(std::string("v_cmp_") + (v.aop == Op::Ne ? "neq" : cmp_name(v.aop)) + "_f32",
+            {r.s, widen(a, t), widen(b, t)});
+    return r;
+  }
   std::string name = std::string("v_cmp_");
-  if (t == Scalar::F32)
-    name += std::string(v.aop == Op::Ne ? "neq" : cmp_name(v.aop)) + "_f32";  // != is true for NaN, as in Python
+  if (t == Scalar::F32 || t == Scalar::F16)  // != is true for NaN, as in Python
+    name += std::string(v.aop == Op::Ne ? "neq" : cmp_name(v.aop)) + (t == Scalar::F32 ? "_f32" : "_f16");
   else
     name += std::string(cmp_name(v.aop)) + (t == Scalar::S32 ? "_i32" : "_u32");
   r.s = k_.sgpr(2, "lanes");
@@ -289,13 +312,19 @@ Lowerer::Reg Lowerer::convert(const ir::Value& v, int arg, Scalar from) {
   const Reg& src = values_[size_t(arg)];
   Reg r;
   if (from == Scalar::Bool) {
-    if (!val(arg).varying && to != Scalar::F32) return src;  // 0 or 1 already
+    if (!val(arg).varying && is_int(to)) return src;  // 0 or 1 already
     r = new_vreg("bool value");
-    k_.v_cndmask_b32(r.v, 0, to == Scalar::F32 ? f32_bits(1.0f) : 1u, mask(arg));
+    const uint32_t one = to == Scalar::F32    ? f32_bits(1.0f)
+                         : to == Scalar::F16  ? 0x3c00u
+                         : to == Scalar::BF16 ? 0x3f80u
+                                              : 1u;
+    k_.v_cndmask_b32(r.v, 0, one, mask(arg));
     return r;
   }
-  if (is_int(from) && is_int(to) && from != Scalar::U64 && to != Scalar::U64) return src;  // same bits
-  if (to == Scalar::U64 || from == Scalar::U64) throw LoweringError{v.loc, "64-bit integer values"};
+  if (to == Scalar::U64 || from == Scalar::U64) return wide_convert(v, arg, from);
+  if (is_int(from) && is_int(to)) return src;  // same bits
+  if (from == Scalar::F16 || from == Scalar::BF16 || to == Scalar::F16 || to == Scalar::BF16)
+    return convert_float(v, arg, from);
   if (is_int(from) && to == Scalar::F32) {
     const bool sgn = is_signed(from);
     if (src.constant) {
@@ -358,41 +387,35 @@ Lowerer::Reg Lowerer::call(const ir::Value& v) {
       k_.v_mbcnt_lo_u32_b32(r.v, -1, 0);
       k_.v_mbcnt_hi_u32_b32(r.v, -1, r.v);
       return r;
-    case BuiltinId::Exp: {
-      VGPR t = k_.vgpr(1, "exp argument");
-      k_.v_mul_f32(t, f32_bits(codegen::kLog2E), vec(v.args[0]));
-      r = new_vreg("exp");
-      k_.v_exp_f32(r.v, t);
+    case BuiltinId::Exp:
+    case BuiltinId::Sqrt:
+    case BuiltinId::Rsqrt:
+    case BuiltinId::Floor:
+    case BuiltinId::Ceil:
+    case BuiltinId::Trunc:
+    case BuiltinId::Rint:
+    case BuiltinId::Fabs:
+    case BuiltinId::Fract:  // f16: computed in f32, rounded back
+      r.vector = true;
+      r.v = narrow(float_math(v.builtin, widen(v.args[0], v.type)), v.type);
       return r;
-    }
-    case BuiltinId::Sqrt: one("v_sqrt_f32"); return r;
-    case BuiltinId::Rsqrt: one("v_rsq_f32"); return r;
-    case BuiltinId::Floor: one("v_floor_f32"); return r;
-    case BuiltinId::Ceil: one("v_ceil_f32"); return r;
-    case BuiltinId::Trunc: one("v_trunc_f32"); return r;
-    case BuiltinId::Rint: one("v_rndne_f32"); return r;
     case BuiltinId::Ubyte: one("v_cvt_f32_ubyte0"); return r;
     case BuiltinId::F16ToF32: one("v_cvt_f32_f16"); return r;
-    case BuiltinId::Fabs:
-      r = new_vreg("fabs");
-      k_.v_and_b32(r.v, 0x7fffffffu, vec(v.args[0]));
-      return r;
-    case BuiltinId::Fract: {  // x - floor(x) (DSL.md §5)
-      VGPR x = vec(v.args[0]), f = k_.vgpr(1, "floor");
-      k_.v_floor_f32(f, x);
-      r = new_vreg("fract");
-      k_.v_sub_f32(r.v, x, f);
-      return r;
-    }
     case BuiltinId::Fma:
-      r = new_vreg("fma");
-      k_.v_fma_f32(r.v, vec(v.args[0]), vec(v.args[1]), vec(v.args[2]));
+      if (v.type == Scalar::BF16) return bf16_call(v);
+      r = new_vreg("fma");  // f16: one rounding, the high half zeroed (the legacy form)
+      k_.emit(v.type == Scalar::F16 ? "v_fma_legacy_f16" : "v_fma_f32",
+              {r.v, vec(v.args[0]), vec(v.args[1]), vec(v.args[2])});
       return r;
     case BuiltinId::Min:
     case BuiltinId::Max: {
+      if (v.type == Scalar::BF16) return bf16_call(v);
       const bool mn = v.builtin == BuiltinId::Min;
-      const char* sfx = v.type == Scalar::F32 ? "_f32" : v.type == Scalar::S32 ? "_i32" : "_u32";
-      if (!v.varying && v.type != Scalar::F32) {
+      const char* sfx = v.type == Scalar::F32   ? "_f32"
+                        : v.type == Scalar::F16 ? "_f16"
+                        : v.type == Scalar::S32 ? "_i32"
+                                                : "_u32";
+      if (!v.varying && !is_float(v.type)) {
         r = new_sreg("minmax");
         auto [x, y] = sops(v.args[0], v.args[1]);
         k_.emit(std::string(mn ? "s_min" : "s_max") + sfx, {r.s, x, y});
@@ -402,6 +425,7 @@ Lowerer::Reg Lowerer::call(const ir::Value& v) {
       }
       return r;
     }
+    case BuiltinId::Ballot: return ballot(v);
     case BuiltinId::Shuffle:
     case BuiltinId::Broadcast:
     case BuiltinId::WaveSum:
@@ -415,6 +439,10 @@ Lowerer::Reg Lowerer::call(const ir::Value& v) {
               : v.builtin == BuiltinId::Dot4 ? "v_dot4_i32_i8"
                                              : "v_dot8_i32_i4",
               {r.v, vec(v.args[0]), vec(v.args[1]), vec(v.args[2])});
+      return r;
+    case BuiltinId::PackF16:  // the low halves of both, the first in bits 0-15
+      r = new_vreg("f16 pair");
+      k_.v_pack_b32_f16(r.v, vec(v.args[0]), vec(v.args[1]));
       return r;
     case BuiltinId::ToF32:
     case BuiltinId::ToU32:
@@ -465,7 +493,9 @@ Lowerer::Reg Lowerer::load(const ir::Value& v) {
   switch (m.type.scalar) {
     case Scalar::U8: k_.global_load_ubyte(r.v, a, off); break;
     case Scalar::S8: k_.global_load_sbyte(r.v, a, off); break;
-    case Scalar::U16: k_.global_load_ushort(r.v, a, off); break;
+    case Scalar::U16:
+    case Scalar::F16:
+    case Scalar::BF16: k_.global_load_ushort(r.v, a, off); break;
     case Scalar::S16: k_.global_load_sshort(r.v, a, off); break;
     default: k_.global_load_dword(r.v, a, off); break;
   }

@@ -106,15 +106,11 @@ ExprPtr Checker::builtin_call(const Expr& e, const Builtin& b) {
   };
   auto float_of = [&](ExprPtr& a) -> std::optional<Scalar> {
     Scalar s = a->type.scalar;
-    if (s == Scalar::BF16) {
-      error(a->loc, bn + "() on bf16 is not supported; convert with f32(x) first");
-      return std::nullopt;
-    }
     if (s == Scalar::U64) {
       error(a->loc, bn + "() takes a number, not a u64 mask");
       return std::nullopt;
     }
-    return s == Scalar::F16 ? Scalar::F16 : Scalar::F32;
+    return s == Scalar::F16 || s == Scalar::BF16 ? s : Scalar::F32;
   };
 
   switch (b.rule) {
@@ -127,15 +123,16 @@ ExprPtr Checker::builtin_call(const Expr& e, const Builtin& b) {
     }
     case BuiltinRule::Fma: {
       if (!need_numeric(0)) return poison(e.loc);
-      Scalar t = Scalar::F16;
+      // f32 if an operand is f32 (an int literal adapts), or if f16 meets bf16
+      bool f32 = false, f16 = false, bf16 = false;
       for (auto& a : args) {
         auto s = float_of(a);
         if (!s) return poison(e.loc);
-        if (*s == Scalar::F32 && (a->type.is(Scalar::F32) || a->kind != ExprKind::Int)) t = Scalar::F32;
+        f32 |= *s == Scalar::F32 && (a->type.is(Scalar::F32) || a->kind != ExprKind::Int);
+        f16 |= *s == Scalar::F16;
+        bf16 |= *s == Scalar::BF16;
       }
-      bool any_f16 = false;
-      for (auto& a : args) any_f16 |= a->type.is(Scalar::F16);
-      if (!any_f16) t = Scalar::F32;
+      const Scalar t = f32 || (f16 && bf16) ? Scalar::F32 : f16 ? Scalar::F16 : bf16 ? Scalar::BF16 : Scalar::F32;
       for (auto& a : args) a = convert(std::move(a), t);
       return make_call(e, b, Type::value(t), true, std::move(args));
     }
@@ -198,8 +195,10 @@ ExprPtr Checker::builtin_call(const Expr& e, const Builtin& b) {
         return poison(e.loc);
       }
       Scalar elem = args[0]->type.scalar;
-      if (elem != Scalar::U32 && elem != Scalar::S32 && elem != Scalar::F32) {
-        error(args[0]->loc, bn + "() works on 32-bit elements (u32, s32, f32), not " + type_name(args[0]->type));
+      const bool half_add = elem == Scalar::F16 && b.id == BuiltinId::AtomicAdd && args[0]->type.kind == Type::Kind::Ptr;
+      if (elem != Scalar::U32 && elem != Scalar::S32 && elem != Scalar::F32 && !half_add) {
+        error(args[0]->loc, bn + "() works on 32-bit elements (u32, s32, f32), not " + type_name(args[0]->type) +
+                                (elem == Scalar::F16 ? "; on f16 pointers there is atomic_add" : ""));
         return poison(e.loc);
       }
       if (elem == Scalar::F32 && b.id != BuiltinId::AtomicAdd && b.id != BuiltinId::AtomicXchg &&
@@ -246,6 +245,17 @@ ExprPtr Checker::builtin_call(const Expr& e, const Builtin& b) {
         return poison(e.loc);
       }
       return make_call(e, b, Type::value(Scalar::U64), false, std::move(args));
+    }
+    case BuiltinRule::PackHalves: {
+      if (!need_numeric(0)) return poison(e.loc);
+      for (auto& a : args) {
+        if (a->type.is(Scalar::U64)) {
+          error(a->loc, bn + "() takes numbers, not u64 masks");
+          return poison(e.loc);
+        }
+        a = convert(std::move(a), Scalar::F16);
+      }
+      return make_call(e, b, Type::value(Scalar::U32), true, std::move(args));
     }
     case BuiltinRule::Dot: {
       if (!need_int(0, "the first operand") || !need_int(1, "the second operand") || !need_numeric(2))

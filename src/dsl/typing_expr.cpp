@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "checker.h"
+#include "half_literal.h"
 #include "k100/base/closest_match.h"
 
 namespace k100::dsl {
@@ -33,7 +34,13 @@ ExprPtr Checker::literal_float(const SourceLoc& loc, double v, Scalar type) {
   auto e = std::make_unique<Expr>();
   e->kind = ExprKind::Float;
   e->loc = loc;
-  e->float_value = type == Scalar::F32 ? static_cast<double>(static_cast<float>(v)) : v;
+  // the value of the literal's type (f16/bf16: rounded as a conversion at run time would)
+  e->float_value = type == Scalar::F32 ? static_cast<double>(static_cast<float>(v))
+                   : type == Scalar::F16 ? (std::fabs(round_to_digits(v, 11, -14)) >= 65520.0
+                                                ? std::copysign(HUGE_VAL, v)
+                                                : round_to_digits(v, 11, -14))
+                   : type == Scalar::BF16 ? static_cast<double>(static_cast<float>(round_to_digits(v, 8, -126)))
+                                          : v;
   e->type = Type::value(type);
   return e;
 }
@@ -65,7 +72,7 @@ bool Checker::numeric(const Expr& e, std::string_view what) {
 ExprPtr Checker::convert(ExprPtr e, Scalar to) {
   if (poisoned(*e) || e->type.is(to)) return e;
   Scalar from = e->type.scalar;
-  if (e->kind == ExprKind::Int && is_float(to) && to != Scalar::BF16) {
+  if (e->kind == ExprKind::Int && is_float(to)) {
     double v = is_signed(from) ? static_cast<double>(static_cast<int32_t>(e->int_value))
                                : static_cast<double>(e->int_value);
     return literal_float(e->loc, v, to);
@@ -75,7 +82,8 @@ ExprPtr Checker::convert(ExprPtr e, Scalar to) {
     if (to == Scalar::U64 && is_signed(from)) bits = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(bits)));
     return literal_int(e->loc, bits, to);
   }
-  if (e->kind == ExprKind::Float && to == Scalar::F32 && from == Scalar::F16) return literal_float(e->loc, e->float_value, to);
+  if (e->kind == ExprKind::Float && to == Scalar::F32 && (from == Scalar::F16 || from == Scalar::BF16))
+    return literal_float(e->loc, e->float_value, to);  // exact: the literal holds its type's value
   auto c = std::make_unique<Expr>();
   c->kind = ExprKind::Convert;
   c->loc = e->loc;
@@ -88,10 +96,6 @@ ExprPtr Checker::convert(ExprPtr e, Scalar to) {
 std::optional<Scalar> Checker::common_type(const Expr& a, const Expr& b, const SourceLoc& loc,
                                            std::string_view what) {
   Scalar x = a.type.scalar, y = b.type.scalar;
-  if (x == Scalar::BF16 || y == Scalar::BF16) {
-    error(loc, std::string(what) + " on bf16 values is not supported; convert with f32(x) first");
-    return std::nullopt;
-  }
   if (x == Scalar::U64 || y == Scalar::U64) {
     Scalar other = x == Scalar::U64 ? y : x;
     if (other == Scalar::U64 || other == Scalar::U32) return Scalar::U64;
@@ -100,6 +104,9 @@ std::optional<Scalar> Checker::common_type(const Expr& a, const Expr& b, const S
     return std::nullopt;
   }
   if (x == Scalar::F32 || y == Scalar::F32) return Scalar::F32;
+  // bf16 and f16 hold different ranges and precisions: together they are f32
+  if (x == Scalar::BF16 || y == Scalar::BF16)
+    return (x == Scalar::F16 || y == Scalar::F16) ? Scalar::F32 : Scalar::BF16;
   if (x == Scalar::F16 || y == Scalar::F16) return Scalar::F16;
   if (x == Scalar::S32 || y == Scalar::S32) return Scalar::S32;
   return Scalar::U32;
@@ -154,10 +161,6 @@ ExprPtr Checker::unary(Op op, const SourceLoc& loc, ExprPtr a) {
   } else {
     if (!numeric(*a, std::string("'") + op_spelling(op) + "'")) return poison(loc);
     Scalar s = a->type.scalar;
-    if (s == Scalar::BF16) {
-      error(loc, "arithmetic on bf16 values is not supported; convert with f32(x) first");
-      return poison(loc);
-    }
     if (op == Op::Invert && !is_int(s)) {
       error(loc, "'~' needs an integer; " + describe_value(*a) + " has no bit operations");
       return poison(loc);

@@ -100,6 +100,7 @@ const Registry& registry() {
     register_flash_decode_kernels(r);
     register_vision_kernels(r);
     register_seq_kernels(r);
+    register_dsl_kernels(r);  // last: a DSL build kept beside a hand-written kernel takes its tests
     return r;
   }();
   return r;

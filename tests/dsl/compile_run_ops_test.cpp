@@ -1,10 +1,8 @@
 // Compiled DSL kernels run on the emulator (every check on) against host
 // computations written here: integer division, 2D grids and narrow types,
-// atomics, cross-lane and dot built-ins, register pressure, one case per
-// class of silent miscompilation DSL back ends are known for (f32 compares,
-// int literals in f32 context, transcendental hazards, reused temporaries,
-// scalar instructions with two literals), and the constructs the code
-// generator refuses by name.
+// atomics, cross-lane and dot built-ins, register pressure, scalar
+// instructions with two literals and a file without the kernel asked for
+// (the classes of silent miscompilation: miscompilation_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -92,127 +90,6 @@ def divmod_k(a: ptr[u32], b: ptr[u32], sa: ptr[s32], sb: ptr[s32], out: ptr[u32]
   }
 }
 
-// Miscompilation class: f32 comparisons (all six, equal pairs and NaN).
-TEST(DslRun, F32ComparisonsAllSix) {
-  DslKernel k(R"(
-def cmp6(a: ptr[f32], b: ptr[f32], out: ptr[u32]):
-    i = gid()
-    x = a[i]
-    y = b[i]
-    r = i & 0                # per lane: updated under varying control
-    if x < y:
-        r = r | 1
-    if x <= y:
-        r = r | 2
-    if x > y:
-        r = r | 4
-    if x >= y:
-        r = r | 8
-    if x == y:
-        r = r | 16
-    if x != y:
-        r = r | 32
-    out[i] = r
-)");
-  ASSERT_TRUE(k.ok());
-  std::vector<float> a(64), b(64);
-  for (int i = 0; i < 64; ++i) {
-    a[size_t(i)] = float(i % 5) - 2.0f;
-    b[size_t(i)] = float((i / 5) % 5) - 2.0f;
-  }
-  a[60] = NAN;
-  b[61] = NAN;
-  a[62] = -0.0f;
-  b[62] = 0.0f;
-  DeviceBuffer<float> da(k.dev(), a), db(k.dev(), b);
-  DeviceBuffer<uint32_t> dout(k.dev(), 64);
-  k.launch({1}, {64}, {da.addr(), db.addr(), dout.addr()});
-  auto out = dout.download();
-  for (size_t i = 0; i < 64; ++i) {
-    const float x = a[i], y = b[i];
-    uint32_t want = (x < y ? 1 : 0) | (x <= y ? 2 : 0) | (x > y ? 4 : 0) | (x >= y ? 8 : 0) | (x == y ? 16 : 0) |
-                    (x != y ? 32 : 0);
-    ASSERT_EQ(out[i], want) << x << " vs " << y;
-  }
-}
-
-// Miscompilation class: an integer literal in f32 context is converted by
-// value, not taken as a bit pattern.
-TEST(DslRun, IntLiteralInF32Context) {
-  DslKernel k(R"(
-def lit(x: ptr[f32], y: ptr[f32], m: u32):
-    i = gid()
-    v = x[i]
-    y[4 * i] = v + 1
-    y[4 * i + 1] = 2
-    y[4 * i + 2] = max(v, 3) * m
-    y[4 * i + 3] = fma(v, 2, 1) - sqrt(4)
-)");
-  ASSERT_TRUE(k.ok());
-  auto x = wobble(64, 10);
-  DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), 256);
-  k.launch({1}, {64}, {dx.addr(), dy.addr(), 5u});
-  auto y = dy.download();
-  for (size_t i = 0; i < 64; ++i) {
-    ASSERT_EQ(y[4 * i], x[i] + 1.0f);
-    ASSERT_EQ(y[4 * i + 1], 2.0f);
-    ASSERT_EQ(y[4 * i + 2], std::max(x[i], 3.0f) * 5.0f);
-    ASSERT_EQ(y[4 * i + 3], std::fma(x[i], 2.0f, 1.0f) - 2.0f);
-  }
-}
-
-// Miscompilation class: a transcendental reading a value a VALU instruction
-// has just written (the wait states are the layer's), across all 64 lanes.
-TEST(DslRun, TranscendentalRightAfterValuWrite) {
-  DslKernel k(R"(
-def trans(x: ptr[f32], y: ptr[f32]):
-    i = gid()
-    v = x[i]
-    y[4 * i] = sqrt(v * v + 1.0)
-    y[4 * i + 1] = rsqrt(v * v + 2.0)
-    y[4 * i + 2] = exp(v * 0.25)
-    y[4 * i + 3] = 3.0 / (v * v + 0.5)
-)");
-  ASSERT_TRUE(k.ok());
-  auto x = wobble(128, 11);
-  DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), 512);
-  k.launch({2}, {64}, {dx.addr(), dy.addr()});
-  auto y = dy.download();
-  auto rel = [](double got, double want) { return std::fabs(got - want) / std::fabs(want); };
-  for (size_t i = 0; i < 128; ++i) {
-    const double v = x[i];
-    EXPECT_LT(rel(y[4 * i], std::sqrt(double(float(v * v)) + 1.0)), 1e-6) << i;
-    EXPECT_LT(rel(y[4 * i + 1], 1.0 / std::sqrt(double(float(v * v)) + 2.0)), 1e-6) << i;
-    EXPECT_LT(rel(y[4 * i + 2], std::exp(v * 0.25)), 1e-5) << i;
-    EXPECT_LT(rel(y[4 * i + 3], 3.0 / (double(float(v * v)) + 0.5)), 1e-6) << i;
-  }
-}
-
-// Miscompilation class: temporaries reused within one statement (a long
-// expression whose parts are all live at once, and a variable read after it
-// is overwritten in the same statement).
-TEST(DslRun, TemporariesInOneStatement) {
-  DslKernel k(R"(
-def temps(a: ptr[f32], b: ptr[f32], y: ptr[f32]):
-    i = gid()
-    p = a[i]
-    q = b[i]
-    p = (p + q) * (p - q) + (p * q - (p + q)) * (q - p) + f16_to_f32((i & 15) << 10) * (p + 1.0)
-    y[i] = p * q - (p + q) + p
-)");
-  ASSERT_TRUE(k.ok());
-  auto a = wobble(64, 12), b = wobble(64, 13);
-  DeviceBuffer<float> da(k.dev(), a), db(k.dev(), b), dy(k.dev(), 64);
-  k.launch({1}, {64}, {da.addr(), db.addr(), dy.addr()});
-  auto y = dy.download();
-  for (uint32_t i = 0; i < 64; ++i) {
-    float p = a[i], q = b[i];
-    float h = half_to_float(uint16_t((i & 15) << 10));
-    p = (p + q) * (p - q) + (p * q - (p + q)) * (q - p) + h * (p + 1.0f);
-    ASSERT_EQ(y[i], p * q - (p + q) + p) << i;
-  }
-}
-
 // Scalar instructions take one literal: uniform operations on two constants
 // the front end leaves unfolded (a conditional expression, max) still compile.
 TEST(DslRun, UniformOperationsOnTwoLiterals) {
@@ -232,18 +109,8 @@ def lit(y: ptr[u32], n: u32):
   }
 }
 
-TEST(DslRun, NotYetSupportedBuiltinsAreNamedDiagnostics) {
-  auto r = k100::dsl::compile(R"(
-def s(x: ptr[f32], y: ptr[f32]):
-    i = gid()
-    m = ballot(x[i] > 0.0)
-    y[i] = f32(u32(m))
-)",
-                              "t.kkl");
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.diagnostics.find("t.kkl:4:9: error: the built-in 'ballot' is not yet supported by the code generator"),
-            std::string::npos)
-      << r.diagnostics;
+// Selecting a kernel that the file does not have is an error naming the ones it has.
+TEST(DslRun, UnknownKernelNameIsADiagnostic) {
   auto r2 = k100::dsl::compile("def s(x: ptr[f32], y: ptr[f32]):\n    y[0] = x[0]\n", "t.kkl", {.only = "nope"});
   ASSERT_FALSE(r2.ok());
   EXPECT_NE(r2.diagnostics.find("no kernel named 'nope' (the file has: s)"), std::string::npos) << r2.diagnostics;
@@ -396,7 +263,8 @@ def fadd(x: ptr[f32], olds: ptr[f32]):
 }
 
 // Register pressure: 300 f32 values live at once (all loaded before any is
-// used) compile with the layer's spilling and stay correct.
+// used) compile with the layer's spilling (scratch stores and loads in the
+// assembly) and stay correct.
 TEST(DslRun, ThreeHundredLiveValuesSpill) {
   const int m = 300;
   std::string src = "def many(x: ptr[f32], y: ptr[f32]):\n    i = gid()\n    b = i * " + std::to_string(m) + "\n";
@@ -406,7 +274,7 @@ TEST(DslRun, ThreeHundredLiveValuesSpill) {
   src += "    y[i] = s\n";
   DslKernel k(src);
   ASSERT_TRUE(k.ok());
-  EXPECT_GT(k.kernel().vgpr_spills, 0);
+  EXPECT_TRUE(k100::dsl::testing::spills_with_traffic(k.kernel())) << k.kernel().vgpr_spills << " dwords spilled";
   auto x = wobble(64 * m, 19);
   DeviceBuffer<float> dx(k.dev(), x), dy(k.dev(), 64);
   k.launch({1}, {64}, {dx.addr(), dy.addr()});

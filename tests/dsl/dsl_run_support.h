@@ -42,6 +42,32 @@ inline std::vector<float> wobble(size_t n, uint32_t seed) {
 
 inline uint32_t cdiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
+// Kernel text: the six comparisons of a and b as `if` statements, each
+// setting one bit of r (bit `first` for <, then <=, >, >=, ==, !=).
+inline std::string six_comparisons(const std::string& a, const std::string& b, const std::string& r, int first,
+                                   const std::string& indent) {
+  static const char* ops[] = {"<", "<=", ">", ">=", "==", "!="};
+  std::string out;
+  for (int c = 0; c < 6; ++c)
+    out += indent + "if " + a + " " + ops[c] + " " + b + ":\n" + indent + "    " + r + " = " + r + " | " +
+           std::to_string(1u << (first + c)) + "\n";
+  return out;
+}
+
+// Whether the layer spilled: spilled dwords reported, and scratch stores and
+// loads in the assembly.
+inline bool spills_with_traffic(const CompiledKernel& k) {
+  return k.vgpr_spills > 0 && k.assembly.find("buffer_store_dword") != std::string::npos &&
+         k.assembly.find("buffer_load_dword") != std::string::npos;
+}
+
+// The same on the host: bit 0 for <, then <=, >, >=, ==, !=.
+template <class T>
+uint32_t six_comparison_bits(T x, T y) {
+  return uint32_t((x < y ? 1 : 0) | (x <= y ? 2 : 0) | (x > y ? 4 : 0) | (x >= y ? 8 : 0) | (x == y ? 16 : 0) |
+                  (x != y ? 32 : 0));
+}
+
 // IEEE half → float, written from the format (the reference of f16_to_f32).
 inline float half_to_float(uint16_t h) {
   const int e = (h >> 10) & 31, m = h & 1023;
@@ -51,11 +77,20 @@ inline float half_to_float(uint16_t h) {
   return sign * std::ldexp(float(m + 1024), e - 25);
 }
 
-inline std::string read_kkl(const std::string& name) {
-  std::ifstream f(std::string(K100_SOURCE_DIR) + "/tests/dsl/kkl/" + name);
+inline std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  EXPECT_TRUE(f.good()) << "cannot read " << path;
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// An example of the tests (tests/dsl/kkl) and a package kernel written in the DSL (kernels/dsl).
+inline std::string read_kkl(const std::string& name) {
+  return read_text(std::string(K100_SOURCE_DIR) + "/tests/dsl/kkl/" + name);
+}
+inline std::string read_package_kkl(const std::string& name) {
+  return read_text(std::string(K100_SOURCE_DIR) + "/kernels/dsl/" + name);
 }
 
 // Where the IR's divergence analysis and the front end disagree, over every
@@ -76,8 +111,7 @@ inline std::string divergence_disagreements(const std::string& source) {
 // One compiled kernel on its own emulator device.
 class DslKernel {
  public:
-  explicit DslKernel(const std::string& source, const std::string& name = "") {
-    CompileOptions o;
+  explicit DslKernel(const std::string& source, const std::string& name = "", CompileOptions o = {}) {
     o.only = name;
     CompileResult r = compile(source, "t.kkl", o);
     EXPECT_TRUE(r.ok()) << r.diagnostics;

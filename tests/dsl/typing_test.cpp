@@ -121,6 +121,14 @@ TEST(DslTyping, PromotionAndLiterals) {
   EXPECT_EQ(typed("h = f16(f)\ng = h * h + 1\nx = g + f\n"),
             " (= h:f16' (cvt f:f32'):f16') (= g:f16' (+ (* h:f16' h:f16'):f16' 1.0:f16):f16') "
             "(= x:f32' (+ (cvt g:f16'):f32' f:f32'):f32')");
+  // bf16 with an integer stays bf16, with f16 is f32; f16/bf16 literals
+  // hold their type's nearest value.
+  EXPECT_EQ(typed("b = bf16(f)\nc = b * 3\nx = b + f16(f)\ny = f32(f16(3001))\nz = f32(bf16(257))\n"),
+            " (= b:bf16' (cvt f:f32'):bf16') (= c:bf16' (* b:bf16' 3.0:bf16):bf16') "
+            "(= x:f32' (+ (cvt b:bf16'):f32' (cvt (cvt f:f32'):f16'):f32'):f32') (= y:f32' 3000.0:f32) "
+            "(= z:f32' 256.0:f32)");
+  // pack_f16 converts both to f16 and is a per-lane u32.
+  EXPECT_EQ(typed("w = pack_f16(1, f)\n"), " (= w:u32' (pack_f16 1.0:f16 (cvt f:f32'):f16'):u32')");
   // Constants fold; a conditional expression unifies its branches.
   EXPECT_EQ(typed("x = W * 2 + HALF\ny = 1 if n > 2 else 2.5\n", "W = 16\nHALF = 0.5\n"),
             " (= x:f32' (+ (cvt (* 16:u32 2:u32):u32):f32' 0.5:f32):f32') (= y:f32' (ifexp (> n:u32 2:u32):bool 1.0:f32 2.5:f32):f32')");
@@ -271,7 +279,7 @@ TEST(DslTyping, Errors) {
                "def h(a):\n    return a\n");
   expect_error("x = 1 + st(p)\n", "5:13", "helper 'st' stores to memory (or uses atomics or barrier()); call it as "
                "a statement", "            ^", "def st(d):\n    d[0] = 1.0\n    return 1\n");
-  expect_error("x = bf16(f) + s\n", "2:17", "'+' on bf16 values is not supported; convert with f32(x) first",
+  expect_error("x = bf16(f) // s\n", "2:17", "'//' on floats is not supported; write floor(a / b)",
                "                ^");
   expect_error("sqrt = 1\n", "2:5", "'sqrt' is a built-in function; choose another variable name", "    ^");
   expect_error("W = 2\n", "3:5", "'W' is a constant (line 1); choose another variable name", "    ^", "W = 4\n");

@@ -5,6 +5,10 @@
 //   k100-cc build FILE.kkl [-o DIR] [--kernel NAME] [--emit-asm] [--time]
 //                                 compile: <name>.s, <name>.hsaco and
 //                                 <name>.catalog.json per kernel (DSL.md §9)
+//   k100-cc export FILE.kkl --kernel NAME [-o DIR] [--install [--tree DIR]]
+//                                 compile one kernel and print its spec entry
+//                                 (DSL.md §9.4); --install adds it to a tree's
+//                                 package DSL kernels
 // Exit status: 0 no errors, 1 errors in the file (diagnostics on standard
 // error as file:line:col with the source line and a caret) or an unreadable
 // file, 2 a usage error.
@@ -15,6 +19,7 @@
 #include <string>
 
 #include "command_table.h"
+#include "export.h"
 #include "k100/base/error.h"
 #include "k100/codeobj/input_file.h"
 #include "k100/dsl/compiler.h"
@@ -25,8 +30,9 @@ namespace {
 const k100::tools::CommandTable kCommands(
     "k100-cc", "compiles kernels written in the kernel DSL (.kkl, restricted Python)",
     {{"check", "parse and type-check every kernel of a file; print their signatures"},
-     {"build", "compile every kernel of a file into <name>.s, <name>.hsaco and <name>.catalog.json"}},
-    "'k100-cc check --help' and 'k100-cc build --help' show each command's arguments.\n"
+     {"build", "compile every kernel of a file into <name>.s, <name>.hsaco and <name>.catalog.json"},
+     {"export", "compile one kernel, print its spec entry; --install adds it to the package's DSL kernels"}},
+    "'k100-cc COMMAND --help' shows a command's arguments.\n"
     "exit status: 0 success, 1 errors in the file (file:line:col, the line and a caret) or an unreadable\n"
     "file, 2 a usage error.\n");
 
@@ -45,6 +51,16 @@ const char kBuildUsage[] =
     "  --kernel NAME  only the kernel NAME\n"
     "  --emit-asm     also print each kernel's assembly after its path\n"
     "  --time         print each kernel's compile time (IR, lowering, register allocation, encoding)\n";
+
+const char kExportUsage[] =
+    "usage: k100-cc export FILE.kkl --kernel NAME [-o DIR] [--install [--tree DIR]]\n"
+    "  compiles the kernel NAME of FILE into DIR (default build/compiler) as build does and prints its\n"
+    "  spec entry, read from the code object: {name, source, asm, args, kernarg_size, kernarg_align,\n"
+    "  sgpr_count, vgpr_count, group_segment, private_segment} (JSON).\n"
+    "  --install   also copy FILE to TREE/kernels/dsl/NAME.kkl and add the entry to (or replace it in)\n"
+    "              TREE/kernels/dsl/installed.json, so the next build of TREE ships NAME in its package;\n"
+    "              a name the package has for a kernel of its own is refused\n"
+    "  --tree DIR  the source tree to install into (default: the one this k100-cc was built from)\n";
 
 bool read_source(const std::string& path, std::string& text) {
   try {
@@ -135,6 +151,77 @@ int build(int argc, char** argv) {
   return 0;
 }
 
+int export_kernel(int argc, char** argv) {
+  std::string path, out_dir = "build/compiler", name, tree = K100_SOURCE_TREE;
+  bool do_install = false;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kExportUsage, stdout);
+      return 0;
+    }
+    if ((a == "-o" || a == "--kernel" || a == "--tree") && i + 1 >= argc) {
+      std::fprintf(stderr, "k100-cc export: %s needs a value\n%s", a.c_str(), kExportUsage);
+      return 2;
+    }
+    if (a == "-o") {
+      out_dir = argv[++i];
+    } else if (a == "--kernel") {
+      name = argv[++i];
+    } else if (a == "--tree") {
+      tree = argv[++i];
+    } else if (a == "--install") {
+      do_install = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      std::fprintf(stderr, "k100-cc export: %s\n%s",
+                   k100::tools::unknown_option(a, {"-o", "--kernel", "--install", "--tree", "--help"}).c_str(),
+                   kExportUsage);
+      return 2;
+    } else if (path.empty()) {
+      path = a;
+    } else {
+      std::fprintf(stderr, "k100-cc export: one file at a time ('%s' and '%s' given)\n", path.c_str(), a.c_str());
+      return 2;
+    }
+  }
+  if (path.empty() || name.empty() || path == "-") {
+    std::fprintf(stderr, "k100-cc export: %s\n%s",
+                 path.empty() || path == "-" ? "a source file is needed (standard input cannot be installed)"
+                                             : "--kernel NAME is needed",
+                 kExportUsage);
+    return 2;
+  }
+  std::string text;
+  if (!read_source(path, text)) return 1;
+  k100::dsl::CompileOptions options;
+  options.only = name;
+  k100::dsl::CompileResult r = k100::dsl::compile(text, path, options);
+  std::fputs(r.diagnostics.c_str(), stderr);
+  if (!r.ok() || r.kernels.size() != 1) {
+    std::fprintf(stderr, "%s: %zu error%s\n", path.c_str(), r.errors, r.errors == 1 ? "" : "s");
+    return 1;
+  }
+  const k100::dsl::CompiledKernel& k = r.kernels[0];
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  const std::string base = (std::filesystem::path(out_dir) / k.name).string();
+  if (ec || !write_file(base + ".s", k.assembly.data(), k.assembly.size()) ||
+      !write_file(base + ".hsaco", k.code_object.data(), k.code_object.size()) ||
+      !write_file(base + ".catalog.json", k.catalog_json.data(), k.catalog_json.size())) {
+    if (ec) std::fprintf(stderr, "k100-cc: cannot create %s: %s\n", out_dir.c_str(), ec.message().c_str());
+    return 1;
+  }
+  try {
+    const auto entry = k100::cc::spec_entry(k.code_object, k.name, base + ".s");
+    std::printf("%s\n", entry.dump(2).c_str());
+    if (do_install) std::fprintf(stderr, "k100-cc export: %s\n", k100::cc::install(path, text, entry, tree).c_str());
+  } catch (const k100::Error& e) {
+    std::fprintf(stderr, "k100-cc export: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
 int check(int argc, char** argv) {
   std::string path;
   bool verbose = false, timing = false;
@@ -201,5 +288,5 @@ int main(int argc, char** argv) {
   int status = 0;
   int cmd = kCommands.dispatch(argc, argv, status);
   if (cmd < 0) return status;
-  return cmd == 1 ? build(argc, argv) : check(argc, argv);
+  return cmd == 1 ? build(argc, argv) : cmd == 2 ? export_kernel(argc, argv) : check(argc, argv);
 }

@@ -22,7 +22,7 @@ enum class BuiltinId : uint8_t {
   Barrier, Lds,
   AtomicAdd, AtomicMin, AtomicMax, AtomicXchg, AtomicCas,
   Shuffle, Broadcast, WaveSum, WaveMax, WaveMin, Ballot,
-  Dot2, Dot4, Dot8,
+  Dot2, Dot4, Dot8, PackF16,
   Range, StaticRange,
 };
 
@@ -45,6 +45,7 @@ enum class BuiltinRule : uint8_t {
   WaveReduce,  // (x) → x's type over the active lanes, uniform
   Ballot,      // (comparison) → u64 lane mask, uniform
   Dot,         // (packed a, packed b, accumulator)
+  PackHalves,  // (low, high) → u32 holding two f16
   LoopHeader,  // range / static_range: only in `for`
 };
 

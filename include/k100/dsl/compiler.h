@@ -22,6 +22,9 @@ namespace k100::dsl {
 struct CompileOptions {
   std::string only;  // compile only the kernel of this name ("" = all)
   isa::Target target = isa::Target::gfx926;
+  // The layer's s_nop where the GFX9 hazard table asks for wait states; off
+  // only to show that the emulator's hazard check catches their absence.
+  bool wait_states = true;
 };
 
 struct CompiledKernel {

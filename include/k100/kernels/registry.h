@@ -148,5 +148,6 @@ void register_packed_kv_kernels(Registry& r);      // kernels/attention/packed_k
 void register_flash_decode_kernels(Registry& r);   // kernels/attention/flash_decode_kernels.cpp
 void register_vision_kernels(Registry& r);         // kernels/vision/vision_kernels.cpp
 void register_seq_kernels(Registry& r);            // kernels/seq/seq_kernels.cpp
+void register_dsl_kernels(Registry& r);            // kernels/dsl/dsl_kernels.cpp
 
 }  // namespace k100::kernels

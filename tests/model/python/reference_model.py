@@ -104,7 +104,8 @@ class Dequantizer:
 
 
 def rmsnorm(x, w, eps):
-    return x / np.sqrt(np.mean(x * x) + eps) * w
+    """RMSNorm over the last axis (each row of a batch on its own)."""
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * w
 
 
 class ReferenceModel:
@@ -215,6 +216,58 @@ class ReferenceModel:
     def logits_of(self, tokens):
         self.reset()
         return np.stack([self.step(t) for t in tokens])
+
+    def rope_rows(self, x, pos):
+        """x [rows, heads, hd] at positions pos [rows]."""
+        half = self.n_rot // 2
+        i = np.arange(half)
+        theta = pos[:, None] * self.base ** (-2.0 * i / self.n_rot) / self.freq_factors  # [rows, half]
+        c, s = np.cos(theta)[:, None, :], np.sin(theta)[:, None, :]
+        y = x.copy()
+        if self.neox:
+            a, b = x[:, :, :half], x[:, :, half:self.n_rot]
+            y[:, :, :half], y[:, :, half:self.n_rot] = a * c - b * s, a * s + b * c
+        else:
+            a, b = x[:, :, 0:self.n_rot:2], x[:, :, 1:self.n_rot:2]
+            y[:, :, 0:self.n_rot:2], y[:, :, 1:self.n_rot:2] = a * c - b * s, a * s + b * c
+        return y
+
+    def prompt_logits(self, tokens, rows=None, chunk=512):
+        """Logits (float64 [len(rows), n_vocab]) after each position in `rows` (default: all) of `tokens`, every
+        position's layer computed at once with causal attention (query row i sees key rows 0..i), queries taken
+        `chunk` rows at a time; the same mathematics as step() without the per-token loop, for long prompts."""
+        n = len(tokens)
+        pos = np.arange(n)
+        x = self.embd[np.asarray(tokens)].copy()  # [n, E]
+        group = self.n_head // self.n_kv
+        for L in self.layers:
+            xn = rmsnorm(x, L["attn_norm"], self.eps)
+            q = (xn @ L["attn_q"].T + L["attn_q.bias"]).reshape(n, self.n_head, self.hd)
+            k = (xn @ L["attn_k"].T + L["attn_k.bias"]).reshape(n, self.n_kv, self.hd)
+            v = (xn @ L["attn_v"].T + L["attn_v.bias"]).reshape(n, self.n_kv, self.hd)
+            if L["attn_q_norm"] is not None:
+                q = rmsnorm(q, L["attn_q_norm"], self.eps)
+                k = rmsnorm(k, L["attn_k_norm"], self.eps)
+            q, k = self.rope_rows(q, pos), self.rope_rows(k, pos)
+            out = np.empty((n, self.n_head, self.hd))
+            for r0 in range(0, n, chunk):
+                r1 = min(n, r0 + chunk)
+                for h in range(self.n_head):
+                    g = h // group
+                    s = q[r0:r1, h, :] @ k[:r1, g, :].T / np.sqrt(self.hd)  # [r1 - r0, r1]
+                    s[pos[r0:r1, None] < pos[None, :r1]] = -np.inf
+                    p = np.exp(s - s.max(axis=1, keepdims=True))
+                    out[r0:r1, h, :] = (p / p.sum(axis=1, keepdims=True)) @ v[:r1, g, :]
+            x = x + out.reshape(n, -1) @ L["attn_output"].T + L["attn_output.bias"]
+            xn = rmsnorm(x, L["ffn_norm"], self.eps)
+            x = x + (np.stack([self.ffn(L, r) for r in xn]) if self.moe else self._ffn_rows(L, xn))
+        sel = pos if rows is None else np.asarray(rows)
+        return rmsnorm(x[sel], self.out_norm, self.eps) @ self.out.T + self.out_bias
+
+    def _ffn_rows(self, L, xn):
+        gate = xn @ L["ffn_gate"].T + L["ffn_gate.bias"]
+        up = xn @ L["ffn_up"].T + L["ffn_up.bias"]
+        return (silu(gate) * up) @ L["ffn_down"].T + L["ffn_down.bias"]
 
 
 def routed_experts(L, xn, k_used):

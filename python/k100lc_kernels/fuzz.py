@@ -100,7 +100,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=25, help="kernels per compiled source (default 25)")
     ap.add_argument("--show", action="store_true", help="print every program")
     ap.add_argument("--f16", action="store_true",
-                    help="also f16/bf16 values and ballot (k100-cc build refuses them for now)")
+                    help="also f16/bf16 values and ballot")
     ap.add_argument("--jobs", type=int, default=1, help="processes at once for runs longer than --chunk")
     ap.add_argument("--chunk", type=int, default=1000,
                     help="programs per process (the engine keeps every code object it loaded; default 1000)")

@@ -90,7 +90,7 @@ class Generator:
         self.count = 0
         self.approx = False
         self.features: set = set()
-        self.f16 = f16  # f16/bf16 values and ballot: the interpreter has them; k100-cc build does not yet
+        self.f16 = f16  # also f16/bf16 values and ballot
         self.phase_b = False
         self.lds_arrays: list = []
         self.items = self.lds_size = 1
@@ -515,6 +515,5 @@ class Generator:
 
 
 def generate(seed: int, f16: bool = False) -> Program:
-    """The program of this seed (f16: also f16/bf16 values and ballot, which
-    k100-cc build refuses for now: enable once they compile)."""
+    """The program of this seed (f16: also f16/bf16 values and ballot)."""
     return Generator(seed, f16).program(f"fz{seed}")

@@ -52,16 +52,17 @@ def constant(t: str, value):
 # ---------------------------------------------------------------- conversions
 def f32_to_bf16(x):
     """float32 -> bf16 bits, rounded to nearest even (NaN stays a quiet NaN)."""
-    b = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
-    rounded = (b + 0x7FFF + ((b >> 16) & 1)) >> 16
-    nan = np.isnan(np.asarray(x, np.float32))
-    out = np.where(nan, (b >> 16) | 0x40, rounded).astype(np.uint16)
+    b = np.atleast_1d(np.asarray(x, np.float32)).view(np.uint32).astype(np.uint64)
+    k16 = np.uint64(16)
+    rounded = (b + np.uint64(0x7FFF) + ((b >> k16) & np.uint64(1))) >> k16
+    nan = np.isnan(np.atleast_1d(np.asarray(x, np.float32)))
+    out = np.where(nan, (b >> k16) | np.uint64(0x40), rounded).astype(np.uint16).reshape(np.shape(x))
     return out[()] if out.ndim == 0 else out
 
 
 def bf16_to_f32(bits):
-    out = (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
-    return out[()] if out.ndim == 0 else out
+    out = (np.atleast_1d(np.asarray(bits, np.uint16)).astype(np.uint32) << np.uint32(16)).view(np.float32)
+    return out.reshape(np.shape(bits))[()] if np.ndim(bits) == 0 else out.reshape(np.shape(bits))
 
 
 def _float_to_int(x, t: str):

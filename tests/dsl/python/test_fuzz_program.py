@@ -1,5 +1,5 @@
 """The differential fuzzer itself: programs are reproducible from their seed,
-the f16/bf16/ballot programs (not compiled by k100-cc yet) run in the
+the f16/bf16/ballot programs (--f16) run in the
 interpreter, and a wrong semantics in the interpreter is caught by the
 comparison with the compiled code on the emulator (the check can fail).
 

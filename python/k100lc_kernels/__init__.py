@@ -14,11 +14,12 @@ NumPy (imported when Runtime is first used).
 
 ``kernel`` decorates a function written in the kernel language
 (docs/DSL.md, "From Python"): compiled by k100-cc on its first call and
-launched with NumPy arrays or device pointers (dsl_kernel.py).
+launched with NumPy arrays or device pointers (dsl_kernel.py); ``interpret``
+runs such a kernel on NumPy with the same semantics (interpreter.py).
 """
 from .catalog import info, kernels
 
-__all__ = ["Runtime", "LaunchPlan", "Event", "kernels", "info", "kernel"]
+__all__ = ["Runtime", "LaunchPlan", "Event", "kernels", "info", "kernel", "interpret", "InterpretError"]
 
 
 def __getattr__(name):
@@ -26,6 +27,10 @@ def __getattr__(name):
         from .dsl_kernel import kernel
 
         return kernel
+    if name in ("interpret", "InterpretError"):  # the NumPy interpreter of the language (interpreter.py)
+        from . import interpreter
+
+        return getattr(interpreter, name)
     if name in ("Runtime", "LaunchPlan", "Event", "runtime"):
         import importlib
 

@@ -55,17 +55,15 @@ import linecache
 import math
 import re
 import shutil
-import struct
 import sys
 import tempfile
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import dsl_types
+from . import dsl_arguments, dsl_types
 
 _INLINE_MARK = "__k100_inline__"
-_U32 = (1 << 32) - 1
 _cache_dir: Path | None = None
 _compiled: dict[str, Path] = {}  # source hash -> .hsaco, for this process
 _default_rt = None
@@ -258,6 +256,14 @@ class DslKernel:
         self._segments = segments
         self._params = [(a.arg, _parameter_type(a)) for a in node.args.args]
 
+    def location(self, line: int) -> tuple[str, int]:
+        """(file, line) of a line of the compiled text (source())."""
+        self.source()
+        for s in self._segments:
+            if s.first <= line < s.first + s.count:
+                return s.file, s.file_line + line - s.first
+        return "<kernel source>", line
+
     def _line(self, line: int, file: str) -> str:
         """'line N' of a compiled-text line as the .py file's line ('line N of FILE' in another file)."""
         for s in self._segments:
@@ -318,100 +324,69 @@ class DslKernel:
         return rt
 
     def _what(self, name: str, t) -> str:
-        return f"{self.fn.__name__}: parameter '{name}' ({t})"
+        return dsl_arguments.describe(self.fn.__name__, name, t)
 
     def _scalar(self, name: str, t, v) -> int | float:
-        import numpy as np
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise TypeError(f"{self._what(name, t)} takes a number, not {type(v).__name__}")
-        if t.kind == "f":
-            # a Python float: the runtime packs it as f32 bits whether or not it has the catalog's types
-            try:
-                return struct.unpack("<f", struct.pack("<f", float(v)))[0]
-            except OverflowError:
-                raise ValueError(f"{self._what(name, t)}: {v!r} does not fit f32") from None
-        if isinstance(v, (float, np.floating)):
-            raise TypeError(f"{self._what(name, t)} takes an integer, not the float {v!r}")
-        v = int(v)
-        lo, hi = (0, _U32) if t.kind == "u" else (-(1 << 31), (1 << 31) - 1)
-        if not lo <= v <= hi:
-            raise ValueError(f"{self._what(name, t)}: {v} is out of range [{lo}, {hi}]")
-        return v & _U32
+        return dsl_arguments.scalar_argument(self.fn.__name__, name, t, v)
 
     def _bind(self, args, kwargs) -> list:
-        names = [n for n, _ in self._params]
-        sig = f"{self.fn.__name__}({', '.join(names)})"
-        if len(args) > len(names):
-            raise TypeError(f"{sig} takes {len(names)} arguments, {len(args)} given")
-        values = list(args) + [inspect.Parameter.empty] * (len(names) - len(args))
-        for k, v in kwargs.items():
-            if k not in names:
-                raise TypeError(f"{sig} has no parameter '{k}'")
-            i = names.index(k)
-            if values[i] is not inspect.Parameter.empty:
-                raise TypeError(f"{sig}: parameter '{k}' given twice")
-            values[i] = v
-        missing = [n for n, v in zip(names, values) if v is inspect.Parameter.empty]
-        if missing:
-            raise TypeError(f"{sig}: missing argument{'s' if len(missing) > 1 else ''} for "
-                            f"{', '.join(repr(m) for m in missing)}")
-        return values
+        return dsl_arguments.bind_arguments(self.fn.__name__, [n for n, _ in self._params], args, kwargs)
 
     @staticmethod
     def _dims(grid, workgroup) -> tuple[tuple, tuple]:
-        g = (grid,) if not isinstance(grid, (tuple, list)) else tuple(grid)
-        if not 1 <= len(g) <= 3:
-            raise ValueError(f"grid must be an int or a 2- or 3-tuple, not {grid!r}")
-        w = (workgroup,) if not isinstance(workgroup, (tuple, list)) else tuple(workgroup)
-        if len(w) > len(g):
-            raise ValueError(f"workgroup {workgroup!r} has more dimensions than grid {grid!r}")
-        w = w + (1,) * (len(g) - len(w))
-        return g, w
+        return dsl_arguments.launch_dims(grid, workgroup)
 
     def __call__(self, *args, grid, workgroup=64, rt=None, **kwargs):
-        import numpy as np
         self.compile()
         values = self._bind(args, kwargs)
         g, w = self._dims(grid, workgroup)
         rt = self._runtime(rt)
-        argv, owned, back = [], [], []
-        try:
-            for (name, t), v in zip(self._params, values):
-                if isinstance(t, dsl_types.PointerType):
-                    if isinstance(v, np.ndarray):
-                        want = np.dtype(t.element.numpy_dtype)
-                        if v.dtype != want:
-                            raise TypeError(f"{self._what(name, t)} takes a {want} array, not {v.dtype} "
-                                            f"(convert it with .astype(np.{want}))")
-                        p = rt.alloc(v.nbytes)
-                        owned.append(p)
-                        rt.upload(p, np.ascontiguousarray(v))
-                        if v.flags.writeable:
-                            back.append((p, v))
-                        argv.append(p)
-                    elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
-                        argv.append(int(v))
-                    else:
-                        raise TypeError(f"{self._what(name, t)} takes a NumPy array or a device pointer (int), "
-                                        f"not {type(v).__name__}")
-                else:
-                    argv.append(self._scalar(name, t, v))
-            if len(g) == 1:
-                rt.launch(self.symbol, g[0], w[0], argv)
-            elif len(g) == 2:
-                rt.launch2d(self.symbol, g[0], g[1], w[0], w[1], argv)
-            else:
-                rt.launch3d(self.symbol, *g, *w, argv)
-            rt.sync()
-            for p, v in back:
-                out = rt.download(p, v.size, v.dtype)
-                v[...] = out.reshape(v.shape)
-        finally:
-            for p in owned:
-                rt.free(p)
+        launch_arrays(rt, self.symbol, self.fn.__name__, self._params, values, g, w)
 
     def __repr__(self) -> str:
         return f"<k100lc kernel {self.fn.__module__}.{self.fn.__qualname__}>"
+
+
+def launch_arrays(rt, symbol: str, fname: str, params, values, g: tuple, w: tuple) -> None:
+    """Launches the loaded kernel `symbol` with `values` for `params` ((name,
+    dsl_types type) pairs): arrays uploaded into buffers of their own and every
+    writable one downloaded back after the launch; waits for the kernel."""
+    import numpy as np
+    argv, owned, back = [], [], []
+    try:
+        for (name, t), v in zip(params, values):
+            if isinstance(t, dsl_types.PointerType):
+                if isinstance(v, np.ndarray):
+                    want = np.dtype(t.element.numpy_dtype)
+                    if v.dtype != want:
+                        raise TypeError(f"{dsl_arguments.describe(fname, name, t)} takes a {want} array, not "
+                                        f"{v.dtype} (convert it with .astype(np.{want}))")
+                    p = rt.alloc(v.nbytes)
+                    owned.append(p)
+                    rt.upload(p, np.ascontiguousarray(v))
+                    if v.flags.writeable:
+                        back.append((p, v))
+                    argv.append(p)
+                elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+                    argv.append(int(v))
+                else:
+                    raise TypeError(f"{dsl_arguments.describe(fname, name, t)} takes a NumPy array or a device "
+                                    f"pointer (int), not {type(v).__name__}")
+            else:
+                argv.append(dsl_arguments.scalar_argument(fname, name, t, v))
+        if len(g) == 1:
+            rt.launch(symbol, g[0], w[0], argv)
+        elif len(g) == 2:
+            rt.launch2d(symbol, g[0], g[1], w[0], w[1], argv)
+        else:
+            rt.launch3d(symbol, *g, *w, argv)
+        rt.sync()
+        for p, v in back:
+            out = rt.download(p, v.size, v.dtype)
+            v[...] = out.reshape(v.shape)
+    finally:
+        for p in owned:
+            rt.free(p)
 
 
 class _KernelDecorator:

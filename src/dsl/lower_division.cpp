@@ -84,7 +84,8 @@ Lowerer::Reg Lowerer::division(const ir::Value& v) {
       v.aop == Op::Mod ? k_.v_and_b32(out.v, *c - 1, vec(a)) : k_.v_lshrrev_b32(out.v, shift, vec(a));
     } else {
       out = new_sreg("quotient");
-      v.aop == Op::Mod ? k_.s_and_b32(out.s, sop(a), *c - 1) : k_.s_lshr_b32(out.s, sop(a), shift);
+      // a constant dividend goes through an SGPR: a scalar instruction takes one literal (1000 % 128)
+      v.aop == Op::Mod ? k_.s_and_b32(out.s, sreg(a), *c - 1) : k_.s_lshr_b32(out.s, sreg(a), shift);
     }
     return out;
   }

@@ -337,9 +337,10 @@ Lowerer::Reg Lowerer::convert(const ir::Value& v, int arg, Scalar from) {
     return r;
   }
   if (from == Scalar::F32 && is_int(to)) {
-    r = new_vreg("int");
-    to == Scalar::S32 ? k_.v_cvt_i32_f32(r.v, vec(arg)) : k_.v_cvt_u32_f32(r.v, vec(arg));
-    return r;
+    // u32(1.5) of a literal is a uniform integer: the converted lane goes to an SGPR.
+    VGPR x = k_.vgpr(1, "int");
+    to == Scalar::S32 ? k_.v_cvt_i32_f32(x, vec(arg)) : k_.v_cvt_u32_f32(x, vec(arg));
+    return as_value(x, v.varying);
   }
   if (from == to) return src;
   throw LoweringError{v.loc, std::string("a conversion from ") + scalar_name(from) + " to " + scalar_name(to)};

@@ -52,7 +52,12 @@ using namespace model_family;
 constexpr int kMaxGroup = 8;
 constexpr int kTripBytes = 4096;          // K and V bytes per load trip: one contiguous 4 KiB run each
 constexpr uint32_t kMaxHeadBytes = 1024;  // LDS per query head (dh <= 256)
-constexpr int kMaxWaves = 2;              // waves of a workgroup that share a split
+// Waves of a workgroup that share a split (blocks w, w + W, ..., merged in LDS). One: a second wave's LDS
+// region would leave three workgroups per CU (heads of 256, group 8), and more splits of one wave each
+// spread the work over more SIMDs for the same bytes in flight (MODELED: as fast as two waves at 4096 rows,
+// faster at 32768, where the VALU work of one wave per KV head and split is the limit). The merge stays
+// generic in W.
+constexpr int kMaxWaves = 1;
 // Each wave's region: its copy of q (head i at i HB), later its partials (acc at the same places, then
 // (m, l) per head at kPartsOffset): a wave writes its partials only after its last read of q.
 constexpr uint32_t kPartsOffset = kMaxGroup * kMaxHeadBytes;
@@ -833,9 +838,13 @@ codeobj::CodeObject build_gqa_attention(isa::Target target, bool f16, bool rope)
   Label exit = k.label("exit");
   Common cm;
   cm.waves = k.sgpr(1, "waves");
-  k.s_lshr_b32(cm.waves, group_size_x(k), 6);
-  k.s_max_u32(cm.waves, cm.waves, 1);
-  k.s_min_u32(cm.waves, cm.waves, kMaxWaves);
+  if (kMaxWaves == 1) {
+    k.s_mov_b32(cm.waves, 1);  // (no read of the workgroup size: one line less over the host link per wave)
+  } else {
+    k.s_lshr_b32(cm.waves, group_size_x(k), 6);
+    k.s_max_u32(cm.waves, cm.waves, 1);
+    k.s_min_u32(cm.waves, cm.waves, kMaxWaves);
+  }
   cm.wave = wave_index(k);
   k.s_cmp_ge_u32(cm.wave, cm.waves);
   k.s_cbranch_scc1(exit);

@@ -101,8 +101,7 @@ void add_gqa(Registry& reg, bool f16) {
   d.description =
       std::string("Decode attention with grouped-query heads in one launch") +
       (f16 ? ", over f16 caches (scores and P V in f32 by v_fma_mix_f32)" : "") +
-      ": one workgroup per KV head and split of its rows (its waves take interleaved 64-row blocks and merge in "
-      "LDS) scores them for all the group's query heads (each K and V line read once), keeps online-softmax "
+      ": one workgroup (one wave) per KV head and split of its rows scores them for all the group's query heads (each K and V line read once), keeps online-softmax "
       "partials, and the last split of each KV head (an atomic count that wraps back to 0) combines them into "
       "softmax(q K^T inv) V. Caches in the blocked layout (qkv_rope_append_k mode bit 1" +
       (f16 ? " and bit 2" : "") + "): K in 64-row tiles of K^T" + (f16 ? " (d pairs in one dword)" : "") +
@@ -115,9 +114,8 @@ void add_gqa(Registry& reg, bool f16) {
                 ", V_g[j][d] = v[(g max_len + j) dh + d]; out[h][d] = sum_j softmax_j(t inv) V_g[j][d] over j < "
                 "min(n_kv, max_len), times 1 / (1 + exp(-gate[h dh + d])) when gate != 0; pm/pl/po[h S + s] the "
                 "split partials (as flash_dec_gqa_part_k); count[g] unchanged (0) after the launch";
-  d.geometry = "grid = n_kv_heads << cshift, wg = 64 W: W = 1 or 2 waves share a split (blocks w, w + W, ..., "
-               "merged in LDS; waves past the second do nothing); count[n_kv_heads] zeroed once before the first "
-               "launch";
+  d.geometry = "grid = n_kv_heads << cshift, wg = 64 (waves past the first do nothing); count[n_kv_heads] zeroed "
+               "once before the first launch";
   d.launch = "sizes n_kv_heads splits\nchoose waves = 1\nworkgroup = 64 * waves\ngrid = n_kv_heads * splits\narg cshift = log2_ceil(splits)";
   d.limits = std::string("dh 64, 128 or 256") +
              ", group 1..8, cshift <= 6 (otherwise nothing is written), max_len % 64 == 0, inv >= 0";

@@ -4,8 +4,9 @@
 // the prologue is Body::rope_q_and_append). Registry entries and tests:
 // flash_dec_gqa_entries.cpp, flash_dec_gqa_rope.cpp.
 //
-// One workgroup per KV head g and split s of its rows (one or two waves,
-// taking interleaved 64-row blocks and merging their partials in LDS)
+// One workgroup per KV head g and split s of its rows (one wave: see
+// kMaxWaves; the generator can let W waves take interleaved 64-row blocks
+// and merge their partials in LDS)
 // scores the rows for all `group` query heads h = g group + i that share
 // the KV head, so every K and V line is read once (not once per query
 // head), and keeps each head's online-softmax partials. Rows
@@ -28,11 +29,14 @@
 // lane (V) and multiplies the halves in f32 with v_fma_mix_f32.
 //
 // Scores: lanes over 64 rows, q broadcast from LDS (ds_read_b128 at one
-// address), K for the next 16 d in flight while the current 16 are summed
-// (and the next block's first 16 during the last V rows). P V: lanes over d,
-// p_j by v_readlane, two 8-row groups of V in flight. The body is generated
-// for each (dh, group) in {64, 128} x {1..8} (f16: dh 128), each behind its
-// own test, so no lane or instruction is spent on an absent head.
+// address), K for the next 16 d (f16: 32) in flight while the current ones
+// are summed (and the next block's first during the last V rows): sixteen
+// 256-byte rows of the tile, one contiguous 4 KiB run. P V: lanes over d,
+// p_j by v_readlane, V in 4 KiB runs of rows, one in flight ahead. The body
+// is generated for each (dh, group) in {64, 128, 256} x {1..8} (the rope
+// variants: dh 64 and 128), each behind its own test, so no lane or
+// instruction is spent on an absent head. With gate != 0 the combine
+// multiplies the output by sigmoid(gate) (gated attention).
 #include <algorithm>
 #include <cmath>
 #include <limits>

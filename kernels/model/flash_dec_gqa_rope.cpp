@@ -166,7 +166,7 @@ void add(Registry& reg, bool f16) {
                 (f16 ? " | 4" : "") + "): kt, v at row pos as it writes them; out = " +
                 (f16 ? "flash_dec_gqa_f16_k" : "flash_dec_gqa_k") +
                 "(q, kt, v, n_kv = pos + 1, gate); pm/pl/po the split partials; count[g] unchanged (0)";
-  d.geometry = "grid = n_kv_heads << cshift, wg = 64 W (W = 1 or 2 waves share a split, as flash_dec_gqa_k); "
+  d.geometry = "grid = n_kv_heads << cshift, wg = 64 (waves past the first do nothing, as flash_dec_gqa_k); "
                "count[n_kv_heads] zeroed once before the first launch";
   d.launch = "sizes n_kv_heads splits\nchoose waves = 1\nworkgroup = 64 * waves\ngrid = n_kv_heads * splits\narg cshift = log2_ceil(splits)";
   d.limits = std::string("dh 64 or 128") +

@@ -145,9 +145,9 @@ TEST(Decoder, EveryArchitectureRunsAndRepeats) {
 }
 
 // The f16 KV cache (LoadOptions::kv_f16) where the one-launch attention has it
-// (head size 128): the logits follow the f32 cache's within what rounding K
-// and V to f16 (2^-11 relative) moves them, past the first 64-row tile; head
-// size 64 keeps the f32 cache.
+// (head sizes 64, 128 and 256): the logits follow the f32 cache's within what
+// rounding K and V to f16 (2^-11 relative) moves them, past the first 64-row
+// tile; head size 32 (the two-launch attention) keeps the f32 cache.
 TEST(Decoder, F16KvCacheFollowsF32) {
   const std::string p = (temp_dir() / "llama_head128.gguf").string();
   RandomModelSpec s;
@@ -177,7 +177,12 @@ TEST(Decoder, F16KvCacheFollowsF32) {
   EXPECT_LT(worst, 2e-3);
   EXPECT_GT(worst, 0.0);  // the caches did differ
   DecoderModel c(device(), quant::GgufFile::open(model_path(Architecture::Llama)), o16);
-  EXPECT_EQ(c.kv_element_bytes(), 4);
+  EXPECT_EQ(c.kv_element_bytes(), 2);  // heads of 64
+  const std::string p32 = (temp_dir() / "llama_head32.gguf").string();
+  s.head_dim = 32;
+  write_random_model(p32, s);
+  DecoderModel d(device(), quant::GgufFile::open(p32), o16);
+  EXPECT_EQ(d.kv_element_bytes(), 4);
 }
 
 TEST(Decoder, GeneratorCountsTokensAndLaunches) {

@@ -502,8 +502,13 @@ int run(int argc, char** argv) {
           if (!d) continue;  // a kernel left out of this package
           for (const auto& [k, v] : dims_override)
             if (c.dims.count(k)) c.dims[k] = v;
+          // the summary names the group and the sizes that differ from the kernel's own case
+          std::string label = " (" + g;
+          const Case own = d->bench_case ? d->bench_case() : Case{};
+          for (const auto& [k, v] : c.dims)
+            if (!own.dims.count(k) || own.dims.at(k) != v) label += " " + k + "=" + std::to_string(v);
+          group_case_label[work.size()] = label + ")";
           work.emplace_back(d, std::move(c));
-          group_case_label[work.size() - 1] = " (" + g + ": " + work.back().second.describe() + ")";
         }
     if (!json) std::printf("%s", kModelHeader);
     std::fflush(stdout);

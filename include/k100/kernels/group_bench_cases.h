@@ -18,6 +18,8 @@ struct GroupBenchCase {
 };
 
 // The extra cases of the group (family) `family`; empty for most groups.
+// Defined in kernels/attention/decode_attention_bench.cpp (the attention
+// group's); another group adds its cases there by name.
 std::vector<GroupBenchCase> group_bench_cases(const std::string& family);
 
 }  // namespace k100::kernels

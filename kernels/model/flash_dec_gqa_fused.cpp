@@ -4,8 +4,9 @@
 // the prologue is Body::rope_q_and_append). Registry entries and tests:
 // flash_dec_gqa_entries.cpp, flash_dec_gqa_rope.cpp.
 //
-// One workgroup per KV head g and split s of its rows (one or two waves,
-// taking interleaved 64-row blocks and merging their partials in LDS)
+// One workgroup per KV head g and split s of its rows (one wave: see
+// kMaxWaves; the generator can let W waves take interleaved 64-row blocks
+// and merge their partials in LDS)
 // scores the rows for all `group` query heads h = g group + i that share
 // the KV head, so every K and V line is read once (not once per query
 // head), and keeps each head's online-softmax partials. Rows
@@ -28,11 +29,14 @@
 // lane (V) and multiplies the halves in f32 with v_fma_mix_f32.
 //
 // Scores: lanes over 64 rows, q broadcast from LDS (ds_read_b128 at one
-// address), K for the next 16 d in flight while the current 16 are summed
-// (and the next block's first 16 during the last V rows). P V: lanes over d,
-// p_j by v_readlane, two 8-row groups of V in flight. The body is generated
-// for each (dh, group) in {64, 128} x {1..8} (f16: dh 128), each behind its
-// own test, so no lane or instruction is spent on an absent head.
+// address), K for the next 16 d (f16: 32) in flight while the current ones
+// are summed (and the next block's first during the last V rows): sixteen
+// 256-byte rows of the tile, one contiguous 4 KiB run. P V: lanes over d,
+// p_j by v_readlane, V in 4 KiB runs of rows, one in flight ahead. The body
+// is generated for each (dh, group) in {64, 128, 256} x {1..8} (the rope
+// variants: dh 64 and 128), each behind its own test, so no lane or
+// instruction is spent on an absent head. With gate != 0 the combine
+// multiplies the output by sigmoid(gate) (gated attention).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -50,14 +54,19 @@ using as::vcc, as::exec, as::offset;
 using namespace model_family;
 
 constexpr int kMaxGroup = 8;
-constexpr int kChunk = 16;             // d per K trip
-constexpr int kVRows = 8;              // V rows per trip
-constexpr uint32_t kQHeadBytes = 512;  // LDS per query head (dh <= 128)
-constexpr int kMaxWaves = 2;           // waves of a workgroup that share a split
-constexpr uint32_t kQRegion = kMaxGroup * kQHeadBytes;              // each wave's copy of q
-constexpr uint32_t kPartRegion = kMaxGroup * kQHeadBytes + 64;      // a wave's partials: acc, then (m, l) per head
-constexpr uint32_t kPartsAt = kMaxWaves * kQRegion;                 // partials of waves 1 .. W-1
-constexpr uint32_t kLdsBytes = kPartsAt + (kMaxWaves - 1) * kPartRegion;
+constexpr int kTripBytes = 4096;          // K and V bytes per load trip: one contiguous 4 KiB run each
+constexpr uint32_t kMaxHeadBytes = 1024;  // LDS per query head (dh <= 256)
+// Waves of a workgroup that share a split (blocks w, w + W, ..., merged in LDS). One: a second wave's LDS
+// region would leave three workgroups per CU (heads of 256, group 8), and more splits of one wave each
+// spread the work over more SIMDs for the same bytes in flight (MODELED: as fast as two waves at 4096 rows,
+// faster at 32768, where the VALU work of one wave per KV head and split is the limit). The merge stays
+// generic in W.
+constexpr int kMaxWaves = 1;
+// Each wave's region: its copy of q (head i at i HB), later its partials (acc at the same places, then
+// (m, l) per head at kPartsOffset): a wave writes its partials only after its last read of q.
+constexpr uint32_t kPartsOffset = kMaxGroup * kMaxHeadBytes;
+constexpr uint32_t kQRegion = kPartsOffset + 8 * kMaxGroup;
+constexpr uint32_t kLdsBytes = kMaxWaves * kQRegion;
 
 }  // namespace
 
@@ -72,13 +81,14 @@ Signature gqa_signature(bool f16, bool rope) {
                       in("k_norm", "f32"), in("cos", "f32"), in("sin", "f32"), value("pos", "u32"),
                       value("dh", "u32"), value("rows_per_split", "u32"), value("max_len", "u32"),
                       value("cshift", "u32"), value("inv", "f32"), value("group", "u32"),
-                      value("n_kv_heads", "u32"), value("n_rot", "u32"), value("mode", "u32"), value("eps", "f32")},
+                      value("n_kv_heads", "u32"), value("n_rot", "u32"), value("mode", "u32"), value("eps", "f32"),
+                      in("gate", "f32")},
                      codeobj::HiddenArgLayout::Compact);
   return Signature(f16 ? "flash_dec_gqa_f16_k" : "flash_dec_gqa_k",
                    {out("out", "f32"), out("po", "f32"), out("pm", "f32"), out("pl", "f32"), inout("count", "u32"),
                     in("q", "f32"), in("kt", e), in("v", e), value("n_kv", "u32"), value("dh", "u32"),
                     value("rows_per_split", "u32"), value("max_len", "u32"), value("cshift", "u32"),
-                    value("inv", "f32"), value("group", "u32")},
+                    value("inv", "f32"), value("group", "u32"), in("gate", "f32")},
                    codeobj::HiddenArgLayout::Compact);
 }
 
@@ -95,8 +105,9 @@ struct Common {
 class Body {
  public:
   Body(Kernel& k, const Common& cm, int dh, int group, bool f16, bool rope, Label exit)
-      : k_(k), cm_(cm), DH(dh), G(group), NC(dh / 64), NK(dh / kChunk), F16(f16), ROPE(rope), EB(f16 ? 2 : 4),
-        exit_(exit) {}
+      : k_(k), cm_(cm), DH(dh), G(group), NC(f16 ? std::max(2, dh / 64) : dh / 64), KC(f16 ? 32 : 16), NK(dh / KC),
+        VR(std::min(16, kTripBytes / (dh * (f16 ? 2 : 4)))), HB(NC * 256), F16(f16), HALF(f16 && dh == 64), ROPE(rope),
+        EB(f16 ? 2 : 4), exit_(exit) {}
 
   void emit() {
     // the KV head's caches: + g max_len dh (elements)
@@ -124,14 +135,24 @@ class Body {
  private:
   Kernel& k_;
   const Common& cm_;
-  const int DH, G, NC, NK;
-  const bool F16, ROPE;
+  // NC accumulators per head and lane (f32: d = 64 c + lane; f16: d = 128 (c >> 1) + 2 lane + (c & 1), on
+  // lanes below 32 for dh 64 (HALF)), KC d per K trip (sixteen 256-byte rows of the tile), NK trips per
+  // block, VR V rows per trip, HB LDS bytes per query head
+  const int DH, G, NC, KC, NK, VR, HB;
+  const bool F16, HALF, ROPE;
   const int EB;  // cache element bytes
   Label exit_;
   SGPR kt_, v_;
   VGPR vCol;
-  int col(int c) const { return F16 ? 4 * c : 256 * c; }
-  VGPR vS[kMaxGroup], vL[kMaxGroup], vM[kMaxGroup], vAcc[kMaxGroup][2], vK[2], vQ[2], vV[2], vQbase, vQa, vOffK, vT, vRow;
+  int col(int c) const { return F16 ? 512 * (c >> 1) + 4 * (c & 1) : 256 * c; }
+  // f16 heads of 64: a V row, a partial row and an output row are 32 lanes' dwords
+  void column_lanes() {
+    if (HALF) k_.s_mov_b64(exec, 0xffffffffull);
+  }
+  void all_lanes() {
+    if (HALF) k_.s_mov_b64(exec, -1);
+  }
+  VGPR vS[kMaxGroup], vL[kMaxGroup], vM[kMaxGroup], vAcc[kMaxGroup][4], vK[2], vQ[2], vV[2], vQbase, vQa, vOffK, vT, vRow;
   SGPR sJb, sNb, sRows, sJj, sVrow, sP, sT;
 
   SGPR s1(const char* n) { return k_.sgpr(1, n); }
@@ -144,11 +165,15 @@ class Body {
     k_.s_mul_i32(sT, cm_.wave, kQRegion);
     k_.v_mov_b32(vQbase, sT);
     k_.v_add_u32(vAt, sT, cm_.l4);
-    for (int i = 0; i < G; ++i)
-      for (int c = 0; c < NC; ++c) {
-        k_.global_load_dword(vT, cm_.l4, cm_.q, offset(i * DH * 4 + c * 256));
-        k_.ds_write_b32(vAt, vT, offset(int(kQHeadBytes) * i + c * 256));
+    const SGPR sQh = k_.sgpr(2, "q of the head");
+    k_.s_mov_b64(sQh, cm_.q);
+    for (int i = 0; i < G; ++i) {
+      for (int c = 0; c < DH / 64; ++c) {
+        k_.global_load_dword(vT, cm_.l4, sQh, offset(c * 256));
+        k_.ds_write_b32(vAt, vT, offset(HB * i + c * 256));
       }
+      if (i + 1 < G) add64(k_, sQh, DH * 4);
+    }
   }
 
   // The rope variants: q of the group's heads from the projection qkv (its bias, the per-head RMSNorm and
@@ -280,8 +305,8 @@ class Body {
     k_.v_add_u32(vAt, vQbase, vIa);
     k_.v_add_u32(vU, vQbase, vIb);
     for (int i = 0; i < G; ++i) {
-      k_.ds_write_b32(vAt, vA[i], offset(int(kQHeadBytes) * i));
-      k_.ds_write_b32(vU, vB[i], offset(int(kQHeadBytes) * i));
+      k_.ds_write_b32(vAt, vA[i], offset(HB * i));
+      k_.ds_write_b32(vU, vB[i], offset(HB * i));
     }
     k_.s_mov_b64(exec, -1);
 
@@ -371,9 +396,9 @@ class Body {
     // the phases share registers (the allocator keeps whatever a loop reads live around it): V rows go
     // where K was, the softmax temporaries where q was
     for (int b = 0; b < 2; ++b) {
-      vK[b] = k_.vgpr(std::max(k_loads(), kVRows * v_loads()), "k, then v rows");
+      vK[b] = k_.vgpr(std::max(k_loads(), VR * v_loads()), "k, then v rows");
       vQ[b] = k_.vgpr(16, "q, then softmax temporaries");
-      vV[b] = vK[b].sub(0, kVRows * v_loads());
+      vV[b] = vK[b].sub(0, VR * v_loads());
     }
     vOffK = k_.vgpr(1, "k offset");
     vQa = k_.vgpr(1, "q chunk in lds");
@@ -387,42 +412,48 @@ class Body {
   }
 
   // f32: one 256-byte row of the tile per d; f16: one per pair of d (a dword holds d, d + 1 of a row)
-  int k_loads() const { return F16 ? kChunk / 2 : kChunk; }
+  int k_loads() const { return 16; }
   void load_k(int chunk) {
     for (int t = 0; t < k_loads(); ++t) k_.global_load_dword(vK[chunk & 1][t], vOffK, kt_, offset(t * 256));
     k_.v_add_u32(vOffK, k_loads() * 256, vOffK);
   }
 
-  // q[i][d .. d + 15] of the chunk at vQa (its first d, in bytes)
-  void q_reads(int i) {
-    for (int m = 0; m < 4; ++m) k_.ds_read_b128(vQ[i & 1].sub(4 * m, 4), vQa, offset(int(kQHeadBytes) * i + 16 * m));
+  // Unit u of a chunk: head u / (KC / 16), its d 16 (u % (KC / 16)) .. + 15 of the chunk at vQa (its first
+  // d, in bytes): q into buffer u & 1
+  void q_reads(int u) {
+    const int sub = KC / 16, i = u / sub, s = u % sub;
+    for (int m = 0; m < 4; ++m) k_.ds_read_b128(vQ[u & 1].sub(4 * m, 4), vQa, offset(HB * i + 64 * s + 16 * m));
   }
 
   // One wait per chunk and per head (not one per register the automatic waits would put before each first
   // use): `later` vector loads were issued after the chunk's; the next head's four q reads stay in flight.
   void score_chunk(int chunk, int later) {
+    const int sub = KC / 16, units = G * sub;
     q_reads(0);
     k_.s_waitcnt(vmcnt(later));
-    for (int i = 0; i < G; ++i) {
-      if (i + 1 < G) q_reads(i + 1);
-      k_.s_waitcnt(lgkmcnt(i + 1 < G ? 4 : 0));
-      for (int t = 0; t < kChunk; ++t) {
+    for (int u = 0; u < units; ++u) {
+      const int i = u / sub, s = u % sub;
+      if (u + 1 < units) q_reads(u + 1);
+      k_.s_waitcnt(lgkmcnt(u + 1 < units ? 4 : 0));
+      for (int t = 0; t < 16; ++t) {
         if (F16)
-          k_.v_fma_mix_f32(vS[i], vK[chunk & 1][t / 2], vQ[i & 1][t], vS[i], as::op_sel({t & 1, 0, 0}),
+          k_.v_fma_mix_f32(vS[i], vK[chunk & 1][8 * s + t / 2], vQ[u & 1][t], vS[i], as::op_sel({t & 1, 0, 0}),
                            as::op_sel_hi({1, 0, 0}));
         else
-          k_.v_fmac_f32(vS[i], vQ[i & 1][t], vK[chunk & 1][t]);
+          k_.v_fmac_f32(vS[i], vQ[u & 1][t], vK[chunk & 1][t]);
       }
     }
-    k_.v_add_u32(vQa, kChunk * 4, vQa);
+    k_.v_add_u32(vQa, KC * 4, vQa);
   }
 
-  // V rows jj .. jj + n - 1 of the block into buffer b (n <= kVRows).
-  int v_loads() const { return F16 ? 1 : NC; }  // per row
+  // V rows jj .. jj + n - 1 of the block into buffer b (n <= VR).
+  int v_loads() const { return F16 ? std::max(1, DH / 128) : NC; }  // per row
   void load_v(int b, int n) {
+    column_lanes();
     for (int r = 0; r < n; ++r)
       for (int c = 0; c < v_loads(); ++c)
         k_.global_load_dword(vV[b][r * v_loads() + c], cm_.l4, sVrow, offset(r * DH * EB + c * 256));
+    all_lanes();
     add64(k_, sVrow, n * DH * EB);
   }
   // acc += p_j v_j for the n rows in buffer b, rows sJj ...; `later` vector loads were issued after the rows'
@@ -430,13 +461,16 @@ class Body {
     k_.s_waitcnt(vmcnt(later));
     for (int r = 0; r < n; ++r) {
       for (int i = 0; i < G; ++i) k_.v_readlane_b32(sP[i], vS[i], sJj);
+      column_lanes();
       for (int i = 0; i < G; ++i)
         for (int c = 0; c < NC; ++c) {
           if (F16)
-            k_.v_fma_mix_f32(vAcc[i][c], vV[b][r], sP[i], vAcc[i][c], as::op_sel({c, 0, 0}), as::op_sel_hi({1, 0, 0}));
+            k_.v_fma_mix_f32(vAcc[i][c], vV[b][r * v_loads() + (c >> 1)], sP[i], vAcc[i][c],
+                             as::op_sel({c & 1, 0, 0}), as::op_sel_hi({1, 0, 0}));
           else
             k_.v_fmac_f32(vAcc[i][c], sP[i], vV[b][r * NC + c]);
         }
+      all_lanes();
       k_.s_add_u32(sJj, sJj, 1);
     }
   }
@@ -492,7 +526,7 @@ class Body {
     // a full block has its first V rows in flight during the softmax
     k_.s_cmp_lt_u32(sNb, 64);
     k_.s_cbranch_scc1(softmax);
-    load_v(0, kVRows);
+    load_v(0, VR);
     k_.bind(softmax);
     k_.v_mov_b32(vT, kNegInfBits);
     std::vector<std::pair<ReduceOp, VGPR>> maxes;
@@ -527,12 +561,12 @@ class Body {
     {
       Label pairs = k_.label("v_pairs"), last = k_.label("v_last_pair");
       k_.bind(pairs);
-      load_v(1, kVRows);
-      accumulate_v(0, kVRows, kVRows * v_loads());
-      k_.s_cmp_ge_u32(sJj, 64 - kVRows);
+      load_v(1, VR);
+      accumulate_v(0, VR, VR * v_loads());
+      k_.s_cmp_ge_u32(sJj, 64 - VR);
       k_.s_cbranch_scc1(last);
-      load_v(0, kVRows);
-      accumulate_v(1, kVRows, kVRows * v_loads());
+      load_v(0, VR);
+      accumulate_v(1, VR, VR * v_loads());
       k_.s_branch(pairs);
       // the next block's first K chunk goes out before the last V rows are summed
       Label no_next = k_.label("no_next_block");
@@ -541,10 +575,10 @@ class Body {
       k_.s_cmp_ge_u32(sJb, cm_.end);
       k_.s_cbranch_scc1(no_next);
       start_block();
-      accumulate_v(1, kVRows, k_loads());
+      accumulate_v(1, VR, k_loads());
       k_.s_branch(block);
       k_.bind(no_next);
-      accumulate_v(1, kVRows, 0);
+      accumulate_v(1, VR, 0);
       k_.s_branch(done);
     }
     // ---- partial block (the split's last rows): groups of 8, then single rows
@@ -552,11 +586,11 @@ class Body {
     {
       Label groups = k_.label("v_groups");
       k_.bind(groups);
-      k_.s_add_u32(sT, sJj, kVRows);
+      k_.s_add_u32(sT, sJj, VR);
       k_.s_cmp_gt_u32(sT, sNb);
       k_.s_cbranch_scc1(rows1);
-      load_v(0, kVRows);
-      accumulate_v(0, kVRows, 0);
+      load_v(0, VR);
+      accumulate_v(0, VR, 0);
       k_.s_branch(groups);
       k_.bind(rows1);
       k_.s_cmp_ge_u32(sJj, sNb);
@@ -582,17 +616,16 @@ class Body {
     const SGPR sW = s1("wave merged");
     k_.s_cmp_eq_u32(cm_.wave, 0);
     k_.s_cbranch_scc1(first);
-    // region of wave w: kPartsAt + (w - 1) kPartRegion
-    k_.s_mul_i32(sT, cm_.wave, kPartRegion);
-    k_.s_add_u32(sT, sT, kPartsAt - kPartRegion);
+    // into the wave's own region, over its copy of q (its last read of it is done)
+    k_.s_mul_i32(sT, cm_.wave, kQRegion);
     k_.v_add_u32(vAt, sT, cm_.l4);
     for (int i = 0; i < G; ++i)
-      for (int c = 0; c < NC; ++c) k_.ds_write_b32(vAt, vAcc[i][c], offset(int(kQHeadBytes) * i + c * 256));
+      for (int c = 0; c < NC; ++c) k_.ds_write_b32(vAt, vAcc[i][c], offset(HB * i + c * 256));
     k_.v_mov_b32(vAt, sT);
     k_.s_mov_b64(exec, 1);
     for (int i = 0; i < G; ++i) {
-      k_.ds_write_b32(vAt, vM[i], offset(int(kQRegion) + 8 * i));
-      k_.ds_write_b32(vAt, vL[i], offset(int(kQRegion) + 8 * i + 4));
+      k_.ds_write_b32(vAt, vM[i], offset(int(kPartsOffset) + 8 * i));
+      k_.ds_write_b32(vAt, vL[i], offset(int(kPartsOffset) + 8 * i + 4));
     }
     k_.s_mov_b64(exec, -1);
     k_.s_barrier();
@@ -601,7 +634,7 @@ class Body {
     k_.s_barrier();
     k_.v_mov_b32(vOne, 1.0f);
     k_.s_mov_b32(sW, 1);
-    k_.s_mov_b32(sT, kPartsAt);
+    k_.s_mov_b32(sT, kQRegion);
     k_.bind(merge);
     k_.s_cmp_ge_u32(sW, cm_.waves);
     k_.s_cbranch_scc1(merged);
@@ -609,10 +642,10 @@ class Body {
     const VGPR vMw = vQ[0][0], vLw = vQ[0][1], vMn = vQ[0][2], vA0 = vQ[0][3], vA1 = vQ[0][4],
                vAw = vQ[1];
     for (int i = 0; i < G; ++i) {
-      k_.ds_read_b32(vMw, vAt, offset(int(kQRegion) + 8 * i));
-      k_.ds_read_b32(vLw, vAt, offset(int(kQRegion) + 8 * i + 4));
+      k_.ds_read_b32(vMw, vAt, offset(int(kPartsOffset) + 8 * i));
+      k_.ds_read_b32(vLw, vAt, offset(int(kPartsOffset) + 8 * i + 4));
       k_.v_add_u32(vRow, vAt, cm_.l4);
-      for (int c = 0; c < NC; ++c) k_.ds_read_b32(vAw[c], vRow, offset(int(kQHeadBytes) * i + c * 256));
+      for (int c = 0; c < NC; ++c) k_.ds_read_b32(vAw[c], vRow, offset(HB * i + c * 256));
       k_.v_max_f32(vMn, vM[i], vMw);
       k_.v_sub_f32(vA0, vM[i], vMn);
       k_.v_mul_f32(vA0, vA0, cm_.c);
@@ -633,7 +666,7 @@ class Body {
       k_.v_mov_b32(vM[i], vMn);
     }
     k_.s_add_u32(sW, sW, 1);
-    k_.s_add_u32(sT, sT, kPartRegion);
+    k_.s_add_u32(sT, sT, kQRegion);
     k_.s_branch(merge);
     k_.bind(merged);
   }
@@ -646,10 +679,12 @@ class Body {
     k_.s_add_u32(sIdx, sIdx, cm_.split);
     set_scaled_address(k_, sBase, k_.arg("po"), sIdx, DH, 2);
     k_.s_mul_i32(sStep, cm_.nsplit, DH * 4);
+    column_lanes();
     for (int i = 0; i < G; ++i) {
       for (int c = 0; c < NC; ++c) k_.global_store_dword(vCol, vAcc[i][c], sBase, offset(col(c)));
       if (i + 1 < G) add64(k_, sBase, sStep);
     }
+    all_lanes();
     k_.s_lshl_b32(sIdx, sIdx, 2);
     k_.s_lshl_b32(sStep, cm_.nsplit, 2);
     k_.s_mov_b64(exec, 1);
@@ -676,11 +711,33 @@ class Body {
     k_.s_cbranch_scc1(exit_);
   }
 
+  // Gated attention (gate != 0): out[h][d] *= sigmoid(gate[h dh + d]) = 1 / (1 + 2^(-gate log2 e)), the
+  // output of the group's heads (from head index sHead) in vAcc.
+  void gate(SGPR sHead) {
+    Label no_gate = k_.label("no_gate");
+    const SGPR sGate = k_.sgpr(2, "gate of the head");
+    k_.s_mov_b64(sGate, k_.arg("gate"));
+    k_.s_cmp_eq_u64(sGate, 0);
+    k_.s_cbranch_scc1(no_gate);
+    k_.s_mul_i32(sT, sHead, DH * 4);
+    add64(k_, sGate, sT);
+    const VGPR vG = vQ[1].sub(0, NC);
+    for (int i = 0; i < G; ++i) {
+      column_lanes();
+      for (int c = 0; c < NC; ++c) k_.global_load_dword(vG[c], vCol, sGate, offset(col(c)));
+      all_lanes();
+      reciprocal_one_plus_exp2(k_, vG, -kLog2E, vG, NC);
+      for (int c = 0; c < NC; ++c) k_.v_mul_f32(vAcc[i][c], vAcc[i][c], vG[c]);
+      if (i + 1 < G) add64(k_, sGate, DH * 4);
+    }
+    k_.bind(no_gate);
+  }
+
   // The last split of KV head g: out[h] = sum_s w_s po[h][s] / sum_s w_s pl[h][s], w_s = exp((pm_s - M) inv).
   void combine() {
     // splits per trip: as many as 80 VGPRs of partial rows hold (the loop's K, V and q registers are free), at most 8
     int U = 8;
-    while (U > 1 && U * G * NC > 80) U /= 2;
+    while (U > 1 && (U * G * NC > 80 || (U - 1) * DH * 4 + col(NC - 1) > 4095)) U /= 2;
     std::vector<VGPR> vP(size_t(U * G * NC));
     for (auto& r : vP) r = k_.vgpr(1, "partial");
     VGPR vW[kMaxGroup], vPl[kMaxGroup], vX[kMaxGroup];
@@ -743,11 +800,13 @@ class Body {
       k_.s_add_u32(sT, sJj, n);
       k_.s_cmp_gt_u32(sT, cm_.nsplit);
       k_.s_cbranch_scc1(past);
+      column_lanes();
       for (int u = 0; u < n; ++u)
         for (int i = 0; i < G; ++i)
           for (int c = 0; c < NC; ++c)
             k_.global_load_dword(vP[size_t((u * G + i) * NC + c)], vCol, sRow[i], offset(u * DH * 4 + col(c)),
                                  as::glc());
+      all_lanes();
       for (int u = 0; u < n; ++u) {
         for (int i = 0; i < G; ++i) k_.v_readlane_b32(sP[i], vW[i], sJj);
         for (int i = 0; i < G; ++i)
@@ -760,13 +819,17 @@ class Body {
     };
     if (U > 1) trip(U, k_.label("combine_trips"), k_.label("combine_trips_done"));
     trip(1, k_.label("combine_single"), k_.label("combine_done"));
-    const SGPR sOut = k_.sgpr(2, "out of the group");
-    set_scaled_address(k_, sOut, k_.arg("out"), sHead, DH, 2);
     for (int i = 0; i < G; ++i)
-      for (int c = 0; c < NC; ++c) {
-        k_.v_mul_f32(vAcc[i][c], vAcc[i][c], vPl[i]);
-        k_.global_store_dword(vCol, vAcc[i][c], sOut, offset(i * DH * 4 + col(c)));
-      }
+      for (int c = 0; c < NC; ++c) k_.v_mul_f32(vAcc[i][c], vAcc[i][c], vPl[i]);
+    gate(sHead);
+    const SGPR sOut = k_.sgpr(2, "out of the head");
+    set_scaled_address(k_, sOut, k_.arg("out"), sHead, DH, 2);
+    column_lanes();
+    for (int i = 0; i < G; ++i) {
+      for (int c = 0; c < NC; ++c) k_.global_store_dword(vCol, vAcc[i][c], sOut, offset(col(c)));
+      if (i + 1 < G) add64(k_, sOut, DH * 4);
+    }
+    all_lanes();
   }
 };
 
@@ -779,9 +842,13 @@ codeobj::CodeObject build_gqa_attention(isa::Target target, bool f16, bool rope)
   Label exit = k.label("exit");
   Common cm;
   cm.waves = k.sgpr(1, "waves");
-  k.s_lshr_b32(cm.waves, group_size_x(k), 6);
-  k.s_max_u32(cm.waves, cm.waves, 1);
-  k.s_min_u32(cm.waves, cm.waves, kMaxWaves);
+  if (kMaxWaves == 1) {
+    k.s_mov_b32(cm.waves, 1);  // (no read of the workgroup size: one line less over the host link per wave)
+  } else {
+    k.s_lshr_b32(cm.waves, group_size_x(k), 6);
+    k.s_max_u32(cm.waves, cm.waves, 1);
+    k.s_min_u32(cm.waves, cm.waves, kMaxWaves);
+  }
   cm.wave = wave_index(k);
   k.s_cmp_ge_u32(cm.wave, cm.waves);
   k.s_cbranch_scc1(exit);
@@ -826,9 +893,9 @@ codeobj::CodeObject build_gqa_attention(isa::Target target, bool f16, bool rope)
   k.bind(dispatch);
   // one body per (dh, group), each behind its own test: a branch skips one body at a time, so none
   // leaves the branch range however many there are
-  for (int dh : {128, 64})
+  for (int dh : {128, 64, 256})
     for (int g = 1; g <= kMaxGroup; ++g) {
-      if (f16 && dh != 128) continue;  // f16 V rows: one dword (two d) per lane of 64
+      if (rope && dh > 128) continue;  // the rope prologue: one rotated pair per lane
       Label skip = k.label("other_body"), body_exit = k.label("body_exit");
       k.s_cmp_lg_u32(k.arg("dh"), dh);
       k.s_cbranch_scc1(skip);

@@ -67,6 +67,9 @@ CaseResult run(TestDevice& dev, const Case& c, bool f16) {
   qkv_rope_reference({s.heads, s.kv_heads, s.dh, s.n_rot, s.max_len, s.pos, s.mode | 2 | (f16 ? 4 : 0), s.bias, s.norm},
                      qkv, bias, qn, kn, cs, sn, want_q, want_kt, want_vc, want_kt16, want_vc16, eps);
 
+  // gated attention (the hybrid models): out times sigmoid(gate), applied to the reference below
+  const bool gated = c["gate"] != 0;
+  const auto gate = rng.uniform(gated ? want_q.size() : 0, -6.f, 6.f);
   const float nan = std::nanf("");
   const size_t parts = size_t(s.heads * s.nsplit());
   DeviceBuffer<float> dkt(dev, kt), dvc(dev, vc), dqkv(dev, qkv), db(dev, bias), dqn(dev, qn), dkn(dev, kn),
@@ -74,16 +77,20 @@ CaseResult run(TestDevice& dev, const Case& c, bool f16) {
       dpm(dev, std::vector<float>(parts, nan)), dpl(dev, std::vector<float>(parts, nan)),
       dout(dev, std::vector<float>(want_q.size(), nan));
   DeviceBuffer<uint16_t> dkt16(dev, kt16), dvc16(dev, vc16);
+  DeviceBuffer<float> dgate(dev, gate);
   DeviceBuffer<uint32_t> dcount(dev, size_t(s.kv_heads));
   std::vector<CaseResult> checks;
   std::vector<float> out_pass[2];
-  // twice: the counters are back at 0 after a launch, and appending the row again changes nothing
-  for (int pass = 0; pass < 2; ++pass) {
+  // twice (the benchmark: once): the counters are back at 0 after a launch, and appending the row again
+  // changes nothing
+  const int passes = int(c["passes"]);
+  for (int pass = 0; pass < passes; ++pass) {
     launch(dev, gqa_signature(f16, true), {uint32_t(s.kv_heads * s.nsplit())}, {uint32_t(c["wg"])},
            {dout.addr(), dpo.addr(), dpm.addr(), dpl.addr(), dcount.addr(), f16 ? dkt16.addr() : dkt.addr(),
             f16 ? dvc16.addr() : dvc.addr(), dqkv.addr(), s.bias ? db.addr() : uint64_t(0),
             s.norm ? dqn.addr() : uint64_t(0), s.norm ? dkn.addr() : uint64_t(0), dcs.addr(), dsn.addr(), s.pos, s.dh,
-            s.R, s.max_len, s.cshift, s.inv, s.group(), s.kv_heads, s.n_rot, s.mode, eps});
+            s.R, s.max_len, s.cshift, s.inv, s.group(), s.kv_heads, s.n_rot, s.mode, eps,
+            gated ? dgate.addr() : uint64_t(0)});
     out_pass[pass] = dout.download();
     checks.push_back(compare_exact_u32(dcount.download(), std::vector<uint32_t>(size_t(s.kv_heads), 0)));
     if (pass == 0) dout.upload(std::vector<float>(want_q.size(), nan));
@@ -110,8 +117,8 @@ CaseResult run(TestDevice& dev, const Case& c, bool f16) {
   std::vector<float> po, pm, pl, out;
   split_attention_reference({s.heads, s.kv_heads, s.dh, s.rows(), s.nsplit(), s.R, s.inv}, want_q, K, V, po, pm, pl,
                             out);
-  checks.push_back(compare(out_pass[0], out, tolerance()));
-  checks.push_back(compare(out_pass[1], out, tolerance()));
+  for (size_t i = 0; i < gate.size(); ++i) out[i] = float(double(out[i]) / (1.0 + std::exp(-double(gate[i]))));
+  for (int pass = 0; pass < passes; ++pass) checks.push_back(compare(out_pass[pass], out, tolerance()));
   checks.push_back(compare(dpo.download(), po, tolerance()));
   checks.push_back(compare(dpm.download(), pm, tolerance()));
   checks.push_back(compare(dpl.download(), pl, tolerance()));
@@ -124,7 +131,7 @@ struct Rope {
 };
 
 Case make(int64_t heads, int64_t kv_heads, int64_t dh, int64_t pos, int64_t max_len, int64_t cshift, uint32_t seed,
-          Rope r = {}, int64_t rpad = 0, int64_t wg = 64) {
+          Rope r = {}, int64_t rpad = 0, int64_t wg = 64, int64_t gate = 0, int64_t passes = 2) {
   return make_case({{"heads", heads},
                     {"kv_heads", kv_heads},
                     {"dh", dh},
@@ -136,7 +143,9 @@ Case make(int64_t heads, int64_t kv_heads, int64_t dh, int64_t pos, int64_t max_
                     {"n_rot", dh - r.n_rot_less},
                     {"mode", r.mode},
                     {"bias", r.bias},
-                    {"norm", r.norm}},
+                    {"norm", r.norm},
+                    {"gate", gate},
+                    {"passes", passes}},
                    seed);
 }
 
@@ -156,18 +165,18 @@ void add(Registry& reg, bool f16) {
   d.semantics = std::string("q, k, v = qkv_rope_append_k(qkv, bias, q_norm, k_norm, cos, sin, pos, mode | 2") +
                 (f16 ? " | 4" : "") + "): kt, v at row pos as it writes them; out = " +
                 (f16 ? "flash_dec_gqa_f16_k" : "flash_dec_gqa_k") +
-                "(q, kt, v, n_kv = pos + 1); pm/pl/po the split partials; count[g] unchanged (0)";
-  d.geometry = "grid = n_kv_heads << cshift, wg = 64 W (W = 1 or 2 waves share a split, as flash_dec_gqa_k); "
+                "(q, kt, v, n_kv = pos + 1, gate); pm/pl/po the split partials; count[g] unchanged (0)";
+  d.geometry = "grid = n_kv_heads << cshift, wg = 64 (waves past the first do nothing, as flash_dec_gqa_k); "
                "count[n_kv_heads] zeroed once before the first launch";
   d.launch = "sizes n_kv_heads splits\nchoose waves = 1\nworkgroup = 64 * waves\ngrid = n_kv_heads * splits\narg cshift = log2_ceil(splits)";
-  d.limits = std::string(f16 ? "dh 128" : "dh 64 or 128") +
+  d.limits = std::string("dh 64 or 128") +
              ", group 1..8, cshift <= 6 (otherwise nothing is written), pos < max_len, rows_per_split << cshift > "
              "pos (row pos is written by the split that holds it), rows_per_split % 16 == 0 (no other split reads "
              "a 64-byte line of row pos into its L1 before the write), max_len % 64 == 0, n_rot even and <= dh, "
              "mode bit 0: neox pairs, inv >= 0";
   d.tolerance = tolerance();
   d.cases = [f16](bool sweep) {
-    const int64_t d64 = f16 ? 128 : 64;
+    const int64_t d64 = 64;
     const Rope llama{0, 0, 0, 0}, qwen2{0, 1, 1, 0}, partial{32, 1, 1, 1}, partial_llama{64, 0, 0, 1};
     std::vector<Case> c = {make(4, 2, d64, 0, 64, 0, 1, llama),
                            make(4, 1, d64, 36, 64, 0, 2, qwen2, 3),
@@ -179,7 +188,10 @@ void add(Registry& reg, bool f16) {
                            make(6, 2, d64, 63, 64, 2, 8, llama, 0, 192),
                            make(24, 3, 128, 449, 512, 2, 9, {}, 0, 128),
                            make(16, 2, 128, 64, 704, 0, 10, qwen2, 0, 128),
-                           make(12, 2, 128, 4, 128, 5, 11, {}, 0, 128)};
+                           make(12, 2, 128, 4, 128, 5, 11, {}, 0, 128),
+                           // gated attention (as the hybrid models), group 8
+                           make(8, 1, 64, 77, 128, 1, 12, qwen2, 0, 128, 1),
+                           make(16, 2, 128, 130, 192, 2, 13, partial, 0, 64, 1)};
     if (sweep) {
       uint32_t seed = 40;
       for (int64_t pos : {0, 1, 62, 63, 64, 126, 128, 639})
@@ -187,7 +199,8 @@ void add(Registry& reg, bool f16) {
           for (int64_t group : {1, 5}) {
             const int64_t wg = 64 << (seed % 3);
             const Rope r{seed % 2 ? 0 : 32, int64_t(seed % 2), int(seed % 3 == 0), int(seed % 4 != 1)};
-            c.push_back(make(2 * group, 2, pos % 2 || f16 ? 128 : 64, pos, 704, cshift, seed++, r, cshift, wg));
+            c.push_back(make(2 * group, 2, pos % 2 ? 128 : 64, pos, 704, cshift, seed, r, cshift, wg, seed % 2));
+            ++seed;
           }
     }
     return c;
@@ -200,7 +213,7 @@ void add(Registry& reg, bool f16) {
     return uint64_t(s.kv_heads * s.dh * s.rows() * 2 * e + (s.heads + 2 * s.kv_heads) * s.dh * 4 + s.heads * s.dh * 4);
   };
   // as the decoder launches it
-  d.bench_case = [f16] { return make(40, 8, 128, 4095, 4096, 4, 1, {}, 0, f16 ? 128 : 64); };
+  d.bench_case = [f16] { return make(40, 8, 128, 4095, 4096, 4, 1, {}, 0, 64, 0, 1); };
   reg.add(std::move(d));
 }
 

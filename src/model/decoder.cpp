@@ -27,14 +27,17 @@ int64_t attention_splits(int64_t n_kv) {
   return s;
 }
 
-// Splits of the one-launch attention (flash_dec_gqa_rope_k): a power of two up to
-// 16, one per 256 rows; each is one workgroup for all query heads of a KV
-// head, of one wave (f32 caches) or two (f16; half the bytes in flight per
-// row, so more rows at once): what the timing model found fastest at 4096.
-uint32_t attention_waves(bool kv_f16) { return kv_f16 ? 2 : 1; }
-int64_t grouped_attention_splits(int64_t n_kv) {
+// Splits of the one-launch attention (flash_dec_gqa_rope_k, flash_dec_gqa_k):
+// each is one workgroup of one wave for all query heads of a KV head. A power
+// of two up to 64 that makes about 128 workgroups with f32 caches up to 8192
+// rows, else 256 (f16 caches: twice the rows per byte in flight, and the VALU
+// work per byte doubles; long contexts: enough waves to keep the HBM busy),
+// with at least 128 rows per split. What the timing model found fastest at
+// 4096 and 32768 rows for 8 and 4 KV heads (docs/DECODE_ATTENTION.md).
+int64_t grouped_attention_splits(int64_t n_kv, int64_t n_kv_heads, bool kv_f16) {
+  const int64_t workgroups = kv_f16 || n_kv > 8192 ? 256 : 128;
   int64_t s = 1;
-  while (s < 16 && s * 2 * 256 <= n_kv) s *= 2;
+  while (s < 64 && 2 * s * n_kv_heads <= workgroups && 2 * s * 128 <= n_kv) s *= 2;
   return s;
 }
 
@@ -52,8 +55,10 @@ struct DecoderModel::State {
            cos = 0, sin = 0;
   uint64_t router = 0, sel = 0, selw = 0, eg = 0, eu = 0, ea = 0, eo = 0, moe_out = 0;
   // attention in one launch with its RoPE/append (flash_dec_gqa_rope_k) over blocked caches of cache_len rows,
-  // or RoPE/append, part and combine
-  ContractKernel attend;
+  // or (heads of 256) the RoPE/append launch into the blocked caches and the one-launch attention
+  // (flash_dec_gqa_k), or RoPE/append, part and combine; the two one-launch forms multiply by the
+  // attention gate of hybrid models themselves
+  ContractKernel attend, grouped;
   uint64_t split_count = 0;
   int64_t cache_len = 0;
   bool kv_f16 = false;
@@ -117,12 +122,19 @@ struct DecoderModel::State {
     part = ContractKernel(dev, "flash_dec_gqa_part_k", "the decoder");
     comb = ContractKernel(dev, "flash_dec_comb_k", "the decoder");
     const int64_t group = cfg.n_head / cfg.n_head_kv;
-    kv_f16 = kv_f16 && cfg.head_dim == 128 && group <= 8 && dev.has("flash_dec_gqa_rope_f16_k");
-    // the one-launch attention takes the RoPE/append step itself (flash_dec_gqa_rope_k)
-    if (kv_f16)
-      attend = ContractKernel(dev, "flash_dec_gqa_rope_f16_k", "the decoder");
-    else if ((cfg.head_dim == 64 || cfg.head_dim == 128) && group <= 8 && dev.has("flash_dec_gqa_rope_k"))
-      attend = ContractKernel(dev, "flash_dec_gqa_rope_k", "the decoder");
+    // the one-launch attention takes heads of 64 and 128 with the RoPE/append step (flash_dec_gqa_rope_k), heads
+    // of 256 after it (flash_dec_gqa_k)
+    const bool with_rope = cfg.head_dim == 64 || cfg.head_dim == 128, one_launch = with_rope || cfg.head_dim == 256;
+    kv_f16 = kv_f16 && one_launch && group <= 8 &&
+             dev.has(with_rope ? "flash_dec_gqa_rope_f16_k" : "flash_dec_gqa_f16_k");
+    const char* fused = kv_f16 ? "flash_dec_gqa_rope_f16_k" : "flash_dec_gqa_rope_k";
+    const char* plain = kv_f16 ? "flash_dec_gqa_f16_k" : "flash_dec_gqa_k";
+    if (one_launch && group <= 8 && dev.has(with_rope ? fused : plain)) {
+      if (with_rope)
+        attend = ContractKernel(dev, fused, "the decoder");
+      else
+        grouped = ContractKernel(dev, plain, "the decoder");
+    }
     add = dev.kernel("add_inplace_k", "the decoder");
     add_contract = dev.contract(add);
     if (cfg.moe()) {
@@ -175,6 +187,12 @@ struct DecoderModel::State {
     }
   }
 
+  bool blocked_caches() const { return attend.valid() || grouped.valid(); }
+  // hybrid models: the attention gate rows after q, k and v
+  uint64_t attention_gate() const {
+    return cfg.hybrid() ? qkv + uint64_t(cfg.q_dim() + 2 * cfg.kv_dim()) * 4 : 0;
+  }
+
   uint64_t buf(const char* key, int64_t floats) { return ws.buffer(std::string("decoder.") + key, size_t(floats) * 4); }
 
   void allocate() {
@@ -214,8 +232,8 @@ struct DecoderModel::State {
       gu = buf("gu", 2 * cfg.n_ff);
       act = buf("act", cfg.n_ff);
     }
-    cache_len = attend.valid() ? (ctx + 63) / 64 * 64 : ctx;  // blocked caches: whole 64-row tiles
-    if (attend.valid()) {
+    cache_len = blocked_caches() ? (ctx + 63) / 64 * 64 : ctx;  // blocked caches: whole 64-row tiles
+    if (blocked_caches()) {
       split_count = ws.buffer("decoder.split_count", size_t(cfg.n_head_kv) * 4);
       dev.memset(split_count, 0, size_t(cfg.n_head_kv) * 4);  // the one-launch attention leaves it at 0
     }
@@ -357,7 +375,8 @@ struct DecoderModel::State {
     if (attend.valid()) {
       const LayerWeights& lw = w->layers[layer];
       // whole 64-row tiles per split: no other split shares a cache line with the row this step appends
-      const int64_t n_kv = p + 1, ns = grouped_attention_splits(n_kv), R = ((n_kv + ns - 1) / ns + 63) / 64 * 64;
+      const int64_t n_kv = p + 1, ns = grouped_attention_splits(n_kv, cfg.n_head_kv, kv_f16),
+                    R = ((n_kv + ns - 1) / ns + 63) / 64 * 64;
       attend.launch(dev, {{"n_kv_heads", cfg.n_head_kv}, {"splits", ns}},
                     {{"out", attn}, {"po", po}, {"pm", pm}, {"pl", pl}, {"count", split_count}, {"kt", kt[layer]},
                      {"v", vc[layer]}, {"qkv", qkv}, {"bias", lw.qkv_bias}, {"q_norm", lw.q_norm},
@@ -365,8 +384,21 @@ struct DecoderModel::State {
                      {"dh", uint64_t(cfg.head_dim)}, {"rows_per_split", uint64_t(R)}, {"max_len", uint64_t(cache_len)},
                      {"inv", f32_bits(inv_sqrt_hd)}, {"group", uint64_t(cfg.n_head / cfg.n_head_kv)},
                      {"n_kv_heads", uint64_t(cfg.n_head_kv)}, {"n_rot", uint64_t(cfg.n_rot)},
-                     {"mode", cfg.rope_type == RopeType::Neox ? 1u : 0u}, {"eps", f32_bits(cfg.rms_eps)}},
-                    {{"waves", attention_waves(kv_f16)}});
+                     {"mode", cfg.rope_type == RopeType::Neox ? 1u : 0u}, {"eps", f32_bits(cfg.rms_eps)},
+                     {"gate", attention_gate()}},
+                    {{"waves", 1}});
+      return;
+    }
+    if (grouped.valid()) {
+      const int64_t n_kv = p + 1, ns = grouped_attention_splits(n_kv, cfg.n_head_kv, kv_f16),
+                    R = ((n_kv + ns - 1) / ns + 63) / 64 * 64;
+      grouped.launch(dev, {{"n_kv_heads", cfg.n_head_kv}, {"splits", ns}},
+                     {{"out", attn}, {"po", po}, {"pm", pm}, {"pl", pl}, {"count", split_count}, {"q", q},
+                      {"kt", kt[layer]}, {"v", vc[layer]}, {"n_kv", uint64_t(n_kv)}, {"dh", uint64_t(cfg.head_dim)},
+                      {"rows_per_split", uint64_t(R)}, {"max_len", uint64_t(cache_len)},
+                      {"inv", f32_bits(inv_sqrt_hd)}, {"group", uint64_t(cfg.n_head / cfg.n_head_kv)},
+                      {"gate", attention_gate()}},
+                     {{"waves", 1}});
       return;
     }
     const int64_t n_kv = p + 1, ns = attention_splits(n_kv), R = (n_kv + ns - 1) / ns;
@@ -497,10 +529,10 @@ struct DecoderModel::State {
                    {"q_norm", lw.q_norm}, {"k_norm", lw.k_norm}, {"cos", cos}, {"sin", sin},
                    {"n_head", uint64_t(cfg.n_head)}, {"n_kv", uint64_t(cfg.n_head_kv)}, {"dh", uint64_t(cfg.head_dim)},
                    {"n_rot", uint64_t(cfg.n_rot)}, {"max_len", uint64_t(cache_len)}, {"pos", uint64_t(p)},
-                   {"mode", (cfg.rope_type == RopeType::Neox ? 1u : 0u) | (kv_f16 ? 4u : 0u)},
+                   {"mode", (cfg.rope_type == RopeType::Neox ? 1u : 0u) | (grouped.valid() ? 2u : 0u) | (kv_f16 ? 4u : 0u)},
                    {"eps", f32_bits(cfg.rms_eps)}});
     attention(i, p);
-    if (cfg.hybrid()) {  // gated attention: the output times sigmoid(gate), the gate rows after v
+    if (cfg.hybrid() && !blocked_caches()) {  // gated attention: the output times sigmoid(gate), the gate rows after v
       const uint64_t Q = uint64_t(cfg.q_dim());
       sigmoid_mul.launch(dev, {{"n", cfg.q_dim()}},
                          {{"y", attn}, {"x", attn}, {"g", qkv + (Q + 2 * uint64_t(cfg.kv_dim())) * 4}, {"n", Q}});

@@ -145,39 +145,55 @@ TEST(Decoder, EveryArchitectureRunsAndRepeats) {
 }
 
 // The f16 KV cache (LoadOptions::kv_f16) where the one-launch attention has it
-// (head size 128): the logits follow the f32 cache's within what rounding K
-// and V to f16 (2^-11 relative) moves them, past the first 64-row tile; head
-// size 64 keeps the f32 cache.
+// (head sizes 64, 128 and 256): the logits follow the f32 cache's within what
+// rounding K and V to f16 (2^-11 relative) moves them, past the first 64-row
+// tile; head size 32 (the two-launch attention) keeps the f32 cache.
 TEST(Decoder, F16KvCacheFollowsF32) {
-  const std::string p = (temp_dir() / "llama_head128.gguf").string();
-  RandomModelSpec s;
-  s.n_head = 2;
-  s.n_head_kv = 1;
-  s.head_dim = 128;
-  write_random_model(p, s);
-  const quant::GgufFile f = quant::GgufFile::open(p);
   LoadOptions o32;
   o32.context = 80;
   LoadOptions o16 = o32;
   o16.kv_f16 = true;
-  DecoderModel a(device(), f, o32), b(device(), f, o16);
-  EXPECT_EQ(a.kv_element_bytes(), 4);
-  EXPECT_EQ(b.kv_element_bytes(), 2);
-  double worst = 0;
-  for (int64_t i = 0; i < 72; ++i) {
-    const int32_t t = int32_t((i * 37 + 11) % 512);
-    a.forward(t, i);
-    b.forward(t, i);
-    if (i % 24 != 23) continue;
-    const std::vector<float> la = a.logits(), lb = b.logits();
-    float top = 0;
-    for (float v : la) top = std::max(top, std::fabs(v));
-    for (size_t k = 0; k < la.size(); ++k) worst = std::max(worst, double(std::fabs(la[k] - lb[k])) / double(top));
-  }
+  // the largest logit difference of the two caches, of the largest logit, every 24 steps
+  auto worst_difference = [&](const std::string& path, int64_t steps) {
+    const quant::GgufFile f = quant::GgufFile::open(path);
+    DecoderModel a(device(), f, o32), b(device(), f, o16);
+    EXPECT_EQ(a.kv_element_bytes(), 4);
+    EXPECT_EQ(b.kv_element_bytes(), 2);
+    double worst = 0;
+    for (int64_t i = 0; i < steps; ++i) {
+      const int32_t t = int32_t((i * 37 + 11) % 512);
+      a.forward(t, i);
+      b.forward(t, i);
+      if (i % 24 != 23) continue;
+      const std::vector<float> la = a.logits(), lb = b.logits();
+      float top = 0;
+      for (float v : la) top = std::max(top, std::fabs(v));
+      for (size_t k = 0; k < la.size(); ++k) worst = std::max(worst, double(std::fabs(la[k] - lb[k])) / double(top));
+    }
+    return worst;
+  };
+  RandomModelSpec s;
+  s.n_head = 2;
+  s.n_head_kv = 1;
+  s.head_dim = 128;  // the one-launch attention with the RoPE/append step
+  const std::string p = (temp_dir() / "llama_head128.gguf").string();
+  write_random_model(p, s);
+  double worst = worst_difference(p, 72);
   EXPECT_LT(worst, 2e-3);
   EXPECT_GT(worst, 0.0);  // the caches did differ
+  s.head_dim = 256;  // qkv_rope_append_k into the blocked f16 caches, then flash_dec_gqa_f16_k
+  const std::string p256 = (temp_dir() / "llama_head256.gguf").string();
+  write_random_model(p256, s);
+  worst = worst_difference(p256, 48);
+  EXPECT_LT(worst, 2e-3);
+  EXPECT_GT(worst, 0.0);
   DecoderModel c(device(), quant::GgufFile::open(model_path(Architecture::Llama)), o16);
-  EXPECT_EQ(c.kv_element_bytes(), 4);
+  EXPECT_EQ(c.kv_element_bytes(), 2);  // heads of 64
+  const std::string p32 = (temp_dir() / "llama_head32.gguf").string();
+  s.head_dim = 32;
+  write_random_model(p32, s);
+  DecoderModel d(device(), quant::GgufFile::open(p32), o16);
+  EXPECT_EQ(d.kv_element_bytes(), 4);
 }
 
 TEST(Decoder, GeneratorCountsTokensAndLaunches) {

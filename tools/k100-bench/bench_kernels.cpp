@@ -45,6 +45,7 @@
 #include "command_table.h"
 #include "k100/base/error.h"
 #include "k100/kernels/emu_test_device.h"
+#include "k100/kernels/group_bench_cases.h"
 #include "k100/kernels/lookup_list.h"
 #include "k100/kernels/registry.h"
 #include "k100/timing/simulator.h"
@@ -359,7 +360,9 @@ int usage(int code) {
                "tail). -j N runs N kernels at a time in worker processes (same output, in the same order).\n"
                "A run longer than 10 s (--progress-after) shows a progress line on standard error (kernels\n"
                "done, time spent, an estimate of the time left; --no-progress turns it off), and the text\n"
-               "report ends with a summary table: each kernel's check, MODELED time, limiter and %% of 896 GB/s.\n");
+               "report ends with a summary table: each kernel's check, MODELED time, limiter and %% of 896 GB/s.\n"
+               "A group may add cases of its own after its kernels' (--group attention: the grouped-query decode\n"
+               "attention at 4096 and 32768 rows, f32 and f16 caches).\n");
   return code;
 }
 
@@ -490,6 +493,23 @@ int run(int argc, char** argv) {
       }
       work.emplace_back(d, std::move(c));
     }
+    // the groups' own cases (kernels/*/..._bench.cpp), with the --dims a case has; the summary names their sizes
+    std::map<size_t, std::string> group_case_label;
+    if (only.empty())
+      for (const auto& g : groups)
+        for (auto& [lookup, c] : kernels::group_bench_cases(g)) {
+          const KernelDef* d = reg.find(lookup);
+          if (!d) continue;  // a kernel left out of this package
+          for (const auto& [k, v] : dims_override)
+            if (c.dims.count(k)) c.dims[k] = v;
+          // the summary names the group and the sizes that differ from the kernel's own case
+          std::string label = " (" + g;
+          const Case own = d->bench_case ? d->bench_case() : Case{};
+          for (const auto& [k, v] : c.dims)
+            if (!own.dims.count(k) || own.dims.at(k) != v) label += " " + k + "=" + std::to_string(v);
+          group_case_label[work.size()] = label + ")";
+          work.emplace_back(d, std::move(c));
+        }
     if (!json) std::printf("%s", kModelHeader);
     std::fflush(stdout);
     RunProgress progress(work.size(), show_progress, progress_after);
@@ -520,6 +540,7 @@ int run(int argc, char** argv) {
           row.lookup = work[i].first->lookup;
           row.family = work[i].first->family;
         }
+        if (group_case_label.count(i)) row.lookup += group_case_label[i];
         rows.push_back(row);
       }
       print_summary(stdout, rows);

@@ -1,4 +1,4 @@
-"""Long context: a tiny random qwen2 model (2 layers, dim 64, 2 query heads / 1 KV head of 32) fed an 8191-token
+"""Long context: a tiny random qwen2 model (1 layer, dim 128, 2 query heads / 1 KV head of 64) fed an 8191-token
 prompt one token at a time on the emulator, context 8192; the logits of the last step (after position 8190, with
 every earlier row in the KV cache) against the float64 forward of reference_model, which computes the whole prompt
 with causal attention at once (checked here against its own token-by-token form on a prefix).
@@ -19,7 +19,7 @@ def test_last_step_at_context_8k(model_file, ggml, tmp_path):
     f = Gguf(model_file("qwen2", "f32"))
     vocab = [(k, v) for k, v in f.raw_kv.items() if k.startswith("tokenizer.")]
     n_vocab = len(f.meta["tokenizer.ggml.tokens"])
-    spec = gguf_write.ModelSpec("qwen2", n_layer=2, n_embd=128, n_head=2, n_kv=1, head_dim=64, n_ff=64, seed=11)
+    spec = gguf_write.ModelSpec("qwen2", n_layer=1, n_embd=128, n_head=2, n_kv=1, head_dim=64, n_ff=64, seed=11)
     kvs, tensors = gguf_write.random_model(spec, vocab, n_vocab, optional=["qkv_bias"])
     kvs = [(k, gguf_write.u32(CONTEXT) if k == "qwen2.context_length" else v) for k, v in kvs]
     path = tmp_path / "long.gguf"

@@ -155,6 +155,28 @@ codeobj::CodeObject build_gated(isa::Target target) {
   // the key head (after the loads: its division is on the way to nothing they need)
   const seq::KeyHead key = seq::key_head(k, h, Hk, rep, khmod, exit);
 
+  // ---- the wave's 16 state rows, z and the norm weight: asked for once the conv has its rows (the HBM
+  // serves reads in order, and the conv's few rows would otherwise wait behind 3 MB of state); waves 6
+  // and 7, which convolve nothing, ask at once
+  const SGPR sBase = k.sgpr(2, "state rows"), zrow = k.sgpr(2, "z row");
+  const VGPR cofs = v1("column offset"), cofs2 = v1("column offset + 8 rows"), Sa = k.vgpr(16, "state rows 0-7"),
+             Sb = k.vgpr(16, "state rows 8-15"), zv = k.vgpr(2, "z"), wv = k.vgpr(2, "norm weight");
+  // element e (0..31) of the lane's rows: row e / 2, column 2l + e % 2
+  auto S = [&](int e) { return e < 16 ? Sa.sub(e, 1) : Sb.sub(e - 16, 1); };
+  auto S2 = [&](int j) { return j < 8 ? Sa.sub(2 * j, 2) : Sb.sub(2 * (j - 8), 2); };
+  k.v_lshlrev_b32(cofs, 3, lane);
+  k.v_add_u32(cofs2, 4096, cofs);
+  auto load_state = [&] {
+    set_offset_address(k, sBase, arg("state"), h, 16);  // h D D 4 bytes
+    k.s_lshl_b32(sT, wave, 13);                         // 16 rows of 512 bytes
+    add64(k, sBase, sT);
+    for (int j = 0; j < kRows; ++j)
+      k.global_load_dwordx2(S2(j), j < 8 ? cofs : cofs2, sBase, offset(uint32_t(kD * 4 * (j % 8))));
+    set_offset_address(k, zrow, arg("z"), h, 9);  // h D 4 bytes
+    k.global_load_dwordx2(zv, cofs, zrow);
+    k.global_load_dwordx2(wv, cofs, arg("norm_w"));
+  };
+
   // ---- conv + SiLU: waves 0-1 q, 2-3 k (key head kh), 4-5 v (head h); one channel per lane
   {
     Label no_conv = k.label("no channel");
@@ -262,28 +284,22 @@ codeobj::CodeObject build_gated(isa::Target target) {
     k.v_lshlrev_b32(t0, 2, lane);
     k.v_add_u32(t0, sT, t0);
     k.ds_write_b32(t0, acc, offset(kLdsQ));
+    Label conv_done = k.label("conv done");
+    k.s_branch(conv_done);
     k.bind(no_conv);
+    load_state();
+    k.bind(conv_done);
   }
   k.s_barrier();
+  {
+    Label loaded = k.label("state asked for");
+    k.s_cmp_ge_u32(wave, 6);
+    k.s_cbranch_scc1(loaded);
+    load_state();
+    k.bind(loaded);
+  }
 
-  // ---- the wave's 16 state rows, z and the norm weight: asked for once the conv has its rows (the HBM
-  // serves reads in order, and the conv's few rows would otherwise wait behind 3 MB of state)
-  const SGPR sBase = offset_address(k, arg("state"), h, 16);  // h D D 4 bytes
-  k.s_lshl_b32(sT, wave, 13);                                  // 16 rows of 512 bytes
-  add64(k, sBase, sT);
-  const VGPR cofs = v1("column offset"), cofs2 = v1("column offset + 8 rows"), Sa = k.vgpr(16, "state rows 0-7"),
-             Sb = k.vgpr(16, "state rows 8-15");
-  // element e (0..31) of the lane's rows: row e / 2, column 2l + e % 2
-  auto S = [&](int e) { return e < 16 ? Sa.sub(e, 1) : Sb.sub(e - 16, 1); };
-  auto S2 = [&](int j) { return j < 8 ? Sa.sub(2 * j, 2) : Sb.sub(2 * (j - 8), 2); };
-  k.v_lshlrev_b32(cofs, 3, lane);
-  k.v_add_u32(cofs2, 4096, cofs);
-  for (int j = 0; j < kRows; ++j)
-    k.global_load_dwordx2(S2(j), j < 8 ? cofs : cofs2, sBase, offset(uint32_t(kD * 4 * (j % 8))));
-  const VGPR zv = k.vgpr(2, "z"), wv = k.vgpr(2, "norm weight");
-  const SGPR zrow = offset_address(k, arg("z"), h, 9);  // h D 4 bytes
-  k.global_load_dwordx2(zv, cofs, zrow);
-  k.global_load_dwordx2(wv, cofs, arg("norm_w"));
+
   // ---- L2 norms of q (times 1/sqrt(D)) and k, each wave its own
   const VGPR lofs = v1("lane offset"), p0 = v1("q square"), p1 = v1("k square"), e0 = v1("e0"), e1 = v1("e1"),
              sq = v1("q scale"), sk = v1("k scale");

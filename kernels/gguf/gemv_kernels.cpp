@@ -128,14 +128,15 @@ std::string gemv_launch(TensorType t, std::optional<gguf_gemv::GemvFusion> f) {
 
 // A case's launch by the device's contract of `lookup`: the sizes, and the
 // geometry the case names (wg; split 1 unless named; shares "shares" = P,
-// "shared" = R, none unless named); a case naming no wg (the benchmark's)
-// takes the contract's defaults.
+// "shared" = R, none unless named); a case naming no wg, or wg = 0 (the
+// benchmark's, whose --dims may name another geometry), takes the contract's
+// defaults.
 Launch case_launch(TestDevice& dev, const std::string& lookup, const Case& c, LaunchContract* contract = nullptr) {
   const LaunchContract lc = dev.launch_contract(lookup);
   const Geometry g = geometry_of(c);
   std::map<std::string, int64_t> choices;
-  if (c.dims.count("wg")) {
-    choices = {{"wg", c["wg"]}, {"split", dim(c, "split", 1)}};
+  if (dim(c, "wg", 0) > 0) {
+    choices = {{"wg", c["wg"]}, {"split", std::max<int64_t>(1, dim(c, "split", 1))}};
     if (lc.has_choice("parts")) {
       choices["parts"] = dim(c, "shares", 1);
       choices["shared"] = dim(c, "shared", 0);
@@ -169,8 +170,10 @@ std::optional<CaseResult> counters_left(const DeviceBuffer<uint8_t>& ws, const L
   return std::nullopt;
 }
 
-// The benchmark case at 17408 x 5120, m = 1, at the contract's default geometry.
-Case bench_case() { return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}}); }
+// The benchmark case at 17408 x 5120, m = 1, at the contract's default
+// geometry (wg = 0; `k100-bench kernels --dims wg=256,split=4` names another,
+// as the model chooses per shape: src/model/gemv_linear.cpp).
+Case bench_case() { return make_case({{"n", 17408}, {"k", 5120}, {"m", 1}, {"wg", 0}, {"split", 0}}); }
 
 // The documentation of a kernel that shares tiles: the plain one's, or a fused form's.
 void document_shares(KernelDef& d) {

@@ -229,41 +229,6 @@ codeobj::CodeObject build_decode(isa::Target target) {
   return k.build();
 }
 
-// ---- the host reference: the layer's decode step composed from the
-// references of the pieces (conv, roll, L2 norm, gate, delta rule).
-struct DecodeInputs {
-  std::vector<float> qkv, conv_in, conv_w, a, b, dt, ssm_a, state;
-};
-struct DecodeOutputs {
-  std::vector<float> out, state, conv_out;
-};
-
-DecodeOutputs decode_reference(const DecodeInputs& in, int64_t Hk, int64_t Hv, int64_t K, int64_t rep, bool khmod,
-                               float eps) {
-  const int64_t D = kD, C = 2 * Hk * D + Hv * D;
-  DecodeOutputs o;
-  const std::vector<float> conv = seq::conv1d_silu_reference(in.qkv, in.conv_w, in.conv_in, 1, C, K);
-  o.conv_out = seq::conv_state_reference(in.conv_in, in.qkv, 1, C, K);
-  std::vector<float> q(conv.begin(), conv.begin() + Hk * D), kk(conv.begin() + Hk * D, conv.begin() + 2 * Hk * D),
-      v(conv.begin() + 2 * Hk * D, conv.end());
-  for (auto* x : {&q, &kk})
-    for (int64_t r = 0; r < Hk; ++r) {
-      double ss = 0;
-      for (int64_t i = 0; i < D; ++i) ss += double((*x)[size_t(r * D + i)]) * (*x)[size_t(r * D + i)];
-      const double scale = 1.0 / std::max(std::sqrt(ss), double(eps));
-      for (int64_t i = 0; i < D; ++i) (*x)[size_t(r * D + i)] = float((*x)[size_t(r * D + i)] * scale);
-    }
-  std::vector<float> g(static_cast<size_t>(Hv)), beta(static_cast<size_t>(Hv));
-  for (int64_t h = 0; h < Hv; ++h) {
-    g[size_t(h)] = float(double(in.ssm_a[size_t(h)]) * seq::softplus(double(in.a[size_t(h)]) + in.dt[size_t(h)]));
-    beta[size_t(h)] = float(1.0 / (1.0 + std::exp(-double(in.b[size_t(h)]))));
-  }
-  o.state = in.state;
-  const seq::GdnShape shape{1, Hk, Hv, D, [=](int64_t h) { return khmod ? h % Hk : h / rep; }};
-  o.out = seq::gdn_reference(shape, q, kk, v, g, beta, o.state, seq::StateLayout::IColumn);
-  return o;
-}
-
 const Tolerance kDecodeTolerance{2e-5, 1e-4};
 
 }  // namespace
@@ -309,7 +274,7 @@ void register_seq_decode_kernels(Registry& r) {
     const int64_t C = 2 * Hk * D + Hv * D;
     const float eps = 1e-6f;
     Rng rng(c.seed);
-    DecodeInputs in;
+    seq::DecodeInputs in;
     in.conv_in = rng.normal(size_t((K - 1) * C));
     in.conv_w = rng.uniform(size_t(C * K), -0.6f, 0.6f);
     in.dt = rng.uniform(size_t(Hv), -2.f, 2.f);
@@ -323,7 +288,7 @@ void register_seq_decode_kernels(Registry& r) {
       in.a = rng.normal(size_t(Hv), 0.f, 2.f);
       in.b = rng.normal(size_t(Hv));
       if (s == 0) in.a[0] = 30.f;  // a + dt above 20
-      const DecodeOutputs want = decode_reference(in, Hk, Hv, K, rep, khmod, eps);
+      const seq::DecodeOutputs want = seq::gdn_decode_reference(in, Hk, Hv, K, rep, khmod, eps);
       DeviceBuffer<float> dqkv(dev, in.qkv), da(dev, in.a), db(dev, in.b), dout(dev, guarded(size_t(Hv * D)));
       DeviceBuffer<float>& cin = s % 2 ? dconv1 : dconv0;
       DeviceBuffer<float>& cout = s % 2 ? dconv0 : dconv1;

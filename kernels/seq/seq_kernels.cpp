@@ -9,6 +9,7 @@ void register_seq_kernels(Registry& r) {
   register_seq_gdn_kernels(r);
   register_seq_split_kernels(r);
   register_seq_decode_kernels(r);
+  register_seq_decode_gated_kernels(r);
 }
 
 }  // namespace k100::kernels

@@ -19,6 +19,7 @@ void register_seq_gate_kernels(Registry& r);   // ssm_ab_gate_k
 void register_seq_gdn_kernels(Registry& r);    // gdn_k, gdn_k2<32>
 void register_seq_split_kernels(Registry& r);  // split_qkv_k
 void register_seq_decode_kernels(Registry& r); // gdn_decode_k (one launch per GDN decode step)
+void register_seq_decode_gated_kernels(Registry& r);  // gdn_decode_gated_k (the step and its gated RMSNorm)
 
 namespace seq {
 

@@ -1,6 +1,7 @@
 // Host references of the sequence-model kernels (seq_reference.h).
 #include "seq_reference.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace k100::kernels::seq {
@@ -108,6 +109,47 @@ std::vector<float> gdn_reference(const GdnShape& s, const std::vector<float>& q,
       for (int64_t col = 0; col < D; ++col) state[state_index(layout, D, h, i, col)] = float(S[size_t(i * D + col)]);
   }
   return out;
+}
+
+DecodeOutputs gdn_decode_reference(const DecodeInputs& in, int64_t Hk, int64_t Hv, int64_t K, int64_t rep, bool khmod,
+                                   float eps) {
+  const int64_t D = 128, C = 2 * Hk * D + Hv * D;
+  DecodeOutputs o;
+  const std::vector<float> conv = conv1d_silu_reference(in.qkv, in.conv_w, in.conv_in, 1, C, K);
+  o.conv_out = conv_state_reference(in.conv_in, in.qkv, 1, C, K);
+  std::vector<float> q(conv.begin(), conv.begin() + Hk * D), kk(conv.begin() + Hk * D, conv.begin() + 2 * Hk * D),
+      v(conv.begin() + 2 * Hk * D, conv.end());
+  for (auto* x : {&q, &kk})
+    for (int64_t r = 0; r < Hk; ++r) {
+      double ss = 0;
+      for (int64_t i = 0; i < D; ++i) ss += double((*x)[size_t(r * D + i)]) * (*x)[size_t(r * D + i)];
+      const double scale = 1.0 / std::max(std::sqrt(ss), double(eps));
+      for (int64_t i = 0; i < D; ++i) (*x)[size_t(r * D + i)] = float((*x)[size_t(r * D + i)] * scale);
+    }
+  std::vector<float> g(static_cast<size_t>(Hv)), beta(static_cast<size_t>(Hv));
+  for (int64_t h = 0; h < Hv; ++h) {
+    g[size_t(h)] = float(double(in.ssm_a[size_t(h)]) * softplus(double(in.a[size_t(h)]) + in.dt[size_t(h)]));
+    beta[size_t(h)] = float(1.0 / (1.0 + std::exp(-double(in.b[size_t(h)]))));
+  }
+  o.state = in.state;
+  const GdnShape shape{1, Hk, Hv, D, [=](int64_t h) { return khmod ? h % Hk : h / rep; }};
+  o.out = gdn_reference(shape, q, kk, v, g, beta, o.state, StateLayout::IColumn);
+  return o;
+}
+
+std::vector<float> gated_rmsnorm_reference(const std::vector<float>& x, const std::vector<float>& w,
+                                           const std::vector<float>& gate, int64_t rows, int64_t D, float eps) {
+  std::vector<float> y(size_t(rows * D));
+  for (int64_t r = 0; r < rows; ++r) {
+    double ss = 0;
+    for (int64_t i = 0; i < D; ++i) ss += double(x[size_t(r * D + i)]) * x[size_t(r * D + i)];
+    const double scale = 1.0 / std::sqrt(ss / double(D) + double(eps));
+    for (int64_t i = 0; i < D; ++i) {
+      const double g = gate[size_t(r * D + i)];
+      y[size_t(r * D + i)] = float(double(x[size_t(r * D + i)]) * scale * w[size_t(i)] * (g / (1.0 + std::exp(-g))));
+    }
+  }
+  return y;
 }
 
 }  // namespace k100::kernels::seq

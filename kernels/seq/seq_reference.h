@@ -58,4 +58,22 @@ std::vector<float> gdn_reference(const GdnShape& s, const std::vector<float>& q,
                                  const std::vector<float>& beta, std::vector<float>& state, StateLayout layout,
                                  std::vector<float>* snap = nullptr);
 
+// One decode step (one token) of a Gated DeltaNet layer with heads of 128,
+// composed from the references above: the conv with SiLU over qkv and the
+// carried rows, the roll of the conv state, the L2 norms of q and k
+// (x / max(|x|, eps)), g = ssm_a softplus(a + dt), beta = sigmoid(b), and the
+// delta rule on the [Hv][i][col] state (key head h % Hk when khmod, else h / rep).
+struct DecodeInputs {
+  std::vector<float> qkv, conv_in, conv_w, a, b, dt, ssm_a, state;
+};
+struct DecodeOutputs {
+  std::vector<float> out, state, conv_out;
+};
+DecodeOutputs gdn_decode_reference(const DecodeInputs& in, int64_t Hk, int64_t Hv, int64_t K, int64_t rep, bool khmod,
+                                   float eps);
+
+// The gated RMSNorm of `rows` rows of D: y = x (sum x^2 / D + eps)^(-1/2) w silu(gate), silu(g) = g / (1 + e^-g).
+std::vector<float> gated_rmsnorm_reference(const std::vector<float>& x, const std::vector<float>& w,
+                                           const std::vector<float>& gate, int64_t rows, int64_t D, float eps);
+
 }  // namespace k100::kernels::seq

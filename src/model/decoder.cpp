@@ -79,8 +79,10 @@ struct DecoderModel::State {
   // With heads of 128 the step is one launch (gdn_decode_k, which rolls the
   // conv state into a second buffer: the two swap every position) and the
   // b, a rows are in the in-projection; else the chain of the catalog's
-  // kernels (K100_MODEL_GDN=chain selects it for heads of 128 too).
-  bool decode_step = false;
+  // kernels (K100_MODEL_GDN=chain selects it for heads of 128 too). The
+  // one launch takes the gated RMSNorm too (gdn_decode_gated_k) unless
+  // K100_MODEL_GDN=two (gdn_decode_k, then rmsnorm_gated_k).
+  bool decode_step = false, gated_step = false;
   ContractKernel ab_gate, conv, conv_update, l2norm, gdn, gdn_decode, gated_norm, sigmoid_mul, fill;
   uint64_t gab = 0, gbeta = 0, gdecay = 0, conv_out = 0, gdn_out = 0, gn = 0, one = 0;
   std::vector<std::array<uint64_t, 2>> conv_state;
@@ -145,6 +147,7 @@ struct DecoderModel::State {
     const char* gdn = std::getenv("K100_MODEL_GDN");
     decode_step = cfg.hybrid() && cfg.ssm_state == 128 && dev.has("gdn_decode_k") &&
                   !(gdn && std::string_view(gdn) == "chain");
+    gated_step = decode_step && dev.has("gdn_decode_gated_k") && !(gdn && std::string_view(gdn) == "two");
   }
 
   // After the weights: a file that lacks a tensor is refused for that first.
@@ -152,7 +155,7 @@ struct DecoderModel::State {
     if (cfg.hybrid()) {
       const char* gdn_layers = "the Gated DeltaNet layers";
       if (decode_step) {
-        gdn_decode = ContractKernel(dev, "gdn_decode_k", gdn_layers);
+        gdn_decode = ContractKernel(dev, gated_step ? "gdn_decode_gated_k" : "gdn_decode_k", gdn_layers);
       } else {
         ab_gate = ContractKernel(dev, "ssm_ab_gate_k", gdn_layers);
         conv = ContractKernel(dev, "conv1d_silu_k", gdn_layers);
@@ -469,6 +472,16 @@ struct DecoderModel::State {
     if (p == 0) {  // a new sequence: the rows before it and the state are zeros
       fill.launch(dev, {{"n", C * (K - 1)}}, {{"y", conv_state[i][0]}, {"value", 0}, {"n", uint64_t(C * (K - 1))}});
       fill.launch(dev, {{"n", NV * DS * DS}}, {{"y", delta_state[i]}, {"value", 0}, {"n", uint64_t(NV * DS * DS)}});
+    }
+    if (gated_step) {
+      // the in-projection's z rows follow q | k | v, its b rows follow z, its a rows follow b
+      const uint64_t z = qkv + uint64_t(C) * 4, b = z + uint64_t(cfg.ssm_v_dim()) * 4, a = b + uint64_t(NV) * 4;
+      gdn_decode.launch(dev, {{"Hk", NK}, {"Hv", NV}, {"K", K}, {"rep", NV / NK}, {"khmod", cfg.ssm_tiled_heads ? 1 : 0}},
+                        {{"y", gn}, {"state", delta_state[i]}, {"conv_out", conv_state[i][size_t((p + 1) % 2)]},
+                         {"qkv", qkv}, {"conv_in", conv_state[i][size_t(p % 2)]}, {"conv_w", lw.conv_w}, {"a", a},
+                         {"b", b}, {"dt_bias", lw.ssm_dt}, {"ssm_a", lw.ssm_a}, {"norm_w", lw.ssm_norm}, {"z", z},
+                         {"eps", f32_bits(cfg.rms_eps)}});
+      return;
     }
     if (decode_step) {
       // the in-projection's b rows follow z, its a rows follow b

@@ -41,6 +41,13 @@ constexpr int64_t kLaunchTiles = 272;
 // misses, one of 668 spent 9 % of its DRAM time opening rows.
 constexpr int64_t kRmsRunTiles = 600;
 
+// The RMS-scaled kernel keeps half the bytes in flight per wave, so a matrix
+// of one wave per tile whose runs hold fewer than this many tiles takes two
+// (MODELED, q4_K 16480 x 5120, a Gated DeltaNet layer's in-projection: split
+// 1 69.88 us, split 2 66.99 us; 14336 x 5120 already at split 2, 448 waves:
+// 58.80 us, at split 4 83.79 us).
+constexpr int64_t kRmsBusyWaves = 448;
+
 // m = 1..4 rows per launch.
 constexpr int64_t kMaxRows = 4;
 
@@ -147,8 +154,8 @@ GemvLinear::~GemvLinear() {
 }
 
 kernels::Launch GemvLinear::evaluate(const kernels::LaunchContract& c, int64_t rows, int64_t m, int64_t groups,
-                                     bool share) const {
-  std::map<std::string, int64_t> choices = {{"split", geo_.split}};
+                                     bool share, uint32_t split) const {
+  std::map<std::string, int64_t> choices = {{"split", split ? split : geo_.split}};
   if (!share && c.has_choice("parts")) {
     choices["parts"] = 1;
     choices["shared"] = 0;
@@ -183,13 +190,16 @@ void GemvLinear::rms_scaled(uint64_t x, uint64_t ss, float eps, uint64_t y) {
   // the RMS-scaled kernel keeps half the plain kernel's bytes in flight per
   // wave: runs of about twice the tiles, at most kRmsRunTiles (a 151936-row
   // head as 4 launches, not 8)
+  const int64_t tiles = (n_ + quant::kGemvTileRows - 1) / quant::kGemvTileRows;
+  const int64_t launches = (tiles + kRmsRunTiles - 1) / kRmsRunTiles, run = (tiles + launches - 1) / launches;
+  const uint32_t split = geo_.split == 1 && run < kRmsBusyWaves ? 2 : geo_.split;
   launch_runs(
       rms_, rms_lc_, 1,
       [&](uint64_t w, int64_t row0, int64_t) {
         return GivenArgs{{"w", w},         {"x", x},   {"y", y + uint64_t(row0) * 4}, {"ids", 0},
                          {"x_stride", 0}, {"ss", ss}, {"eps", f32_bits(eps)}};
       },
-      kRmsRunTiles);
+      kRmsRunTiles, split);
 }
 
 void GemvLinear::swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y) {
@@ -226,7 +236,8 @@ void GemvLinear::swiglu(uint64_t x, uint64_t ss, float eps, uint64_t y) {
 }
 
 void GemvLinear::launch_runs(const KernelRef& kernel, const kernels::LaunchContract& contract, int64_t m,
-                             const std::function<GivenArgs(uint64_t, int64_t, int64_t)>& given, int64_t max_run) {
+                             const std::function<GivenArgs(uint64_t, int64_t, int64_t)>& given, int64_t max_run,
+                             uint32_t split) {
   // Equal runs of at least kLaunchTiles tiles (or of at most max_run), one launch each (the tiles of the
   // layout are contiguous, so rows [64a, 64b) are a matrix of their own);
   // a type with a decode table keeps one launch (its table leads the
@@ -241,7 +252,7 @@ void GemvLinear::launch_runs(const KernelRef& kernel, const kernels::LaunchContr
     const int64_t run = std::min(chunk, tiles - t), row0 = t * quant::kGemvTileRows;
     const int64_t rows = std::min<int64_t>(n_ - row0, run * quant::kGemvTileRows);
     // only a launch of the whole matrix shares tiles: the plan and the workspace are its (init)
-    const kernels::Launch l = evaluate(contract, rows, m, 1, run == tiles);
+    const kernels::Launch l = evaluate(contract, rows, m, 1, run == tiles, split);
     GivenArgs a = given(w_.ptr + uint64_t(t) * tile_bytes, row0, rows);
     if (contract.has_workspace("ws")) {
       const uint64_t bytes = l.workspace("ws");

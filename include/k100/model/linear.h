@@ -243,10 +243,10 @@ class GemvLinear final : public Linear {
   // tiles: only a launch of the whole matrix shares them).
   void launch_runs(const KernelRef& kernel, const kernels::LaunchContract& contract, int64_t m,
                    const std::function<GivenArgs(uint64_t w, int64_t row0, int64_t rows)>& given,
-                   int64_t max_run = 0);
-  // The contract evaluated for `rows` rows at the layer's split; shares only when `share`.
+                   int64_t max_run = 0, uint32_t split = 0);
+  // The contract evaluated for `rows` rows at the layer's split (or `split`); shares only when `share`.
   kernels::Launch evaluate(const kernels::LaunchContract& c, int64_t rows, int64_t m, int64_t groups,
-                           bool share) const;
+                           bool share, uint32_t split = 0) const;
   void row(uint64_t x, uint64_t y, bool accumulate) override;
   void rows(uint64_t x, int64_t rows, uint64_t out, bool accumulate) override;
   void selected(uint64_t x, uint64_t ids, int64_t count, bool x_per_group, uint64_t out) override;

@@ -98,7 +98,8 @@ def test_reference_matches_llama(arch, legacy, hybrid_file, llama, ggml):
 
 # head size 32: the attention in two steps (qkv_rope_append_k, then the split attention), not the one launch;
 # head size 256 (Qwen3.5-27B's): qkv_rope_append_k, then the one-launch attention with the gate (flash_dec_gqa_k);
-# DeltaNet heads of 32: the chain of the catalog's kernels; of 128: the one-launch step (gdn_decode_k)
+# DeltaNet heads of 32: the chain of the catalog's kernels; of 128: the one-launch step with its gated norm
+# (gdn_decode_gated_k)
 CASES = [("qwen35", "f32", 32, False, 64, 32), ("qwen3next", "f32", 32, False, 64, 32),
          ("qwen35moe", "f32", 8, False, 64, 32), ("qwen35", "q8_0", 8, False, 64, 32),
          ("qwen3next", "q8_0", 8, True, 64, 32), ("qwen35", "f32", 8, False, 32, 32),

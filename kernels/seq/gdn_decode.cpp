@@ -233,6 +233,24 @@ const Tolerance kDecodeTolerance{2e-5, 1e-4};
 
 }  // namespace
 
+std::string seq::decode_contract_limits() {
+  return "sizes Hk Hv K rep khmod\nlet K_from_2_to_64 = 1 / (K >= 2) / (K <= 64)\n"
+         "let Hk_Hv_positive = 1 / (Hk >= 1) / (Hv >= 1)\n"
+         "let key_heads_cover_value_heads = 1 / select(khmod, Hv % Hk == 0, (rep >= 1) * (rep * Hk == Hv))\n"
+         "let channels_times_K_below_2_30 = 1 / ((2 * Hk + Hv) * 128 * K < 1073741824)\n";
+}
+
+seq::DecodeInputs seq::random_decode_inputs(Rng& rng, int64_t Hk, int64_t Hv, int64_t K) {
+  const int64_t C = 2 * Hk * kD + Hv * kD;
+  DecodeInputs in;
+  in.conv_in = rng.normal(size_t((K - 1) * C));
+  in.conv_w = rng.uniform(size_t(C * K), -0.6f, 0.6f);
+  in.dt = rng.uniform(size_t(Hv), -2.f, 2.f);
+  in.ssm_a = rng.uniform(size_t(Hv), -4.f, -0.2f);
+  in.state = rng.normal(size_t(Hv * kD * kD), 0.f, 0.1f);
+  return in;
+}
+
 void register_seq_decode_kernels(Registry& r) {
   KernelDef d = generated_kernel("seq", kDecode, build_decode);
   d.description =
@@ -252,11 +270,7 @@ void register_seq_decode_kernels(Registry& r) {
       "g = ssm_a[h] softplus(a[h] + dt_bias[h]), beta = sigmoid(b[h]); then gdn_k2<32>'s rule for T = 1: "
       "S <- S exp(g); u = beta (v - S^T k); S += k u^T; out[h] = S^T q / sqrt(128)";
   d.geometry = "[2D] grid = (Hv, 4), wg = 128 exactly";
-  d.launch = "sizes Hk Hv K rep khmod\nlet K_from_2_to_64 = 1 / (K >= 2) / (K <= 64)\n"
-             "let Hk_Hv_positive = 1 / (Hk >= 1) / (Hv >= 1)\n"
-             "let key_heads_cover_value_heads = 1 / select(khmod, Hv % Hk == 0, (rep >= 1) * (rep * Hk == Hv))\n"
-             "let channels_times_K_below_2_30 = 1 / ((2 * Hk + Hv) * 128 * K < 1073741824)\n"
-             "workgroup = 128\ngrid = Hv, 4\narg Hk = Hk\narg Hv = Hv\narg K = K\narg rep = rep\narg khmod = khmod";
+  d.launch = seq::decode_contract_limits() + "workgroup = 128\ngrid = Hv, 4\narg Hk = Hk\narg Hv = Hv\narg K = K\narg rep = rep\narg khmod = khmod";
   d.limits = "D = 128; workgroup exactly 128 x 1; 2 <= K <= 64; key head below Hk; conv_out must not overlap conv_in "
              "(swap the two every step); otherwise nothing is written (the contract refuses by name)";
   d.tolerance = kDecodeTolerance;
@@ -274,12 +288,7 @@ void register_seq_decode_kernels(Registry& r) {
     const int64_t C = 2 * Hk * D + Hv * D;
     const float eps = 1e-6f;
     Rng rng(c.seed);
-    seq::DecodeInputs in;
-    in.conv_in = rng.normal(size_t((K - 1) * C));
-    in.conv_w = rng.uniform(size_t(C * K), -0.6f, 0.6f);
-    in.dt = rng.uniform(size_t(Hv), -2.f, 2.f);
-    in.ssm_a = rng.uniform(size_t(Hv), -4.f, -0.2f);
-    in.state = rng.normal(size_t(Hv * D * D), 0.f, 0.1f);
+    seq::DecodeInputs in = seq::random_decode_inputs(rng, Hk, Hv, K);
     DeviceBuffer<float> dstate(dev, in.state), dconv_w(dev, in.conv_w), ddt(dev, in.dt), dsa(dev, in.ssm_a);
     DeviceBuffer<float> dconv0(dev, in.conv_in), dconv1(dev, in.conv_in.size());
     std::vector<CaseResult> parts;

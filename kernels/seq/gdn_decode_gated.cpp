@@ -446,11 +446,7 @@ void register_seq_decode_gated_kernels(Registry& r) {
       "o[h][j]^2 / 128 + eps)^(-1/2) * norm_w[i] * silu(z[h][i]), silu(g) = g / (1 + e^-g); one eps for the L2 "
       "norms and the RMSNorm";
   d.geometry = "grid = Hv, wg = 512 exactly";
-  d.launch = "sizes Hk Hv K rep khmod\nlet K_from_2_to_64 = 1 / (K >= 2) / (K <= 64)\n"
-             "let Hk_Hv_positive = 1 / (Hk >= 1) / (Hv >= 1)\n"
-             "let key_heads_cover_value_heads = 1 / select(khmod, Hv % Hk == 0, (rep >= 1) * (rep * Hk == Hv))\n"
-             "let channels_times_K_below_2_30 = 1 / ((2 * Hk + Hv) * 128 * K < 1073741824)\n"
-             "workgroup = 512\ngrid = Hv\narg Hk = Hk\narg Hv = Hv\narg K = K\narg rep = rep\narg khmod = khmod";
+  d.launch = seq::decode_contract_limits() + "workgroup = 512\ngrid = Hv\narg Hk = Hk\narg Hv = Hv\narg K = K\narg rep = rep\narg khmod = khmod";
   d.limits = "D = 128; workgroup exactly 512 x 1; 2 <= K <= 64; key head below Hk; conv_out must not overlap conv_in "
              "(swap the two every step); y must not overlap the inputs; otherwise nothing is written (the contract "
              "refuses by name)";
@@ -470,12 +466,7 @@ void register_seq_decode_gated_kernels(Registry& r) {
     const int64_t C = 2 * Hk * D + Hv * D;
     const float eps = 1e-6f;
     Rng rng(c.seed);
-    seq::DecodeInputs in;
-    in.conv_in = rng.normal(size_t((K - 1) * C));
-    in.conv_w = rng.uniform(size_t(C * K), -0.6f, 0.6f);
-    in.dt = rng.uniform(size_t(Hv), -2.f, 2.f);
-    in.ssm_a = rng.uniform(size_t(Hv), -4.f, -0.2f);
-    in.state = rng.normal(size_t(Hv * D * D), 0.f, 0.1f);
+    seq::DecodeInputs in = seq::random_decode_inputs(rng, Hk, Hv, K);
     const std::vector<float> norm_w = rng.uniform(size_t(D), 0.5f, 1.5f);
     DeviceBuffer<float> dstate(dev, in.state), dconv_w(dev, in.conv_w), ddt(dev, in.dt), dsa(dev, in.ssm_a),
         dnw(dev, norm_w);

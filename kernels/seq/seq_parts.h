@@ -11,6 +11,7 @@
 #include "k100/codegen/codegen.h"
 #include "k100/kernels/registry.h"
 #include "k100/kernels/test_support.h"
+#include "seq_reference.h"
 
 namespace k100::kernels {
 
@@ -27,6 +28,14 @@ namespace seq {
 inline Launch contract_launch(TestDevice& dev, const std::string& lookup, const std::map<std::string, int64_t>& sizes) {
   return dev.launch_contract(lookup).evaluate(sizes);
 }
+
+// The sizes and limits of the decode steps' launch contracts (gdn_decode_k,
+// gdn_decode_gated_k), before their workgroup and grid lines.
+std::string decode_contract_limits();
+
+// A decode step's self-test inputs that do not change from step to step:
+// the conv rows and weights, dt_bias, ssm_a and the state.
+DecodeInputs random_decode_inputs(Rng& rng, int64_t Hk, int64_t Hv, int64_t K);
 
 }  // namespace seq
 

@@ -10,6 +10,7 @@ _U32 = (1 << 32) - 1
 
 
 def describe(fname: str, name: str, t) -> str:
+    """How messages name a parameter: `fname: parameter 'name' (type)`."""
     return f"{fname}: parameter '{name}' ({t})"
 
 

@@ -80,6 +80,7 @@ class CompiledSource:
         launch_arrays(self.rt, self.symbols[kernel], kernel, parameter_types(prog), list(args), g, w)
 
     def close(self):
+        """Removes the temporary directory of the compiled code objects."""
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None

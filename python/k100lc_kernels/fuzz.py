@@ -77,6 +77,7 @@ def check_batch(programs: list[Program], rt=None) -> tuple[list[tuple[Program, s
 
 def run(first: int, count: int, batch: int = 25, show: bool = False, log=print,
         f16: bool = False) -> list[tuple[Program, str]]:
+    """Generates `count` programs from seed `first`, checks them in batches of `batch` kernels per compiled source; returns the (program, reason) of every mismatch, each also logged with its replay command."""
     failures = []
     rt = None
     seeds = list(range(first, first + count))
@@ -94,6 +95,7 @@ def run(first: int, count: int, batch: int = 25, show: bool = False, log=print,
 
 
 def main(argv=None) -> int:
+    """The command line: `python3 -m k100lc_kernels.fuzz [--seed S] [--count N] ...`; exit status 1 when a program mismatched."""
     ap = argparse.ArgumentParser(prog="python3 -m k100lc_kernels.fuzz", description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     ap.add_argument("--count", type=int, default=300, help="number of programs (default 300)")

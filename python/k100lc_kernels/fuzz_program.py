@@ -44,11 +44,13 @@ KEYS = 4  # slots of cnt and fsum (ext has 2 * KEYS: max, then min)
 
 @dataclass
 class Shape:
+    """A launch: grid (workgroups per dimension) and workgroup size."""
     grid: tuple
     workgroup: tuple
 
     @property
     def group_size(self) -> int:
+        """Work-items per workgroup."""
         s = 1
         for d in self.workgroup:
             s *= d
@@ -56,10 +58,12 @@ class Shape:
 
     @property
     def width(self) -> int:  # work-items in x over the whole grid
+        """Work-items in x over the whole grid."""
         return self.grid[0] * self.workgroup[0]
 
     @property
     def items(self) -> int:
+        """Work-items of the whole launch."""
         s = self.group_size
         for d in self.grid:
             s *= d
@@ -68,6 +72,7 @@ class Shape:
 
 @dataclass
 class Program:
+    """A generated kernel: its seed, name, complete source text, launch shape, whether it uses approximate operations (compared with a tolerance) and the features it exercises."""
     seed: int
     name: str
     text: str        # the kernel (and its helper), a complete source
@@ -83,6 +88,7 @@ class _Scope:
 
 
 class Generator:
+    """Writes one random valid program from a seed (the same seed, the same program): typed expressions over the variables in scope, uniform and varying control flow respecting the region rule, LDS, atomics and cross-lane operations."""
     def __init__(self, seed: int, f16: bool = False):
         self.r = random.Random(seed)
         self.seed = seed
@@ -97,18 +103,22 @@ class Generator:
 
     # ------------------------------------------------------------ helpers
     def fresh(self, prefix: str) -> str:
+        """A new variable name with the given prefix."""
         self.count += 1
         return f"{prefix}{self.count}"
 
     def emit(self, depth: int, text: str):
+        """Appends a source line indented to `depth`."""
         self.lines.append("    " * depth + text)
 
     def pick(self, scope, t: str, uniform_only: bool = False):
+        """A random variable of type t in scope (only uniform ones when asked), or None."""
         names = [n for n, (tt, u) in scope.vars.items() if tt == t and (u or not uniform_only)]
         return self.r.choice(names) if names else None
 
     # ------------------------------------------------------------ expressions
     def leaf(self, scope, t: str, uniform: bool) -> str:
+        """A variable, literal or id of type t: an expression without operators."""
         r = self.r
         v = self.pick(scope, t, uniform)
         if v is not None and r.random() < 0.6:
@@ -144,6 +154,7 @@ class Generator:
         return r.choice(["kf", "0.5", "-1.25", "3.0", "0.0", "1e-3", "-7.5", "2.0", "100.0"])
 
     def expr(self, scope, t: str, depth: int, uniform: bool = False) -> str:
+        """A random expression of type t, at most `depth` operators deep; uniform when asked."""
         r = self.r
         if depth <= 0 or r.random() < 0.25:
             return self.leaf(scope, t, uniform)
@@ -223,6 +234,7 @@ class Generator:
         return a()
 
     def cond(self, scope, depth: int, uniform: bool) -> str:
+        """A random comparison (or combination of comparisons), uniform when asked."""
         r = self.r
         c = r.randrange(10)
         if c < 7 or depth <= 0:
@@ -259,6 +271,7 @@ class Generator:
 
     def block(self, scope, depth: int, nest: int, in_loop: bool, uniform_ctx: bool, region_top: bool,
               count: int):
+        """Emits a random statement list at `depth`: assignments, ifs, loops, atomics, with break/continue only inside loops."""
         r = self.r
         start = len(self.lines)
         for _ in range(count):
@@ -300,6 +313,7 @@ class Generator:
             self.assign(scope, depth, uniform_ctx, region_top)
 
     def if_stmt(self, scope, depth, nest, in_loop, uniform_ctx, region_top):
+        """Emits an if/elif/else whose branches are random blocks."""
         r = self.r
         uniform = uniform_ctx and r.random() < 0.3
         self.emit(depth, f"if {self.cond(scope, 2, uniform)}:")
@@ -315,6 +329,7 @@ class Generator:
                        region_top and uniform, r.randint(1, 2))
 
     def for_stmt(self, scope, depth, nest, uniform_ctx):
+        """Emits a for loop over range() with constant step and random bounds, its body a random block."""
         r = self.r
         q = self.fresh("q")
         varying = r.random() < 0.5
@@ -359,6 +374,7 @@ class Generator:
         self.features.add("uniform_loop")
 
     def while_stmt(self, scope, depth, nest):
+        """Emits a while loop bounded by a counter, its body a random block."""
         r = self.r
         c = self.fresh("c")
         src = self.pick(scope, "u32") or "lane()"
@@ -370,6 +386,7 @@ class Generator:
         self.features.add("while")
 
     def atomic(self, scope, depth):
+        """Emits an atomic whose final memory value does not depend on the order of the lanes."""
         r = self.r
         key = f"(({self.expr(scope, 'u32', 1)}) & {KEYS - 1})"
         c = r.randrange(4)
@@ -388,6 +405,7 @@ class Generator:
 
     # ------------------------------------------------------------ the program
     def program(self, name: str) -> Program:
+        """The whole kernel named `name`: parameters, body and the stores of its results."""
         r = self.r
         two_d = r.random() < 0.3
         if two_d:
@@ -458,6 +476,7 @@ class Generator:
         return Program(self.seed, name, text, shape, self.approx, self.features)
 
     def lds_section(self, top, size):
+        """Emits LDS arrays written, synchronised by barrier() and read back at other lanes' indices."""
         r = self.r
         self.features.add("lds")
         elem = r.choice(["u32", "f32"])
@@ -498,6 +517,7 @@ class Generator:
             self.features.add("lds_atomic")
 
     def cross_lane(self, top, shape):
+        """Emits shuffles, broadcasts, wave reductions (and ballots with f16 on) whose results are stored."""
         r = self.r
         self.features.add("cross_lane")
         lanes = shape.group_size % 64 or 64  # a lane every wave has

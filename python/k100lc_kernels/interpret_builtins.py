@@ -35,6 +35,7 @@ def _full(st, v):
 
 
 def builtin_call(c, node: ast.Call, name: str) -> Typed:
+    """The typed evaluator of a call of a built-in `name` (arguments checked as the compiler checks them)."""
     lo, hi = _ARITY.get(name, (1, 1))
     n = len(node.args)
     if name in ("range", "static_range"):

@@ -26,6 +26,7 @@ MAX_UNROLLED = 1 << 16
 
 @dataclass
 class Typed:
+    """A typed expression: its type, and the function computing its per-lane value, or its literal, or the memory it names."""
     type: str                # u32 s32 f32 f16 bf16 u64 bool void, or "mem"
     fn: object = None        # fn(st, m) -> value
     lit: object = None       # an int (bits) or float literal
@@ -35,6 +36,7 @@ class Typed:
 
 @dataclass
 class Frame:
+    """What a kernel or inlined helper sees: its names' slots, static_range counters, result slot and loop depth."""
     fn: ast.FunctionDef | None = None
     names: dict = field(default_factory=dict)    # name -> slot
     consts: dict = field(default_factory=dict)   # static_range counters
@@ -95,20 +97,24 @@ class Compiler:
 
     # ------------------------------------------------------------ basics
     def error(self, node, message: str):
+        """Raises InterpretError at the node's file, line and column."""
         line = getattr(node, "lineno", 0)
         col = getattr(node, "col_offset", -1) + 1
         raise InterpretError(f"{self.mod.where(line)}:{col}: {message} (kernel '{self.kname}')")
 
     @property
     def frame(self) -> Frame:
+        """The innermost frame (kernel or inlined helper)."""
         return self.frames[-1]
 
     def new_var(self, name: str, t) -> int:
+        """A new variable slot of type t."""
         self.var_types.append(t)
         self.var_names.append(name)
         return len(self.var_types) - 1
 
     def compile(self) -> Program:
+        """The kernel's Program: its parameters checked and its body compiled."""
         f = self.mod.functions[self.kname]
         params = []
         for a in f.args.args:
@@ -121,6 +127,7 @@ class Compiler:
         return Program(self.kname, params, self.var_types, self.var_names, self.lds, body, self.mod.where)
 
     def annotation(self, node, owner, allow_ptr: bool):
+        """The type an annotation names (a pointer only where allowed)."""
         if node is None:
             self.error(owner, f"'{getattr(owner, 'arg', '?')}' needs a type annotation (u32, s32, f32, ptr[f32], ...)")
         if isinstance(node, ast.Name) and node.id in ("u32", "s32", "f32", "f16", "bf16", "u64"):
@@ -131,6 +138,7 @@ class Compiler:
         self.error(node, f"unknown type {ast.unparse(node)!r}")
 
     def numeric(self, tv: Typed, node, what: str) -> Typed:
+        """tv, refused unless it is a number."""
         if tv.type == "mem":
             self.error(node, f"'{tv.name}' is a pointer or an LDS array and cannot be used as a number in {what}; "
                              f"index it: {tv.name}[i]")
@@ -141,6 +149,7 @@ class Compiler:
         return tv
 
     def convert(self, tv: Typed, to: str) -> Typed:
+        """tv converted to type `to` as compiled code converts."""
         frm = tv.type
         if frm == to:
             return tv
@@ -158,12 +167,14 @@ class Compiler:
         return Typed(to, lambda st, m: V.convert(fn(st, m), frm, to))
 
     def literal(self, t: str, value) -> Typed:
+        """A literal of type t."""
         c = V.constant(t, value)
         lit = (int(value) & ((1 << 64) - 1 if t == "u64" else 0xFFFFFFFF)) if V.is_int(t) else float(
             np.float32(value)) if t == "f32" else float(value)
         return Typed(t, _const(c), lit)
 
     def common(self, a: Typed, b: Typed, node, what: str) -> str:
+        """The type both operands of a binary operation are converted to."""
         x, y = a.type, b.type
         if "bf16" in (x, y):
             self.error(node, f"{what} on bf16 values is not supported; convert with f32(x) first")
@@ -179,6 +190,7 @@ class Compiler:
 
     # ------------------------------------------------------------ expressions
     def expr(self, node) -> Typed:
+        """Any expression node, typed."""
         if isinstance(node, ast.Name):
             return self.name(node)
         if isinstance(node, ast.Constant):
@@ -225,6 +237,7 @@ class Compiler:
         self.error(node, f"{type(node).__name__} is not part of the language")
 
     def name(self, node: ast.Name) -> Typed:
+        """A name: a variable, constant, parameter or static_range counter."""
         f = self.frame
         if node.id in f.names:
             s = f.names[node.id]
@@ -254,6 +267,7 @@ class Compiler:
         self.error(node, f"unknown name '{node.id}'; a variable must be assigned before it is read")
 
     def unary(self, node: ast.UnaryOp) -> Typed:
+        """-x, ~x and not x."""
         a = self.expr(node.operand)
         if isinstance(node.op, ast.Not):
             if a.type != "bool":
@@ -283,6 +297,7 @@ class Compiler:
         return Typed(t, lambda st, m: V.negate(fn(st, m), t))
 
     def binary(self, op: str, a: Typed, b: Typed, node) -> Typed:
+        """An arithmetic, bit or shift operation with the language's promotion and wrap-around rules."""
         self.numeric(a, node, f"'{op}'")
         self.numeric(b, node, f"'{op}'")
         fa, fb = a.fn, b.fn
@@ -323,6 +338,7 @@ class Compiler:
         return Typed(t, div)
 
     def compare(self, op: str, a: Typed, b: Typed, node) -> Typed:
+        """A comparison, giving bool."""
         self.numeric(a, node, f"'{op}'")
         self.numeric(b, node, f"'{op}'")
         t = self.common(a, b, node, f"comparison '{op}'")
@@ -333,6 +349,7 @@ class Compiler:
         return Typed("bool", lambda st, m: f(fa(st, m), fb(st, m)))
 
     def condition(self, node, allow_literal: bool) -> Typed:
+        """An if/while condition (bool, or a number compared with 0)."""
         c = self.expr(node)
         if c.type == "bool":
             return c
@@ -343,6 +360,7 @@ class Compiler:
         self.error(node, "a condition must be a comparison (or and/or/not of comparisons)")
 
     def if_exp(self, node: ast.IfExp) -> Typed:
+        """`a if c else b` (both sides evaluated)."""
         c = self.condition(node.test, False)
         a, b = self.expr(node.body), self.expr(node.orelse)
         if a.type == "bool" and b.type == "bool":
@@ -356,6 +374,7 @@ class Compiler:
         return Typed(t, lambda st, m: np.where(fc(st, m), fa(st, m), fb(st, m)))
 
     def memory(self, node) -> Typed:
+        """The pointer parameter or LDS array an expression names."""
         if not isinstance(node, ast.Name):
             self.error(node, "only a pointer parameter or an LDS array can be indexed")
         tv = self.name(node)
@@ -364,12 +383,14 @@ class Compiler:
         return tv
 
     def index(self, node) -> Typed:
+        """An index expression converted to an integer."""
         i = self.numeric(self.expr(node), node, "an index")
         if i.type not in ("u32", "s32"):
             self.error(node, f"an index must be u32 or s32, not {i.type}; convert with u32(x)")
         return i
 
     def load(self, node: ast.Subscript) -> Typed:
+        """p[i] from global memory or LDS, bounds-checked."""
         mem = self.memory(node.value)
         idx = self.index(node.slice)
         kind, elem = self.var_types[mem.slot]
@@ -401,6 +422,7 @@ class Compiler:
         return Typed(t, global_load)
 
     def call(self, node: ast.Call) -> Typed:
+        """A call: a built-in or an inline helper."""
         if not isinstance(node.func, ast.Name):
             self.error(node, "only built-ins and helpers can be called")
         if node.keywords:
@@ -415,6 +437,7 @@ class Compiler:
                          "the top level")
 
     def inline(self, node: ast.Call, h: ast.FunctionDef) -> Typed:
+        """A helper function's body inlined at its call with its own frame."""
         if h.name in self.inlining:
             self.error(node, f"recursive call of helper '{h.name}'; helpers are inlined, write a loop")
         if len(node.args) != len(h.args.args):
@@ -473,6 +496,7 @@ class Compiler:
 
     # ------------------------------------------------------------ statements
     def write(self, slot: int, fn):
+        """A step that assigns fn's value to variable `slot` in the active lanes."""
         dt = V.DTYPES[self.var_types[slot]]
 
         def assign(st, m):
@@ -482,9 +506,11 @@ class Compiler:
         return assign
 
     def block(self, stmts) -> object:
+        """A statement list compiled to one step."""
         return _sequence([f for f in (self.statement(s) for s in stmts) if f is not None])
 
     def statement(self, s):
+        """One statement compiled to a step."""
         if isinstance(s, ast.Pass):
             return None
         if isinstance(s, ast.Expr):
@@ -557,6 +583,7 @@ class Compiler:
         self.error(s, f"{type(s).__name__} is not part of the language")
 
     def assign_name(self, target: ast.Name, value: Typed, ann, s):
+        """An assignment to a name, declaring the variable at its first value."""
         n = target.id
         from .interpret_builtins import BUILTINS
         if n in BUILTINS or n in self.mod.functions or n in self.mod.constants or n in self.frame.consts:
@@ -598,6 +625,7 @@ class Compiler:
         return self.write(slot, value.fn)
 
     def store(self, target: ast.Subscript, value: Typed, s):
+        """p[i] = v into global memory or LDS, bounds-checked."""
         mem = self.memory(target.value)
         idx = self.index(target.slice)
         self.numeric(value, s, "a store")
@@ -631,6 +659,7 @@ class Compiler:
         return store
 
     def lds_declaration(self, target: ast.Name, call: ast.Call):
+        """`name = lds(n[, type])`: an LDS array of the workgroup."""
         if self.block_depth != 0 or len(self.frames) > 1:
             self.error(call, "declare LDS arrays at the top level of the kernel body (NAME = lds(n))")
         if not 1 <= len(call.args) <= 2:
@@ -658,6 +687,7 @@ class Compiler:
         return None
 
     def if_stmt(self, s: ast.If):
+        """if/elif/else under masks: each branch runs for the lanes its condition holds in."""
         c = self.condition(s.test, False)
         self.block_depth += 1
         then = self.block(s.body)
@@ -700,6 +730,7 @@ class Compiler:
         return run
 
     def for_stmt(self, s: ast.For):
+        """for over range(): the counter per lane, lanes leaving at their own trip count."""
         if s.orelse:
             self.error(s, "for ... else is not supported")
         it = s.iter
@@ -763,6 +794,7 @@ class Compiler:
         return run
 
     def static_for(self, s: ast.For, name: str, it: ast.Call):
+        """for over static_range(): the body unrolled with the counter as a constant."""
         b = [const_eval(a, self.frame.consts, self.mod.constants, self.mod.where) for a in it.args]
         if any(isinstance(x, float) for x in b):
             self.error(it, "static_range() bounds are integers")
@@ -788,6 +820,7 @@ class Compiler:
         return _sequence(out)
 
     def return_stmt(self, s: ast.Return):
+        """return: the lanes end (in a helper, its result is set)."""
         f = self.frame
         assign = None
         if f.fn is None:

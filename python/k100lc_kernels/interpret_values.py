@@ -28,10 +28,12 @@ LOG2E_F32 = np.float32(1.4426950408889634)  # the compiled exp multiplies by thi
 
 
 def is_int(t: str) -> bool:
+    """True for the integer types (u32, s32, u64)."""
     return t in INTS
 
 
 def is_float(t: str) -> bool:
+    """True for the float types (f32, f16, bf16)."""
     return t in FLOATS
 
 
@@ -61,6 +63,7 @@ def f32_to_bf16(x):
 
 
 def bf16_to_f32(bits):
+    """bf16 bit patterns widened to f32 values."""
     out = (np.atleast_1d(np.asarray(bits, np.uint16)).astype(np.uint32) << np.uint32(16)).view(np.float32)
     return out.reshape(np.shape(bits))[()] if np.ndim(bits) == 0 else out.reshape(np.shape(bits))
 
@@ -149,6 +152,7 @@ def fma_f32(a, b, c):
 
 
 def fma_f16(a, b, c):
+    """a * b + c in f16, computed exactly and rounded once."""
     a64, b64, c64 = (np.asarray(v, np.float16).astype(np.float64) for v in (a, b, c))
     p = a64 * b64
     s, e = _two_sum(p, c64)
@@ -219,6 +223,7 @@ def negate(x, t: str):
 
 
 def fabs(x, t: str):
+    """|x| by clearing the sign bit (NaN keeps its payload)."""
     if t == "f16":
         return (np.asarray(x, np.float16).view(np.uint16) & np.uint16(0x7FFF)).view(np.float16)
     return (np.asarray(x, np.float32).view(np.uint32) & np.uint32(0x7FFFFFFF)).view(np.float32)
@@ -240,6 +245,7 @@ def exp(x, t: str):
 
 
 def sqrt(x, t: str):
+    """The square root, correctly rounded in x's type."""
     return np.sqrt(np.asarray(x, DTYPES[t]))
 
 

@@ -23,6 +23,7 @@ class InterpretError(RuntimeError):
 
 
 class Workgroup:
+    """One workgroup's state while it runs: ids per lane, variables, masks of lanes that returned or broke, LDS arrays and their race records."""
     def __init__(self, program, memory: dict, group: tuple, wg: tuple, grid: tuple, lds_check: bool):
         self.p = program
         self.memory = memory  # var slot -> flat NumPy array (pointer parameters)
@@ -58,14 +59,17 @@ class Workgroup:
         self.where = ""  # the location of the statement running, for messages
 
     def fail(self, line: int, message: str):
+        """Raises InterpretError at `line` naming the kernel and workgroup."""
         raise InterpretError(f"{self.p.where(line)}: {message} (kernel '{self.p.name}', workgroup "
                              f"{self.group_text()})")
 
     def group_text(self) -> str:
+        """The workgroup's id as messages print it."""
         g = self.group
         return str(g[0]) if g[1] == 0 and g[2] == 0 and len(self.p.grid) == 1 else str(tuple(g[:len(self.p.grid)]))
 
     def item(self, lane_index: int) -> str:
+        """A lane's work-item id as messages print it."""
         d = len(self.p.grid)
         ids = tuple(int(self.lid[k][lane_index]) for k in range(d))
         return f"work-item {ids[0] if d == 1 else ids}"

@@ -155,10 +155,23 @@ def test_interactive_appends_lines_and_goes_on(models):
     assert "prompt tokens reused from the KV cache" in err
 
 
-def test_f16_cache_that_cannot_be_used_is_said(models):
+def test_f16_cache_that_cannot_be_used_is_said(models, tmp_path):
+    # heads of 64 have an f16 cache path: nothing to say
     rc, out, err = run(GENERATE, "-m", models / "qwen3.gguf", "-p", "Hi", "-n", "2", "-ctk", "f16", "-ctv", "f16")
     assert rc == 0, err
-    assert "has no f16 KV cache path; the cache is f32" in err
+    assert "no f16 KV cache path" not in err
+    # heads of 32 have none: the cache stays f32, and the run says so
+    sys.path.insert(0, str(SOURCE / "tests" / "model" / "python"))
+    import gguf_write
+    from reference_model import Gguf
+    f = Gguf(models / "qwen3.gguf")
+    vocab = [(k, v) for k, v in f.raw_kv.items() if k.startswith("tokenizer.")]
+    spec = gguf_write.ModelSpec("qwen3", n_layer=1, n_embd=128, n_head=4, n_kv=2, head_dim=32, n_ff=64)
+    kvs, tensors = gguf_write.random_model(spec, vocab, len(f.meta["tokenizer.ggml.tokens"]))
+    gguf_write.write(tmp_path / "head32.gguf", kvs, tensors)
+    rc, out, err = run(GENERATE, "-m", tmp_path / "head32.gguf", "-p", "Hi", "-n", "2", "-ctk", "f16", "-ctv", "f16")
+    assert rc == 0, err
+    assert "(head size 32, 2 query heads per KV head) has no f16 KV cache path; the cache is f32" in err
 
 
 @pytest.mark.parametrize("command", [GENERATE, PYTHON_GENERATE], ids=["tool", "python"])
